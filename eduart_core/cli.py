@@ -1,0 +1,75 @@
+"""`python -m eduart_core COMMAND`: one argparse tree assembled from the command modules.
+
+Each module in ``eduart_core.commands`` owns its commands: it exposes
+``register(subparsers)`` and sets ``func(args) -> int`` on each parser it adds. Errors the user
+can act on (``UserError``, ``StoreError`` and friends) print as one line on stderr with a
+non-zero exit; ``--debug`` shows the traceback instead.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from .errors import UserError
+from .store import StoreError, default_db_path
+
+# Command modules in the order their commands appear in --help.
+COMMAND_MODULES = [
+    "eduart_core.commands.data",        # import-items, import-eduart, score, stats, export-scores
+    "eduart_core.commands.demo",        # demo, simulate
+    "eduart_core.commands.run",         # run
+    "eduart_core.commands.extract",     # extract, review helpers
+    "eduart_core.commands.report",      # report
+    "eduart_core.commands.bench",       # bench analysis|runner|pages
+]
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """The --db option every command that touches the store shares."""
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help=f"store file (default: $EDUART_DB or {default_db_path()})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m eduart_core",
+        description="EduArt Studio: art-history exam benchmark for multimodal language models.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # the room is not built yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args.func(args) or 0)
+    except (UserError, StoreError) as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last resort: still one line unless --debug
+        if args.debug:
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 1

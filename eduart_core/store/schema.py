@@ -1,0 +1,122 @@
+"""DuckDB schema of the EduArt store, as an ordered list of forward migrations.
+
+Why a list: a store written by an older version must open in a newer one. Each migration runs
+once, in order, inside one transaction, and its number is recorded in ``schema_version``. Never
+edit a migration that has shipped: append a new one.
+"""
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (1, "core tables", [
+        """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)""",
+        "INSERT INTO meta VALUES ('data_version', '0')",
+        """CREATE TABLE datasets (
+            dataset TEXT PRIMARY KEY,          -- 'demo', 'eduart2026' (reference), user names
+            title TEXT NOT NULL,
+            kind TEXT NOT NULL,                -- 'benchmark' | 'demo' | 'reference'
+            simulated BOOLEAN NOT NULL DEFAULT FALSE,
+            aggregate_only BOOLEAN NOT NULL DEFAULT FALSE,
+            description TEXT,
+            created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+        )""",
+        """CREATE TABLE images (
+            image_hash TEXT PRIMARY KEY,       -- sha256 hex of the bytes
+            rel_path TEXT NOT NULL,            -- path under the images folder next to the DB
+            mime TEXT NOT NULL,
+            size_bytes BIGINT NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            original_name TEXT,
+            created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+        )""",
+        """CREATE TABLE items (
+            dataset TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            version INTEGER NOT NULL,          -- 1, 2, ...; editing gold appends a version
+            is_current BOOLEAN NOT NULL,
+            type TEXT NOT NULL,
+            language TEXT,
+            has_image BOOLEAN NOT NULL,
+            image_hash TEXT,                   -- images.image_hash or NULL
+            record JSON NOT NULL,              -- canonical record (published fields + item_id)
+            content_hash TEXT NOT NULL,        -- sha256 of the canonical record, for idempotence
+            validation_errors JSON,            -- list of messages, NULL when valid
+            data_issue BOOLEAN NOT NULL DEFAULT FALSE,
+            origin TEXT,                       -- 'import-items', 'import-eduart', 'demo', 'review', ...
+            note TEXT,                         -- why this version exists (e.g. 'review decision by X')
+            created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            PRIMARY KEY (dataset, item_id, version)
+        )""",
+        """CREATE TABLE models (
+            model TEXT PRIMARY KEY,            -- model key, e.g. 'gpt-5.5' or 'sim-a'
+            display_name TEXT NOT NULL UNIQUE,
+            family TEXT,
+            provider TEXT,
+            api_model_id TEXT,
+            simulated BOOLEAN NOT NULL DEFAULT FALSE
+        )""",
+        """CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            launch_id TEXT,                    -- groups the runs started together
+            dataset TEXT NOT NULL,
+            model TEXT NOT NULL,               -- models.model
+            condition TEXT NOT NULL,           -- 'default' | 'motivation'
+            repetition INTEGER NOT NULL DEFAULT 0,  -- 0 = main run; 1.. = reproducibility repeats
+            origin TEXT NOT NULL,              -- 'import-eduart' | 'simulated' | 'live'
+            prompt_hash TEXT,
+            params JSON,                       -- generation parameters (no secrets, ever)
+            status TEXT NOT NULL,              -- running|completed|failed|cancelled|interrupted
+            started_at TIMESTAMP,
+            finished_at TIMESTAMP,
+            input_tokens BIGINT DEFAULT 0,
+            output_tokens BIGINT DEFAULT 0,
+            cost_usd DOUBLE DEFAULT 0,
+            n_errors INTEGER DEFAULT 0,
+            wall_seconds DOUBLE,
+            journal_path TEXT
+        )""",
+        "CREATE SEQUENCE response_seq START 1",
+        """CREATE TABLE responses (
+            response_id BIGINT PRIMARY KEY DEFAULT nextval('response_seq'),
+            run_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            repetition INTEGER NOT NULL DEFAULT 0,
+            request_key TEXT,                  -- journal/cache key; unique per run when set
+            raw_text TEXT,
+            llm_answer JSON,                   -- as imported from a published answer file (paper profile)
+            parsed_answers JSON,               -- parse_answer(raw).answers
+            motivation TEXT,
+            parse_error TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_s DOUBLE,
+            error TEXT,                        -- transport/API error; NULL when a response arrived
+            image_sent BOOLEAN,
+            created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+        )""",
+        """CREATE TABLE scores (
+            response_id BIGINT NOT NULL,
+            profile TEXT NOT NULL,             -- 'strict' | 'paper'
+            item_version INTEGER NOT NULL,
+            score DOUBLE NOT NULL,
+            correct BOOLEAN NOT NULL,
+            details JSON,
+            scored_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            PRIMARY KEY (response_id, profile)
+        )""",
+        """CREATE TABLE reference_type_scores (
+            dataset TEXT NOT NULL, model TEXT NOT NULL, condition TEXT NOT NULL, type TEXT NOT NULL,
+            n INTEGER, mean DOUBLE, ci_low DOUBLE, ci_high DOUBLE,
+            PRIMARY KEY (dataset, model, condition, type)
+        )""",
+        """CREATE TABLE reference_motivation (
+            dataset TEXT NOT NULL, model TEXT NOT NULL, n_paired INTEGER,
+            default_micro DOUBLE, motivation_micro DOUBLE, delta_micro DOUBLE,
+            delta_micro_ci_low DOUBLE, delta_micro_ci_high DOUBLE, p_ttest DOUBLE,
+            n_improved INTEGER, n_same INTEGER, n_degraded INTEGER,
+            PRIMARY KEY (dataset, model)
+        )""",
+        "CREATE INDEX responses_run ON responses(run_id, item_id)",
+    ]),
+]

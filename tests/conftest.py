@@ -1,0 +1,33 @@
+"""Shared fixtures: every test store lives in its own tmp folder."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "eduart.duckdb"
+
+
+@pytest.fixture
+def store(store_path: Path):
+    from eduart_core.store import Store
+
+    return Store(store_path)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_env(monkeypatch, tmp_path):
+    """No test may read or write the user's store or real provider keys."""
+    monkeypatch.setenv("EDUART_DB", str(tmp_path / "default-store" / "eduart.duckdb"))
+    for key in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(key, raising=False)

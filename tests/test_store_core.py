@@ -1,0 +1,26 @@
+"""The store's transactions are all-or-nothing and migrations are recorded."""
+import pytest
+
+from eduart_core.store import Store
+from eduart_core.store.core import schema_version
+from eduart_core.store.schema import MIGRATIONS
+
+
+def test_failed_transaction_leaves_store_unchanged(store: Store):
+    with store.transaction() as con:
+        con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('a', 'A', 'demo')")
+    before = store.data_version()
+    with pytest.raises(RuntimeError):
+        with store.transaction() as con:
+            con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('b', 'B', 'demo')")
+            raise RuntimeError("import failed half-way")
+    with store.connect(read_only=True) as con:
+        assert con.execute("SELECT list(dataset) FROM datasets").fetchone()[0] == ["a"]
+    assert store.data_version() == before
+
+
+def test_migrations_recorded_once(store: Store):
+    with store.connect() as con:
+        assert schema_version(con) == MIGRATIONS[-1][0]
+    with store.connect() as con:  # reopening applies nothing twice
+        assert con.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(MIGRATIONS)
