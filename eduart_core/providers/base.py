@@ -1,0 +1,101 @@
+"""The provider interface shared by model runs and extraction.
+
+Why so small: every adapter only turns one request into one reply (or one ``ProviderError``).
+Concurrency, retries, rate limits, journals and caches live in ``eduart_core.runner`` so that
+they behave identically for every API.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+# Key-looking strings that must never reach a message the user, a log or the store sees.
+_KEY_PATTERNS = [
+    re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),             # OpenAI style
+    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),            # Google API keys
+    re.compile(r"(?<![A-Z0-9])(AKIA|ASIA)[A-Z0-9]{12,}"),  # AWS access key ids
+    re.compile(r"(?i)(api[_-]?key|key|token|secret|authorization|bearer)([\"'=:\s]+)([A-Za-z0-9_\-\./+]{12,})"),
+]
+_EXTRA_SECRETS: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret value so ``redact`` removes it even if it has no recognisable shape."""
+    if value and len(value) >= 6:
+        _EXTRA_SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """Replace anything that looks like an API key with ``[redacted]``."""
+    if not text:
+        return text
+    for secret in sorted(_EXTRA_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, "[redacted]")
+    for pattern in _KEY_PATTERNS[:3]:
+        text = pattern.sub("[redacted]", text)
+    text = _KEY_PATTERNS[3].sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
+    return text
+
+
+@dataclass
+class ProviderRequest:
+    """One model call: system prompt, user text, optional image, optional JSON schema."""
+
+    system: str
+    user_text: str
+    image: bytes | None = None
+    image_mime: str | None = None
+    json_schema: dict | None = None
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    seed: int | None = None
+    # The item record, for offline baselines only (never sent to an API).
+    item: dict | None = None
+
+
+@dataclass
+class ProviderReply:
+    """What came back: the text as the model wrote it, token counts when the API reports them."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+
+
+class ProviderError(Exception):
+    """A failed call. ``retryable`` tells the runner whether asking again can help.
+
+    The message is always passed through ``redact`` so it never carries a key.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+                 retry_after: float | None = None):
+        super().__init__(redact(str(message))[:500])
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+def classify_status(status: int | None) -> bool:
+    """Retry on 408, 409 (lock contention at some providers), 429 and 5xx; never on other 4xx."""
+    if status is None:
+        return True
+    return status in (408, 409, 429) or status >= 500
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta seconds only; HTTP dates are rare for APIs)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+class Provider(Protocol):
+    """Anything with ``complete``: the adapters and test doubles alike."""
+
+    def complete(self, request: ProviderRequest) -> ProviderReply: ...

@@ -1,0 +1,60 @@
+"""Google Gemini ``generateContent`` through google-genai.
+
+Structured output goes as ``response_json_schema`` with ``application/json``; an image as inline
+bytes. The client is kept on the instance (a throw-away client is closed under its requests).
+"""
+from __future__ import annotations
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from .base import ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
+
+
+class GeminiProvider:
+    def __init__(self, model_id: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0):
+        self.model_id = model_id
+        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
+                                    **({"base_url": base_url} if base_url else {}))
+        self.client = genai.Client(api_key=api_key, http_options=options)
+
+    def build_kwargs(self, request: ProviderRequest) -> dict:
+        parts = [types.Part.from_text(text=request.user_text)]
+        if request.image is not None:
+            parts.append(types.Part.from_bytes(data=request.image, mime_type=request.image_mime or "image/jpeg"))
+        config: dict = {"system_instruction": request.system}
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        if request.max_output_tokens:
+            config["max_output_tokens"] = request.max_output_tokens
+        if request.seed is not None:
+            config["seed"] = request.seed
+        if request.json_schema is not None:
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = request.json_schema
+        return {"model": self.model_id, "contents": [types.Content(role="user", parts=parts)],
+                "config": types.GenerateContentConfig(**config)}
+
+    def complete(self, request: ProviderRequest) -> ProviderReply:
+        try:
+            response = self.client.models.generate_content(**self.build_kwargs(request))
+        except genai_errors.APIError as exc:
+            status = exc.code if isinstance(exc.code, int) else None
+            headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+            retry_after = parse_retry_after(headers.get("retry-after")) if hasattr(headers, "get") else None
+            raise ProviderError(f"HTTP {status} from {self.model_id}: {exc.message or exc.status}", status=status,
+                                retryable=classify_status(status), retry_after=retry_after) from None
+        except Exception as exc:  # transport errors of the SDK's HTTP client, bad bodies
+            name = type(exc).__name__
+            retryable = any(w in name for w in ("Timeout", "Connect", "Network", "Protocol", "Read", "JSON", "Decode"))
+            raise ProviderError(f"{name} calling {self.model_id}: {exc}", retryable=retryable or isinstance(exc, ValueError)) from None
+        text = response.text or ""
+        usage = response.usage_metadata
+        finish = None
+        if response.candidates:
+            finish = str(response.candidates[0].finish_reason or "") or None
+        return ProviderReply(text=text,
+                             input_tokens=getattr(usage, "prompt_token_count", None),
+                             output_tokens=getattr(usage, "candidates_token_count", None),
+                             finish_reason=finish)

@@ -1,0 +1,62 @@
+"""OpenAI chat completions, for OpenAI itself and every OpenAI-compatible server (Ollama, vLLM).
+
+Structured output goes as ``response_format`` with a JSON schema; an image as a base64 ``data:``
+URI part. The SDK's own retries are off (``max_retries=0``): the runner owns retries.
+"""
+from __future__ import annotations
+
+import base64
+
+import openai
+
+from .base import ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
+
+
+class OpenAIChatProvider:
+    def __init__(self, model_id: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+                 compatible: bool | None = None):
+        self.model_id = model_id
+        self.compatible = bool(base_url) if compatible is None else compatible
+        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+
+    def build_kwargs(self, request: ProviderRequest) -> dict:
+        content: list[dict] = [{"type": "text", "text": request.user_text}]
+        if request.image is not None:
+            uri = f"data:{request.image_mime or 'image/jpeg'};base64,{base64.b64encode(request.image).decode()}"
+            content.append({"type": "image_url", "image_url": {"url": uri}})
+        kwargs: dict = {"model": self.model_id,
+                        "messages": [{"role": "system", "content": request.system},
+                                     {"role": "user", "content": content}]}
+        if request.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "answer", "schema": request.json_schema}}
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.max_output_tokens:
+            kwargs["max_tokens" if self.compatible else "max_completion_tokens"] = request.max_output_tokens
+        return kwargs
+
+    def complete(self, request: ProviderRequest) -> ProviderReply:
+        try:
+            response = self.client.chat.completions.create(**self.build_kwargs(request))
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            raise ProviderError(f"HTTP {status} from {self.model_id}: {exc.message}", status=status,
+                                retryable=classify_status(status),
+                                retry_after=parse_retry_after(exc.response.headers.get("retry-after"))) from None
+        except openai.APITimeoutError:
+            raise ProviderError(f"timeout waiting for {self.model_id}", retryable=True) from None
+        except openai.APIConnectionError as exc:
+            raise ProviderError(f"connection error to {self.model_id}: {exc}", retryable=True) from None
+        except openai.APIError as exc:  # e.g. a body that is not JSON
+            raise ProviderError(f"bad response from {self.model_id}: {exc}", retryable=True) from None
+        if isinstance(response, str) or not getattr(response, "choices", None):
+            raise ProviderError(f"malformed or empty response from {self.model_id}", retryable=True)
+        choice = response.choices[0]
+        usage = getattr(response, "usage", None)
+        return ProviderReply(text=choice.message.content or "",
+                             input_tokens=getattr(usage, "prompt_tokens", None),
+                             output_tokens=getattr(usage, "completion_tokens", None),
+                             finish_reason=choice.finish_reason)

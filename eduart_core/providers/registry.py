@@ -1,0 +1,137 @@
+"""The model registry: which models exist, how to reach them, what they cost.
+
+Why a TOML file shipped with the package: researchers add a model by editing a text file, not
+code. ``EDUART_MODELS=path`` points at the user's own file, whose entries replace or extend the
+shipped ones key by key.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from ..errors import UserError
+
+SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
+PROVIDERS = ("openai", "openai_compatible", "gemini", "bedrock", "offline")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Everything needed to call one model and price its calls."""
+
+    key: str
+    display_name: str
+    family: str
+    provider: str
+    api_model_id: str
+    base_url: str | None = None
+    accepts_images: bool = True
+    temperature: float | None = None
+    seed: int | None = None
+    max_output_tokens: int | None = None
+    price_in_per_mtok: float = 0.0
+    price_out_per_mtok: float = 0.0
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float:
+        """USD for the given token counts at the registry prices."""
+        return ((input_tokens or 0) * self.price_in_per_mtok
+                + (output_tokens or 0) * self.price_out_per_mtok) / 1e6
+
+    def with_overrides(self, **changes) -> "ModelSpec":
+        return replace(self, **changes)
+
+
+_FIELD_NAMES = {f.name for f in fields(ModelSpec)}
+
+
+def _parse(path: Path) -> dict[str, ModelSpec]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"model registry {path} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"model registry {path}: invalid TOML: {exc}") from None
+    specs: dict[str, ModelSpec] = {}
+    for key, entry in (data.get("models") or {}).items():
+        if not isinstance(entry, dict):
+            raise UserError(f"model registry {path}: models.{key} is not a table")
+        unknown = set(entry) - _FIELD_NAMES
+        if unknown:
+            raise UserError(f"model registry {path}: models.{key}: unknown field(s) {', '.join(sorted(unknown))}")
+        missing = [name for name in ("display_name", "provider", "api_model_id") if name not in entry]
+        if missing:
+            raise UserError(f"model registry {path}: models.{key}: missing {', '.join(missing)}")
+        if entry["provider"] not in PROVIDERS:
+            raise UserError(f"model registry {path}: models.{key}: provider must be one of {', '.join(PROVIDERS)}")
+        entry = {"family": entry.get("family", "Other"), **entry}
+        specs[key] = ModelSpec(key=key, **entry)
+    return specs
+
+
+def load_registry(path: str | os.PathLike | None = None) -> dict[str, ModelSpec]:
+    """Shipped models, then the user's file (``path`` or ``$EDUART_MODELS``) on top, key by key."""
+    specs = _parse(SHIPPED_REGISTRY)
+    user = path or os.environ.get("EDUART_MODELS")
+    if user:
+        specs.update(_parse(Path(user).expanduser()))
+    return specs
+
+
+def get_spec(key: str, registry: dict[str, ModelSpec] | None = None) -> ModelSpec:
+    registry = registry if registry is not None else load_registry()
+    if key not in registry:
+        raise UserError(f"unknown model '{key}'; known: {', '.join(sorted(registry))}")
+    return registry[key]
+
+
+def adhoc_spec(provider: str, model_id: str, base_url: str | None = None,
+               accepts_images: bool = True) -> ModelSpec:
+    """A model given on the command line (``--provider --base-url --model-id``), not in the registry."""
+    if provider not in PROVIDERS:
+        raise UserError(f"--provider must be one of {', '.join(PROVIDERS)}")
+    if provider == "openai_compatible" and not base_url:
+        raise UserError("--provider openai_compatible needs --base-url URL")
+    safe = model_id.replace("/", "_").replace(":", "_")
+    return ModelSpec(key=f"{provider}:{safe}", display_name=f"{model_id} ({provider})", family="Other",
+                     provider=provider, api_model_id=model_id, base_url=base_url,
+                     accepts_images=accepts_images)
+
+
+def make_provider(spec: ModelSpec, *, timeout_s: float = 120.0, secrets=None):
+    """The adapter for ``spec``; raises ``UserError`` naming the variable to set when a key is missing."""
+    from . import secrets as secrets_mod
+
+    source = secrets if secrets is not None else secrets_mod.SecretSource()
+    if spec.provider in ("openai", "openai_compatible"):
+        from .openai_chat import OpenAIChatProvider
+
+        key = source.get("OPENAI_API_KEY") if spec.provider == "openai" else source.get("OPENAI_COMPATIBLE_API_KEY")
+        if spec.provider == "openai" and not key:
+            raise UserError(secrets_mod.missing_message(spec.provider))
+        base_url = spec.base_url or source.get("OPENAI_BASE_URL")
+        return OpenAIChatProvider(spec.api_model_id, api_key=key or "not-needed", base_url=base_url,
+                                  timeout_s=timeout_s)
+    if spec.provider == "gemini":
+        from .gemini import GeminiProvider
+
+        key = source.get("GEMINI_API_KEY") or source.get("GOOGLE_API_KEY")
+        if not key:
+            raise UserError(secrets_mod.missing_message(spec.provider))
+        return GeminiProvider(spec.api_model_id, api_key=key,
+                              base_url=spec.base_url or source.get("GOOGLE_GEMINI_BASE_URL"), timeout_s=timeout_s)
+    if spec.provider == "bedrock":
+        from .bedrock import BedrockProvider
+
+        creds = secrets_mod.aws_credentials(source)
+        if creds is None:
+            raise UserError(secrets_mod.missing_message(spec.provider))
+        return BedrockProvider(spec.api_model_id, credentials=creds,
+                               endpoint_url=spec.base_url or source.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
+                               timeout_s=timeout_s)
+    if spec.provider == "offline":
+        from .offline import ChanceProvider
+
+        return ChanceProvider(seed=spec.seed or 0)
+    raise UserError(f"unknown provider {spec.provider}")

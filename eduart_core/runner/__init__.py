@@ -1,0 +1,1 @@
+"""Running many model requests: concurrency, retries, rate limit, journal, resume, cache, cost."""
