@@ -120,3 +120,74 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "CREATE INDEX responses_run ON responses(run_id, item_id)",
     ]),
 ]
+
+# Migration 2 (issue 7, extraction and review): pages captured from exams, the two extractions
+# per page and round, the comparison outcome, its discrepancies, and the append-only audit log of
+# review decisions (a flag is a decision with action 'flag'; the current state of a field is its
+# latest decision).
+MIGRATIONS.append((2, "extraction and review", [
+    """CREATE TABLE extraction_pages (
+        page_id TEXT PRIMARY KEY,          -- '<exercise>/<question>' from the input folder
+        dataset TEXT NOT NULL,             -- where the promoted item goes
+        item_id TEXT NOT NULL,
+        exercise TEXT,
+        question TEXT,
+        image_hash TEXT,                   -- the screenshot (images table)
+        page_text TEXT,                    -- visible text of the .html/.txt next to it
+        text_source TEXT,                  -- 'html' | 'txt' | NULL
+        simulated BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    """CREATE TABLE extractions (
+        page_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        extractor TEXT NOT NULL,           -- 'A' | 'B'
+        model TEXT,                        -- PROVIDER:MODEL or the simulated extractor's name
+        prompt_hash TEXT,
+        raw_response TEXT,
+        record JSON,                       -- parsed record, NULL when nothing parsed
+        validation_errors JSON,            -- problems of the parsed record, NULL when valid
+        error TEXT,                        -- transport/parse failure
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (page_id, round, extractor)
+    )""",
+    """CREATE TABLE extraction_outcomes (
+        page_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        merge_status TEXT NOT NULL,        -- agreed | auto_merged | queued | failed
+        format TEXT,
+        base_record JSON,                  -- the record review decisions are applied to
+        merged_record JSON,                -- agreed/auto-merged record
+        promoted_version INTEGER,
+        promotion_error TEXT,
+        promoted_at TIMESTAMP,
+        PRIMARY KEY (page_id, round)
+    )""",
+    """CREATE TABLE discrepancies (
+        page_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        path TEXT NOT NULL,                -- e.g. choices[B].text
+        field TEXT NOT NULL,               -- top-level field of the path
+        category TEXT NOT NULL,
+        value_a JSON,
+        value_b JSON,
+        queued BOOLEAN NOT NULL,           -- FALSE when auto-merged as ignorable
+        PRIMARY KEY (page_id, round, path)
+    )""",
+    "CREATE SEQUENCE review_decision_seq START 1",
+    """CREATE TABLE review_decisions (
+        decision_id BIGINT PRIMARY KEY DEFAULT nextval('review_decision_seq'),
+        page_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        action TEXT NOT NULL,              -- accept_a | accept_b | edit | flag
+        reviewer TEXT NOT NULL,
+        decided_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        previous_value JSON,
+        new_value JSON,
+        note TEXT,
+        based_on BIGINT                    -- decision id the reviewer saw as current (NULL: none)
+    )""",
+]))
