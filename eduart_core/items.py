@@ -1,0 +1,472 @@
+"""The canonical item: the published EduArt record plus an `item_id`.
+
+Why this module exists: every room (importers, store, runs, extraction review, demo) must agree on
+what a valid item is and on how it is shown to a model. Validation lists *every* problem with the
+item, the field and the reason, so that a reviewer can fix a record in one pass and importers can
+keep defective records with their problems attached (`check_item`) instead of dropping them.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from eduart_core.text import norm_id, norm_strict
+
+__all__ = [
+    "ITEM_TYPES", "BLANK_TYPES", "CHOICE_TYPES", "LANGUAGES", "RECORD_FIELDS",
+    "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
+    "render_prompt_text", "blank_ids",
+]
+
+ITEM_TYPES: tuple[str, ...] = (
+    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
+    "completion_closed", "completion_open", "select_errors",
+)
+#: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
+BLANK_TYPES: frozenset[str] = frozenset({"positioning", "completion_closed", "completion_open"})
+#: Types whose `choices` are `[{"id", "text"}]` objects.
+CHOICE_TYPES: frozenset[str] = frozenset(
+    {"multiple_choice_radio", "multiple_choice_check", "true_false"})
+LANGUAGES: frozenset[str] = frozenset({"it", "en"})
+
+#: Canonical key order of `Item.to_record()` and `normalise_record()`.
+RECORD_FIELDS: tuple[str, ...] = (
+    "item_id", "type", "question_title", "instructions", "question_text", "choices", "answers",
+    "language", "exercise", "question", "source", "has_image", "image",
+)
+
+_MARKER = re.compile(r"\[([A-Z]{1,2})\]")
+_TRUE_WORDS = frozenset({"true", "vero", "t", "v", "1"})
+_FALSE_WORDS = frozenset({"false", "falso", "f", "0"})
+
+
+def blank_ids(question_text: str | None) -> list[str]:
+    """Blank ids in order of first appearance (`"[A] e [B]"` -> `["A", "B"]`); None -> []."""
+    if not question_text:
+        return []
+    seen: dict[str, None] = {}
+    for m in _MARKER.finditer(question_text):
+        seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+def _marker_counts(question_text: str | None) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if question_text:
+        for m in _MARKER.finditer(question_text):
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return counts
+
+
+def _letter_id(index: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: ids for old plain-list answers."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+class ItemValidationError(ValueError):
+    """A record is not a valid item; the message lists every problem, one per `; `.
+
+    `.item_id` and `.field` name the first problem, `.problems` holds all of them as
+    `item <id>: field <path>: <problem>` strings.
+    """
+
+    def __init__(self, item_id: str, problems: list[tuple[str, str]]):
+        self.item_id = item_id
+        self.fields = [f for f, _ in problems]
+        self.field = self.fields[0] if self.fields else ""
+        self.problems = [_format_problem(item_id, f, p) for f, p in problems]
+        super().__init__("; ".join(self.problems))
+
+
+def _format_problem(item_id: str, field_path: str, problem: str) -> str:
+    return f"item {item_id or '?'}: field {field_path}: {problem}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A validated, normalised item. Treat the lists as read-only; use `to_record()` to edit."""
+
+    item_id: str
+    type: str
+    question_text: str | None
+    choices: list | None
+    answers: list
+    language: str
+    question_title: str | None = None
+    instructions: str | None = None
+    exercise: int | str | None = None
+    question: int | str | None = None
+    source: str | None = None
+    has_image: bool = False
+    image: str | None = None
+
+    def to_record(self) -> dict:
+        """Canonical JSON-serialisable record, keys in `RECORD_FIELDS` order (a deep copy)."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in RECORD_FIELDS}
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation of older variants
+# ---------------------------------------------------------------------------------------------
+
+def _verdict_text(value: Any) -> Any:
+    """Vero/Falso/true/false/booleans -> "True"/"False"; anything else is left for validation."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        word = norm_strict(value)
+        if word in ("true", "vero"):
+            return "True"
+        if word in ("false", "falso"):
+            return "False"
+    return value
+
+
+def _norm_entry_id(entry: Any) -> Any:
+    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+        entry = dict(entry)
+        entry["id"] = norm_id(entry["id"])
+    return entry
+
+
+def normalise_record(record: Mapping[str, Any]) -> dict:
+    """Return a canonical copy of `record`: known keys in canonical order, old variants fixed.
+
+    Fixes: true_false verdicts `Vero`/`Falso` (any case, or booleans) -> `True`/`False`;
+    completion_open answers given as a plain list of strings -> `[{"id": "A", "description": s}]`;
+    ids upper-cased and stripped; `item_id` as a string; missing `has_image` derived from
+    `image`. Unknown keys (bookkeeping fields of the published files) are dropped. Never
+    validates: a defective record stays defective, only in canonical shape.
+    """
+    if not isinstance(record, Mapping):
+        raise ItemValidationError("?", [("record", f"expected a JSON object, got {type(record).__name__}")])
+    out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS}
+    if out["item_id"] is not None and not isinstance(out["item_id"], str):
+        out["item_id"] = str(out["item_id"])
+    if isinstance(out["type"], str):
+        out["type"] = out["type"].strip()
+    if isinstance(out["language"], str):
+        out["language"] = out["language"].strip().lower()
+    if "has_image" not in record or record.get("has_image") is None:
+        out["has_image"] = bool(out["image"])
+    item_type = out["type"]
+    answers = out["answers"]
+    if item_type == "completion_open" and isinstance(answers, list) and answers \
+            and all(isinstance(a, str) for a in answers):
+        answers = [{"id": _letter_id(i), "description": a} for i, a in enumerate(answers)]
+    if isinstance(answers, list):
+        answers = [_norm_entry_id(a) for a in answers]
+        if item_type == "true_false":
+            answers = [
+                {**a, "text": _verdict_text(a["text"])} if isinstance(a, dict) and "text" in a else a
+                for a in answers
+            ]
+    out["answers"] = answers
+    if isinstance(out["choices"], list) and item_type != "positioning":
+        out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------------------
+
+class _Problems:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, path: str, problem: str) -> None:
+        self.items.append((path, problem))
+
+
+def _entry_label(entry: Any, index: int) -> str:
+    if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+        return entry["id"]
+    return str(index)
+
+
+def _check_ids(entries: list, name: str, out: _Problems) -> list[str]:
+    """Every entry is an object with a non-empty string id, ids unique; returns the ids."""
+    ids: list[str] = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            out.add(f"{name}[{i}]", f"expected an object, got {type(entry).__name__}")
+            continue
+        ident = entry.get("id")
+        if not isinstance(ident, str) or not ident.strip():
+            out.add(f"{name}[{i}].id", "missing id")
+            continue
+        if ident in ids:
+            out.add(f"{name}[{ident}]", f"duplicate id {ident}")
+            continue
+        ids.append(ident)
+    return ids
+
+
+def _nonempty_str(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool] | None) -> None:
+    if not _nonempty_str(rec["item_id"]):
+        out.add("item_id", "missing item_id")
+    if rec["language"] not in LANGUAGES:
+        out.add("language", f"must be 'it' or 'en', got {rec['language']!r}")
+    qt = rec["question_text"]
+    if qt is not None and not isinstance(qt, str):
+        out.add("question_text", f"must be a string or null, got {type(qt).__name__}")
+    for name in ("question_title", "instructions", "source"):
+        if rec[name] is not None and not isinstance(rec[name], str):
+            out.add(name, f"must be a string or null, got {type(rec[name]).__name__}")
+    for name in ("exercise", "question"):
+        value = rec[name]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, str))):
+            out.add(name, f"must be an integer or string, got {type(value).__name__}")
+    if not isinstance(rec["has_image"], bool):
+        out.add("has_image", f"must be true or false, got {rec['has_image']!r}")
+    image = rec["image"]
+    if image is not None and not _nonempty_str(image):
+        out.add("image", "must be a non-empty path or null")
+    elif rec["has_image"] is True and image is None:
+        out.add("has_image", "has_image is true but image is null")
+    elif rec["has_image"] is False and image is not None:
+        out.add("image", f"image {image!r} is set but has_image is false")
+    if _nonempty_str(image) and image_exists is not None:
+        try:
+            found = bool(image_exists(image))
+        except Exception as exc:  # a checker failure is reported, never fatal
+            out.add("image", f"cannot check image file {image!r}: {exc}")
+        else:
+            if not found:
+                out.add("image", f"image file {image!r} not found")
+
+
+def _check_choice_type(rec: dict, out: _Problems) -> None:
+    item_type = rec["type"]
+    choices, answers = rec["choices"], rec["answers"]
+    word = "statement" if item_type == "true_false" else "choice"
+    choice_ids: list[str] = []
+    if not isinstance(choices, list) or not choices:
+        out.add("choices", f"{item_type} needs a non-empty list of {word}s")
+    else:
+        choice_ids = _check_ids(choices, "choices", out)
+        for i, c in enumerate(choices):
+            if isinstance(c, dict) and not isinstance(c.get("text"), str):
+                out.add(f"choices[{_entry_label(c, i)}].text", f"{word} text missing")
+    answer_ids = _check_ids(answers, "answers", out)
+    if item_type == "multiple_choice_radio" and len(answers) != 1:
+        out.add("answers", f"multiple_choice_radio needs exactly one answer, got {len(answers)}")
+    if item_type == "multiple_choice_check" and not answers:
+        out.add("answers", "multiple_choice_check needs at least one answer")
+    if not choice_ids:
+        return
+    for ident in answer_ids:
+        if ident not in choice_ids:
+            out.add(f"answers[{ident}]", f"{word} {ident} does not exist in choices")
+    if item_type == "true_false":
+        for i, a in enumerate(answers):
+            if isinstance(a, dict) and a.get("text") not in ("True", "False"):
+                out.add(f"answers[{_entry_label(a, i)}].text",
+                        f"verdict must be True/False (or Vero/Falso), got {a.get('text')!r}")
+        for ident in choice_ids:
+            if ident not in answer_ids:
+                out.add(f"answers[{ident}]", f"statement {ident} has no verdict")
+
+
+def _check_blank_type(rec: dict, out: _Problems) -> None:
+    item_type = rec["type"]
+    qt, choices, answers = rec["question_text"], rec["choices"], rec["answers"]
+    if not _nonempty_str(qt):
+        out.add("question_text", f"{item_type} needs a question_text with blank markers")
+        counts: dict[str, int] = {}
+    else:
+        counts = _marker_counts(qt)
+        if not counts:
+            out.add("question_text", "no blank markers like [A] found")
+        for ident, n in counts.items():
+            if n > 1:
+                out.add("question_text", f"blank marker [{ident}] occurs {n} times (must be once)")
+    answer_ids = _check_ids(answers, "answers", out)
+    for i, a in enumerate(answers):
+        if isinstance(a, dict) and not _nonempty_str(a.get("description")):
+            out.add(f"answers[{_entry_label(a, i)}].description", "missing answer term")
+    if isinstance(qt, str):
+        for ident in answer_ids:
+            if ident not in counts:
+                out.add(f"answers[{ident}]", f"blank [{ident}] has no marker in question_text")
+        for ident in counts:
+            if ident not in answer_ids:
+                out.add("question_text", f"blank marker [{ident}] has no answer")
+    if item_type == "positioning":
+        _check_word_bank(choices, answers, out)
+    elif item_type == "completion_closed":
+        _check_closed_options(choices, answers, counts, out)
+    elif choices not in (None, []):
+        out.add("choices", "completion_open must have null choices")
+
+
+def _check_word_bank(choices: Any, answers: list, out: _Problems) -> None:
+    if not isinstance(choices, list) or not choices:
+        out.add("choices", "positioning needs a non-empty word bank (list of terms)")
+        return
+    bank = set()
+    for i, term in enumerate(choices):
+        if not _nonempty_str(term):
+            out.add(f"choices[{i}]", "word bank entries must be non-empty strings")
+        else:
+            bank.add(norm_strict(term))
+    for i, a in enumerate(answers):
+        if isinstance(a, dict) and _nonempty_str(a.get("description")) \
+                and norm_strict(a["description"]) not in bank:
+            out.add(f"answers[{_entry_label(a, i)}].description",
+                    f"term {a['description']!r} is not in the word bank")
+
+
+def _check_closed_options(choices: Any, answers: list, counts: dict[str, int],
+                          out: _Problems) -> None:
+    if not isinstance(choices, list) or not choices:
+        out.add("choices", "completion_closed needs one {id, options} entry per blank")
+        return
+    options_by_id: dict[str, list] = {}
+    for ident in _check_ids(choices, "choices", out):
+        options_by_id[ident] = next(c.get("options") for c in choices
+                                    if isinstance(c, dict) and c.get("id") == ident)
+    for ident, options in options_by_id.items():
+        if not isinstance(options, list) or len(options) != 2 \
+                or not all(isinstance(o, str) for o in options):
+            out.add(f"choices[{ident}].options", "each blank needs exactly 2 text options")
+            options_by_id[ident] = []
+        if counts and ident not in counts:
+            out.add(f"choices[{ident}]", f"blank [{ident}] has no marker in question_text")
+    for ident in counts:
+        if ident not in options_by_id:
+            out.add(f"choices[{ident}]", f"blank [{ident}] has no options")
+    for i, a in enumerate(answers):
+        if not isinstance(a, dict) or not isinstance(a.get("id"), str):
+            continue
+        options = options_by_id.get(a["id"])
+        if options and _nonempty_str(a.get("description")) \
+                and norm_strict(a["description"]) not in {norm_strict(o) for o in options}:
+            out.add(f"answers[{a['id']}].description",
+                    f"{a['description']!r} is not one of the options {options}")
+
+
+def _check_select_errors(rec: dict, out: _Problems) -> None:
+    qt, answers = rec["question_text"], rec["answers"]
+    if not _nonempty_str(qt):
+        out.add("question_text", "select_errors needs the passage in question_text")
+    if rec["choices"] not in (None, []):
+        out.add("choices", "select_errors must have null choices")
+    if not answers:
+        out.add("answers", "select_errors needs at least one error")
+    passage = f" {norm_strict(qt)} " if isinstance(qt, str) else None
+    seen: set[str] = set()
+    for i, a in enumerate(answers):
+        if not isinstance(a, dict):
+            out.add(f"answers[{i}]", f"expected an object, got {type(a).__name__}")
+            continue
+        error = a.get("error")
+        if not _nonempty_str(error):
+            out.add(f"answers[{i}].error", "missing error text")
+            continue
+        key = norm_strict(error)
+        if key in seen:
+            out.add(f"answers[{i}].error", f"duplicate error {error!r}")
+        seen.add(key)
+        if passage is not None and f" {key} " not in passage:
+            out.add(f"answers[{i}].error", f"error {error!r} does not occur in question_text")
+        if "correct" in a and a["correct"] is not None and not isinstance(a["correct"], str):
+            out.add(f"answers[{i}].correct", "correction must be a string")
+
+
+def _problems_of(rec: dict, image_exists: Callable[[str], bool] | None) -> list[tuple[str, str]]:
+    out = _Problems()
+    item_type = rec["type"]
+    if item_type not in ITEM_TYPES:
+        out.add("type", f"unknown type {item_type!r}")
+    _check_common(rec, out, image_exists)
+    if not isinstance(rec["answers"], list):
+        out.add("answers", "answers must be a list")
+        return out.items
+    if item_type in CHOICE_TYPES:
+        _check_choice_type(rec, out)
+    elif item_type in BLANK_TYPES:
+        _check_blank_type(rec, out)
+    elif item_type == "select_errors":
+        _check_select_errors(rec, out)
+    return out.items
+
+
+def check_item(record: Mapping[str, Any], *,
+               image_exists: Callable[[str], bool] | None = None) -> tuple[dict, list[str]]:
+    """Normalise and list the problems of `record` without raising (importers keep defects).
+
+    Raises `ItemValidationError` only when `record` is not a JSON object at all.
+    """
+    rec = normalise_record(record)
+    return rec, [_format_problem(rec["item_id"] or "?", f, p)
+                 for f, p in _problems_of(rec, image_exists)]
+
+
+def validate_item(record: Mapping[str, Any], *,
+                  image_exists: Callable[[str], bool] | None = None) -> Item:
+    """Strictly validate and normalise `record`; raise `ItemValidationError` listing every problem.
+
+    `image_exists(path)` lets importers check that the record's image file is really there.
+    """
+    rec = normalise_record(record)
+    problems = _problems_of(rec, image_exists)
+    if problems:
+        raise ItemValidationError(rec["item_id"] or "?", problems)
+    return Item(**rec)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+def _choice_lines(item_type: str, choices: Any) -> list[str]:
+    if not isinstance(choices, list) or not choices:
+        return []
+    lines: list[str] = []
+    if item_type == "positioning" or all(isinstance(c, str) for c in choices):
+        return [f"{n}. {term}" for n, term in enumerate(choices, start=1)]
+    for c in choices:
+        if not isinstance(c, dict):
+            lines.append(str(c))
+        elif "options" in c and "text" not in c:
+            lines.append(f"{c.get('id', '')}:")
+            options = c.get("options") or []
+            lines.extend(f"  {n}. {opt}" for n, opt in enumerate(options, start=1))
+        else:
+            lines.append(f"{c.get('id', '')}. {c.get('text', '')}")
+    return lines
+
+
+def render_prompt_text(item: Item | Mapping[str, Any]) -> str:
+    """The model-ready text of `data/<id>.txt`: question_text, blank line, one line per choice.
+
+    Choices with `text` render as `A. text`, completion_closed blanks as `A:` then
+    `  1. option` / `  2. option`, a positioning word bank as `1. term`, ...; null choices add
+    nothing. Decisions where the published layout is silent: a null (or empty) question_text
+    renders as the choice lines alone (no leading blank line), null choices as the question_text
+    alone, and there is no trailing newline. Title, instructions and type are not included.
+    """
+    if isinstance(item, Item):
+        item_type, qt, choices = item.type, item.question_text, item.choices
+    else:
+        item_type, qt, choices = item.get("type"), item.get("question_text"), item.get("choices")
+    lines = _choice_lines(str(item_type), choices)
+    parts = []
+    if qt:
+        parts.append(str(qt))
+    if lines:
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
