@@ -1,0 +1,244 @@
+"""Review decisions, the audit trail and promotion of resolved pages into the benchmark.
+
+Why: an art historian settles each queued discrepancy against the screenshot. Every decision is
+appended (never overwritten) with reviewer, time, field, previous and new value and note; a
+decision names the decision it was based on, so two people deciding one field at once get a
+conflict instead of silently overwriting each other. When the last open field of a page is
+settled, the page's record becomes a gold item (a new version when it existed, which re-scores
+the stored responses for it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..errors import UserError
+from ..store import Store
+from ..store import extraction as db
+from ..store.extraction import ReviewConflict
+from .compare import top_field
+from .merge import DEFAULT_IGNORABLE, MergeResult, merge_records
+from .paths import get_at, set_at
+
+ACTIONS = ("accept_a", "accept_b", "edit", "flag")
+LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
+
+__all__ = ["ACTIONS", "LATEST", "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult",
+           "record_comparison", "working_record", "decide", "bulk_accept", "review_queue",
+           "page_fields", "promote_page"]
+
+
+class EditRejected(UserError):
+    """An edited value would make the item invalid; nothing was saved."""
+
+    def __init__(self, path: str, problems: list[str]):
+        self.path = path
+        self.problems = problems
+        super().__init__(f"edit of {path} not saved: " + "; ".join(problems))
+
+
+@dataclass
+class DecisionResult:
+    decision_id: int
+    page_resolved: bool
+    promoted_version: int | None = None
+    promotion_error: str | None = None
+
+
+@dataclass
+class BulkResult:
+    decided: int = 0
+    conflicts: list[str] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
+
+
+def _problems(record: dict) -> list[str]:
+    from ..items import check_item
+
+    return list(check_item(record)[1])
+
+
+def record_comparison(store: Store, page_id: str, round: int, a: dict | None, b: dict | None,
+                      ignorable: tuple[str, ...] | list[str] = DEFAULT_IGNORABLE) -> MergeResult:
+    """Compare the two extractions of a page, store outcome and discrepancies, and promote the
+    page at once when it agreed or was auto-merged."""
+    result = merge_records(a, b, ignorable)
+    queued_paths = {d.path for d in result.open_diffs}
+    rows = [dict(d.to_dict(), field=top_field(d.path), queued=d.path in queued_paths) for d in result.diffs]
+    base = a if a is not None else b
+    fmt = (result.record or base or {}).get("type")
+    db.save_outcome(store, page_id, round, result.status, fmt, base, result.record, rows)
+    if result.status in ("agreed", "auto_merged"):
+        promote_page(store, page_id, round, result.record, note=f"extraction round {round}: {result.status}")
+    return result
+
+
+def working_record(store: Store, page_id: str, round: int) -> dict:
+    """The page's base record with every settled decision applied (flags change nothing)."""
+    outcome = db.get_outcome(store, page_id, round)
+    record = dict(outcome["merged_record"] or outcome["base_record"] or {})
+    for path, decision in sorted(db.latest_decisions(store, page_id, round).items()):
+        if decision["action"] != "flag":
+            record = _write(record, path, decision["new_value"])
+    return record
+
+
+def _write(record: dict, path: str, value: Any) -> dict:
+    try:
+        return set_at(record, path, value)
+    except (KeyError, IndexError, TypeError):
+        # the parent does not exist in the base record (e.g. B had a field A lacked): write the
+        # whole top-level field instead is impossible without B; keep the record unchanged.
+        return record
+
+
+def page_fields(store: Store, page_id: str, round: int) -> pd.DataFrame:
+    """The queued fields of one page with both values, state and the decision they stand on."""
+    disc = db.load_discrepancies(store, round=round, page_id=page_id, queued_only=True)
+    latest = db.latest_decisions(store, page_id, round)
+    rows = []
+    for row in disc.to_dict("records"):
+        decision = latest.get(row["path"])
+        state = "open" if decision is None else ("flagged" if decision["action"] == "flag" else "resolved")
+        rows.append({
+            "path": row["path"], "field": row["field"], "category": row["category"],
+            "a": row["value_a"], "b": row["value_b"], "state": state,
+            "decision_id": int(decision["decision_id"]) if decision else None,
+            "reviewer": decision["reviewer"] if decision else None,
+            "value": decision["new_value"] if decision and decision["action"] != "flag" else None,
+            "note": decision["note"] if decision else None,
+        })
+    return pd.DataFrame(rows, columns=["path", "field", "category", "a", "b", "state", "decision_id",
+                                       "reviewer", "value", "note"])
+
+
+def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
+           value: Any = None, note: str | None = None, based_on: int | None | str = LATEST) -> DecisionResult:
+    """Append a decision for one queued field; promote the page when it was the last open one.
+
+    ``based_on`` is the decision id the reviewer saw for this field (None when it was undecided);
+    a newer decision by someone else raises ``ReviewConflict``. An edit is validated against the
+    item schema first: problems it would introduce raise ``EditRejected`` and nothing is saved.
+    """
+    reviewer = (reviewer or "").strip()
+    if not reviewer:
+        raise UserError("a decision needs the reviewer's name")
+    if action not in ACTIONS:
+        raise UserError(f"unknown action {action!r}; choose from {', '.join(ACTIONS)}")
+    disc = db.load_discrepancies(store, round=round, page_id=page_id, queued_only=True)
+    match = disc[disc["path"] == path]
+    if match.empty:
+        raise UserError(f"page {page_id} round {round} has no queued discrepancy at {path}")
+    row = match.iloc[0]
+    if based_on == LATEST:
+        current = db.latest_decisions(store, page_id, round).get(path)
+        based_on = int(current["decision_id"]) if current else None
+    before = working_record(store, page_id, round)
+    previous = get_at(before, path)
+    if action == "accept_a":
+        new_value = row["value_a"]
+    elif action == "accept_b":
+        new_value = row["value_b"]
+    elif action == "flag":
+        if not (note or "").strip():
+            raise UserError("a flag needs a note for your colleague")
+        new_value = None
+    else:
+        new_value = value
+        after = _write(before, path, new_value)
+        added = [p for p in _problems(after) if p not in set(_problems(before))]
+        if added:
+            raise EditRejected(path, added)
+    decision_id = db.append_decision(store, page_id, round, path, action, reviewer, previous,
+                                     new_value, note, based_on)
+    result = DecisionResult(decision_id, page_resolved=False)
+    states = page_fields(store, page_id, round)
+    if not states.empty and (states["state"] == "resolved").all():
+        result.page_resolved = True
+        record = working_record(store, page_id, round)
+        result.promoted_version, result.promotion_error = promote_page(
+            store, page_id, round, record, note=f"review round {round}, last decision by {reviewer}")
+    return result
+
+
+def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", round: int | None = None,
+                page_id: str | None = None, note: str | None = None) -> BulkResult:
+    """Accept side A (or B) for every open field of one category, on one page or the whole queue.
+
+    Fields someone decided meanwhile are reported as conflicts and left alone.
+    """
+    action = {"A": "accept_a", "B": "accept_b"}.get(side.upper())
+    if action is None:
+        raise UserError("side must be A or B")
+    states = db.field_states(store, round)
+    todo = states[(states["state"] == "open") & (states["category"] == category)]
+    if page_id is not None:
+        todo = todo[todo["page_id"] == page_id]
+    result = BulkResult()
+    for row in todo.to_dict("records"):
+        try:
+            outcome = decide(store, row["page_id"], int(row["round"]), row["path"], action, reviewer,
+                             note=note or f"bulk accept {side.upper()} for {category}", based_on=None)
+        except ReviewConflict:
+            result.conflicts.append(f"{row['page_id']} {row['path']}")
+            continue
+        result.decided += 1
+        if outcome.promoted_version is not None:
+            result.promoted.append(row["page_id"])
+    return result
+
+
+def promote_page(store: Store, page_id: str, round: int, record: dict | None,
+                 note: str) -> tuple[int | None, str | None]:
+    """Write the page's record into its dataset as a gold item; returns (version, error)."""
+    from ..store.items import get_item, save_item_version, upsert_items
+
+    page = db.get_page(store, page_id)
+    if record is None:
+        return None, "nothing to promote"
+    gold = dict(record)
+    gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
+                source=gold.get("source") or f"extraction/{page['exercise']}")
+    gold.setdefault("image", None)
+    gold.setdefault("has_image", False)
+    problems = _problems(gold)
+    if problems:
+        error = "; ".join(problems)
+        db.set_promotion(store, page_id, round, None, error)
+        return None, error
+    try:
+        get_item(store, page["dataset"], page["item_id"])
+        exists = True
+    except UserError:
+        exists = False
+    if exists:
+        version = save_item_version(store, page["dataset"], gold, origin="review", note=note)
+    else:
+        upsert_items(store, [gold], page["dataset"], origin="extraction", note=note)
+        version = 1
+    db.set_promotion(store, page_id, round, version, None)
+    return version, None
+
+
+def review_queue(store: Store, round: int | None = None) -> pd.DataFrame:
+    """One row per queued page: status (open / flagged / resolved), progress, categories, fields."""
+    states = db.field_states(store, round)
+    columns = ["page_id", "round", "exercise", "format", "status", "fields", "resolved", "flagged",
+               "categories", "field_names", "promoted_version"]
+    if states.empty:
+        return pd.DataFrame(columns=columns)
+    outcomes = db.load_outcomes(store, round)[["page_id", "round", "promoted_version"]]
+    rows = []
+    for (pid, rnd), group in states.groupby(["page_id", "round"], sort=True):
+        n_resolved = int((group["state"] == "resolved").sum())
+        n_flagged = int((group["state"] == "flagged").sum())
+        status = "resolved" if n_resolved == len(group) else ("flagged" if n_flagged else "open")
+        rows.append({"page_id": pid, "round": int(rnd), "exercise": group["exercise"].iloc[0],
+                     "format": group["format"].iloc[0], "status": status, "fields": len(group),
+                     "resolved": n_resolved, "flagged": n_flagged,
+                     "categories": sorted(set(group["category"])), "field_names": sorted(set(group["field"]))})
+    frame = pd.DataFrame(rows)
+    frame = frame.merge(outcomes, on=["page_id", "round"], how="left")
+    return frame[columns]

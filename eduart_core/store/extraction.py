@@ -1,0 +1,255 @@
+"""Tables and SQL of the extraction and review room.
+
+Why here: every SQL statement of the room lives in one module, so the pipeline, the review logic
+and the page stay free of SQL. Review decisions are append-only: nothing in this module updates
+or deletes a decision; the current state of a field is its latest decision.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+import pandas as pd
+
+from .core import Store
+
+
+class ReviewConflict(Exception):
+    """Someone decided the field after the version this decision was based on."""
+
+    def __init__(self, path: str, latest: dict):
+        self.path = path
+        self.latest = latest
+        who = latest.get("reviewer") or "someone"
+        super().__init__(
+            f"field {path} was decided by {who} at {latest.get('decided_at')} "
+            f"({latest.get('action')}) after you loaded it; reload and decide again"
+        )
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _load(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
+    cur = con.execute(sql, params or [])
+    columns = [d[0] for d in cur.description]
+    return pd.DataFrame(cur.fetchall(), columns=columns)
+
+
+# --- pages and extractions -------------------------------------------------------------------
+
+def save_pages(store: Store, pages: Iterable[dict]) -> int:
+    """Insert or refresh pages (page_id, dataset, item_id, exercise, question, image_hash,
+    page_text, text_source, simulated)."""
+    rows = [[p["page_id"], p["dataset"], p["item_id"], str(p.get("exercise") or ""),
+             str(p.get("question") or ""), p.get("image_hash"), p.get("page_text"),
+             p.get("text_source"), bool(p.get("simulated", False))] for p in pages]
+    with store.transaction() as con:
+        con.executemany(
+            "INSERT OR REPLACE INTO extraction_pages (page_id, dataset, item_id, exercise, question, "
+            "image_hash, page_text, text_source, simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def get_page(store: Store, page_id: str) -> dict:
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, "SELECT * FROM extraction_pages WHERE page_id = ?", [page_id])
+    if frame.empty:
+        raise KeyError(f"no extraction page {page_id}")
+    return frame.iloc[0].to_dict()
+
+
+def load_pages(store: Store) -> pd.DataFrame:
+    with store.connect(read_only=True) as con:
+        return _frame(con, "SELECT * FROM extraction_pages ORDER BY page_id")
+
+
+def save_extractions(store: Store, rows: Iterable[dict]) -> int:
+    """Store extractions (page_id, round, extractor, model, prompt_hash, raw_response, record,
+    validation_errors, error, tokens); re-ingesting the same page/round/extractor replaces it."""
+    values = [[r["page_id"], int(r["round"]), r["extractor"], r.get("model"), r.get("prompt_hash"),
+               r.get("raw_response"), _dump(r.get("record")), _dump(r.get("validation_errors") or None),
+               r.get("error"), r.get("input_tokens"), r.get("output_tokens")] for r in rows]
+    with store.transaction() as con:
+        con.executemany(
+            "INSERT OR REPLACE INTO extractions (page_id, round, extractor, model, prompt_hash, raw_response, "
+            "record, validation_errors, error, input_tokens, output_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            values)
+    return len(values)
+
+
+def load_extractions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
+    """Extractions with ``record`` and ``validation_errors`` decoded."""
+    where, params = [], []
+    if page_id is not None:
+        where.append("page_id = ?"); params.append(page_id)
+    if round is not None:
+        where.append("round = ?"); params.append(int(round))
+    sql = "SELECT * FROM extractions" + (" WHERE " + " AND ".join(where) if where else "")
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, sql + " ORDER BY page_id, round, extractor", params)
+    for column in ("record", "validation_errors"):
+        frame[column] = frame[column].map(_load) if not frame.empty else frame[column]
+    return frame
+
+
+# --- outcomes and discrepancies --------------------------------------------------------------
+
+def save_outcome(store: Store, page_id: str, round: int, merge_status: str, fmt: str | None,
+                 base_record: dict | None, merged_record: dict | None, diffs: list[dict]) -> None:
+    """The comparison of one page in one round, with its discrepancies (replaced as a whole
+    while nobody has decided anything on that page and round)."""
+    with store.transaction() as con:
+        decided = con.execute("SELECT count(*) FROM review_decisions WHERE page_id = ? AND round = ?",
+                              [page_id, int(round)]).fetchone()[0]
+        if decided:
+            return
+        con.execute("DELETE FROM discrepancies WHERE page_id = ? AND round = ?", [page_id, int(round)])
+        con.execute(
+            "INSERT OR REPLACE INTO extraction_outcomes (page_id, round, merge_status, format, base_record, "
+            "merged_record) VALUES (?, ?, ?, ?, ?, ?)",
+            [page_id, int(round), merge_status, fmt, _dump(base_record), _dump(merged_record)])
+        con.executemany(
+            "INSERT INTO discrepancies (page_id, round, path, field, category, value_a, value_b, queued) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [[page_id, int(round), d["path"], d["field"], d["category"], _dump(d["a"]), _dump(d["b"]),
+              bool(d["queued"])] for d in diffs])
+
+
+def set_promotion(store: Store, page_id: str, round: int, version: int | None, error: str | None) -> None:
+    """Remember which item version a page became (or why it could not be promoted)."""
+    with store.transaction() as con:
+        con.execute("UPDATE extraction_outcomes SET promoted_version = ?, promotion_error = ?, "
+                    "promoted_at = current_timestamp WHERE page_id = ? AND round = ?",
+                    [version, error, page_id, int(round)])
+
+
+def load_outcomes(store: Store, round: int | None = None) -> pd.DataFrame:
+    sql = ("SELECT o.*, p.exercise, p.question, p.item_id, p.dataset FROM extraction_outcomes o "
+           "JOIN extraction_pages p USING (page_id)")
+    params: list = []
+    if round is not None:
+        sql += " WHERE o.round = ?"; params.append(int(round))
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, sql + " ORDER BY o.round, o.page_id", params)
+    for column in ("base_record", "merged_record"):
+        if not frame.empty:
+            frame[column] = frame[column].map(_load)
+    return frame
+
+
+def get_outcome(store: Store, page_id: str, round: int) -> dict:
+    frame = load_outcomes(store, round)
+    frame = frame[frame["page_id"] == page_id]
+    if frame.empty:
+        raise KeyError(f"page {page_id} has no comparison in round {round}")
+    return frame.iloc[0].to_dict()
+
+
+def load_discrepancies(store: Store, round: int | None = None, page_id: str | None = None,
+                       queued_only: bool = False) -> pd.DataFrame:
+    """Discrepancies with the page's format and exercise, values decoded."""
+    where, params = [], []
+    if round is not None:
+        where.append("d.round = ?"); params.append(int(round))
+    if page_id is not None:
+        where.append("d.page_id = ?"); params.append(page_id)
+    if queued_only:
+        where.append("d.queued")
+    sql = ("SELECT d.*, o.format, p.exercise FROM discrepancies d "
+           "JOIN extraction_outcomes o USING (page_id, round) JOIN extraction_pages p USING (page_id)"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY d.round, d.page_id, d.path")
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, sql, params)
+    for column in ("value_a", "value_b"):
+        if not frame.empty:
+            frame[column] = frame[column].map(_load)
+    return frame
+
+
+# --- decisions (append-only) ------------------------------------------------------------------
+
+_LATEST_SQL = (
+    "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? {path} "
+    "QUALIFY row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) = 1"
+)
+
+
+def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
+    """The current decision per field path of a page in a round."""
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, _LATEST_SQL.format(path=""), [page_id, int(round)])
+    out = {}
+    for row in frame.to_dict("records"):
+        row["previous_value"] = _load(row["previous_value"])
+        row["new_value"] = _load(row["new_value"])
+        out[row["path"]] = row
+    return out
+
+
+def append_decision(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
+                    previous_value: Any, new_value: Any, note: str | None,
+                    based_on: int | None) -> int:
+    """Append one decision, unless the field was decided after ``based_on`` (then ReviewConflict).
+
+    ``based_on`` is the decision id the reviewer saw as current for this field (None: none).
+    The check and the insert run in one transaction, so two reviewers cannot both win.
+    """
+    with store.transaction() as con:
+        frame = _frame(con, _LATEST_SQL.format(path="AND path = ?"), [page_id, int(round), path])
+        latest = frame.iloc[0].to_dict() if not frame.empty else None
+        latest_id = int(latest["decision_id"]) if latest else None
+        if latest_id != (int(based_on) if based_on is not None else None):
+            latest["new_value"] = _load(latest["new_value"])
+            raise ReviewConflict(path, latest)
+        row = con.execute(
+            "INSERT INTO review_decisions (page_id, round, path, action, reviewer, previous_value, new_value, "
+            "note, based_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id",
+            [page_id, int(round), path, action, reviewer, _dump(previous_value), _dump(new_value), note,
+             based_on]).fetchone()
+    return int(row[0])
+
+
+def load_decisions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
+    """The audit log, oldest first."""
+    where, params = [], []
+    if page_id is not None:
+        where.append("page_id = ?"); params.append(page_id)
+    if round is not None:
+        where.append("round = ?"); params.append(int(round))
+    sql = "SELECT * FROM review_decisions" + (" WHERE " + " AND ".join(where) if where else "")
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, sql + " ORDER BY decision_id", params)
+    for column in ("previous_value", "new_value"):
+        if not frame.empty:
+            frame[column] = frame[column].map(_load)
+    return frame
+
+
+def field_states(store: Store, round: int | None = None) -> pd.DataFrame:
+    """One row per queued discrepancy with its review state: open, resolved or flagged."""
+    where = "WHERE d.queued" + (" AND d.round = ?" if round is not None else "")
+    params = [int(round)] if round is not None else []
+    sql = (
+        "WITH latest AS (SELECT page_id, round, path, action, reviewer, decision_id FROM review_decisions "
+        "QUALIFY row_number() OVER (PARTITION BY page_id, round, path ORDER BY decision_id DESC) = 1) "
+        "SELECT d.page_id, d.round, d.path, d.field, d.category, o.format, p.exercise, "
+        "CASE WHEN l.action IS NULL THEN 'open' WHEN l.action = 'flag' THEN 'flagged' ELSE 'resolved' END "
+        "AS state, l.reviewer, l.decision_id FROM discrepancies d "
+        "JOIN extraction_outcomes o USING (page_id, round) JOIN extraction_pages p USING (page_id) "
+        "LEFT JOIN latest l ON l.page_id = d.page_id AND l.round = d.round AND l.path = d.path "
+        f"{where} ORDER BY d.round, d.page_id, d.path")
+    with store.connect(read_only=True) as con:
+        return _frame(con, sql, params)
