@@ -1,0 +1,101 @@
+"""Simulated respondents: who they are and how strong they are, per format and condition.
+
+Why archetypes: the published results show models that recognise well (multiple choice) but
+produce poorly (open completion, error spotting), models that lose accuracy when asked to
+motivate, and models that barely use the image. A named archetype per simulated model makes the
+demo dashboard show those patterns, and makes tests able to check that scores follow the
+abilities given here.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+ITEM_TYPES = (
+    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
+    "completion_closed", "completion_open", "select_errors",
+)
+RECOGNITION = ("multiple_choice_radio", "multiple_choice_check", "true_false")
+PRODUCTION = ("positioning", "completion_open", "select_errors")
+SIM_FAMILY = "Simulated"
+SIM_PROVIDER = "simulated"
+
+
+@dataclass(frozen=True)
+class SimModel:
+    """Parameters of one simulated respondent (logit scale, like a 2PL ability)."""
+
+    key: str
+    display_name: str
+    ability: float
+    format_offsets: dict[str, float] = field(default_factory=dict)
+    image_effect: float = 0.0          # added to ability on items with an image
+    motivation_shift: float = 0.0      # added to ability in the motivation condition
+    malformed_rate: float = 0.04       # share of responses with fences, prose, {{ }}, truncation
+    multi_select_rate: float = 0.0     # share of radio items answered with two ids (hedging)
+
+    def effective_ability(self, item_type: str, has_image: bool, condition: str) -> float:
+        """Ability used for one item: overall + format offset + image + condition shifts."""
+        theta = self.ability + self.format_offsets.get(item_type, 0.0)
+        if has_image:
+            theta += self.image_effect
+        if condition == "motivation":
+            theta += self.motivation_shift
+        return theta
+
+
+def _offsets(recognition: float = 0.0, production: float = 0.0, **per_type: float) -> dict[str, float]:
+    offsets = {t: recognition for t in RECOGNITION}
+    offsets.update({t: production for t in PRODUCTION})
+    offsets.update(per_type)
+    return offsets
+
+
+# The eight demo archetypes (label, ability, offsets, image effect, motivation shift, malformed, multi).
+ARCHETYPES: list[tuple[str, float, dict[str, float], float, float, float, float]] = [
+    ("strong recogniser", 1.3, _offsets(0.9, -0.9), 0.0, -0.1, 0.03, 0.0),
+    ("balanced", 1.0, _offsets(), -0.1, 0.0, 0.03, 0.0),
+    ("careful producer", 0.6, _offsets(-0.3, 0.6, completion_closed=0.3), 0.0, 0.2, 0.03, 0.0),
+    ("image-blind", 0.7, _offsets(0.2, -0.2), -1.2, 0.0, 0.04, 0.0),
+    ("talks itself out of it", 0.5, _offsets(0.3, -0.3), 0.0, -0.7, 0.04, 0.0),
+    ("helped by reasoning", 0.0, _offsets(0.2, -0.4), -0.2, 0.35, 0.04, 0.0),
+    ("hedging guesser", -0.4, _offsets(0.4, -0.6), -0.3, -0.1, 0.05, 0.08),
+    ("format-fragile", -1.0, _offsets(0.5, -1.2, select_errors=-1.6), -0.4, -0.2, 0.06, 0.02),
+]
+
+
+def _letters(index: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: unique short names for any number of models."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(65 + rest) + name
+    return name
+
+
+def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
+    """The first eight are the fixed archetypes; further models are seeded variations of them."""
+    if n < 1:
+        raise ValueError("need at least one simulated model")
+    rng = random.Random(f"sim-models|{seed}")
+    models: list[SimModel] = []
+    for index in range(n):
+        label, ability, offsets, image, motivation, malformed, multi = ARCHETYPES[index % len(ARCHETYPES)]
+        if index >= len(ARCHETYPES):  # vary the copies so a large panel is not eight clones
+            ability += rng.gauss(0.0, 0.5)
+            offsets = {t: v + rng.gauss(0.0, 0.2) for t, v in offsets.items()}
+            image += rng.gauss(0.0, 0.15)
+            motivation += rng.gauss(0.0, 0.15)
+        letters = _letters(index)
+        models.append(SimModel(
+            key=f"sim-{letters.lower()}",
+            display_name=f"Sim {letters} ({label})",
+            ability=round(ability, 4),
+            format_offsets={t: round(v, 4) for t, v in offsets.items()},
+            image_effect=round(image, 4),
+            motivation_shift=round(motivation, 4),
+            malformed_rate=malformed,
+            multi_select_rate=multi,
+        ))
+    return models

@@ -1,0 +1,69 @@
+"""One simulated run: a model answers a list of items under one condition.
+
+Pure and in memory (no store): the bulk writer calls it per model x condition and hands the rows
+to the store in one call, so simulating thousands of items stays fast.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .formatting import motivation_text, pick_kind, render_response
+from .models import SimModel
+from .responder import ItemPlan, intended_answers, plan_item
+
+CONDITIONS = ("default", "motivation")
+IMAGE_TOKENS = 260
+SYSTEM_TOKENS = 180
+
+
+@dataclass
+class SimResponse:
+    """A raw response plus what the simulator meant (for tests; never stored as a score)."""
+
+    item_id: str
+    raw_text: str
+    kind: str                       # 'clean' or a malformed kind
+    intended: list[dict]            # the Answers list before formatting
+    motivation: str | None
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+    image_sent: bool
+
+    def to_row(self, request_key: str | None = None) -> dict:
+        """A row for ``store.runs.add_responses`` (the store parses and scores it)."""
+        return {
+            "item_id": self.item_id, "repetition": 0, "request_key": request_key,
+            "raw_text": self.raw_text, "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens, "latency_s": self.latency_s,
+            "image_sent": self.image_sent, "error": None,
+        }
+
+
+def plan_items(records: list[dict], seed: int) -> list[ItemPlan]:
+    """Item parameters once per item, reused for every model and condition."""
+    return [plan_item(record, seed) for record in records]
+
+
+def simulate_run(model: SimModel, plans: list[ItemPlan], condition: str, seed: int) -> list[SimResponse]:
+    """Responses of one model to every planned item under one condition; deterministic in seed."""
+    if condition not in CONDITIONS:
+        raise ValueError(f"condition must be one of {CONDITIONS}, not {condition!r}")
+    indent = random.Random(f"style|{seed}|{model.key}").random() < 0.5
+    out: list[SimResponse] = []
+    for plan in plans:
+        shared = random.Random(f"{seed}|{model.key}|{plan.item_id}")
+        local = random.Random(f"{seed}|{model.key}|{condition}|{plan.item_id}")
+        answers = intended_answers(model, plan, condition, shared, local)
+        motivation = None
+        if condition == "motivation":
+            motivation = motivation_text(plan.language, plan.type, plan.title, plan.has_image, answers, local)
+        kind = pick_kind(model.malformed_rate, local)
+        raw = render_response(answers, motivation, kind, plan.language, indent, local)
+        input_tokens = SYSTEM_TOKENS + plan.prompt_chars // 4 + (IMAGE_TOKENS if plan.has_image else 0)
+        output_tokens = max(1, len(raw) // 4)
+        latency = round(0.4 + output_tokens * 0.015 + local.expovariate(2.0), 3)
+        out.append(SimResponse(plan.item_id, raw, kind, answers, motivation, input_tokens,
+                               output_tokens, latency, plan.has_image))
+    return out

@@ -1,0 +1,122 @@
+"""Generic placeholder items in the published format mix, for planning and benchmarking at scale.
+
+Why: the demo has ~70 items and the published set 871; to see how the product behaves with
+100 models x 10,000 items, we need valid records of every format in the published proportions.
+The text is obviously made up ("Synthetic item 0042 ..."), never exam content.
+"""
+from __future__ import annotations
+
+import io
+import random
+
+from .models import ITEM_TYPES
+
+PUBLISHED_MIX = dict(zip(ITEM_TYPES, (370, 117, 83, 108, 69, 75, 49)))
+IMAGE_SHARE = 0.45
+PLACEHOLDER_IMAGE = "imgs/synthetic_placeholder.png"
+
+
+def format_counts(m: int) -> dict[str, int]:
+    """Scale the published mix to m items (largest remainder, so the counts sum to m)."""
+    total = sum(PUBLISHED_MIX.values())
+    raw = {t: m * n / total for t, n in PUBLISHED_MIX.items()}
+    counts = {t: int(v) for t, v in raw.items()}
+    left = m - sum(counts.values())
+    for t in sorted(raw, key=lambda t: (-(raw[t] - counts[t]), ITEM_TYPES.index(t)))[:left]:
+        counts[t] += 1
+    return counts
+
+
+def placeholder_image() -> bytes:
+    """One deterministic PNG shared by every synthetic image item."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (800, 600), (236, 232, 224))
+    draw = ImageDraw.Draw(img)
+    for i in range(0, 800, 40):
+        draw.line([(i, 0), (i, 600)], fill=(210, 204, 192))
+    for j in range(0, 600, 40):
+        draw.line([(0, j), (800, j)], fill=(210, 204, 192))
+    draw.rectangle([200, 150, 600, 450], outline=(120, 90, 60), width=6)
+    draw.text((250, 290), "EduArt Studio - synthetic placeholder", fill=(60, 50, 40))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+def _ids(n: int) -> list[str]:
+    return [chr(65 + i) for i in range(n)]
+
+
+def _record(item_id: str, number: int, item_type: str, rng: random.Random) -> dict:
+    lang = "it" if rng.random() < 0.7 else "en"
+    tag = f"{number:04d}"
+    base = {
+        "item_id": item_id, "type": item_type, "language": lang,
+        "question_title": f"Synthetic exercise {tag}",
+        "instructions": "Placeholder instructions for a synthetic item.",
+        "exercise": number, "question": 1, "source": "synthetic",
+        "has_image": False, "image": None,
+    }
+    if item_type in ("multiple_choice_radio", "multiple_choice_check"):
+        n_opt = 4 if item_type == "multiple_choice_radio" else 5
+        ids = _ids(n_opt)
+        choices = [{"id": i, "text": f"Synthetic option {i} of item {tag}"} for i in ids]
+        k = 1 if item_type == "multiple_choice_radio" else rng.randint(2, 3)
+        right = sorted(rng.sample(ids, k))
+        base.update(question_text=f"Synthetic item {tag}: which option is the placeholder answer?",
+                    choices=choices,
+                    answers=[{"id": i, "description": f"Synthetic option {i} of item {tag}"} for i in right])
+    elif item_type == "true_false":
+        ids = _ids(4)
+        base.update(question_text=f"Synthetic item {tag}: judge each placeholder statement.",
+                    choices=[{"id": i, "text": f"Synthetic statement {i} of item {tag}."} for i in ids],
+                    answers=[{"id": i, "text": "True" if rng.random() < 0.5 else "False"} for i in ids])
+    elif item_type == "positioning":
+        ids = _ids(3)
+        terms = [f"term{tag}{i.lower()}" for i in ids]
+        bank = terms + [f"distractor{tag}x", f"distractor{tag}y"]
+        rng.shuffle(bank)
+        base.update(question_text=f"Synthetic item {tag}: place [A], then [B], and finally [C].",
+                    choices=bank,
+                    answers=[{"id": i, "description": t} for i, t in zip(ids, terms)])
+    elif item_type == "completion_closed":
+        ids = _ids(2)
+        choices, answers = [], []
+        for i in ids:
+            opts = [f"right{tag}{i.lower()}", f"wrong{tag}{i.lower()}"]
+            rng.shuffle(opts)
+            choices.append({"id": i, "options": opts})
+            answers.append({"id": i, "description": f"right{tag}{i.lower()}"})
+        base.update(question_text=f"Synthetic item {tag}: choose [A] and then [B].",
+                    choices=choices, answers=answers)
+    elif item_type == "completion_open":
+        ids = _ids(2)
+        base.update(question_text=f"Synthetic item {tag}: write [A] and then [B].", choices=None,
+                    answers=[{"id": i, "description": f"answer{tag}{i.lower()}"} for i in ids])
+    elif item_type == "select_errors":
+        errors = [f"mistake{tag}a", f"mistake{tag}b"]
+        text = (f"Synthetic passage {tag} describes a placeholder painting: the {errors[0]} stands "
+                f"beside a column, while the {errors[1]} closes the scene under a golden arch.")
+        base.update(question_text=text, choices=None,
+                    answers=[{"error": e, "correct": f"fix{tag}{e[-1]}"} for e in errors])
+    return base
+
+
+def synthesise_items(m: int, seed: int = 0) -> list[dict]:
+    """m valid records in the published mix; about 45% share the placeholder image."""
+    if m < 1:
+        raise ValueError("need at least one item")
+    rng = random.Random(f"synthetic|{seed}")
+    types: list[str] = []
+    for item_type, count in format_counts(m).items():
+        types.extend([item_type] * count)
+    rng.shuffle(types)
+    records = []
+    for number, item_type in enumerate(types, start=1):
+        record = _record(f"syn{number:05d}", number, item_type, rng)
+        if rng.random() < IMAGE_SHARE:
+            record["has_image"] = True
+            record["image"] = PLACEHOLDER_IMAGE
+        records.append(record)
+    return records

@@ -1,0 +1,118 @@
+"""The published EduArt results as an aggregate-only dataset in the store.
+
+Why a dataset of its own: the publication gives per-model per-format means and a pooled
+motivation comparison, but no item-level answers. Loading those aggregates next to the user's own
+runs lets the heatmap, leaderboard and motivation chart compare against the paper, while pages
+that need items can see ``aggregate_only`` and say the data is not available.
+
+The shipped CSVs (``data/reference/``) hold percentages as printed; the store keeps fractions.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from .core import PROJECT_ROOT, Store
+
+REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
+REFERENCE_DATASET = "eduart2026"
+REFERENCE_TITLE = "EduArt 2026 published results (aggregates only)"
+_Z95 = 1.959963984540054
+
+
+def wilson_interval(p: float, n: int, z: float = _Z95) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion; the publication's interval for type means."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _pct(value: str) -> float | None:
+    value = (value or "").strip()
+    return None if value == "" else float(value) / 100.0
+
+
+def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
+                   reference_dir: Path | None = None) -> dict[str, int]:
+    """Register the reference dataset and its 12 models and (re)fill the aggregate tables.
+
+    Idempotent: the dataset's rows are replaced in one transaction, so loading twice leaves the
+    same content. Returns counts of what was written.
+    """
+    from .runs import ensure_dataset, ensure_model  # H2's room; imported late to keep import light
+
+    folder = Path(reference_dir) if reference_dir else REFERENCE_DIR
+    models = _read_csv(folder / "models.csv")
+    type_rows = _read_csv(folder / "type_scores.csv")
+    motivation_rows = _read_csv(folder / "motivation_overall.csv")
+
+    ensure_dataset(store, dataset, REFERENCE_TITLE, "reference", simulated=False, aggregate_only=True)
+    for row in models:
+        ensure_model(store, row["model"], row["display_name"], row["family"], row["access"],
+                     row["api_model_id"], simulated=False)
+
+    type_values = []
+    for row in type_rows:
+        n = int(row["n"])
+        mean = _pct(row["mean_pct"])
+        low, high = _pct(row["ci_low_pct"]), _pct(row["ci_high_pct"])
+        if mean is not None and (low is None or high is None):
+            low, high = wilson_interval(mean, n)  # published for 'default' only
+        type_values.append([dataset, row["model"], row["condition"], row["type"], n, mean, low, high])
+
+    motivation_values = []
+    for row in motivation_rows:
+        motivation_values.append([
+            dataset, row["model"], int(row["n_paired"]),
+            _pct(row["default_micro_pct"]), _pct(row["motivation_micro_pct"]), _pct(row["diff_pp"]),
+            _pct(row["diff_ci_low_pp"]), _pct(row["diff_ci_high_pp"]), float(row["paired_t_p"]),
+            int(row["improved"]), int(row["same"]), int(row["degraded"]),
+        ])
+
+    with store.transaction() as con:
+        con.execute("DELETE FROM reference_type_scores WHERE dataset = ?", [dataset])
+        con.execute("DELETE FROM reference_motivation WHERE dataset = ?", [dataset])
+        con.executemany("INSERT INTO reference_type_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", type_values)
+        con.executemany(
+            "INSERT INTO reference_motivation VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            motivation_values,
+        )
+    return {"models": len(models), "type_scores": len(type_values), "motivation": len(motivation_values)}
+
+
+def read_reference_type_scores(store: Store, dataset: str = REFERENCE_DATASET) -> pd.DataFrame:
+    """Published type means: model (display name), family, condition, type, n, mean, ci_low, ci_high."""
+    with store.connect(read_only=True) as con:
+        return con.execute(
+            """SELECT m.display_name AS model, m.family, r.condition, r.type, r.n,
+                      r.mean, r.ci_low, r.ci_high
+               FROM reference_type_scores r JOIN models m ON m.model = r.model
+               WHERE r.dataset = ?
+               ORDER BY m.display_name, r.condition, r.type""",
+            [dataset],
+        ).df()
+
+
+def read_reference_motivation(store: Store, dataset: str = REFERENCE_DATASET) -> pd.DataFrame:
+    """Published pooled paired motivation comparison, one row per model (display name)."""
+    with store.connect(read_only=True) as con:
+        return con.execute(
+            """SELECT m.display_name AS model, r.n_paired, r.default_micro, r.motivation_micro,
+                      r.delta_micro, r.delta_micro_ci_low, r.delta_micro_ci_high, r.p_ttest,
+                      r.n_improved, r.n_same, r.n_degraded
+               FROM reference_motivation r JOIN models m ON m.model = r.model
+               WHERE r.dataset = ?
+               ORDER BY m.display_name""",
+            [dataset],
+        ).df()
