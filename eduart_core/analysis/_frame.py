@@ -1,0 +1,95 @@
+"""Shared input handling for the analysis functions.
+
+Every public analysis function starts from the long score frame (one row per model x condition x
+item). This module checks the columns once, drops rows whose score is missing (counting them, so a
+page can say "3 rows without a score were left out"), and orders formats the way the publication
+does. Keeping it in one place means every function treats bad input the same way.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+
+# The 7 formats in published order (same order as eduart_core.items.ITEM_TYPES); kept here so the
+# analysis package stays importable on its own.
+TYPE_ORDER: tuple[str, ...] = (
+    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
+    "completion_closed", "completion_open", "select_errors",
+)
+MCQ_TYPE = "multiple_choice_radio"
+CONDITION_ORDER: tuple[str, ...] = ("default", "motivation")
+SCORE_COLUMNS: tuple[str, ...] = (
+    "model", "condition", "item_id", "type", "language", "has_image", "score",
+)
+
+
+def prepare(df: pd.DataFrame, columns: Iterable[str] = SCORE_COLUMNS) -> tuple[pd.DataFrame, int]:
+    """Return (frame with only `columns`, number of rows dropped for a missing score).
+
+    Raises UserError naming the missing columns or the first out-of-range score, because a
+    silently wrong statistic is worse than a clear refusal.
+    """
+    columns = list(columns)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise UserError(f"score frame lacks column(s): {', '.join(missing)}")
+    out = df.loc[:, columns]
+    n_dropped = 0
+    if "score" in columns:
+        score = pd.to_numeric(out["score"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        keep = ~np.isnan(score)
+        n_dropped = int((~keep).sum())
+        bad = keep & ((score < 0) | (score > 1))
+        if bad.any():
+            row = out.index[np.argmax(bad)]
+            raise UserError(f"score frame row {row}: score {score[np.argmax(bad)]!r} is outside [0, 1]")
+        out = out.assign(score=score)
+        if n_dropped:
+            out = out.loc[keep]
+    if "has_image" in columns:
+        out = out.assign(has_image=out["has_image"].fillna(False).astype(bool))
+    return out, n_dropped
+
+
+def finish(result: pd.DataFrame, n_dropped: int, **attrs: object) -> pd.DataFrame:
+    """Attach the dropped-row count (and any other provenance) as ``result.attrs``."""
+    result = result.reset_index(drop=True)
+    result.attrs["n_dropped"] = int(n_dropped)
+    result.attrs.update(attrs)
+    return result
+
+
+def type_rank(types: pd.Series) -> pd.Series:
+    """Sort key: published format order first, unknown formats after, alphabetically."""
+    order = {t: i for i, t in enumerate(TYPE_ORDER)}
+    return types.map(lambda t: (order.get(t, len(order)), str(t)))
+
+
+def condition_rank(conditions: pd.Series) -> pd.Series:
+    """Sort key: default before motivation, others after."""
+    order = {c: i for i, c in enumerate(CONDITION_ORDER)}
+    return conditions.map(lambda c: (order.get(c, len(order)), str(c)))
+
+
+def sort_frame(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Sort by `by`, using the published order for `type` and `condition` columns."""
+    def key(col: pd.Series) -> pd.Series:
+        if col.name == "type":
+            return type_rank(col)
+        if col.name == "condition":
+            return condition_rank(col)
+        return col
+    return frame.sort_values(by, key=key, kind="stable").reset_index(drop=True)
+
+
+def filter_conditions(df: pd.DataFrame, conditions: str | Iterable[str] | None) -> pd.DataFrame:
+    """Keep only rows of the given condition(s); None keeps all."""
+    if conditions is None:
+        return df
+    if isinstance(conditions, str):
+        conditions = [conditions]
+    return df.loc[df["condition"].isin(list(conditions))]

@@ -1,0 +1,125 @@
+"""Paired comparison of the motivation condition against the default condition.
+
+Every delta is motivation minus default, on items a model answered in both conditions only (an
+item missing in one condition would bias the difference). A model without one of the conditions
+keeps a row with n_paired = 0 and NaN statistics, so a page can say why it has no effect.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from ._frame import finish, prepare, sort_frame
+from .intervals import t_interval
+
+EFFECT_COLUMNS = [
+    "model", "n_paired", "default_macro", "motivation_macro", "delta_macro", "default_micro",
+    "motivation_micro", "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high", "p_ttest",
+    "p_wilcoxon", "p_mcnemar", "p_holm", "n_improved", "n_same", "n_degraded", "n_discordant",
+]
+_TOL = 1e-9
+
+
+def paired_scores(df: pd.DataFrame) -> tuple[pd.DataFrame, int, list]:
+    """(model, item_id, type, default, motivation) for items answered in both conditions,
+    rows dropped for a missing score, and every model seen)."""
+    d, dropped = prepare(df, ["model", "condition", "item_id", "type", "score"])
+    models = list(pd.unique(d["model"]))
+    keys = ["model", "item_id"]
+    base = d.loc[d["condition"] == "default"].drop_duplicates(keys, keep="last")
+    treat = d.loc[d["condition"] == "motivation"].drop_duplicates(keys, keep="last")
+    paired = base[keys + ["type", "score"]].merge(
+        treat[keys + ["score"]], on=keys, suffixes=("_default", "_motivation"))
+    paired = paired.rename(columns={"score_default": "default", "score_motivation": "motivation"})
+    return paired, dropped, models
+
+
+def _model_row(model: str, g: pd.DataFrame, threshold: float) -> dict:
+    """All paired statistics for one model's items."""
+    a = g["default"].to_numpy()
+    b = g["motivation"].to_numpy()
+    diff = b - a
+    nonzero = diff[np.abs(diff) > _TOL]
+    by_type = g.groupby("type", sort=False)[["default", "motivation"]].mean()
+    row = {"model": model, "n_paired": len(g),
+           "default_macro": by_type["default"].mean(),
+           "motivation_macro": by_type["motivation"].mean(),
+           "default_micro": a.mean(), "motivation_micro": b.mean(),
+           "delta_micro": diff.mean(),
+           "n_improved": int((diff > _TOL).sum()), "n_same": int((np.abs(diff) <= _TOL).sum()),
+           "n_degraded": int((diff < -_TOL).sum())}
+    row["delta_macro"] = row["motivation_macro"] - row["default_macro"]
+    row["delta_micro_ci_low"], row["delta_micro_ci_high"] = t_interval(diff)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row["p_ttest"] = (float(stats.ttest_rel(b, a).pvalue)
+                          if len(g) >= 2 and nonzero.size else np.nan)
+        row["p_wilcoxon"] = float(stats.wilcoxon(nonzero).pvalue) if nonzero.size else np.nan
+    ra, rb = a >= threshold, b >= threshold
+    right_wrong = int((ra & ~rb).sum())
+    wrong_right = int((~ra & rb).sum())
+    discordant = right_wrong + wrong_right
+    table = [[int((ra & rb).sum()), right_wrong], [wrong_right, int((~ra & ~rb).sum())]]
+    row["n_discordant"] = discordant
+    row["p_mcnemar"] = (1.0 if discordant == 0 else
+                        float(mcnemar(table, exact=discordant < 25, correction=True).pvalue))
+    return row
+
+
+def motivation_effect(df: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
+    """Per model: macro and micro means per condition, their deltas and paired tests.
+
+    p_ttest: paired t-test on per-item scores (NaN when every difference is zero).
+    p_wilcoxon: signed-rank on the non-zero per-item differences (published Figure 3).
+    p_mcnemar: on scores binarised at `threshold`; exact binomial when fewer than 25 discordant
+    pairs, chi-square with continuity correction otherwise; 1.0 with no discordant pair.
+    p_holm: Holm adjustment of p_wilcoxon across the models that have one.
+    delta_micro_ci_*: 95% t interval of the mean per-item difference. Macro means are over the
+    paired items. Columns: see EFFECT_COLUMNS.
+    """
+    paired, dropped, models = paired_scores(df)
+    rows = {m: _model_row(m, g, threshold) for m, g in paired.groupby("model", sort=False)}
+    out = pd.DataFrame([rows.get(m, {"model": m, "n_paired": 0}) for m in models],
+                       columns=EFFECT_COLUMNS)
+    p = out["p_wilcoxon"].to_numpy(dtype=float)
+    ok = ~np.isnan(p)
+    holm = np.full(len(p), np.nan)
+    if ok.any():
+        holm[ok] = multipletests(p[ok], method="holm")[1]
+    out["p_holm"] = holm
+    for c in ("n_improved", "n_same", "n_degraded", "n_discordant"):
+        out[c] = out[c].fillna(0).astype(int)
+    return finish(sort_frame(out, ["model"]), dropped)
+
+
+def motivation_by_model_type(df: pd.DataFrame) -> pd.DataFrame:
+    """Per model x type on paired items: default_mean, motivation_mean, delta, n_paired
+    (the heatmap behind published Table 9)."""
+    paired, dropped, _ = paired_scores(df)
+    out = (paired.groupby(["model", "type"], sort=False)
+           .agg(default_mean=("default", "mean"), motivation_mean=("motivation", "mean"),
+                n_paired=("default", "size")).reset_index())
+    out["delta"] = out["motivation_mean"] - out["default_mean"]
+    out = out[["model", "type", "default_mean", "motivation_mean", "delta", "n_paired"]]
+    return finish(sort_frame(out, ["model", "type"]), dropped)
+
+
+def motivation_by_type(df: pd.DataFrame) -> pd.DataFrame:
+    """Per type, over models, the per-type mean difference: mean_delta, min_delta, max_delta
+    (published Table 9), with n_models and the models at the extremes. The per model x type
+    frame is `motivation_by_model_type`."""
+    per = motivation_by_model_type(df)
+    rows = []
+    for t, g in per.groupby("type", sort=False):
+        rows.append({"type": t, "mean_delta": g["delta"].mean(), "min_delta": g["delta"].min(),
+                     "max_delta": g["delta"].max(), "n_models": len(g),
+                     "min_model": g.loc[g["delta"].idxmin(), "model"],
+                     "max_model": g.loc[g["delta"].idxmax(), "model"]})
+    out = pd.DataFrame(rows, columns=["type", "mean_delta", "min_delta", "max_delta",
+                                      "n_models", "min_model", "max_model"])
+    return finish(sort_frame(out, ["type"]), per.attrs.get("n_dropped", 0))
