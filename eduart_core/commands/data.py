@@ -1,0 +1,155 @@
+"""Data commands: import-items, import-eduart, score, stats, export-scores.
+
+Thin wrappers: parse arguments, call ``eduart_core.ingest`` / ``eduart_core.store``, print a
+short summary. Problems the user can fix are one line on stderr and a non-zero exit.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..cli import add_db_option
+from ..errors import UserError
+from ..store import Store
+
+MAX_LISTED = 20
+
+
+def _store(args: argparse.Namespace) -> Store:
+    return Store(args.db)
+
+
+def _print_invalid(invalid: dict[str, list[str]], out=sys.stdout) -> None:
+    if not invalid:
+        return
+    print(f"{len(invalid)} item(s) imported with validation problems (flagged as data issues):", file=out)
+    for shown, (item_id, problems) in enumerate(sorted(invalid.items())):
+        if shown >= MAX_LISTED:
+            print(f"  ... and {len(invalid) - MAX_LISTED} more (see the items page or stats)", file=out)
+            break
+        print(f"  {item_id}: {'; '.join(problems)}", file=out)
+
+
+def _item_summary(report) -> str:
+    return (f"dataset {report.dataset}: {len(report.added)} item(s) added, {len(report.updated)} updated "
+            f"(new version), {len(report.unchanged)} unchanged; {report.images_added} new image(s)")
+
+
+def cmd_import_items(args: argparse.Namespace) -> int:
+    from ..ingest import import_items
+    from ..items import ItemValidationError
+
+    try:
+        report = import_items(_store(args), args.paths, images_dir=args.images_dir, dataset=args.dataset)
+    except ItemValidationError as exc:
+        raise UserError(f"nothing imported: {exc}") from None
+    print(_item_summary(report))
+    if report.rescored:
+        print(f"re-scored {report.rescored} score row(s) of changed items")
+    return 0
+
+
+def cmd_import_eduart(args: argparse.Namespace) -> int:
+    from ..ingest import import_eduart
+
+    report = import_eduart(_store(args), args.root, dataset=args.dataset)
+    print(_item_summary(report))
+    print(f"{report.runs} run(s) from {len(report.models)} model(s); {report.responses_added} new response(s), "
+          f"each scored under strict and paper")
+    _print_invalid(report.invalid)
+    if report.skipped:
+        print(f"skipped {len(report.skipped)} file(s):", file=sys.stderr)
+        for path, reason in report.skipped:
+            print(f"  {path}: {reason}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from ..store.scores import rescore
+
+    profiles = ("strict", "paper") if args.profile == "all" else (args.profile,)
+    written = rescore(_store(args), profiles=profiles, dataset=args.dataset)
+    scope = f"dataset {args.dataset}" if args.dataset else "all datasets"
+    print(f"scored {written} response x profile row(s) ({', '.join(profiles)}) in {scope}")
+    return 0
+
+
+def _summary_text(stats: dict) -> str:
+    lines = [f"store {stats['store']}",
+             f"items {stats['items']} ({stats['items_with_image']} with image, "
+             f"{stats['items_with_data_issue']} with data issues), images {stats['images']}",
+             f"models {stats['models']} ({stats['simulated_models']} simulated), runs {stats['runs']}, "
+             f"responses {stats['responses']}, scores {stats['scores']}"]
+    if stats["items_by_type"]:
+        lines.append("by type: " + ", ".join(f"{k} {v}" for k, v in stats["items_by_type"].items()))
+    if stats["items_by_language"]:
+        lines.append("by language: " + ", ".join(f"{k} {v}" for k, v in stats["items_by_language"].items()))
+    for name, d in stats["datasets"].items():
+        flags = ", ".join(f for f, on in (("simulated", d["simulated"]), ("aggregates only", d["aggregate_only"])) if on)
+        lines.append(f"dataset {name} [{d['kind']}{', ' + flags if flags else ''}]: items {d['items']}, "
+                     f"models {d['models']}, runs {d['runs']}, responses {d['responses']}")
+    return "\n".join(lines)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from ..store.scores import stats
+
+    result = stats(_store(args))
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _summary_text(result))
+    return 0
+
+
+def cmd_export_scores(args: argparse.Namespace) -> int:
+    from ..store.scores import SCORE_COLUMNS, load_scores
+
+    frame = load_scores(_store(args), profile=args.profile, dataset=args.dataset)[SCORE_COLUMNS]
+    if args.out:
+        out = Path(args.out)
+        if out.parent and not out.parent.exists():
+            raise UserError(f"folder {out.parent} does not exist")
+        frame.to_csv(out, index=False)
+        print(f"wrote {len(frame)} row(s) to {out}", file=sys.stderr)
+    else:
+        frame.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("import-items", help="import canonical item records (.json, .jsonl, folders)",
+                       description="Import item records; all or nothing: a defective record aborts the import.")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help=".json (object or array), .jsonl or a folder")
+    p.add_argument("--images-dir", type=Path, default=None,
+                   help="folder the records' image paths are relative to (default: each file's folder)")
+    p.add_argument("--dataset", default="items", help="dataset name (default: items)")
+    add_db_option(p)
+    p.set_defaults(func=cmd_import_items)
+
+    p = sub.add_parser("import-eduart", help="import a folder in the published EduArt layout (items + answers)",
+                       description="Import dataset/metadata, dataset/imgs and answers/<model_dir>/<condition>. "
+                                   "Unreadable files are skipped and reported (exit code 2).")
+    p.add_argument("root", type=Path, metavar="ROOT", help="folder holding dataset/ and answers/")
+    p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
+    add_db_option(p)
+    p.set_defaults(func=cmd_import_eduart)
+
+    p = sub.add_parser("score", help="(re)score every stored response against the current gold")
+    p.add_argument("--profile", choices=("strict", "paper", "all"), default="all",
+                   help="scoring profile to recompute (default: all)")
+    p.add_argument("--dataset", default=None, help="only this dataset")
+    add_db_option(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("stats", help="counts of items, images, models, runs, responses and scores")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of a summary")
+    add_db_option(p)
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("export-scores", help="write the item-level score table as CSV")
+    p.add_argument("--profile", choices=("strict", "paper"), default="strict", help="scoring profile (default: strict)")
+    p.add_argument("--dataset", default=None, help="only this dataset")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE.csv", help="output file (default: stdout)")
+    add_db_option(p)
+    p.set_defaults(func=cmd_export_scores)

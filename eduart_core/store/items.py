@@ -1,0 +1,400 @@
+"""Gold items and their images in the store: versioned, content-addressed, idempotent.
+
+Why versions: gold answers get corrected (review decisions, re-imports of a fixed dataset), and
+every stored score must stay explainable. So an item is never updated in place: a changed record
+becomes a new version, ``is_current`` moves to it, the old one stays, and the responses of that
+item are re-scored against the new gold in the same transaction. Importing the same record again
+changes nothing (same ``content_hash``).
+
+Images are stored once per content (sha256) under ``store.images_dir/<hash[:2]>/<hash>.<ext>``.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+import pandas as pd
+
+from ..errors import UserError
+from .core import Store
+
+_MIME_BY_FORMAT = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GIF": ("image/gif", "gif"),
+                   "WEBP": ("image/webp", "webp"), "BMP": ("image/bmp", "bmp"), "TIFF": ("image/tiff", "tif")}
+
+
+@dataclass
+class ImportReport:
+    """What an import did, so the CLI can tell the user and tests can check it."""
+
+    dataset: str
+    added: list[str] = field(default_factory=list)        # item ids stored as version 1
+    updated: list[str] = field(default_factory=list)      # item ids that got a new version
+    unchanged: list[str] = field(default_factory=list)    # same content already current
+    invalid: dict[str, list[str]] = field(default_factory=dict)  # item id -> problems (kept, flagged)
+    images_added: int = 0
+    rescored: int = 0
+    # filled by the folder importers
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    runs: int = 0
+    responses_added: int = 0
+    models: list[str] = field(default_factory=list)
+
+    @property
+    def items_seen(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.unchanged)
+
+
+@dataclass
+class PreparedItem:
+    """A record checked and resolved (image hashed) but not yet written."""
+
+    item_id: str
+    record: dict
+    problems: list[str]
+    image_hash: str | None
+    content_hash: str
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON text (sorted keys) so equal records always hash equally."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _content_hash(record: dict, image_hash: str | None) -> str:
+    return hashlib.sha256(canonical_json({"record": record, "image": image_hash}).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- images
+
+def _image_info(data: bytes) -> tuple[str, str, int, int]:
+    """(mime, extension, width, height) of image bytes; UserError when Pillow cannot read them."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            fmt = (img.format or "").upper()
+            width, height = img.size
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise UserError(f"not a readable image ({exc.__class__.__name__})") from None
+    mime, ext = _MIME_BY_FORMAT.get(fmt, (f"image/{fmt.lower() or 'octet-stream'}", fmt.lower() or "bin"))
+    return mime, ext, width, height
+
+
+def _write_image_file(store: Store, data: bytes, image_hash: str, ext: str) -> str:
+    """Write the bytes once under the images folder (atomic rename); returns the relative path."""
+    rel = f"{image_hash[:2]}/{image_hash}.{ext}"
+    target = store.images_dir / rel
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(target.suffix + f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    return rel
+
+
+def _store_image(con: duckdb.DuckDBPyConnection, store: Store, data: bytes, original_name: str | None) -> tuple[str, bool]:
+    """Store image bytes (file + row) inside the caller's transaction; (hash, newly added)."""
+    image_hash = hashlib.sha256(data).hexdigest()
+    if con.execute("SELECT 1 FROM images WHERE image_hash = ?", [image_hash]).fetchone():
+        rel = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()[0]
+        if not (store.images_dir / rel).exists():  # file lost: write it back
+            _write_image_file(store, data, image_hash, rel.rsplit(".", 1)[-1])
+        return image_hash, False
+    mime, ext, width, height = _image_info(data)
+    rel = _write_image_file(store, data, image_hash, ext)
+    con.execute(
+        "INSERT INTO images (image_hash, rel_path, mime, size_bytes, width, height, original_name) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [image_hash, rel, mime, len(data), width, height, original_name],
+    )
+    return image_hash, True
+
+
+def add_image(store: Store, data: bytes, original_name: str | None = None) -> str:
+    """Store image bytes once (content-addressed) and return their sha256 hash."""
+    with store.transaction() as con:
+        image_hash, _ = _store_image(con, store, data, original_name)
+    return image_hash
+
+
+def image_path(store: Store, image_hash: str) -> Path:
+    """The file of a stored image; StoreError-free: UserError when the hash is unknown."""
+    with store.connect(read_only=True) as con:
+        row = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()
+    if not row:
+        raise UserError(f"no image {image_hash[:12]}… in store {store.path}")
+    return store.images_dir / row[0]
+
+
+def resolve_image(root: Path, relative: str) -> Path:
+    """The image file for a record's ``image`` path, which must stay inside ``root``.
+
+    Why strict: item files come from other people; an absolute path or a ``..`` must never make
+    the importer read arbitrary files from the machine.
+    """
+    text = str(relative).strip().replace("\\", "/")
+    if not text:
+        raise UserError("empty image path")
+    if text.startswith("/") or re.match(r"^[A-Za-z]:", text) or Path(text).is_absolute():
+        raise UserError(f"image path {relative!r} is absolute; it must be relative to {root}")
+    if ".." in Path(text).parts:
+        raise UserError(f"image path {relative!r} escapes the images folder {root}")
+    base = root.resolve()
+    path = (base / text).resolve()
+    if path != base and base not in path.parents:  # a symlink pointing outside
+        raise UserError(f"image path {relative!r} escapes the images folder {root}")
+    return path
+
+
+# ---------------------------------------------------------------- items
+
+def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterable[dict],
+                  images_root: Path | None, report: ImportReport) -> list[PreparedItem]:
+    """Check and normalise records, store their images; nothing about items is written yet."""
+    from ..items import check_item
+
+    prepared: dict[str, PreparedItem] = {}
+    image_cache: dict[Path, str] = {}
+    for index, raw in enumerate(records):
+        if not isinstance(raw, dict):
+            raise UserError(f"record #{index + 1} is not a JSON object")
+        item_id = str(raw.get("item_id") or "").strip()
+        if not item_id:
+            raise UserError(f"record #{index + 1} has no item_id")
+        record, problems = check_item(raw)
+        record = dict(record)
+        record["item_id"] = item_id
+        problems = list(problems)
+        image_hash = None
+        image_ref = record.get("image")
+        if image_ref and images_root is not None:
+            try:
+                path = resolve_image(Path(images_root), image_ref)
+                if path not in image_cache:
+                    if not path.is_file():
+                        raise UserError(f"image file {image_ref} not found under {images_root}")
+                    image_hash, added = _store_image(con, store, path.read_bytes(), path.name)
+                    report.images_added += int(added)
+                    image_cache[path] = image_hash
+                image_hash = image_cache[path]
+            except UserError as exc:
+                problems.append(f"item {item_id}: field image: {exc}")
+        elif image_ref and images_root is None:
+            problems.append(f"item {item_id}: field image: no images folder given for {image_ref}")
+        prepared[item_id] = PreparedItem(item_id, record, problems, image_hash, _content_hash(record, image_hash))
+    return list(prepared.values())
+
+
+def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], dataset: str, origin: str,
+                note: str | None, report: ImportReport) -> list[str]:
+    """Insert new items / new versions inside the caller's transaction; returns changed item ids."""
+    if not items:
+        return []
+    current = {
+        row[0]: (row[1], row[2])
+        for row in con.execute(
+            "SELECT item_id, content_hash, (SELECT max(version) FROM items j WHERE j.dataset = i.dataset "
+            "AND j.item_id = i.item_id) FROM items i WHERE dataset = ? AND is_current",
+            [dataset],
+        ).fetchall()
+    }
+    rows = []
+    changed: list[str] = []
+    for item in items:
+        if item.problems:
+            report.invalid[item.item_id] = item.problems
+        if item.item_id in current:
+            old_hash, max_version = current[item.item_id]
+            if old_hash == item.content_hash:
+                report.unchanged.append(item.item_id)
+                continue
+            version = int(max_version) + 1
+            report.updated.append(item.item_id)
+            changed.append(item.item_id)
+        else:
+            version = 1
+            report.added.append(item.item_id)
+        rec = item.record
+        rows.append({
+            "dataset": dataset, "item_id": item.item_id, "version": version, "is_current": True,
+            "type": str(rec.get("type") or "unknown"), "language": rec.get("language"),
+            "has_image": bool(rec.get("has_image")), "image_hash": item.image_hash,
+            "record": canonical_json(rec), "content_hash": item.content_hash,
+            "validation_errors": json.dumps(item.problems, ensure_ascii=False) if item.problems else None,
+            "data_issue": bool(item.problems), "origin": origin, "note": note,
+        })
+    if changed:
+        con.execute(
+            "UPDATE items SET is_current = FALSE, updated_at = current_timestamp "
+            "WHERE dataset = ? AND is_current AND list_contains(?, item_id)",
+            [dataset, changed],
+        )
+    if rows:
+        frame = pd.DataFrame(rows).astype({"language": object, "image_hash": object,
+                                           "validation_errors": object, "note": object})
+        con.register("_new_items", frame)
+        try:
+            con.execute(
+                "INSERT INTO items (dataset, item_id, version, is_current, type, language, has_image, "
+                "image_hash, record, content_hash, validation_errors, data_issue, origin, note) "
+                "SELECT dataset, item_id, version, is_current, type, language, has_image, image_hash, "
+                "CAST(record AS JSON), content_hash, CAST(validation_errors AS JSON), data_issue, origin, note "
+                "FROM _new_items"
+            )
+        finally:
+            con.unregister("_new_items")
+    return changed
+
+
+def validation_error(item: PreparedItem) -> Exception:
+    """The ItemValidationError for a defective prepared item (message names item and field)."""
+    from ..items import ItemValidationError
+
+    pairs = []
+    for problem in item.problems:
+        match = re.match(r"item .*?: field ([^:]+): (.*)$", problem, re.S)
+        pairs.append((match.group(1), match.group(2)) if match else ("record", problem))
+    return ItemValidationError(item.item_id, pairs)
+
+
+def store_prepared(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], dataset: str, origin: str,
+                   report: ImportReport, keep_invalid: bool, note: str | None = None,
+                   title: str | None = None) -> None:
+    """Write prepared items inside the caller's transaction, refusing defects unless keep_invalid."""
+    from .runs import ensure_dataset_con
+    from .scores import rescore_con
+
+    if not keep_invalid:
+        for item in items:
+            if item.problems:
+                raise validation_error(item)
+    ensure_dataset_con(con, dataset, title=title or dataset, kind="benchmark")
+    changed = write_items(con, items, dataset, origin, note, report)
+    if changed:
+        report.rescored += rescore_con(con, dataset=dataset, item_ids=changed)
+
+
+def upsert_items(store: Store, records: Iterable[dict], dataset: str, origin: str,
+                 images_root: Path | str | None = None, keep_invalid: bool = False,
+                 note: str | None = None) -> ImportReport:
+    """Store item records in ``dataset`` in one transaction (all or nothing).
+
+    Records with validation problems are stored flagged (``data_issue``) when ``keep_invalid``;
+    otherwise the first defective item aborts the import with ``ItemValidationError`` and
+    nothing is written. Items whose record changed get a new version and are re-scored.
+    """
+    report = ImportReport(dataset=dataset)
+    records = list(records)
+    with store.transaction() as con:
+        items = prepare_items(con, store, records, Path(images_root) if images_root else None, report)
+        store_prepared(con, items, dataset, origin, report, keep_invalid, note)
+    return report
+
+
+def _decode(value: Any) -> Any:
+    if value is None or isinstance(value, (dict, list)):
+        return value
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _text_words(record: dict) -> int:
+    """Words of the model-ready text (stem plus rendered choices): a proxy for item length."""
+    parts = [str(record.get("question_text") or "")]
+    for choice in record.get("choices") or []:
+        if isinstance(choice, dict):
+            parts.append(str(choice.get("text") or ""))
+            parts.extend(str(o) for o in choice.get("options") or [])
+        else:
+            parts.append(str(choice))
+    return len(re.findall(r"\w+", " ".join(parts)))
+
+
+_ITEM_COLUMNS = ("item_id, version, is_current, type, language, has_image, image_hash, CAST(record AS TEXT) AS record, "
+                 "content_hash, CAST(validation_errors AS TEXT) AS validation_errors, data_issue, origin, note, "
+                 "created_at, updated_at")
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFrame:
+    frame = con.execute(sql, params).df()
+    if "record" in frame:
+        frame["record"] = [_decode(v) for v in frame["record"]]
+    if "validation_errors" in frame:
+        frame["validation_errors"] = [_decode(v) or [] for v in frame["validation_errors"]]
+    return frame
+
+
+def load_items(store: Store, dataset: str) -> pd.DataFrame:
+    """Current version of every item of ``dataset``, one row per item, sorted by item_id."""
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current ORDER BY item_id",
+                       [dataset])
+    frame["text_words"] = [_text_words(r) if isinstance(r, dict) else 0 for r in frame["record"]]
+    frame["has_image"] = frame["has_image"].astype(bool)
+    frame["data_issue"] = frame["data_issue"].astype(bool)
+    return frame
+
+
+def get_item(store: Store, dataset: str, item_id: str, version: int | None = None) -> dict:
+    """One item version (current by default) as a dict: metadata plus ``record`` and problems."""
+    condition = "version = ?" if version is not None else "is_current"
+    params = [dataset, str(item_id)] + ([int(version)] if version is not None else [])
+    with store.connect(read_only=True) as con:
+        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND item_id = ? AND {condition}",
+                       params)
+    if frame.empty:
+        which = f" version {version}" if version is not None else ""
+        raise UserError(f"no item {item_id}{which} in dataset {dataset}")
+    row = frame.iloc[0].to_dict()
+    row["dataset"] = dataset
+    row["version"] = int(row["version"])
+    return row
+
+
+def item_history(store: Store, dataset: str, item_id: str) -> pd.DataFrame:
+    """Every stored version of an item, oldest first (who changed the gold, when, why)."""
+    with store.connect(read_only=True) as con:
+        return _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND item_id = ? ORDER BY version",
+                      [dataset, str(item_id)])
+
+
+def save_item_version(store: Store, dataset: str, record: dict, origin: str, note: str | None) -> int:
+    """Save an edited record as the item's new current version and re-score its responses.
+
+    Problems found by ``check_item`` are kept with the version (flagged as a data issue) rather
+    than refused, so a reviewer can store a partial fix. Saving an unchanged record returns the
+    current version number and writes nothing.
+    """
+    from .scores import rescore_con
+
+    item_id = str(record.get("item_id") or "").strip()
+    if not item_id:
+        raise UserError("record has no item_id")
+    report = ImportReport(dataset=dataset)
+    with store.transaction() as con:
+        row = con.execute("SELECT image_hash FROM items WHERE dataset = ? AND item_id = ? AND is_current",
+                          [dataset, item_id]).fetchone()
+        if row is None:
+            raise UserError(f"no item {item_id} in dataset {dataset}")
+        items = prepare_items(con, store, [record], None, report)
+        item = items[0]
+        # the image stays attached to the item unless the edit removed it
+        if item.record.get("image") or item.record.get("has_image"):
+            item.image_hash = row[0]
+            item.problems = [p for p in item.problems if "no images folder given" not in p]
+            item.content_hash = _content_hash(item.record, item.image_hash)
+        write_items(con, [item], dataset, origin, note, report)
+        if report.updated:
+            rescore_con(con, dataset=dataset, item_ids=[item_id])
+        version = con.execute("SELECT version FROM items WHERE dataset = ? AND item_id = ? AND is_current",
+                              [dataset, item_id]).fetchone()[0]
+    return int(version)

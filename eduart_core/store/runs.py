@@ -1,0 +1,295 @@
+"""Datasets, models, runs and responses: the record of what each model answered.
+
+Why responses and scores are written together: a response without scores would silently vanish
+from every chart (the long frame joins scores). ``add_responses`` parses and scores each response
+under both profiles and inserts responses and scores in one transaction, in bulk (DataFrame
+inserts, one round trip per table) so that tens of thousands of simulated responses load in
+seconds.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+import duckdb
+import pandas as pd
+
+from ..errors import UserError
+from .core import Store
+
+CONDITIONS = ("default", "motivation")
+RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
+
+
+# ---------------------------------------------------------------- datasets and models
+
+def ensure_dataset_con(con: duckdb.DuckDBPyConnection, dataset: str, title: str, kind: str,
+                       simulated: bool = False, aggregate_only: bool = False,
+                       description: str | None = None) -> None:
+    """Create the dataset row when missing (inside the caller's transaction); keep existing ones."""
+    con.execute(
+        "INSERT INTO datasets (dataset, title, kind, simulated, aggregate_only, description) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [dataset, title, kind, simulated, aggregate_only, description],
+    )
+
+
+def ensure_dataset(store: Store, dataset: str, title: str, kind: str, simulated: bool = False,
+                   aggregate_only: bool = False, description: str | None = None) -> None:
+    """Register a dataset once; calling again with the same name changes nothing."""
+    if not dataset or not str(dataset).strip():
+        raise UserError("dataset name must not be empty")
+    with store.transaction() as con:
+        ensure_dataset_con(con, dataset, title, kind, simulated, aggregate_only, description)
+
+
+def ensure_model_con(con: duckdb.DuckDBPyConnection, model: str, display_name: str, family: str | None,
+                     provider: str | None, api_model_id: str | None, simulated: bool = False) -> str:
+    """Insert or refresh a model row; returns the display name actually stored.
+
+    Display names are unique: when another model already uses the wanted name, the key is
+    appended in parentheses rather than failing the import.
+    """
+    name = display_name or model
+    taken = con.execute("SELECT model FROM models WHERE display_name = ? AND model <> ?", [name, model]).fetchone()
+    if taken:
+        name = f"{name} ({model})"
+    exists = con.execute("SELECT 1 FROM models WHERE model = ?", [model]).fetchone()
+    if exists:
+        con.execute(
+            "UPDATE models SET display_name = ?, family = ?, provider = ?, api_model_id = ?, simulated = ? "
+            "WHERE model = ?",
+            [name, family, provider, api_model_id, simulated, model],
+        )
+    else:
+        con.execute(
+            "INSERT INTO models (model, display_name, family, provider, api_model_id, simulated) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [model, name, family, provider, api_model_id, simulated],
+        )
+    return name
+
+
+def ensure_model(store: Store, model: str, display_name: str, family: str | None, provider: str | None,
+                 api_model_id: str | None, simulated: bool = False) -> str:
+    """Register (or refresh) a model; returns its stored display name."""
+    if not model or not str(model).strip():
+        raise UserError("model key must not be empty")
+    with store.transaction() as con:
+        return ensure_model_con(con, model, display_name, family, provider, api_model_id, simulated)
+
+
+# ---------------------------------------------------------------- runs
+
+def create_run_con(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str, model: str, condition: str,
+                   origin: str, *, launch_id: str | None = None, repetition: int = 0,
+                   prompt_hash: str | None = None, params: dict | None = None, status: str = "running",
+                   journal_path: str | None = None, exist_ok: bool = False) -> bool:
+    """Insert a run row inside the caller's transaction; False when it existed and exist_ok."""
+    if condition not in CONDITIONS:
+        raise UserError(f"run {run_id}: unknown condition {condition!r} (expected default or motivation)")
+    if status not in RUN_STATUSES:
+        raise UserError(f"run {run_id}: unknown status {status!r}")
+    if con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
+        if exist_ok:
+            return False
+        raise UserError(f"run {run_id} already exists")
+    if not con.execute("SELECT 1 FROM models WHERE model = ?", [model]).fetchone():
+        raise UserError(f"run {run_id}: unknown model {model!r}; register it first")
+    if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
+        raise UserError(f"run {run_id}: unknown dataset {dataset!r}")
+    con.execute(
+        "INSERT INTO runs (run_id, launch_id, dataset, model, condition, repetition, origin, prompt_hash, "
+        "params, status, started_at, journal_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS JSON), ?, "
+        "current_timestamp, ?)",
+        [run_id, launch_id, dataset, model, condition, int(repetition), origin, prompt_hash,
+         json.dumps(params) if params is not None else None, status, journal_path],
+    )
+    return True
+
+
+def create_run(store: Store, run_id: str, dataset: str, model: str, condition: str, origin: str, *,
+               launch_id: str | None = None, repetition: int = 0, prompt_hash: str | None = None,
+               params: dict | None = None, status: str = "running", journal_path: str | None = None,
+               exist_ok: bool = False) -> bool:
+    """Create a run (one model x condition x repetition over a dataset). ``params`` hold no secrets."""
+    with store.transaction() as con:
+        return create_run_con(con, run_id, dataset, model, condition, origin, launch_id=launch_id,
+                              repetition=repetition, prompt_hash=prompt_hash, params=params, status=status,
+                              journal_path=journal_path, exist_ok=exist_ok)
+
+
+def finish_run(store: Store, run_id: str, status: str, totals: dict | None = None) -> None:
+    """Close a run: status, finish time and token/cost/error totals (keys as in the runs table)."""
+    if status not in RUN_STATUSES:
+        raise UserError(f"run {run_id}: unknown status {status!r}")
+    totals = totals or {}
+    allowed = ("input_tokens", "output_tokens", "cost_usd", "n_errors", "wall_seconds")
+    unknown = set(totals) - set(allowed)
+    if unknown:
+        raise UserError(f"run {run_id}: unknown totals {sorted(unknown)}")
+    sets = ["status = ?", "finished_at = current_timestamp"] + [f"{k} = ?" for k in totals]
+    with store.transaction() as con:
+        if not con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
+            raise UserError(f"no run {run_id}")
+        con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [status, *totals.values(), run_id])
+
+
+def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
+    """Every run with its model's display name and response/error counts, newest first."""
+    with store.connect(read_only=True) as con:
+        return con.execute(
+            """SELECT u.run_id, u.launch_id, u.dataset, u.model, m.display_name, m.family, m.simulated,
+                      u.condition, u.repetition, u.origin, u.status, u.started_at, u.finished_at,
+                      u.input_tokens, u.output_tokens, u.cost_usd, u.n_errors, u.wall_seconds,
+                      u.prompt_hash, CAST(u.params AS TEXT) AS params, u.journal_path,
+                      count(r.response_id) AS n_responses,
+                      count(r.error) AS n_error_responses
+               FROM runs u LEFT JOIN models m USING (model) LEFT JOIN responses r USING (run_id)
+               WHERE ? IS NULL OR u.dataset = ?
+               GROUP BY ALL ORDER BY u.started_at DESC NULLS LAST, u.run_id""",
+            [dataset, dataset],
+        ).df()
+
+
+# ---------------------------------------------------------------- responses
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def safe_score(record: dict, answer: Any, profile: str):
+    """score_item, or None when the (defective) item cannot be scored under the rules.
+
+    Why: imported items with data issues are kept and scored wherever the rules allow; an item
+    whose gold is unusable gets no score row rather than a fake zero or a failed import.
+    """
+    from ..scoring import score_item
+
+    try:
+        return score_item(record, answer, profile)
+    except Exception:  # noqa: BLE001 - a defective gold record must not abort an import
+        return None
+
+
+def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> Any:
+    """What the paper profile scores: the imported llm_answer when present, else the raw text."""
+    raw = raw_text if isinstance(raw_text, str) else ""
+    return llm_answer if has_llm_answer and llm_answer is not None else raw
+
+
+def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> dict:
+    """Parse one response and score it under both profiles (the rule shared with rescoring).
+
+    strict scores the raw text; paper scores the imported ``llm_answer`` when the answer file
+    had one, else the raw text with the published parsing rule. No raw text (an error response)
+    scores as unparseable under both.
+    """
+    from ..answers import parse_answer
+
+    raw = raw_text if isinstance(raw_text, str) else ""
+    return {"parsed": parse_answer(raw), "strict": safe_score(record, raw, "strict"),
+            "paper": safe_score(record, paper_input(raw, llm_answer, has_llm_answer), "paper")}
+
+
+def current_items_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, tuple[int, dict]]:
+    """item_id -> (current version, record) of a dataset."""
+    return {
+        row[0]: (int(row[1]), json.loads(row[2]))
+        for row in con.execute(
+            "SELECT item_id, version, CAST(record AS TEXT) FROM items WHERE dataset = ? AND is_current", [dataset]
+        ).fetchall()
+    }
+
+
+def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
+    """INSERT a DataFrame in one statement (DuckDB reads it directly: fast for bulk)."""
+    if frame.empty:
+        return
+    json_columns = set(json_columns)
+    cols = list(frame.columns)
+    select = ", ".join(f"CAST({c} AS JSON)" if c in json_columns else c for c in cols)
+    name = f"_bulk_{table}"
+    con.register(name, frame)
+    try:
+        con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM {name}")
+    finally:
+        con.unregister(name)
+
+
+def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[dict],
+                      items: dict[str, tuple[int, dict]] | None = None) -> int:
+    """Parse, score and insert responses of one run inside the caller's transaction.
+
+    Rows whose ``request_key`` is already stored for this run are skipped (resume and re-import
+    never duplicate). Returns the number of responses inserted.
+    """
+    run = con.execute("SELECT dataset FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if not run:
+        raise UserError(f"no run {run_id}")
+    if not rows:
+        return 0
+    if items is None:
+        items = current_items_con(con, run[0])
+    unknown = sorted({str(r.get("item_id")) for r in rows if str(r.get("item_id")) not in items})
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        raise UserError(f"run {run_id}: {len(unknown)} responses for items not in dataset {run[0]}: {shown}")
+    seen = {k for (k,) in con.execute(
+        "SELECT request_key FROM responses WHERE run_id = ? AND request_key IS NOT NULL", [run_id]).fetchall()}
+    fresh = []
+    for row in rows:
+        key = row.get("request_key")
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        fresh.append(row)
+    if not fresh:
+        return 0
+    start = con.execute("SELECT nextval('response_seq') FROM range(?)", [len(fresh)]).fetchall()
+    ids = [int(r[0]) for r in start]
+    responses, scores = [], []
+    for response_id, row in zip(ids, fresh):
+        item_id = str(row["item_id"])
+        version, record = items[item_id]
+        raw = row.get("raw_text")
+        has_llm = "llm_answer" in row and row["llm_answer"] is not None
+        result = score_pair(record, raw, row.get("llm_answer"), has_llm)
+        parsed = result["parsed"]
+        responses.append({
+            "response_id": response_id, "run_id": run_id, "item_id": item_id,
+            "repetition": int(row.get("repetition") or 0), "request_key": row.get("request_key"),
+            "raw_text": raw, "llm_answer": _json_or_none(row["llm_answer"]) if has_llm else None,
+            "parsed_answers": _json_or_none(parsed.answers),
+            "motivation": row.get("motivation") if row.get("motivation") is not None else parsed.motivation,
+            "parse_error": parsed.parse_error,
+            "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
+            "latency_s": row.get("latency_s"), "error": row.get("error"), "image_sent": row.get("image_sent"),
+        })
+        for profile in ("strict", "paper"):
+            s = result[profile]
+            if s is None:
+                continue
+            scores.append({"response_id": response_id, "profile": profile, "item_version": version,
+                           "score": float(s.score), "correct": bool(s.correct),
+                           "details": _json_or_none(list(s.details or []))})
+    frame = pd.DataFrame(responses).astype({
+        "request_key": object, "raw_text": object, "llm_answer": object, "parsed_answers": object,
+        "motivation": object, "parse_error": object, "error": object,
+        "input_tokens": "Int64", "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean",
+    })
+    insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
+    if scores:
+        insert_frame(con, "scores", pd.DataFrame(scores).astype({"details": object}), json_columns=("details",))
+    return len(responses)
+
+
+def add_responses(store: Store, run_id: str, rows: list[dict]) -> int:
+    """Store responses of a run, each parsed and scored under both profiles, in one transaction.
+
+    Each row: item_id, raw_text, optional llm_answer, motivation, input_tokens, output_tokens,
+    latency_s, error, image_sent, request_key, repetition. Returns how many were inserted.
+    """
+    with store.transaction() as con:
+        return add_responses_con(con, run_id, list(rows))

@@ -1,0 +1,229 @@
+"""Scores: recomputing them, and reading the long score frame every chart and statistic uses.
+
+Why scores can always be recomputed: they are derived from stored responses and the current gold
+item. ``rescore`` rebuilds them for any subset (after a gold edit, a scoring change, or on
+request) and replaces the old rows in one transaction.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+import duckdb
+import pandas as pd
+
+from ..errors import UserError
+from .core import Store
+from .runs import insert_frame, paper_input, safe_score
+
+PROFILES = ("strict", "paper")
+
+
+def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
+    chosen = tuple(profiles)
+    bad = [p for p in chosen if p not in PROFILES]
+    if bad or not chosen:
+        raise UserError(f"unknown scoring profile {', '.join(bad) or '(none)'}; use strict or paper")
+    return chosen
+
+
+def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
+                item_ids: Iterable[str] | None = None) -> int:
+    """Recompute scores inside the caller's transaction; returns the number of score rows written."""
+    profiles = _check_profiles(profiles)
+    ids = None if item_ids is None else [str(i) for i in item_ids]
+    rows = con.execute(
+        """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
+           FROM responses r JOIN runs u USING (run_id)
+           JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
+           WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR list_contains(?, r.item_id))""",
+        [dataset, dataset, ids, ids],
+    ).fetchall()
+    if not rows:
+        return 0
+    records: dict[str, dict] = {}
+    out = []
+    for response_id, raw, llm_text, version, record_text in rows:
+        record = records.get(record_text)
+        if record is None:
+            record = records[record_text] = json.loads(record_text)
+        raw = raw if isinstance(raw, str) else ""
+        llm = json.loads(llm_text) if llm_text is not None else None
+        for profile in profiles:
+            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == "paper" else raw
+            result = safe_score(record, answer, profile)
+            if result is None:
+                continue
+            out.append({"response_id": int(response_id), "profile": profile, "item_version": int(version),
+                        "score": float(result.score), "correct": bool(result.correct),
+                        "details": json.dumps(list(result.details or []), ensure_ascii=False)})
+    frame = pd.DataFrame(out, columns=["response_id", "profile", "item_version", "score", "correct", "details"])
+    frame = frame.astype({"details": object})
+    # every response looked at loses its old rows, also when its item can no longer be scored
+    con.register("_rescored", pd.DataFrame({"response_id": [int(r[0]) for r in rows]}))
+    try:
+        con.execute("DELETE FROM scores WHERE response_id IN (SELECT response_id FROM _rescored) "
+                    "AND list_contains(?, profile)", [list(profiles)])
+    finally:
+        con.unregister("_rescored")
+    insert_frame(con, "scores", frame, json_columns=("details",))
+    return len(frame)
+
+
+def rescore(store: Store, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
+            item_ids: Iterable[str] | None = None) -> int:
+    """(Re)score stored responses against current gold, all or nothing; returns score rows written."""
+    profiles = _check_profiles(profiles)
+    if dataset is not None:
+        _require_dataset(store, dataset)
+    with store.transaction() as con:
+        return rescore_con(con, profiles, dataset, item_ids)
+
+
+def _require_dataset(store: Store, dataset: str) -> None:
+    with store.connect(read_only=True) as con:
+        if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
+            names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
+            raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
+
+
+SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score", "correct"]
+
+
+def load_scores(store: Store, profile: str = "strict", dataset: str | None = None,
+                include_repetitions: bool = False) -> pd.DataFrame:
+    """The long score frame: one row per model x condition x item (see CONTRACTS.md).
+
+    The latest response wins when an item was answered twice in the same model x condition.
+    Only repetition-0 runs unless ``include_repetitions`` (then a ``repetition`` column tells them
+    apart). ``model`` is the display name; ``model_key`` the stable key.
+    """
+    _check_profiles([profile])
+    if dataset is not None:
+        _require_dataset(store, dataset)
+    rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
+    partition = "u.dataset, u.model, u.condition, r.item_id" + (f", {rep}" if include_repetitions else "")
+    where_rep = "" if include_repetitions else f"AND {rep} = 0"
+    sql = f"""
+        WITH latest AS (
+            SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition
+            FROM responses r JOIN runs u USING (run_id)
+            WHERE (? IS NULL OR u.dataset = ?) {where_rep}
+            QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) = 1
+        )
+        SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
+               s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition
+        FROM latest l
+        JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
+        JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
+        JOIN models m ON m.model = l.model_key
+        ORDER BY l.dataset, m.display_name, l.condition, l.item_id, l.repetition"""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(sql, [dataset, dataset, profile]).df()
+    for column in ("has_image", "correct", "simulated"):
+        frame[column] = frame[column].astype(bool)
+    frame["score"] = frame["score"].astype(float)
+    if not include_repetitions:
+        frame = frame.drop(columns=["repetition"])
+    return frame.reset_index(drop=True)
+
+
+def load_responses(store: Store, dataset: str, item_id: str) -> pd.DataFrame:
+    """Every stored response to one item (all models, conditions, repetitions) with both scores.
+
+    For the item inspector: raw text, parsed answer, motivation, errors, and per profile the score,
+    correctness and per-element details. ``is_latest`` marks the response the long frame uses.
+    """
+    sql = """
+        SELECT m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
+               u.run_id, u.origin, CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS repetition,
+               r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT) AS llm_answer,
+               CAST(r.parsed_answers AS TEXT) AS parsed_answers, r.motivation, r.parse_error, r.error,
+               r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.created_at,
+               st.score AS strict_score, st.correct AS strict_correct, CAST(st.details AS TEXT) AS strict_details,
+               pa.score AS paper_score, pa.correct AS paper_correct, CAST(pa.details AS TEXT) AS paper_details,
+               row_number() OVER (PARTITION BY u.model, u.condition,
+                   CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
+                   ORDER BY r.response_id DESC) = 1 AS is_latest
+        FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
+        LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = 'strict'
+        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = 'paper'
+        WHERE u.dataset = ? AND r.item_id = ?
+        ORDER BY m.display_name, u.condition, repetition, r.response_id DESC"""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(sql, [dataset, str(item_id)]).df()
+    for column in ("llm_answer", "parsed_answers", "strict_details", "paper_details"):
+        frame[column] = [None if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)) else json.loads(v)
+                         for v in frame[column]]
+    return frame
+
+
+def stats(store: Store) -> dict:
+    """Counts of everything in the store, overall and per dataset (for `stats --json` and pages)."""
+    with store.connect(read_only=True) as con:
+        one = lambda sql, params=(): con.execute(sql, list(params)).fetchone()[0]  # noqa: E731
+        pairs = lambda sql, params=(): {str(k): int(v) for k, v in con.execute(sql, list(params)).fetchall()}  # noqa: E731
+        cur = "FROM items WHERE is_current"
+        result: dict[str, Any] = {
+            "store": str(store.path),
+            "items": int(one(f"SELECT count(*) {cur}")),
+            "items_by_type": pairs(f"SELECT type, count(*) {cur} GROUP BY 1 ORDER BY 1"),
+            "items_by_language": pairs(f"SELECT coalesce(language, 'unknown'), count(*) {cur} GROUP BY 1 ORDER BY 1"),
+            "items_with_image": int(one(f"SELECT count(*) {cur} AND has_image")),
+            "items_with_data_issue": int(one(f"SELECT count(*) {cur} AND data_issue")),
+            "item_versions": int(one("SELECT count(*) FROM items")),
+            "images": int(one("SELECT count(*) FROM images")),
+            "models": int(one("SELECT count(*) FROM models")),
+            "simulated_models": int(one("SELECT count(*) FROM models WHERE simulated")),
+            "runs": int(one("SELECT count(*) FROM runs")),
+            "responses": int(one("SELECT count(*) FROM responses")),
+            "scores": int(one("SELECT count(*) FROM scores")),
+            "scores_by_profile": pairs("SELECT profile, count(*) FROM scores GROUP BY 1 ORDER BY 1"),
+        }
+        datasets: dict[str, dict] = {}
+        for name, kind, simulated, aggregate_only in con.execute(
+                "SELECT dataset, kind, simulated, aggregate_only FROM datasets ORDER BY dataset").fetchall():
+            dcur = "FROM items WHERE is_current AND dataset = ?"
+            datasets[name] = {
+                "kind": kind, "simulated": bool(simulated), "aggregate_only": bool(aggregate_only),
+                "items": int(one(f"SELECT count(*) {dcur}", [name])),
+                "items_by_type": pairs(f"SELECT type, count(*) {dcur} GROUP BY 1 ORDER BY 1", [name]),
+                "items_by_language": pairs(
+                    f"SELECT coalesce(language, 'unknown'), count(*) {dcur} GROUP BY 1 ORDER BY 1", [name]),
+                "items_with_image": int(one(f"SELECT count(*) {dcur} AND has_image", [name])),
+                "items_with_data_issue": int(one(f"SELECT count(*) {dcur} AND data_issue", [name])),
+                "models": int(one("SELECT count(DISTINCT model) FROM runs WHERE dataset = ?", [name])),
+                "runs": int(one("SELECT count(*) FROM runs WHERE dataset = ?", [name])),
+                "responses": int(one("SELECT count(*) FROM responses r JOIN runs u USING (run_id) "
+                                     "WHERE u.dataset = ?", [name])),
+                "scores": int(one("SELECT count(*) FROM scores s JOIN responses r USING (response_id) "
+                                  "JOIN runs u USING (run_id) WHERE u.dataset = ?", [name])),
+            }
+        result["datasets"] = datasets
+    return result
+
+
+def list_datasets(store: Store) -> pd.DataFrame:
+    """Datasets with item, run, model and response counts (for pickers and the overview)."""
+    with store.connect(read_only=True) as con:
+        return con.execute(
+            """SELECT d.dataset, d.title, d.kind, d.simulated, d.aggregate_only, d.description, d.created_at,
+                      (SELECT count(*) FROM items i WHERE i.dataset = d.dataset AND i.is_current) AS n_items,
+                      (SELECT count(*) FROM runs u WHERE u.dataset = d.dataset) AS n_runs,
+                      (SELECT count(DISTINCT model) FROM runs u WHERE u.dataset = d.dataset) AS n_models,
+                      (SELECT count(*) FROM responses r JOIN runs u USING (run_id)
+                        WHERE u.dataset = d.dataset) AS n_responses
+               FROM datasets d ORDER BY d.dataset"""
+        ).df()
+
+
+def list_models(store: Store) -> pd.DataFrame:
+    """Models with their runs and responses, sorted by display name."""
+    with store.connect(read_only=True) as con:
+        return con.execute(
+            """SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+                      count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
+                      list(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
+               FROM models m LEFT JOIN runs u USING (model) LEFT JOIN responses r USING (run_id)
+               GROUP BY ALL ORDER BY m.display_name"""
+        ).df()
