@@ -45,7 +45,8 @@ def _load(value: Any) -> Any:
 def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
     cur = con.execute(sql, params or [])
     columns = [d[0] for d in cur.description]
-    return pd.DataFrame(cur.fetchall(), columns=columns)
+    # object dtype keeps SQL NULL as None (not NaN), so records read back exactly as written
+    return pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
 
 
 # --- pages and extractions -------------------------------------------------------------------
@@ -79,6 +80,9 @@ def load_pages(store: Store) -> pd.DataFrame:
 def save_extractions(store: Store, rows: Iterable[dict]) -> int:
     """Store extractions (page_id, round, extractor, model, prompt_hash, raw_response, record,
     validation_errors, error, tokens); re-ingesting the same page/round/extractor replaces it."""
+    rows = list(rows)
+    if not rows:
+        return 0
     values = [[r["page_id"], int(r["round"]), r["extractor"], r.get("model"), r.get("prompt_hash"),
                r.get("raw_response"), _dump(r.get("record")), _dump(r.get("validation_errors") or None),
                r.get("error"), r.get("input_tokens"), r.get("output_tokens")] for r in rows]
@@ -121,6 +125,8 @@ def save_outcome(store: Store, page_id: str, round: int, merge_status: str, fmt:
             "INSERT OR REPLACE INTO extraction_outcomes (page_id, round, merge_status, format, base_record, "
             "merged_record) VALUES (?, ?, ?, ?, ?, ?)",
             [page_id, int(round), merge_status, fmt, _dump(base_record), _dump(merged_record)])
+        if not diffs:
+            return
         con.executemany(
             "INSERT INTO discrepancies (page_id, round, path, field, category, value_a, value_b, queued) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

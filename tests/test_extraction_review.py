@@ -1,0 +1,185 @@
+"""Review decisions on a real store: audit log, conflicts, edit validation, promotion, stats."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from eduart_core.extraction import review
+from eduart_core.extraction.stats import discrepancy_table, round_status_table
+from eduart_core.store import extraction as db
+from eduart_core.store.items import get_item, item_history, upsert_items
+
+DATASET = "extracted"
+
+
+def radio() -> dict:
+    return {"type": "multiple_choice_radio", "language": "it", "question_title": "Il Rinascimento",
+            "instructions": "Scegli la risposta corretta.",
+            "question_text": "Chi dipinse la volta della cappella?",
+            "choices": [{"id": "A", "text": "Un pittore veneto"}, {"id": "B", "text": "Un pittore toscano"},
+                        {"id": "C", "text": "Nessuno dei due"}],
+            "answers": [{"id": "B", "description": "Un pittore toscano"}],
+            "has_image": False, "image": None}
+
+
+def add_page(store, page_id: str = "ex01/q01") -> str:
+    item_id = page_id.replace("/", "-")
+    db.save_pages(store, [{"page_id": page_id, "dataset": DATASET, "item_id": item_id,
+                           "exercise": page_id.split("/")[0], "question": page_id.split("/")[1]}])
+    return item_id
+
+
+def queued_pair() -> tuple[dict, dict]:
+    a = radio()
+    b = copy.deepcopy(a)
+    b["question_text"] = "Chi dipinse la volta della Cappella?"              # case
+    b["choices"][0]["text"] = "Un pittore venèto"                           # accents
+    b["answers"] = [{"id": "A", "description": "Un pittore veneto"}]       # wrong key
+    return a, b
+
+
+def test_agreed_and_auto_merged_pages_are_promoted_without_review(store):
+    item_id = add_page(store, "ex01/q01")
+    result = review.record_comparison(store, "ex01/q01", 1, radio(), copy.deepcopy(radio()))
+    assert result.status == "agreed"
+    assert get_item(store, DATASET, item_id)["record"]["answers"] == radio()["answers"]
+    add_page(store, "ex01/q02")
+    b = radio()
+    b["question_text"] = "Chi dipinse la volta della  cappella? "
+    assert review.record_comparison(store, "ex01/q02", 1, radio(), b).status == "auto_merged"
+    assert review.review_queue(store).empty
+
+
+def test_every_decision_is_appended_and_last_field_promotes(store):
+    item_id = add_page(store)
+    a, b = queued_pair()
+    assert review.record_comparison(store, "ex01/q01", 1, a, b).status == "queued"
+    fields = review.page_fields(store, "ex01/q01", 1)
+    assert set(fields["path"]) == {"question_text", "choices[A].text", "answers"}
+    assert set(fields["state"]) == {"open"}
+
+    r1 = review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna", based_on=None)
+    assert not r1.page_resolved
+    snapshot = db.load_decisions(store).to_dict("records")
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_a", "Bruno", based_on=r1.decision_id,
+                  note="the screenshot has a small c")
+    review.decide(store, "ex01/q01", 1, "choices[A].text", "accept_a", "Anna")
+    last = review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Anna")
+
+    log = db.load_decisions(store, "ex01/q01")
+    assert len(log) == 4
+    assert log.to_dict("records")[:1] == snapshot  # earlier entries untouched
+    second = log.iloc[1]
+    assert (second["reviewer"], second["previous_value"], second["new_value"], second["note"]) == (
+        "Bruno", "Chi dipinse la volta della Cappella?", "Chi dipinse la volta della cappella?",
+        "the screenshot has a small c")
+    assert log["decided_at"].notna().all()
+    assert last.page_resolved and last.promoted_version == 1
+    gold = get_item(store, DATASET, item_id)["record"]
+    assert gold["question_text"] == a["question_text"] and gold["answers"] == a["answers"]
+    assert review.review_queue(store).iloc[0]["status"] == "resolved"
+
+
+def test_second_reviewer_on_stale_field_gets_conflict(store):
+    add_page(store)
+    review.record_comparison(store, "ex01/q01", 1, *queued_pair())
+    seen = review.page_fields(store, "ex01/q01", 1).set_index("path").loc["answers", "decision_id"]
+    assert seen is None
+    review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Anna", based_on=None)
+    with pytest.raises(review.ReviewConflict) as info:
+        review.decide(store, "ex01/q01", 1, "answers", "accept_b", "Bruno", based_on=None)
+    assert "Anna" in str(info.value)
+    log = db.load_decisions(store)
+    assert list(log["reviewer"]) == ["Anna"]
+
+
+def test_edit_that_breaks_the_item_is_rejected_and_nothing_saved(store):
+    add_page(store)
+    review.record_comparison(store, "ex01/q01", 1, *queued_pair())
+    with pytest.raises(review.EditRejected):
+        review.decide(store, "ex01/q01", 1, "answers", "edit", "Anna",
+                      value=[{"id": "Z", "description": "nessuno"}])
+    assert db.load_decisions(store).empty
+    review.decide(store, "ex01/q01", 1, "choices[A].text", "edit", "Anna", value="Un pittore veneziano")
+    assert review.working_record(store, "ex01/q01", 1)["choices"][0]["text"] == "Un pittore veneziano"
+
+
+def test_flag_needs_note_and_keeps_page_open(store):
+    add_page(store)
+    review.record_comparison(store, "ex01/q01", 1, *queued_pair())
+    with pytest.raises(Exception):
+        review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna")
+    review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna", note="ask Carla: key unreadable")
+    review.bulk_accept(store, "Anna", "case", side="A")
+    review.bulk_accept(store, "Anna", "accents", side="A")
+    queue = review.review_queue(store)
+    assert queue.iloc[0]["status"] == "flagged"
+    assert queue.iloc[0]["promoted_version"] is None
+    # the colleague settles the flagged field on top of the flag: the page is promoted
+    flag_id = review.page_fields(store, "ex01/q01", 1).set_index("path").loc["answers", "decision_id"]
+    result = review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Carla", based_on=int(flag_id))
+    assert result.page_resolved and result.promoted_version == 1
+
+
+def test_bulk_accept_across_queue_for_one_category(store):
+    for pid in ("ex01/q01", "ex01/q02", "ex02/q01"):
+        add_page(store, pid)
+        review.record_comparison(store, pid, 1, *queued_pair())
+    result = review.bulk_accept(store, "Anna", "accents", side="B")
+    assert result.decided == 3 and not result.conflicts
+    states = db.field_states(store, 1)
+    accents = states[states["category"] == "accents"]
+    assert set(accents["state"]) == {"resolved"}
+    assert set(states[states["category"] != "accents"]["state"]) == {"open"}
+    assert review.working_record(store, "ex02/q01", 1)["choices"][0]["text"] == "Un pittore venèto"
+    one = review.bulk_accept(store, "Anna", "case", side="A", page_id="ex01/q02")
+    assert one.decided == 1
+
+
+def test_promotion_makes_new_version_and_rescores_responses(store):
+    from eduart_core.store.runs import add_responses, create_run, ensure_model
+
+    item_id = add_page(store)
+    old = radio() | {"item_id": item_id, "answers": [{"id": "A", "description": "Un pittore veneto"}]}
+    upsert_items(store, [old], DATASET, origin="test")
+    ensure_model(store, "sim-x", "Sim X", "sim", "offline", None, simulated=True)
+    create_run(store, "r1", DATASET, "sim-x", "default", "simulated")
+    add_responses(store, "r1", [{"item_id": item_id, "raw_text": '{"Answers":[{"id":"B"}]}'}])
+
+    def score() -> float:
+        from eduart_core.store.scores import load_responses
+        return float(load_responses(store, DATASET, item_id).iloc[0]["strict_score"])
+
+    assert score() == 0.0
+    a, b = queued_pair()
+    review.record_comparison(store, "ex01/q01", 1, a, b)
+    for path in ("question_text", "choices[A].text", "answers"):
+        result = review.decide(store, "ex01/q01", 1, path, "accept_a", "Anna")
+    assert result.promoted_version == 2
+    assert score() == 1.0
+    history = item_history(store, DATASET, item_id)
+    assert list(history["version"]) == [1, 2]
+
+
+def test_round_statistics(store):
+    for pid in ("ex01/q01", "ex01/q02", "ex02/q01"):
+        add_page(store, pid)
+    review.record_comparison(store, "ex01/q01", 1, *queued_pair())
+    review.record_comparison(store, "ex01/q02", 1, radio(), radio())
+    review.record_comparison(store, "ex02/q01", 1, radio(), None)
+    a, b = queued_pair()
+    b["answers"] = a["answers"]
+    review.record_comparison(store, "ex01/q01", 2, a, b)
+    review.record_comparison(store, "ex01/q02", 2, radio(), radio())
+    status = round_status_table(db.load_outcomes(store)).set_index("round")
+    assert status.loc[1, ["pages", "agreed", "queued", "failed"]].tolist() == [3, 1, 1, 1]
+    assert status.loc[2, ["pages", "agreed", "queued"]].tolist() == [2, 1, 1]
+    table = discrepancy_table(db.load_discrepancies(store))
+    assert table.loc["content"].tolist() == [1, 0]
+    assert table.loc["accents"].tolist() == [1, 1]
+    assert table.loc["whitespace"].tolist() == [0, 0]
+    by_field = discrepancy_table(db.load_discrepancies(store), by="field")
+    assert by_field.loc["answers", "round 1"] == 1
+    by_format = round_status_table(db.load_outcomes(store), by_format=True)
+    assert set(by_format["format"]) == {"multiple_choice_radio"}
