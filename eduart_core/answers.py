@@ -89,7 +89,7 @@ def _motivation_text(value: Any) -> str | None:
 def _from_object(obj: Any, repairs: list[str]) -> ParsedAnswer | None:
     """A ParsedAnswer when `obj` carries an Answers key (or is a list of entries), else None."""
     if isinstance(obj, list):
-        if obj and all(isinstance(e, dict) for e in obj):
+        if all(isinstance(e, dict) for e in obj):
             entries, _ = _clean_entries(obj)
             return ParsedAnswer(entries, None, None, tuple(repairs + ["bare_list"]))
         return None
