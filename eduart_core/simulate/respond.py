@@ -55,7 +55,7 @@ def simulate_run(model: SimModel, plans: list[ItemPlan], condition: str, seed: i
     for plan in plans:
         shared = random.Random(f"{seed}|{model.key}|{plan.item_id}")
         local = random.Random(f"{seed}|{model.key}|{condition}|{plan.item_id}")
-        answers = intended_answers(model, plan, condition, shared, local)
+        answers = intended_answers(model, plan, condition, shared)
         motivation = None
         if condition == "motivation":
             motivation = motivation_text(plan.language, plan.type, plan.title, plan.has_image, answers, local)

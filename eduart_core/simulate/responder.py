@@ -153,20 +153,23 @@ class _Draws:
         return r(), r(), r()
 
 
-def intended_answers(model: SimModel, plan: ItemPlan, condition: str,
-                     shared: random.Random, local: random.Random) -> list[dict]:
-    """The Answers list the model means to output (before any formatting accident)."""
+def intended_answers(model: SimModel, plan: ItemPlan, condition: str, shared: random.Random) -> list[dict]:
+    """The Answers list the model means to output (before any formatting accident).
+
+    Every random choice comes from ``shared`` (same stream in both conditions), so a model
+    whose motivation shift is zero gives the same answers in both conditions.
+    """
     p = know_probability(model, plan, condition)
     draws = _Draws(shared)
     t = plan.type
     if t == "multiple_choice_radio":
-        u, w, _ = draws.next()
+        u, w, g = draws.next()
         ids = plan.option_ids or ["A"]
         chosen = plan.gold_ids[0] if (u < p and plan.gold_ids) else ids[int(w * len(ids)) % len(ids)]
         picked = [chosen]
-        if local.random() < model.multi_select_rate and len(ids) > 1:
+        if g < model.multi_select_rate and len(ids) > 1:  # hedging: a second id
             other = [i for i in ids if i != chosen]
-            picked.append(other[int(local.random() * len(other)) % len(other)])
+            picked.append(other[int(g / model.multi_select_rate * len(other)) % len(other)])
             picked.sort()
         return [{"id": i} for i in picked]
     if t == "multiple_choice_check":
@@ -203,11 +206,11 @@ def intended_answers(model: SimModel, plan: ItemPlan, condition: str,
             elif t == "positioning":
                 text = _pick(plan.bank or golds, w, gold) or gold
             else:
-                if g < 0.3:
-                    text = _misspell(gold, local)
+                if g < 0.15:  # a slip: wrong under paper, often forgiven by strict's fuzzy match
+                    text = _misspell(gold, random.Random(w))
                 else:
                     pool = [x for x in golds if x != gold] + WRONG_WORDS.get(plan.language, WRONG_WORDS["en"])
-                    text = _pick(pool, w, gold) or _misspell(gold, local)
+                    text = _pick(pool, w, gold) or _misspell(gold, random.Random(w))
             out.append({"id": bid, "text": text})
         return out
     if t == "select_errors":
@@ -215,11 +218,11 @@ def intended_answers(model: SimModel, plan: ItemPlan, condition: str,
         for error in plan.errors:
             u, w, g = draws.next()
             if u < p:
-                spans.append(_widen(error, plan.passage, local) if g < 0.1 else error)
+                spans.append(_widen(error, plan.passage) if g < 0.1 else error)
             elif g < 0.5 and plan.passage_words:
                 spans.append(plan.passage_words[int(w * len(plan.passage_words)) % len(plan.passage_words)])
-        if not spans and plan.passage_words:
-            spans.append(plan.passage_words[int(local.random() * len(plan.passage_words)) % len(plan.passage_words)])
+        if not spans and plan.passage_words:  # models rarely answer with nothing
+            spans.append(plan.passage_words[int(shared.random() * len(plan.passage_words)) % len(plan.passage_words)])
         seen: list[str] = []
         for s in spans:
             if s not in seen:
@@ -228,7 +231,7 @@ def intended_answers(model: SimModel, plan: ItemPlan, condition: str,
     return []
 
 
-def _widen(error: str, passage: str, rng: random.Random) -> str:
+def _widen(error: str, passage: str) -> str:
     """The error span with the word before it ("su tela" for "tela"): right under strict only."""
     match = re.search(r"(\w+)\s+" + re.escape(error), passage)
     return f"{match.group(1)} {error}" if match else error
