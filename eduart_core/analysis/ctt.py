@@ -41,14 +41,14 @@ def _difficulty(p: np.ndarray) -> np.ndarray:
     r = np.round(p, 10)  # 0.9 computed as 0.8999999999 is still very easy
     cats = np.select([r >= 0.9, r >= 0.7, r >= 0.3, r >= 0.1, r >= 0],
                      list(DIFFICULTY_CATEGORIES), default="")
-    return np.where(np.isnan(p), None, cats).astype(object)
+    return pd.Series(np.where(np.isnan(p), None, cats), dtype=object)
 
 
 def _discrimination(r: np.ndarray) -> np.ndarray:
     """Published cut-offs: good >= .30, fair >= .10, poor below (negatives are poor)."""
     rr = np.round(r, 10)
     cats = np.select([rr >= 0.3, rr >= 0.1], ["good", "fair"], default="poor")
-    return np.where(np.isnan(r), None, cats).astype(object)
+    return pd.Series(np.where(np.isnan(r), None, cats), dtype=object)
 
 
 def _point_biserial(matrix: np.ndarray, corrected: bool) -> np.ndarray:

@@ -123,12 +123,12 @@ def logistic_regression(df: pd.DataFrame, condition: str | None = "default",
         correction = groups / (groups - 1) * (n_obs - 1) / (n_obs - k)
         cov = correction * cov @ meat @ cov
     se = np.sqrt(np.diag(cov))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = beta / se
     q = stats.norm.ppf(0.975)
-    out = pd.DataFrame({"predictor": names, "beta": beta, "se": se, "z": z,
-                        "p": 2 * stats.norm.sf(np.abs(z)), "odds_ratio": np.exp(beta),
-                        "ci_low": np.exp(beta - q * se), "ci_high": np.exp(beta + q * se)})
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # separation: inf is honest
+        z = beta / se
+        out = pd.DataFrame({"predictor": names, "beta": beta, "se": se, "z": z,
+                            "p": 2 * stats.norm.sf(np.abs(z)), "odds_ratio": np.exp(beta),
+                            "ci_low": np.exp(beta - q * se), "ci_high": np.exp(beta + q * se)})
     return finish(out, dropped, n_obs=n_obs, n_items=len(item_index),
                   n_models=int(d["model"].nunique()), cluster=cluster, condition=condition,
                   dropped_terms=aliased)

@@ -75,15 +75,16 @@ def macro_from_type_means(frame: pd.DataFrame) -> pd.DataFrame:
     """The `macro_scores` columns from aggregate type means only (e.g. the published reference).
 
     Input: model, condition, type, mean (fraction), n, optional ci_low/ci_high (used for the MCQ
-    interval when present, Wilson otherwise). For convenience `mean_pct`, `wilson_ci_low_pct`,
-    `wilson_ci_high_pct` (percent) and `display_name` (as model) are accepted too. micro is the
+    interval when present, Wilson otherwise). For convenience the percent columns `mean_pct`,
+    `ci_low_pct`/`ci_high_pct` (or `wilson_ci_*_pct`) and `display_name` (as model, when there
+    is no model column) are accepted too. micro is the
     n-weighted mean of the type means.
     """
     f = frame.copy()
     if "model" not in f.columns and "display_name" in f.columns:
         f["model"] = f["display_name"]
-    for pct, frac in (("mean_pct", "mean"), ("wilson_ci_low_pct", "ci_low"),
-                      ("wilson_ci_high_pct", "ci_high")):
+    for pct, frac in (("mean_pct", "mean"), ("ci_low_pct", "ci_low"), ("ci_high_pct", "ci_high"),
+                      ("wilson_ci_low_pct", "ci_low"), ("wilson_ci_high_pct", "ci_high")):
         if frac not in f.columns and pct in f.columns:
             f[frac] = pd.to_numeric(f[pct], errors="coerce") / 100.0
     missing = [c for c in ("model", "condition", "type", "mean", "n") if c not in f.columns]
