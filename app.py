@@ -1,6 +1,130 @@
-"""EduArt Studio entry point: `streamlit run app.py` (placeholder until the dashboard lands)."""
+"""EduArt Studio: `streamlit run app.py`.
+
+Entry point and Overview page. It builds the demo store on first start, draws the global sidebar
+(so every page shares the same filters and URL), and routes to the pages with ``st.navigation``.
+In presentation mode only the story pages are offered, in story order.
+"""
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
-st.set_page_config(page_title="EduArt Studio", layout="wide")
-st.title("EduArt Studio")
-st.write("Art-history exam benchmark for multimodal language models.")
+from eduart_core import charts, findings
+from pages import common
+
+st.set_page_config(page_title="EduArt Studio", page_icon="🎨", layout="wide")
+
+
+def overview() -> None:
+    """Dataset at a glance, the leaderboard and the key findings."""
+    filters = common.current_filters()
+    common.header("EduArt Studio · Overview",
+                  "How well do multimodal language models answer art-history exam questions? "
+                  "This page sums up the dataset, ranks the models and lists the main findings.", filters)
+    fam = common.families()
+    with common.guard():
+        board = common.view("leaderboard", filters)
+        type_means = common.view("type_means", filters)
+    aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]
+    effect = regression = image = None
+    try:
+        effect = common.view("motivation", filters)
+        if not aggregate:
+            image = common.view("image_effect", filters)
+            regression = common.view("regression", filters, clustered=True)
+    except (common.EmptySelection, common.ItemLevelUnavailable, ValueError, KeyError):
+        pass
+    except Exception:  # a finding that cannot be computed is left out, the page still renders
+        pass
+
+    st.subheader("Key findings")
+    found = findings.key_findings(board, type_means, effect, regression, image, filters.condition)
+    for f in found:
+        st.markdown(f"- **{f.headline}** {f.detail} _Test: {f.test}._")
+    if not found:
+        st.caption("Not enough data in the current selection for findings.")
+
+    st.subheader("Leaderboard")
+    n_items = int(board["n_items"].max()) if "n_items" in board else 0
+    caption = (f"Macro average (bars: unweighted mean of the 7 format means) and multiple-choice accuracy "
+               f"(diamonds, 95% Wilson interval) per model; condition {filters.condition}, profile "
+               f"{filters.profile}, n = {n_items} items. Colours show the model family.")
+    common.chart(charts.figure_leaderboard(board, families=fam, condition=filters.condition), "leaderboard", caption)
+    shown = board.assign(family=board["model"].map(fam))[
+        ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
+    common.table(shown, "leaderboard", f"Leaderboard (percent; profile {filters.profile}, condition {filters.condition})",
+                 essential=False, percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
+
+    st.subheader("The dataset at a glance")
+    if aggregate:
+        tm = type_means[type_means["condition"] == filters.condition]
+        counts = tm.groupby("type")["n"].max().reindex(charts.TYPE_ORDER).dropna().astype(int)
+        st.markdown(f"Published reference: **{int(counts.sum())} items** in {len(counts)} formats, "
+                    f"{tm['model'].nunique()} models. Item-level details are not available for this dataset.")
+        common.table(pd.DataFrame({"format": [charts.type_label(t) for t in counts.index], "items": counts.values}),
+                     "items_by_format", "Items by format (published)", essential=True)
+        return
+    with common.guard():
+        glance = common.plain("overview_items", filters.dataset)
+    cols = st.columns(4)
+    cols[0].metric("Items", glance["n_items"])
+    cols[1].metric("Models", board["model"].nunique())
+    cols[2].metric("Items with an image", int(glance["by_image"].set_index("has_image")["items"].get(True, 0)))
+    cols[3].metric("Distinct images", glance["distinct_images"])
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        bt = glance["by_type"].assign(format=lambda d: d["type"].map(charts.type_label))[["format", "items"]]
+        common.table(bt, "items_by_format", "Items by format", essential=True)
+    with c2:
+        bl = glance["by_language"].assign(language=lambda d: d["language"].map(lambda x: common.LANGUAGES.get(x, x)))
+        common.table(bl, "items_by_language", "Items by language", essential=True)
+    with c3:
+        bi = glance["by_image"].assign(image=lambda d: d["has_image"].map({True: "with image", False: "without"}))
+        common.table(bi[["image", "items"]], "items_by_image", "Items by image", essential=True)
+    words = glance["words"]
+    st.markdown(f"**Item length:** {words['mean']:.0f} words on average (median {words['50%']:.0f}, "
+                f"range {words['min']:.0f} to {words['max']:.0f}; stem plus options).")
+    imgs = glance["images"]
+    if len(imgs):
+        desc = imgs[["width", "height", "kb"]].describe().loc[["mean", "min", "50%", "max"]].round(0)
+        desc.index = ["mean", "min", "median", "max"]
+        common.table(desc.reset_index(names="statistic"), "image_sizes",
+                     f"Image width and height (pixels) and file size (kB), {len(imgs)} distinct images")
+
+
+PAGES = {
+    "overview": st.Page(overview, title="Overview", icon="🏛️", url_path="overview", default=True),
+    "inspector": st.Page("pages/1_inspector.py", title="Item inspector", icon="🔎", url_path="inspector"),
+    "psychometrics": st.Page("pages/2_psychometrics.py", title="Psychometrics", icon="📐", url_path="psychometrics"),
+    "formats": st.Page("pages/3_formats.py", title="Formats", icon="🧩", url_path="formats"),
+    "motivation": st.Page("pages/4_motivation.py", title="Motivation", icon="💬", url_path="motivation"),
+    "images": st.Page("pages/5_images.py", title="Images", icon="🖼️", url_path="images"),
+    "profiles": st.Page("pages/6_profiles.py", title="Scoring profiles", icon="⚖️", url_path="profiles"),
+}
+
+
+def _optional_pages() -> list:
+    """Pages owned by other rooms (runs, review) appear when their files exist."""
+    out = []
+    for path, title, icon, url in (("pages/7_runs.py", "Runs", "🚀", "runs"),
+                                   ("pages/8_review.py", "Extraction review", "📝", "review")):
+        if (common.ROOT / path).exists():
+            out.append(st.Page(path, title=title, icon=icon, url_path=url))
+    return out
+
+
+def main() -> None:
+    common.ensure_store()
+    common.sidebar()
+    if common.presentation():
+        nav = st.navigation([PAGES[k] for k in ("overview", "formats", "motivation", "images")])
+    else:
+        nav = st.navigation({
+            "Results": [PAGES[k] for k in ("overview", "formats", "motivation", "images")],
+            "Items and statistics": [PAGES[k] for k in ("inspector", "psychometrics", "profiles")],
+            **({"Work": _optional_pages()} if _optional_pages() else {}),
+        })
+    nav.run()
+
+
+main()

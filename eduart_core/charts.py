@@ -1,0 +1,336 @@
+"""Plotly figure builders shared by the dashboard pages, the HTML report and the tests.
+
+Every figure is one function ``figure_<name>(frame, **options) -> go.Figure`` that takes the
+output of an ``eduart_core.analysis`` function (fractions in [0, 1]) and draws it in percent.
+Keeping the drawing here, not in the pages, means the report and the tests see exactly the
+numbers a user sees. No Streamlit, no SQL, no statistics beyond sorting and scaling.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+# One colour per model family, the same on every chart (colour-blind friendly Okabe-Ito hues).
+FAMILY_COLOURS: dict[str, str] = {
+    "OpenAI": "#009E73",
+    "Google": "#0072B2",
+    "Anthropic": "#D55E00",
+    "Mistral": "#E69F00",
+    "Qwen": "#CC79A7",
+    "Meta": "#56B4E9",
+    "DeepSeek": "#882255",
+    "xAI": "#444444",
+    "Simulated": "#7F7F7F",
+}
+OTHER_COLOUR = "#999933"
+HIGHER_COLOUR = "#1f77b4"  # blue: the second condition scores higher
+LOWER_COLOUR = "#d62728"   # red: the second condition scores lower
+
+TYPE_LABELS: dict[str, str] = {
+    "multiple_choice_radio": "Multiple choice (one)",
+    "multiple_choice_check": "Multiple choice (many)",
+    "true_false": "True / false",
+    "positioning": "Positioning",
+    "completion_closed": "Completion (closed)",
+    "completion_open": "Completion (open)",
+    "select_errors": "Select the errors",
+}
+TYPE_ORDER = list(TYPE_LABELS)
+
+FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=14)
+
+
+def family_colour(family: str | None) -> str:
+    """Colour of a model family; unknown families share one neutral colour."""
+    if not family:
+        return OTHER_COLOUR
+    if family in FAMILY_COLOURS:
+        return FAMILY_COLOURS[family]
+    for name, colour in FAMILY_COLOURS.items():
+        if name.lower() == str(family).lower():
+            return colour
+    return OTHER_COLOUR
+
+
+def type_label(type_name: str) -> str:
+    """Readable name of an item format."""
+    return TYPE_LABELS.get(type_name, str(type_name).replace("_", " "))
+
+
+def _pct(values) -> np.ndarray:
+    return np.round(np.asarray(values, dtype=float) * 100.0, 1)
+
+
+def _layout(fig: go.Figure, title: str | None, height: int | None = None) -> go.Figure:
+    fig.update_layout(
+        title=dict(text=title) if title else None,
+        font=FONT,
+        template="plotly_white",
+        margin=dict(l=10, r=10, t=60 if title else 20, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
+    )
+    if height:
+        fig.update_layout(height=height)
+    return fig
+
+
+def _families(models, families: Mapping[str, str] | None) -> list[str]:
+    families = families or {}
+    return [families.get(m, "Other") for m in models]
+
+
+def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | None = None,
+                       condition: str = "default", title: str | None = None) -> go.Figure:
+    """Macro average per model (bars, family colours) with MCQ accuracy and its 95% Wilson interval."""
+    frame = macro[macro["condition"] == condition] if "condition" in macro else macro
+    frame = frame.sort_values("macro", ascending=True)
+    fams = _families(frame["model"], families)
+    fig = go.Figure()
+    fig.add_bar(
+        y=frame["model"], x=_pct(frame["macro"]), orientation="h", name="Macro average",
+        marker_color=[family_colour(f) for f in fams],
+        text=[f"{v:.1f}" for v in _pct(frame["macro"])], textposition="inside",
+        customdata=np.array(fams, dtype=object),
+        hovertemplate="%{y}<br>family %{customdata}<br>macro average %{x:.1f}%<extra></extra>",
+    )
+    if "mcq" in frame and frame["mcq"].notna().any():
+        mcq = _pct(frame["mcq"])
+        fig.add_scatter(
+            y=frame["model"], x=mcq, mode="markers", name="Multiple choice (95% Wilson CI)",
+            marker=dict(symbol="diamond", size=9, color="black"),
+            error_x=dict(type="data", symmetric=False,
+                         array=_pct(frame["mcq_ci_high"]) - mcq,
+                         arrayminus=mcq - _pct(frame["mcq_ci_low"]), color="black"),
+            hovertemplate="%{y}<br>multiple choice %{x:.1f}%<extra></extra>",
+        )
+    fig.update_xaxes(title="Score (%)", range=[0, 100])
+    fig.update_yaxes(title=None)
+    return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+
+
+def figure_format_heatmap(type_means: pd.DataFrame, *, condition: str = "default",
+                          macro: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
+    """Model x format heatmap of type means on a 0-100 scale, models sorted by macro average."""
+    frame = type_means[type_means["condition"] == condition] if "condition" in type_means else type_means
+    grid = frame.pivot_table(index="model", columns="type", values="mean", aggfunc="mean")
+    types = [t for t in TYPE_ORDER if t in grid.columns] + [t for t in grid.columns if t not in TYPE_ORDER]
+    grid = grid[types]
+    if macro is not None and len(macro):
+        m = macro[macro["condition"] == condition] if "condition" in macro else macro
+        order = m.set_index("model")["macro"].reindex(grid.index)
+    else:
+        order = grid.mean(axis=1)
+    grid = grid.loc[order.sort_values(ascending=True).index]
+    z = np.round(grid.to_numpy(dtype=float) * 100.0, 1)
+    text = [["" if np.isnan(v) else f"{v:.0f}" for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[type_label(t) for t in types], y=list(grid.index), zmin=0, zmax=100,
+        colorscale="Viridis", text=text, texttemplate="%{text}", colorbar=dict(title="%"),
+        hovertemplate="%{y}<br>%{x}: %{z:.1f}%<extra></extra>",
+    ))
+    fig.update_xaxes(side="bottom", tickangle=-30)
+    return _layout(fig, title, height=max(320, 38 * len(grid) + 160))
+
+
+def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping[str, str] | None = None,
+                                     title: str | None = None) -> go.Figure:
+    """Difficulty p vs discrimination r_pb: one panel per format plus a panel of format centroids."""
+    frame = item_stats.dropna(subset=["r_pb"]).copy()
+    types = [t for t in TYPE_ORDER if t in set(frame["type"])] + sorted(set(frame["type"]) - set(TYPE_ORDER))
+    panels = types + ["centroids"]
+    cols = 4
+    rows = int(np.ceil(len(panels) / cols))
+    fig = make_subplots(rows=rows, cols=cols, shared_xaxes=False, shared_yaxes=True,
+                        subplot_titles=[type_label(t) if t != "centroids" else "Format centroids" for t in panels],
+                        horizontal_spacing=0.04, vertical_spacing=0.12)
+    mean_p = float(item_stats["p"].mean()) if len(item_stats) else float("nan")
+    texts = texts or {}
+    for i, t in enumerate(panels):
+        r, c = i // cols + 1, i % cols + 1
+        if t == "centroids":
+            cen = frame.groupby("type")[["p", "r_pb"]].mean().reindex(types)
+            fig.add_scatter(x=cen["p"], y=cen["r_pb"], mode="markers+text", text=[type_label(x) for x in cen.index],
+                            textposition="top center", marker=dict(size=12, color="#333"), name="centroid",
+                            showlegend=False, row=r, col=c,
+                            hovertemplate="%{text}<br>mean p %{x:.2f}<br>mean r_pb %{y:.2f}<extra></extra>")
+        else:
+            sub = frame[frame["type"] == t]
+            hover = [f"{iid}: {texts.get(iid, '')[:60]}" for iid in sub["item_id"]]
+            fig.add_scatter(x=sub["p"], y=sub["r_pb"], mode="markers", name=type_label(t), showlegend=False,
+                            customdata=np.array(sub["item_id"], dtype=object), text=hover,
+                            marker=dict(size=7, opacity=0.7, color="#0072B2"), row=r, col=c,
+                            hovertemplate="%{text}<br>p %{x:.2f}, r_pb %{y:.2f}<extra></extra>")
+        for level, dash in ((0.30, "dash"), (0.10, "dot")):
+            fig.add_hline(y=level, line_dash=dash, line_color="grey", line_width=1, row=r, col=c)
+        if not np.isnan(mean_p):
+            fig.add_vline(x=mean_p, line_dash="dashdot", line_color="#999", line_width=1, row=r, col=c)
+        fig.update_xaxes(range=[-0.02, 1.02], row=r, col=c)
+    fig.update_yaxes(range=[-1.0, 1.0])
+    fig.update_xaxes(title_text="difficulty p", row=rows)
+    fig.update_yaxes(title_text="r_pb", col=1)
+    return _layout(fig, title, height=330 * rows + 60)
+
+
+def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_name: str,
+              families: Mapping[str, str] | None, marks: list[str] | None, title: str | None) -> go.Figure:
+    frame = frame.assign(_l=_pct(frame[left]), _r=_pct(frame[right])).sort_values("_l")
+    marks = marks if marks is not None else [""] * len(frame)
+    fig = go.Figure()
+    for (_, row), mark in zip(frame.iterrows(), marks if len(marks) == len(frame) else [""] * len(frame)):
+        colour = HIGHER_COLOUR if row["_r"] >= row["_l"] else LOWER_COLOUR
+        fig.add_scatter(x=[row["_l"], row["_r"]], y=[row["model"]] * 2, mode="lines",
+                        line=dict(color=colour, width=3), showlegend=False, hoverinfo="skip")
+    fig.add_scatter(x=frame["_l"], y=frame["model"], mode="markers", name=left_name,
+                    marker=dict(symbol="circle-open", size=13, color="#333", line=dict(width=2)),
+                    hovertemplate="%{y}<br>" + left_name + " %{x:.1f}%<extra></extra>")
+    colours = [HIGHER_COLOUR if r >= l else LOWER_COLOUR for l, r in zip(frame["_l"], frame["_r"])]
+    fig.add_scatter(x=frame["_r"], y=frame["model"], mode="markers", name=right_name,
+                    marker=dict(symbol="circle", size=13, color=colours),
+                    hovertemplate="%{y}<br>" + right_name + " %{x:.1f}%<extra></extra>")
+    order_marks = dict(zip(frame.index, marks)) if len(marks) == len(frame) else {}
+    labels = [f"{d:+.1f}{order_marks.get(i, '')}" for i, d in zip(frame.index, frame["_r"] - frame["_l"])]
+    fig.add_scatter(x=np.maximum(frame["_l"], frame["_r"]) + 2, y=frame["model"], mode="text", text=labels,
+                    textposition="middle right", showlegend=False, hoverinfo="skip", name="delta")
+    fig.update_xaxes(title="Score (%)", range=[0, 108])
+    if families:
+        fig.update_yaxes(tickfont=dict(size=13))
+    return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+
+
+def significance_mark(p: float | None) -> str:
+    """Published marks: * for p < .05, † for p < .10, nothing otherwise."""
+    if p is None or (isinstance(p, float) and np.isnan(p)):
+        return ""
+    return "*" if p < 0.05 else ("†" if p < 0.10 else "")
+
+
+def figure_motivation_dumbbell(effect: pd.DataFrame, *, measure: str = "macro",
+                               families: Mapping[str, str] | None = None,
+                               title: str | None = None) -> go.Figure:
+    """Default (open circle) vs motivation (filled) per model; blue higher, red lower, delta labelled.
+
+    ``measure`` is "macro" (marks from the Wilcoxon signed-rank p, as published) or "micro"
+    (marks from the paired t-test p).
+    """
+    p_col = "p_wilcoxon" if measure == "macro" else "p_ttest"
+    frame = effect.copy()
+    frame["_sort"] = frame[f"default_{measure}"]
+    frame = frame.sort_values("_sort")
+    marks = [significance_mark(p) for p in frame[p_col]] if p_col in frame else None
+    return _dumbbell(frame, f"default_{measure}", f"motivation_{measure}", "default", "motivation",
+                     families, marks, title)
+
+
+def figure_image_dumbbell(effect: pd.DataFrame, *, families: Mapping[str, str] | None = None,
+                          title: str | None = None) -> go.Figure:
+    """Accuracy on items without (open circle) vs with an image (filled) per model."""
+    frame = effect.sort_values("mean_without")
+    return _dumbbell(frame, "mean_without", "mean_with", "without image", "with image", families, None, title)
+
+
+def figure_forest(regression: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Odds ratios with 95% intervals on a log axis, intercept left out."""
+    frame = regression[regression["predictor"] != "intercept"].iloc[::-1]
+    labels = [_predictor_label(p) for p in frame["predictor"]]
+    colours = [HIGHER_COLOUR if o >= 1 else LOWER_COLOUR for o in frame["odds_ratio"]]
+    fig = go.Figure(go.Scatter(
+        x=frame["odds_ratio"], y=labels, mode="markers",
+        marker=dict(size=9, color=colours),
+        error_x=dict(type="data", symmetric=False, array=frame["ci_high"] - frame["odds_ratio"],
+                     arrayminus=frame["odds_ratio"] - frame["ci_low"], color="#555"),
+        hovertemplate="%{y}<br>odds ratio %{x:.2f}<extra></extra>",
+    ))
+    fig.add_vline(x=1.0, line_dash="dash", line_color="grey")
+    fig.update_xaxes(type="log", title="Odds ratio (log scale, 95% CI)")
+    return _layout(fig, title, height=max(320, 26 * len(frame) + 120))
+
+
+def _predictor_label(name: str) -> str:
+    if ":" not in name:
+        return name
+    kind, value = name.split(":", 1)
+    if kind == "type":
+        return f"format: {type_label(value)}"
+    if kind == "has_image":
+        return "has an image"
+    if kind == "language":
+        return f"language: {value}"
+    return f"{kind}: {value}"
+
+
+def figure_delta_heatmap(per_model_type: pd.DataFrame, *, value: str = "delta",
+                         title: str | None = None) -> go.Figure:
+    """Model x format heatmap of motivation minus default, in percentage points (diverging scale)."""
+    grid = per_model_type.pivot_table(index="model", columns="type", values=value, aggfunc="mean")
+    types = [t for t in TYPE_ORDER if t in grid.columns] + [t for t in grid.columns if t not in TYPE_ORDER]
+    grid = grid[types]
+    z = np.round(grid.to_numpy(dtype=float) * 100.0, 1)
+    lim = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+    text = [["" if np.isnan(v) else f"{v:+.0f}" for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[type_label(t) for t in types], y=list(grid.index), zmin=-lim, zmax=lim, zmid=0,
+        colorscale="RdBu", text=text, texttemplate="%{text}", colorbar=dict(title="pp"),
+        hovertemplate="%{y}<br>%{x}: %{z:+.1f} pp<extra></extra>",
+    ))
+    fig.update_xaxes(tickangle=-30)
+    return _layout(fig, title, height=max(320, 38 * len(grid) + 160))
+
+
+def figure_language_mcq(by_language: pd.DataFrame, *, families: Mapping[str, str] | None = None,
+                        title: str | None = None) -> go.Figure:
+    """Multiple-choice accuracy per model in each language (grouped bars, Wilson intervals)."""
+    fig = go.Figure()
+    palette = {"it": "#009246", "en": "#012169"}
+    for lang, sub in by_language.groupby("language", sort=True):
+        mean = _pct(sub["mean"])
+        fig.add_bar(x=sub["model"], y=mean, name={"it": "Italian", "en": "English"}.get(lang, lang),
+                    marker_color=palette.get(lang, "#777"),
+                    error_y=dict(type="data", symmetric=False, array=_pct(sub["ci_high"]) - mean,
+                                 arrayminus=mean - _pct(sub["ci_low"])),
+                    hovertemplate="%{x}<br>%{y:.1f}%<extra>" + str(lang) + "</extra>")
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="Multiple-choice accuracy (%)", range=[0, 105])
+    fig.update_xaxes(tickangle=-30)
+    return _layout(fig, title, height=420)
+
+
+def figure_profile_impact(impact: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """How far the paper scorer moves each model and format relative to strict (percentage points)."""
+    value = "delta" if "delta" in impact else [c for c in impact.columns if "delta" in c or "diff" in c][0]
+    return figure_delta_heatmap(impact.rename(columns={value: "_v"}), value="_v", title=title)
+
+
+def figure_spread(spread: pd.DataFrame, *, families: Mapping[str, str] | None = None,
+                  title: str | None = None) -> go.Figure:
+    """Per model: best and worst format mean and the spread between them."""
+    frame = spread.sort_values("spread")
+    fams = _families(frame["model"], families)
+    fig = go.Figure(go.Bar(
+        y=frame["model"], x=_pct(frame["spread"]), orientation="h",
+        marker_color=[family_colour(f) for f in fams],
+        text=[f"{type_label(b)} vs {type_label(w)}" for b, w in zip(frame["best_type"], frame["worst_type"])],
+        textposition="auto",
+        hovertemplate="%{y}<br>spread %{x:.1f} pp<br>%{text}<extra></extra>",
+    ))
+    fig.update_xaxes(title="Best minus worst format (pp)")
+    return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+
+
+def figure_item_scores(responses: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Scores of every model x condition on one item (small bar chart on the item card)."""
+    frame = responses.sort_values(["model", "condition"])
+    fig = go.Figure()
+    for cond, sub in frame.groupby("condition"):
+        fig.add_bar(x=sub["model"], y=_pct(sub["score"]), name=cond)
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="Score (%)", range=[0, 100])
+    return _layout(fig, title, height=320)
+
+
+def trace_values(fig: go.Figure, trace: int = 0, axis: str = "x") -> list:
+    """The plotted values of one trace as plain Python numbers (for tests and exports)."""
+    return [float(v) for v in np.asarray(fig.data[trace][axis], dtype=float)]

@@ -1,0 +1,117 @@
+"""Downloads for every chart and table: PNG/SVG through kaleido, CSV and LaTeX for tables.
+
+kaleido 1.x drives a system Chromium (Debian's ``/usr/bin/chromium`` here). When no browser is
+installed the static export cannot work; ``static_export_available`` says so once and the page
+falls back to plotly's own client-side PNG button (the camera icon in the chart toolbar).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from functools import lru_cache
+
+import pandas as pd
+import plotly.graph_objects as go
+
+NO_BROWSER_MESSAGE = ("Server-side PNG/SVG export needs a Chromium browser (apt-get install chromium); "
+                      "use the camera icon in the chart toolbar to save a PNG instead.")
+_LOCK = threading.Lock()
+_SERVER_STARTED = False
+
+
+def browser_path() -> str | None:
+    """The Chromium kaleido will use, or None."""
+    for candidate in (os.environ.get("BROWSER_PATH"), "/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def static_export_available() -> bool:
+    """True when kaleido is importable and a browser exists."""
+    try:
+        import kaleido  # noqa: F401
+    except Exception:
+        return False
+    return browser_path() is not None
+
+
+def _ensure_server() -> None:
+    """Keep one kaleido browser alive: the first export costs ~2 s, later ones ~0.1 s."""
+    global _SERVER_STARTED
+    if _SERVER_STARTED:
+        return
+    path = browser_path()
+    if path and not os.environ.get("BROWSER_PATH"):
+        os.environ["BROWSER_PATH"] = path
+    try:
+        import kaleido
+
+        start = getattr(kaleido, "start_sync_server", None)
+        if start:
+            start(silence_warnings=True)
+    except Exception:
+        pass
+    _SERVER_STARTED = True
+
+
+def figure_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height: int | None = None,
+                 scale: float = 2.0) -> bytes | None:
+    """PNG or SVG bytes of a figure, or None when no browser is available (see NO_BROWSER_MESSAGE)."""
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"unsupported image format {fmt!r}: use png or svg")
+    if not static_export_available():
+        return None
+    with _LOCK:
+        _ensure_server()
+        try:
+            return fig.to_image(format=fmt, width=width, height=height or fig.layout.height or 500,
+                                scale=scale if fmt == "png" else 1)
+        except Exception:
+            return None
+
+
+@lru_cache(maxsize=64)
+def _image_from_json(fig_json: str, fmt: str) -> bytes | None:
+    import plotly.io as pio
+
+    return figure_image(pio.from_json(fig_json), fmt)
+
+
+def figure_image_cached(fig: go.Figure, fmt: str = "png") -> bytes | None:
+    """Same as figure_image, memoised on the figure's JSON so reruns of a page cost nothing."""
+    return _image_from_json(fig.to_json(), fmt)
+
+
+def table_csv(frame: pd.DataFrame) -> bytes:
+    """UTF-8 CSV of a table, without the index."""
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def _latex_escape(text: str) -> str:
+    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(repl.get(ch, ch) for ch in str(text))
+
+
+def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = 3) -> bytes:
+    """A booktabs LaTeX tabular of a table (no jinja2 needed), numbers rounded to ``digits``."""
+    cols = list(frame.columns)
+    align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in cols)
+    lines = [r"\begin{table}[ht]", r"\centering"]
+    if caption:
+        lines.append(r"\caption{" + _latex_escape(caption) + "}")
+    lines += [r"\begin{tabular}{" + align + "}", r"\toprule",
+              " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for row in frame.itertuples(index=False):
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("" if pd.isna(v) else f"{v:.{digits}f}")
+            else:
+                cells.append(_latex_escape("" if v is None else v))
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines).encode("utf-8")

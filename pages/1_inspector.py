@@ -1,0 +1,172 @@
+"""Item inspector: browse items, see the gold answer and every model's answer marked right or wrong."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import streamlit as st
+
+from eduart_core import charts, views
+from pages import common
+
+filters = common.page_start(
+    "Item inspector", "Find suspicious items, check their answer key and see how every model answered.")
+with common.guard():
+    table = common.view("item_table", filters)
+
+QUICK = {"all": "All items", "all_wrong": "All models wrong", "disagree": "Models disagree",
+         "negative_rpb": "Negative discrimination (suspect key)", "top_fail": "Top models fail, weak ones pass"}
+c1, c2 = st.columns([2, 3])
+quick = c1.selectbox("Show", list(QUICK), format_func=QUICK.get, key="insp_quick")
+search = c2.text_input("Search id or text", key="insp_search")
+shown = views.item_filter(table, quick, search)
+ids = list(shown["item_id"])
+
+# Which item: click in the table > a jump from another page > the URL > the first of the list.
+requested = st.session_state.pop("inspect_item", None) or st.query_params.get("item")
+if requested:
+    st.session_state["insp_current"] = str(requested)
+current = st.session_state.get("insp_current")
+if current not in set(table["item_id"]):
+    current = ids[0] if ids else None
+
+cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models", "text"]
+st.caption(f"{len(shown)} of {len(table)} items; p and r_pb over the selected models, condition "
+           f"{filters.condition}, profile {filters.profile}. Click a row to open the item.")
+event = st.dataframe(
+    shown[cols].assign(type=shown["type"].map(charts.type_label)), hide_index=True, width="stretch", height=280,
+    key="insp_table", on_select="rerun", selection_mode="single-row",
+    column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
+                   "r_pb": st.column_config.NumberColumn("discrimination r_pb", format="%.2f"),
+                   "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
+                   "text": st.column_config.TextColumn("text", width="large")})
+rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+if rows:
+    clicked = ids[rows[0]]
+    if clicked != st.session_state.get("_insp_last_click"):
+        st.session_state["_insp_last_click"] = clicked
+        current = clicked
+
+if current is None:
+    st.warning("No item matches the current filters.")
+    st.stop()
+st.session_state["insp_current"] = current
+if st.query_params.get("item") != current:
+    st.query_params["item"] = current
+
+prev_id, next_id = views.neighbours(ids, current)
+b1, b2, b3 = st.columns([1, 1, 6])
+
+
+def _go(target: str | None) -> None:
+    if target:
+        st.session_state["insp_current"] = target
+        st.session_state["inspect_item"] = target
+
+
+b1.button("◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="insp_prev")
+b2.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="insp_next")
+b3.markdown(f"Item **{current}**" + (f" ({ids.index(current) + 1} of {len(ids)} in this list)" if current in ids else
+                                      " (outside the current list)"))
+
+with common.guard():
+    item = common.plain("item_detail", filters.dataset, current)
+    responses = common.plain("item_responses", filters.dataset, current)
+record = item.get("record") or {}
+row = table[table["item_id"] == current].iloc[0] if (table["item_id"] == current).any() else None
+
+# ---------------------------------------------------------------- the item card
+st.divider()
+left, right = st.columns([2, 3])
+with left:
+    img = item.get("_image_path")
+    if img and Path(img).exists():
+        st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
+    elif record.get("has_image"):
+        st.caption("This item has an image, but its file is missing from the store.")
+    if row is not None:
+        p, r = row["p"], row["r_pb"]
+        st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
+        if r == r:
+            quality = "good" if r >= 0.30 else ("fair" if r >= 0.10 else "poor")
+            meaning = ("models that do well overall tend to get it right" if r >= 0.10 else
+                       "strong and weak models do about equally well" if r >= 0 else
+                       "weaker models do better than strong ones; check the answer key")
+            st.markdown(f"**Discrimination r_pb = {r:.2f}** ({quality}): {meaning}.")
+        else:
+            st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
+with right:
+    st.markdown(f"#### {html.escape(str(record.get('question_title') or current))}")
+    st.caption(f"{charts.type_label(record.get('type', ''))} · {common.LANGUAGES.get(record.get('language'), '')}"
+               f" · source {record.get('source') or '—'} · version {item.get('version', '—')}")
+    if record.get("instructions"):
+        st.markdown(f"*{record['instructions']}*")
+    text = record.get("question_text") or ""
+    if text:
+        import re
+
+        marked = re.sub(r"\[([A-Z])\]", r"**[\1]**", html.escape(text).replace("\n", "  \n"))
+        st.markdown(marked)
+    gold = record.get("answers") or []
+    gold_ids = {str(a.get("id")).upper() for a in gold if isinstance(a, dict) and a.get("id")}
+    choices = record.get("choices") or []
+    itype = record.get("type")
+    if itype in ("multiple_choice_radio", "multiple_choice_check"):
+        for c in choices:
+            is_gold = str(c.get("id")).upper() in gold_ids
+            line = f"{c.get('id')}. {c.get('text')}"
+            st.markdown(f":green-background[**{line}** ✔ gold]" if is_gold else line)
+    elif itype == "true_false":
+        verdict = {str(a.get("id")).upper(): a.get("text") for a in gold if isinstance(a, dict)}
+        for c in choices:
+            st.markdown(f"{c.get('id')}. {c.get('text')} → :green-background[**{verdict.get(str(c.get('id')).upper())}**]")
+    elif itype == "positioning":
+        st.markdown("**Word bank:** " + ", ".join(str(w) for w in choices))
+        st.markdown("**Gold:** " + "; ".join(f"[{a.get('id')}] :green-background[{a.get('description')}]" for a in gold))
+    elif itype == "completion_closed":
+        golds = {str(a.get("id")).upper(): a.get("description") for a in gold if isinstance(a, dict)}
+        for c in choices:
+            opts = [f":green-background[**{o}**]" if o == golds.get(str(c.get("id")).upper()) else str(o)
+                    for o in c.get("options", [])]
+            st.markdown(f"[{c.get('id')}] " + " / ".join(opts))
+    elif itype == "completion_open":
+        st.markdown("**Gold:** " + "; ".join(f"[{a.get('id')}] :green-background[{a.get('description')}]"
+                                             for a in gold if isinstance(a, dict)))
+    elif itype == "select_errors":
+        st.markdown("**Errors in the passage (gold):** " + "; ".join(
+            f":red-background[{a.get('error')}] → :green-background[{a.get('correct')}]" for a in gold if isinstance(a, dict)))
+
+# ---------------------------------------------------------------- every model's answer
+st.divider()
+st.subheader("How each model answered")
+if responses is None or responses.empty:
+    st.info("No responses recorded for this item.")
+    st.stop()
+prof = filters.profile
+latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
+if filters.models:
+    latest = latest[latest["model"].isin(filters.models)]
+if not common.presentation():
+    common.chart(charts.figure_item_scores(latest.rename(columns={f"{prof}_score": "score"})), "item_scores",
+                 f"Score of each model on this item, by condition (profile {prof}).")
+for model, sub in latest.groupby("model", sort=True):
+    st.markdown(f"**{model}**")
+    cols = st.columns(2)
+    for col, cond in zip(cols, ("default", "motivation")):
+        r = sub[sub["condition"] == cond]
+        with col:
+            if r.empty:
+                st.caption(f"{cond}: no answer recorded")
+                continue
+            r = r.iloc[0]
+            score = r.get(f"{prof}_score")
+            right = bool(r.get(f"{prof}_correct"))
+            st.markdown(f"{'✅' if right else '❌'} *{cond}* · score **{'—' if score is None or score != score else f'{score:.2f}'}**"
+                        f" ({prof})" + (f" · could not parse: {r['parse_error']}" if r.get("parse_error") else ""))
+            marks = views.answer_rows(r.get(f"{prof}_details"))
+            if len(marks):
+                st.dataframe(marks, hide_index=True, width="stretch", key=f"marks_{model}_{cond}")
+            if r.get("motivation"):
+                st.markdown(f"> {r['motivation']}")
+            with st.expander("Raw response"):
+                st.code(str(r.get("raw_text") or ""), language=None)

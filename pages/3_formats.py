@@ -1,0 +1,70 @@
+"""Formats: which question formats separate the models (published Figure 2, Table 5, regression)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from eduart_core import charts
+from pages import common
+
+filters = common.page_start(
+    "Formats", "Models that look equal on multiple choice drift apart on production formats. "
+    "Each cell is a model's mean score on one format.")
+fam = common.families()
+with common.guard():
+    type_means = common.view("type_means", filters)
+    board = common.view("leaderboard", filters)
+
+n_by_type = type_means[type_means["condition"] == filters.condition].groupby("type")["n"].max()
+common.chart(
+    charts.figure_format_heatmap(type_means, condition=filters.condition, macro=board),
+    "format_heatmap",
+    f"Mean score per model and format (0-100), models sorted by macro average; condition {filters.condition}, "
+    f"profile {filters.profile}; items per format: "
+    + ", ".join(f"{charts.type_label(t)} {int(n)}" for t, n in n_by_type.reindex(charts.TYPE_ORDER).dropna().items())
+    + ".")
+
+mcq = board[["rank", "model", "mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro"]].copy()
+mcq["mcq_minus_macro"] = mcq["mcq"] - mcq["macro"]
+common.table(mcq, "mcq_vs_macro",
+             "Multiple choice vs macro average (percent, 95% Wilson interval on MCQ; published Table 5)",
+             percent=("mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro", "mcq_minus_macro"))
+
+with common.guard():
+    spread = common.view("spread", filters)
+spread = spread[spread["condition"] == filters.condition] if "condition" in spread else spread
+common.chart(charts.figure_spread(spread, families=fam), "format_spread",
+             "Distance between each model's best and worst format (percentage points); the label names both formats.")
+
+aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]
+if aggregate:
+    st.info("Language comparison and logistic regression need item-level data, which this dataset does not have.")
+    st.stop()
+
+st.subheader("Multiple choice in Italian and English")
+try:
+    by_lang = common.view("mcq_by_language", filters)
+    n_lang = by_lang.groupby("language")["n"].max()
+    common.chart(charts.figure_language_mcq(by_lang, families=fam), "mcq_language",
+                 "Single-answer multiple choice is the one format asked in both languages; bars show accuracy "
+                 "with 95% Wilson intervals (n = " + ", ".join(f"{common.LANGUAGES.get(k, k)} {int(v)}"
+                                                               for k, v in n_lang.items()) + " items).")
+except common.EmptySelection as exc:
+    st.info(str(exc))
+
+st.subheader("What predicts a correct answer?")
+clustered = True
+if not common.presentation():
+    clustered = st.toggle("Item-clustered standard errors (recommended)", value=True, key="clustered",
+                          help="Off reproduces the published ordinary standard errors. Items share format, language "
+                               "and image across models, so clustered errors are the honest default.")
+with common.guard():
+    reg = common.view("regression", filters, clustered=clustered)
+se_name = "item-clustered" if clustered else "ordinary (as published)"
+n_rows = reg.attrs.get("n_obs") or reg.attrs.get("n")
+common.chart(charts.figure_forest(reg), "forest",
+             f"Odds ratios of answering correctly (score >= 0.5) from a logistic regression correct ~ format + image + "
+             f"language + model, condition {filters.condition}, {se_name} standard errors"
+             + (f", n = {n_rows} model x item rows" if n_rows else "")
+             + ". Right of the dashed line = more often correct than the reference (single-answer MCQ, no image, "
+               "English, first model).")
+common.table(reg, "regression", f"Logistic regression ({se_name} standard errors)")

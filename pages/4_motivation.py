@@ -1,0 +1,70 @@
+"""Motivation: does asking the model to justify its answer change its score? (published Figure 3, Table 9)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from eduart_core import charts
+from pages import common
+
+filters = common.page_start(
+    "Motivation", "Each model answered every item twice: once plainly (default) and once asked to justify "
+    "its answer (motivation). Does the justification help?")
+fam = common.families()
+with common.guard():
+    effect = common.view("motivation", filters)
+
+aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]
+measure = "macro"
+if not common.presentation():
+    measure = st.radio("Difference shown", ["macro", "micro"], horizontal=True, key="mot_measure",
+                       format_func={"macro": "Macro average (mean of format means)",
+                                    "micro": "Micro average (all items pooled)"}.get)
+if measure == "micro" and effect["default_micro"].isna().all():
+    st.info("Micro averages are not available for this dataset; showing macro.")
+    measure = "macro"
+if measure == "macro":
+    test = ("marks: * p < .05, † p < .10, Wilcoxon signed-rank test on the non-zero per-item differences"
+            if not aggregate else "no per-item test available for published aggregates")
+else:
+    test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
+n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
+common.chart(
+    charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
+    f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
+    f"red when lower; the label is the difference in points ({test}); profile {filters.profile}"
+    + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "") + ".")
+
+cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "default_micro", "motivation_micro",
+                    "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high", "p_ttest", "p_wilcoxon", "p_mcnemar",
+                    "p_holm", "n_improved", "n_same", "n_degraded") if c in effect]
+common.table(effect[cols], "motivation_effect", "Default vs motivation per model (percent; p-values as fractions)",
+             percent=tuple(c for c in cols if c.startswith(("default_", "motivation_", "delta_"))))
+
+st.subheader("By format")
+with common.guard():
+    by_type, per_model = common.view("motivation_types", filters)
+common.chart(charts.figure_delta_heatmap(per_model), "motivation_heatmap",
+             "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).")
+tbl = by_type.assign(format=by_type["type"].map(charts.type_label))
+common.table(tbl[["format", "mean_delta", "min_delta", "max_delta"]], "motivation_by_type",
+             "Mean, lowest and highest change over models per format (percentage points; published Table 9)",
+             percent=("mean_delta", "min_delta", "max_delta"))
+
+if aggregate:
+    st.info("Which items changed most needs item-level data, which this dataset does not have.")
+    st.stop()
+st.subheader("Which items changed most?")
+models = list(effect.sort_values("delta_macro")["model"])
+model = st.selectbox("Model", models, key="mot_model")
+with common.guard():
+    changes = common.view("item_changes", filters, model=model)
+if changes.empty:
+    st.caption("No item changed its score for this model.")
+else:
+    changes = changes.assign(inspect=[common.inspector_link(i) for i in changes["item_id"]])
+    common.table(changes, "item_changes", f"Items whose score changed most for {model} (score in percent)",
+                 essential=True, percent=("default", "motivation", "delta"),
+                 column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})
+    pick = st.selectbox("Open an item in the inspector", [""] + list(changes["item_id"]), key="mot_open")
+    if pick:
+        common.open_in_inspector(pick)

@@ -1,0 +1,42 @@
+"""Scoring profiles: how much the published (paper) scorer moves each model and format vs strict."""
+from __future__ import annotations
+
+import streamlit as st
+
+from eduart_core import charts
+from pages import common
+
+filters = common.page_start(
+    "Scoring profiles", "The **paper** profile reproduces the published scorer, quirks included (several options "
+    "on a single-answer question still earn the point; unparseable true/false answers earn partial credit). "
+    "The **strict** profile corrects them. This page shows how much the choice matters.")
+with common.guard():
+    impact = common.view("profile_impact", filters)
+n_changed = int(impact["n_changed"].sum()) if "n_changed" in impact else 0
+common.chart(charts.figure_profile_impact(impact), "profile_impact",
+             f"Paper minus strict mean score per model and format, percentage points; condition {filters.condition}; "
+             f"{n_changed} model x item scores differ between the profiles.")
+tbl = impact.assign(format=impact["type"].map(charts.type_label))
+cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
+common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",
+             percent=("strict_mean", "paper_mean", "delta"))
+
+st.subheader("Examples where the rules differ")
+with common.guard():
+    examples = common.view("profile_examples", filters)
+if examples.empty:
+    st.caption("No response scores differently under the two profiles in this selection.")
+else:
+    RULES = {
+        "multiple_choice_radio": "Paper gives the point when the right option is among several selected; strict does not.",
+        "multiple_choice_check": "Paper and strict read TRUE/FALSE-marked option lists differently.",
+        "true_false": "Paper gives credit for statements whose answer is False when the response cannot be parsed.",
+        "completion_open": "Strict accepts near-miss spellings (fuzzy match); paper requires an exact match.",
+        "select_errors": "Paper treats an unparseable response as one long predicted error.",
+    }
+    for t, sub in examples.groupby("type", sort=False):
+        st.markdown(f"**{charts.type_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")
+        shown = sub.assign(inspect=[common.inspector_link(i) for i in sub["item_id"]])
+        common.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],
+                     f"examples_{t}", f"Examples ({charts.type_label(t)})", essential=True,
+                     column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})
