@@ -301,6 +301,8 @@ def upsert_items(store: Store, records: Iterable[dict], dataset: str, origin: st
 def _decode(value: Any) -> Any:
     if value is None or isinstance(value, (dict, list)):
         return value
+    if isinstance(value, float) or value is pd.NA:  # a missing value read back as NaN/NA
+        return None
     try:
         return json.loads(value)
     except (TypeError, ValueError):
@@ -326,6 +328,10 @@ _ITEM_COLUMNS = ("item_id, version, is_current, type, language, has_image, image
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFrame:
     frame = con.execute(sql, params).df()
+    for column in ("language", "image_hash", "origin", "note"):  # missing text is None, not NaN
+        if column in frame:
+            frame[column] = pd.Series([None if pd.isna(v) else v for v in frame[column]], dtype=object,
+                                      index=frame.index)
     if "record" in frame:
         frame["record"] = [_decode(v) for v in frame["record"]]
     if "validation_errors" in frame:

@@ -153,9 +153,16 @@ def load_responses(store: Store, dataset: str, item_id: str) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         frame = con.execute(sql, [dataset, str(item_id)]).df()
     for column in ("llm_answer", "parsed_answers", "strict_details", "paper_details"):
-        frame[column] = [None if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)) else json.loads(v)
-                         for v in frame[column]]
+        frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],
+                                  dtype=object, index=frame.index)
+    for column in ("raw_text", "motivation", "parse_error", "error"):  # missing text is None, not NaN
+        frame[column] = pd.Series([None if _missing(v) else v for v in frame[column]], dtype=object,
+                                  index=frame.index)
     return frame
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value))
 
 
 def stats(store: Store) -> dict:
