@@ -136,7 +136,7 @@ def _norm_entry_id(entry: Any) -> Any:
     return entry
 
 
-def normalise_record(record: Mapping[str, Any]) -> dict:
+def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     """Return a canonical copy of `record`: known keys in canonical order, old variants fixed.
 
     Fixes: true_false verdicts `Vero`/`Falso` (any case, or booleans) -> `True`/`False`;
@@ -145,6 +145,8 @@ def normalise_record(record: Mapping[str, Any]) -> dict:
     `image`. Unknown keys (bookkeeping fields of the published files) are dropped. Never
     validates: a defective record stays defective, only in canonical shape.
     """
+    if isinstance(record, Item):
+        return record.to_record()
     if not isinstance(record, Mapping):
         raise ItemValidationError("?", [("record", f"expected a JSON object, got {type(record).__name__}")])
     out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS}
@@ -200,8 +202,11 @@ def _check_ids(entries: list, name: str, out: _Problems) -> list[str]:
             out.add(f"{name}[{i}]", f"expected an object, got {type(entry).__name__}")
             continue
         ident = entry.get("id")
-        if not isinstance(ident, str) or not ident.strip():
+        if ident is None or (isinstance(ident, str) and not ident.strip()):
             out.add(f"{name}[{i}].id", "missing id")
+            continue
+        if not isinstance(ident, str):
+            out.add(f"{name}[{i}].id", f"id must be a letter, got {ident!r}")
             continue
         if ident in ids:
             out.add(f"{name}[{ident}]", f"duplicate id {ident}")

@@ -26,14 +26,19 @@ def fold_accents(s: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-@lru_cache(maxsize=65536)
-def _norm_paper_str(s: str) -> str:
+_CACHE_MAX_LEN = 256  # long strings (whole responses) are normalised once, never cached
+
+
+def _norm_paper_uncached(s: str) -> str:
     s = s.strip().lower()
     if not s.isascii():
         s = unicodedata.normalize("NFD", s)
         s = "".join(ch for ch in s if not unicodedata.combining(ch))
     s = _NON_WORD_NON_SPACE.sub("", s)
     return _WHITESPACE.sub(" ", s).strip()
+
+
+_norm_paper_cached = lru_cache(maxsize=65536)(_norm_paper_uncached)
 
 
 def norm_paper(x: Any) -> str:
@@ -44,14 +49,17 @@ def norm_paper(x: Any) -> str:
     """
     if x is None:
         return ""
-    return _norm_paper_str(x if isinstance(x, str) else str(x))
+    s = x if isinstance(x, str) else str(x)
+    return _norm_paper_cached(s) if len(s) <= _CACHE_MAX_LEN else _norm_paper_uncached(s)
 
 
-@lru_cache(maxsize=65536)
-def _norm_strict_str(s: str) -> str:
+def _norm_strict_uncached(s: str) -> str:
     s = fold_accents(s.casefold())
     s = _PUNCT_OR_UNDERSCORE.sub(" ", s)
     return _WHITESPACE.sub(" ", s).strip()
+
+
+_norm_strict_cached = lru_cache(maxsize=65536)(_norm_strict_uncached)
 
 
 def norm_strict(x: Any) -> str:
@@ -62,7 +70,8 @@ def norm_strict(x: Any) -> str:
     """
     if x is None:
         return ""
-    return _norm_strict_str(x if isinstance(x, str) else str(x))
+    s = x if isinstance(x, str) else str(x)
+    return _norm_strict_cached(s) if len(s) <= _CACHE_MAX_LEN else _norm_strict_uncached(s)
 
 
 def norm_id(x: Any) -> str:

@@ -307,3 +307,19 @@ def test_rescoring_many_answers_is_fast():
             score_item(item, raw, "strict")
             score_item(item, raw, "paper")
     assert time.perf_counter() - start < 5.0  # 14,000 calls; about 0.2 s on a quiet machine
+
+
+def test_shared_normalisations():
+    from eduart_core.text import fold_accents, norm_id, norm_paper, norm_strict
+
+    assert norm_paper("  L'Équilibrio,  del   Chiaro-Scuro! ") == "lequilibrio del chiaroscuro"
+    assert norm_strict("  L'Équilibrio,  del   Chiaro-Scuro! ") == "l equilibrio del chiaro scuro"
+    assert norm_strict("chiaro-scuro") == norm_strict("chiaro scuro")
+    assert norm_strict("l'equilibrio") == norm_strict("l equilibrio")
+    assert fold_accents("perché città") == "perche citta"
+    assert norm_id(" b ") == "B"
+    assert norm_paper(None) == norm_strict(None) == norm_id(None) == ""
+    assert norm_paper(True) == "true" and norm_strict(1) == "1"
+    long_text = "Pérché, " * 100
+    assert norm_strict(long_text) == ("perche " * 100).strip()
+    assert norm_paper(long_text) == ("perche " * 100).strip()
