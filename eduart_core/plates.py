@@ -56,6 +56,11 @@ VALUE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "land": {"en": ("land", "ground"), "it": ("terra", "terreno")},
     "upper-left": {"en": ("upper left",), "it": ("in alto a sinistra",)},
     "lower-right": {"en": ("lower right",), "it": ("in basso a destra",)},
+    "thirds": {"en": ("thirds",), "it": ("terzi",)},
+    "golden": {"en": ("golden",), "it": ("aurea",)},
+    "diptych": {"en": ("diptych",), "it": ("dittico",)},
+    "triptych": {"en": ("triptych",), "it": ("trittico",)},
+    "polyptych": {"en": ("polyptych",), "it": ("polittico",)},
 }
 NUMBER_WORDS: dict[int, dict[str, str]] = {
     2: {"en": "two", "it": "due"}, 3: {"en": "three", "it": "tre"}, 4: {"en": "four", "it": "quattro"},
@@ -372,8 +377,16 @@ def _grid(cells: list[tuple[float, float, float, float, str]], verticals: list[f
 
 
 def _polyptych_params(figures: list[int], predella: int) -> dict[str, Any]:
-    return {"panels": len(figures), "figures_per_panel": figures, "figures": sum(figures),
-            "predella": predella, "symmetric": figures == figures[::-1]}
+    form = {2: "diptych", 3: "triptych"}.get(len(figures), "polyptych")
+    return {"panels": len(figures), "form": form, "figures_per_panel": figures,
+            "figures": sum(figures), "predella": predella, "has_predella": predella > 0,
+            "symmetric": figures == figures[::-1]}
+
+
+def _placement_params(system: str, focus: str) -> dict[str, Any]:
+    vertical, horizontal = focus.split("-")
+    return {"system": system, "focus": focus, "vertical": "high" if vertical == "upper" else "low",
+            "horizontal": horizontal}
 
 
 _SPECS = [
@@ -405,11 +418,11 @@ _SPECS = [
     PlateSpec("polyptych_3", "polyptych", _polyptych_params([2, 1, 2], 3), (1400, 1000)),
     PlateSpec("polyptych_5", "polyptych", _polyptych_params([1, 1, 1, 1, 1], 5), (1600, 1000)),
     PlateSpec("polyptych_3_plain", "polyptych", _polyptych_params([1, 1, 1], 0), (1200, 900), "JPEG"),
-    PlateSpec("light_left", "light_direction", {"light": "left"}, (1000, 750)),
-    PlateSpec("light_right", "light_direction", {"light": "right"}, (1000, 750)),
-    PlateSpec("thirds_upper_left", "placement", {"system": "thirds", "focus": "upper-left"}, (1200, 800)),
-    PlateSpec("thirds_lower_right", "placement", {"system": "thirds", "focus": "lower-right"}, (1200, 800)),
-    PlateSpec("golden_upper_left", "placement", {"system": "golden", "focus": "upper-left"}, (1600, 990)),
+    PlateSpec("light_left", "light_direction", {"light": "left", "shadows": "right"}, (1000, 750)),
+    PlateSpec("light_right", "light_direction", {"light": "right", "shadows": "left"}, (1000, 750)),
+    PlateSpec("thirds_upper_left", "placement", _placement_params("thirds", "upper-left"), (1200, 800)),
+    PlateSpec("thirds_lower_right", "placement", _placement_params("thirds", "lower-right"), (1200, 800)),
+    PlateSpec("golden_upper_left", "placement", _placement_params("golden", "upper-left"), (1600, 990)),
     PlateSpec("horizon_low", "horizon", {"horizon": "low", "larger_area": "sky"}, (1200, 700)),
     PlateSpec("horizon_high", "horizon", {"horizon": "high", "larger_area": "land"}, (900, 700)),
 ]
