@@ -185,8 +185,10 @@ def _paper_select_errors(gold: list[dict], pred: list[dict] | str) -> tuple[floa
 
 def _score_paper(item_type: str, gold: list[dict], answer: Any) -> tuple[float, list, str | None]:
     pred = _paper_prediction(answer)
-    if not isinstance(pred, list):
-        error = "not a JSON Answers list under the published parsing rule"
+    if not isinstance(pred, list) or not pred:  # an empty llm_answer counts as unparseable
+        error = ("empty Answers list" if isinstance(pred, list)
+                 else "not a JSON Answers list under the published parsing rule")
+        pred = "" if isinstance(pred, list) else pred
         if item_type == "true_false":
             score, details = _paper_true_false(gold, None)
         elif item_type == "select_errors":

@@ -244,6 +244,14 @@ def test_missing_answer_scores_as_unparseable(item, profile):
         assert all(d["given"] is None for d in result.details if d["element"] != "extra")
 
 
+@pytest.mark.parametrize("item", [RADIO, CHECK, TF, POSITIONING, CLOSED, OPEN, ERRORS])
+def test_empty_imported_llm_answer_is_unparseable_under_paper(item):
+    empty = score_item(item, [], "paper")
+    garbage = score_item(item, "nessuna risposta", "paper")
+    assert empty.parse_error and empty.score == (0.5 if item is TF else 0.0)
+    assert garbage.score == empty.score
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 def test_answer_forms_agree(profile):
     entries = [e("A", "chiaro-scuro"), e("B", "l'equilibrio")]
