@@ -65,6 +65,8 @@ class BedrockProvider:
             raise ProviderError(f"connection error to {self.model_id}: {exc}", retryable=True) from None
         except (BotoCoreError, ValueError) as exc:  # unparseable bodies and other transport trouble
             raise ProviderError(f"{type(exc).__name__} calling {self.model_id}: {exc}", retryable=True) from None
+        if "output" not in response:
+            raise ProviderError(f"malformed or empty response from {self.model_id}", retryable=True)
         blocks = (response.get("output", {}).get("message", {}) or {}).get("content") or []
         text = "".join(block.get("text", "") for block in blocks if isinstance(block, dict))
         usage = response.get("usage") or {}

@@ -49,11 +49,16 @@ class GeminiProvider:
             name = type(exc).__name__
             retryable = any(w in name for w in ("Timeout", "Connect", "Network", "Protocol", "Read", "JSON", "Decode"))
             raise ProviderError(f"{name} calling {self.model_id}: {exc}", retryable=retryable or isinstance(exc, ValueError)) from None
+        if not response.candidates:
+            feedback = getattr(response, "prompt_feedback", None)
+            reason = getattr(feedback, "block_reason", None) if feedback else None
+            if reason:
+                raise ProviderError(f"{self.model_id} refused the prompt: {getattr(reason, 'value', reason)}")
+            raise ProviderError(f"malformed or empty response from {self.model_id}", retryable=True)
         text = response.text or ""
         usage = response.usage_metadata
-        finish = None
-        if response.candidates:
-            finish = str(response.candidates[0].finish_reason or "") or None
+        reason = response.candidates[0].finish_reason
+        finish = str(getattr(reason, "value", reason)) if reason else None
         return ProviderReply(text=text,
                              input_tokens=getattr(usage, "prompt_token_count", None),
                              output_tokens=getattr(usage, "candidates_token_count", None),

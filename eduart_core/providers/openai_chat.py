@@ -50,8 +50,9 @@ class OpenAIChatProvider:
             raise ProviderError(f"timeout waiting for {self.model_id}", retryable=True) from None
         except openai.APIConnectionError as exc:
             raise ProviderError(f"connection error to {self.model_id}: {exc}", retryable=True) from None
-        except openai.APIError as exc:  # e.g. a body that is not JSON
-            raise ProviderError(f"bad response from {self.model_id}: {exc}", retryable=True) from None
+        except (openai.APIError, ValueError) as exc:  # a body that is not JSON, or not the expected JSON
+            raise ProviderError(f"malformed response from {self.model_id}: {type(exc).__name__}: {exc}",
+                                retryable=True) from None
         if isinstance(response, str) or not getattr(response, "choices", None):
             raise ProviderError(f"malformed or empty response from {self.model_id}", retryable=True)
         choice = response.choices[0]

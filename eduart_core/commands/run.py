@@ -1,0 +1,154 @@
+"""`run`: ask models the benchmark items, resumably, concurrently, with cost control.
+
+The command is a thin shell over ``runner.launch``: it turns flags into ``LaunchOptions``, prints
+the dry-run estimate or a progress bar, and a summary per run. The Runs page starts this same
+command in a background process.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from dataclasses import fields
+
+from ..errors import UserError
+from ..providers.registry import load_registry
+from ..providers.secrets import provider_status
+from ..store import Store
+
+
+def register(sub) -> None:
+    from ..cli import add_db_option
+
+    p = sub.add_parser("run", help="run models on the items (resumable, concurrent, cached)",
+                       description="Ask one or more models the items of a dataset under the default and/or "
+                                   "motivation condition. Running the same command again resumes it.")
+    p.add_argument("--model", action="append", default=[], metavar="KEY", help="model key from the registry (repeatable)")
+    p.add_argument("--condition", choices=["default", "motivation", "both"], default="default")
+    p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=true (| for several values)")
+    p.add_argument("--limit", type=int, help="ask at most N items (after filtering, in item order)")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default 8)")
+    p.add_argument("--rpm", type=float, help="at most N requests per minute (default: no limit)")
+    add_db_option(p)
+    p.add_argument("--dataset", help="dataset to ask (default: demo if present)")
+    p.add_argument("--run-id", metavar="ID", help="name of the launch (default: derived from the options)")
+    p.add_argument("--resume", nargs="?", const=True, default=None, metavar="ID",
+                   help="resume the launch named by --run-id, or ID")
+    p.add_argument("--retry-errors", action="store_true", help="ask again the items whose request failed")
+    p.add_argument("--dry-run", action="store_true", help="print the estimated tokens and cost, ask nothing")
+    p.add_argument("--repeat", type=int, metavar="K", help="reproducibility check: ask each item K times")
+    p.add_argument("--sample", type=int, metavar="N", help="stratified sample of N items (by format, language, image)")
+    p.add_argument("--provider", choices=["openai", "openai_compatible", "gemini", "bedrock"],
+                   help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1")
+    p.add_argument("--model-id", help="API model id of the ad-hoc model")
+    images = p.add_mutually_exclusive_group()
+    images.add_argument("--text-only", action="store_true", help="send image items as text only (recorded per response)")
+    images.add_argument("--refuse-images", action="store_true", help="skip image items")
+    p.add_argument("--timeout", type=float, default=120.0, help="per-request timeout in seconds (default 120)")
+    p.add_argument("--max-attempts", type=int, default=6, help="attempts per request incl. retries (default 6)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    p.add_argument("--list-models", action="store_true", help="list registry models and credential status")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_command)
+
+
+def list_models() -> int:
+    status = provider_status()
+    for key, spec in sorted(load_registry().items()):
+        st = status.get(spec.provider, {})
+        creds = "ready" if st.get("configured") else f"needs {st.get('needs')}"
+        print(f"{key:24} {spec.display_name:32} {spec.provider:18} {creds}")
+    return 0
+
+
+def options_from_args(args, store: Store):
+    from ..runner.launch import IDENTITY_OPTIONS, LaunchOptions, read_launch
+
+    conditions = ["default", "motivation"] if args.condition == "both" else [args.condition]
+    adhoc = None
+    if args.provider or args.model_id or args.base_url:
+        if not (args.provider and args.model_id):
+            raise UserError("an ad-hoc model needs --provider and --model-id (and --base-url for openai_compatible)")
+        adhoc = {"provider": args.provider, "model_id": args.model_id, "base_url": args.base_url}
+    runtime = dict(concurrency=args.concurrency, rpm=args.rpm, retry_errors=args.retry_errors,
+                   timeout_s=args.timeout, max_attempts=args.max_attempts, use_cache=not args.no_cache)
+    if args.resume is not None:
+        launch_id = args.resume if isinstance(args.resume, str) else args.run_id
+        if not launch_id:
+            raise UserError("--resume needs a launch id: --resume ID, or --resume with --run-id ID")
+        saved = read_launch(store, launch_id)
+        if not saved:
+            raise UserError(f"no launch '{launch_id}' in {store.runs_dir} to resume")
+        known = {f.name for f in fields(LaunchOptions)}
+        identity = {k: v for k, v in (saved.get("options") or {}).items() if k in IDENTITY_OPTIONS and k in known}
+        return LaunchOptions(**identity, launch_id=launch_id, **runtime)
+    options = LaunchOptions(models=list(args.model), adhoc=adhoc, conditions=conditions, items=args.items,
+                            limit=args.limit, sample=args.sample, repeat=args.repeat, dataset=args.dataset,
+                            launch_id=args.run_id, text_only=args.text_only, refuse_images=args.refuse_images,
+                            **runtime)
+    if args.run_id:
+        saved = read_launch(store, args.run_id)
+        if saved:
+            was = {k: saved.get("options", {}).get(k) for k in IDENTITY_OPTIONS if k != "dataset"}
+            now = {k: getattr(options, k) for k in IDENTITY_OPTIONS if k != "dataset"}
+            if was != now:
+                raise UserError(f"launch '{args.run_id}' exists with other settings; use --resume {args.run_id} "
+                                "to continue it, or another --run-id")
+    return options
+
+
+def print_estimate(store: Store, plan) -> None:
+    from ..runner.launch import estimate_plan
+
+    estimates, method = estimate_plan(store, plan)
+    print(f"launch {plan.launch_id}: dataset {plan.dataset}, {len(plan.item_ids)} items, {len(plan.jobs)} requests")
+    print(f"tokens counted with {method}; images at a flat allowance; output tokens estimated per condition")
+    print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} {'cost USD':>9}")
+    total = 0.0
+    for e in estimates:
+        total += e.cost_usd
+        print(f"{e.model:24} {e.condition:10} {e.requests:8d} {e.cached:7d} {e.images:7d} {e.input_tokens:10d} "
+              f"{e.output_tokens:10d} {e.cost_usd:9.4f}")
+    for run_id, n in plan.refused.items():
+        if n:
+            print(f"{run_id}: {n} image items refused (--refuse-images)")
+    print(f"estimated total: {total:.4f} USD (prices from the model registry: check your provider's price list)")
+
+
+def run_command(args) -> int:
+    from ..runner.launch import execute, plan_launch
+
+    if args.list_models:
+        return list_models()
+    store = Store(args.db)
+    if not store.exists():
+        raise UserError(f"no store at {store.path}: run 'python -m eduart_core demo' or an import first")
+    options = options_from_args(args, store)
+    plan = plan_launch(store, options)
+    if args.dry_run:
+        print_estimate(store, plan)
+        return 0
+    cancel = threading.Event()
+
+    def on_term(signum, frame):  # cancel from the Runs page (SIGTERM) or Ctrl-C
+        cancel.set()
+
+    previous = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        print(f"launch {plan.launch_id}: {len(plan.members)} run(s), {len(plan.jobs)} requests, "
+              f"concurrency {options.concurrency}" + (f", {options.rpm:g} rpm" if options.rpm else ""), flush=True)
+        summary = execute(store, plan, cancel=cancel, progress=not args.quiet)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    result = summary["result"]
+    print(f"done in {result.wall_s:.1f}s: {result.ok} answered now, {result.skipped} already answered, "
+          f"{result.errors} failed, {result.retries} retries" + (" (cancelled)" if result.cancelled else ""))
+    for run_id, s in summary["runs"].items():
+        refused = f", {s['refused']} image items refused" if s["refused"] else ""
+        print(f"  {run_id}: {s['status']}, {s['answered']}/{s['jobs']} answered, {s['n_errors']} errors, "
+              f"{s['input_tokens']}+{s['output_tokens']} tokens, {s['cost_usd']:.4f} USD{refused}")
+    if any(s["n_errors"] for s in summary["runs"].values()):
+        print(f"some requests failed: retry them with --resume {summary['launch_id']} --retry-errors", file=sys.stderr)
+    return 130 if result.cancelled else 0

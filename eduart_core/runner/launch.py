@@ -1,0 +1,441 @@
+"""Planning and executing a launch: models x conditions (x repetitions) over selected items.
+
+A launch is what one ``run`` command (or one click on the Runs page) starts; its member runs are
+one per model, condition and repetition, each with its own journal. All requests of a launch
+share one pool of ``concurrency`` slots. The launch file (``<runs_dir>/_launches/<id>.json``)
+keeps the options and the chosen item ids, so ``--resume`` asks exactly the same questions, and
+the pid, so the Runs page can follow or cancel it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import UserError
+from ..providers.base import ProviderRequest
+from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
+from ..store import Store, StoreError
+from ..store import journal as store_journal
+from ..store.items import load_items
+from ..store.runs import create_run, ensure_model, finish_run
+from .cache import ResponseCache, cache_key
+from .estimate import Estimate, estimate_request, token_counter
+from .journal import Journal, JournalSet, read_records, latest_by_key
+from .pool import Job, PoolResult, RetryPolicy, run_jobs
+from .prompts import answer_schema, load_templates, render_user_text, schema_hash
+from .selection import select_items
+
+# Options that define what a launch asks; the others (concurrency, rpm, ...) may change on resume.
+IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit", "sample", "repeat",
+                    "text_only", "refuse_images")
+
+
+@dataclass
+class LaunchOptions:
+    models: list[str] = field(default_factory=list)
+    adhoc: dict | None = None          # {"provider", "model_id", "base_url"}
+    conditions: list[str] = field(default_factory=lambda: ["default"])
+    items: str | None = None
+    limit: int | None = None
+    sample: int | None = None
+    repeat: int | None = None
+    dataset: str | None = None
+    launch_id: str | None = None
+    concurrency: int = 8
+    rpm: float | None = None
+    retry_errors: bool = False
+    text_only: bool = False
+    refuse_images: bool = False
+    timeout_s: float = 120.0
+    max_attempts: int = 6
+    base_delay_s: float = 1.0
+    use_cache: bool = True
+
+    def identity(self) -> dict:
+        return {k: getattr(self, k) for k in IDENTITY_OPTIONS}
+
+
+@dataclass
+class Member:
+    """One run of the launch."""
+
+    run_id: str
+    spec: ModelSpec
+    condition: str
+    repetition: int
+    image_mode: str  # send | text_only | refuse
+    journal_path: Path
+    template_hash: str
+
+
+@dataclass
+class Plan:
+    launch_id: str
+    dataset: str
+    options: LaunchOptions
+    members: list[Member]
+    jobs: list[Job]
+    item_ids: list[str]
+    refused: dict[str, int]  # run_id -> image items skipped
+
+
+def launch_file(store: Store, launch_id: str) -> Path:
+    return store.runs_dir / "_launches" / f"{launch_id}.json"
+
+
+def read_launch(store: Store, launch_id: str) -> dict | None:
+    try:
+        return json.loads(launch_file(store, launch_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_launch(store: Store, launch_id: str, data: dict) -> None:
+    path = launch_file(store, launch_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in text)
+
+
+def default_launch_id(options: LaunchOptions) -> str:
+    """Same command, same id: running it again resumes instead of starting over."""
+    digest = hashlib.sha1(json.dumps(options.identity(), sort_keys=True).encode()).hexdigest()[:8]
+    names = options.models + ([options.adhoc["model_id"]] if options.adhoc else [])
+    head = _safe("+".join(names))[:40]
+    cond = options.conditions[0] if len(options.conditions) == 1 else "both"
+    return f"{head}-{cond}-{digest}"
+
+
+def resolve_dataset(store: Store, dataset: str | None) -> str:
+    names = store_journal.dataset_names(store)
+    if dataset:
+        if dataset not in names:
+            raise UserError(f"dataset '{dataset}' has no items in {store.path} (have: {', '.join(names) or 'none'})")
+        return dataset
+    if "demo" in names:
+        return "demo"
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise UserError(f"store {store.path} has no items: run 'python -m eduart_core demo' or an import first")
+    raise UserError(f"several datasets in the store ({', '.join(names)}): choose one with --dataset")
+
+
+def _specs(options: LaunchOptions, registry: dict[str, ModelSpec]) -> list[ModelSpec]:
+    specs = [get_spec(key, registry) for key in options.models]
+    if options.adhoc:
+        a = options.adhoc
+        specs.append(adhoc_spec(a["provider"], a["model_id"], a.get("base_url"),
+                                accepts_images=not (options.text_only or options.refuse_images)))
+    if not specs:
+        raise UserError("choose at least one model: --model KEY (see 'run --list-models') or --provider/--model-id")
+    return specs
+
+
+def image_mode(spec: ModelSpec, options: LaunchOptions, has_image_items: bool) -> str:
+    """What happens to images for this model; a model without image input never drops them silently."""
+    if options.refuse_images:
+        return "refuse"
+    if options.text_only:
+        return "text_only"
+    if not spec.accepts_images and has_image_items:
+        raise UserError(f"model {spec.key} does not accept images and the selection has image items: "
+                        "add --text-only (send the text, record that the image was not sent) or "
+                        "--refuse-images (skip image items)")
+    return "send"
+
+
+def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelSpec] | None = None,
+                prompts_dir: Path | None = None) -> Plan:
+    """Everything a launch will ask, without asking anything (used by dry-run and the page too)."""
+    registry = registry if registry is not None else load_registry()
+    for condition in options.conditions:
+        if condition not in ("default", "motivation"):
+            raise UserError(f"unknown condition {condition!r}: use default, motivation or both")
+    if options.repeat is not None and options.repeat < 1:
+        raise UserError("--repeat must be at least 1")
+    if options.concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    specs = _specs(options, registry)
+    dataset = resolve_dataset(store, options.dataset)
+    options.dataset = dataset
+    launch_id = options.launch_id or default_launch_id(options)
+    options.launch_id = launch_id
+    saved = read_launch(store, launch_id)
+    items = load_items(store, dataset)
+    if saved and saved.get("item_ids"):
+        items = items[items["item_id"].isin(saved["item_ids"])].sort_values("item_id")
+    else:
+        items = select_items(items, options.items, options.limit, options.sample)
+    images = store_journal.image_files(store, [h for h in items["image_hash"] if isinstance(h, str)])
+    has_image_items = bool(items["has_image"].any())
+    repetitions = list(range(1, options.repeat + 1)) if options.repeat else [0]
+    members: list[Member] = []
+    jobs: list[Job] = []
+    refused: dict[str, int] = {}
+    for spec in specs:
+        mode = image_mode(spec, options, has_image_items)
+        for condition in options.conditions:
+            templates = load_templates(condition, prompts_dir)
+            for rep in repetitions:
+                run_id = _safe(f"{launch_id}__{spec.key}__{condition}" + (f"__rep{rep}" if rep else ""))
+                member = Member(run_id, spec, condition, rep, mode, store.runs_dir / run_id / "responses.jsonl",
+                                templates.hash)
+                members.append(member)
+                refused[run_id] = 0
+                for row in items.itertuples(index=False):
+                    record = row.record
+                    has_image = bool(row.has_image)
+                    if has_image and mode == "refuse":
+                        refused[run_id] += 1
+                        continue
+                    send_image = has_image and mode == "send"
+                    image = images.get(row.image_hash) if send_image and isinstance(row.image_hash, str) else None
+                    if send_image and image is None:
+                        raise UserError(f"item {row.item_id}: image {row.image_hash} missing from the store")
+                    schema = answer_schema(row.type, condition)
+                    seed = spec.seed
+                    if spec.provider == "offline" and rep:
+                        seed = (spec.seed or 0) * 1000 + rep
+                    request = ProviderRequest(system=templates.system, user_text=render_user_text(record, templates),
+                                              json_schema=schema, temperature=spec.temperature,
+                                              max_output_tokens=spec.max_output_tokens, seed=seed, item=record,
+                                              image_mime=image[1] if image else None)
+                    key = cache_key(provider=spec.provider, base_url=spec.base_url, model=spec.api_model_id,
+                                    condition=condition, templates=templates.hash, system=request.system,
+                                    user=request.user_text, image=row.image_hash if send_image else None,
+                                    temperature=spec.temperature, max_tokens=spec.max_output_tokens, seed=seed,
+                                    schema=schema_hash(schema), repetition=rep)
+                    jobs.append(Job(
+                        request_key=f"{run_id}/{row.item_id}",
+                        payload={"member": member, "request": request, "image_path": image[0] if image else None,
+                                 "cache_key": key},
+                        meta={"run_id": run_id, "item_id": row.item_id, "repetition": rep, "condition": condition,
+                              "model": spec.key, "image_sent": send_image},
+                    ))
+    return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
+
+
+def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
+    """Estimated tokens and cost per model and condition; cached requests cost nothing."""
+    cache = ResponseCache(store.cache_dir / "responses", enabled=plan.options.use_cache)
+    counter = token_counter()
+    rows: dict[tuple[str, str], Estimate] = {}
+    memo: dict[str, int] = {}
+    for job in plan.jobs:
+        member: Member = job.payload["member"]
+        request: ProviderRequest = job.payload["request"]
+        est = rows.setdefault((member.spec.key, member.condition),
+                              Estimate(member.spec.key, member.condition, 0, 0, 0, 0, 0.0, 0))
+        est.requests += 1
+        if request.system not in memo:
+            memo[request.system] = counter.count(request.system)
+        tokens_in, tokens_out = estimate_request("", request.user_text, job.meta["image_sent"], member.condition)
+        tokens_in += memo[request.system]
+        est.images += int(job.meta["image_sent"])
+        if member.spec.provider == "offline":
+            continue
+        if cache.get(job.payload["cache_key"]) is not None:
+            est.cached += 1
+            continue
+        est.input_tokens += tokens_in
+        est.output_tokens += tokens_out
+        est.cost_usd += member.spec.cost(tokens_in, tokens_out)
+    return list(rows.values()), counter.method
+
+
+def make_call(store: Store, providers: dict[str, object], cache: ResponseCache) -> Callable[[Job], dict]:
+    """The pool's ``call``: answer from the cache, else ask the provider and fill the cache."""
+    offline = {key for key, p in providers.items() if type(p).__name__ == "ChanceProvider"}
+
+    def call(job: Job) -> dict:
+        member: Member = job.payload["member"]
+        key = job.payload["cache_key"]
+        use_cache = member.spec.key not in offline
+        hit = cache.get(key) if use_cache else None
+        if hit is not None:
+            return {"raw_text": hit.get("text", ""), "input_tokens": hit.get("input_tokens"),
+                    "output_tokens": hit.get("output_tokens"), "finish_reason": hit.get("finish_reason"),
+                    "cached": True}
+        request: ProviderRequest = job.payload["request"]
+        path = job.payload["image_path"]
+        if path is not None:
+            request = ProviderRequest(**{**request.__dict__, "image": Path(path).read_bytes()})
+        reply = providers[member.spec.key].complete(request)
+        if use_cache:
+            cache.put(key, {"text": reply.text, "input_tokens": reply.input_tokens,
+                            "output_tokens": reply.output_tokens, "finish_reason": reply.finish_reason,
+                            "model": member.spec.api_model_id, "created": time.time()})
+        return {"raw_text": reply.text, "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
+                "finish_reason": reply.finish_reason, "cached": False}
+
+    return call
+
+
+def run_totals(member: Member, records: list[dict]) -> dict:
+    """Tokens and cost actually paid (cache hits are free), and items that still have an error."""
+    latest = latest_by_key(iter(records))
+    paid = [r for r in latest.values() if r.get("status") == "ok" and not r.get("cached")]
+    tokens_in = sum(int(r.get("input_tokens") or 0) for r in paid)
+    tokens_out = sum(int(r.get("output_tokens") or 0) for r in paid)
+    errors = sum(1 for r in latest.values() if r.get("status") != "ok")
+    return {"input_tokens": tokens_in, "output_tokens": tokens_out,
+            "cost_usd": round(member.spec.cost(tokens_in, tokens_out), 6), "n_errors": errors,
+            "answered": sum(1 for r in latest.values() if r.get("status") == "ok")}
+
+
+class Ingester:
+    """Moves new journal lines into the store every few seconds, in short transactions."""
+
+    def __init__(self, store: Store, members: list[Member], interval_s: float = 2.0):
+        self.store, self.members, self.interval_s = store, members, interval_s
+        self._sizes: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="ingester")
+        self.last_error: str | None = None
+
+    def start(self) -> "Ingester":
+        self._thread.start()
+        return self
+
+    def ingest(self) -> int:
+        added = 0
+        for member in self.members:
+            path = member.journal_path
+            size = path.stat().st_size if path.exists() else 0
+            if size == self._sizes.get(member.run_id):
+                continue
+            try:
+                added += store_journal.ingest_journal(self.store, member.run_id, path)
+                self._sizes[member.run_id] = size
+                self.last_error = None
+            except StoreError as exc:  # locked by a reader for too long: try again next round
+                self.last_error = str(exc)
+        return added
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.ingest()
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join(30)
+        self.store.lock_timeout_s = max(self.store.lock_timeout_s, 60.0)
+        return self.ingest()
+
+
+class ProgressBar:
+    """A plain terminal progress line (carriage return on a terminal, a line every 5 s otherwise)."""
+
+    def __init__(self, total: int, done: int, stream=None):
+        self.total, self.done0 = total, done
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.t0 = time.monotonic()
+        self._last = 0.0
+
+    def __call__(self, result: PoolResult, record: dict) -> None:
+        now = time.monotonic()
+        finished = result.ok + result.errors
+        if now - self._last < (0.2 if self.tty else 5.0) and finished + result.skipped < result.total:
+            return
+        self._last = now
+        done = result.skipped + finished
+        width = 30
+        fill = int(width * done / max(1, result.total))
+        rate = finished / max(1e-6, now - self.t0)
+        left = (result.total - done) / rate if rate > 0 else 0
+        line = (f"[{'#' * fill}{'-' * (width - fill)}] {done}/{result.total}  answered now {result.ok}"
+                f"  errors {result.errors}  retries {result.retries}  {rate:.1f} req/s  eta {int(left)}s")
+        if self.tty:
+            self.stream.write("\r" + line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, progress: bool = True,
+            providers: dict | None = None, ingest_interval_s: float = 2.0, out=None) -> dict:
+    """Run a planned launch to the end (or until cancelled); returns a summary per run."""
+    out = out or sys.stdout
+    options = plan.options
+    specs = {m.spec.key: m.spec for m in plan.members}
+    providers = providers or {key: make_provider(spec, timeout_s=options.timeout_s) for key, spec in specs.items()}
+    # Register models and runs (short transactions), reopening runs of an earlier session.
+    existing = store_journal.run_wall_seconds(store, [m.run_id for m in plan.members])
+    for spec in specs.values():
+        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id)
+    for m in plan.members:
+        params = {"temperature": m.spec.temperature, "max_output_tokens": m.spec.max_output_tokens,
+                  "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,
+                  "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
+                  "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
+                  "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0)}
+        created = create_run(store, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
+                             launch_id=plan.launch_id, repetition=m.repetition, prompt_hash=m.template_hash,
+                             params=params, journal_path=str(m.journal_path), exist_ok=True)
+        if not created:
+            store_journal.reopen_runs(store, [m.run_id])
+    info = {"launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(store.path), "pid": os.getpid(),
+            "status": "running", "started_at": time.time(), "finished_at": None,
+            "options": asdict(options), "item_ids": plan.item_ids, "total_jobs": len(plan.jobs),
+            "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
+                         "repetition": m.repetition, "journal": str(m.journal_path), "image_mode": m.image_mode,
+                         "jobs": sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id),
+                         "refused": plan.refused.get(m.run_id, 0)} for m in plan.members]}
+    previous = read_launch(store, plan.launch_id) or {}
+    info["sessions"] = int(previous.get("sessions", 0)) + 1
+    write_launch(store, plan.launch_id, info)
+    journals = JournalSet({m.run_id: Journal(m.journal_path) for m in plan.members})
+    cache = ResponseCache(store.cache_dir / "responses", enabled=options.use_cache)
+    ingester = Ingester(store, plan.members, ingest_interval_s).start()
+    done_before = sum(1 for r in journals.latest().values() if r.get("status") == "ok")
+    bar = ProgressBar(len(plan.jobs), done_before) if progress else None
+    policy = RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
+    t0 = time.monotonic()
+    try:
+        result = run_jobs(plan.jobs, make_call(store, providers, cache), journals, options.concurrency, options.rpm,
+                          policy, bar, retry_errors=options.retry_errors, cancel=cancel)
+    finally:
+        journals.close()
+        if bar:
+            bar.close()
+        ingester.stop()
+    wall = time.monotonic() - t0
+    summary = {}
+    status_all = []
+    for m in plan.members:
+        records = list(read_records(m.journal_path))
+        totals = run_totals(m, records)
+        jobs = sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id)
+        if result.cancelled:
+            status = "cancelled"
+        elif jobs and totals["answered"] == 0 and totals["n_errors"]:
+            status = "failed"
+        else:
+            status = "completed"
+        status_all.append(status)
+        finish_run(store, m.run_id, status, {k: totals[k] for k in ("input_tokens", "output_tokens", "cost_usd", "n_errors")}
+                   | {"wall_seconds": round(existing.get(m.run_id, 0.0) + wall, 3)})
+        summary[m.run_id] = {**totals, "status": status, "jobs": jobs, "refused": plan.refused.get(m.run_id, 0)}
+    info.update(status="cancelled" if result.cancelled else ("failed" if status_all and all(s == "failed" for s in status_all) else "completed"),
+                finished_at=time.time(), result=asdict(result))
+    write_launch(store, plan.launch_id, info)
+    return {"launch_id": plan.launch_id, "result": result, "runs": summary}

@@ -1,0 +1,97 @@
+"""Choosing the items of a run: ``--items`` filters, ``--limit`` and stratified ``--sample``.
+
+Why deterministic: a resumed launch must ask exactly the same items, so the selection depends
+only on the items and the options (the sample is seeded), and the chosen ids are saved with the
+launch.
+"""
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+
+from ..errors import UserError
+
+_FIELDS = {"type": "type", "language": "language", "lang": "language", "image": "has_image",
+           "has_image": "has_image", "item": "item_id", "item_id": "item_id"}
+_TRUE = {"true", "1", "yes", "y"}
+_FALSE = {"false", "0", "no", "n"}
+
+
+def parse_filter(text: str | None) -> dict[str, list]:
+    """``type=completion_open|positioning,language=it,image=true`` -> {column: [values]}."""
+    result: dict[str, list] = {}
+    if not text:
+        return result
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise UserError(f"--items: '{part}' is not NAME=VALUE (names: type, language, image, item_id)")
+        name, value = (s.strip() for s in part.split("=", 1))
+        column = _FIELDS.get(name.lower())
+        if column is None:
+            raise UserError(f"--items: unknown field '{name}' (use type, language, image, item_id)")
+        values: list = []
+        for v in value.split("|"):
+            if column == "has_image":
+                if v.lower() in _TRUE:
+                    values.append(True)
+                elif v.lower() in _FALSE:
+                    values.append(False)
+                else:
+                    raise UserError(f"--items: image={v} must be true or false")
+            else:
+                values.append(v)
+        result.setdefault(column, []).extend(values)
+    return result
+
+
+def apply_filter(items: pd.DataFrame, text: str | None) -> pd.DataFrame:
+    frame = items
+    for column, values in parse_filter(text).items():
+        frame = frame[frame[column].isin(values)]
+    return frame
+
+
+def stratified_sample(items: pd.DataFrame, n: int, seed: int = 2026) -> pd.DataFrame:
+    """``n`` items spread over (type, language, has_image) strata in proportion, at least one each
+    while there is room, drawn with a fixed seed."""
+    if n >= len(items):
+        return items
+    rng = random.Random(seed)
+    groups = {key: sorted(frame["item_id"]) for key, frame in items.groupby(["type", "language", "has_image"])}
+    keys = sorted(groups, key=str)
+    quota = {k: 0 for k in keys}
+    for k in sorted(keys, key=lambda k: -len(groups[k]))[:n]:
+        quota[k] = 1
+    remaining = n - sum(quota.values())
+    total = len(items)
+    shares = sorted(keys, key=lambda k: -(len(groups[k]) * n / total - quota[k]))
+    while remaining > 0:
+        progressed = False
+        for k in shares:
+            if remaining and quota[k] < len(groups[k]) and quota[k] < round(len(groups[k]) * n / total + 0.5):
+                quota[k] += 1
+                remaining -= 1
+                progressed = True
+        if not progressed:
+            for k in shares:
+                if remaining and quota[k] < len(groups[k]):
+                    quota[k] += 1
+                    remaining -= 1
+    chosen = [i for k in keys for i in rng.sample(groups[k], quota[k])]
+    return items[items["item_id"].isin(chosen)]
+
+
+def select_items(items: pd.DataFrame, filter_text: str | None, limit: int | None, sample: int | None,
+                 seed: int = 2026) -> pd.DataFrame:
+    frame = apply_filter(items, filter_text).sort_values("item_id")
+    if sample:
+        frame = stratified_sample(frame, sample, seed).sort_values("item_id")
+    if limit is not None:
+        frame = frame.head(limit)
+    if frame.empty:
+        raise UserError("no items match the selection (check --items, --limit and --dataset)")
+    return frame
