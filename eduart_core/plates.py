@@ -113,7 +113,7 @@ def _dashed(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, f
 
 def _figure(draw: ImageDraw.ImageDraw, cx: float, foot: float, height: float, robe: Colour) -> None:
     """A standing figure reduced to a head and a robe, the way drawing manuals block them in."""
-    head = height * 0.13
+    head = height * 0.095
     shoulders, hem = height * 0.12, height * 0.2
     top = foot - height
     draw.polygon([(cx - shoulders, top + head * 2.1), (cx + shoulders, top + head * 2.1),
@@ -303,8 +303,8 @@ def _light_direction(spec: PlateSpec) -> Image.Image:
     image.paste(sphere, (cx - r, cy - r), mask)
     bx, bw = round(w * 0.62), round(r * 1.3)
     away, depth = -side, bw * 0.35
-    draw.polygon([(bx, ground), (bx + bw, ground), (bx + bw + away * bw * 1.5, ground + bw * 0.18),
-                  (bx + away * bw * 1.5, ground + bw * 0.18)], fill=(22, 19, 17))
+    draw.polygon([(bx, ground), (bx + bw, ground), (bx + bw + away * bw * 1.0, ground + bw * 0.18),
+                  (bx + away * bw * 1.0, ground + bw * 0.18)], fill=(22, 19, 17))
     draw.rectangle([bx, ground - bw, bx + bw, ground], fill=(150, 128, 100))
     draw.polygon([(bx, ground - bw), (bx + bw, ground - bw), (bx + bw + depth, ground - bw - depth),
                   (bx + depth, ground - bw - depth)], fill=(236, 214, 180))
