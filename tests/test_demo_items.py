@@ -195,3 +195,17 @@ def test_vanishing_point_marker_sits_where_params_say(name):
     r = max(8, w // 90)
     ring = [image.getpixel((vx + dx, hy)) for dx in (-r, r)]
     assert all(px[0] > 150 and px[1] < 110 for px in ring), ring
+
+
+def test_demo_items_import_into_a_real_store_with_their_plates(store, tmp_path):
+    from eduart_core.store.items import load_items, upsert_items
+
+    write_plates(tmp_path / "demo" / "plates")
+    upsert_items(store, ITEMS, dataset="demo", origin="demo", images_root=tmp_path / "demo")
+    frame = load_items(store, "demo")
+    assert len(frame) == len(ITEMS)
+    with_image = frame[frame["has_image"]]
+    assert len(with_image) == sum(r["has_image"] for r in ITEMS)
+    assert with_image["image_hash"].notna().all()
+    used_plates = {r["plate"] for r in ITEMS if r["has_image"]}
+    assert with_image["image_hash"].nunique() == len(used_plates)
