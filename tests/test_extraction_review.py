@@ -183,3 +183,103 @@ def test_round_statistics(store):
     assert by_field.loc["answers", "round 1"] == 1
     by_format = round_status_table(db.load_outcomes(store), by_format=True)
     assert set(by_format["format"]) == {"multiple_choice_radio"}
+
+
+# --- extraction against the stub provider ----------------------------------------------------
+
+def _pipeline_truth() -> dict[str, dict]:
+    base = radio()
+    accent = copy.deepcopy(base) | {"question_text": "Perché la volta della cappella è azzurra?"}
+    tf = {"type": "true_false", "language": "it", "question_title": "Il Pantheon", "instructions": "Vero o falso?",
+          "question_text": None, "choices": [{"id": "A", "text": "Ha una cupola."}, {"id": "B", "text": "È gotico."}],
+          "answers": [{"id": "A", "text": "True"}, {"id": "B", "text": "False"}], "has_image": False}
+    return {"ex01/q01": base, "ex01/q02": accent, "ex02/q01": tf, "ex02/q02": base}
+
+
+@pytest.fixture
+def pages_dir(tmp_path):
+    from eduart_core.extraction.pages_render import render_page
+
+    root = tmp_path / "pages"
+    for page_id, record in _pipeline_truth().items():
+        folder = root / page_id.split("/")[0]
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = page_id.split("/")[1]
+        (folder / f"{stem}.png").write_bytes(render_page(record))
+        if page_id == "ex01/q01":
+            (folder / f"{stem}.html").write_text(
+                "<html><head><title>T</title><script>var secret = 1;</script></head>"
+                "<body><h1>Il Rinascimento</h1><p>Chi dipinse la&nbsp;volta?</p><style>p{}</style></body></html>")
+        else:
+            (folder / f"{stem}.txt").write_text(record.get("question_text") or "statements")
+    return root
+
+
+def _answer(info) -> str:
+    import json as _json
+    import re as _re
+
+    page_id = _re.search(r"Exam page (\S+)", info.user_text).group(1)
+    record = copy.deepcopy(_pipeline_truth()[page_id])
+    if info.model == "model-b":
+        if page_id == "ex01/q02":
+            record["question_text"] = record["question_text"].replace("Perché", "Perche'")
+        if page_id == "ex02/q01":
+            return "Sorry, I cannot read this page."
+        if page_id == "ex02/q02":
+            record["answers"] = [{"id": "A", "description": "x"}, {"id": "B", "description": "y"}]  # invalid radio
+    return "```json\n" + _json.dumps(record, ensure_ascii=False) + "\n```"
+
+
+def test_extract_stores_every_outcome_and_resumes(store, pages_dir, monkeypatch):
+    from eduart_core.extraction.pipeline import run_extraction
+    from eduart_core.runner.pool import RetryPolicy
+    from tests.stubs import StubServer
+
+    with StubServer(answer=_answer) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-extract")
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url + "/v1")
+        stub.faults.append({"kind": "status", "status": 500})             # retried
+        stub.fault_for = lambda info: ({"kind": "status", "status": 400}  # not retryable: recorded
+                                       if info.model == "model-a" and "Exam page ex02/q02" in info.user_text
+                                       else None)
+        extractors = {"A": "openai:model-a", "B": "openai:model-b"}
+        retry = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.02)
+        first = run_extraction(store, pages_dir, extractors, round=1, dataset=DATASET, retry=retry)
+        assert (first.pages, first.jobs) == (4, 8)
+        rows = db.load_extractions(store, round=1).set_index(["page_id", "extractor"])
+        assert len(rows) == 8
+        assert "400" in rows.loc[("ex02/q02", "A"), "error"]
+        garbage = rows.loc[("ex02/q01", "B")]
+        assert garbage["record"] is None and garbage["raw_response"] == "Sorry, I cannot read this page."
+        assert garbage["error"] == "reply holds no JSON object"
+        assert rows.loc[("ex02/q02", "B"), "validation_errors"]
+        statuses = db.load_outcomes(store, 1).set_index("page_id")["merge_status"].to_dict()
+        assert statuses == {"ex01/q01": "agreed", "ex01/q02": "queued", "ex02/q01": "failed", "ex02/q02": "failed"}
+        assert get_item(store, DATASET, "ex01-q01")["record"]["question_text"] == radio()["question_text"]
+
+        # the HTML went in as visible text only
+        html_request = stub.requests_for("Exam page ex01/q01")[0]
+        assert "Chi dipinse la volta?" in html_request.user_text and "secret" not in html_request.user_text
+        assert html_request.image and html_request.image.startswith(b"\x89PNG")
+        assert "sk-test-extract" not in (store.runs_dir / "extract-round1.jsonl").read_text()
+
+        # resume: only the failed request is asked again
+        stub.fault_for = None
+        asked_before = len(stub.requests)
+        second = run_extraction(store, pages_dir, extractors, round=1, dataset=DATASET, retry=retry)
+        assert len(stub.requests) == asked_before + 1
+        assert second.skipped == 7
+        rows = db.load_extractions(store, round=1).set_index(["page_id", "extractor"])
+        assert rows.loc[("ex02/q02", "A"), "error"] is None
+        assert db.load_outcomes(store, 1).set_index("page_id").loc["ex02/q02", "merge_status"] == "queued"
+
+
+def test_extract_cli_rejects_missing_extractor(tmp_path, capsys):
+    from eduart_core.cli import main
+
+    (tmp_path / "in" / "ex1").mkdir(parents=True)
+    code = main(["extract", "--input", str(tmp_path / "in"), "--extractor", "A=openai:x",
+                 "--db", str(tmp_path / "s.duckdb")])
+    assert code == 2
+    assert "two extractors" in capsys.readouterr().err
