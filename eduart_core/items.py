@@ -38,8 +38,6 @@ RECORD_FIELDS: tuple[str, ...] = (
 )
 
 _MARKER = re.compile(r"\[([A-Z]{1,2})\]")
-_TRUE_WORDS = frozenset({"true", "vero", "t", "v", "1"})
-_FALSE_WORDS = frozenset({"false", "falso", "f", "0"})
 
 
 def blank_ids(question_text: str | None) -> list[str]:
@@ -148,7 +146,8 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if isinstance(record, Item):
         return record.to_record()
     if not isinstance(record, Mapping):
-        raise ItemValidationError("?", [("record", f"expected a JSON object, got {type(record).__name__}")])
+        kind = type(record).__name__
+        raise ItemValidationError("?", [("record", f"expected a JSON object, got {kind}")])
     out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS}
     if out["item_id"] is not None and not isinstance(out["item_id"], str):
         out["item_id"] = str(out["item_id"])
@@ -166,10 +165,8 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
         if item_type == "true_false":
-            answers = [
-                {**a, "text": _verdict_text(a["text"])} if isinstance(a, dict) and "text" in a else a
-                for a in answers
-            ]
+            answers = [{**a, "text": _verdict_text(a["text"])}
+                       if isinstance(a, dict) and "text" in a else a for a in answers]
     out["answers"] = answers
     if isinstance(out["choices"], list) and item_type != "positioning":
         out["choices"] = [_norm_entry_id(c) for c in out["choices"]]

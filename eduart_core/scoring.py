@@ -29,7 +29,6 @@ _TRUE_WORDS = frozenset({"true", "vero", "t", "v", "1"})
 _FALSE_WORDS = frozenset({"false", "falso", "f", "0"})
 _VERDICT_MARKS = frozenset({"true", "false", "vero", "falso"})
 _SELECTED_MARKS = frozenset({"true", "vero"})
-_BLANK_TYPES = ("positioning", "completion_closed", "completion_open")
 
 
 @dataclass(frozen=True)
