@@ -130,8 +130,8 @@ _SCALARS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_cond
 _LISTS = {"models": "f_models", "types": "f_types", "lang": "f_languages"}
 
 
-def _load_query_params(datasets: list[str], models: list[str]) -> None:
-    """Seed widget state from the URL once per session (deep links)."""
+def _load_query_params(datasets: list[str], models_of: Callable[[str], list[str]]) -> None:
+    """Seed widget state from the URL once per session (deep links); unknown values are ignored."""
     if st.session_state.get("_qp_loaded"):
         return
     qp = st.query_params
@@ -141,9 +141,11 @@ def _load_query_params(datasets: list[str], models: list[str]) -> None:
         value = qp.get(param)
         if value is not None and value in valid[key]:
             st.session_state[key] = value
-    list_valid = {"f_models": models, "f_types": TYPE_ORDER, "f_languages": list(LANGUAGES)}
+    fallback = "demo" if "demo" in datasets else (datasets[0] if datasets else "")
+    dataset = st.session_state.get("f_dataset", fallback)
+    list_valid = {"f_models": models_of(dataset), "f_types": TYPE_ORDER, "f_languages": list(LANGUAGES)}
     for param, key in _LISTS.items():
-        values = [v for v in qp.get_all(param) if v in list_valid[key] or key == "f_models"]
+        values = [v for v in qp.get_all(param) if v in list_valid[key]]
         if values:
             st.session_state[key] = values
     if qp.get("present") == "1":
@@ -198,8 +200,7 @@ def sidebar() -> Filters:
         st.stop()
     names = list(ds["dataset"])
     default_ds = "demo" if "demo" in names else names[0]
-    all_models = _models_of(path, version, st.session_state.get("f_dataset", default_ds), model_table)
-    _load_query_params(names, all_models)
+    _load_query_params(names, lambda d: _models_of(path, version, d, model_table))
     if st.session_state.get("f_dataset") not in names:
         st.session_state["f_dataset"] = default_ds
 
