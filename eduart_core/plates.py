@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -78,7 +78,6 @@ class PlateSpec:
     params: dict[str, Any]
     size: tuple[int, int]
     format: str = "PNG"
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def filename(self) -> str:
@@ -87,7 +86,7 @@ class PlateSpec:
 
 def value_words(value: Any, language: str) -> tuple[str, ...]:
     """The words an item in `language` may use for a parameter value (numbers as digit or word)."""
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         word = NUMBER_WORDS.get(value, {}).get(language)
         return (str(value),) + ((word,) if word else ())
     return VALUE_WORDS.get(str(value), {}).get(language, (str(value),))

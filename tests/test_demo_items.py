@@ -209,3 +209,18 @@ def test_demo_items_import_into_a_real_store_with_their_plates(store, tmp_path):
     assert with_image["image_hash"].notna().all()
     used_plates = {r["plate"] for r in ITEMS if r["has_image"]}
     assert with_image["image_hash"].nunique() == len(used_plates)
+
+
+def test_plates_are_identical_in_a_fresh_process():
+    """Same bytes on every run, not only within one process (no hidden state or randomness)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    code = ("import hashlib; from eduart_core.plates import PLATES, render_plate; "
+            "print('\\n'.join(n + ' ' + hashlib.sha256(render_plate(n)).hexdigest() for n in PLATES))")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    here = [f"{n} {hashlib.sha256(render_plate(n)).hexdigest()}" for n in PLATES]
+    assert out == here
