@@ -43,8 +43,9 @@ def _quiet(_: str) -> None:
     return None
 
 
-def load_demo_records(demo_dir: Path = DEMO_DIR) -> list[dict]:
+def load_demo_records(demo_dir: Path | None = None) -> list[dict]:
     """The shipped demo items: ``items.jsonl`` and/or ``items/*.json`` (object or list)."""
+    demo_dir = Path(demo_dir) if demo_dir else DEMO_DIR
     records: list[dict] = []
     jsonl = demo_dir / "items.jsonl"
     if jsonl.exists():

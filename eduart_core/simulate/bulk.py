@@ -1,8 +1,9 @@
 """Writing simulated runs into the store, fast enough for 100 models x 10,000 items.
 
-Why one transaction per model: all responses of a model (both conditions) are built in memory and
-handed to the store's bulk ``add_responses_con``, which parses and scores them with the real
-parser and scorer. A failure leaves no half-written model behind, and re-running the same
+Why few, large transactions: the responses of a batch of models (about 50,000 rows, at least one
+whole model with both conditions) are built in memory and handed to the store's bulk
+``add_responses_con``, which parses and scores them with the real parser and scorer. A failure
+leaves no half-written model behind, and re-running the same
 simulation changes nothing (run ids are derived from dataset, model, condition and seed).
 """
 from __future__ import annotations
@@ -18,6 +19,8 @@ from .respond import CONDITIONS, plan_items, simulate_run
 from .synthetic import PLACEHOLDER_IMAGE, placeholder_image, synthesise_items
 
 Progress = Callable[[str], None]
+# Responses written per transaction: big enough to amortise the connection, small enough for memory.
+BATCH_RESPONSES = 50_000
 
 
 def _quiet(_: str) -> None:
@@ -34,15 +37,6 @@ def model_params(model: SimModel, seed: int) -> dict:
             "format_offsets": model.format_offsets, "image_effect": model.image_effect,
             "motivation_shift": model.motivation_shift, "malformed_rate": model.malformed_rate,
             "multi_select_rate": model.multi_select_rate}
-
-
-def register_models(store: Store, models: Iterable[SimModel]) -> None:
-    """Simulated models: family 'Simulated' (one colour), flagged simulated=True."""
-    from ..store.runs import ensure_model_con
-
-    with store.transaction() as con:
-        for model in models:
-            ensure_model_con(con, model.key, model.display_name, SIM_FAMILY, SIM_PROVIDER, None, simulated=True)
 
 
 def add_synthetic_items(store: Store, dataset: str, m: int, seed: int) -> int:
@@ -90,28 +84,34 @@ def simulate_into_store(store: Store, dataset: str, models: list[SimModel], seed
             continue  # a defective imported record: no simulated answer rather than a crash
     created, skipped, stored = 0, 0, 0
     finished: list[tuple[str, dict]] = []
-    for index, model in enumerate(models, start=1):
+    per_model = max(1, len(plans) * len(conditions))
+    batch_size = max(1, BATCH_RESPONSES // per_model)  # models per transaction
+    for first in range(0, len(models), batch_size):
+        batch = models[first:first + batch_size]
         with store.transaction() as con:
-            ensure_model_con(con, model.key, model.display_name, SIM_FAMILY, SIM_PROVIDER, None, simulated=True)
-            for condition in conditions:
-                run_id = run_id_for(dataset, model, condition, seed)
-                if not create_run_con(con, run_id, dataset, model.key, condition, "simulated",
-                                      params={**model_params(model, seed), "condition": condition},
-                                      exist_ok=True):
-                    skipped += 1
-                    continue
-                t0 = time.perf_counter()
-                responses = simulate_run(model, plans, condition, seed)
-                rows = [r.to_row(request_key=r.item_id) for r in responses]
-                stored += add_responses_con(con, run_id, rows, items=items)
-                created += 1
-                finished.append((run_id, {
-                    "input_tokens": sum(r.input_tokens for r in responses),
-                    "output_tokens": sum(r.output_tokens for r in responses),
-                    "n_errors": 0, "cost_usd": 0.0,
-                    "wall_seconds": round(time.perf_counter() - t0, 3),
-                }))
-        say(f"simulated {model.display_name}: {index}/{len(models)} models")
+            for model in batch:
+                ensure_model_con(con, model.key, model.display_name, SIM_FAMILY, SIM_PROVIDER, None,
+                                 simulated=True)
+                for condition in conditions:
+                    run_id = run_id_for(dataset, model, condition, seed)
+                    if not create_run_con(con, run_id, dataset, model.key, condition, "simulated",
+                                          params={**model_params(model, seed), "condition": condition},
+                                          exist_ok=True):
+                        skipped += 1
+                        continue
+                    t0 = time.perf_counter()
+                    responses = simulate_run(model, plans, condition, seed)
+                    rows = [r.to_row(request_key=r.item_id) for r in responses]
+                    stored += add_responses_con(con, run_id, rows, items=items)
+                    created += 1
+                    finished.append((run_id, {
+                        "input_tokens": sum(r.input_tokens for r in responses),
+                        "output_tokens": sum(r.output_tokens for r in responses),
+                        "n_errors": 0, "cost_usd": 0.0,
+                        "wall_seconds": round(time.perf_counter() - t0, 3),
+                    }))
+        for index, model in enumerate(batch, start=first + 1):
+            say(f"simulated {model.display_name}: {index}/{len(models)} models")
     for run_id, totals in finished:
         finish_run(store, run_id, "completed", totals)
     return {"runs_created": created, "runs_skipped": skipped, "responses": stored,
