@@ -439,3 +439,20 @@ def test_synthetic_scores_shape_mix_and_determinism():
     assert df.score.between(0, 1).all()
     assert set(df.condition) == {"default", "motivation"}
     pd.testing.assert_frame_equal(df, synthetic_scores(3, 200, seed=7))
+
+
+def test_logistic_regression_drops_aliased_terms_and_says_so():
+    df = tiny_scores()
+    df["has_image"] = df["type"] == "true_false"       # image exactly when true/false
+    out = logistic_regression(df)
+    assert "has_image:True" not in set(out.predictor)
+    assert out.attrs["dropped_terms"] == ["has_image:True"]
+
+
+def test_logistic_regression_threshold_binarises_partial_credit():
+    df = frame([("A", "default", f"q{j}", "multiple_choice_radio", s)
+                for j, s in enumerate([0.5, 0.5, 0.5, 0.0])])
+    at_half = logistic_regression(df).iloc[0]
+    strict = logistic_regression(df, threshold=0.75).iloc[0]
+    assert at_half["odds_ratio"] == pytest.approx(3.0)     # 3 right of 4
+    assert np.isinf(strict["beta"]) or strict["beta"] < -10  # none right

@@ -55,6 +55,27 @@ def prepare(df: pd.DataFrame, columns: Iterable[str] = SCORE_COLUMNS) -> tuple[p
     return out, n_dropped
 
 
+def group_codes(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """(group code per row, frame of the distinct key combinations in code order).
+
+    Same job as factorizing a MultiIndex, but combines per-column integer codes instead of
+    building a tuple per row, which is ~10x faster on millions of rows.
+    """
+    combined = np.zeros(len(df), dtype=np.int64)
+    levels = []
+    for column in columns:
+        codes, uniques = pd.factorize(df[column], use_na_sentinel=False)
+        levels.append(uniques)
+        combined = combined * len(uniques) + codes
+    codes, distinct = pd.factorize(combined)
+    keys = {}
+    rest = np.asarray(distinct, dtype=np.int64)
+    for column, uniques in zip(reversed(columns), reversed(levels)):
+        keys[column] = np.asarray(uniques, dtype=object)[rest % len(uniques)]
+        rest = rest // len(uniques)
+    return codes, pd.DataFrame({c: keys[c] for c in columns})
+
+
 def finish(result: pd.DataFrame, n_dropped: int, **attrs: object) -> pd.DataFrame:
     """Attach the dropped-row count (and any other provenance) as ``result.attrs``."""
     result = result.reset_index(drop=True)

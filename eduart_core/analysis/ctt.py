@@ -13,20 +13,19 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._frame import TYPE_ORDER, filter_conditions, finish, prepare, sort_frame
+from ._frame import TYPE_ORDER, filter_conditions, finish, group_codes, prepare, sort_frame
 
 DIFFICULTY_CATEGORIES = ("very_easy", "easy", "medium", "hard", "very_hard")
 DISCRIMINATION_CATEGORIES = ("good", "fair", "poor")
 _EPS = 1e-12
 
 
-def score_matrix(df: pd.DataFrame) -> tuple[np.ndarray, pd.Index, pd.DataFrame]:
-    """(examinees x items matrix with NaN for missing cells, examinee index, item frame).
+def score_matrix(df: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """(examinees x items matrix with NaN for missing cells, examinee frame, item frame).
 
     The item frame has item_id and type (first type seen), in matrix column order.
     """
-    examinee = pd.MultiIndex.from_arrays([df["model"], df["condition"]])
-    e_codes, e_index = pd.factorize(examinee)
+    e_codes, e_index = group_codes(df, ["model", "condition"])
     i_codes, i_index = pd.factorize(df["item_id"])
     matrix = np.full((len(e_index), len(i_index)), np.nan)
     matrix[e_codes, i_codes] = df["score"].to_numpy(dtype=float)
