@@ -1,0 +1,157 @@
+"""HTML fragments and queue filters for the review page (no Streamlit here).
+
+Why in the library: the page stays thin and these pieces are testable. An item is drawn as a
+student would see it (title, instruction, text, options, blanks) plus its gold answers; every node
+whose path differs between the two extractions is highlighted, and inside a differing string the
+characters that differ are marked (difflib), so a reviewer spots a dropped accent at a glance.
+"""
+from __future__ import annotations
+
+import difflib
+import html
+import json
+from typing import Any, Iterable
+
+import pandas as pd
+
+HIGHLIGHT = "background:#fff3bf;border-radius:4px;padding:1px 3px;"
+MARK_A = "background:#ffc9c9;text-decoration:none;"
+MARK_B = "background:#b2f2bb;text-decoration:none;"
+
+
+def _visible(text: str) -> str:
+    """Escape, and make invisible differences visible: doubled spaces, nbsp, line breaks."""
+    out = html.escape(text)
+    return out.replace("\u00a0", "⍽").replace("\n", "↵<br>")
+
+
+def char_marks(a: str, b: str) -> tuple[str, str]:
+    """HTML of a and b with the characters that differ marked (deleted in a, inserted in b)."""
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    left, right = [], []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        sa, sb = a[i1:i2], b[j1:j2]
+        if op == "equal":
+            left.append(_visible(sa)); right.append(_visible(sb))
+            continue
+        if sa:
+            shown = sa.replace(" ", "·")
+            left.append(f'<mark style="{MARK_A}">{_visible(shown)}</mark>')
+        if sb:
+            shown = sb.replace(" ", "·")
+            right.append(f'<mark style="{MARK_B}">{_visible(shown)}</mark>')
+    return "".join(left), "".join(right)
+
+
+def value_text(value: Any) -> str:
+    """A value as the editor shows it: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def diff_pair_html(a: Any, b: Any) -> tuple[str, str]:
+    """Both sides of one field difference, with character marks when both are strings."""
+    if isinstance(a, str) and isinstance(b, str):
+        return char_marks(a, b)
+    if a is None or b is None:
+        return (_visible(value_text(a)) if a is not None else "<i>(missing)</i>",
+                _visible(value_text(b)) if b is not None else "<i>(missing)</i>")
+    return char_marks(value_text(a), value_text(b))
+
+
+def _leaf(value: Any, path: str, diffs: dict[str, dict], side: str) -> str:
+    diff = diffs.get(path)
+    if diff is None:
+        return _visible(value_text(value)) if value is not None else ""
+    if isinstance(diff["a"], str) and isinstance(diff["b"], str):
+        marked = char_marks(diff["a"], diff["b"])[0 if side == "A" else 1]
+    else:
+        marked = _visible(value_text(value)) if value is not None else "<i>(missing)</i>"
+    return f'<span style="{HIGHLIGHT}" title="{html.escape(path)} · {diff["category"]}">{marked}</span>'
+
+
+def _block(inner: str, path: str, diffs: dict[str, dict]) -> str:
+    if path in diffs:
+        return (f'<div style="{HIGHLIGHT}" title="{html.escape(path)} · {diffs[path]["category"]}">'
+                f'<small>{html.escape(path)} · {diffs[path]["category"]}</small><br>{inner}</div>')
+    return inner
+
+
+def _choices_html(record: dict, diffs: dict[str, dict], side: str) -> str:
+    choices = record.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return ""
+    lines = []
+    for index, choice in enumerate(choices):
+        if isinstance(choice, dict):
+            ident = str(choice.get("id"))
+            if "options" in choice:
+                options = choice.get("options") or []
+                opts_path = f"choices[{ident}].options"
+                shown = " / ".join(_leaf(o, f"{opts_path}[{i}]", diffs, side) for i, o in enumerate(options))
+                lines.append(f"[{html.escape(ident)}] " + _block(shown, opts_path, diffs))
+            else:
+                lines.append(f"<b>{html.escape(ident)}.</b> " + _leaf(choice.get("text"), f"choices[{ident}].text",
+                                                                     diffs, side))
+        else:
+            lines.append(f"{index + 1}. " + _leaf(choice, f"choices[{index}]", diffs, side))
+    return _block("<br>".join(lines), "choices", diffs)
+
+
+def _answers_html(record: dict, diffs: dict[str, dict], side: str) -> str:
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return _block(_visible(value_text(answers)), "answers", diffs)
+    lines = []
+    for index, answer in enumerate(answers):
+        if not isinstance(answer, dict):
+            lines.append(_leaf(answer, f"answers[{index}]", diffs, side))
+            continue
+        if "id" in answer:
+            ident = str(answer["id"])
+            parts = [f"{k}: " + _leaf(v, f"answers[{ident}].{k}", diffs, side)
+                     for k, v in answer.items() if k != "id"]
+            lines.append(f"<b>{html.escape(ident)}</b> → " + "; ".join(parts))
+        else:
+            parts = [f"{k}: " + _leaf(v, f"answers[{index}].{k}", diffs, side) for k, v in answer.items()]
+            lines.append("; ".join(parts))
+    return _block("<br>".join(lines), "answers", diffs)
+
+
+def item_html(record: dict | None, diffs: Iterable[dict], side: str) -> str:
+    """One extraction drawn as an item, differing fields highlighted, characters marked."""
+    if record is None:
+        return "<i>No record: this extraction failed.</i>"
+    by_path = {d["path"]: d for d in diffs}
+    rows = [f"<small>type: {_leaf(record.get('type'), 'type', by_path, side)} · "
+            f"language: {_leaf(record.get('language'), 'language', by_path, side)}</small>"]
+    for field, tag in (("question_title", "b"), ("instructions", "i"), ("question_text", "span")):
+        value = record.get(field)
+        if value is not None or field in by_path:
+            rows.append(f"<{tag}>{_leaf(value, field, by_path, side)}</{tag}>")
+    choices = _choices_html(record, by_path, side)
+    if choices:
+        rows.append(choices)
+    rows.append("<b>Gold:</b><br>" + _answers_html(record, by_path, side))
+    return '<div style="line-height:1.6">' + "<br>".join(rows) + "</div>"
+
+
+def filter_queue(queue: pd.DataFrame, *, categories: list[str] | None = None, fields: list[str] | None = None,
+                 formats: list[str] | None = None, exercises: list[str] | None = None,
+                 statuses: list[str] | None = None) -> pd.DataFrame:
+    """Queue rows matching every given filter (a page matches a category if any field has it)."""
+    if queue.empty:
+        return queue
+    keep = pd.Series(True, index=queue.index)
+    if categories:
+        keep &= queue["categories"].map(lambda cs: bool(set(cs) & set(categories)))
+    if fields:
+        keep &= queue["field_names"].map(lambda fs: bool(set(fs) & set(fields)))
+    if formats:
+        keep &= queue["format"].isin(formats)
+    if exercises:
+        keep &= queue["exercise"].isin(exercises)
+    if statuses:
+        keep &= queue["status"].isin(statuses)
+    return queue[keep]
