@@ -133,7 +133,11 @@ class StubServer:
             def do_POST(self):
                 stub._handle(self)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):  # a client that hung up (timeout, kill -9)
+                pass
+
+        self.server = Server(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.server.request_queue_size = 256
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

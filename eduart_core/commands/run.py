@@ -47,6 +47,8 @@ def register(sub) -> None:
     images.add_argument("--refuse-images", action="store_true", help="skip image items")
     p.add_argument("--timeout", type=float, default=120.0, help="per-request timeout in seconds (default 120)")
     p.add_argument("--max-attempts", type=int, default=6, help="attempts per request incl. retries (default 6)")
+    p.add_argument("--backoff", type=float, default=1.0, metavar="S",
+                   help="first retry delay in seconds, doubled per attempt, with jitter (default 1)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     p.add_argument("--list-models", action="store_true", help="list registry models and credential status")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -72,7 +74,8 @@ def options_from_args(args, store: Store):
             raise UserError("an ad-hoc model needs --provider and --model-id (and --base-url for openai_compatible)")
         adhoc = {"provider": args.provider, "model_id": args.model_id, "base_url": args.base_url}
     runtime = dict(concurrency=args.concurrency, rpm=args.rpm, retry_errors=args.retry_errors,
-                   timeout_s=args.timeout, max_attempts=args.max_attempts, use_cache=not args.no_cache)
+                   timeout_s=args.timeout, max_attempts=args.max_attempts, use_cache=not args.no_cache,
+                   base_delay_s=args.backoff)
     if args.resume is not None:
         launch_id = args.resume if isinstance(args.resume, str) else args.run_id
         if not launch_id:

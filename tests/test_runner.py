@@ -1,0 +1,265 @@
+"""Runner flows: real CLI, real store in tmp_path, real SDKs over HTTP to stub servers."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from eduart_core.cli import main
+from eduart_core.store import Store
+from runner_items import fill_store
+from stubs import StubServer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _responses(store: Store, where: str = "TRUE") -> list[tuple]:
+    with store.connect(read_only=True) as con:
+        return con.execute(f"SELECT r.run_id, r.item_id, r.raw_text, r.error, r.image_sent, r.input_tokens "
+                           f"FROM responses r WHERE {where} ORDER BY r.run_id, r.item_id, r.response_id").fetchall()
+
+
+def _runs(store: Store) -> dict[str, dict]:
+    with store.connect(read_only=True) as con:
+        frame = con.execute("SELECT * FROM runs").df()
+    return {row["run_id"]: row for row in frame.to_dict("records")}
+
+
+def _answer(info) -> str:
+    """A stub model that answers 'A' or 'TRUE' to everything (parseable for every format)."""
+    return json.dumps({"Answers": [{"id": "A", "text": "TRUE"}], "motivation": "Because it is so."})
+
+
+def _adhoc(stub: StubServer, store: Store, *extra: str) -> int:
+    return main(["run", "--db", str(store.path), "--provider", "openai_compatible", "--base-url",
+                 f"{stub.url}/v1", "--model-id", "stub-model", "--quiet", "--backoff", "0.05", *extra])
+
+
+def test_chance_run_scores_every_item_and_rerun_asks_nothing(store, capsys):
+    records = fill_store(store, 2)
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
+    rows = _responses(store)
+    assert len(rows) == 2 * len(records)
+    with store.connect(read_only=True) as con:
+        n_scores = con.execute("SELECT count(*) FROM scores").fetchone()[0]
+    assert n_scores == 2 * len(rows)  # strict and paper
+    runs = _runs(store)
+    assert {r["status"] for r in runs.values()} == {"completed"}
+    assert len({r["prompt_hash"] for r in runs.values()}) == 2  # default and motivation templates differ
+    journal = Path(next(iter(runs.values()))["journal_path"])
+    before = journal.read_bytes()
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
+    assert journal.read_bytes() == before
+    assert len(_responses(store)) == len(rows)
+    assert "0 answered now, 28 already answered" in capsys.readouterr().out
+
+
+def test_adhoc_model_both_conditions_sends_images_and_schema(store):
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--condition", "both", "--concurrency", "4") == 0
+        seen = list(stub.requests)
+    assert len(seen) == 2 * len(records)
+    with_image = [r for r in seen if r.image is not None]
+    assert len(with_image) == 2 * sum(r["has_image"] for r in records)
+    assert all(r.image[:2] == b"\xff\xd8" and r.image_mime == "image/jpeg" for r in with_image)
+    assert all("art-history examination" in r.system for r in seen)
+    motivation = [r for r in seen if "motivation" in r.schema["properties"]]
+    assert len(motivation) == len(records)
+    rows = _responses(store)
+    assert sum(bool(r[4]) for r in rows) == len(with_image)
+
+
+def test_text_only_and_refuse_images_are_recorded(store):
+    records = fill_store(store)
+    n_images = sum(r["has_image"] for r in records)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--text-only", "--run-id", "textonly") == 0
+        assert all(r.image is None for r in stub.requests)
+        assert len(stub.requests) == len(records)
+    rows = _responses(store, "run_id LIKE 'textonly%'")
+    assert len(rows) == len(records) and not any(r[4] for r in rows)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--refuse-images", "--run-id", "refuse", "--no-cache") == 0
+        assert len(stub.requests) == len(records) - n_images
+    run = [r for r in _runs(store).values() if r["run_id"].startswith("refuse")][0]
+    assert json.loads(run["params"])["images_refused"] == n_images
+
+
+def test_faults_are_retried_and_run_completes(store):
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        stub.faults.extend([{"kind": "status", "status": 429, "retry_after": 0.2},
+                            {"kind": "status", "status": 500},
+                            {"kind": "malformed"}, {"kind": "empty"},
+                            {"kind": "timeout", "sleep_s": 1.5}])
+        t0 = time.monotonic()
+        assert _adhoc(stub, store, "--concurrency", "1", "--timeout", "0.5") == 0
+        elapsed = time.monotonic() - t0
+        n_requests = len(stub.requests)
+    assert n_requests == len(records) + 5  # each fault cost exactly one extra request
+    assert elapsed >= 0.2  # Retry-After was honoured
+    rows = _responses(store)
+    assert len(rows) == len(records) and not any(r[3] for r in rows)
+    assert list(_runs(store).values())[0]["n_errors"] == 0
+
+
+def test_client_errors_persist_until_retry_errors_succeeds(store, capsys):
+    fill_store(store)
+    target = "mosaic"  # the select_errors item
+    with StubServer(answer=_answer) as stub:
+        stub.fault_for = lambda info: {"kind": "status", "status": 400} if target in info.user_text else None
+        assert _adhoc(stub, store, "--run-id", "errs") == 0
+        assert len(stub.requests_for(target)) == 1  # no retry on a 400
+        assert "--retry-errors" in capsys.readouterr().err
+        run = list(_runs(store).values())[0]
+        assert run["n_errors"] == 1
+        errors = _responses(store, "error IS NOT NULL")
+        assert len(errors) == 1 and "400" in errors[0][3]
+        # Resuming without --retry-errors asks nothing again; the error stays.
+        assert _adhoc(stub, store, "--resume", "errs") == 0
+        assert len(stub.requests) == 7
+        stub.fault_for = None
+        assert _adhoc(stub, store, "--resume", "errs", "--retry-errors") == 0
+        assert len(stub.requests) == 8 and len(stub.requests_for(target)) == 2
+    rows = _responses(store, "item_id = '0007'")
+    assert rows[0][3] is not None and rows[-1][3] is None  # error kept in history, newest answer is good
+    assert list(_runs(store).values())[0]["n_errors"] == 0
+
+
+def test_cache_never_pays_twice_across_launches(store):
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--run-id", "first") == 0
+        assert _adhoc(stub, store, "--run-id", "second") == 0
+        assert len(stub.requests) == len(records)
+    runs = _runs(store)
+    first = next(r for k, r in runs.items() if k.startswith("first"))
+    second = next(r for k, r in runs.items() if k.startswith("second"))
+    assert first["input_tokens"] == 100 * len(records) and second["input_tokens"] == 0
+    assert len(_responses(store, "run_id LIKE 'second%'")) == len(records)
+
+
+def test_rpm_limit_spaces_requests(store):
+    fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--rpm", "600", "--concurrency", "8", "--limit", "4") == 0
+        times = sorted(r.time for r in stub.requests)
+    assert times[-1] - times[0] >= 0.25  # 4 starts at 0.1 s spacing
+
+
+def test_dry_run_estimates_tokens_and_cost_without_asking(store, capsys, monkeypatch):
+    fill_store(store)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dryrun-0000000000")
+    assert main(["run", "--db", str(store.path), "--model", "gpt-5.5", "--condition", "both", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "tiktoken o200k_base" in out
+    line = next(l for l in out.splitlines() if l.startswith("gpt-5.5") and "motivation" in l)
+    parts = line.split()
+    assert int(parts[2]) == 7 and int(parts[4]) == 3 and int(parts[5]) > 1000 and float(parts[7]) > 0
+    assert not (store.runs_dir / "_launches").exists()
+
+
+def test_bad_filter_and_missing_key_are_one_line_errors(store, capsys):
+    fill_store(store)
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--items", "colour=red"]) == 2
+    assert "unknown field 'colour'" in capsys.readouterr().err
+    assert main(["run", "--db", str(store.path), "--model", "gpt-5.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "OPENAI_API_KEY" in err and len(err.splitlines()) == 1
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--items", "type=true_false,image=true",
+                 "--quiet"]) == 0
+    assert len(_responses(store)) == 1
+
+
+def test_repeat_sample_feeds_reproducibility(store):
+    from eduart_core.runner.repro import reproducibility
+    from eduart_core.store.journal import load_repetition_answers
+
+    fill_store(store, 3)
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--repeat", "3", "--sample", "10",
+                 "--quiet"]) == 0
+    runs = _runs(store)
+    assert sorted(r["repetition"] for r in runs.values()) == [1, 2, 3]
+    table = reproducibility(load_repetition_answers(store))
+    row = table.iloc[0]
+    assert row["repetitions"] == 3 and row["items"] == 10
+    assert 0.0 <= row["identical_share"] < 1.0  # chance answers differ between repetitions
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "eduart_core", *args]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
+    records = fill_store(store, 3)  # 21 items
+    journal_glob = "kill*/responses.jsonl"
+    with StubServer(latency_s=0.3, answer=_answer) as stub:
+        args = ["run", "--db", str(store.path), "--provider", "openai_compatible", "--base-url", f"{stub.url}/v1",
+                "--model-id", "slow", "--run-id", "kill", "--concurrency", "2", "--quiet"]
+        proc = subprocess.Popen(_cli(*args), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        journal = None
+        while time.monotonic() < deadline:
+            found = list(store.runs_dir.glob(journal_glob))
+            if found and found[0].read_text().count("\n") >= 4:
+                journal = found[0]
+                break
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert journal is not None
+        answered = {json.loads(l)["item_id"] for l in journal.read_text().splitlines() if l.strip()}
+        assert 4 <= len(answered) < len(records)
+        asked_before = len(stub.requests)
+        done = subprocess.run(_cli("run", "--db", str(store.path), "--resume", "kill", "--concurrency", "4",
+                                   "--quiet"), env=_env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        asked_after = stub.requests[asked_before:]
+        per_item = {r["item_id"]: len(stub.requests_for(f"Exercise {r['item_id']}\n")) for r in records}
+    assert not any(f"Exercise {i}\n" in r.user_text for r in asked_after for i in answered)
+    assert len(asked_after) == len(records) - len(answered)
+    assert all(per_item[i] == 1 for i in answered)  # answered before the kill: asked exactly once
+    assert all(1 <= n <= 2 for n in per_item.values())  # in flight at the kill: asked again once
+    rows = _responses(store)
+    assert sorted(r[1] for r in rows) == sorted(r["item_id"] for r in records)  # exactly one response each
+    lines = [json.loads(l) for l in journal.read_text().splitlines() if l.strip()]
+    keys = [l["request_key"] for l in lines]
+    assert len(keys) == len(set(keys)) == len(records)
+    assert list(_runs(store).values())[0]["status"] == "completed"
+
+
+def test_dashboard_reads_while_a_run_writes(store):
+    from eduart_core.store.runs import list_runs
+
+    fill_store(store, 4)
+    with StubServer(latency_s=0.15, answer=_answer) as stub:
+        proc = subprocess.Popen(_cli("run", "--db", str(store.path), "--provider", "openai_compatible",
+                                     "--base-url", f"{stub.url}/v1", "--model-id", "slow", "--concurrency", "2",
+                                     "--quiet"), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        reads, counts = 0, []
+        try:
+            while proc.poll() is None:
+                frame = list_runs(Store(store.path, lock_timeout_s=5))
+                if not frame.empty:
+                    counts.append(int(frame["n_responses"].sum()))
+                reads += 1
+                time.sleep(0.1)
+        finally:
+            err = proc.communicate(timeout=60)[1]
+        assert proc.returncode == 0, err
+    assert reads >= 10
+    assert counts and counts[-1] > counts[0] or len(set(counts)) > 1  # saw the run progress while reading
+    assert len(_responses(store)) == 28
