@@ -188,7 +188,8 @@ def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answ
     from ..answers import parse_answer
 
     raw = raw_text if isinstance(raw_text, str) else ""
-    return {"parsed": parse_answer(raw), "strict": safe_score(record, raw, "strict"),
+    parsed = parse_answer(raw)  # parsed once: strict scores the same lenient parse we store
+    return {"parsed": parsed, "strict": safe_score(record, parsed, "strict"),
             "paper": safe_score(record, paper_input(raw, llm_answer, has_llm_answer), "paper")}
 
 

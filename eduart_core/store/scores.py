@@ -30,6 +30,8 @@ def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
 def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
                 item_ids: Iterable[str] | None = None) -> int:
     """Recompute scores inside the caller's transaction; returns the number of score rows written."""
+    from ..answers import parse_answer
+
     profiles = _check_profiles(profiles)
     ids = None if item_ids is None else [str(i) for i in item_ids]
     rows = con.execute(
@@ -50,7 +52,7 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
         raw = raw if isinstance(raw, str) else ""
         llm = json.loads(llm_text) if llm_text is not None else None
         for profile in profiles:
-            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == "paper" else raw
+            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == "paper" else parse_answer(raw)
             result = safe_score(record, answer, profile)
             if result is None:
                 continue
