@@ -170,14 +170,26 @@ MATRIX = np.array([
 
 def test_item_statistics_corrected_matches_pearsonr():
     out = item_statistics(matrix_frame(MATRIX)).set_index("item_id")
-    assert list(out.reset_index().columns) == ["item_id", "type", "n_examinees", "p", "r_pb",
-                                               "difficulty_category", "discrimination_category"]
+    assert list(out.reset_index().columns)[:7] == ["item_id", "type", "n_examinees", "p", "r_pb",
+                                                   "difficulty_category",
+                                                   "discrimination_category"]
     for j in range(1, 5):
         rest = (MATRIX.sum(axis=1) - MATRIX[:, j]) / 4
         expected = stats.pearsonr(MATRIX[:, j], rest).statistic
         assert out.loc[f"q{j}", "r_pb"] == pytest.approx(expected, abs=1e-12)
         assert out.loc[f"q{j}", "p"] == pytest.approx(MATRIX[:, j].mean())
     assert out.loc["q0", "n_examinees"] == 5
+
+
+def test_r_pb_interval_is_the_fisher_interval_of_pearsonr(synth):
+    out = item_statistics(synth, conditions="default").set_index("item_id")
+    wide = synth[synth.condition == "default"].pivot_table(
+        index="model", columns="item_id", values="score")
+    item = out["r_pb"].dropna().index[0]
+    rest = (wide.sum(axis=1) - wide[item]) / (wide.shape[1] - 1)
+    ci = stats.pearsonr(wide[item], rest).confidence_interval()
+    assert (out.loc[item, "r_pb_ci_low"], out.loc[item, "r_pb_ci_high"]) == pytest.approx(
+        (ci.low, ci.high), abs=1e-5)
 
 
 def test_item_statistics_uncorrected_uses_the_total():
@@ -456,3 +468,29 @@ def test_logistic_regression_threshold_binarises_partial_credit():
     strict = logistic_regression(df, threshold=0.75).iloc[0]
     assert at_half["odds_ratio"] == pytest.approx(3.0)     # 3 right of 4
     assert np.isinf(strict["beta"]) or strict["beta"] < -10  # none right
+
+
+def test_single_model_everywhere(synth):
+    one = synth[synth.model == "Sim Model 002"]
+    eff = motivation_effect(one)
+    assert len(eff) == 1 and eff.p_holm.iloc[0] == pytest.approx(eff.p_wilcoxon.iloc[0])
+    assert len(leaderboard(one)) == 2                       # one row per condition
+    stats_one = item_statistics(one, conditions="default")  # one examinee: nothing estimable
+    assert stats_one.r_pb.isna().all() and (stats_one.n_examinees == 1).all()
+    assert len(image_effect(one)) == 1 and len(format_spread(one)) == 2
+
+
+def test_missing_cells_are_left_out_of_item_statistics():
+    df = matrix_frame(MATRIX)
+    df = df[~((df.model == "m2") & (df.item_id == "q1"))]      # m2 never saw q1
+    out = item_statistics(df).set_index("item_id")
+    keep = [0, 1, 3, 4]
+    x = MATRIX[keep, 1]
+    rest = (MATRIX[keep].sum(axis=1) - x) / 4
+    assert out.loc["q1", "n_examinees"] == 4
+    assert out.loc["q1", "p"] == pytest.approx(x.mean())
+    assert out.loc["q1", "r_pb"] == pytest.approx(stats.pearsonr(x, rest).statistic)
+    # m2's rest score for another item averages over the 3 other items it did answer
+    rest3 = np.array([(MATRIX[i].sum() - MATRIX[i, 3] - (MATRIX[i, 1] if i == 2 else 0))
+                      / (3 if i == 2 else 4) for i in range(5)])
+    assert out.loc["q3", "r_pb"] == pytest.approx(stats.pearsonr(MATRIX[:, 3], rest3).statistic)

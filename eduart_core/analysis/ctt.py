@@ -50,8 +50,9 @@ def _discrimination(r: np.ndarray) -> np.ndarray:
     return pd.Series(np.where(np.isnan(r), None, cats), dtype=object)
 
 
-def _point_biserial(matrix: np.ndarray, corrected: bool) -> np.ndarray:
-    """Pearson r of each item column with the examinees' mean over the other (or all) items."""
+def _point_biserial(matrix: np.ndarray, corrected: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(Pearson r of each item column with the examinees' mean over the other (or all) items,
+    number of examinees each r rests on)."""
     mask = ~np.isnan(matrix)
     x = np.where(mask, matrix, 0.0)
     row_sum = x.sum(axis=1, keepdims=True)
@@ -75,7 +76,17 @@ def _point_biserial(matrix: np.ndarray, corrected: bool) -> np.ndarray:
         sxy = (dx * dy).sum(axis=0)
         r = sxy / np.sqrt(sxx * syy)
     r[(sxx <= _EPS) | (syy <= _EPS) | (n < 2)] = np.nan
-    return r
+    return r, n
+
+
+def fisher_interval(r: np.ndarray, n: np.ndarray, level: float = 0.95):
+    """Fisher-z interval for correlations r on n pairs (NaN when n <= 3): with 12-24 examinees
+    an r_pb of .5 is compatible with anything from about .1 to .8, and pages should say so."""
+    q = stats.norm.ppf(0.5 + level / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.arctanh(np.clip(r, -0.999999, 0.999999))
+        half = q / np.sqrt(np.where(n > 3, n - 3.0, np.nan))
+        return np.tanh(z - half), np.tanh(z + half)
 
 
 def item_statistics(df: pd.DataFrame, conditions: str | Iterable[str] | None = None,
@@ -85,7 +96,8 @@ def item_statistics(df: pd.DataFrame, conditions: str | Iterable[str] | None = N
     Columns: item_id, type, n_examinees, p, r_pb, difficulty_category, discrimination_category.
     `corrected=True` correlates with each examinee's mean over all *other* items (the published
     tables); False includes the item itself (the published Figure 1). Zero-variance items keep
-    their difficulty category; r_pb is NaN and the discrimination category None.
+    their difficulty category; r_pb is NaN and the discrimination category None. Extra columns
+    r_pb_ci_low / r_pb_ci_high: 95% Fisher-z interval of r_pb (small-sample honesty).
     attrs: n_dropped, n_examinees (total), corrected, conditions.
     """
     d, dropped = prepare(df, ["model", "condition", "item_id", "type", "score"])
@@ -95,10 +107,12 @@ def item_statistics(df: pd.DataFrame, conditions: str | Iterable[str] | None = N
     n_ex = mask.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(mask, matrix, 0.0).sum(axis=0) / n_ex
-    r = _point_biserial(matrix, corrected)
+    r, n_pairs = _point_biserial(matrix, corrected)
+    r_low, r_high = fisher_interval(r, n_pairs)
     out = items.assign(n_examinees=n_ex.astype(int), p=p, r_pb=r,
                        difficulty_category=_difficulty(p),
-                       discrimination_category=_discrimination(r))
+                       discrimination_category=_discrimination(r),
+                       r_pb_ci_low=r_low, r_pb_ci_high=r_high)
     return finish(sort_frame(out, ["type"]), dropped, n_examinees=len(examinees),
                   corrected=corrected,
                   conditions=None if conditions is None else list(np.atleast_1d(conditions)))
