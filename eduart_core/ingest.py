@@ -270,7 +270,8 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
                     answers.append((model_folder.name, condition, rows))
 
     with store.transaction() as con:
-        prepared = prepare_items(con, store, records, root / "dataset", report)
+        prepared = prepare_items(con, store, records, root / "dataset", report,
+                                 fallback_dir=root / "dataset" / "imgs")
         store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
                        title=f"EduArt folder {root.name}")
         items = current_items_con(con, dataset)

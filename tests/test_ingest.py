@@ -237,6 +237,13 @@ def test_image_path_escaping_the_folder_is_flagged_not_read(store, folder, csv_p
     assert stats(store)["images"] == 0
 
 
+def test_bare_image_name_found_in_imgs(store, folder, csv_path):
+    record = dict(ITEMS["0001"], image="0001.png")
+    (folder / "dataset" / "metadata" / "0001.json").write_text(json.dumps(record), encoding="utf-8")
+    report = import_eduart(store, folder, models_csv=csv_path)
+    assert "0001" not in report.invalid and stats(store)["images"] == 1
+
+
 # ---------------------------------------------------------------- import-items
 
 def _write(path: Path, value) -> Path:

@@ -156,8 +156,13 @@ def resolve_image(root: Path, relative: str) -> Path:
 # ---------------------------------------------------------------- items
 
 def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterable[dict],
-                  images_root: Path | None, report: ImportReport) -> list[PreparedItem]:
-    """Check and normalise records, store their images; nothing about items is written yet."""
+                  images_root: Path | None, report: ImportReport,
+                  fallback_dir: Path | None = None) -> list[PreparedItem]:
+    """Check and normalise records, store their images; nothing about items is written yet.
+
+    ``fallback_dir``: where to look for a bare file name that is not under ``images_root``
+    (published records sometimes say ``0071.jpg`` instead of ``imgs/0071.jpg``).
+    """
     from ..items import check_item
 
     prepared: dict[str, PreparedItem] = {}
@@ -177,6 +182,9 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
         if image_ref and images_root is not None:
             try:
                 path = resolve_image(Path(images_root), image_ref)
+                if not path.is_file() and fallback_dir is not None:
+                    alternative = resolve_image(Path(fallback_dir), Path(str(image_ref)).name)
+                    path = alternative if alternative.is_file() else path
                 if path not in image_cache:
                     if not path.is_file():
                         raise UserError(f"image file {image_ref} not found under {images_root}")
