@@ -235,7 +235,9 @@ class StubServer:
             payload = {"error": {"code": status, "message": f"stub error {status}",
                                  "status": "RESOURCE_EXHAUSTED" if status == 429 else "INTERNAL"}}
         else:
-            kind = {429: "ThrottlingException", 400: "ValidationException"}.get(status, "InternalServerException")
+            kind = {429: "ThrottlingException", 401: "UnrecognizedClientException", 403: "AccessDeniedException",
+                    503: "ServiceUnavailableException"}.get(
+                status, "ValidationException" if status < 500 else "InternalServerException")
             headers["x-amzn-ErrorType"] = f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"
             payload = {"message": f"stub error {status}"}
         self._send(handler, status, json.dumps(payload).encode(), headers)

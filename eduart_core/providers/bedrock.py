@@ -53,8 +53,9 @@ class BedrockProvider:
             meta = exc.response.get("ResponseMetadata", {})
             status = meta.get("HTTPStatusCode")
             code = exc.response.get("Error", {}).get("Code", "")
-            retryable = classify_status(status) or code in ("ThrottlingException", "ServiceUnavailableException",
-                                                             "ModelNotReadyException", "InternalServerException")
+            retryable = (classify_status(status) if status else
+                         code in ("ThrottlingException", "ServiceUnavailableException", "ModelNotReadyException",
+                                  "InternalServerException"))
             retry_after = parse_retry_after((meta.get("HTTPHeaders") or {}).get("retry-after"))
             message = exc.response.get("Error", {}).get("Message", "")
             raise ProviderError(f"HTTP {status} {code} from {self.model_id}: {message}", status=status,
