@@ -12,7 +12,7 @@ import streamlit as st
 from eduart_core import charts, findings
 from pages import common
 
-st.set_page_config(page_title="EduArt Studio", page_icon="🎨", layout="wide")
+st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
 
 
 def overview() -> None:
@@ -93,21 +93,21 @@ def overview() -> None:
 
 
 PAGES = {
-    "overview": st.Page(overview, title="Overview", icon="🏛️", url_path="overview", default=True),
-    "inspector": st.Page("pages/1_inspector.py", title="Item inspector", icon="🔎", url_path="inspector"),
-    "psychometrics": st.Page("pages/2_psychometrics.py", title="Psychometrics", icon="📐", url_path="psychometrics"),
-    "formats": st.Page("pages/3_formats.py", title="Formats", icon="🧩", url_path="formats"),
-    "motivation": st.Page("pages/4_motivation.py", title="Motivation", icon="💬", url_path="motivation"),
-    "images": st.Page("pages/5_images.py", title="Images", icon="🖼️", url_path="images"),
-    "profiles": st.Page("pages/6_profiles.py", title="Scoring profiles", icon="⚖️", url_path="profiles"),
+    "overview": st.Page(overview, title="Overview", icon=":material/home:", url_path="overview", default=True),
+    "inspector": st.Page("pages/1_inspector.py", title="Item inspector", icon=":material/search:", url_path="inspector"),
+    "psychometrics": st.Page("pages/2_psychometrics.py", title="Psychometrics", icon=":material/scatter_plot:", url_path="psychometrics"),
+    "formats": st.Page("pages/3_formats.py", title="Formats", icon=":material/grid_on:", url_path="formats"),
+    "motivation": st.Page("pages/4_motivation.py", title="Motivation", icon=":material/chat:", url_path="motivation"),
+    "images": st.Page("pages/5_images.py", title="Images", icon=":material/image:", url_path="images"),
+    "profiles": st.Page("pages/6_profiles.py", title="Scoring profiles", icon=":material/balance:", url_path="profiles"),
 }
 
 
 def _optional_pages() -> list:
     """Pages owned by other rooms (runs, review) appear when their files exist."""
     out = []
-    for path, title, icon, url in (("pages/7_runs.py", "Runs", "🚀", "runs"),
-                                   ("pages/8_review.py", "Extraction review", "📝", "review")):
+    for path, title, icon, url in (("pages/7_runs.py", "Runs", ":material/rocket_launch:", "runs"),
+                                   ("pages/8_review.py", "Extraction review", ":material/rate_review:", "review")):
         if (common.ROOT / path).exists():
             out.append(st.Page(path, title=title, icon=icon, url_path=url))
     return out

@@ -40,6 +40,8 @@ TYPE_LABELS: dict[str, str] = {
     "select_errors": "Select the errors",
 }
 TYPE_ORDER = list(TYPE_LABELS)
+TYPE_COLOURS: dict[str, str] = dict(zip(TYPE_ORDER, ("#0072B2", "#56B4E9", "#009E73", "#E69F00", "#D55E00",
+                                                     "#CC79A7", "#882255")))
 
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=14)
 
@@ -153,16 +155,18 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
         r, c = i // cols + 1, i % cols + 1
         if t == "centroids":
             cen = frame.groupby("type")[["p", "r_pb"]].mean().reindex(types)
-            fig.add_scatter(x=cen["p"], y=cen["r_pb"], mode="markers+text", text=[type_label(x) for x in cen.index],
-                            textposition="top center", marker=dict(size=12, color="#333"), name="centroid",
-                            showlegend=False, row=r, col=c,
-                            hovertemplate="%{text}<br>mean p %{x:.2f}<br>mean r_pb %{y:.2f}<extra></extra>")
+            for ctype, crow in cen.iterrows():
+                fig.add_scatter(x=[crow["p"]], y=[crow["r_pb"]], mode="markers", name=type_label(ctype),
+                                marker=dict(size=13, color=TYPE_COLOURS.get(ctype, "#333"),
+                                            line=dict(width=1, color="white")),
+                                showlegend=True, legendgroup=ctype, row=r, col=c,
+                                hovertemplate=type_label(ctype) + "<br>mean p %{x:.2f}<br>mean r_pb %{y:.2f}<extra></extra>")
         else:
             sub = frame[frame["type"] == t]
             hover = [f"{iid}: {texts.get(iid, '')[:60]}" for iid in sub["item_id"]]
             fig.add_scatter(x=sub["p"], y=sub["r_pb"], mode="markers", name=type_label(t), showlegend=False,
-                            customdata=np.array(sub["item_id"], dtype=object), text=hover,
-                            marker=dict(size=7, opacity=0.7, color="#0072B2"), row=r, col=c,
+                            customdata=np.array(sub["item_id"], dtype=object), text=hover, legendgroup=t,
+                            marker=dict(size=7, opacity=0.75, color=TYPE_COLOURS.get(t, "#0072B2")), row=r, col=c,
                             hovertemplate="%{text}<br>p %{x:.2f}, r_pb %{y:.2f}<extra></extra>")
         for level, dash in ((0.30, "dash"), (0.10, "dot")):
             fig.add_hline(y=level, line_dash=dash, line_color="grey", line_width=1, row=r, col=c)

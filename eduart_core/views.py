@@ -433,9 +433,17 @@ def answer_rows(details: list | None) -> pd.DataFrame:
     for col in ("element", "expected", "given", "right"):
         if col not in frame:
             frame[col] = None
-    frame["mark"] = frame["right"].map(lambda r: "✅" if r is True else ("❌" if r is False else ""))
+    frame["mark"] = frame["right"].map(lambda r: "right" if r is True else ("wrong" if r is False else ""))
+
+    def show(value) -> str:
+        if value is True or value is False:
+            return "selected" if value else "not selected"
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            return "—"
+        return str(value)
+
     for col in ("expected", "given"):
-        frame[col] = frame[col].map(lambda v: "" if v is None else ("yes" if v is True else ("no" if v is False else str(v))))
+        frame[col] = frame[col].astype(object).map(show)
     return frame[["mark", "element", "expected", "given"]]
 
 

@@ -115,7 +115,7 @@ with right:
         for c in choices:
             is_gold = str(c.get("id")).upper() in gold_ids
             line = f"{c.get('id')}. {c.get('text')}"
-            st.markdown(f":green-background[**{line}** ✔ gold]" if is_gold else line)
+            st.markdown(f":green-background[**{line}** (gold)]" if is_gold else line)
     elif itype == "true_false":
         verdict = {str(a.get("id")).upper(): a.get("text") for a in gold if isinstance(a, dict)}
         for c in choices:
@@ -161,11 +161,12 @@ for model, sub in latest.groupby("model", sort=True):
             r = r.iloc[0]
             score = r.get(f"{prof}_score")
             right = bool(r.get(f"{prof}_correct"))
-            st.markdown(f"{'✅' if right else '❌'} *{cond}* · score **{'—' if score is None or score != score else f'{score:.2f}'}**"
+            st.markdown(f"{':green-badge[:material/check: right]' if right else ':red-badge[:material/close: wrong]'} *{cond}* · score **{'—' if score is None or score != score else f'{score:.2f}'}**"
                         f" ({prof})" + (f" · could not parse: {r['parse_error']}" if r.get("parse_error") else ""))
             marks = views.answer_rows(r.get(f"{prof}_details"))
             if len(marks):
-                st.dataframe(marks, hide_index=True, width="stretch", key=f"marks_{model}_{cond}")
+                st.dataframe(marks, hide_index=True, width="stretch", key=f"marks_{model}_{cond}",
+                             column_config={"mark": st.column_config.TextColumn("right?", width="small")})
             if r.get("motivation"):
                 st.markdown(f"> {r['motivation']}")
             with st.expander("Raw response"):

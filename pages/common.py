@@ -279,10 +279,10 @@ def banner(filters: Filters) -> None:
                                           for m in (filters.models or []))
     if simulated:
         st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
-                   "The numbers show how the analysis works, not how real models perform.", icon="🧪")
+                   "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
     if flags["aggregate_only"]:
         st.info("Published reference (aggregate only): per-model per-format means from the EduArt publication. "
-                "Item-level views are not available for this dataset.", icon="📚")
+                "Item-level views are not available for this dataset.", icon=":material/menu_book:")
 
 
 def header(title: str, intro: str, filters: Filters) -> None:
@@ -344,9 +344,11 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
     if presentation() and not essential:
         return None
     shown = frame.copy()
-    for col in percent:
-        if col in shown:
+    for col in shown.columns:
+        if col in percent:
             shown[col] = (shown[col] * 100).round(1)
+        elif pd.api.types.is_float_dtype(shown[col]):
+            shown[col] = shown[col].round(3)
     st.markdown(f"**{caption}**")
     result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
                           key=f"table_{key}", height=height or "auto", **kwargs)

@@ -70,7 +70,7 @@ def server(tmp_path_factory):
                 time.sleep(0.3)
         else:
             pytest.fail("streamlit did not start within 60 s")
-        yield url
+        yield url, db
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -118,23 +118,30 @@ def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
 
 @pytest.mark.parametrize("slug", PAGES)
 def test_every_page_renders_in_a_real_browser(server, browser, slug):
+    server, _ = server
     problems = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png")
     assert not problems, f"page /{slug} shows an error: {problems[0][:400]}"
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000
 
 
 def test_shared_link_restores_filters_and_presentation_mode(server, browser):
+    server, _ = server
     problems = _open(browser, f"{server}/formats?dataset=eduart2026&present=1", SHOTS / "presentation_reference.png")
     assert not problems, problems[0][:400]
 
 
 def test_item_deep_link_opens_the_item(server, browser):
+    from eduart_core.store import Store
+    from eduart_core.store.items import load_items
+
+    server, db = server
+    item_id = str(load_items(Store(db), "demo")["item_id"].iloc[2])
     page = browser.new_page(viewport={"width": 1400, "height": 2000})
     try:
-        page.goto(f"{server}/inspector?item=0003", wait_until="domcontentloaded", timeout=60_000)
+        page.goto(f"{server}/inspector?item={item_id}", wait_until="domcontentloaded", timeout=60_000)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
         page.wait_for_timeout(500)
-        assert page.get_by_text("Item 0003", exact=False).count() >= 1
+        assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
         page.screenshot(path=str(SHOTS / "inspector_item.png"), full_page=True)
     finally:
         page.close()
