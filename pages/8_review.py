@@ -30,6 +30,7 @@ st.caption("Two models extracted each exam page; where they disagree, decide aga
 
 store = Store(common.store_path())
 try:
+    db.ensure_schema(store)
     queue_all = review.review_queue(store)
     pages = db.load_pages(store)
 except StoreError as exc:
@@ -37,6 +38,12 @@ except StoreError as exc:
     st.stop()
 
 if pages.empty:
+    from eduart_core.extraction.simulated import ensure_extraction_demo
+
+    with st.spinner("Adding the offline extraction demo to the demo store..."):
+        built = ensure_extraction_demo(store)
+    if built:
+        st.rerun()
     st.info("No extracted pages yet. Run `python -m eduart_core extract --input DIR --extractor A=... "
             "--extractor B=...` or build the demo with `python -m eduart_core demo`.")
     st.stop()

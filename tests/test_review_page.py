@@ -135,3 +135,33 @@ def test_second_reviewer_sees_conflict(page, review_store):
     page.button(key="accept_a::ex01/q02|1|answers").click().run()
     assert any("Conflict" in w.value and "Bruno" in w.value for w in page.warning)
     assert list(db.load_decisions(review_store)["reviewer"]) == ["Bruno"]
+
+
+def test_demo_store_without_extraction_gets_it_on_first_visit(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core.store import Store
+    from eduart_core.store.runs import ensure_dataset
+
+    store = Store(tmp_path / "demo" / "eduart.duckdb")
+    ensure_dataset(store, "demo", "Demo", "demo", simulated=True)
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.run()
+    assert not at.exception, at.exception
+    assert "ex01/q02 · round 1" in at.selectbox(key="review_page").options
+
+
+def test_user_store_is_not_given_demo_pages(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core.store import Store
+    from eduart_core.store.runs import ensure_dataset
+
+    store = Store(tmp_path / "mine" / "eduart.duckdb")
+    ensure_dataset(store, "eduart", "Mine", "benchmark")
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("No extracted pages yet" in i.value for i in at.info)

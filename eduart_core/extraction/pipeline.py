@@ -229,7 +229,7 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
     from ..store import extraction as db
     from ..store.items import add_image
     from ..store.runs import ensure_dataset
-    from .review import record_comparison
+    from .review import record_comparisons
 
     say = progress or (lambda _: None)
     if sorted(extractors) != list(EXTRACTORS):
@@ -310,8 +310,8 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
     db.save_extractions(store, rows)
 
     if not summary.cancelled:
-        for page in pages:
-            a, b = records.get((page.page_id, "A")), records.get((page.page_id, "B"))
-            status = record_comparison(store, page.page_id, round, a, b, ignorable).status
-            summary.statuses[status] = summary.statuses.get(status, 0) + 1
+        pairs = [(page.page_id, records.get((page.page_id, "A")), records.get((page.page_id, "B")))
+                 for page in pages]
+        for result in record_comparisons(store, round, pairs, ignorable).values():
+            summary.statuses[result.status] = summary.statuses.get(result.status, 0) + 1
     return summary

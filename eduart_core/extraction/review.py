@@ -26,8 +26,8 @@ ACTIONS = ("accept_a", "accept_b", "edit", "flag")
 LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
 
 __all__ = ["ACTIONS", "LATEST", "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult",
-           "record_comparison", "working_record", "decide", "bulk_accept", "review_queue",
-           "page_fields", "promote_page"]
+           "record_comparison", "record_comparisons", "working_record", "decide", "bulk_accept", "review_queue",
+           "page_fields", "promote_page", "promote_pages"]
 
 
 class EditRejected(UserError):
@@ -60,19 +60,33 @@ def _problems(record: dict) -> list[str]:
     return list(check_item(record)[1])
 
 
+def record_comparisons(store: Store, round: int, pairs: list[tuple[str, dict | None, dict | None]],
+                       ignorable: tuple[str, ...] | list[str] = DEFAULT_IGNORABLE) -> dict[str, MergeResult]:
+    """Compare the two extractions of several pages, store outcomes and discrepancies, and
+    promote at once every page that agreed or was auto-merged (few transactions in all)."""
+    results: dict[str, MergeResult] = {}
+    outcomes = []
+    for page_id, a, b in pairs:
+        result = merge_records(a, b, ignorable)
+        results[page_id] = result
+        queued_paths = {d.path for d in result.open_diffs}
+        base = a if a is not None else b
+        outcomes.append({"page_id": page_id, "round": round, "merge_status": result.status,
+                         "format": (result.record or base or {}).get("type"), "base_record": base,
+                         "merged_record": result.record,
+                         "diffs": [dict(d.to_dict(), field=top_field(d.path), queued=d.path in queued_paths)
+                                   for d in result.diffs]})
+    written = set(db.save_outcomes(store, outcomes))
+    promote_pages(store, [(pid, round, results[pid].record, f"extraction round {round}: {results[pid].status}")
+                          for pid in results
+                          if pid in written and results[pid].status in ("agreed", "auto_merged")])
+    return results
+
+
 def record_comparison(store: Store, page_id: str, round: int, a: dict | None, b: dict | None,
                       ignorable: tuple[str, ...] | list[str] = DEFAULT_IGNORABLE) -> MergeResult:
-    """Compare the two extractions of a page, store outcome and discrepancies, and promote the
-    page at once when it agreed or was auto-merged."""
-    result = merge_records(a, b, ignorable)
-    queued_paths = {d.path for d in result.open_diffs}
-    rows = [dict(d.to_dict(), field=top_field(d.path), queued=d.path in queued_paths) for d in result.diffs]
-    base = a if a is not None else b
-    fmt = (result.record or base or {}).get("type")
-    db.save_outcome(store, page_id, round, result.status, fmt, base, result.record, rows)
-    if result.status in ("agreed", "auto_merged"):
-        promote_page(store, page_id, round, result.record, note=f"extraction round {round}: {result.status}")
-    return result
+    """One page: see ``record_comparisons``."""
+    return record_comparisons(store, round, [(page_id, a, b)], ignorable)[page_id]
 
 
 def working_record(store: Store, page_id: str, round: int) -> dict:
@@ -193,33 +207,68 @@ def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", rou
 def promote_page(store: Store, page_id: str, round: int, record: dict | None,
                  note: str) -> tuple[int | None, str | None]:
     """Write the page's record into its dataset as a gold item; returns (version, error)."""
-    from ..store.items import get_item, save_item_version, upsert_items
+    return promote_pages(store, [(page_id, round, record, note)]).get(page_id, (None, "nothing to promote"))
 
-    page = db.get_page(store, page_id)
-    if record is None:
-        return None, "nothing to promote"
-    gold = dict(record)
-    gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
-                source=gold.get("source") or f"extraction/{page['exercise']}")
-    gold.setdefault("image", None)
-    gold.setdefault("has_image", False)
-    problems = _problems(gold)
-    if problems:
-        error = "; ".join(problems)
-        db.set_promotion(store, page_id, round, None, error)
-        return None, error
+
+def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]]) -> dict[str, tuple[int | None, str | None]]:
+    """Promote several pages: new items in one import, existing ones as new versions (which
+    re-scores their stored responses). A record with problems is not promoted; the problems
+    are kept with the page so the reviewer can fix the field at fault."""
+    from ..store.items import load_items, save_item_version, upsert_items
+
+    if not entries:
+        return {}
+    pages = db.load_pages(store).set_index("page_id")
+    outcome: dict[str, tuple[int | None, str | None]] = {}
+    fresh: dict[str, list[tuple[str, int, dict, str]]] = {}
+    existing: list[tuple[str, int, dict, str, str]] = []
+    known: dict[str, dict[str, tuple[int, dict]]] = {}
+    for page_id, rnd, record, note in entries:
+        if record is None:
+            outcome[page_id] = (None, "nothing to promote")
+            continue
+        page = pages.loc[page_id]
+        gold = dict(record)
+        gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
+                    source=gold.get("source") or f"extraction/{page['exercise']}")
+        gold.setdefault("image", None)
+        gold.setdefault("has_image", False)
+        problems = _problems(gold)
+        if problems:
+            outcome[page_id] = (None, "; ".join(problems))
+            continue
+        dataset = page["dataset"]
+        if dataset not in known:
+            current = load_items(store, dataset)
+            known[dataset] = {str(i): (int(v), r) for i, v, r in
+                              zip(current["item_id"], current["version"], current["record"])}
+        if page["item_id"] in known[dataset]:
+            version, stored = known[dataset][page["item_id"]]
+            if _same_record(stored, gold):
+                outcome[page_id] = (version, None)  # already the gold: nothing to write or re-score
+            else:
+                existing.append((page_id, rnd, gold, note, dataset))
+        else:
+            fresh.setdefault(dataset, []).append((page_id, rnd, gold, note))
+    for dataset, group in fresh.items():
+        upsert_items(store, [g for _, _, g, _ in group], dataset, origin="extraction", note=group[0][3])
+        for page_id, _, _, _ in group:
+            outcome[page_id] = (1, None)
+    for page_id, _, gold, note, dataset in existing:
+        outcome[page_id] = (save_item_version(store, dataset, gold, origin="review", note=note), None)
+    rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
+    db.set_promotions(store, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
+    return outcome
+
+
+def _same_record(stored: dict, gold: dict) -> bool:
+    """Whether saving ``gold`` would change the stored record (compared in canonical form)."""
+    from ..items import check_item
+
     try:
-        get_item(store, page["dataset"], page["item_id"])
-        exists = True
-    except UserError:
-        exists = False
-    if exists:
-        version = save_item_version(store, page["dataset"], gold, origin="review", note=note)
-    else:
-        upsert_items(store, [gold], page["dataset"], origin="extraction", note=note)
-        version = 1
-    db.set_promotion(store, page_id, round, version, None)
-    return version, None
+        return check_item(stored)[0] == check_item(gold)[0]
+    except Exception:  # an odd stored record: let the store decide
+        return False
 
 
 def review_queue(store: Store, round: int | None = None) -> pd.DataFrame:

@@ -223,7 +223,7 @@ def build_extraction_demo(store: Store) -> dict:
     from ..store.items import add_image
     from ..store.runs import ensure_dataset
     from .pages_render import page_text, render_page
-    from .review import record_comparison
+    from .review import record_comparisons
 
     ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, "demo", simulated=True,
                    description="Exam pages rendered from original demo items; both extractors are simulated.")
@@ -246,10 +246,10 @@ def build_extraction_demo(store: Store) -> dict:
                              "model": EXTRACTOR_MODELS[side], "prompt_hash": f"simulated-round-{round}",
                              "raw_response": json.dumps(rec, ensure_ascii=False), "record": rec})
         db.save_extractions(store, rows)
-        for (truth, a, b) in triples:
-            status = record_comparison(store, page_id_of(truth), round, a, b).status
-            statuses.setdefault(round, {}).setdefault(status, 0)
-            statuses[round][status] += 1
+        results = record_comparisons(store, round, [(page_id_of(t), a, b) for (t, a, b) in triples])
+        for result in results.values():
+            statuses.setdefault(round, {}).setdefault(result.status, 0)
+            statuses[round][result.status] += 1
     return {"pages": len(pages), "rounds": statuses}
 
 
@@ -265,3 +265,18 @@ def register() -> None:
     except ImportError:  # the demo room is not built yet
         return
     register_demo_builder(build_extraction_demo_builder)
+
+
+def ensure_extraction_demo(store: Store) -> bool:
+    """Add the extraction demo to a demo store that lacks it (a store built before this room's
+    builder was registered); returns True when it built. Stores without the ``demo`` dataset
+    (the user's own data) are never touched."""
+    from ..store import extraction as db
+    from ..store.scores import list_datasets
+
+    if not store.exists() or not db.load_pages(store).empty:
+        return False
+    if "demo" not in set(list_datasets(store)["dataset"]):
+        return False
+    build_extraction_demo(store)
+    return True

@@ -49,6 +49,14 @@ def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
     return pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
 
 
+def ensure_schema(store: Store) -> None:
+    """Bring an existing store up to the current schema (the review tables came in migration 2);
+    read-only connections never migrate, so the review page calls this once before reading."""
+    if store.exists():
+        with store.connect():
+            pass
+
+
 # --- pages and extractions -------------------------------------------------------------------
 
 def save_pages(store: Store, pages: Iterable[dict]) -> int:
@@ -111,35 +119,57 @@ def load_extractions(store: Store, page_id: str | None = None, round: int | None
 
 # --- outcomes and discrepancies --------------------------------------------------------------
 
-def save_outcome(store: Store, page_id: str, round: int, merge_status: str, fmt: str | None,
-                 base_record: dict | None, merged_record: dict | None, diffs: list[dict]) -> None:
-    """The comparison of one page in one round, with its discrepancies (replaced as a whole
-    while nobody has decided anything on that page and round)."""
+def save_outcomes(store: Store, outcomes: list[dict]) -> list[str]:
+    """Store the comparisons of several pages (keys: page_id, round, merge_status, format,
+    base_record, merged_record, diffs) in one transaction; returns the page ids written.
+
+    A page and round on which someone already decided is left as it is: its discrepancies are
+    what the decisions refer to.
+    """
+    written: list[str] = []
     with store.transaction() as con:
-        decided = con.execute("SELECT count(*) FROM review_decisions WHERE page_id = ? AND round = ?",
-                              [page_id, int(round)]).fetchone()[0]
-        if decided:
-            return
-        con.execute("DELETE FROM discrepancies WHERE page_id = ? AND round = ?", [page_id, int(round)])
-        con.execute(
-            "INSERT OR REPLACE INTO extraction_outcomes (page_id, round, merge_status, format, base_record, "
-            "merged_record) VALUES (?, ?, ?, ?, ?, ?)",
-            [page_id, int(round), merge_status, fmt, _dump(base_record), _dump(merged_record)])
-        if not diffs:
-            return
-        con.executemany(
-            "INSERT INTO discrepancies (page_id, round, path, field, category, value_a, value_b, queued) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [[page_id, int(round), d["path"], d["field"], d["category"], _dump(d["a"]), _dump(d["b"]),
-              bool(d["queued"])] for d in diffs])
+        for o in outcomes:
+            page_id, rnd = o["page_id"], int(o["round"])
+            decided = con.execute("SELECT count(*) FROM review_decisions WHERE page_id = ? AND round = ?",
+                                  [page_id, rnd]).fetchone()[0]
+            if decided:
+                continue
+            con.execute("DELETE FROM discrepancies WHERE page_id = ? AND round = ?", [page_id, rnd])
+            con.execute(
+                "INSERT OR REPLACE INTO extraction_outcomes (page_id, round, merge_status, format, base_record, "
+                "merged_record) VALUES (?, ?, ?, ?, ?, ?)",
+                [page_id, rnd, o["merge_status"], o.get("format"), _dump(o.get("base_record")),
+                 _dump(o.get("merged_record"))])
+            if o.get("diffs"):
+                con.executemany(
+                    "INSERT INTO discrepancies (page_id, round, path, field, category, value_a, value_b, queued) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[page_id, rnd, d["path"], d["field"], d["category"], _dump(d["a"]), _dump(d["b"]),
+                      bool(d["queued"])] for d in o["diffs"]])
+            written.append(page_id)
+    return written
+
+
+def save_outcome(store: Store, page_id: str, round: int, merge_status: str, fmt: str | None,
+                 base_record: dict | None, merged_record: dict | None, diffs: list[dict]) -> bool:
+    """One page's comparison (see ``save_outcomes``); False when decisions kept it unchanged."""
+    return bool(save_outcomes(store, [{"page_id": page_id, "round": round, "merge_status": merge_status,
+                                       "format": fmt, "base_record": base_record,
+                                       "merged_record": merged_record, "diffs": diffs}]))
+
+
+def set_promotions(store: Store, rows: list[tuple[str, int, int | None, str | None]]) -> None:
+    """Remember which item version each (page, round) became, or why it could not be promoted."""
+    if not rows:
+        return
+    with store.transaction() as con:
+        con.executemany("UPDATE extraction_outcomes SET promoted_version = ?, promotion_error = ?, "
+                        "promoted_at = current_timestamp WHERE page_id = ? AND round = ?",
+                        [[version, error, page_id, int(rnd)] for page_id, rnd, version, error in rows])
 
 
 def set_promotion(store: Store, page_id: str, round: int, version: int | None, error: str | None) -> None:
-    """Remember which item version a page became (or why it could not be promoted)."""
-    with store.transaction() as con:
-        con.execute("UPDATE extraction_outcomes SET promoted_version = ?, promotion_error = ?, "
-                    "promoted_at = current_timestamp WHERE page_id = ? AND round = ?",
-                    [version, error, page_id, int(round)])
+    set_promotions(store, [(page_id, round, version, error)])
 
 
 def load_outcomes(store: Store, round: int | None = None) -> pd.DataFrame:
