@@ -1,0 +1,141 @@
+"""Figure builders, findings and exports on synthetic frames: the numbers drawn are the analysis numbers."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eduart_core import analysis, charts, exports, findings, views
+from eduart_core.synthetic import synthetic_scores
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return synthetic_scores(6, 140, seed=3)
+
+
+def test_leaderboard_bars_are_macro_percent_with_family_colours(frame):
+    macro = analysis.macro_scores(frame)
+    fams = {m: ("OpenAI" if i % 2 else "Google") for i, m in enumerate(sorted(frame["model"].unique()))}
+    fig = charts.figure_leaderboard(macro, families=fams)
+    bar = fig.data[0]
+    expected = macro[macro["condition"] == "default"].set_index("model")["macro"]
+    for model, x, colour in zip(bar.y, bar.x, bar.marker.color):
+        assert x == pytest.approx(round(100 * expected[model], 1))
+        assert colour == charts.FAMILY_COLOURS[fams[model]]
+    assert list(bar.x) == sorted(bar.x)  # best model on top
+
+
+def test_unknown_family_gets_the_neutral_colour():
+    assert charts.family_colour("Nobody") == charts.OTHER_COLOUR
+    assert charts.family_colour("openai") == charts.FAMILY_COLOURS["OpenAI"]
+
+
+def test_heatmap_is_sorted_by_macro_and_labels_cells(frame):
+    ts, macro = analysis.type_scores(frame), analysis.macro_scores(frame)
+    fig = charts.figure_format_heatmap(ts, macro=macro)
+    heat = fig.data[0]
+    order = macro[macro["condition"] == "default"].sort_values("macro")["model"].tolist()
+    assert list(heat.y) == order
+    assert heat.zmin == 0 and heat.zmax == 100
+    assert heat.text[0][0] == f"{heat.z[0][0]:.0f}"
+
+
+def test_motivation_dumbbell_colours_and_labels_follow_the_delta(frame):
+    effect = analysis.motivation_effect(frame)
+    fig = charts.figure_motivation_dumbbell(effect)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    for line in lines:
+        left, right = line.x
+        assert line.line.color == (charts.HIGHER_COLOUR if right >= left else charts.LOWER_COLOUR)
+    default = next(t for t in fig.data if t.name == "default")
+    assert default.marker.symbol == "circle-open"
+    delta = next(t for t in fig.data if t.name == "delta")
+    label_of = dict(zip(delta.y, delta.text))
+    p_of = effect.set_index("model")["p_wilcoxon"]
+    for line in lines:
+        model = line.y[0]
+        assert label_of[model] == f"{line.x[1] - line.x[0]:+.1f}{charts.significance_mark(p_of[model])}"
+
+
+def test_significance_marks():
+    assert charts.significance_mark(0.01) == "*"
+    assert charts.significance_mark(0.07) == "†"
+    assert charts.significance_mark(0.2) == ""
+    assert charts.significance_mark(float("nan")) == ""
+
+
+def test_scatter_has_a_panel_per_format_plus_centroids_and_item_ids(frame):
+    stats = analysis.item_statistics(frame)
+    fig = charts.figure_difficulty_discrimination(stats)
+    titles = [a.text for a in fig.layout.annotations]
+    assert "Format centroids" in titles
+    assert len([t for t in titles if t != "Format centroids"]) == stats["type"].nunique()
+    ids = {i for t in fig.data if t.customdata is not None for i in t.customdata}
+    assert ids == set(stats.dropna(subset=["r_pb"])["item_id"])
+    hlines = [s for s in fig.layout.shapes if s.y0 == s.y1]
+    assert {0.3, 0.1} <= {round(s.y0, 2) for s in hlines}
+
+
+def test_forest_plot_leaves_out_the_intercept(frame):
+    reg = analysis.logistic_regression(frame)
+    fig = charts.figure_forest(reg)
+    assert len(fig.data[0].x) == (reg["predictor"] != "intercept").sum()
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_findings_name_tests_and_numbers(frame):
+    board = analysis.macro_scores(frame)
+    board = board[board["condition"] == "default"]
+    found = findings.key_findings(board, analysis.type_scores(frame), analysis.motivation_effect(frame),
+                                  analysis.logistic_regression(frame, cluster="item"), analysis.image_effect(frame))
+    assert 3 <= len(found) <= 6
+    assert all(f.test for f in found)
+    top = board.sort_values("macro").iloc[-1]
+    assert top["model"] in found[0].headline and f"{100 * top['macro']:.1f}%" in found[0].headline
+
+
+def test_item_filters_and_neighbours():
+    table = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "models_right": [0, 2, 4, 1], "n_models": [4] * 4,
+                          "r_pb": [np.nan, -0.2, 0.5, 0.1], "top_minus_weak": [0, -0.5, 0.2, 0.1],
+                          "text": ["Giotto", "Masaccio", "Piero", "Raffaello"]})
+    assert list(views.item_filter(table, "all_wrong")["item_id"]) == ["a"]
+    assert list(views.item_filter(table, "disagree")["item_id"]) == ["b", "d"]
+    assert list(views.item_filter(table, "negative_rpb")["item_id"]) == ["b"]
+    assert list(views.item_filter(table, "top_fail")["item_id"]) == ["b"]
+    assert list(views.item_filter(table, "all", "piero")["item_id"]) == ["c"]
+    assert views.neighbours(["a", "b", "c"], "a") == (None, "b")
+    assert views.neighbours(["a", "b", "c"], "c") == ("b", None)
+
+
+def test_answer_marks_render_selection_and_blanks():
+    rows = views.answer_rows([{"element": "A", "expected": True, "given": False, "right": False},
+                              {"element": "B", "expected": "volta", "given": None, "right": False},
+                              {"element": "C", "expected": "1480", "given": "1480", "right": True}])
+    assert list(rows["mark"]) == ["wrong", "wrong", "right"]
+    assert list(rows["given"]) == ["not selected", "—", "1480"]
+
+
+def test_tables_export_as_csv_and_latex():
+    table = pd.DataFrame({"model": ["GPT_5 & co"], "macro": [0.8123]})
+    assert exports.table_csv(table).decode().splitlines() == ["model,macro", "GPT_5 & co,0.8123"]
+    tex = exports.table_latex(table, caption="Scores 100%").decode()
+    assert r"GPT\_5 \& co & 0.812 \\" in tex and r"\caption{Scores 100\%}" in tex and r"\toprule" in tex
+
+
+def test_png_and_svg_export_or_clear_fallback(frame):
+    fig = charts.figure_leaderboard(analysis.macro_scores(frame))
+    if not exports.static_export_available():
+        assert exports.figure_image(fig, "png") is None
+        assert "camera icon" in exports.NO_BROWSER_MESSAGE
+        if os.environ.get("EDUART_REQUIRE_BROWSER") == "1":
+            pytest.fail("EDUART_REQUIRE_BROWSER=1 but kaleido found no browser")
+        return
+    png = exports.figure_image(fig, "png")
+    svg = exports.figure_image(fig, "svg")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svg[:500]
+    with pytest.raises(ValueError):
+        exports.figure_image(fig, "gif")
