@@ -126,6 +126,7 @@ class StubServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # one small response must not wait for a delayed ACK
 
             def log_message(self, *args):  # keep test output clean
                 pass

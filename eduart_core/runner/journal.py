@@ -33,6 +33,26 @@ def read_records(path: Path) -> Iterator[dict]:
                 yield record
 
 
+def read_new_records(path: Path, offset: int) -> tuple[list[dict], int]:
+    """Complete records appended after byte ``offset``, and the offset after the last complete line."""
+    if not path.exists():
+        return [], offset
+    records = []
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        for line in handle:
+            if not line.endswith(b"\n"):
+                break
+            offset += len(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    return records, offset
+
+
 def latest_by_key(records: Iterator[dict]) -> dict[str, dict]:
     """The last record per ``request_key``, except that an ``ok`` record is never replaced by a
     later error (a success stays a success)."""

@@ -27,7 +27,7 @@ from ..store.items import load_items
 from ..store.runs import create_run, ensure_model, finish_run
 from .cache import ResponseCache, cache_key
 from .estimate import Estimate, estimate_request, token_counter
-from .journal import Journal, JournalSet, read_records, latest_by_key
+from .journal import Journal, JournalSet, latest_by_key, read_new_records, read_records
 from .pool import Job, PoolResult, RetryPolicy, run_jobs
 from .prompts import answer_schema, load_templates, render_user_text, schema_hash
 from .selection import select_items
@@ -311,15 +311,17 @@ class Ingester:
         return self
 
     def ingest(self) -> int:
+        """Store the lines appended since the last call; a locked store is retried next round."""
         added = 0
         for member in self.members:
             path = member.journal_path
-            size = path.stat().st_size if path.exists() else 0
-            if size == self._sizes.get(member.run_id):
+            offset = self._sizes.get(member.run_id, 0)
+            if not path.exists() or path.stat().st_size == offset:
                 continue
+            records, new_offset = read_new_records(path, offset)
             try:
-                added += store_journal.ingest_journal(self.store, member.run_id, path)
-                self._sizes[member.run_id] = size
+                added += store_journal.ingest_journal(self.store, member.run_id, path, records)
+                self._sizes[member.run_id] = new_offset
                 self.last_error = None
             except StoreError as exc:  # locked by a reader for too long: try again next round
                 self.last_error = str(exc)

@@ -38,9 +38,13 @@ def journal_rows(records: list[dict]) -> list[dict]:
     return rows
 
 
-def ingest_journal(store: Store, run_id: str, journal_path: Path) -> int:
-    """Add the journal's responses not yet stored (idempotent); returns how many were added."""
-    records = list(read_records(Path(journal_path)))
+def ingest_journal(store: Store, run_id: str, journal_path: Path, records: list[dict] | None = None) -> int:
+    """Add the journal's responses not yet stored (idempotent); returns how many were added.
+
+    ``records`` lets a caller that follows the journal pass only the lines appended since its
+    last call (stored keys are skipped either way)."""
+    if records is None:
+        records = list(read_records(Path(journal_path)))
     if not records:
         return 0
     rows = journal_rows(records)

@@ -1,0 +1,148 @@
+"""`bench runner`: requests per second of the runner against a local stub with fixed latency.
+
+The stub (an OpenAI-compatible chat endpoint that sleeps ``--latency-ms`` per request) runs in
+its own process so it does not compete with the runner for the GIL. The bench drives the real
+launch path (items from a temporary store, prompts, the OpenAI SDK over HTTP, journal, live
+ingestion into DuckDB; cache off) and prints achieved requests per second next to the ideal
+``concurrency / latency``. It also runs the same launch with an in-process provider that only
+sleeps the latency, which isolates the runner's own overhead per request (pool, rate limiter,
+journal append and flush, prompt objects): ``wall * concurrency / items - latency``.
+Target (issue 6): at least 90% of ideal at concurrency 16 and 64; overhead under 5 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ANSWER = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": '{"Answers": [{"id": "A"}]}'}}],
+                     "usage": {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58}}).encode()
+
+
+def serve(latency_s: float) -> None:
+    """The stub process: prints its port, answers every POST after ``latency_s``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # one small response must not wait for a delayed ACK
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(latency_s)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(ANSWER)))
+            self.end_headers()
+            self.wfile.write(ANSWER)
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 512
+
+        def handle_error(self, request, client_address):
+            pass
+
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+def _bench_items(n: int) -> list[dict]:
+    letters = "ABCD"
+    return [{"item_id": f"b{i:05d}", "type": "multiple_choice_radio", "language": "en", "has_image": False,
+             "image": None, "question_text": f"Benchmark question {i}: which option is first?",
+             "choices": [{"id": c, "text": f"option {c.lower()} of {i}"} for c in letters],
+             "answers": [{"id": "A", "description": f"option a of {i}"}], "source": "bench"} for i in range(n)]
+
+
+class SleepProvider:
+    """Answers after sleeping the stub latency, in process: isolates the runner's own cost."""
+
+    def __init__(self, latency_s: float):
+        self.latency_s = latency_s
+
+    def complete(self, request):
+        from ..providers.base import ProviderReply
+
+        time.sleep(self.latency_s)
+        return ProviderReply('{"Answers": [{"id": "A"}]}', 50, 8, "stop")
+
+
+def one_run(store, url: str | None, n_items: int, concurrency: int, latency_s: float, tag: str) -> dict:
+    from ..runner.launch import LaunchOptions, execute, plan_launch
+
+    options = LaunchOptions(adhoc={"provider": "openai_compatible", "model_id": "bench",
+                                   "base_url": f"{url}/v1" if url else "http://127.0.0.1:9/v1"},
+                            dataset="bench", launch_id=tag, concurrency=concurrency, use_cache=False,
+                            limit=n_items, timeout_s=30)
+    plan = plan_launch(store, options)
+    providers = {m.spec.key: SleepProvider(latency_s) for m in plan.members} if url is None else None
+    summary = execute(store, plan, progress=False, providers=providers)
+    result = summary["result"]
+    achieved = result.ok / result.wall_s
+    ideal = concurrency / latency_s
+    overhead_ms = (result.wall_s * concurrency / max(1, result.ok) - latency_s) * 1000
+    return {"achieved": achieved, "ideal": ideal, "ratio": achieved / ideal, "overhead_ms": overhead_ms,
+            "ok": result.ok, "errors": result.errors, "wall_s": result.wall_s}
+
+
+def main(args) -> int:
+    from ..store import Store
+    from ..store.items import upsert_items
+
+    latency_s = args.latency_ms / 1000.0
+    stub = subprocess.Popen([sys.executable, "-m", "eduart_core.bench.runner", "--serve", str(latency_s)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(stub.stdout.readline())
+        url = f"http://127.0.0.1:{port}"
+        with tempfile.TemporaryDirectory(prefix="eduart-bench-") as tmp:
+            store = Store(Path(tmp) / "bench.duckdb")
+            upsert_items(store, _bench_items(args.items), "bench", "bench")
+            print(f"runner bench: {args.items} requests, latency {args.latency_ms:g} ms, "
+                  f"concurrency {args.concurrency}, {args.repeat} runs (medians)")
+            rows = {"HTTP stub via OpenAI SDK": [], "in-process sleep (runner only)": []}
+            for rep in range(args.repeat):
+                rows["HTTP stub via OpenAI SDK"].append(one_run(store, url, args.items, args.concurrency, latency_s, f"http{rep}"))
+                rows["in-process sleep (runner only)"].append(one_run(store, None, args.items, args.concurrency, latency_s, f"null{rep}"))
+            for name, runs in rows.items():
+                med = {k: statistics.median(r[k] for r in runs) for k in ("achieved", "ratio", "overhead_ms")}
+                errors = sum(r["errors"] for r in runs)
+                print(f"{name:32} achieved {med['achieved']:7.1f} req/s  ideal {runs[0]['ideal']:7.1f} req/s  "
+                      f"{100 * med['ratio']:5.1f}% of ideal  overhead {med['overhead_ms']:6.2f} ms/request"
+                      + (f"  ({errors} errors)" if errors else ""))
+            http = statistics.median(r["ratio"] for r in rows["HTTP stub via OpenAI SDK"])
+            overhead = statistics.median(r["overhead_ms"] for r in rows["in-process sleep (runner only)"])
+            verdict = "meets" if http >= 0.9 and overhead < 5 else "misses"
+            print(f"target (>= 90% of ideal over HTTP, runner overhead < 5 ms): {verdict}")
+    finally:
+        stub.terminate()
+        stub.wait(10)
+    return 0
+
+
+def register(bench_sub) -> None:
+    parser = bench_sub.add_parser("runner", help="requests per second of the runner against a local stub",
+                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency-ms", type=float, default=200.0, help="stub latency per request (default 200)")
+    parser.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
+    parser.add_argument("--items", type=int, default=400, help="requests per run (default 400)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs to take the median of (default 3)")
+    parser.set_defaults(func=main)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        serve(float(sys.argv[2]))
