@@ -89,6 +89,8 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
     """Import canonical item records; all or nothing (see the module docstring)."""
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
+    if images_dir is not None and not Path(images_dir).is_dir():
+        raise UserError(f"images folder {images_dir} does not exist")
     files = _item_files([Path(p) for p in paths])
     batches: list[tuple[Path, list[dict]]] = []
     where: dict[str, str] = {}

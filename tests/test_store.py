@@ -160,3 +160,15 @@ def test_display_names_stay_unique(store):
     ensure_model(store, "a", "Same Name", None, None, None)
     assert ensure_model(store, "b", "Same Name", None, None, None) == "Same Name (b)"
     assert ensure_model(store, "a", "Same Name", "Fam", None, None) == "Same Name"
+
+
+def test_edit_keeps_the_stored_image(store, tmp_path):
+    (tmp_path / "p.png").write_bytes(png_bytes("yellow"))
+    record = dict(RADIO, item_id="img", has_image=True, image="p.png")
+    upsert_items(store, [record], "ds", origin="test", images_root=tmp_path)
+    image_hash = get_item(store, "ds", "img")["image_hash"]
+    assert image_hash
+    edited = dict(record, question_text="Quale colore inventato, davvero?")
+    assert save_item_version(store, "ds", edited, origin="review", note="typo") == 2
+    assert get_item(store, "ds", "img")["image_hash"] == image_hash
+    assert upsert_items(store, [edited], "ds", origin="extraction").unchanged == ["img"]

@@ -160,6 +160,9 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
                   fallback_dir: Path | None = None) -> list[PreparedItem]:
     """Check and normalise records, store their images; nothing about items is written yet.
 
+    Without ``images_root`` image paths are kept in the record but no file is read (callers
+    that manage images themselves, e.g. review promotions).
+
     ``fallback_dir``: where to look for a bare file name that is not under ``images_root``
     (published records sometimes say ``0071.jpg`` instead of ``imgs/0071.jpg``).
     """
@@ -194,8 +197,6 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
                 image_hash = image_cache[path]
             except UserError as exc:
                 problems.append(f"item {item_id}: field image: {exc}")
-        elif image_ref and images_root is None:
-            problems.append(f"item {item_id}: field image: no images folder given for {image_ref}")
         prepared[item_id] = PreparedItem(item_id, record, problems, image_hash, _content_hash(record, image_hash))
     return list(prepared.values())
 
@@ -206,10 +207,9 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
     if not items:
         return []
     current = {
-        row[0]: (row[1], row[2])
+        row[0]: (row[1], row[2], row[3])
         for row in con.execute(
-            "SELECT item_id, content_hash, (SELECT max(version) FROM items j WHERE j.dataset = i.dataset "
-            "AND j.item_id = i.item_id) FROM items i WHERE dataset = ? AND is_current",
+            "SELECT item_id, content_hash, version, image_hash FROM items WHERE dataset = ? AND is_current",
             [dataset],
         ).fetchall()
     }
@@ -219,7 +219,11 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
         if item.problems:
             report.invalid[item.item_id] = item.problems
         if item.item_id in current:
-            old_hash, max_version = current[item.item_id]
+            old_hash, max_version, old_image = current[item.item_id]
+            if item.image_hash is None and old_image and item.record.get("image"):
+                # an edit that still names an image keeps the stored one (no file was given)
+                item.image_hash = old_image
+                item.content_hash = _content_hash(item.record, old_image)
             if old_hash == item.content_hash:
                 report.unchanged.append(item.item_id)
                 continue
@@ -395,18 +399,12 @@ def save_item_version(store: Store, dataset: str, record: dict, origin: str, not
         raise UserError("record has no item_id")
     report = ImportReport(dataset=dataset)
     with store.transaction() as con:
-        row = con.execute("SELECT image_hash FROM items WHERE dataset = ? AND item_id = ? AND is_current",
+        row = con.execute("SELECT 1 FROM items WHERE dataset = ? AND item_id = ? AND is_current",
                           [dataset, item_id]).fetchone()
         if row is None:
             raise UserError(f"no item {item_id} in dataset {dataset}")
         items = prepare_items(con, store, [record], None, report)
-        item = items[0]
-        # the image stays attached to the item unless the edit removed it
-        if item.record.get("image") or item.record.get("has_image"):
-            item.image_hash = row[0]
-            item.problems = [p for p in item.problems if "no images folder given" not in p]
-            item.content_hash = _content_hash(item.record, item.image_hash)
-        write_items(con, [item], dataset, origin, note, report)
+        write_items(con, items, dataset, origin, note, report)  # keeps the stored image
         if report.updated:
             rescore_con(con, dataset=dataset, item_ids=[item_id])
         version = con.execute("SELECT version FROM items WHERE dataset = ? AND item_id = ? AND is_current",
