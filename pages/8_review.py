@@ -31,6 +31,11 @@ st.caption("Two models extracted each exam page; where they disagree, decide aga
 store = Store(common.store_path())
 try:
     db.ensure_schema(store)
+    if db.load_pages(store).empty:
+        from eduart_core.extraction.simulated import ensure_extraction_demo
+
+        with st.spinner("Adding the offline extraction demo to the demo store..."):
+            ensure_extraction_demo(store)
     queue_all = review.review_queue(store)
     pages = db.load_pages(store)
 except StoreError as exc:
@@ -38,12 +43,6 @@ except StoreError as exc:
     st.stop()
 
 if pages.empty:
-    from eduart_core.extraction.simulated import ensure_extraction_demo
-
-    with st.spinner("Adding the offline extraction demo to the demo store..."):
-        built = ensure_extraction_demo(store)
-    if built:
-        st.rerun()
     st.info("No extracted pages yet. Run `python -m eduart_core extract --input DIR --extractor A=... "
             "--extractor B=...` or build the demo with `python -m eduart_core demo`.")
     st.stop()
@@ -52,11 +51,14 @@ if bool(pages["simulated"].any()):
             "**simulated** extractors (no model was called).")
 
 # ---------------------------------------------------------------- reviewer, asked once
+def _set_reviewer() -> None:
+    name = (st.session_state.get("review_name") or "").strip()
+    if name:
+        st.session_state["reviewer"] = name
+
+
 if not st.session_state.get("reviewer"):
-    name = st.text_input("Your name (stored with every decision)", key="review_name")
-    if name.strip():
-        st.session_state["reviewer"] = name.strip()
-        st.rerun()
+    st.text_input("Your name (stored with every decision)", key="review_name", on_change=_set_reviewer)
 else:
     st.markdown(f"Reviewing as **{st.session_state['reviewer']}**.")
 reviewer = st.session_state.get("reviewer", "")
