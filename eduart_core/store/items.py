@@ -207,9 +207,10 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
     if not items:
         return []
     current = {
-        row[0]: (row[1], row[2], row[3])
+        row[0]: (row[1], row[2], row[3], row[4])
         for row in con.execute(
-            "SELECT item_id, content_hash, version, image_hash FROM items WHERE dataset = ? AND is_current",
+            "SELECT item_id, content_hash, version, image_hash, CAST(validation_errors AS TEXT) "
+            "FROM items WHERE dataset = ? AND is_current",
             [dataset],
         ).fetchall()
     }
@@ -219,13 +220,21 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
         if item.problems:
             report.invalid[item.item_id] = item.problems
         if item.item_id in current:
-            old_hash, max_version, old_image = current[item.item_id]
+            old_hash, max_version, old_image, old_problems = current[item.item_id]
             if item.image_hash is None and old_image and item.record.get("image"):
                 # an edit that still names an image keeps the stored one (no file was given)
                 item.image_hash = old_image
                 item.content_hash = _content_hash(item.record, old_image)
             if old_hash == item.content_hash:
                 report.unchanged.append(item.item_id)
+                if (json.loads(old_problems) if old_problems else []) != item.problems:
+                    # same gold, different findings (validator improved, image file now found):
+                    # the findings are derived data, refreshed in place without a new version
+                    con.execute(
+                        "UPDATE items SET validation_errors = CAST(? AS JSON), data_issue = ?, "
+                        "updated_at = current_timestamp WHERE dataset = ? AND item_id = ? AND is_current",
+                        [json.dumps(item.problems, ensure_ascii=False) if item.problems else None,
+                         bool(item.problems), dataset, item.item_id])
                 continue
             version = int(max_version) + 1
             report.updated.append(item.item_id)
