@@ -122,6 +122,18 @@ def test_published_leaderboard_from_published_type_means():
     assert (gem.mcq, gem.mcq_ci_low, gem.mcq_ci_high) == pytest.approx((0.957, 0.931, 0.973))
 
 
+def test_wilson_reproduces_every_published_type_interval():
+    ref = pd.read_csv(_reference_csv())
+    low_col = "ci_low_pct" if "ci_low_pct" in ref.columns else "wilson_ci_low_pct"
+    high_col = low_col.replace("low", "high")
+    ref = ref.dropna(subset=[low_col])
+    assert len(ref) == 84                                   # 12 models x 7 types, default
+    low, high = wilson_interval(ref.mean_pct / 100, ref.n)
+    # the published means are rounded to 0.1 pp, so allow that much plus the CI's own rounding
+    assert np.abs(low * 100 - ref[low_col]).max() < 0.15
+    assert np.abs(high * 100 - ref[high_col]).max() < 0.15
+
+
 def test_aggregate_and_raw_paths_give_the_same_leaderboard(synth):
     raw = macro_scores(synth)
     agg = macro_from_type_means(type_scores(synth)[["model", "condition", "type", "mean", "n"]])
@@ -387,6 +399,9 @@ def test_holm_adjusts_wilcoxon_across_models(synth):
     expected = multipletests(out.p_wilcoxon, method="holm")[1]
     assert out.p_holm.to_numpy() == pytest.approx(expected)
     assert (out.n_improved + out.n_same + out.n_degraded == out.n_paired).all()
+    from eduart_core.analysis.motivation import holm
+    p = np.array([0.01, 0.04, 0.03, 0.005, 0.5, 0.04])
+    assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])
 
 
 def test_motivation_by_type_table9_shape():
@@ -494,3 +509,16 @@ def test_missing_cells_are_left_out_of_item_statistics():
     rest3 = np.array([(MATRIX[i].sum() - MATRIX[i, 3] - (MATRIX[i, 1] if i == 2 else 0))
                       / (3 if i == 2 else 4) for i in range(5)])
     assert out.loc["q3", "r_pb"] == pytest.approx(stats.pearsonr(MATRIX[:, 3], rest3).statistic)
+
+
+def test_bench_analysis_command_prints_the_table():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "eduart_core", "bench", "analysis", "--models",
+                           "3", "--items", "60", "--repeat", "1"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "3 models x 60 items x 2 conditions = 360 rows" in done.stdout
+    for name in ("item_statistics", "logistic_regression(item)", "motivation_effect",
+                 "FULL SUITE", "peak memory"):
+        assert name in done.stdout

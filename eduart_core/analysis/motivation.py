@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from ._frame import finish, prepare, sort_frame
 from .intervals import t_interval
@@ -39,26 +38,32 @@ def paired_scores(df: pd.DataFrame) -> tuple[pd.DataFrame, int, list]:
     return paired, dropped, models
 
 
-def _model_row(model: str, g: pd.DataFrame, threshold: float) -> dict:
-    """All paired statistics for one model's items."""
-    a = g["default"].to_numpy()
-    b = g["motivation"].to_numpy()
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p-values (same as statsmodels multipletests(method="holm"),
+    which costs a full gc.collect() per call)."""
+    p = np.asarray(p, dtype=float)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def _model_row(model: str, a: np.ndarray, b: np.ndarray, threshold: float) -> dict:
+    """Paired statistics for one model's default scores `a` and motivation scores `b`."""
     diff = b - a
     nonzero = diff[np.abs(diff) > _TOL]
-    by_type = g.groupby("type", sort=False)[["default", "motivation"]].mean()
-    row = {"model": model, "n_paired": len(g),
-           "default_macro": by_type["default"].mean(),
-           "motivation_macro": by_type["motivation"].mean(),
+    row = {"model": model, "n_paired": len(a),
            "default_micro": a.mean(), "motivation_micro": b.mean(),
            "delta_micro": diff.mean(),
            "n_improved": int((diff > _TOL).sum()), "n_same": int((np.abs(diff) <= _TOL).sum()),
            "n_degraded": int((diff < -_TOL).sum())}
-    row["delta_macro"] = row["motivation_macro"] - row["default_macro"]
     row["delta_micro_ci_low"], row["delta_micro_ci_high"] = t_interval(diff)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         row["p_ttest"] = (float(stats.ttest_rel(b, a).pvalue)
-                          if len(g) >= 2 and nonzero.size else np.nan)
+                          if len(a) >= 2 and nonzero.size else np.nan)
         row["p_wilcoxon"] = float(stats.wilcoxon(nonzero).pvalue) if nonzero.size else np.nan
     ra, rb = a >= threshold, b >= threshold
     right_wrong = int((ra & ~rb).sum())
@@ -83,15 +88,26 @@ def motivation_effect(df: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
     paired items. Columns: see EFFECT_COLUMNS.
     """
     paired, dropped, models = paired_scores(df)
-    rows = {m: _model_row(m, g, threshold) for m, g in paired.groupby("model", sort=False)}
+    paired = paired.sort_values("model", kind="stable")
+    codes, names = pd.factorize(paired["model"])
+    bounds = np.flatnonzero(np.diff(codes)) + 1
+    a_parts = np.split(paired["default"].to_numpy(), bounds)
+    b_parts = np.split(paired["motivation"].to_numpy(), bounds)
+    rows = {m: _model_row(m, a, b, threshold)
+            for m, a, b in zip(names, a_parts, b_parts) if len(a)}
     out = pd.DataFrame([rows.get(m, {"model": m, "n_paired": 0}) for m in models],
                        columns=EFFECT_COLUMNS)
+    macro = (paired.groupby(["model", "type"], sort=False)[["default", "motivation"]].mean()
+             .groupby(level="model", sort=False).mean())
+    out["default_macro"] = out["model"].map(macro["default"])
+    out["motivation_macro"] = out["model"].map(macro["motivation"])
+    out["delta_macro"] = out["motivation_macro"] - out["default_macro"]
     p = out["p_wilcoxon"].to_numpy(dtype=float)
     ok = ~np.isnan(p)
-    holm = np.full(len(p), np.nan)
+    adjusted = np.full(len(p), np.nan)
     if ok.any():
-        holm[ok] = multipletests(p[ok], method="holm")[1]
-    out["p_holm"] = holm
+        adjusted[ok] = holm(p[ok])
+    out["p_holm"] = adjusted
     for c in ("n_improved", "n_same", "n_degraded", "n_discordant"):
         out[c] = out[c].fillna(0).astype(int)
     return finish(sort_frame(out, ["model"]), dropped)
