@@ -45,8 +45,9 @@ def prepare(df: pd.DataFrame, columns: Iterable[str] = SCORE_COLUMNS) -> tuple[p
         n_dropped = int((~keep).sum())
         bad = keep & ((score < 0) | (score > 1))
         if bad.any():
-            row = out.index[np.argmax(bad)]
-            raise UserError(f"score frame row {row}: score {score[np.argmax(bad)]!r} is outside [0, 1]")
+            first = int(np.argmax(bad))
+            raise UserError(f"score frame row {out.index[first]}: score {score[first]!r} "
+                            f"is outside [0, 1] ({int(bad.sum())} such rows)")
         out = out.assign(score=score)
         if n_dropped:
             out = out.loc[keep]

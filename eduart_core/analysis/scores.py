@@ -95,7 +95,8 @@ def macro_from_type_means(frame: pd.DataFrame) -> pd.DataFrame:
     bad = f["mean"].isna() | f["n"].isna()
     f = f.loc[~bad]
     if ((f["mean"] < 0) | (f["mean"] > 1)).any():
-        raise UserError("type-means frame: mean must be a fraction in [0, 1] (use mean_pct for percent)")
+        raise UserError("type-means frame: mean must be a fraction in [0, 1] "
+                        "(name the column mean_pct for percent)")
     weighted = (f["mean"] * f["n"]).groupby([f["model"], f["condition"]], sort=False).sum()
     n_items = f.groupby(KEYS, sort=False)["n"].sum()
     return finish(_macro_from_types(f, weighted / n_items, n_items), int(bad.sum()))
@@ -158,7 +159,8 @@ def profile_impact(df_strict: pd.DataFrame, df_paper: pd.DataFrame) -> pd.DataFr
                 paper_mean=("score_paper", "mean"), n_changed=("changed", "sum"))
            .reset_index())
     out["delta"] = out["paper_mean"] - out["strict_mean"]
-    out = out[["model", "condition", "type", "n", "strict_mean", "paper_mean", "delta", "n_changed"]]
+    out = out[["model", "condition", "type", "n", "strict_mean", "paper_mean", "delta",
+               "n_changed"]]
     out["n_changed"] = out["n_changed"].astype(int)
     return finish(sort_frame(out, KEYS + ["type"]), drop_s + drop_p,
                   n_dropped_strict=drop_s, n_dropped_paper=drop_p)
