@@ -1,0 +1,176 @@
+"""Launches as background processes, for the Runs page: start, follow, cancel, resume.
+
+Why a separate process: a run takes hours and must survive page reloads and closing the
+browser; the page only reads the launch file, the journals and the store. The process is
+``python -m eduart_core run ... --run-id ID`` started in its own session; its pid is in the
+launch file (written by the child) and in a spawn file (written here, before the child starts),
+so the page can cancel it with SIGTERM, which the run command turns into a clean "cancelled".
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from ..store import Store
+from ..store.runs import finish_run, list_runs
+from .journal import latest_by_key, read_records
+from .launch import launch_file, read_launch
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = "default", items: str | None = None,
+               limit: int | None = None, sample: int | None = None, repeat: int | None = None,
+               concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
+               text_only: bool = False, refuse_images: bool = False, dataset: str | None = None) -> list[str]:
+    """The ``run`` command line for a new launch (no secrets: keys come from the environment)."""
+    argv = ["run", "--db", str(db), "--condition", condition, "--concurrency", str(int(concurrency))]
+    for model in models:
+        argv += ["--model", model]
+    for flag, value in (("--items", items), ("--limit", limit), ("--sample", sample), ("--repeat", repeat),
+                        ("--rpm", rpm), ("--run-id", launch_id), ("--dataset", dataset)):
+        if value not in (None, "", 0):
+            argv += [flag, str(value)]
+    if text_only:
+        argv.append("--text-only")
+    if refuse_images:
+        argv.append("--refuse-images")
+    return argv
+
+
+def resume_argv(db: str | os.PathLike, launch_id: str, *, retry_errors: bool = False,
+                concurrency: int | None = None) -> list[str]:
+    argv = ["run", "--db", str(db), "--resume", launch_id]
+    if retry_errors:
+        argv.append("--retry-errors")
+    if concurrency:
+        argv += ["--concurrency", str(int(concurrency))]
+    return argv
+
+
+def _spawn_file(store: Store, launch_id: str) -> Path:
+    return store.runs_dir / "_launches" / f"{launch_id}.spawn.json"
+
+
+def log_file(store: Store, launch_id: str) -> Path:
+    return store.runs_dir / "_launches" / f"{launch_id}.log"
+
+
+def start_launch(store: Store, argv: list[str], launch_id: str) -> int:
+    """Start ``python -m eduart_core <argv>`` detached; returns its pid."""
+    spawn = _spawn_file(store, launch_id)
+    spawn.parent.mkdir(parents=True, exist_ok=True)
+    log = open(log_file(store, launch_id), "ab")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    proc = subprocess.Popen([sys.executable, "-m", "eduart_core", *argv, "--quiet"], stdout=log, stderr=log,
+                            stdin=subprocess.DEVNULL, cwd=str(PROJECT_ROOT), env=env, start_new_session=True)
+    log.close()
+    threading.Thread(target=proc.wait, daemon=True).start()  # reap it, so it never lingers as a zombie
+    spawn.write_text(json.dumps({"launch_id": launch_id, "pid": proc.pid, "started_at": time.time(),
+                                 "argv": argv}), encoding="utf-8")
+    return proc.pid
+
+
+def pid_alive(pid: int | None, launch_id: str | None = None) -> bool:
+    """True while ``pid`` is a live (not zombie) eduart_core process (of ``launch_id`` when given)."""
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    proc = Path(f"/proc/{int(pid)}")
+    if proc.exists():
+        try:
+            if proc.joinpath("stat").read_text().split(")")[-1].split()[0] == "Z":
+                return False
+            cmdline = proc.joinpath("cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return False
+        if "eduart_core" not in cmdline:
+            return False
+    return True
+
+
+def _launch_state(store: Store, launch_id: str) -> dict:
+    info = read_launch(store, launch_id) or {}
+    try:
+        spawn = json.loads(_spawn_file(store, launch_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        spawn = {}
+    pid = info.get("pid") or spawn.get("pid")
+    # A newer spawn (resume) than the launch file's session: follow the spawned pid.
+    if spawn.get("started_at", 0) > (info.get("started_at") or 0):
+        pid = spawn.get("pid")
+    alive = pid_alive(pid)
+    status = info.get("status") or ("starting" if alive else "interrupted")
+    if status == "running" and not alive:
+        status = "interrupted"
+    if status in ("completed", "cancelled", "failed", "interrupted") and alive:
+        status = "running"  # a resume is starting up
+    return {**info, "launch_id": launch_id, "pid": pid, "alive": alive, "status": status}
+
+
+def list_launches(store: Store) -> list[dict]:
+    """Every launch known next to the store, newest first, with its live status."""
+    folder = store.runs_dir / "_launches"
+    if not folder.exists():
+        return []
+    ids = {p.name[:-len(".spawn.json")] if p.name.endswith(".spawn.json") else p.stem
+           for p in folder.glob("*.json")}
+    states = [_launch_state(store, launch_id) for launch_id in ids]
+    return sorted(states, key=lambda s: -(s.get("started_at") or 0))
+
+
+def launch_progress(state: dict, max_errors: int = 5) -> list[dict]:
+    """Per member run: jobs, answered, failed, and the latest error messages, from the journals."""
+    rows = []
+    for member in state.get("members") or []:
+        records = list(read_records(Path(member["journal"])))
+        latest = latest_by_key(iter(records))
+        ok = sum(1 for r in latest.values() if r.get("status") == "ok")
+        errors = [r for r in latest.values() if r.get("status") != "ok"]
+        rows.append({"run_id": member["run_id"], "model": member["model"], "condition": member["condition"],
+                     "repetition": member.get("repetition", 0), "jobs": member.get("jobs", 0), "answered": ok,
+                     "failed": len(errors), "refused_images": member.get("refused", 0),
+                     "recent_errors": [f"{r.get('item_id')}: {r.get('error')}" for r in errors[-max_errors:]]})
+    return rows
+
+
+def cancel_launch(store: Store, launch_id: str) -> bool:
+    """Ask a running launch to stop (SIGTERM: the run records 'cancelled'); False when not running."""
+    state = _launch_state(store, launch_id)
+    if not state["alive"]:
+        return False
+    os.kill(int(state["pid"]), signal.SIGTERM)
+    return True
+
+
+def run_history(store: Store) -> pd.DataFrame:
+    """Runs started from this tool (origin 'live'), with a status that tells interrupted launches
+    apart (the run row says running but its process is gone); those rows are marked in the store."""
+    if not store.exists():
+        return pd.DataFrame()
+    runs = list_runs(store)
+    if runs.empty:
+        return runs
+    runs = runs[runs["origin"] == "live"].copy()
+    states = {s["launch_id"]: s for s in list_launches(store)}
+    for index, row in runs.iterrows():
+        state = states.get(row["launch_id"])
+        if row["status"] == "running" and (state is None or not state["alive"]):
+            try:
+                finish_run(store, row["run_id"], "interrupted")
+                runs.at[index, "status"] = "interrupted"
+            except Exception:
+                runs.at[index, "status"] = "interrupted"
+    return runs

@@ -1,0 +1,184 @@
+"""Runs: launch models on the benchmark, follow them live, cancel, resume, check reproducibility.
+
+Thin page: every number comes from ``eduart_core.runner`` and ``eduart_core.store`` functions.
+A launch runs as a background process (``python -m eduart_core run``), so it survives reloads.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from eduart_core.errors import UserError
+from eduart_core.items import ITEM_TYPES
+from eduart_core.providers.registry import load_registry
+from eduart_core.providers.secrets import provider_status
+from eduart_core.runner import background
+from eduart_core.runner.launch import LaunchOptions, estimate_plan, plan_launch
+from eduart_core.runner.repro import reproducibility
+from eduart_core.store import Store, StoreError
+from eduart_core.store.journal import dataset_names, load_repetition_answers
+from pages import common
+
+st.title("Runs")
+st.markdown("Ask models the benchmark items under the **default** and **motivation** conditions. "
+            "Launches run in the background: you can reload or close this page. Answers are journaled as they "
+            "arrive, so an interrupted launch resumes where it stopped and never pays twice for an answer.")
+
+store = Store(common.store_path(), lock_timeout_s=5.0)
+if not store.exists():
+    st.error(f"No store at {store.path}. Build one with `python -m eduart_core demo`.")
+    st.stop()
+
+try:
+    registry = load_registry()
+except UserError as exc:
+    st.error(str(exc))
+    st.stop()
+status = provider_status()
+
+# ---------------------------------------------------------------- credentials
+with st.expander("Providers and credentials", expanded=False):
+    rows = [{"provider": p, "ready": s["configured"], "from": s["source"] or "",
+             "to use it, set": "" if s["configured"] and p not in ("openai_compatible", "offline") else s["needs"],
+             "models": ", ".join(k for k, m in registry.items() if m.provider == p)} for p, s in status.items()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption("Keys are read from the environment, a .env file or .streamlit/secrets.toml. They are never "
+               "written to the store, the run journals or the logs.")
+
+# ---------------------------------------------------------------- new launch
+st.subheader("New launch")
+try:
+    datasets = dataset_names(store)
+except StoreError as exc:
+    st.error(f"Cannot read the store: {exc}")
+    st.stop()
+if not datasets:
+    st.info("The store holds no items yet: import a dataset or build the demo first.")
+    st.stop()
+
+ready = {k: m for k, m in registry.items() if status.get(m.provider, {}).get("configured")}
+labels = {k: f"{m.display_name} ({k})" + ("" if k in ready else " — no credentials") for k, m in registry.items()}
+c1, c2 = st.columns(2)
+with c1:
+    dataset = st.selectbox("Dataset", datasets, index=datasets.index("demo") if "demo" in datasets else 0,
+                           key="runs_dataset")
+    models = st.multiselect("Models", list(registry), default=["chance"] if "chance" in registry else [],
+                            format_func=labels.get, key="runs_models")
+    condition = st.radio("Condition", ["default", "motivation", "both"], horizontal=True, key="runs_condition",
+                         help="'both' launches the two conditions of each model as one linked pair.")
+    concurrency = st.slider("Concurrent requests", 1, 64, 8, key="runs_concurrency")
+    rpm = st.number_input("Requests per minute limit (0 = none)", 0, 100000, 0, key="runs_rpm")
+with c2:
+    types = st.multiselect("Formats", list(ITEM_TYPES), key="runs_types")
+    languages = st.multiselect("Languages", ["it", "en"], key="runs_languages")
+    image = st.radio("Images", ["all", "with image", "without image"], horizontal=True, key="runs_image")
+    sample = st.number_input("Stratified sample size (0 = all items)", 0, 100000, 0, key="runs_sample")
+    repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", 0, 20, 0,
+                             key="runs_repeat")
+    no_image_models = [k for k in models if not registry[k].accepts_images]
+    image_policy = "send"
+    if no_image_models:
+        image_policy = st.radio(f"{', '.join(no_image_models)} cannot see images. For image items:",
+                                ["text only", "skip them"], key="runs_image_policy")
+
+filters = []
+if types:
+    filters.append("type=" + "|".join(types))
+if languages:
+    filters.append("language=" + "|".join(languages))
+if image != "all":
+    filters.append(f"image={'true' if image == 'with image' else 'false'}")
+options = LaunchOptions(models=list(models), conditions=["default", "motivation"] if condition == "both" else [condition],
+                        items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
+                        dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None,
+                        text_only=image_policy == "text only", refuse_images=image_policy == "skip them")
+
+plan = None
+if models:
+    try:
+        plan = plan_launch(store, options, registry)
+    except (UserError, StoreError) as exc:
+        st.warning(str(exc))
+if plan is not None:
+    estimates, method = estimate_plan(store, plan)
+    est = pd.DataFrame([e.__dict__ for e in estimates])
+    st.markdown(f"**Estimate** for launch `{plan.launch_id}`: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
+                f"(tokens counted with {method}; prices from the registry, check your provider's price list).")
+    st.dataframe(est.rename(columns={"cost_usd": "cost (USD)"}), hide_index=True, width="stretch")
+    missing = [k for k in models if k not in ready]
+    if missing:
+        st.warning("No credentials for " + ", ".join(missing) + ": see 'Providers and credentials' above.")
+    if st.button("Launch", type="primary", disabled=bool(missing), key="runs_launch"):
+        argv = background.build_argv(store.path, models=list(models), condition=condition, items=options.items,
+                                     sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
+                                     rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
+                                     text_only=options.text_only, refuse_images=options.refuse_images)
+        pid = background.start_launch(store, argv, plan.launch_id)
+        st.success(f"Launch {plan.launch_id} started in the background (process {pid}).")
+
+
+# ---------------------------------------------------------------- live launches
+@st.fragment(run_every=2.0)
+def live() -> None:
+    launches = [s for s in background.list_launches(store) if s["status"] in ("running", "starting")]
+    st.subheader("Running now")
+    if not launches:
+        st.caption("No launch is running.")
+        return
+    for state in launches:
+        progress = background.launch_progress(state)
+        total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
+        done = sum(r["answered"] + r["failed"] for r in progress)
+        st.markdown(f"**{state['launch_id']}** · process {state['pid']}")
+        st.progress(min(1.0, done / total) if total else 0.0, text=f"{done} of {total} requests finished")
+        if progress:
+            st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
+        errors = [e for r in progress for e in r["recent_errors"]]
+        if errors:
+            st.error("Latest errors:\n\n" + "\n\n".join(errors[-5:]))
+        if st.button("Cancel", key=f"cancel_{state['launch_id']}"):
+            background.cancel_launch(store, state["launch_id"])
+            st.info("Cancelling: the launch stops after the requests in flight.")
+
+
+live()
+
+# ---------------------------------------------------------------- history
+st.subheader("History")
+try:
+    history = background.run_history(store)
+except StoreError as exc:
+    st.warning(f"The store is busy, history not shown: {exc}")
+    history = pd.DataFrame()
+if history.empty:
+    st.caption("No run has been launched from this tool yet.")
+else:
+    cols = ["launch_id", "run_id", "display_name", "condition", "repetition", "status", "n_responses",
+            "n_errors", "input_tokens", "output_tokens", "cost_usd", "wall_seconds", "started_at"]
+    st.dataframe(history[[c for c in cols if c in history]], hide_index=True, width="stretch")
+    resumable = sorted({r["launch_id"] for _, r in history.iterrows()
+                        if r["status"] in ("interrupted", "cancelled", "failed") or (r["n_errors"] or 0) > 0})
+    if resumable:
+        c1, c2, c3 = st.columns([2, 1, 1])
+        chosen = c1.selectbox("Resume launch", resumable, key="runs_resume_choice")
+        retry = c2.checkbox("Also retry failed requests", value=True, key="runs_resume_retry")
+        if c3.button("Resume", key="runs_resume"):
+            pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
+                                          chosen)
+            st.success(f"Resuming {chosen} (process {pid}).")
+
+# ---------------------------------------------------------------- reproducibility
+st.subheader("Reproducibility")
+try:
+    repro = reproducibility(load_repetition_answers(store))
+except StoreError as exc:
+    st.warning(f"The store is busy: {exc}")
+    repro = pd.DataFrame()
+if repro.empty:
+    st.caption("No repeated runs yet: launch with 'Repetitions' above (or `run --repeat K --sample N`).")
+else:
+    st.caption("Per model and condition: share of sampled items answered identically in every repetition, the "
+               "mean per-item standard deviation and range of the score, and the lowest/highest run mean.")
+    st.dataframe(repro, hide_index=True, width="stretch",
+                 column_config={"identical_share": st.column_config.ProgressColumn(
+                     "identical answers", min_value=0.0, max_value=1.0, format="percent")})

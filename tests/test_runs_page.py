@@ -1,0 +1,115 @@
+"""Runs page (AppTest): estimate, launch in the background, live progress, cancel, resume, history,
+credentials and reproducibility, against a real store in tmp_path and a stub model server."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from eduart_core.runner import background
+from eduart_core.store import Store
+from runner_items import fill_store
+from stubs import StubServer
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "7_runs.py")
+
+
+@pytest.fixture
+def page_store(store, monkeypatch):
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    monkeypatch.chdir(ROOT)
+    fill_store(store, 2)
+    return store
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _wait(store: Store, launch_id: str, statuses=("completed",), timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = next((s for s in background.list_launches(store) if s["launch_id"] == launch_id), None)
+        if state and state["status"] in statuses and not state["alive"]:
+            return state
+        time.sleep(0.2)
+    raise AssertionError(f"launch {launch_id} did not reach {statuses}")
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join(str(x.value) for x in [*at.markdown, *at.caption, *at.success, *at.warning, *at.info])
+
+
+def test_chance_launch_from_the_page_runs_in_background_and_shows_history(page_store):
+    at = _page()
+    assert "Estimate" in _texts(at) and "14 items, 14 requests" in _texts(at)
+    at.button(key="runs_launch").click().run()
+    success = [s.value for s in at.success]
+    assert success and "started in the background" in success[0]
+    launch_id = success[0].split()[1]
+    state = _wait(page_store, launch_id)
+    assert state["status"] == "completed"
+    at = _page()
+    frames = [d.value for d in at.dataframe]
+    hist = next(f for f in frames if "run_id" in f.columns)
+    row = hist.iloc[0]
+    assert row["status"] == "completed" and row["n_responses"] == 14 and row["n_errors"] == 0
+
+
+def test_missing_credentials_are_shown_and_block_the_launch(page_store):
+    at = _page()
+    at.multiselect(key="runs_models").set_value(["gpt-5.5"]).run()
+    assert any("No credentials for gpt-5.5" in w.value for w in at.warning)
+    assert at.button(key="runs_launch").disabled
+    creds = next(d.value for d in at.dataframe if "provider" in d.value.columns)
+    openai_row = creds[creds["provider"] == "openai"].iloc[0]
+    assert not openai_row["ready"] and openai_row["to use it, set"] == "OPENAI_API_KEY"
+
+
+def test_cancel_then_resume_from_the_page(page_store, tmp_path, monkeypatch):
+    with StubServer(latency_s=0.4) as stub:
+        registry = tmp_path / "models.toml"
+        registry.write_text('[models."slow-stub"]\ndisplay_name = "Slow stub"\nfamily = "Test"\n'
+                            'provider = "openai_compatible"\napi_model_id = "slow"\n'
+                            f'base_url = "{stub.url}/v1"\n')
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        at = _page()
+        at.multiselect(key="runs_models").set_value(["slow-stub"]).run()
+        at.slider(key="runs_concurrency").set_value(1).run()
+        at.button(key="runs_launch").click().run()
+        launch_id = at.success[0].value.split()[1]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(stub.requests) < 2:
+            time.sleep(0.1)
+        at = _page()
+        assert any(launch_id in m.value for m in at.markdown)  # live progress section shows it
+        at.button(key=f"cancel_{launch_id}").click().run()
+        _wait(page_store, launch_id, ("cancelled",))
+        asked = len(stub.requests)
+        assert asked < 14
+        at = _page()
+        hist = next(d.value for d in at.dataframe if "run_id" in d.value.columns)
+        assert hist.iloc[0]["status"] == "cancelled"
+        at.selectbox(key="runs_resume_choice").set_value(launch_id).run()
+        at.button(key="runs_resume").click().run()
+        _wait(page_store, launch_id, ("completed",), timeout=90)
+        assert len(stub.requests) <= 14 + 1  # at most the one request in flight at the cancel is asked again
+    at = _page()
+    hist = next(d.value for d in at.dataframe if "run_id" in d.value.columns)
+    assert hist.iloc[0]["status"] == "completed" and hist.iloc[0]["n_responses"] == 14
+
+
+def test_reproducibility_table_after_repeated_runs(page_store):
+    from eduart_core.cli import main
+
+    assert main(["run", "--db", str(page_store.path), "--model", "chance", "--repeat", "2", "--sample", "6",
+                 "--quiet"]) == 0
+    at = _page()
+    repro = next(d.value for d in at.dataframe if "identical_share" in d.value.columns)
+    assert list(repro["model"]) == ["Chance baseline"] and repro.iloc[0]["items"] == 6
