@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -113,7 +114,12 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
         frame.to_csv(out, index=False)
         print(f"wrote {len(frame)} row(s) to {out}", file=sys.stderr)
     else:
-        frame.to_csv(sys.stdout, index=False)
+        try:
+            frame.to_csv(sys.stdout, index=False)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `export-scores | head`: the reader left, which is fine
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
     return 0
 
 
