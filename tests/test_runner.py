@@ -263,3 +263,27 @@ def test_dashboard_reads_while_a_run_writes(store):
     assert reads >= 10
     assert counts and counts[-1] > counts[0] or len(set(counts)) > 1  # saw the run progress while reading
     assert len(_responses(store)) == 28
+
+
+def test_registry_gemini_and_bedrock_models_through_the_runner(store, monkeypatch):
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        monkeypatch.setenv("GEMINI_API_KEY", "gem-test-key-000000")
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.url)
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIATESTTESTTEST0000")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret-000000000")
+        monkeypatch.setenv("AWS_REGION", "us-east-1")
+        monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", stub.url)
+        assert main(["run", "--db", str(store.path), "--model", "gemini-3.5-flash", "--model", "claude-haiku-4.5",
+                     "--run-id", "multi", "--quiet", "--limit", "3"]) == 0
+        assert main(["run", "--db", str(store.path), "--run-id", "multi", "--resume", "--quiet"]) == 0
+        seen = list(stub.requests)
+    assert sorted(r.protocol for r in seen) == ["bedrock"] * 3 + ["gemini"] * 3  # the resume asked nothing
+    assert {r.temperature for r in seen if r.protocol == "gemini"} == {1.0}
+    assert {r.temperature for r in seen if r.protocol == "bedrock"} == {0.0}
+    assert {r.model for r in seen} == {"gemini-3.5-flash", "us.anthropic.claude-haiku-4-5-20251001-v1:0"}
+    assert all((r.image is not None) == ("Exercise 0003" in r.user_text) for r in seen)  # 0003 has an image
+    rows = _responses(store)
+    assert len(rows) == 6 and all(r[5] == 100 for r in rows)
+    runs = _runs(store)
+    assert all(r["cost_usd"] > 0 for r in runs.values())
