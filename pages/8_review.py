@@ -130,7 +130,11 @@ with st.expander("Rounds: agreement and discrepancies per round", expanded=False
     discrepancies = db.load_discrepancies(store)
     st.dataframe(round_status_table(outcomes), hide_index=True, width="stretch")
     by = st.radio("Discrepancies by", ["category", "field", "format"], horizontal=True, key="review_rounds_by")
-    st.dataframe(discrepancy_table(discrepancies, by=by), width="stretch")
+    ran = sorted(int(r) for r in outcomes["round"].unique()) if not outcomes.empty else []
+    by_round = discrepancy_table(discrepancies, by=by, rounds=ran)
+    st.dataframe(by_round, width="stretch")
+    if not by_round.empty and len(by_round.columns):
+        st.bar_chart(by_round, stack=False, horizontal=True)
     st.caption("Counts of all discrepancies (auto-merged ones included) per round: a better prompt shows "
                "fewer, and mostly harmless, categories.")
 

@@ -283,3 +283,50 @@ def test_extract_cli_rejects_missing_extractor(tmp_path, capsys):
                  "--db", str(tmp_path / "s.duckdb")])
     assert code == 2
     assert "two extractors" in capsys.readouterr().err
+
+
+def test_full_loop_through_the_cli(store_path, pages_dir, monkeypatch, capsys):
+    """extract round 1, review the queue, extract round 2 with a better extractor, compare rounds."""
+    from eduart_core.cli import main
+    from eduart_core.store import Store
+    from tests.stubs import StubServer
+
+    round_two = {"on": False}
+
+    def answer(info) -> str:
+        if round_two["on"] and info.model == "model-b":
+            import json as _json
+            import re as _re
+            page_id = _re.search(r"Exam page (\S+)", info.user_text).group(1)
+            return _json.dumps(_pipeline_truth()[page_id], ensure_ascii=False)
+        return _answer(info)
+
+    with StubServer(answer=answer) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url + "/v1")
+        args = ["extract", "--input", str(pages_dir), "--extractor", "A=openai:model-a",
+                "--extractor", "B=openai:model-b", "--db", str(store_path), "--dataset", DATASET]
+        assert main(args + ["--round", "1"]) == 0
+        out = capsys.readouterr().out
+        assert "4 pages" in out and "queued 2" in out
+        store = Store(store_path)
+        queue = review.review_queue(store, 1)
+        assert set(queue["page_id"]) == {"ex01/q02", "ex02/q02"}
+        result = review.decide(store, "ex01/q02", 1, "question_text", "accept_a", "Anna")
+        assert result.promoted_version == 1
+        round_two["on"] = True
+        assert main(args + ["--round", "2"]) == 0
+        assert "agreed 4" in capsys.readouterr().out
+        assert main(["extract-stats", "--db", str(store_path)]) == 0
+        stats_out = capsys.readouterr().out
+        assert "round 1" in stats_out and "round 2" in stats_out
+        assert get_item(store, DATASET, "ex01-q02")["record"]["question_text"].startswith("Perché")
+
+
+def test_round_without_discrepancies_still_has_a_column():
+    import pandas as pd
+
+    frame = pd.DataFrame({"round": [1, 1], "category": ["accents", "content"], "field": ["a", "b"]})
+    table = discrepancy_table(frame, rounds=[1, 2])
+    assert list(table.columns) == ["round 1", "round 2"]
+    assert table["round 2"].sum() == 0 and table.loc["accents", "round 1"] == 1

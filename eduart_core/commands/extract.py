@@ -47,6 +47,8 @@ def cmd_extract(args) -> int:
         print("interrupted: run the same command again to resume")
         return 130
     print("pages: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())))
+    if summary.statuses.get("queued"):
+        print("review the queued pages in the app: streamlit run app.py -> Work -> Extraction review")
     return 0
 
 
@@ -61,7 +63,8 @@ def cmd_stats(args) -> int:
         return 0
     print(round_status_table(outcomes).to_string(index=False))
     print()
-    print(discrepancy_table(db.load_discrepancies(store), by=args.by).to_string())
+    rounds = sorted(int(r) for r in outcomes["round"].unique())
+    print(discrepancy_table(db.load_discrepancies(store), by=args.by, rounds=rounds).to_string())
     return 0
 
 
@@ -71,7 +74,8 @@ def register(sub) -> None:
     parser = sub.add_parser("extract", help="extract items from exam-page screenshots with two models")
     parser.add_argument("--input", type=Path, required=True, help="folder of <exercise>/<question>.png pages")
     parser.add_argument("--extractor", action="append", metavar="A=PROVIDER:MODEL",
-                        help="an extractor (give A and B); PROVIDER:MODEL or a registry model key")
+                        help="an extractor (give A and B): PROVIDER:MODEL, openai_compatible:MODEL@BASE_URL, "
+                             "or a registry model key")
     parser.add_argument("--round", type=int, default=1, help="extraction round (default 1)")
     parser.add_argument("--dataset", default="extracted", help="dataset the promoted items go to")
     parser.add_argument("--concurrency", type=int, default=4)

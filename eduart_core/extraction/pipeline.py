@@ -192,7 +192,8 @@ def parse_extractor(text: str) -> tuple[str, str]:
 
 
 def resolve_spec(spec_text: str):
-    """A registry key, or PROVIDER:MODEL for a model not in the registry."""
+    """A registry key, or PROVIDER:MODEL (``openai_compatible:MODEL@BASE_URL`` for a local
+    server) for a model not in the registry."""
     from ..providers.registry import PROVIDERS, adhoc_spec, get_spec, load_registry
 
     registry = load_registry()
@@ -200,7 +201,8 @@ def resolve_spec(spec_text: str):
         return registry[spec_text]
     provider, sep, model_id = spec_text.partition(":")
     if sep and provider in PROVIDERS:
-        return adhoc_spec(provider, model_id)
+        model_id, at, base_url = model_id.partition("@")
+        return adhoc_spec(provider, model_id, base_url=base_url if at else None)
     return get_spec(spec_text, registry)  # raises a one-line UserError listing the known keys
 
 

@@ -26,20 +26,24 @@ def round_status_table(outcomes: pd.DataFrame, by_format: bool = False) -> pd.Da
     return table.reset_index()
 
 
-def discrepancy_table(discrepancies: pd.DataFrame, by: str = "category") -> pd.DataFrame:
+def discrepancy_table(discrepancies: pd.DataFrame, by: str = "category",
+                      rounds: list[int] | None = None) -> pd.DataFrame:
     """Rows = categories (or fields, or formats), one column per round: discrepancy counts.
 
-    For ``by="category"`` every category is listed, zeros included, in ladder order, so two
-    rounds can be read side by side.
+    ``rounds`` lists every round that ran (from the outcomes), so a round without any
+    discrepancy still gets its column of zeros. For ``by="category"`` every category is listed,
+    zeros included, in ladder order, so two rounds can be read side by side.
     """
-    rounds = sorted(discrepancies["round"].unique()) if not discrepancies.empty else []
+    present = set(int(r) for r in discrepancies["round"].unique()) if not discrepancies.empty else set()
+    all_rounds = sorted(present | set(int(r) for r in (rounds or [])))
     if discrepancies.empty:
-        index = list(CATEGORIES) if by == "category" else []
-        return pd.DataFrame(0, index=pd.Index(index, name=by), columns=[])
-    table = discrepancies.groupby([by, "round"]).size().unstack("round", fill_value=0)
+        table = pd.DataFrame(index=pd.Index(list(CATEGORIES) if by == "category" else [], name=by))
+    else:
+        table = discrepancies.groupby([by, "round"]).size().unstack("round", fill_value=0)
+        table.columns = [int(c) for c in table.columns]
     if by == "category":
         table = table.reindex(list(CATEGORIES), fill_value=0)
-    table = table.reindex(columns=rounds, fill_value=0)
+    table = table.reindex(columns=all_rounds, fill_value=0).fillna(0).astype(int)
     table.columns = [f"round {r}" for r in table.columns]
     table.index.name = by
     return table
