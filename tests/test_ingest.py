@@ -312,3 +312,15 @@ def test_import_items_duplicate_ids_and_missing_files(store, tmp_path):
         import_items(store, [a, b])
     with pytest.raises(UserError, match="no such file"):
         import_items(store, [tmp_path / "nope.json"])
+
+
+def test_model_names_from_folder_names():
+    from eduart_core.ingest import load_model_table, model_from_dir
+
+    shipped = load_model_table()  # data/reference/models.csv: published models keep their names
+    gpt = model_from_dir("openai_gpt-5.5-2026-04-23", shipped)
+    assert (gpt.model, gpt.display_name, gpt.family) == ("gpt-5.5", "GPT-5.5", "OpenAI")
+    other = model_from_dir("harvard_us.anthropic.claude-next-9", shipped)
+    assert (other.model, other.display_name, other.family, other.provider) == (
+        "harvard_us.anthropic.claude-next-9", "us.anthropic.claude-next-9", "Anthropic", "harvard")
+    assert model_from_dir("local_my-model", {}).family == "Local"
