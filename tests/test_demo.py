@@ -131,6 +131,7 @@ def test_extra_builders_force_rebuild_and_first_start(tmp_path, monkeypatch):
     from eduart_core.store.scores import list_datasets, stats
 
     monkeypatch.setattr(demo, "EXTRA_BUILDERS", [])
+    monkeypatch.setattr(demo, "discover_builders", lambda: None)  # only the builders of this test
     calls: list[Path] = []
 
     def extraction_demo(store: Store) -> None:
@@ -146,6 +147,8 @@ def test_extra_builders_force_rebuild_and_first_start(tmp_path, monkeypatch):
     assert "extraction-demo" in set(list_datasets(Store(db)).dataset)  # built in a temp file, moved in place
     before = stats(Store(db))
     assert demo.ensure_demo(db) is False  # an existing store is never rebuilt on start
+    demo.build_demo(Store(db))  # without --force: adds the demo content again, duplicating nothing
+    assert stats(Store(db)) == before and len(calls) == 2
 
     def broken(store: Store) -> None:
         raise RuntimeError("builder failed")

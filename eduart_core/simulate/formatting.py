@@ -29,28 +29,57 @@ _BARE = {
     "en": ["The correct answer is {first}.", "Answer: {first}", "I am not sure, probably {first}."],
 }
 
-_OPEN = {
-    "it": ["La domanda riguarda {topic}.", "Il testo chiede di riconoscere {topic}.",
-           "Per rispondere bisogna ragionare su {topic}.", "L'esercizio verte su {topic}.",
-           "Il punto centrale è {topic}."],
-    "en": ["The question is about {topic}.", "The text asks me to recognise {topic}.",
-           "Answering requires thinking about {topic}.", "The exercise turns on {topic}.",
-           "The central point is {topic}."],
+_OPEN = {  # {what}: what the format asks for; {title}: the exercise title, when there is one
+    "it": ["La domanda chiede di individuare {what}.", "Il compito è individuare {what}.",
+           "Per rispondere bisogna individuare {what}.", "Qui occorre riconoscere {what}."],
+    "en": ["The question asks for {what}.", "The task is to find {what}.",
+           "To answer, I need to identify {what}.", "Here I have to recognise {what}."],
 }
-_REASON = {
-    "it": ["Ho confrontato ogni opzione con ciò che so del periodo e dell'artista.",
-           "Alcune alternative sono plausibili, ma una sola è coerente con la cronologia.",
-           "Il lessico tecnico del testo indica con chiarezza la tecnica in questione.",
-           "Ho escluso le opzioni che confondono bottega, committenza e luogo.",
-           "Il contesto storico restringe molto le possibilità.",
-           "Ho verificato che ogni termine si accordi con la frase in cui compare."],
-    "en": ["I compared each option with what I know of the period and the artist.",
-           "Several alternatives sound plausible, but only one fits the chronology.",
-           "The technical vocabulary of the text points clearly to the technique involved.",
-           "I ruled out the options that confuse workshop, patron and place.",
-           "The historical context narrows the possibilities considerably.",
-           "I checked that every term agrees with the sentence it appears in."],
+_OPEN_TITLED = {
+    "it": ["L'esercizio «{title}» chiede di individuare {what}.",
+           "In questo esercizio su «{title}» bisogna trovare {what}."],
+    "en": ["The exercise “{title}” asks for {what}.",
+           "In this exercise on “{title}” I have to find {what}."],
 }
+_REASON = {  # per group of formats, so the reasoning fits what the item asks
+    "choice": {
+        "it": ["Ho confrontato ogni opzione con ciò che so del periodo e dell'artista.",
+               "Alcune alternative sono plausibili, ma solo una è coerente con la cronologia.",
+               "Ho escluso le opzioni che confondono bottega, committenza e luogo.",
+               "Il contesto storico restringe molto le possibilità."],
+        "en": ["I compared each option with what I know of the period and the artist.",
+               "Several alternatives sound plausible, but only one fits the chronology.",
+               "I ruled out the options that confuse workshop, patron and place.",
+               "The historical context narrows the possibilities considerably."],
+    },
+    "verdict": {
+        "it": ["Ho controllato ogni affermazione su date, luoghi e attribuzioni.",
+               "Alcune affermazioni scambiano l'artista o la tecnica, e quindi sono false.",
+               "Le affermazioni vere corrispondono a fatti ben documentati."],
+        "en": ["I checked each statement against dates, places and attributions.",
+               "Some statements swap the artist or the technique, so they are false.",
+               "The true statements match well-documented facts."],
+    },
+    "blanks": {
+        "it": ["Ho verificato che ogni termine si accordi con la frase in cui compare.",
+               "Il lessico tecnico del testo indica con chiarezza i termini mancanti.",
+               "Ho scelto i termini in base al senso e alla cronologia del brano."],
+        "en": ["I checked that every term agrees with the sentence it appears in.",
+               "The technical vocabulary of the text points clearly to the missing terms.",
+               "I chose the terms from the sense and the chronology of the passage."],
+    },
+    "errors": {
+        "it": ["Ho riletto il brano cercando date, luoghi e nomi incoerenti.",
+               "Alcuni dettagli del testo non corrispondono a quanto è documentato.",
+               "Ho segnalato solo le parole che contraddicono fatti noti."],
+        "en": ["I reread the passage looking for inconsistent dates, places and names.",
+               "Some details of the text do not match what is documented.",
+               "I flagged only the words that contradict known facts."],
+    },
+}
+_GROUP = {"multiple_choice_radio": "choice", "multiple_choice_check": "choice",
+          "completion_closed": "choice", "true_false": "verdict", "positioning": "blanks",
+          "completion_open": "blanks", "select_errors": "errors"}
 _IMAGE = {
     "it": ["Anche l'immagine aiuta: la composizione e la disposizione delle figure sono un indizio.",
            "Osservando l'immagine, la struttura dello spazio conferma la scelta."],
@@ -64,13 +93,13 @@ _CLOSE = {
            "I am fairly confident in the answer {answer}.", "So I conclude with {answer}."],
 }
 _TOPIC = {
-    "it": {"multiple_choice_radio": "l'opzione corretta", "multiple_choice_check": "le affermazioni corrette",
-           "true_false": "la verità di ciascuna affermazione", "positioning": "la collocazione dei termini",
-           "completion_closed": "la scelta tra due alternative", "completion_open": "i termini mancanti",
+    "it": {"multiple_choice_radio": "l'opzione corretta", "multiple_choice_check": "le opzioni corrette",
+           "true_false": "la verità di ciascuna affermazione", "positioning": "il posto giusto di ciascun termine",
+           "completion_closed": "l'alternativa giusta per ogni spazio", "completion_open": "i termini mancanti",
            "select_errors": "gli errori presenti nel testo"},
-    "en": {"multiple_choice_radio": "the correct option", "multiple_choice_check": "the correct statements",
-           "true_false": "whether each statement holds", "positioning": "where each term belongs",
-           "completion_closed": "the choice between two alternatives", "completion_open": "the missing terms",
+    "en": {"multiple_choice_radio": "the correct option", "multiple_choice_check": "the correct options",
+           "true_false": "the truth of each statement", "positioning": "the right place for each term",
+           "completion_closed": "the right alternative for each blank", "completion_open": "the missing terms",
            "select_errors": "the errors in the passage"},
 }
 
@@ -79,12 +108,12 @@ def motivation_text(language: str, item_type: str, title: str, has_image: bool,
                     answers: list[dict], rng: random.Random) -> str:
     """A 2-4 sentence motivation in the item's language, varied across items."""
     lang = language if language in _OPEN else "en"
-    topic = title.strip().rstrip(".") if title and rng.random() < 0.5 else _TOPIC[lang].get(item_type, "")
-    if title and topic == title.strip().rstrip("."):
-        topic = f"«{topic}»" if lang == "it" else f"“{topic}”"
+    what = _TOPIC[lang].get(item_type, _TOPIC[lang]["multiple_choice_radio"])
+    title = (title or "").strip().rstrip(".")
     summary = ", ".join(str(a.get("text", a.get("id", ""))) for a in answers[:3]) or "-"
-    sentences = [rng.choice(_OPEN[lang]).format(topic=topic)]
-    sentences.append(rng.choice(_REASON[lang]))
+    openers = _OPEN_TITLED[lang] if title and rng.random() < 0.4 else _OPEN[lang]
+    sentences = [rng.choice(openers).format(what=what, title=title)]
+    sentences.append(rng.choice(_REASON[_GROUP.get(item_type, "choice")][lang]))
     if has_image and rng.random() < 0.6:
         sentences.append(rng.choice(_IMAGE[lang]))
     if len(sentences) < 4 and rng.random() < 0.6:
