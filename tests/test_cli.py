@@ -126,8 +126,9 @@ def test_import_items_cli_and_one_line_errors(tmp_path):
         (("import-items", tmp_path / "missing.json"), "no such file or folder"),
         (("export-scores", "--dataset", "nope"), "no dataset 'nope'"),
         (("stats", "--json"), "no store at"),
+        (("score",), "no store at"),
     ]:
-        result = run(*args, "--db", db if args[0] != "stats" else tmp_path / "none.duckdb")
+        result = run(*args, "--db", db if args[0] not in ("stats", "score") else tmp_path / "none.duckdb")
         assert result.returncode != 0, args
         assert result.stderr.count("\n") == 1 and expected in result.stderr, (args, result.stderr)
     assert json.loads(run("stats", "--json", "--db", db).stdout)["items"] == 2

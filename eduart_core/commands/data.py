@@ -72,7 +72,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     from ..store.scores import rescore
 
     profiles = ("strict", "paper") if args.profile == "all" else (args.profile,)
-    written = rescore(_store(args), profiles=profiles, dataset=args.dataset)
+    store = _store(args)
+    if not store.exists():  # never create an empty store just to score nothing
+        raise UserError(f"no store at {store.path}; run an import or 'demo' first")
+    written = rescore(store, profiles=profiles, dataset=args.dataset)
     scope = f"dataset {args.dataset}" if args.dataset else "all datasets"
     print(f"scored {written} response x profile row(s) ({', '.join(profiles)}) in {scope}")
     return 0
