@@ -114,7 +114,8 @@ def _populate(store: Store, say: Progress) -> dict:
     records = load_demo_records()
     _import_demo_items(store, records)
     say(f"demo: {len(records)} items imported; simulating {DEMO_MODELS} models x 2 conditions")
-    sim = simulate_into_store(store, DEMO_DATASET, make_models(DEMO_MODELS, DEMO_SEED), DEMO_SEED, progress=say)
+    sim = simulate_into_store(store, DEMO_DATASET, make_models(DEMO_MODELS, DEMO_SEED), DEMO_SEED,
+                              progress=say, batch_responses=1)  # one model per step: live progress
     say("demo: loading the published EduArt 2026 results (reference, aggregates only)")
     ref = load_reference(store)
     for builder in EXTRA_BUILDERS:

@@ -57,9 +57,12 @@ def add_synthetic_items(store: Store, dataset: str, m: int, seed: int) -> int:
 
 
 def simulate_into_store(store: Store, dataset: str, models: list[SimModel], seed: int,
-                        conditions: Iterable[str] = CONDITIONS, progress: Progress | None = None) -> dict:
+                        conditions: Iterable[str] = CONDITIONS, progress: Progress | None = None,
+                        batch_responses: int = BATCH_RESPONSES) -> dict:
     """Simulate every model x condition on the current items of ``dataset`` and store the runs.
 
+    ``batch_responses`` bounds the responses per transaction (at least one model per
+    transaction); a small value gives one progress line per model, for the first-start screen.
     Returns counts: runs created, runs skipped (already present), responses stored, seconds.
     """
     from ..store.runs import (create_run_con, current_items_con, add_responses_con,
@@ -85,7 +88,7 @@ def simulate_into_store(store: Store, dataset: str, models: list[SimModel], seed
     created, skipped, stored = 0, 0, 0
     finished: list[tuple[str, dict]] = []
     per_model = max(1, len(plans) * len(conditions))
-    batch_size = max(1, BATCH_RESPONSES // per_model)  # models per transaction
+    batch_size = max(1, batch_responses // per_model)  # models per transaction
     for first in range(0, len(models), batch_size):
         batch = models[first:first + batch_size]
         with store.transaction() as con:

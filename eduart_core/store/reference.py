@@ -50,17 +50,12 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
     Idempotent: the dataset's rows are replaced in one transaction, so loading twice leaves the
     same content. Returns counts of what was written.
     """
-    from .runs import ensure_dataset, ensure_model  # H2's room; imported late to keep import light
+    from .runs import ensure_dataset_con, ensure_model_con
 
     folder = Path(reference_dir) if reference_dir else REFERENCE_DIR
     models = _read_csv(folder / "models.csv")
     type_rows = _read_csv(folder / "type_scores.csv")
     motivation_rows = _read_csv(folder / "motivation_overall.csv")
-
-    ensure_dataset(store, dataset, REFERENCE_TITLE, "reference", simulated=False, aggregate_only=True)
-    for row in models:
-        ensure_model(store, row["model"], row["display_name"], row["family"], row["access"],
-                     row["api_model_id"], simulated=False)
 
     type_values = []
     for row in type_rows:
@@ -81,6 +76,12 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
         ])
 
     with store.transaction() as con:
+        ensure_dataset_con(con, dataset, REFERENCE_TITLE, "reference", simulated=False, aggregate_only=True,
+                           description="Published per-model per-format means and the pooled motivation "
+                                       "comparison; no item-level answers.")
+        for row in models:
+            ensure_model_con(con, row["model"], row["display_name"], row["family"], row["access"],
+                             row["api_model_id"], simulated=False)
         con.execute("DELETE FROM reference_type_scores WHERE dataset = ?", [dataset])
         con.execute("DELETE FROM reference_motivation WHERE dataset = ?", [dataset])
         con.executemany("INSERT INTO reference_type_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", type_values)
