@@ -440,6 +440,8 @@ def answer_rows(details: list | None) -> pd.DataFrame:
             return "selected" if value else "not selected"
         if value is None or (isinstance(value, float) and np.isnan(value)):
             return "—"
+        if isinstance(value, (list, tuple)):
+            return ", ".join(str(v) for v in value) or "—"
         return str(value)
 
     for col in ("expected", "given"):

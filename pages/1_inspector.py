@@ -146,9 +146,9 @@ prof = filters.profile
 latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
 if filters.models:
     latest = latest[latest["model"].isin(filters.models)]
-if not common.presentation():
-    common.chart(charts.figure_item_scores(latest.rename(columns={f"{prof}_score": "score"})), "item_scores",
-                 f"Score of each model on this item, by condition (profile {prof}).")
+n_right = int(latest[f"{prof}_correct"].fillna(False).astype(bool).sum())
+st.markdown(f"**{n_right} of {len(latest)}** model answers are right under the {prof} profile "
+            "(score at least 0.5). Each answer below is broken into its parts, each marked right or wrong.")
 for model, sub in latest.groupby("model", sort=True):
     st.markdown(f"**{model}**")
     cols = st.columns(2)

@@ -33,8 +33,14 @@ with right:
         st.metric("Adjusted odds ratio for an image", f"{r['odds_ratio']:.2f}",
                   help="From the logistic regression correct ~ format + image + language + model.")
         st.markdown(f"95% interval **{r['ci_low']:.2f} to {r['ci_high']:.2f}** (item-clustered standard errors, "
-                    f"p = {r['p']:.3f}). Below 1 means items with an image are answered correctly less often "
-                    "than comparable items without one.")
+                    f"p = {r['p']:.3f}).")
+        if r["ci_high"] < 1:
+            st.markdown("Items with an image are answered correctly **less often** than comparable items without one.")
+        elif r["ci_low"] > 1:
+            st.markdown("Items with an image are answered correctly **more often** than comparable items without one.")
+        else:
+            st.markdown("The interval includes 1: once format, language and model are accounted for, the data do "
+                        "**not clearly show** an image effect.")
     else:
         st.info("The adjusted odds ratio needs items both with and without an image in the selection.")
 table = effect.copy()

@@ -215,18 +215,19 @@ def sidebar() -> Filters:
         if "f_models" in st.session_state:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
         pres = presentation()
-        profile = st.radio("Scoring profile", ["strict", "paper"], key="f_profile", horizontal=True,
-                           help=PROFILE_HELP)
         condition = st.radio("Prompt condition", ["default", "motivation"], key="f_condition", horizontal=True,
                              help="default: answer only. motivation: the model also justifies its answer.")
         chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
                                 format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
                                 help="Grouped by family; each family keeps its colour on every chart.")
-        types = st.multiselect("Formats (empty = all)", TYPE_ORDER, key="f_types", format_func=type_label,
+        technical = st.expander("More filters", expanded=False) if pres else st.container()
+        profile = technical.radio("Scoring profile", ["strict", "paper"], key="f_profile", horizontal=True,
+                           help=PROFILE_HELP)
+        types = technical.multiselect("Formats (empty = all)", TYPE_ORDER, key="f_types", format_func=type_label,
                                disabled=False)
-        langs = st.multiselect("Languages (empty = both)", list(LANGUAGES), key="f_languages",
+        langs = technical.multiselect("Languages (empty = both)", list(LANGUAGES), key="f_languages",
                                format_func=lambda x: LANGUAGES.get(x, x))
-        image = st.radio("Images", list(IMAGE_CHOICES), key="f_image", format_func=IMAGE_CHOICES.get,
+        image = technical.radio("Images", list(IMAGE_CHOICES), key="f_image", format_func=IMAGE_CHOICES.get,
                          horizontal=True)
         if not pres:
             legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {f}"
@@ -330,7 +331,8 @@ def _chart_downloads(fig, key: str) -> None:
     if not exports.static_export_available():
         st.caption(exports.NO_BROWSER_MESSAGE)
         return
-    c1, c2, _ = st.columns([1, 1, 6])
+    row = st.container(horizontal=True)
+    c1 = c2 = row
     fig_json = fig.to_json()
     c1.download_button("PNG", data=lambda: exports._image_from_json(fig_json, "png"), file_name=f"{key}.png",
                        mime="image/png", key=f"png_{key}", on_click="ignore", icon=":material/download:")
@@ -353,7 +355,8 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
     result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
                           key=f"table_{key}", height=height or "auto", **kwargs)
     if not presentation():
-        c1, c2, _ = st.columns([1, 1, 6])
+        row = st.container(horizontal=True)
+        c1 = c2 = row
         c1.download_button("CSV", data=exports.table_csv(shown), file_name=f"{key}.csv", mime="text/csv",
                            key=f"csv_{key}", on_click="ignore", icon=":material/download:")
         c2.download_button("LaTeX", data=exports.table_latex(shown, caption=caption), file_name=f"{key}.tex",

@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
-    "pages/1_inspector.py": 1, "pages/2_psychometrics.py": 1, "pages/3_formats.py": 4,
+    "pages/1_inspector.py": 0, "pages/2_psychometrics.py": 1, "pages/3_formats.py": 4,
     "pages/4_motivation.py": 2, "pages/5_images.py": 1, "pages/6_profiles.py": 1,
 }
 
@@ -245,23 +245,22 @@ def test_presentation_mode_hides_tables_and_keeps_story_pages(app):
     assert qp(app, "present") == ["1"]
 
 
-def test_empty_selection_is_one_clear_line(app, demo_db, monkeypatch):
-    import pandas as pd
-
-    from eduart_core import views
-
+def test_empty_selection_is_one_clear_line(app, demo_db):
     app.run()
     frame = scores(demo_db)
-    combos = frame.groupby(["type", "language"]).size()
-    missing = [(t, lang) for t in frame["type"].unique() for lang in ("it", "en") if (t, lang) not in combos.index]
-    if not missing:
-        pytest.skip("every format exists in both languages in this store")
-    t, lang = missing[0]
+    present = set(map(tuple, frame[["type", "language", "has_image"]].drop_duplicates().to_numpy().tolist()))
+    missing = [(t, lang, img) for t in sorted(frame["type"].unique()) for lang in ("it", "en")
+               for img in (True, False) if (t, lang, img) not in present]
+    assert missing, "the demo should not hold every format x language x image combination"
+    t, lang, img = missing[0]
     app.multiselect(key="f_types").set_value([t]).run()
     app.multiselect(key="f_languages").set_value([lang]).run()
+    app.radio(key="f_image").set_value("with" if img else "without").run()
     assert not app.exception
-    assert app.warning and any("widen the filters" in w.value or "No " in w.value for w in app.warning)
-    assert isinstance(pd, object) and views  # imports used
+    assert any("widen the filters" in w.value for w in app.warning)
+    for page in PAGES:
+        app.switch_page(page).run()
+        assert not app.exception, page
 
 
 def test_unbuildable_store_fails_with_one_line_not_a_traceback(tmp_path, monkeypatch):
