@@ -95,8 +95,11 @@ def _decide(page_id: str, round_: int, path: str, action: str, seen_key: str,
     except review.EditRejected as exc:
         _flash("error", "Not saved, the item would be invalid: " + "; ".join(exc.problems))
         return
-    except UserError as exc:
+    except (UserError, StoreError) as exc:
         _flash("error", str(exc))
+        return
+    except Exception as exc:  # e.g. a write conflict with another session: one line, no traceback
+        _flash("error", f"{path}: not saved ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); try again.")
         return
     text = f"{path}: {action.replace('_', ' ')} saved."
     if result.promoted_version is not None:
@@ -111,7 +114,11 @@ def _bulk(category_key: str, side: str, round_: int | None, page_id: str | None)
         _flash("error", "Enter your name first.")
         return
     category = st.session_state.get(category_key)
-    result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id)
+    try:
+        result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id)
+    except Exception as exc:  # decisions made before the failure stay; report in one line
+        _flash("error", f"Bulk accept stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        return
     text = f"Accepted {side} for {result.decided} {category} field(s)"
     if result.promoted:
         text += f"; promoted {len(result.promoted)} page(s)"
@@ -140,6 +147,12 @@ with st.expander("Rounds: agreement and discrepancies per round", expanded=False
 
 # ---------------------------------------------------------------- queue
 st.subheader("Queue")
+attention = review.attention_pages(store)
+if not attention.empty:
+    with st.expander(f"{len(attention)} page(s) outside the queue need attention (failed or not promoted)"):
+        st.dataframe(attention, hide_index=True, width="stretch")
+        st.caption("A failed extraction is kept with its error and raw reply; run the same `extract` "
+                   "command again to retry it.")
 if queue_all.empty:
     st.success("No page needs review: every extraction agreed or was auto-merged.")
     st.stop()

@@ -330,3 +330,14 @@ def test_round_without_discrepancies_still_has_a_column():
     table = discrepancy_table(frame, rounds=[1, 2])
     assert list(table.columns) == ["round 1", "round 2"]
     assert table["round 2"].sum() == 0 and table.loc["accents", "round 1"] == 1
+
+
+def test_failed_and_unpromotable_pages_are_listed_for_attention(store):
+    add_page(store, "ex01/q01")
+    add_page(store, "ex01/q02")
+    review.record_comparison(store, "ex01/q01", 1, radio(), None)
+    bad = radio() | {"answers": [{"id": "Z", "description": "nobody"}]}
+    assert review.record_comparison(store, "ex01/q02", 1, bad, copy.deepcopy(bad)).status == "agreed"
+    attention = review.attention_pages(store).set_index("page_id")["problem"]
+    assert attention["ex01/q01"].startswith("extraction failed")
+    assert attention["ex01/q02"].startswith("not promoted")

@@ -27,7 +27,7 @@ LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (sc
 
 __all__ = ["ACTIONS", "LATEST", "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult",
            "record_comparison", "record_comparisons", "working_record", "decide", "bulk_accept", "review_queue",
-           "page_fields", "promote_page", "promote_pages"]
+           "page_fields", "promote_page", "promote_pages", "attention_pages"]
 
 
 class EditRejected(UserError):
@@ -291,3 +291,28 @@ def review_queue(store: Store, round: int | None = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     frame = frame.merge(outcomes, on=["page_id", "round"], how="left")
     return frame[columns]
+
+
+def attention_pages(store: Store, round: int | None = None) -> pd.DataFrame:
+    """Pages outside the queue that still need a person: an extraction failed (nothing to
+    compare) or the agreed record could not be promoted because it fails validation."""
+    columns = ["page_id", "round", "exercise", "problem"]
+    outcomes = db.load_outcomes(store, round)
+    if outcomes.empty:
+        return pd.DataFrame(columns=columns)
+    extractions = db.load_extractions(store, round=round)
+    errors: dict[tuple[str, int], list[str]] = {}
+    for row in extractions.to_dict("records"):
+        if row["error"]:
+            errors.setdefault((row["page_id"], int(row["round"])), []).append(f"{row['extractor']}: {row['error']}")
+    rows = []
+    for row in outcomes.to_dict("records"):
+        key = (row["page_id"], int(row["round"]))
+        if row["merge_status"] == "failed":
+            problem = "; ".join(errors.get(key, [])) or "an extraction is missing"
+            rows.append({"page_id": key[0], "round": key[1], "exercise": row["exercise"],
+                         "problem": "extraction failed: " + problem})
+        elif row["promotion_error"] and row["merge_status"] in ("agreed", "auto_merged"):
+            rows.append({"page_id": key[0], "round": key[1], "exercise": row["exercise"],
+                         "problem": "not promoted: " + row["promotion_error"]})
+    return pd.DataFrame(rows, columns=columns)
