@@ -341,3 +341,32 @@ def test_failed_and_unpromotable_pages_are_listed_for_attention(store):
     attention = review.attention_pages(store).set_index("page_id")["problem"]
     assert attention["ex01/q01"].startswith("extraction failed")
     assert attention["ex01/q02"].startswith("not promoted")
+
+
+def test_simultaneous_decisions_on_one_field_one_wins(store):
+    import threading
+
+    from eduart_core.store.core import Store
+
+    add_page(store)
+    review.record_comparison(store, "ex01/q01", 1, *queued_pair())
+    barrier = threading.Barrier(2)
+    outcomes: dict[str, str] = {}
+
+    def reviewer(name: str, action: str) -> None:
+        own = Store(store.path)  # each session has its own connections, as in the app
+        barrier.wait()
+        try:  # the store-level step of a decision (write connections only; see the lead's note on
+            # read-only + read-write connections in one process)
+            db.append_decision(own, "ex01/q01", 1, "answers", action, name, None, name, None, based_on=None)
+            outcomes[name] = "saved"
+        except review.ReviewConflict:
+            outcomes[name] = "conflict"
+
+    threads = [threading.Thread(target=reviewer, args=(n, a)) for n, a in (("Anna", "accept_a"), ("Bruno", "accept_b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes.values()) == ["conflict", "saved"]
+    assert len(db.load_decisions(store)) == 1

@@ -7,8 +7,10 @@ or deletes a decision; the current state of a field is its latest decision.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Iterable
 
+import duckdb
 import pandas as pd
 
 from .core import Store
@@ -241,8 +243,22 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     """Append one decision, unless the field was decided after ``based_on`` (then ReviewConflict).
 
     ``based_on`` is the decision id the reviewer saw as current for this field (None: none).
-    The check and the insert run in one transaction, so two reviewers cannot both win.
+    The check and the insert run in one transaction; when two sessions write at the same moment
+    DuckDB aborts one of them, which is retried once and then sees the other's decision.
     """
+    for attempt in range(3):
+        try:
+            return _append_decision_once(store, page_id, round, path, action, reviewer, previous_value,
+                                         new_value, note, based_on)
+        except duckdb.TransactionException:
+            if attempt == 2:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _append_decision_once(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
+                          previous_value: Any, new_value: Any, note: str | None, based_on: int | None) -> int:
     with store.transaction() as con:
         frame = _frame(con, _LATEST_SQL.format(path="AND path = ?"), [page_id, int(round), path])
         latest = frame.iloc[0].to_dict() if not frame.empty else None
