@@ -249,11 +249,13 @@ for field in fields_frame.to_dict("records"):
         fa.html(f"<div><small>A</small><br>{a_html}</div>")
         fb.html(f"<div><small>B</small><br>{b_html}</div>")
         k1, k2, k3 = st.columns([1, 1, 3])
-        k1.button("Accept A", key=f"accept_a::{base}", on_click=_decide, args=(page_id, round_, path, "accept_a", seen_key))
-        k2.button("Accept B", key=f"accept_b::{base}", on_click=_decide, args=(page_id, round_, path, "accept_b", seen_key))
+        k1.button("Accept A", key=f"accept_a::{base}", on_click=_decide,
+                  args=(page_id, round_, path, "accept_a", seen_key))
+        k2.button("Accept B", key=f"accept_b::{base}", on_click=_decide,
+                  args=(page_id, round_, path, "accept_b", seen_key))
         with k3.expander("Edit or flag"):
             is_text = isinstance(field["a"], str) or isinstance(field["b"], str)
-            current = field["value"] if field["value"] is not None else (field["a"] if field["a"] is not None else field["b"])
+            current = next((v for v in (field["value"], field["a"], field["b"]) if v is not None), "")
             st.text_area("Correct value" + ("" if is_text else " (JSON)"), display.value_text(current),
                          key=f"edit_value::{base}")
             st.button("Save edit", key=f"edit::{base}", on_click=_decide,
@@ -267,7 +269,8 @@ history = db.load_decisions(store, page_id=page_id)
 if history.empty:
     st.caption("No decision yet.")
 else:
-    shown_history = history[["decided_at", "round", "reviewer", "path", "action", "previous_value", "new_value", "note"]]
+    shown_history = history[["decided_at", "round", "reviewer", "path", "action", "previous_value",
+                             "new_value", "note"]]
     st.dataframe(shown_history.assign(previous_value=shown_history["previous_value"].map(display.value_text),
                                       new_value=shown_history["new_value"].map(display.value_text)),
                  hide_index=True, width="stretch")

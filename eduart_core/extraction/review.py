@@ -103,8 +103,8 @@ def _write(record: dict, path: str, value: Any) -> dict:
     try:
         return set_at(record, path, value)
     except (KeyError, IndexError, TypeError):
-        # the parent does not exist in the base record (e.g. B had a field A lacked): write the
-        # whole top-level field instead is impossible without B; keep the record unchanged.
+        # The parent is missing from the base record. Diff paths below the top level only exist
+        # where both records share the parent, so this only guards against hand-made paths.
         return record
 
 
@@ -210,7 +210,8 @@ def promote_page(store: Store, page_id: str, round: int, record: dict | None,
     return promote_pages(store, [(page_id, round, record, note)]).get(page_id, (None, "nothing to promote"))
 
 
-def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]]) -> dict[str, tuple[int | None, str | None]]:
+def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]]
+                  ) -> dict[str, tuple[int | None, str | None]]:
     """Promote several pages: new items in one import, existing ones as new versions (which
     re-scores their stored responses). A record with problems is not promoted; the problems
     are kept with the page so the reviewer can fix the field at fault."""
