@@ -370,3 +370,22 @@ def test_simultaneous_decisions_on_one_field_one_wins(store):
         t.join()
     assert sorted(outcomes.values()) == ["conflict", "saved"]
     assert len(db.load_decisions(store)) == 1
+
+
+def test_store_from_before_the_review_tables_is_migrated_on_demand(store):
+    import duckdb
+
+    from eduart_core.store.core import migrate
+    from eduart_core.store.schema import MIGRATIONS
+
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(store.path))
+    saved = list(MIGRATIONS)
+    try:
+        MIGRATIONS[:] = [m for m in saved if m[0] < 2]
+        migrate(con)
+    finally:
+        MIGRATIONS[:] = saved
+        con.close()
+    db.ensure_schema(store)
+    assert db.load_pages(store).empty and review.review_queue(store).empty

@@ -52,9 +52,17 @@ def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
 
 
 def ensure_schema(store: Store) -> None:
-    """Bring an existing store up to the current schema (the review tables came in migration 2);
-    read-only connections never migrate, so the review page calls this once before reading."""
-    if store.exists():
+    """Bring an existing store up to the current schema (the review tables came in migration 2).
+
+    Read-only connections never migrate, so the review page calls this before reading; it opens
+    a read-write connection only when the tables are actually missing.
+    """
+    if not store.exists():
+        return
+    with store.connect(read_only=True) as con:
+        found = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name = 'review_decisions'").fetchone()[0]
+    if not found:
         with store.connect():
             pass
 
