@@ -266,7 +266,8 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
     def call(job: Job) -> dict:
         page, spec = job.payload["page"], job.payload["spec"]
         request = ProviderRequest(system=system, user_text=render_user(template, page),
-                                  image=page.image.read_bytes(), image_mime=page.mime, json_schema=schema,
+                                  image=page.image.read_bytes() if spec.accepts_images else None,
+                                  image_mime=page.mime if spec.accepts_images else None, json_schema=schema,
                                   temperature=spec.temperature if spec.temperature is not None else 0.0,
                                   max_output_tokens=spec.max_output_tokens or 4096, seed=spec.seed)
         reply = providers[job.payload["label"]].complete(request)
