@@ -24,3 +24,17 @@ def test_migrations_recorded_once(store: Store):
         assert schema_version(con) == MIGRATIONS[-1][0]
     with store.connect() as con:  # reopening applies nothing twice
         assert con.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_reader_and_writer_in_one_process_do_not_clash(store: Store):
+    """Two app sessions in one server process: one reads while another writes."""
+    with store.transaction() as con:
+        con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('a', 'A', 'demo')")
+        with store.connect(read_only=True) as reader:
+            assert reader.execute("SELECT count(*) FROM datasets").fetchone()[0] >= 0
+    with store.connect(read_only=True):
+        store.lock_timeout_s = 0.5
+        with pytest.raises(Exception) as info:
+            with store.transaction():
+                pass
+        assert "locked" in str(info.value)

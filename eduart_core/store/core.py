@@ -40,6 +40,11 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text and ("conflicting" in text or "could not set" in text)
 
 
+def _is_mode_clash(exc: Exception) -> bool:
+    """Another thread of this process holds the file in the other mode (read-only vs read-write)."""
+    return "different configuration" in str(exc).lower()
+
+
 class Store:
     """A store file plus the folders that live next to it (images, run journals, cache)."""
 
@@ -70,8 +75,15 @@ class Store:
             try:
                 return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.Error as exc:  # IOException on lock conflicts
-                if not _is_lock_error(exc) or time.monotonic() >= deadline:
-                    if _is_lock_error(exc):
+                if read_only and _is_mode_clash(exc):
+                    # This process already writes the file: a read-write connection reads too.
+                    try:
+                        return duckdb.connect(str(self.path), read_only=False)
+                    except duckdb.Error:
+                        pass
+                busy = _is_lock_error(exc) or _is_mode_clash(exc)
+                if not busy or time.monotonic() >= deadline:
+                    if busy:
                         raise StoreLockedError(
                             f"store {self.path} is locked by another process; try again when it finishes"
                         ) from None
