@@ -58,6 +58,9 @@ def test_chance_run_scores_every_item_and_rerun_asks_nothing(store, capsys):
     assert journal.read_bytes() == before
     assert len(_responses(store)) == len(rows)
     assert "0 answered now, 28 already answered" in capsys.readouterr().out
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--condition", "both", "--dry-run"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("chance") and "default" in l)
+    assert line.split()[2] == "0" and line.split()[-1] == "14"  # nothing left to ask, 14 already answered
 
 
 def test_adhoc_model_both_conditions_sends_images_and_schema(store):

@@ -107,12 +107,12 @@ def print_estimate(store: Store, plan) -> None:
     estimates, method = estimate_plan(store, plan)
     print(f"launch {plan.launch_id}: dataset {plan.dataset}, {len(plan.item_ids)} items, {len(plan.jobs)} requests")
     print(f"tokens counted with {method}; images at a flat allowance; output tokens estimated per condition")
-    print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} {'cost USD':>9}")
+    print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} {'cost USD':>9} {'answered':>8}")
     total = 0.0
     for e in estimates:
         total += e.cost_usd
         print(f"{e.model:24} {e.condition:10} {e.requests:8d} {e.cached:7d} {e.images:7d} {e.input_tokens:10d} "
-              f"{e.output_tokens:10d} {e.cost_usd:9.4f}")
+              f"{e.output_tokens:10d} {e.cost_usd:9.4f} {e.answered:8d}")
     for run_id, n in plan.refused.items():
         if n:
             print(f"{run_id}: {n} image items refused (--refuse-images)")

@@ -22,7 +22,7 @@ import pandas as pd
 from ..store import Store
 from ..store.runs import finish_run, list_runs
 from .journal import latest_by_key, read_records
-from .launch import launch_file, read_launch
+from .launch import process_alive, read_launch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,24 +81,8 @@ def start_launch(store: Store, argv: list[str], launch_id: str) -> int:
 
 
 def pid_alive(pid: int | None, launch_id: str | None = None) -> bool:
-    """True while ``pid`` is a live (not zombie) eduart_core process (of ``launch_id`` when given)."""
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except (OSError, ValueError):
-        return False
-    proc = Path(f"/proc/{int(pid)}")
-    if proc.exists():
-        try:
-            if proc.joinpath("stat").read_text().split(")")[-1].split()[0] == "Z":
-                return False
-            cmdline = proc.joinpath("cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            return False
-        if "eduart_core" not in cmdline:
-            return False
-    return True
+    """True while ``pid`` is a live (not zombie) eduart_core process."""
+    return process_alive(pid)
 
 
 def _launch_state(store: Store, launch_id: str) -> dict:

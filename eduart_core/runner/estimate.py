@@ -43,7 +43,7 @@ def token_counter() -> Counter:
 
 @dataclass
 class Estimate:
-    """Per model and condition: requests, tokens and cost (cached requests cost nothing)."""
+    """Per model and condition: requests still to ask, tokens and cost (cache hits cost nothing)."""
 
     model: str
     condition: str
@@ -53,6 +53,7 @@ class Estimate:
     output_tokens: int
     cost_usd: float
     images: int
+    answered: int = 0  # already answered in this launch's journals: not asked again
 
 
 def estimate_request(system: str, user_text: str, image: bool, condition: str) -> tuple[int, int]:

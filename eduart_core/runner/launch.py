@@ -105,6 +105,26 @@ def write_launch(store: Store, launch_id: str, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def process_alive(pid: int | None) -> bool:
+    """True while ``pid`` is a live, non-zombie eduart_core process."""
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    proc = Path(f"/proc/{int(pid)}")
+    if proc.exists():
+        try:
+            if proc.joinpath("stat").read_text().split(")")[-1].split()[0] == "Z":
+                return False
+            cmdline = proc.joinpath("cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return False
+        return "eduart_core" in cmdline
+    return True
+
+
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in text)
 
@@ -234,11 +254,17 @@ def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
     counter = token_counter()
     rows: dict[tuple[str, str], Estimate] = {}
     memo: dict[str, int] = {}
+    answered = set()
+    for member in plan.members:
+        answered |= {k for k, r in Journal(member.journal_path).latest().items() if r.get("status") == "ok"}
     for job in plan.jobs:
         member: Member = job.payload["member"]
         request: ProviderRequest = job.payload["request"]
         est = rows.setdefault((member.spec.key, member.condition),
-                              Estimate(member.spec.key, member.condition, 0, 0, 0, 0, 0.0, 0))
+                              Estimate(member.spec.key, member.condition, 0, 0, 0, 0, 0.0, 0, 0))
+        if job.request_key in answered:
+            est.answered += 1
+            continue
         est.requests += 1
         if request.system not in memo:
             memo[request.system] = counter.count(request.system)
@@ -403,6 +429,10 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                          "jobs": sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id),
                          "refused": plan.refused.get(m.run_id, 0)} for m in plan.members]}
     previous = read_launch(store, plan.launch_id) or {}
+    if previous.get("status") == "running" and previous.get("pid") not in (None, os.getpid()) \
+            and process_alive(previous.get("pid")):
+        raise UserError(f"launch {plan.launch_id} is already running (process {previous['pid']}); "
+                        "wait for it or cancel it first")
     info["sessions"] = int(previous.get("sessions", 0)) + 1
     write_launch(store, plan.launch_id, info)
     journals = JournalSet({m.run_id: Journal(m.journal_path) for m in plan.members})
