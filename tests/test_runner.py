@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from eduart_core.cli import main
 from eduart_core.store import Store

@@ -21,14 +21,15 @@ from typing import Callable
 from ..errors import UserError
 from ..providers.base import ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
-from ..store import Store, StoreError
+from ..store import Store
 from ..store import journal as store_journal
 from ..store.items import load_items
 from ..store.runs import create_run, ensure_model, finish_run
 from .cache import ResponseCache, cache_key
 from .estimate import Estimate, estimate_request, token_counter
-from .journal import Journal, JournalSet, latest_by_key, read_new_records, read_records
-from .pool import Job, PoolResult, RetryPolicy, run_jobs
+from .journal import Journal, JournalSet, latest_by_key, read_records
+from .pool import Job, RetryPolicy, run_jobs
+from .progress import Ingester, ProgressBar
 from .prompts import answer_schema, load_templates, render_user_text, schema_hash
 from .selection import select_items
 
@@ -320,83 +321,6 @@ def run_totals(member: Member, records: list[dict]) -> dict:
     return {"input_tokens": tokens_in, "output_tokens": tokens_out,
             "cost_usd": round(member.spec.cost(tokens_in, tokens_out), 6), "n_errors": errors,
             "answered": sum(1 for r in latest.values() if r.get("status") == "ok")}
-
-
-class Ingester:
-    """Moves new journal lines into the store every few seconds, in short transactions."""
-
-    def __init__(self, store: Store, members: list[Member], interval_s: float = 2.0):
-        self.store, self.members, self.interval_s = store, members, interval_s
-        self._sizes: dict[str, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="ingester")
-        self.last_error: str | None = None
-
-    def start(self) -> "Ingester":
-        self._thread.start()
-        return self
-
-    def ingest(self) -> int:
-        """Store the lines appended since the last call; a locked store is retried next round."""
-        added = 0
-        for member in self.members:
-            path = member.journal_path
-            offset = self._sizes.get(member.run_id, 0)
-            if not path.exists() or path.stat().st_size == offset:
-                continue
-            records, new_offset = read_new_records(path, offset)
-            try:
-                added += store_journal.ingest_journal(self.store, member.run_id, path, records)
-                self._sizes[member.run_id] = new_offset
-                self.last_error = None
-            except StoreError as exc:  # locked by a reader for too long: try again next round
-                self.last_error = str(exc)
-        return added
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self.ingest()
-
-    def stop(self) -> int:
-        self._stop.set()
-        self._thread.join(30)
-        self.store.lock_timeout_s = max(self.store.lock_timeout_s, 60.0)
-        return self.ingest()
-
-
-class ProgressBar:
-    """A plain terminal progress line (carriage return on a terminal, a line every 5 s otherwise)."""
-
-    def __init__(self, total: int, done: int, stream=None):
-        self.total, self.done0 = total, done
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.t0 = time.monotonic()
-        self._last = 0.0
-
-    def __call__(self, result: PoolResult, record: dict) -> None:
-        now = time.monotonic()
-        finished = result.ok + result.errors
-        if now - self._last < (0.2 if self.tty else 5.0) and finished + result.skipped < result.total:
-            return
-        self._last = now
-        done = result.skipped + finished
-        width = 30
-        fill = int(width * done / max(1, result.total))
-        rate = finished / max(1e-6, now - self.t0)
-        left = (result.total - done) / rate if rate > 0 else 0
-        line = (f"[{'#' * fill}{'-' * (width - fill)}] {done}/{result.total}  answered now {result.ok}"
-                f"  errors {result.errors}  retries {result.retries}  {rate:.1f} req/s  eta {int(left)}s")
-        if self.tty:
-            self.stream.write("\r" + line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, progress: bool = True,
