@@ -241,7 +241,26 @@ def item_stats_summary(store_path: str, version: int, filters: Filters, *, exami
     """Published Tables 6 and 7, reliability and non-estimable counts for the selection."""
     frame = filtered_scores(store_path, version, filters)
     conds = [filters.condition] if examinees == "models" else None
-    return analysis.item_statistics_summary(frame, conditions=conds, corrected=corrected)
+    stats = analysis.item_statistics(frame, conditions=conds, corrected=corrected)
+    return analysis.item_statistics_summary(frame, conditions=conds, corrected=corrected, stats_frame=stats)
+
+
+def psychometrics(store_path: str, version: int, filters: Filters, *, examinees: str = "models_conditions",
+                  corrected: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Item statistics and their summary (Tables 6-7, reliability) computed once for the page."""
+    frame = filtered_scores(store_path, version, filters)
+    conds = [filters.condition] if examinees == "models" else None
+    stats = analysis.item_statistics(frame, conditions=conds, corrected=corrected)
+    return stats, analysis.item_statistics_summary(frame, conditions=conds, corrected=corrected, stats_frame=stats)
+
+
+def item_texts(store_path: str, version: int, dataset: str) -> dict[str, str]:
+    """item_id -> readable text (title, instructions, stem) for hovers and search."""
+    try:
+        it = items(store_path, version, dataset)
+    except Exception:
+        return {}
+    return {r.item_id: _item_text(r.record) for r in it.itertuples()}
 
 
 def regression(store_path: str, version: int, filters: Filters, *, clustered: bool = True) -> pd.DataFrame:

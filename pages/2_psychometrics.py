@@ -20,9 +20,8 @@ if not common.presentation():
     corrected = c2.toggle("Corrected total (exclude the item itself)", value=examinees == "models_conditions",
                           key="psy_corrected")
 with common.guard():
-    stats = common.view("item_stats", filters, examinees=examinees, corrected=corrected)
-    summary = common.view("item_stats_summary", filters, examinees=examinees, corrected=corrected)
-    texts = dict(zip(*[common.view("item_table", filters)[c] for c in ("item_id", "text")]))
+    stats, summary = common.view("psychometrics", filters, examinees=examinees, corrected=corrected)
+    texts = common.plain("item_texts", filters.dataset)
 
 overall = summary["overall"].iloc[0]
 n_ex = int(overall["n_examinees"])

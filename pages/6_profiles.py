@@ -27,12 +27,21 @@ with common.guard():
 if examples.empty:
     st.caption("No response scores differently under the two profiles in this selection.")
 else:
+    st.markdown("In every format, **strict** also reads responses the published parser rejects (JSON wrapped in "
+                "code fences or prose, doubled braces), so some answers score higher under strict for that reason "
+                "alone. The format-specific rules:")
     RULES = {
-        "multiple_choice_radio": "Paper gives the point when the right option is among several selected; strict does not.",
-        "multiple_choice_check": "Paper and strict read TRUE/FALSE-marked option lists differently.",
-        "true_false": "Paper gives credit for statements whose answer is False when the response cannot be parsed.",
+        "multiple_choice_radio": "Paper gives the point when the right option is one of several selected; "
+                                 "strict requires exactly the right option.",
+        "multiple_choice_check": "Both use F1 on the selected options; they differ in how unreadable output is handled.",
+        "true_false": "Paper credits the statements whose answer is False when the response cannot be parsed; "
+                      "strict gives no credit for an unreadable answer.",
+        "positioning": "Both require the right term in each blank; they differ in how unreadable output is handled.",
+        "completion_closed": "Both require the right alternative in each blank; they differ in how unreadable "
+                             "output is handled.",
         "completion_open": "Strict accepts near-miss spellings (fuzzy match); paper requires an exact match.",
-        "select_errors": "Paper treats an unparseable response as one long predicted error.",
+        "select_errors": "Strict matches a predicted span to the error it contains; paper compares exact strings "
+                         "and treats an unparseable response as one long prediction.",
     }
     for t, sub in examples.groupby("type", sort=False):
         st.markdown(f"**{charts.type_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")

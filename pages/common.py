@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -43,14 +44,28 @@ def store_path() -> str:
     return str(default_db_path())
 
 
+_VERSION_TTL_S = 1.0
+_versions: dict[str, tuple[float, int]] = {}
+
+
 def data_version() -> int:
-    """Cache key of the store; a clear error line (never a traceback) when it cannot be read."""
+    """Cache key of the store; a clear error line (never a traceback) when it cannot be read.
+
+    Reading it opens a connection (~40 ms), and one page run asks a dozen times, so the value
+    is reused for one second: a store change shows up on the next interaction.
+    """
     path = store_path()
     if not Path(path).exists():
         st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
         st.stop()
+    seen = _versions.get(path)
+    now = time.monotonic()
+    if seen and now - seen[0] < _VERSION_TTL_S:
+        return seen[1]
     try:
-        return int(Store(path, lock_timeout_s=3.0).data_version())
+        version = int(Store(path, lock_timeout_s=3.0).data_version())
+        _versions[path] = (now, version)
+        return version
     except StoreLockedError:
         st.error("The store is busy (another process is writing to it). Wait a moment and reload the page.")
         st.stop()
