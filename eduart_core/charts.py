@@ -187,7 +187,9 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
     fig.update_yaxes(range=[-1.0, 1.0])
     fig.update_xaxes(title_text="difficulty p", row=rows)
     fig.update_yaxes(title_text="r_pb", col=1)
-    return _layout(fig, title, height=330 * rows + 60)
+    fig = _layout(fig, title, height=330 * rows + 100)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0))
+    return fig
 
 
 def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_name: str,

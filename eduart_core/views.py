@@ -444,8 +444,12 @@ def _image_sizes(store_path: str, hashes) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["image_hash", "width", "height", "kb"])
 
 
-def answer_rows(details: list | None) -> pd.DataFrame:
-    """Per-element marks of one scored response (element, expected, given, right) for the item card."""
+def answer_rows(details: list | None, labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """Per-element marks of one scored response (element, expected, given, right) for the item card.
+
+    ``labels`` maps option ids to their text, so "B" reads "B. De prospectiva pingendi".
+    """
+    labels = {str(k).upper(): str(v) for k, v in (labels or {}).items()}
     if not details:
         return pd.DataFrame(columns=["element", "expected", "given", "right"])
     frame = pd.DataFrame([d for d in details if isinstance(d, dict)])
@@ -460,11 +464,14 @@ def answer_rows(details: list | None) -> pd.DataFrame:
         if value is None or (isinstance(value, float) and np.isnan(value)):
             return "—"
         if isinstance(value, (list, tuple)):
-            return ", ".join(str(v) for v in value) or "—"
-        return str(value)
+            return ", ".join(show(v) for v in value) or "—"
+        text = str(value)
+        return f"{text}. {labels[text.upper()]}" if text.upper() in labels else text
 
     for col in ("expected", "given"):
         frame[col] = frame[col].astype(object).map(show)
+    frame["element"] = frame["element"].astype(object).map(
+        lambda e: f"{e}. {labels[str(e).upper()]}" if str(e).upper() in labels else ("" if e is None else str(e)))
     return frame[["mark", "element", "expected", "given"]]
 
 

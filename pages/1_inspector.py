@@ -40,6 +40,8 @@ event = st.dataframe(
                    "r_pb": st.column_config.NumberColumn("discrimination r_pb", format="%.2f"),
                    "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
                    "text": st.column_config.TextColumn("text", width="large")})
+if not common.presentation():
+    common.table(shown[cols], "items", "Download this item list", essential=False, show=False)
 rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
 if rows:
     clicked = ids[rows[0]]
@@ -143,6 +145,8 @@ if responses is None or responses.empty:
     st.info("No responses recorded for this item.")
     st.stop()
 prof = filters.profile
+option_text = ({str(c.get("id")): str(c.get("text")) for c in choices if isinstance(c, dict) and c.get("text")}
+               if itype in ("multiple_choice_radio", "multiple_choice_check", "true_false") else {})
 latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
 if filters.models:
     latest = latest[latest["model"].isin(filters.models)]
@@ -163,11 +167,11 @@ for model, sub in latest.groupby("model", sort=True):
             right = bool(r.get(f"{prof}_correct"))
             st.markdown(f"{':green-badge[:material/check: right]' if right else ':red-badge[:material/close: wrong]'} *{cond}* · score **{'—' if score is None or score != score else f'{score:.2f}'}**"
                         f" ({prof})" + (f" · could not parse: {r['parse_error']}" if r.get("parse_error") else ""))
-            marks = views.answer_rows(r.get(f"{prof}_details"))
+            marks = views.answer_rows(r.get(f"{prof}_details"), option_text)
             if len(marks):
                 st.dataframe(marks, hide_index=True, width="stretch", key=f"marks_{model}_{cond}",
                              column_config={"mark": st.column_config.TextColumn("right?", width="small")})
             if r.get("motivation"):
-                st.markdown(f"> {r['motivation']}")
+                st.markdown(f"> **Motivation:** {r['motivation']}")
             with st.expander("Raw response"):
                 st.code(str(r.get("raw_text") or ""), language=None)

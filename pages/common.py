@@ -356,8 +356,10 @@ def _chart_downloads(fig, key: str) -> None:
 
 
 def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = False, percent: tuple = (),
-          column_config: dict | None = None, height: int | None = None, **kwargs):
-    """Show a table with CSV and LaTeX downloads; hidden in presentation mode unless essential."""
+          column_config: dict | None = None, height: int | None = None, show: bool = True, **kwargs):
+    """Show a table with CSV and LaTeX downloads; hidden in presentation mode unless essential.
+
+    ``show=False`` only offers the downloads (for a table the page draws itself)."""
     if presentation() and not essential:
         return None
     shown = frame.copy()
@@ -366,9 +368,11 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
             shown[col] = (shown[col] * 100).round(1)
         elif pd.api.types.is_float_dtype(shown[col]):
             shown[col] = shown[col].round(3)
-    st.markdown(f"**{caption}**")
-    result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
-                          key=f"table_{key}", height=height or "auto", **kwargs)
+    result = None
+    if show:
+        st.markdown(f"**{caption}**")
+        result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
+                              key=f"table_{key}", height=height or "auto", **kwargs)
     if not presentation():
         row = st.container(horizontal=True)
         c1 = c2 = row

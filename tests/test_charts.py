@@ -139,3 +139,10 @@ def test_png_and_svg_export_or_clear_fallback(frame):
     assert b"<svg" in svg[:500]
     with pytest.raises(ValueError):
         exports.figure_image(fig, "gif")
+
+
+def test_answer_marks_name_the_option_text():
+    rows = views.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}],
+                             {"B": "De prospectiva pingendi", "C": "De pictura"})
+    assert rows.iloc[0]["expected"] == "B. De prospectiva pingendi"
+    assert rows.iloc[0]["given"] == "C. De pictura"
