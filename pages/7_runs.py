@@ -75,6 +75,8 @@ with c2:
     sample = st.number_input("Stratified sample size (0 = all items)", 0, 100000, 0, key="runs_sample")
     repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", 0, 20, 0,
                              key="runs_repeat")
+    launch_name = st.text_input("Launch name (optional; the same settings resume the same launch)",
+                                key="runs_launch_name").strip() or None
     no_image_models = [k for k in models if not registry[k].accepts_images]
     image_policy = "send"
     if no_image_models:
@@ -90,7 +92,7 @@ if image != "all":
     filters.append(f"image={'true' if image == 'with image' else 'false'}")
 options = LaunchOptions(models=list(models), conditions=["default", "motivation"] if condition == "both" else [condition],
                         items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
-                        dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None,
+                        dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
                         text_only=image_policy == "text only", refuse_images=image_policy == "skip them")
 
 plan = None
@@ -121,6 +123,11 @@ if plan is not None:
 @st.fragment(run_every=2.0)
 def live() -> None:
     launches = [s for s in background.list_launches(store) if s["status"] in ("running", "starting")]
+    running = {s["launch_id"] for s in launches}
+    finished = st.session_state.get("runs_live", set()) - running
+    st.session_state["runs_live"] = running
+    if finished:  # a launch just ended: redraw the whole page so the history shows it
+        st.rerun()
     st.subheader("Running now")
     if not launches:
         st.caption("No launch is running.")
