@@ -192,6 +192,8 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     specs = _specs(options, registry)
     dataset = resolve_dataset(store, options.dataset)
     options.dataset = dataset
+    if options.launch_id and (_safe(options.launch_id) != options.launch_id or options.launch_id.startswith(".")):
+        raise UserError(f"launch id {options.launch_id!r}: use letters, digits, '-', '_' and '.' only")
     launch_id = options.launch_id or default_launch_id(options)
     options.launch_id = launch_id
     saved = read_launch(store, launch_id)
