@@ -273,3 +273,41 @@ def test_unbuildable_store_fails_with_one_line_not_a_traceback(tmp_path, monkeyp
     at.run()
     assert not at.exception
     assert any("Could not build the demo store" in e.value for e in at.error)
+
+
+def test_first_start_builds_the_demo_store_and_shows_the_overview(tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "fresh" / "eduart.duckdb"
+    monkeypatch.setenv("EDUART_DB", str(db))
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    assert_clean(at)
+    assert db.exists()
+    assert at.get("plotly_chart")  # the leaderboard of the freshly built demo
+
+
+def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
+    """A user's own import (published folder layout): tiny, with a defective item and a corrupt file."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core.ingest import import_eduart
+    from eduart_core.store import Store
+    from tests.test_ingest import build_published_folder, models_csv
+
+    db = tmp_path / "imported" / "eduart.duckdb"
+    import_eduart(Store(db), build_published_folder(tmp_path / "eduart"), models_csv=models_csv(tmp_path / "m.csv"))
+    monkeypatch.setenv("EDUART_DB", str(db))
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="f_dataset").value == "eduart"
+    assert not any("Simulated respondents" in w.value for w in at.warning)  # real answers are not labelled simulated
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception[0].value if at.exception else None)
+        assert not at.error, (page, at.error[0].value if at.error else None)

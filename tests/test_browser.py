@@ -124,9 +124,15 @@ def test_every_page_renders_in_a_real_browser(server, browser, slug):
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000
 
 
-def test_shared_link_restores_filters_and_presentation_mode(server, browser):
+@pytest.mark.parametrize("link,shot", [
+    ("formats?dataset=eduart2026&present=1", "presentation_reference_formats.png"),
+    ("?dataset=eduart2026", "reference_overview.png"),
+    ("motivation?dataset=eduart2026", "reference_motivation.png"),
+    ("motivation?present=1&profile=paper", "presentation_motivation_paper.png"),
+])
+def test_shared_links_restore_filters_and_presentation_mode(server, browser, link, shot):
     server, _ = server
-    problems = _open(browser, f"{server}/formats?dataset=eduart2026&present=1", SHOTS / "presentation_reference.png")
+    problems = _open(browser, f"{server}/{link}", SHOTS / shot)
     assert not problems, problems[0][:400]
 
 
