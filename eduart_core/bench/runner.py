@@ -20,7 +20,6 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ANSWER = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
@@ -30,34 +29,42 @@ ANSWER = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "
 
 
 def serve(latency_s: float) -> None:
-    """The stub process: prints its port, answers every POST after ``latency_s``."""
+    """The stub process: prints its port, answers every POST after ``latency_s``.
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # one small response must not wait for a delayed ACK
+    A minimal asyncio HTTP/1.1 server (keep-alive, Content-Length bodies): one event loop costs
+    far less CPU than a thread per connection, so on a small machine the stub does not steal the
+    runner's CPU and the bench measures the runner, not the stub.
+    """
+    import asyncio
 
-        def log_message(self, *args):
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            + str(len(ANSWER)).encode() + b"\r\nConnection: keep-alive\r\n\r\n" + ANSWER)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                header = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in header.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:].strip())
+                if length:
+                    await reader.readexactly(length)
+                await asyncio.sleep(latency_s)
+                writer.write(head)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
+        finally:
+            writer.close()
 
-        def do_POST(self):
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            time.sleep(latency_s)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(ANSWER)))
-            self.end_headers()
-            self.wfile.write(ANSWER)
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=512)
+        print(server.sockets[0].getsockname()[1], flush=True)
+        async with server:
+            await server.serve_forever()
 
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 512
-
-        def handle_error(self, request, client_address):
-            pass
-
-    server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    asyncio.run(main())
 
 
 def _bench_items(n: int) -> list[dict]:
