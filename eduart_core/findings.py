@@ -119,7 +119,8 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
     elif "p_ttest" in e and e["p_ttest"].notna().any():
         sig = int((e["p_ttest"] < 0.05).sum())
         test = "paired t-test on per-item scores (published, p < .05)"
-        sig_text = f"{sig} of {len(e)} pooled changes are statistically significant"
+        sig_text = (f"on all items pooled, a paired t-test finds {sig} of {len(e)} changes statistically "
+                    "significant")
     else:
         test, sig_text = "descriptive", "no test available"
     return Finding(

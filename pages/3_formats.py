@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts
+from eduart_core import charts, findings
 from pages import common
 
 filters = common.page_start(
@@ -15,9 +15,10 @@ with common.guard():
     board = common.view("leaderboard", filters)
 
 n_by_type = type_means[type_means["condition"] == filters.condition].groupby("type")["n"].max()
+hardest = findings.hardest_format_finding(type_means, filters.condition)
 common.chart(
     charts.figure_format_heatmap(type_means, condition=filters.condition, macro=board),
-    "format_heatmap",
+    "format_heatmap", story=hardest.headline if hardest else None, caption=
     f"Mean score per model and format (0-100), models sorted by macro average; condition {filters.condition}, "
     f"profile {filters.profile}; items per format: "
     + ", ".join(f"{charts.type_label(t)} {int(n)}" for t, n in n_by_type.reindex(charts.TYPE_ORDER).dropna().items())
@@ -32,7 +33,9 @@ common.table(mcq, "mcq_vs_macro",
 with common.guard():
     spread = common.view("spread", filters)
 spread = spread[spread["condition"] == filters.condition] if "condition" in spread else spread
+spread_story = findings.spread_finding(type_means, filters.condition)
 common.chart(charts.figure_spread(spread, families=fam), "format_spread",
+             story=spread_story.headline if spread_story else None, caption=
              "Distance between each model's best and worst format (percentage points); the label names both formats.")
 
 aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts
+from eduart_core import charts, findings
 from pages import common
 
 filters = common.page_start(
@@ -28,8 +28,10 @@ if measure == "macro":
 else:
     test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
 n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
+mot_story = findings.motivation_finding(effect)
 common.chart(
     charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
+    story=mot_story.headline if mot_story else None, caption=
     f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
     f"red when lower; the label is the difference in points ({test}); profile {filters.profile}"
     + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "") + ".")
@@ -50,6 +52,8 @@ common.table(tbl[["format", "mean_delta", "min_delta", "max_delta"]], "motivatio
              "Mean, lowest and highest change over models per format (percentage points; published Table 9)",
              percent=("mean_delta", "min_delta", "max_delta"))
 
+if common.presentation():
+    st.stop()
 if aggregate:
     st.info("Which items changed most needs item-level data, which this dataset does not have.")
     st.stop()
@@ -61,7 +65,8 @@ with common.guard():
 if changes.empty:
     st.caption("No item changed its score for this model.")
 else:
-    changes = changes.assign(inspect=[common.inspector_link(i) for i in changes["item_id"]])
+    changes = changes.assign(type=changes["type"].map(charts.type_label),
+                             inspect=[common.inspector_link(i) for i in changes["item_id"]])
     common.table(changes, "item_changes", f"Items whose score changed most for {model} (score in percent)",
                  essential=True, percent=("default", "motivation", "delta"),
                  column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})

@@ -18,7 +18,10 @@ st.warning("Caveat: items with and without an image differ in format and languag
            "mixes the image effect with those differences. The adjusted odds ratio below takes them into account.")
 left, right = st.columns([3, 2])
 with left:
+    higher = int((effect["mean_with"] > effect["mean_without"]).sum())
     common.chart(charts.figure_image_dumbbell(effect, families=fam), "image_dumbbell",
+                 story=f"{higher} of {len(effect)} models score higher on items with an image (raw comparison).",
+                 caption=
                  f"Mean score without an image (open circle) and with an image (filled; blue higher, red lower), "
                  f"condition {filters.condition}, profile {filters.profile}; n = {n_without} items without and "
                  f"{n_with} with an image.")

@@ -306,8 +306,9 @@ def header(title: str, intro: str, filters: Filters) -> None:
     st.title(title)
     st.markdown(intro)
     banner(filters)
-    scope = [f"dataset **{filters.dataset}**", f"profile **{filters.profile}**",
-             f"condition **{filters.condition}**"]
+    aggregate = views.dataset_flags(store_path(), data_version(), filters.dataset)["aggregate_only"]
+    scoring = "published scores (the profile does not apply)" if aggregate else f"profile **{filters.profile}**"
+    scope = [f"dataset **{filters.dataset}**", scoring, f"condition **{filters.condition}**"]
     if filters.models:
         scope.append(f"{len(filters.models)} models")
     if filters.types:
@@ -322,11 +323,16 @@ def header(title: str, intro: str, filters: Filters) -> None:
 
 # ---------------------------------------------------------------- charts and tables
 
-def chart(fig, key: str, caption: str, *, on_select: str | None = None, height: int | None = None):
-    """Draw a figure with its plain-language caption and PNG/SVG downloads; returns the selection state."""
+def chart(fig, key: str, caption: str, *, story: str | None = None, on_select: str | None = None,
+          height: int | None = None):
+    """Draw a figure with its caption and PNG/SVG downloads; returns the selection state.
+
+    In presentation mode the plain-language ``story`` line (or the caption) goes above the chart in
+    large type and the technical caption stays below in small type, so every number stays labelled.
+    """
     pres = presentation()
     if pres:
-        st.markdown(f"<div class='story-caption'>{caption}</div>", unsafe_allow_html=True)
+        st.markdown(f"<div class='story-caption'>{story or caption}</div>", unsafe_allow_html=True)
         fig.update_layout(font=dict(size=18))
     if height:
         fig.update_layout(height=height)
@@ -339,6 +345,8 @@ def chart(fig, key: str, caption: str, *, on_select: str | None = None, height: 
     if not pres:
         st.caption(caption)
         _chart_downloads(fig, key)
+    elif story:
+        st.caption(caption)
     return state
 
 
