@@ -120,6 +120,21 @@ def print_estimate(store: Store, plan) -> None:
 
 
 def run_command(args) -> int:
+    """``run``: any unexpected failure becomes one line with key-looking strings redacted."""
+    from ..providers.base import redact
+    from ..store import StoreError
+
+    try:
+        return _run(args)
+    except (UserError, StoreError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        raise UserError(redact(f"{type(exc).__name__}: {exc}")) from None
+
+
+def _run(args) -> int:
     from ..runner.launch import execute, plan_launch
 
     if args.list_models:
