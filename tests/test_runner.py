@@ -289,3 +289,27 @@ def test_registry_gemini_and_bedrock_models_through_the_runner(store, monkeypatc
     assert len(rows) == 6 and all(r[5] == 100 for r in rows)
     runs = _runs(store)
     assert all(r["cost_usd"] > 0 for r in runs.values())
+
+
+def test_torn_journal_line_is_skipped_and_repaired(tmp_path):
+    from eduart_core.runner.journal import Journal, read_records
+
+    path = tmp_path / "responses.jsonl"
+    path.write_text('{"request_key": "a", "status": "ok"}\n{"request_key": "b", "sta')  # crash mid-write
+    assert [r["request_key"] for r in read_records(path)] == ["a"]
+    journal = Journal(path)
+    journal.append({"request_key": "c", "status": "ok"})
+    journal.close()
+    assert [r["request_key"] for r in read_records(path)] == ["a", "c"]
+
+
+def test_stratified_sample_covers_every_stratum(store):
+    from eduart_core.runner.selection import select_items
+    from eduart_core.store.items import load_items
+
+    fill_store(store, 3)
+    items = load_items(store, "demo")
+    chosen = select_items(items, None, None, 10)
+    assert len(chosen) == 10
+    assert set(chosen["type"]) == set(items["type"])  # one stratum per format here, each represented
+    assert list(select_items(items, None, None, 10)["item_id"]) == list(chosen["item_id"])  # seeded
