@@ -317,3 +317,18 @@ def test_stratified_sample_covers_every_stratum(store):
     assert len(chosen) == 10
     assert set(chosen["type"]) == set(items["type"])  # one stratum per format here, each represented
     assert list(select_items(items, None, None, 10)["item_id"]) == list(chosen["item_id"])  # seeded
+
+
+def test_model_without_image_input_never_drops_images_silently(store, tmp_path, monkeypatch, capsys):
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        registry = tmp_path / "models.toml"
+        registry.write_text('[models."blind"]\ndisplay_name = "Blind"\nprovider = "openai_compatible"\n'
+                            f'api_model_id = "blind"\nbase_url = "{stub.url}/v1"\naccepts_images = false\n')
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        assert main(["run", "--db", str(store.path), "--model", "blind", "--quiet"]) == 2
+        assert "--text-only" in capsys.readouterr().err and not stub.requests
+        assert main(["run", "--db", str(store.path), "--model", "blind", "--text-only", "--quiet"]) == 0
+        assert len(stub.requests) == len(records) and all(r.image is None for r in stub.requests)
+    rows = _responses(store)
+    assert len(rows) == len(records) and not any(r[4] for r in rows)  # image_sent recorded False
