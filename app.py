@@ -47,14 +47,14 @@ def overview() -> None:
     st.subheader("Leaderboard")
     n_items = int(board["n_items"].max()) if "n_items" in board else 0
     caption = (f"Macro average (bars: unweighted mean of the 7 format means) and multiple-choice accuracy "
-               f"(diamonds, 95% Wilson interval) per model; condition {filters.condition}, profile "
-               f"{filters.profile}, n = {n_items} items. Colours show the model family.")
+               f"(diamonds, 95% Wilson interval) per model; condition {filters.condition}, "
+               f"{common.scoring_label(filters)}, n = {n_items} items. Colours show the model family.")
     lead = findings.leader_finding(board)
     common.chart(charts.figure_leaderboard(board, families=fam, condition=filters.condition), "leaderboard", caption,
                  story=lead.headline if lead else None)
     shown = board.assign(family=board["model"].map(fam))[
         ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
-    common.table(shown, "leaderboard", f"Leaderboard (percent; profile {filters.profile}, condition {filters.condition})",
+    common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(filters)}, condition {filters.condition})",
                  essential=False, percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
 
     st.subheader("The dataset at a glance")

@@ -81,8 +81,8 @@ def hardest_format_finding(type_means: pd.DataFrame, condition: str = "default")
     n = int(tm[tm["type"] == t]["n"].max()) if "n" in tm else 0
     return Finding(
         f"On {type_label(t).lower()} every model is below {np.ceil(100 * best[t]):.0f}%.",
-        f"Best model's mean item score on this format is {_p(best[t])} (n = {n} items per model); "
-        "it is the hardest format for every model in the selection.",
+        f"The best model's mean item score on this format is {_p(best[t])} (n = {n} items per model), "
+        "the lowest top score of any format.",
         "descriptive (format means with Wilson 95% intervals)")
 
 

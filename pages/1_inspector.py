@@ -32,7 +32,7 @@ if current not in set(table["item_id"]):
 
 cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models", "text"]
 st.caption(f"{len(shown)} of {len(table)} items; p and r_pb over the selected models, condition "
-           f"{filters.condition}, profile {filters.profile}. Click a row to open the item.")
+           f"{filters.condition}, {common.scoring_label(filters)}. Click a row to open the item.")
 event = st.dataframe(
     shown[cols].assign(type=shown["type"].map(charts.type_label)), hide_index=True, width="stretch", height=280,
     key="insp_table", on_select="rerun", selection_mode="single-row",

@@ -32,7 +32,7 @@ total = "corrected (item excluded)" if corrected else "uncorrected (item include
 state = common.chart(
     charts.figure_difficulty_discrimination(stats, texts=texts), "psychometrics",
     f"Each dot is an item: difficulty p (right = easier) against discrimination r_pb with the {total} total, "
-    f"{n_ex} examinees, profile {filters.profile}. Dashed line r_pb = .30 (good), dotted .10 (poor), dash-dot the "
+    f"{n_ex} examinees, {common.scoring_label(filters)}. Dashed line r_pb = .30 (good), dotted .10 (poor), dash-dot the "
     f"mean p ({overall['mean_p']:.2f}). The last panel shows each format's centre. Click a dot to open the item.",
     on_select="rerun")
 points = (state or {}).get("selection", {}).get("points", []) if isinstance(state, dict) or hasattr(state, "get") else []

@@ -20,7 +20,7 @@ common.chart(
     charts.figure_format_heatmap(type_means, condition=filters.condition, macro=board),
     "format_heatmap", story=hardest.headline if hardest else None, caption=
     f"Mean score per model and format (0-100), models sorted by macro average; condition {filters.condition}, "
-    f"profile {filters.profile}; items per format: "
+    f"{common.scoring_label(filters)}; items per format: "
     + ", ".join(f"{charts.type_label(t)} {int(n)}" for t, n in n_by_type.reindex(charts.TYPE_ORDER).dropna().items())
     + ".")
 

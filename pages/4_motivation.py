@@ -33,7 +33,7 @@ common.chart(
     charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
     story=mot_story.headline if mot_story else None, caption=
     f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
-    f"red when lower; the label is the difference in points ({test}); profile {filters.profile}"
+    f"red when lower; the label is the difference in points ({test}); {common.scoring_label(filters)}"
     + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "") + ".")
 
 cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "default_micro", "motivation_micro",

@@ -23,7 +23,7 @@ with left:
                  story=f"{higher} of {len(effect)} models score higher on items with an image (raw comparison).",
                  caption=
                  f"Mean score without an image (open circle) and with an image (filled; blue higher, red lower), "
-                 f"condition {filters.condition}, profile {filters.profile}; n = {n_without} items without and "
+                 f"condition {filters.condition}, {common.scoring_label(filters)}; n = {n_without} items without and "
                  f"{n_with} with an image.")
 with right:
     try:

@@ -301,6 +301,13 @@ def banner(filters: Filters) -> None:
                 "Item-level views are not available for this dataset.", icon=":material/menu_book:")
 
 
+def scoring_label(filters: Filters) -> str:
+    """'profile strict' / 'profile paper', or 'published scores' for aggregate-only data."""
+    if views.dataset_flags(store_path(), data_version(), filters.dataset)["aggregate_only"]:
+        return "published scores"
+    return f"profile {filters.profile}"
+
+
 def header(title: str, intro: str, filters: Filters) -> None:
     """Page title, a one-line purpose, the data banner and a line saying what the numbers are."""
     st.title(title)
