@@ -85,7 +85,9 @@ def overview() -> None:
         common.table(bi[["image", "items"]], "items_by_image", "Items by image", essential=True)
     words = glance["words"]
     st.markdown(f"**Item length:** {words['mean']:.0f} words on average (median {words['50%']:.0f}, "
-                f"range {words['min']:.0f} to {words['max']:.0f}; stem plus options).")
+                f"range {words['min']:.0f} to {words['max']:.0f}; stem plus options); "
+                f"{glance['tokens']['mean']:.0f} tokens on average (median {glance['tokens']['50%']:.0f}, "
+                f"range {glance['tokens']['min']:.0f} to {glance['tokens']['max']:.0f}; {glance['token_method']}).")
     imgs = glance["images"]
     if len(imgs):
         desc = imgs[["width", "height", "kb"]].describe().loc[["mean", "min", "50%", "max"]].round(0)

@@ -420,10 +420,26 @@ def overview_items(store_path: str, version: int, dataset: str) -> dict:
     out["by_image"] = it.groupby("has_image").size().rename("items").reset_index()
     words = it["text_words"] if "text_words" in it else it["record"].map(lambda r: len(_item_text(r).split()))
     out["words"] = pd.Series(words, dtype=float).describe()[["mean", "std", "min", "50%", "max"]]
+    out["tokens"], out["token_method"] = _token_lengths(it["record"])
     hashes = it["image_hash"].dropna().unique() if "image_hash" in it else []
     out["distinct_images"] = len(hashes)
     out["images"] = _image_sizes(store_path, hashes)
     return out
+
+
+def _token_lengths(records) -> tuple[pd.Series, str]:
+    """Tokens of each item's model-ready text (published Table 2), with the counter used."""
+    from .items import render_prompt_text
+    from .runner.estimate import token_counter
+
+    counter = token_counter()
+    counts = []
+    for record in records:
+        try:
+            counts.append(counter.count(render_prompt_text(record)) if isinstance(record, dict) else np.nan)
+        except Exception:  # a defective imported record: no length rather than no page
+            counts.append(np.nan)
+    return pd.Series(counts, dtype=float).describe()[["mean", "std", "min", "50%", "max"]], counter.method
 
 
 def _image_sizes(store_path: str, hashes) -> pd.DataFrame:
