@@ -151,3 +151,21 @@ def test_item_deep_link_opens_the_item(server, browser):
         page.screenshot(path=str(SHOTS / "inspector_item.png"), full_page=True)
     finally:
         page.close()
+
+
+def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
+    server, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 2000})
+    try:
+        page.goto(f"{server}/psychometrics", wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        points = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
+        assert points.count() > 10
+        points.first.click(force=True)
+        page.wait_for_url("**/inspector?item=*", timeout=30_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        item_id = page.url.split("item=")[1].split("&")[0]
+        assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
+    finally:
+        page.close()
