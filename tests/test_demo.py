@@ -104,6 +104,7 @@ def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     assert stats["simulated_models"] >= 8
     assert stats["models"] - stats["simulated_models"] >= 12
     assert stats["datasets"]["eduart2026"]["aggregate_only"] is True
+    assert stats["reference_models"] == 12 and stats["datasets"]["eduart2026"]["models"] == 12
     assert sorted(p.name for p in db.parent.iterdir()) == ["eduart.duckdb", "eduart_images"]
 
 

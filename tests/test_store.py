@@ -82,8 +82,9 @@ def test_add_responses_scores_both_profiles(store, run):
     strict = load_scores(store, "strict").set_index("item_id")
     paper = load_scores(store, "paper").set_index("item_id")
     assert strict.loc["r1", "score"] == 0.0 and paper.loc["r1", "score"] == 1.0  # two ids on a radio item
-    # an error response is unparseable: strict 0, paper the published free credit (share of False gold)
-    assert strict.loc["t1", "score"] == 0.0 and paper.loc["t1", "score"] == 0.5
+    # a failed request is stored and scored as unparseable, but it is no answer: the score frame
+    # leaves the item out, as the published means leave out missing answers
+    assert "t1" not in strict.index and "t1" not in paper.index
     assert strict.loc["r1", "model"] == "Model One" and strict.loc["r1", "family"] == "Acme"
     responses = load_responses(store, "ds", "t1")
     assert responses.error.iloc[0] == "HTTP 500 from provider" and responses.parse_error.iloc[0]

@@ -96,7 +96,9 @@ def load_scores(store: Store, profile: str = "strict", dataset: str | None = Non
                 include_repetitions: bool = False) -> pd.DataFrame:
     """The long score frame: one row per model x condition x item (see CONTRACTS.md).
 
-    The latest response wins when an item was answered twice in the same model x condition.
+    The latest response wins when an item was answered twice in the same model x condition. A
+    request that failed (``error`` set: no answer arrived) is not an answer: like a missing answer
+    file in the published data, it leaves the item out rather than scoring it 0.
     Only repetition-0 runs unless ``include_repetitions`` (then a ``repetition`` column tells them
     apart). ``model`` is the display name; ``model_key`` the stable key.
     """
@@ -110,7 +112,7 @@ def load_scores(store: Store, profile: str = "strict", dataset: str | None = Non
         WITH latest AS (
             SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition
             FROM responses r JOIN runs u USING (run_id)
-            WHERE (? IS NULL OR u.dataset = ?) {where_rep}
+            WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL {where_rep}
             QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) = 1
         )
         SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
@@ -188,6 +190,7 @@ def stats(store: Store) -> dict:
             "responses": int(one("SELECT count(*) FROM responses")),
             "scores": int(one("SELECT count(*) FROM scores")),
             "scores_by_profile": pairs("SELECT profile, count(*) FROM scores GROUP BY 1 ORDER BY 1"),
+            "reference_models": int(one("SELECT count(DISTINCT model) FROM reference_type_scores")),
         }
         datasets: dict[str, dict] = {}
         for name, kind, simulated, aggregate_only in con.execute(
@@ -201,7 +204,10 @@ def stats(store: Store) -> dict:
                     f"SELECT coalesce(language, 'unknown'), count(*) {dcur} GROUP BY 1 ORDER BY 1", [name]),
                 "items_with_image": int(one(f"SELECT count(*) {dcur} AND has_image", [name])),
                 "items_with_data_issue": int(one(f"SELECT count(*) {dcur} AND data_issue", [name])),
-                "models": int(one("SELECT count(DISTINCT model) FROM runs WHERE dataset = ?", [name])),
+                # a reference dataset has no runs: its models are those with published aggregates
+                "models": int(one("SELECT count(DISTINCT model) FROM runs WHERE dataset = ?", [name])
+                              or one("SELECT count(DISTINCT model) FROM reference_type_scores WHERE dataset = ?",
+                                     [name])),
                 "runs": int(one("SELECT count(*) FROM runs WHERE dataset = ?", [name])),
                 "responses": int(one("SELECT count(*) FROM responses r JOIN runs u USING (run_id) "
                                      "WHERE u.dataset = ?", [name])),
