@@ -29,12 +29,14 @@ else:
     test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
 n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
 mot_story = findings.motivation_finding(effect)
-common.chart(
+state = common.chart(
     charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
     story=mot_story.headline if mot_story else None, caption=
     f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
     f"red when lower; the label is the difference in points ({test}); {common.scoring_label(filters)}"
-    + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "") + ".")
+    + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "")
+    + ". Click a model to list the items that changed most.", on_select="rerun")
+clicked = [p.get("y") for p in ((state or {}).get("selection", {}).get("points", []) if state else [])]
 
 cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "default_micro", "motivation_micro",
                     "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high", "p_ttest", "p_wilcoxon", "p_mcnemar",
@@ -59,6 +61,9 @@ if aggregate:
     st.stop()
 st.subheader("Which items changed most?")
 models = list(effect.sort_values("delta_macro")["model"])
+if clicked and clicked[0] in models and clicked[0] != st.session_state.get("_mot_clicked"):
+    st.session_state["_mot_clicked"] = clicked[0]
+    st.session_state["mot_model"] = clicked[0]
 model = st.selectbox("Model", models, key="mot_model")
 with common.guard():
     changes = common.view("item_changes", filters, model=model)
