@@ -163,7 +163,7 @@ def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
         points = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
         assert points.count() > 10
         points.first.click(force=True)
-        page.wait_for_url("**/inspector?item=*", timeout=30_000)
+        page.wait_for_url(lambda url: "/inspector" in url and "item=" in url, timeout=30_000)
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
         item_id = page.url.split("item=")[1].split("&")[0]
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
