@@ -75,7 +75,9 @@ def overview() -> None:
     cols[3].metric("Distinct images", glance["distinct_images"])
     c1, c2, c3 = st.columns(3)
     with c1:
-        bt = glance["by_type"].assign(format=lambda d: d["type"].map(charts.type_label))[["format", "items"]]
+        bt = glance["by_type"].set_index("type").reindex(
+            [t for t in charts.TYPE_ORDER if t in set(glance["by_type"]["type"])]).reset_index()
+        bt = bt.assign(format=bt["type"].map(charts.type_label))[["format", "items"]]
         common.table(bt, "items_by_format", "Items by format", essential=True)
     with c2:
         bl = glance["by_language"].assign(language=lambda d: d["language"].map(lambda x: common.LANGUAGES.get(x, x)))

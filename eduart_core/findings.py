@@ -65,8 +65,10 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
     else:
         head = (f"Multiple-choice accuracy of the top {len(b)} models spans {span:.1f} points; "
                 f"not all of their 95% intervals overlap.")
-    return Finding(head, "Share of single-answer multiple-choice items answered right per model.",
-                   "Wilson score 95% interval")
+    n = int(board["n_mcq"].max()) if "n_mcq" in board and board["n_mcq"].notna().any() else None
+    detail = "Share of single-answer multiple-choice items answered right per model" + \
+        (f" (n = {n} items each)." if n else ".")
+    return Finding(head, detail, "Wilson score 95% interval")
 
 
 def hardest_format_finding(type_means: pd.DataFrame, condition: str = "default") -> Finding | None:
