@@ -311,3 +311,31 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception[0].value if at.exception else None)
         assert not at.error, (page, at.error[0].value if at.error else None)
+
+
+def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
+    """Another process writing to the store: the page says so instead of a traceback."""
+    import shutil
+    import subprocess
+    import sys
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "locked" / "eduart.duckdb"
+    db.parent.mkdir()
+    shutil.copy(demo_db, db)
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time\n"
+                               f"con = duckdb.connect({str(db)!r})\nprint('locked', flush=True)\ntime.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        monkeypatch.setenv("EDUART_DB", str(db))
+        st.cache_data.clear()
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        assert not at.exception
+        assert any("busy" in e.value for e in at.error)
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
