@@ -266,7 +266,9 @@ def _models_of(path: str, version: int, dataset: str, model_table: pd.DataFrame)
         except TypeError:  # missing list (model without runs)
             return False
 
-    rows = model_table[[has_data(d) for d in model_table["datasets"]]] if "datasets" in model_table else model_table
+    rows = model_table
+    if "datasets" in model_table:  # a boolean Series: a plain empty list would select no columns
+        rows = model_table[model_table["datasets"].map(has_data).astype(bool)]
     names = list(rows["display_name"])
     if not names and views.dataset_flags(path, version, dataset)["aggregate_only"]:
         try:

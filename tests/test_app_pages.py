@@ -313,6 +313,30 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
         assert not at.error, (page, at.error[0].value if at.error else None)
 
 
+def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
+    """Right after `import-items` the store has items but no models or runs: no page may crash."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core.store import Store
+    from eduart_core.store.items import upsert_items
+
+    record = {"item_id": "q1", "type": "multiple_choice_radio", "question_text": "Who painted the Primavera?",
+              "choices": [{"id": "A", "text": "Botticelli"}, {"id": "B", "text": "Titian"}],
+              "answers": [{"id": "A", "description": "Botticelli"}], "language": "en", "has_image": False,
+              "image": None}
+    db = tmp_path / "fresh" / "eduart.duckdb"
+    upsert_items(Store(db), [record], dataset="items", origin="import-items")
+    monkeypatch.setenv("EDUART_DB", str(db))
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert_clean(at)
+    for page in [*PAGES, "pages/7_runs.py", "pages/8_review.py"]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception[0].value if at.exception else None)
+
+
 def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     """Another process writing to the store: the page says so instead of a traceback."""
     import shutil
