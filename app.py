@@ -119,17 +119,23 @@ def _optional_pages() -> list:
     return out
 
 
+def navigation() -> "st.navigation":
+    """The menu: built before anything can stop the script, so a deep link never falls back to
+    Streamlit's automatic list of the pages/ folder (which would show helper modules as pages)."""
+    if common.presentation():
+        return st.navigation([PAGES[k] for k in ("overview", "formats", "motivation", "images")])
+    work = _optional_pages()
+    return st.navigation({
+        "Results": [PAGES[k] for k in ("overview", "formats", "motivation", "images")],
+        "Items and statistics": [PAGES[k] for k in ("inspector", "psychometrics", "profiles")],
+        **({"Work": work} if work else {}),
+    })
+
+
 def main() -> None:
+    nav = navigation()
     common.ensure_store()
     common.sidebar()
-    if common.presentation():
-        nav = st.navigation([PAGES[k] for k in ("overview", "formats", "motivation", "images")])
-    else:
-        nav = st.navigation({
-            "Results": [PAGES[k] for k in ("overview", "formats", "motivation", "images")],
-            "Items and statistics": [PAGES[k] for k in ("inspector", "psychometrics", "profiles")],
-            **({"Work": _optional_pages()} if _optional_pages() else {}),
-        })
     nav.run()
 
 

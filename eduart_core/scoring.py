@@ -123,17 +123,18 @@ def _selected_ids(pred: list[dict], norm: Callable[[Any], str]) -> set[str]:
 # paper profile: the published rules, quirks included
 # ---------------------------------------------------------------------------------------------
 
-def _paper_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
+def _radio(gold: list[dict], pred: list[dict], *, only_one: bool) -> tuple[float, list[dict]]:
+    """Paper gives the point when the gold id is among those given; strict only when it is the one."""
     expected = norm_id(gold[0].get("id")) if gold else ""
     given = sorted({norm_id(e.get("id")) for e in pred} - {""})
-    right = bool(expected) and expected in given
+    right = bool(expected) and (given == [expected] if only_one else expected in given)
     return float(right), [{"element": "answer", "expected": expected, "given": given,
                            "right": right}]
 
 
-def _paper_check(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
+def _check(gold: list[dict], pred: list[dict], norm: Callable[[Any], str]) -> tuple[float, list[dict]]:
     gold_ids = {norm_id(a.get("id")) for a in gold} - {""}
-    predicted = _selected_ids(pred, norm_paper)
+    predicted = _selected_ids(pred, norm)
     return _f1(predicted, gold_ids), _selection_details(predicted, gold_ids)
 
 
@@ -197,9 +198,9 @@ def _score_paper(item_type: str, gold: list[dict], answer: Any) -> tuple[float, 
         return score, details, error
     entries = [e for e in pred if isinstance(e, dict)]
     if item_type == "multiple_choice_radio":
-        score, details = _paper_radio(gold, entries)
+        score, details = _radio(gold, entries, only_one=False)
     elif item_type == "multiple_choice_check":
-        score, details = _paper_check(gold, entries)
+        score, details = _check(gold, entries, norm_paper)
     elif item_type == "true_false":
         score, details = _paper_true_false(gold, entries)
     elif item_type == "select_errors":
@@ -221,20 +222,6 @@ def _grouped(pred: list[dict]) -> dict[str, list]:
         if ident:
             out.setdefault(ident, []).append(_text(e))
     return out
-
-
-def _strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
-    expected = norm_id(gold[0].get("id")) if gold else ""
-    given = sorted({norm_id(e.get("id")) for e in pred} - {""})
-    right = bool(expected) and given == [expected]
-    return float(right), [{"element": "answer", "expected": expected, "given": given,
-                           "right": right}]
-
-
-def _strict_check(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
-    gold_ids = {norm_id(a.get("id")) for a in gold} - {""}
-    predicted = _selected_ids(pred, norm_strict)
-    return _f1(predicted, gold_ids), _selection_details(predicted, gold_ids)
 
 
 def _verdict(value: Any) -> bool | None:
@@ -334,9 +321,9 @@ def _score_strict(item_type: str, gold: list[dict], answer: Any, fuzzy_threshold
     if pred is None:
         return 0.0, _missing_details(item_type, gold), error
     if item_type == "multiple_choice_radio":
-        score, details = _strict_radio(gold, pred)
+        score, details = _radio(gold, pred, only_one=True)
     elif item_type == "multiple_choice_check":
-        score, details = _strict_check(gold, pred)
+        score, details = _check(gold, pred, norm_strict)
     elif item_type == "true_false":
         score, details = _strict_true_false(gold, pred)
     elif item_type == "select_errors":

@@ -62,17 +62,10 @@ def data_version() -> int:
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    try:
+    with guard():  # a locked or unreadable store: one clear line, then stop
         version = int(Store(path, lock_timeout_s=3.0).data_version())
-        _versions[path] = (now, version)
-        return version
-    except StoreLockedError:
-        st.error("The store is busy (another process is writing to it). Wait a moment and reload the page.")
-        st.stop()
-    except StoreError as exc:
-        st.error(f"Cannot read the store: {exc}")
-        st.stop()
-    return 0
+    _versions[path] = (now, version)
+    return version
 
 
 def ensure_store(progress_factory: Callable | None = None) -> None:

@@ -109,8 +109,11 @@ def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
         page.wait_for_timeout(800)
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True)
+        menu = " ".join(page.locator('[data-testid="stSidebarNav"]').all_inner_texts())
         problems = [page.locator('[data-testid="stException"]').all_inner_texts(),
-                    page.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
+                    page.locator('[data-testid="stAlertContentError"]').all_inner_texts(),
+                    # Streamlit's automatic page list (it shows the helper module) instead of our menu
+                    [f"wrong menu: {menu}"] if "common" in menu.lower() or "Overview" not in menu else []]
         return [t for group in problems for t in group]
     finally:
         page.close()
