@@ -59,10 +59,9 @@ def overview() -> None:
 
     st.subheader("The dataset at a glance")
     if aggregate:
-        tm = type_means[type_means["condition"] == filters.condition]
-        counts = tm.groupby("type")["n"].max().reindex(charts.TYPE_ORDER).dropna().astype(int)
+        counts, n_models = common.views.reference_items_by_format(type_means, filters.condition)
         st.markdown(f"Published reference: **{int(counts.sum())} items** in {len(counts)} formats, "
-                    f"{tm['model'].nunique()} models. Item-level details are not available for this dataset.")
+                    f"{n_models} models. Item-level details are not available for this dataset.")
         common.table(pd.DataFrame({"format": [charts.type_label(t) for t in counts.index], "items": counts.values}),
                      "items_by_format", "Items by format (published)", essential=True)
         return
@@ -90,12 +89,9 @@ def overview() -> None:
                 f"range {words['min']:.0f} to {words['max']:.0f}; stem plus options); "
                 f"{glance['tokens']['mean']:.0f} tokens on average (median {glance['tokens']['50%']:.0f}, "
                 f"range {glance['tokens']['min']:.0f} to {glance['tokens']['max']:.0f}; {glance['token_method']}).")
-    imgs = glance["images"]
-    if len(imgs):
-        desc = imgs[["width", "height", "kb"]].describe().loc[["mean", "min", "50%", "max"]].round(0)
-        desc.index = ["mean", "min", "median", "max"]
-        common.table(desc.reset_index(names="statistic"), "image_sizes",
-                     f"Image width and height (pixels) and file size (kB), {len(imgs)} distinct images")
+    if len(glance["images"]):
+        common.table(glance["image_summary"], "image_sizes",
+                     f"Image width and height (pixels) and file size (kB), {len(glance['images'])} distinct images")
 
 
 PAGES = {

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import analysis
+from .items import ITEM_TYPES
 from .store import Store
 
 CONDITIONS = ("default", "motivation")
@@ -424,7 +425,24 @@ def overview_items(store_path: str, version: int, dataset: str) -> dict:
     hashes = it["image_hash"].dropna().unique() if "image_hash" in it else []
     out["distinct_images"] = len(hashes)
     out["images"] = _image_sizes(store_path, hashes)
+    out["image_summary"] = _summary_rows(out["images"], ["width", "height", "kb"])
     return out
+
+
+def _summary_rows(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Mean, min, median and max of some columns, one row per statistic (published Table 3)."""
+    if frame.empty:
+        return pd.DataFrame(columns=["statistic", *columns])
+    desc = frame[columns].describe().loc[["mean", "min", "50%", "max"]].round(0)
+    desc.index = ["mean", "min", "median", "max"]
+    return desc.reset_index(names="statistic")
+
+
+def reference_items_by_format(type_means: pd.DataFrame, condition: str) -> tuple[pd.Series, int]:
+    """Items per format of an aggregate-only dataset (the n behind its type means), and its model count."""
+    tm = type_means[type_means["condition"] == condition]
+    counts = tm.groupby("type")["n"].max().reindex(list(ITEM_TYPES)).dropna().astype(int)
+    return counts, int(tm["model"].nunique())
 
 
 def _token_lengths(records) -> tuple[pd.Series, str]:
