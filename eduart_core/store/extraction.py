@@ -112,14 +112,22 @@ def save_extractions(store: Store, rows: Iterable[dict]) -> int:
     return len(values)
 
 
-def load_extractions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
-    """Extractions with ``record`` and ``validation_errors`` decoded."""
+def _page_round_filter(page_id: str | None, round: int | None) -> tuple[str, list]:
+    """A WHERE clause (or nothing) selecting one page and/or one round, with its parameters."""
     where, params = [], []
     if page_id is not None:
-        where.append("page_id = ?"); params.append(page_id)
+        where.append("page_id = ?")
+        params.append(page_id)
     if round is not None:
-        where.append("round = ?"); params.append(int(round))
-    sql = "SELECT * FROM extractions" + (" WHERE " + " AND ".join(where) if where else "")
+        where.append("round = ?")
+        params.append(int(round))
+    return (" WHERE " + " AND ".join(where) if where else ""), params
+
+
+def load_extractions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
+    """Extractions with ``record`` and ``validation_errors`` decoded."""
+    clause, params = _page_round_filter(page_id, round)
+    sql = "SELECT * FROM extractions" + clause
     with store.connect(read_only=True) as con:
         frame = _frame(con, sql + " ORDER BY page_id, round, extractor", params)
     for column in ("record", "validation_errors"):
@@ -284,12 +292,8 @@ def _append_decision_once(store: Store, page_id: str, round: int, path: str, act
 
 def load_decisions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
     """The audit log, oldest first."""
-    where, params = [], []
-    if page_id is not None:
-        where.append("page_id = ?"); params.append(page_id)
-    if round is not None:
-        where.append("round = ?"); params.append(int(round))
-    sql = "SELECT * FROM review_decisions" + (" WHERE " + " AND ".join(where) if where else "")
+    clause, params = _page_round_filter(page_id, round)
+    sql = "SELECT * FROM review_decisions" + clause
     with store.connect(read_only=True) as con:
         frame = _frame(con, sql + " ORDER BY decision_id", params)
     for column in ("previous_value", "new_value"):
