@@ -96,20 +96,20 @@ def overview() -> None:
 
 PAGES = {
     "overview": st.Page(overview, title="Overview", icon=":material/home:", url_path="overview", default=True),
-    "inspector": st.Page("pages/1_inspector.py", title="Item inspector", icon=":material/search:", url_path="inspector"),
-    "psychometrics": st.Page("pages/2_psychometrics.py", title="Psychometrics", icon=":material/scatter_plot:", url_path="psychometrics"),
-    "formats": st.Page("pages/3_formats.py", title="Formats", icon=":material/grid_on:", url_path="formats"),
-    "motivation": st.Page("pages/4_motivation.py", title="Motivation", icon=":material/chat:", url_path="motivation"),
-    "images": st.Page("pages/5_images.py", title="Images", icon=":material/image:", url_path="images"),
-    "profiles": st.Page("pages/6_profiles.py", title="Scoring profiles", icon=":material/balance:", url_path="profiles"),
+    "inspector": st.Page("pages/1_inspector_page.py", title="Item inspector", icon=":material/search:", url_path="inspector"),
+    "psychometrics": st.Page("pages/2_psychometrics_page.py", title="Psychometrics", icon=":material/scatter_plot:", url_path="psychometrics"),
+    "formats": st.Page("pages/3_formats_page.py", title="Formats", icon=":material/grid_on:", url_path="formats"),
+    "motivation": st.Page("pages/4_motivation_page.py", title="Motivation", icon=":material/chat:", url_path="motivation"),
+    "images": st.Page("pages/5_images_page.py", title="Images", icon=":material/image:", url_path="images"),
+    "profiles": st.Page("pages/6_profiles_page.py", title="Scoring profiles", icon=":material/balance:", url_path="profiles"),
 }
 
 
 def _optional_pages() -> list:
     """Pages owned by other rooms (runs, review) appear when their files exist."""
     out = []
-    for path, title, icon, url in (("pages/7_runs.py", "Runs", ":material/rocket_launch:", "runs"),
-                                   ("pages/8_review.py", "Extraction review", ":material/rate_review:", "review")):
+    for path, title, icon, url in (("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
+                                   ("pages/8_review_page.py", "Extraction review", ":material/rate_review:", "review")):
         if (common.ROOT / path).exists():
             out.append(st.Page(path, title=title, icon=icon, url_path=url))
     return out

@@ -409,7 +409,7 @@ def inspector_link(item_id: str) -> str:
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
-    st.switch_page("pages/1_inspector.py")
+    st.switch_page("pages/1_inspector_page.py")
 
 
 def page_start(title: str, intro: str) -> Filters:

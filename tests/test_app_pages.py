@@ -17,8 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
-    "pages/1_inspector.py": 0, "pages/2_psychometrics.py": 1, "pages/3_formats.py": 4,
-    "pages/4_motivation.py": 2, "pages/5_images.py": 1, "pages/6_profiles.py": 1,
+    "pages/1_inspector_page.py": 0, "pages/2_psychometrics_page.py": 1, "pages/3_formats_page.py": 4,
+    "pages/4_motivation_page.py": 2, "pages/5_images_page.py": 1, "pages/6_profiles_page.py": 1,
 }
 
 
@@ -136,7 +136,7 @@ def test_model_filter_limits_every_chart(app, demo_db):
     app.multiselect(key="f_models").set_value(models).run()
     assert_clean(app)
     assert set(leaderboard_bars(app)) == set(models)
-    app.switch_page("pages/3_formats.py").run()
+    app.switch_page("pages/3_formats_page.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     assert set(decode(heat["y"]).tolist()) == set(models)
@@ -156,7 +156,7 @@ def test_format_heatmap_cells_equal_type_means(app, demo_db):
     from eduart_core.charts import type_label
 
     app.run()
-    app.switch_page("pages/3_formats.py").run()
+    app.switch_page("pages/3_formats_page.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     z = decode(heat["z"])
@@ -172,7 +172,7 @@ def test_motivation_dumbbell_equals_motivation_effect(app, demo_db):
     from eduart_core import analysis
 
     app.run()
-    app.switch_page("pages/4_motivation.py").run()
+    app.switch_page("pages/4_motivation_page.py").run()
     assert_clean(app)
     effect = analysis.motivation_effect(scores(demo_db)).set_index("model")
     traces = specs(app)[0]["data"]
@@ -200,11 +200,11 @@ def test_reference_dataset_shows_aggregates_and_says_what_is_missing(app):
     assert len(bars) == 12
     assert max(bars.values()) == pytest.approx(82.8, abs=0.2)  # published leaderboard top macro
     assert any("aggregate only" in i.value for i in app.info)
-    for page in ("pages/3_formats.py", "pages/4_motivation.py"):
+    for page in ("pages/3_formats_page.py", "pages/4_motivation_page.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert app.get("plotly_chart")
-    for page in ("pages/1_inspector.py", "pages/2_psychometrics.py", "pages/5_images.py"):
+    for page in ("pages/1_inspector_page.py", "pages/2_psychometrics_page.py", "pages/5_images_page.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert any("not available" in i.value for i in app.info)
@@ -217,7 +217,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
     item_id = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
     app.query_params["item"] = item_id
     app.run()
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/1_inspector_page.py").run()
     assert_clean(app)
     assert any(f"Item **{item_id}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()
@@ -227,7 +227,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
 
 def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
     app.run()
-    app.switch_page("pages/2_psychometrics.py").run()
+    app.switch_page("pages/2_psychometrics_page.py").run()
     assert_clean(app)
     points = specs(app)[0]["data"][0]
     item_id = str(decode(points["customdata"]).tolist()[0])
@@ -332,7 +332,7 @@ def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert_clean(at)
-    for page in [*PAGES, "pages/7_runs.py", "pages/8_review.py"]:
+    for page in [*PAGES, "pages/7_runs_page.py", "pages/8_review_page.py"]:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception[0].value if at.exception else None)
 

@@ -14,7 +14,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -22,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = ["", "inspector", "psychometrics", "formats", "motivation", "images", "profiles"]
-if (ROOT / "pages" / "7_runs.py").exists():
+if (ROOT / "pages" / "7_runs_page.py").exists():
     PAGES.append("runs")
-if (ROOT / "pages" / "8_review.py").exists():
+if (ROOT / "pages" / "8_review_page.py").exists():
     PAGES.append("review")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"]
@@ -44,16 +46,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A streamlit server on a free port over a demo store in a tmp dir; ended by PID."""
-    _require_browser()
-    from tests.test_app_pages import build_dashboard_store
-
-    db = build_dashboard_store(tmp_path_factory.mktemp("browser") / "eduart.duckdb")
+@contextmanager
+def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
+    """`streamlit run app.py` on a free port over the store ``db``; ended by PID on exit."""
     port = _free_port()
     env = {**os.environ, "EDUART_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = open(tmp_path_factory.mktemp("log") / "streamlit.log", "w")
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
@@ -70,7 +68,7 @@ def server(tmp_path_factory):
                 time.sleep(0.3)
         else:
             pytest.fail("streamlit did not start within 60 s")
-        yield url, db
+        yield url
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -82,6 +80,17 @@ def server(tmp_path_factory):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A streamlit server over a demo store in a tmp dir."""
+    _require_browser()
+    from tests.test_app_pages import build_dashboard_store
+
+    db = build_dashboard_store(tmp_path_factory.mktemp("browser") / "eduart.duckdb")
+    with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
+        yield url, db
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +181,13 @@ def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
     finally:
         page.close()
+
+
+def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser, tmp_path):
+    """A shared link opened on a freshly started server with no store yet: app.py must still run
+    (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
+    db = tmp_path / "cold" / "eduart.duckdb"
+    with streamlit_server(db, tmp_path / "streamlit.log") as url:
+        problems = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
+    assert not problems, problems[0][:400]
+    assert db.exists()  # the first-start build ran although the first page asked for was not the overview

@@ -1,4 +1,4 @@
-"""AppTest of pages/8_review.py on a store holding the extraction demo: accept, edit with a
+"""AppTest of pages/8_review_page.py on a store holding the extraction demo: accept, edit with a
 validation error, flag, bulk accept; every action checked in the store's audit log."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "8_review.py")
+PAGE = str(ROOT / "pages" / "8_review_page.py")
 
 
 @pytest.fixture(scope="module")

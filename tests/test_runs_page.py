@@ -14,7 +14,7 @@ from runner_items import fill_store
 from stubs import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "7_runs.py")
+PAGE = str(ROOT / "pages" / "7_runs_page.py")
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from pathlib import Path
 from ..store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["overview", "pages/1_inspector.py", "pages/2_psychometrics.py", "pages/3_formats.py",
-         "pages/4_motivation.py", "pages/5_images.py", "pages/6_profiles.py"]
+PAGES = ["overview", "pages/1_inspector_page.py", "pages/2_psychometrics_page.py", "pages/3_formats_page.py",
+         "pages/4_motivation_page.py", "pages/5_images_page.py", "pages/6_profiles_page.py"]
 
 
 def build_simulated_store(path: str | os.PathLike, models: int = 12, items: int = 871, seed: int = 7,
