@@ -164,10 +164,14 @@ def model_from_dir(model_dir: str, table: dict[str, ModelInfo]) -> ModelInfo:
     return ModelInfo(model_dir, model_id, family or (provider.capitalize() or None), provider or None, model_id)
 
 
-def _read_json(path: Path, skipped: list[tuple[str, str]]) -> tuple[Any, bytes] | None:
+def _read_json_object(path: Path, skipped: list[tuple[str, str]]) -> tuple[dict, bytes] | None:
+    """The JSON object in ``path`` and its bytes, or None with the reason appended to ``skipped``."""
     try:
         data = path.read_bytes()
-        return json.loads(data.decode("utf-8-sig")), data
+        value = json.loads(data.decode("utf-8-sig"))
+        if isinstance(value, dict):
+            return value, data
+        skipped.append((str(path), "not a JSON object"))
     except OSError as exc:
         skipped.append((str(path), f"cannot read: {exc.strerror or exc}"))
     except UnicodeDecodeError:
@@ -229,14 +233,10 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
 
     records = []
     for path in sorted(metadata.glob("*.json")):
-        loaded = _read_json(path, report.skipped)
+        loaded = _read_json_object(path, report.skipped)
         if loaded is None:
             continue
-        value, _ = loaded
-        if not isinstance(value, dict):
-            report.skipped.append((str(path), "not a JSON object"))
-            continue
-        value = dict(value)
+        value = dict(loaded[0])
         value["item_id"] = path.stem  # the file name is the id, whatever the record says
         records.append(value)
     if not records and not report.skipped:
@@ -260,13 +260,10 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
                         if path.stem.isdigit():
                             report.skipped.append((str(path), f"no item {path.stem} in dataset/metadata"))
                         continue
-                    loaded = _read_json(path, report.skipped)
+                    loaded = _read_json_object(path, report.skipped)
                     if loaded is None:
                         continue
                     value, data = loaded
-                    if not isinstance(value, dict):
-                        report.skipped.append((str(path), "not a JSON object"))
-                        continue
                     rows.append(answer_row(path.stem, value, data))
                 if rows:
                     answers.append((model_folder.name, condition, rows))
