@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from eduart_core.text import norm_id, norm_strict
+from eduart_core.text import letter_id, norm_id, norm_strict
 
 __all__ = [
     "ITEM_TYPES", "BLANK_TYPES", "CHOICE_TYPES", "LANGUAGES", "RECORD_FIELDS",
@@ -58,14 +58,12 @@ def _marker_counts(question_text: str | None) -> dict[str, int]:
     return counts
 
 
-def _letter_id(index: int) -> str:
-    """0 -> A, 25 -> Z, 26 -> AA: ids for old plain-list answers."""
-    letters = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
+def keyed_answers(item_type: str, answers: Any) -> Any:
+    """Older completion_open records hold a plain list of strings: key them A, B, ... in order."""
+    if item_type == "completion_open" and isinstance(answers, list) and answers \
+            and all(isinstance(a, str) for a in answers):
+        return [{"id": letter_id(i), "description": a} for i, a in enumerate(answers)]
+    return answers
 
 
 class ItemValidationError(ValueError):
@@ -158,10 +156,7 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if "has_image" not in record or record.get("has_image") is None:
         out["has_image"] = bool(out["image"])
     item_type = out["type"]
-    answers = out["answers"]
-    if item_type == "completion_open" and isinstance(answers, list) and answers \
-            and all(isinstance(a, str) for a in answers):
-        answers = [{"id": _letter_id(i), "description": a} for i, a in enumerate(answers)]
+    answers = keyed_answers(item_type, out["answers"])
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
         if item_type == "true_false":

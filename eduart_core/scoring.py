@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from rapidfuzz import fuzz
 
 from eduart_core.answers import ParsedAnswer, parse_answer, parse_answer_paper
-from eduart_core.items import ITEM_TYPES, Item, _letter_id
+from eduart_core.items import ITEM_TYPES, Item, keyed_answers
 from eduart_core.text import norm_id, norm_paper, norm_strict
 
 __all__ = ["PROFILES", "ItemScore", "score_item"]
@@ -55,11 +55,9 @@ def _gold_of(item: Item | Mapping[str, Any]) -> tuple[str, list[dict]]:
     if isinstance(item, Item):
         return item.type, [a for a in item.answers if isinstance(a, dict)]
     item_type = item.get("type")
-    answers = item.get("answers")
+    answers = keyed_answers(str(item_type), item.get("answers"))
     if not isinstance(answers, list):
         answers = []
-    if item_type == "completion_open" and answers and all(isinstance(a, str) for a in answers):
-        answers = [{"id": _letter_id(i), "description": a} for i, a in enumerate(answers)]
     return str(item_type), [a for a in answers if isinstance(a, dict)]
 
 

@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from .items import ITEM_TYPES
+
 # Published item counts per format (871 items), in published order.
-PUBLISHED_MIX: dict[str, int] = {
-    "multiple_choice_radio": 370, "multiple_choice_check": 117, "true_false": 83,
-    "positioning": 108, "completion_closed": 69, "completion_open": 75, "select_errors": 49,
-}
+PUBLISHED_MIX: dict[str, int] = dict(zip(ITEM_TYPES, (370, 117, 83, 108, 69, 75, 49)))
 # Formats scored with partial credit, and the number of parts a simulated item has.
 _PARTS = {"multiple_choice_check": 4, "positioning": 4, "completion_closed": 3,
           "completion_open": 3, "select_errors": 4}

@@ -79,3 +79,13 @@ def norm_id(x: Any) -> str:
     if x is None:
         return ""
     return (x if isinstance(x, str) else str(x)).strip().upper()
+
+
+def letter_id(index: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: the id of the index-th blank, option or simulated model."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters

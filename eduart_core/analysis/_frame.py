@@ -13,13 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..items import ITEM_TYPES
 
-# The 7 formats in published order (same order as eduart_core.items.ITEM_TYPES); kept here so the
-# analysis package stays importable on its own.
-TYPE_ORDER: tuple[str, ...] = (
-    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
-    "completion_closed", "completion_open", "select_errors",
-)
+# The 7 formats in published order.
+TYPE_ORDER: tuple[str, ...] = ITEM_TYPES
 MCQ_TYPE = "multiple_choice_radio"
 CONDITION_ORDER: tuple[str, ...] = ("default", "motivation")
 SCORE_COLUMNS: tuple[str, ...] = (

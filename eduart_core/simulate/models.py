@@ -11,10 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-ITEM_TYPES = (
-    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
-    "completion_closed", "completion_open", "select_errors",
-)
+from ..text import letter_id
+
 RECOGNITION = ("multiple_choice_radio", "multiple_choice_check", "true_false")
 PRODUCTION = ("positioning", "completion_open", "select_errors")
 SIM_FAMILY = "Simulated"
@@ -64,16 +62,6 @@ ARCHETYPES: list[tuple[str, float, dict[str, float], float, float, float, float]
 ]
 
 
-def _letters(index: int) -> str:
-    """0 -> A, 25 -> Z, 26 -> AA: unique short names for any number of models."""
-    name = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        name = chr(65 + rest) + name
-    return name
-
-
 def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
     """The first eight are the fixed archetypes; further models are seeded variations of them."""
     if n < 1:
@@ -87,7 +75,7 @@ def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
             offsets = {t: v + rng.gauss(0.0, 0.2) for t, v in offsets.items()}
             image += rng.gauss(0.0, 0.15)
             motivation += rng.gauss(0.0, 0.15)
-        letters = _letters(index)
+        letters = letter_id(index)
         models.append(SimModel(
             key=f"sim-{letters.lower()}",
             display_name=f"Sim {letters} ({label})",

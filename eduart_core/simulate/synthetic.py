@@ -9,22 +9,9 @@ from __future__ import annotations
 import io
 import random
 
-from .models import ITEM_TYPES
-
-PUBLISHED_MIX = dict(zip(ITEM_TYPES, (370, 117, 83, 108, 69, 75, 49)))
+from ..synthetic import scaled_mix as format_counts
 IMAGE_SHARE = 0.45
 PLACEHOLDER_IMAGE = "imgs/synthetic_placeholder.png"
-
-
-def format_counts(m: int) -> dict[str, int]:
-    """Scale the published mix to m items (largest remainder, so the counts sum to m)."""
-    total = sum(PUBLISHED_MIX.values())
-    raw = {t: m * n / total for t, n in PUBLISHED_MIX.items()}
-    counts = {t: int(v) for t, v in raw.items()}
-    left = m - sum(counts.values())
-    for t in sorted(raw, key=lambda t: (-(raw[t] - counts[t]), ITEM_TYPES.index(t)))[:left]:
-        counts[t] += 1
-    return counts
 
 
 def placeholder_image() -> bytes:
