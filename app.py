@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core import charts, findings
+from eduart_core import charts, vocab, findings
 from pages import common
 
 st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
@@ -62,7 +62,7 @@ def overview() -> None:
         counts, n_models = common.views.reference_items_by_format(type_means, filters.condition)
         st.markdown(f"Published reference: **{int(counts.sum())} items** in {len(counts)} formats, "
                     f"{n_models} models. Item-level details are not available for this dataset.")
-        common.table(pd.DataFrame({"format": [charts.type_label(t) for t in counts.index], "items": counts.values}),
+        common.table(pd.DataFrame({"format": [vocab.format_label(t) for t in counts.index], "items": counts.values}),
                      "items_by_format", "Items by format (published)", essential=True)
         return
     with common.guard():
@@ -75,14 +75,15 @@ def overview() -> None:
     c1, c2, c3 = st.columns(3)
     with c1:
         bt = glance["by_type"].set_index("type").reindex(
-            [t for t in charts.TYPE_ORDER if t in set(glance["by_type"]["type"])]).reset_index()
-        bt = bt.assign(format=bt["type"].map(charts.type_label))[["format", "items"]]
+            vocab.ordered_formats(glance["by_type"]["type"])).reset_index()
+        bt = bt.assign(format=bt["type"].map(vocab.format_label))[["format", "items"]]
         common.table(bt, "items_by_format", "Items by format", essential=True)
     with c2:
-        bl = glance["by_language"].assign(language=lambda d: d["language"].map(lambda x: common.LANGUAGES.get(x, x)))
+        bl = glance["by_language"].assign(language=lambda d: d["language"].map(lambda x: vocab.language_label(x)))
         common.table(bl, "items_by_language", "Items by language", essential=True)
     with c3:
-        bi = glance["by_image"].assign(image=lambda d: d["has_image"].map({True: "with image", False: "without"}))
+        bi = glance["by_image"].assign(image=lambda d: d["has_image"].map(
+            {True: vocab.IMAGE_FILTERS[vocab.WITH_IMAGE], False: vocab.IMAGE_FILTERS[vocab.WITHOUT_IMAGE]}))
         common.table(bi[["image", "items"]], "items_by_image", "Items by image", essential=True)
     words = glance["words"]
     st.markdown(f"**Item length:** {words['mean']:.0f} words on average (median {words['50%']:.0f}, "

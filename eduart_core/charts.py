@@ -14,6 +14,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .vocab import (DEFAULT_CONDITION, EDUART_FORMATS, MOTIVATION_CONDITION, format_label, language_label,
+                    ordered_formats)
+
 # One colour per model family, the same on every chart (colour-blind friendly Okabe-Ito hues).
 FAMILY_COLOURS: dict[str, str] = {
     "OpenAI": "#009E73",
@@ -30,17 +33,8 @@ OTHER_COLOUR = "#999933"
 HIGHER_COLOUR = "#1f77b4"  # blue: the second condition scores higher
 LOWER_COLOUR = "#d62728"   # red: the second condition scores lower
 
-TYPE_LABELS: dict[str, str] = {
-    "multiple_choice_radio": "Multiple choice (one)",
-    "multiple_choice_check": "Multiple choice (many)",
-    "true_false": "True / false",
-    "positioning": "Positioning",
-    "completion_closed": "Completion (closed)",
-    "completion_open": "Completion (open)",
-    "select_errors": "Select the errors",
-}
-TYPE_ORDER = list(TYPE_LABELS)
-TYPE_COLOURS: dict[str, str] = dict(zip(TYPE_ORDER, ("#0072B2", "#56B4E9", "#009E73", "#E69F00", "#D55E00",
+#: One colour per EduArt format (formats added later share the palette's fallback).
+TYPE_COLOURS: dict[str, str] = dict(zip(EDUART_FORMATS, ("#0072B2", "#56B4E9", "#009E73", "#E69F00", "#D55E00",
                                                      "#CC79A7", "#882255")))
 
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=14)
@@ -56,11 +50,6 @@ def family_colour(family: str | None) -> str:
         if name.lower() == str(family).lower():
             return colour
     return OTHER_COLOUR
-
-
-def type_label(type_name: str) -> str:
-    """Readable name of an item format."""
-    return TYPE_LABELS.get(type_name, str(type_name).replace("_", " "))
 
 
 def _pct(values) -> np.ndarray:
@@ -86,7 +75,7 @@ def _families(models, families: Mapping[str, str] | None) -> list[str]:
 
 
 def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                       condition: str = "default", title: str | None = None) -> go.Figure:
+                       condition: str = DEFAULT_CONDITION, title: str | None = None) -> go.Figure:
     """Macro average per model (bars, family colours) with MCQ accuracy and its 95% Wilson interval."""
     frame = macro[macro["condition"] == condition] if "condition" in macro else macro
     frame = frame.sort_values("macro", ascending=True)
@@ -114,12 +103,12 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
 
 
-def figure_format_heatmap(type_means: pd.DataFrame, *, condition: str = "default",
+def figure_format_heatmap(type_means: pd.DataFrame, *, condition: str = DEFAULT_CONDITION,
                           macro: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
     """Model x format heatmap of type means on a 0-100 scale, models sorted by macro average."""
     frame = type_means[type_means["condition"] == condition] if "condition" in type_means else type_means
     grid = frame.pivot_table(index="model", columns="type", values="mean", aggfunc="mean")
-    types = [t for t in TYPE_ORDER if t in grid.columns] + [t for t in grid.columns if t not in TYPE_ORDER]
+    types = ordered_formats(grid.columns)
     grid = grid[types]
     if macro is not None and len(macro):
         m = macro[macro["condition"] == condition] if "condition" in macro else macro
@@ -130,7 +119,7 @@ def figure_format_heatmap(type_means: pd.DataFrame, *, condition: str = "default
     z = np.round(grid.to_numpy(dtype=float) * 100.0, 1)
     text = [["" if np.isnan(v) else f"{v:.0f}" for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
-        z=z, x=[type_label(t) for t in types], y=list(grid.index), zmin=0, zmax=100,
+        z=z, x=[format_label(t) for t in types], y=list(grid.index), zmin=0, zmax=100,
         colorscale="Viridis", text=text, texttemplate="%{text}", colorbar=dict(title="%"),
         hovertemplate="%{y}<br>%{x}: %{z:.1f}%<extra></extra>",
     ))
@@ -142,12 +131,12 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
                                      title: str | None = None) -> go.Figure:
     """Difficulty p vs discrimination r_pb: one panel per format plus a panel of format centroids."""
     frame = item_stats.dropna(subset=["r_pb"]).copy()
-    types = [t for t in TYPE_ORDER if t in set(frame["type"])] + sorted(set(frame["type"]) - set(TYPE_ORDER))
+    types = ordered_formats(frame["type"])
     panels = types + ["centroids"]
     cols = 4
     rows = int(np.ceil(len(panels) / cols))
     fig = make_subplots(rows=rows, cols=cols, shared_xaxes=False, shared_yaxes=True,
-                        subplot_titles=[type_label(t) if t != "centroids" else "Format centroids" for t in panels],
+                        subplot_titles=[format_label(t) if t != "centroids" else "Format centroids" for t in panels],
                         horizontal_spacing=0.04, vertical_spacing=0.12)
     mean_p = float(item_stats["p"].mean()) if len(item_stats) else float("nan")
     texts = texts or {}
@@ -160,16 +149,16 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
             cen = frame.groupby("type")[["p", "r_pb"]].mean().reindex(types)
             for ctype, crow in cen.iterrows():
                 traces.append(go.Scatter(
-                    x=[crow["p"]], y=[crow["r_pb"]], mode="markers", name=type_label(ctype), showlegend=True,
+                    x=[crow["p"]], y=[crow["r_pb"]], mode="markers", name=format_label(ctype), showlegend=True,
                     legendgroup=ctype, marker=dict(size=13, color=TYPE_COLOURS.get(ctype, "#333"),
                                                    line=dict(width=1, color="white")),
-                    hovertemplate=type_label(ctype) + "<br>mean p %{x:.2f}<br>mean r_pb %{y:.2f}<extra></extra>",
+                    hovertemplate=format_label(ctype) + "<br>mean p %{x:.2f}<br>mean r_pb %{y:.2f}<extra></extra>",
                     **axes))
         else:
             sub = frame[frame["type"] == t]
             hover = [f"{iid}: {texts.get(iid, '')[:60]}" for iid in sub["item_id"]]
             traces.append(go.Scatter(
-                x=sub["p"].to_numpy(), y=sub["r_pb"].to_numpy(), mode="markers", name=type_label(t),
+                x=sub["p"].to_numpy(), y=sub["r_pb"].to_numpy(), mode="markers", name=format_label(t),
                 showlegend=False, customdata=np.array(sub["item_id"], dtype=object), text=hover, legendgroup=t,
                 marker=dict(size=7, opacity=0.75, color=TYPE_COLOURS.get(t, "#0072B2")),
                 hovertemplate="%{text}<br>p %{x:.2f}, r_pb %{y:.2f}<extra></extra>", **axes))
@@ -238,7 +227,8 @@ def figure_motivation_dumbbell(effect: pd.DataFrame, *, measure: str = "macro",
     frame["_sort"] = frame[f"default_{measure}"]
     frame = frame.sort_values("_sort")
     marks = [significance_mark(p) for p in frame[p_col]] if p_col in frame else None
-    return _dumbbell(frame, f"default_{measure}", f"motivation_{measure}", "default", "motivation",
+    return _dumbbell(frame, f"{DEFAULT_CONDITION}_{measure}", f"{MOTIVATION_CONDITION}_{measure}", DEFAULT_CONDITION,
+                    MOTIVATION_CONDITION,
                      families, marks, title)
 
 
@@ -271,7 +261,7 @@ def _predictor_label(name: str) -> str:
         return name
     kind, value = name.split(":", 1)
     if kind == "type":
-        return f"format: {type_label(value)}"
+        return f"format: {format_label(value)}"
     if kind == "has_image":
         return "has an image"
     if kind == "language":
@@ -283,13 +273,13 @@ def figure_delta_heatmap(per_model_type: pd.DataFrame, *, value: str = "delta",
                          title: str | None = None) -> go.Figure:
     """Model x format heatmap of motivation minus default, in percentage points (diverging scale)."""
     grid = per_model_type.pivot_table(index="model", columns="type", values=value, aggfunc="mean")
-    types = [t for t in TYPE_ORDER if t in grid.columns] + [t for t in grid.columns if t not in TYPE_ORDER]
+    types = ordered_formats(grid.columns)
     grid = grid[types]
     z = np.round(grid.to_numpy(dtype=float) * 100.0, 1)
     lim = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     text = [["" if np.isnan(v) else f"{v:+.0f}" for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
-        z=z, x=[type_label(t) for t in types], y=list(grid.index), zmin=-lim, zmax=lim, zmid=0,
+        z=z, x=[format_label(t) for t in types], y=list(grid.index), zmin=-lim, zmax=lim, zmid=0,
         colorscale="RdBu", text=text, texttemplate="%{text}", colorbar=dict(title="pp"),
         hovertemplate="%{y}<br>%{x}: %{z:+.1f} pp<extra></extra>",
     ))
@@ -304,7 +294,7 @@ def figure_language_mcq(by_language: pd.DataFrame, *, families: Mapping[str, str
     palette = {"it": "#009246", "en": "#012169"}
     for lang, sub in by_language.groupby("language", sort=True):
         mean = _pct(sub["mean"])
-        fig.add_bar(x=sub["model"], y=mean, name={"it": "Italian", "en": "English"}.get(lang, lang),
+        fig.add_bar(x=sub["model"], y=mean, name=language_label(lang),
                     marker_color=palette.get(lang, "#777"),
                     error_y=dict(type="data", symmetric=False, array=_pct(sub["ci_high"]) - mean,
                                  arrayminus=mean - _pct(sub["ci_low"])),
@@ -329,7 +319,7 @@ def figure_spread(spread: pd.DataFrame, *, families: Mapping[str, str] | None = 
     fig = go.Figure(go.Bar(
         y=frame["model"], x=_pct(frame["spread"]), orientation="h",
         marker_color=[family_colour(f) for f in fams],
-        text=[f"{type_label(b)} vs {type_label(w)}" for b, w in zip(frame["best_type"], frame["worst_type"])],
+        text=[f"{format_label(b)} vs {format_label(w)}" for b, w in zip(frame["best_type"], frame["worst_type"])],
         textposition="auto",
         hovertemplate="%{y}<br>spread %{x:.1f} pp<br>%{text}<extra></extra>",
     ))

@@ -21,9 +21,10 @@ from typing import Callable
 from .errors import UserError
 from .store import Store
 from .store.core import PROJECT_ROOT
+from .vocab import DEFAULT_DATASET, DEMO_KIND
 
 DEMO_DIR = PROJECT_ROOT / "data" / "demo"
-DEMO_DATASET = "demo"
+DEMO_DATASET = DEFAULT_DATASET
 DEMO_TITLE = "EduArt Studio demo (original items, simulated respondents)"
 DEMO_SEED = 2026
 DEMO_MODELS = 8
@@ -98,7 +99,7 @@ def _import_demo_items(store: Store, records: list[dict]) -> None:
     with tempfile.TemporaryDirectory(prefix="eduart-plates-") as tmp:
         root = Path(tmp)
         write_plates(root / PLATES_FOLDER)
-        upsert_items(store, records, DEMO_DATASET, "demo", images_root=root)
+        upsert_items(store, records, DEMO_DATASET, DEMO_KIND, images_root=root)
 
 
 def _populate(store: Store, say: Progress) -> dict:
@@ -109,7 +110,7 @@ def _populate(store: Store, say: Progress) -> dict:
 
     started = time.perf_counter()
     say("demo: importing demo items and study plates")
-    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, "demo", simulated=True,
+    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, DEMO_KIND, simulated=True,
                    description="Original items written for EduArt Studio, answered by simulated models.")
     records = load_demo_records()
     _import_demo_items(store, records)

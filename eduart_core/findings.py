@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .charts import type_label
+from .vocab import DEFAULT_CONDITION, format_label
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
     return Finding(head, detail, "Wilson score 95% interval")
 
 
-def hardest_format_finding(type_means: pd.DataFrame, condition: str = "default") -> Finding | None:
+def hardest_format_finding(type_means: pd.DataFrame, condition: str = DEFAULT_CONDITION) -> Finding | None:
     """The format where even the best model stays lowest."""
     if type_means is None or type_means.empty:
         return None
@@ -82,13 +82,13 @@ def hardest_format_finding(type_means: pd.DataFrame, condition: str = "default")
     t = best.idxmin()
     n = int(tm[tm["type"] == t]["n"].max()) if "n" in tm else 0
     return Finding(
-        f"On {type_label(t).lower()} every model is below {np.ceil(100 * best[t]):.0f}%.",
+        f"On {format_label(t).lower()} every model is below {np.ceil(100 * best[t]):.0f}%.",
         f"The best model's mean item score on this format is {_p(best[t])} (n = {n} items per model), "
         "the lowest top score of any format.",
         "descriptive (format means with Wilson 95% intervals)")
 
 
-def spread_finding(type_means: pd.DataFrame, condition: str = "default") -> Finding | None:
+def spread_finding(type_means: pd.DataFrame, condition: str = DEFAULT_CONDITION) -> Finding | None:
     """How much the format changes a model's score: the largest best-minus-worst gap."""
     if type_means is None or type_means.empty:
         return None
@@ -150,7 +150,7 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
 
 def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = None,
                  effect: pd.DataFrame | None = None, regression: pd.DataFrame | None = None,
-                 image: pd.DataFrame | None = None, condition: str = "default") -> list[Finding]:
+                 image: pd.DataFrame | None = None, condition: str = DEFAULT_CONDITION) -> list[Finding]:
     """Three to six findings, most important first; missing inputs are skipped."""
     candidates = [
         leader_finding(board),

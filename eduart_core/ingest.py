@@ -25,7 +25,8 @@ from .errors import UserError
 from .store import Store
 from .store.core import PROJECT_ROOT
 from .store.items import ImportReport, PreparedItem, prepare_items, store_prepared
-from .store.runs import CONDITIONS, add_responses_con, create_run_con, current_items_con, ensure_dataset_con, \
+from .vocab import BENCHMARK_KIND, CONDITIONS
+from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, \
     ensure_model_con
 
 MODELS_CSV = PROJECT_ROOT / "data" / "reference" / "models.csv"
@@ -294,5 +295,5 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
             )
             report.runs += 1
         report.models = sorted(models.values())
-        ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind="benchmark")
+        ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)
     return report

@@ -13,23 +13,19 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from eduart_core.text import letter_id, norm_id, norm_strict
+from eduart_core.vocab import BENCHMARK_LANGUAGES, EDUART_FORMATS
 
 __all__ = [
-    "ITEM_TYPES", "BLANK_TYPES", "CHOICE_TYPES", "LANGUAGES", "RECORD_FIELDS",
+    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS",
     "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
     "render_prompt_text", "blank_ids",
 ]
 
-ITEM_TYPES: tuple[str, ...] = (
-    "multiple_choice_radio", "multiple_choice_check", "true_false", "positioning",
-    "completion_closed", "completion_open", "select_errors",
-)
 #: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
 BLANK_TYPES: frozenset[str] = frozenset({"positioning", "completion_closed", "completion_open"})
 #: Types whose `choices` are `[{"id", "text"}]` objects.
 CHOICE_TYPES: frozenset[str] = frozenset(
     {"multiple_choice_radio", "multiple_choice_check", "true_false"})
-LANGUAGES: frozenset[str] = frozenset({"it", "en"})
 
 #: Canonical key order of `Item.to_record()` and `normalise_record()`.
 RECORD_FIELDS: tuple[str, ...] = (
@@ -214,8 +210,8 @@ def _nonempty_str(value: Any) -> bool:
 def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool] | None) -> None:
     if not _nonempty_str(rec["item_id"]):
         out.add("item_id", "missing item_id")
-    if rec["language"] not in LANGUAGES:
-        out.add("language", f"must be 'it' or 'en', got {rec['language']!r}")
+    if rec["language"] not in BENCHMARK_LANGUAGES:
+        out.add("language", f"must be {' or '.join(map(repr, BENCHMARK_LANGUAGES))}, got {rec['language']!r}")
     qt = rec["question_text"]
     if qt is not None and not isinstance(qt, str):
         out.add("question_text", f"must be a string or null, got {type(qt).__name__}")
@@ -386,7 +382,7 @@ def _check_select_errors(rec: dict, out: _Problems) -> None:
 def _problems_of(rec: dict, image_exists: Callable[[str], bool] | None) -> list[tuple[str, str]]:
     out = _Problems()
     item_type = rec["type"]
-    if item_type not in ITEM_TYPES:
+    if item_type not in EDUART_FORMATS:
         out.add("type", f"unknown type {item_type!r}")
     _check_common(rec, out, image_exists)
     if not isinstance(rec["answers"], list):

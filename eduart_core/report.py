@@ -16,6 +16,7 @@ import plotly.io as pio
 from . import charts, findings, views
 from .store import Store
 from .views import EmptySelection, Filters, ItemLevelUnavailable
+from .vocab import DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE
 
 FIGURE_IDS = ("fig-difficulty-discrimination", "fig-format-heatmap", "fig-motivation", "fig-images")
 
@@ -62,8 +63,8 @@ def _figure(fig, div_id: str, first: bool) -> str:
                        config={"displaylogo": False, "responsive": True})
 
 
-def build_report(store_path: str, *, profile: str = "strict", dataset: str = "demo",
-                 condition: str = "default") -> str:
+def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
+                 condition: str = DEFAULT_CONDITION) -> str:
     """The report as one HTML string (no external URLs; plotly.js embedded once)."""
     store = Store(store_path)
     version = int(store.data_version())

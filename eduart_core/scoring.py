@@ -18,12 +18,12 @@ from typing import Any, Callable, Mapping
 from rapidfuzz import fuzz
 
 from eduart_core.answers import ParsedAnswer, parse_answer, parse_answer_paper
-from eduart_core.items import ITEM_TYPES, Item, keyed_answers
+from eduart_core.items import Item, keyed_answers
+from eduart_core.vocab import DEFAULT_PROFILE, EDUART_FORMATS, PAPER_PROFILE, PROFILES
 from eduart_core.text import norm_id, norm_paper, norm_strict
 
-__all__ = ["PROFILES", "ItemScore", "score_item"]
+__all__ = ["ItemScore", "score_item"]
 
-PROFILES: tuple[str, ...] = ("strict", "paper")
 
 _TRUE_WORDS = frozenset({"true", "vero", "t", "v", "1"})
 _FALSE_WORDS = frozenset({"false", "falso", "f", "0"})
@@ -43,7 +43,7 @@ class ItemScore:
     correct: bool
     details: list[dict] = field(default_factory=list)
     parse_error: str | None = None
-    profile: str = "strict"
+    profile: str = DEFAULT_PROFILE
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +358,7 @@ def _missing_details(item_type: str, gold: list[dict]) -> list[dict]:
              "right": False} for a in gold]
 
 
-def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = "strict", *,
+def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAULT_PROFILE, *,
                fuzzy_threshold: float = 90) -> ItemScore:
     """Score `answer` (raw response string, dict with `Answers`, the Answers list, or a
     `ParsedAnswer`) against `item` (an `Item` or a record dict) under `profile`.
@@ -369,9 +369,9 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = "stri
     if profile not in PROFILES:
         raise ValueError(f"unknown scoring profile {profile!r}; use one of {', '.join(PROFILES)}")
     item_type, gold = _gold_of(item)
-    if item_type not in ITEM_TYPES:
+    if item_type not in EDUART_FORMATS:
         raise ValueError(f"cannot score an item of unknown type {item_type!r}")
-    if profile == "paper":
+    if profile == PAPER_PROFILE:
         score, details, error = _score_paper(item_type, gold, answer)
     else:
         score, details, error = _score_strict(item_type, gold, answer, fuzzy_threshold)

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .items import ITEM_TYPES
+from .vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, EDUART_FORMATS
 
 # Published item counts per format (871 items), in published order.
-PUBLISHED_MIX: dict[str, int] = dict(zip(ITEM_TYPES, (370, 117, 83, 108, 69, 75, 49)))
+PUBLISHED_MIX: dict[str, int] = dict(zip(EDUART_FORMATS, (370, 117, 83, 108, 69, 75, 49)))
 # Formats scored with partial credit, and the number of parts a simulated item has.
 _PARTS = {"multiple_choice_check": 4, "positioning": 4, "completion_closed": 3,
           "completion_open": 3, "select_errors": 4}
@@ -36,7 +36,7 @@ def scaled_mix(items: int) -> dict[str, int]:
 
 
 def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
-                     conditions: Sequence[str] = ("default", "motivation"),
+                     conditions: Sequence[str] = CONDITIONS,
                      categorical: bool = False) -> pd.DataFrame:
     """One row per model x condition x item with the long score-frame columns.
 
@@ -69,7 +69,7 @@ def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
     base = rng.binomial(np.broadcast_to(parts, prob.shape), prob) / parts
     blocks = []
     for c, cond in enumerate(conditions):
-        if c == 0 or cond == "default":
+        if c == 0 or cond == DEFAULT_CONDITION:
             scores = base
         else:
             fresh = rng.binomial(np.broadcast_to(parts, prob.shape),
@@ -98,7 +98,7 @@ def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
         "type": column(type_cats, type_codes[item_codes]),
         "language": column(lang_cats, lang_codes[item_codes]),
         "has_image": has_image[item_codes],
-        "profile": "strict",
+        "profile": DEFAULT_PROFILE,
         "score": score,
         "correct": score >= 0.5,
         "family": "Simulated",

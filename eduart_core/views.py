@@ -19,10 +19,9 @@ import numpy as np
 import pandas as pd
 
 from . import analysis
-from .items import ITEM_TYPES
+from .vocab import (ALL_ITEMS, DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, MCQ_TYPE, MOTIVATION_CONDITION,
+                    PAPER_PROFILE, STRICT_PROFILE, image_wanted, ordered_formats)
 from .store import Store
-
-CONDITIONS = ("default", "motivation")
 
 
 class ItemLevelUnavailable(Exception):
@@ -37,13 +36,13 @@ class EmptySelection(Exception):
 class Filters:
     """What the sidebar selects; hashable so it can key a cache."""
 
-    dataset: str = "demo"
-    profile: str = "strict"
-    condition: str = "default"
+    dataset: str = DEFAULT_DATASET
+    profile: str = DEFAULT_PROFILE
+    condition: str = DEFAULT_CONDITION
     models: tuple[str, ...] = ()          # empty = all models
     types: tuple[str, ...] = ()           # empty = all formats
     languages: tuple[str, ...] = ()       # empty = both languages
-    image: str = "all"                    # all | with | without
+    image: str = ALL_ITEMS                # vocab.IMAGE_FILTERS
 
     def with_(self, **changes) -> "Filters":
         return replace(self, **changes)
@@ -103,13 +102,7 @@ def reference_type_means(store_path: str, version: int, dataset: str) -> pd.Data
     """Published per-model per-type means as the analysis ``type_scores`` frame (fractions)."""
     from .store import reference
 
-    frame = reference.read_reference_type_scores(Store(store_path), dataset)
-    frame = frame.rename(columns={"display_name": "model", "mean_pct": "mean", "wilson_ci_low_pct": "ci_low",
-                                  "wilson_ci_high_pct": "ci_high"})
-    for col in ("mean", "ci_low", "ci_high"):
-        if col in frame and frame[col].max() > 1.5:  # stored in percent
-            frame[col] = frame[col] / 100.0
-    return frame
+    return analysis.published_type_means(reference.read_reference_type_scores(Store(store_path), dataset))
 
 
 @lru_cache(maxsize=4)
@@ -117,13 +110,7 @@ def reference_motivation(store_path: str, version: int, dataset: str) -> pd.Data
     """Published pooled paired motivation comparison (fractions)."""
     from .store import reference
 
-    frame = reference.read_reference_motivation(Store(store_path), dataset)
-    frame = frame.rename(columns={"display_name": "model"})
-    for col in list(frame.columns):
-        if col.endswith("_pct") or col.endswith("_pp"):
-            base = col.rsplit("_", 1)[0]
-            frame[base] = frame[col] / 100.0
-    return frame
+    return analysis.pooled_motivation_fractions(reference.read_reference_motivation(Store(store_path), dataset))
 
 
 # ---------------------------------------------------------------- filtering
@@ -137,8 +124,9 @@ def apply_filters(frame: pd.DataFrame, filters: Filters, *, condition: bool = Fa
         mask &= frame["type"].isin(filters.types).to_numpy()
     if filters.languages and "language" in frame:
         mask &= frame["language"].isin(filters.languages).to_numpy()
-    if filters.image != "all" and "has_image" in frame:
-        mask &= (frame["has_image"].astype(bool) == (filters.image == "with")).to_numpy()
+    wanted = image_wanted(filters.image)
+    if wanted is not None and "has_image" in frame:
+        mask &= (frame["has_image"].astype(bool) == wanted).to_numpy()
     if condition and "condition" in frame:
         mask &= (frame["condition"] == filters.condition).to_numpy()
     return frame[mask]
@@ -173,7 +161,7 @@ def type_means(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """``type_scores`` for the selection, from item rows or from published aggregates."""
     if dataset_flags(store_path, version, filters.dataset)["aggregate_only"]:
         frame = reference_type_means(store_path, version, filters.dataset)
-        frame = apply_filters(frame, filters.with_(languages=(), image="all"))
+        frame = apply_filters(frame, filters.with_(languages=(), image=ALL_ITEMS))
         if frame.empty:
             raise EmptySelection("No published scores match the current selection.")
         return frame.reset_index(drop=True)
@@ -197,22 +185,8 @@ def leaderboard(store_path: str, version: int, filters: Filters) -> pd.DataFrame
 def motivation(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """Per model default vs motivation (macro and micro) with the paired tests."""
     if dataset_flags(store_path, version, filters.dataset)["aggregate_only"]:
-        tm = type_means(store_path, version, filters)
-        macro = analysis.macro_from_type_means(tm)
-        wide = macro.pivot_table(index="model", columns="condition", values="macro")
-        out = pd.DataFrame({"model": wide.index, "default_macro": wide.get("default"),
-                            "motivation_macro": wide.get("motivation")}).reset_index(drop=True)
-        out["delta_macro"] = out["motivation_macro"] - out["default_macro"]
-        try:
-            ref = reference_motivation(store_path, version, filters.dataset)
-        except Exception:  # the pooled comparison is optional
-            ref = pd.DataFrame(columns=["model"])
-        keep = ["default_micro", "motivation_micro", "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high",
-                "p_ttest", "n_paired", "n_improved", "n_same", "n_degraded"]
-        ref = ref[["model"] + [c for c in keep if c in ref]]
-        out = out.merge(ref, on="model", how="left")
-        out["p_wilcoxon"] = np.nan
-        return out.dropna(subset=["default_macro", "motivation_macro"])
+        macro = analysis.macro_from_type_means(type_means(store_path, version, filters))
+        return analysis.published_motivation(macro, reference_motivation(store_path, version, filters.dataset))
     frame = filtered_scores(store_path, version, filters)
     return analysis.motivation_effect(frame)
 
@@ -220,11 +194,7 @@ def motivation(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
 def motivation_types(store_path: str, version: int, filters: Filters):
     """(per-type Table 9 frame, per model x type delta frame)."""
     if dataset_flags(store_path, version, filters.dataset)["aggregate_only"]:
-        tm = type_means(store_path, version, filters)
-        wide = tm.pivot_table(index=["model", "type"], columns="condition", values="mean").reset_index()
-        wide["delta"] = wide["motivation"] - wide["default"]
-        table = wide.groupby("type")["delta"].agg(mean_delta="mean", min_delta="min", max_delta="max").reset_index()
-        return table, wide[["model", "type", "delta"]]
+        return analysis.published_motivation_by_type(type_means(store_path, version, filters))
     frame = filtered_scores(store_path, version, filters)
     return analysis.motivation_by_type(frame), analysis.motivation_by_model_type(frame)
 
@@ -272,22 +242,15 @@ def regression(store_path: str, version: int, filters: Filters, *, clustered: bo
 
 def image_effect(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """Per model accuracy with vs without an image, in the selected condition."""
-    frame = filtered_scores(store_path, version, filters.with_(image="all"))
+    frame = filtered_scores(store_path, version, filters.with_(image=ALL_ITEMS))
     return analysis.image_effect(frame, condition=filters.condition)
 
 
 def spread(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """Best and worst format per model in the selected condition."""
     if dataset_flags(store_path, version, filters.dataset)["aggregate_only"]:
-        tm = type_means(store_path, version, filters)
-        tm = tm[tm["condition"] == filters.condition]
-        rows = []
-        for model, sub in tm.groupby("model"):
-            best, worst = sub.loc[sub["mean"].idxmax()], sub.loc[sub["mean"].idxmin()]
-            rows.append({"model": model, "best_type": best["type"], "best_mean": best["mean"],
-                         "worst_type": worst["type"], "worst_mean": worst["mean"],
-                         "spread": best["mean"] - worst["mean"]})
-        return pd.DataFrame(rows)
+        spread = analysis.published_format_spread(type_means(store_path, version, filters))
+        return spread[spread["condition"] == filters.condition].reset_index(drop=True)
     frame = filtered_scores(store_path, version, filters, condition=True)
     return analysis.format_spread(frame)
 
@@ -295,7 +258,7 @@ def spread(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
 def mcq_by_language(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """Multiple-choice (single answer) accuracy per model and language, with Wilson intervals."""
     frame = filtered_scores(store_path, version, filters.with_(types=(), languages=()), condition=True)
-    frame = frame[frame["type"] == "multiple_choice_radio"]
+    frame = frame[frame["type"] == MCQ_TYPE]
     if frame.empty:
         raise EmptySelection("No multiple-choice items in the current selection.")
     out = []
@@ -308,15 +271,15 @@ def mcq_by_language(store_path: str, version: int, filters: Filters) -> pd.DataF
 
 def profile_impact(store_path: str, version: int, filters: Filters) -> pd.DataFrame:
     """Per model and format: paper minus strict mean (the published scorer's quirks made visible)."""
-    strict = filtered_scores(store_path, version, filters.with_(profile="strict"), condition=True)
-    paper = filtered_scores(store_path, version, filters.with_(profile="paper"), condition=True)
+    strict = filtered_scores(store_path, version, filters.with_(profile=STRICT_PROFILE), condition=True)
+    paper = filtered_scores(store_path, version, filters.with_(profile=PAPER_PROFILE), condition=True)
     return analysis.profile_impact(strict, paper)
 
 
 def profile_examples(store_path: str, version: int, filters: Filters, limit: int = 3) -> pd.DataFrame:
     """Responses whose score differs between profiles, a few per format (the rules that differ)."""
-    strict = filtered_scores(store_path, version, filters.with_(profile="strict"), condition=True)
-    paper = filtered_scores(store_path, version, filters.with_(profile="paper"), condition=True)
+    strict = filtered_scores(store_path, version, filters.with_(profile=STRICT_PROFILE), condition=True)
+    paper = filtered_scores(store_path, version, filters.with_(profile=PAPER_PROFILE), condition=True)
     keys = ["model", "condition", "item_id"]
     both = strict[keys + ["type", "score"]].merge(paper[keys + ["score"]], on=keys, suffixes=("_strict", "_paper"))
     both["difference"] = both["score_paper"] - both["score_strict"]
@@ -405,9 +368,9 @@ def item_changes(store_path: str, version: int, filters: Filters, model: str, li
     """Items whose score changed most between default and motivation for one model."""
     frame = filtered_scores(store_path, version, filters.with_(models=(model,)))
     wide = frame.pivot_table(index=["item_id", "type"], columns="condition", values="score").reset_index()
-    if not {"default", "motivation"} <= set(wide.columns):
-        return pd.DataFrame(columns=["item_id", "type", "default", "motivation", "delta"])
-    wide["delta"] = wide["motivation"] - wide["default"]
+    if not {DEFAULT_CONDITION, MOTIVATION_CONDITION} <= set(wide.columns):
+        return pd.DataFrame(columns=["item_id", "type", DEFAULT_CONDITION, MOTIVATION_CONDITION, "delta"])
+    wide["delta"] = wide[MOTIVATION_CONDITION] - wide[DEFAULT_CONDITION]
     wide = wide[wide["delta"].abs() > 1e-9]
     return wide.reindex(wide["delta"].abs().sort_values(ascending=False).index).head(limit).reset_index(drop=True)
 
@@ -440,9 +403,7 @@ def _summary_rows(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 def reference_items_by_format(type_means: pd.DataFrame, condition: str) -> tuple[pd.Series, int]:
     """Items per format of an aggregate-only dataset (the n behind its type means), and its model count."""
-    tm = type_means[type_means["condition"] == condition]
-    counts = tm.groupby("type")["n"].max().reindex(list(ITEM_TYPES)).dropna().astype(int)
-    return counts, int(tm["model"].nunique())
+    return analysis.published_items_by_format(type_means, condition)
 
 
 def _token_lengths(records) -> tuple[pd.Series, str]:

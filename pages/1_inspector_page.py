@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from eduart_core import charts, views
+from eduart_core import charts, vocab, views
 from pages import common
 
 filters = common.page_start(
@@ -34,7 +34,7 @@ cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "
 st.caption(f"{len(shown)} of {len(table)} items; p and r_pb over the selected models, condition "
            f"{filters.condition}, {common.scoring_label(filters)}. Click a row to open the item.")
 event = st.dataframe(
-    shown[cols].assign(type=shown["type"].map(charts.type_label)), hide_index=True, width="stretch", height=280,
+    shown[cols].assign(type=shown["type"].map(vocab.format_label)), hide_index=True, width="stretch", height=280,
     key="insp_table", on_select="rerun", selection_mode="single-row",
     column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
                    "r_pb": st.column_config.NumberColumn("discrimination r_pb", format="%.2f"),
@@ -99,7 +99,7 @@ with left:
             st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
 with right:
     st.markdown(f"#### {html.escape(str(record.get('question_title') or current))}")
-    st.caption(f"{charts.type_label(record.get('type', ''))} · {common.LANGUAGES.get(record.get('language'), '')}"
+    st.caption(f"{vocab.format_label(record.get('type', ''))} · {vocab.language_label(record.get('language'))}"
                f" · source {record.get('source') or '—'} · version {item.get('version', '—')}")
     if record.get("instructions"):
         st.markdown(f"*{record['instructions']}*")
@@ -156,7 +156,7 @@ st.markdown(f"**{n_right} of {len(latest)}** model answers are right under the {
 for model, sub in latest.groupby("model", sort=True):
     st.markdown(f"**{model}**")
     cols = st.columns(2)
-    for col, cond in zip(cols, ("default", "motivation")):
+    for col, cond in zip(cols, vocab.CONDITIONS):
         r = sub[sub["condition"] == cond]
         with col:
             if r.empty:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts
+from eduart_core import charts, vocab
 from pages import common
 
 filters = common.page_start(
@@ -61,7 +61,7 @@ common.table(diff, "difficulty_categories",
              "Difficulty categories (published Table 6): very easy p >= .90, easy .70-.90, medium .30-.70, "
              "hard .10-.30, very hard < .10", percent=("share",))
 disc = summary["discrimination"].assign(format=lambda d: d["type"].map(lambda t: "All formats" if t == "all"
-                                                                         else charts.type_label(t)))
+                                                                         else vocab.format_label(t)))
 common.table(disc[["format", "n", "mean_r_pb", "good", "fair", "poor"]], "discrimination_by_format",
              "Discrimination by format (published Table 7): good r_pb >= .30, fair .10-.30, poor < .10")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings
+from eduart_core import charts, vocab, findings
 from pages import common
 
 filters = common.page_start(
@@ -21,7 +21,7 @@ common.chart(
     "format_heatmap", story=hardest.headline if hardest else None, caption=
     f"Mean score per model and format (0-100), models sorted by macro average; condition {filters.condition}, "
     f"{common.scoring_label(filters)}; items per format: "
-    + ", ".join(f"{charts.type_label(t)} {int(n)}" for t, n in n_by_type.reindex(charts.TYPE_ORDER).dropna().items())
+    + ", ".join(f"{vocab.format_label(t)} {int(n)}" for t, n in n_by_type.reindex(vocab.ordered_formats(n_by_type.index)).items())
     + ".")
 
 mcq = board[["rank", "model", "mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro"]].copy()
@@ -49,7 +49,7 @@ try:
     n_lang = by_lang.groupby("language")["n"].max()
     common.chart(charts.figure_language_mcq(by_lang, families=fam), "mcq_language",
                  "Single-answer multiple choice is the one format asked in both languages; bars show accuracy "
-                 "with 95% Wilson intervals (n = " + ", ".join(f"{common.LANGUAGES.get(k, k)} {int(v)}"
+                 "with 95% Wilson intervals (n = " + ", ".join(f"{vocab.language_label(k)} {int(v)}"
                                                                for k, v in n_lang.items()) + " items).")
 except common.EmptySelection as exc:
     st.info(str(exc))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings
+from eduart_core import charts, vocab, findings
 from pages import common
 
 filters = common.page_start(
@@ -49,7 +49,7 @@ with common.guard():
     by_type, per_model = common.view("motivation_types", filters)
 common.chart(charts.figure_delta_heatmap(per_model), "motivation_heatmap",
              "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).")
-tbl = by_type.assign(format=by_type["type"].map(charts.type_label))
+tbl = by_type.assign(format=by_type["type"].map(vocab.format_label))
 common.table(tbl[["format", "mean_delta", "min_delta", "max_delta"]], "motivation_by_type",
              "Mean, lowest and highest change over models per format (percentage points; published Table 9)",
              percent=("mean_delta", "min_delta", "max_delta"))
@@ -70,10 +70,10 @@ with common.guard():
 if changes.empty:
     st.caption("No item changed its score for this model.")
 else:
-    changes = changes.assign(type=changes["type"].map(charts.type_label),
+    changes = changes.assign(type=changes["type"].map(vocab.format_label),
                              inspect=[common.inspector_link(i) for i in changes["item_id"]])
     common.table(changes, "item_changes", f"Items whose score changed most for {model} (score in percent)",
-                 essential=True, percent=("default", "motivation", "delta"),
+                 essential=True, percent=(*vocab.CONDITIONS, "delta"),
                  column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})
     pick = st.selectbox("Open an item in the inspector", [""] + list(changes["item_id"]), key="mot_open")
     if pick:

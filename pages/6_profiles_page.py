@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts
+from eduart_core import charts, vocab
 from pages import common
 
 filters = common.page_start(
@@ -16,7 +16,7 @@ n_changed = int(impact["n_changed"].sum()) if "n_changed" in impact else 0
 common.chart(charts.figure_profile_impact(impact), "profile_impact",
              f"Paper minus strict mean score per model and format, percentage points; condition {filters.condition}; "
              f"{n_changed} model x item scores differ between the profiles.")
-tbl = impact.assign(format=impact["type"].map(charts.type_label))
+tbl = impact.assign(format=impact["type"].map(vocab.format_label))
 cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
 common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",
              percent=("strict_mean", "paper_mean", "delta"))
@@ -44,8 +44,8 @@ else:
                          "and treats an unparseable response as one long prediction.",
     }
     for t, sub in examples.groupby("type", sort=False):
-        st.markdown(f"**{charts.type_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")
+        st.markdown(f"**{vocab.format_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")
         shown = sub.assign(inspect=[common.inspector_link(i) for i in sub["item_id"]])
         common.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],
-                     f"examples_{t}", f"Examples ({charts.type_label(t)})", essential=True,
+                     f"examples_{t}", f"Examples ({vocab.format_label(t)})", essential=True,
                      column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})

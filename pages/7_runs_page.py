@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core.errors import UserError
-from eduart_core.items import ITEM_TYPES
+from eduart_core import vocab
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background
@@ -60,18 +60,20 @@ ready = {k: m for k, m in registry.items() if status.get(m.provider, {}).get("co
 labels = {k: f"{m.display_name} ({k})" + ("" if k in ready else " — no credentials") for k, m in registry.items()}
 c1, c2 = st.columns(2)
 with c1:
-    dataset = st.selectbox("Dataset", datasets, index=datasets.index("demo") if "demo" in datasets else 0,
+    dataset = st.selectbox("Dataset", datasets, index=datasets.index(vocab.default_dataset(datasets)),
                            key="runs_dataset")
     models = st.multiselect("Models", list(registry), default=["chance"] if "chance" in registry else [],
                             format_func=labels.get, key="runs_models")
-    condition = st.radio("Condition", ["default", "motivation", "both"], horizontal=True, key="runs_condition",
+    condition = st.radio("Condition", [*vocab.CONDITIONS, vocab.BOTH_CONDITIONS], horizontal=True, key="runs_condition",
                          help="'both' launches the two conditions of each model as one linked pair.")
     concurrency = st.slider("Concurrent requests", 1, 64, 8, key="runs_concurrency")
     rpm = st.number_input("Requests per minute limit (0 = none)", 0, 100000, 0, key="runs_rpm")
 with c2:
-    types = st.multiselect("Formats", list(ITEM_TYPES), key="runs_types")
-    languages = st.multiselect("Languages", ["it", "en"], key="runs_languages")
-    image = st.radio("Images", ["all", "with image", "without image"], horizontal=True, key="runs_image")
+    types = st.multiselect("Formats", list(vocab.format_names()), key="runs_types", format_func=vocab.format_label)
+    languages = st.multiselect("Languages", common.languages_of(dataset), key="runs_languages",
+                               format_func=vocab.language_label)
+    image = st.radio("Images", list(vocab.IMAGE_FILTERS), horizontal=True, key="runs_image",
+                     format_func=vocab.IMAGE_FILTERS.get)
     sample = st.number_input("Stratified sample size (0 = all items)", 0, 100000, 0, key="runs_sample")
     repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", 0, 20, 0,
                              key="runs_repeat")
@@ -88,9 +90,9 @@ if types:
     filters.append("type=" + "|".join(types))
 if languages:
     filters.append("language=" + "|".join(languages))
-if image != "all":
-    filters.append(f"image={'true' if image == 'with image' else 'false'}")
-options = LaunchOptions(models=list(models), conditions=["default", "motivation"] if condition == "both" else [condition],
+if image != vocab.ALL_ITEMS:
+    filters.append(f"image={image}")
+options = LaunchOptions(models=list(models), conditions=vocab.expand_conditions(condition),
                         items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
                         dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
                         text_only=image_policy == "text only", refuse_images=image_policy == "skip them")

@@ -21,13 +21,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from eduart_core import exports, views  # noqa: E402
-from eduart_core.charts import TYPE_ORDER, family_colour, type_label  # noqa: E402
+from eduart_core.charts import family_colour  # noqa: E402
+from eduart_core.vocab import (ALL_ITEMS, CONDITION_HELP, CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, IMAGE_FILTERS, PROFILE_HELP, PROFILES,  # noqa: E402
+                               BENCHMARK_LANGUAGES, default_dataset, format_label, format_names, language_label)
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path  # noqa: E402
 from eduart_core.views import EmptySelection, Filters, ItemLevelUnavailable  # noqa: E402
 
-LANGUAGES = {"it": "Italian", "en": "English"}
-IMAGE_CHOICES = {"all": "All items", "with": "With image", "without": "Without image"}
-PROFILE_HELP = ("strict (default): corrected scoring. paper: reproduces the published scorer, quirks included.")
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
@@ -143,15 +142,15 @@ def _load_query_params(datasets: list[str], models_of: Callable[[str], list[str]
     if st.session_state.get("_qp_loaded"):
         return
     qp = st.query_params
-    valid = {"f_dataset": datasets, "f_profile": ["strict", "paper"], "f_condition": ["default", "motivation"],
-             "f_image": list(IMAGE_CHOICES)}
+    valid = {"f_dataset": datasets, "f_profile": list(PROFILES), "f_condition": list(CONDITIONS),
+             "f_image": list(IMAGE_FILTERS)}
     for param, key in _SCALARS.items():
         value = qp.get(param)
         if value is not None and value in valid[key]:
             st.session_state[key] = value
-    fallback = "demo" if "demo" in datasets else (datasets[0] if datasets else "")
-    dataset = st.session_state.get("f_dataset", fallback)
-    list_valid = {"f_models": models_of(dataset), "f_types": TYPE_ORDER, "f_languages": list(LANGUAGES)}
+    dataset = st.session_state.get("f_dataset", default_dataset(datasets))
+    list_valid = {"f_models": models_of(dataset), "f_types": list(format_names()),
+                  "f_languages": languages_of(dataset)}
     for param, key in _LISTS.items():
         values = [v for v in qp.get_all(param) if v in list_valid[key]]
         if values:
@@ -164,11 +163,11 @@ def _load_query_params(datasets: list[str], models_of: Callable[[str], list[str]
 def _write_query_params(filters: Filters) -> None:
     """Mirror the current filters in the URL so the view can be shared as a link."""
     wanted: dict[str, str | list[str]] = {"dataset": filters.dataset}
-    if filters.profile != "strict":
+    if filters.profile != DEFAULT_PROFILE:
         wanted["profile"] = filters.profile
-    if filters.condition != "default":
+    if filters.condition != DEFAULT_CONDITION:
         wanted["condition"] = filters.condition
-    if filters.image != "all":
+    if filters.image != ALL_ITEMS:
         wanted["image"] = filters.image
     if filters.models:
         wanted["models"] = list(filters.models)
@@ -207,7 +206,7 @@ def sidebar() -> Filters:
         st.error("The store holds no dataset yet. Import one (`python -m eduart_core import-eduart ...`) or build the demo.")
         st.stop()
     names = list(ds["dataset"])
-    default_ds = "demo" if "demo" in names else names[0]
+    default_ds = default_dataset(names)
     _load_query_params(names, lambda d: _models_of(path, version, d, model_table))
     if st.session_state.get("f_dataset") not in names:
         st.session_state["f_dataset"] = default_ds
@@ -223,19 +222,20 @@ def sidebar() -> Filters:
         if "f_models" in st.session_state:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
         pres = presentation()
-        condition = st.radio("Prompt condition", ["default", "motivation"], key="f_condition", horizontal=True,
-                             help="default: answer only. motivation: the model also justifies its answer.")
+        condition = st.radio("Prompt condition", list(CONDITIONS), key="f_condition", horizontal=True,
+                             help=CONDITION_HELP)
         chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
                                 format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
                                 help="Grouped by family; each family keeps its colour on every chart.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
-        profile = technical.radio("Scoring profile", ["strict", "paper"], key="f_profile", horizontal=True,
+        profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
                            help=PROFILE_HELP)
-        types = technical.multiselect("Formats (empty = all)", TYPE_ORDER, key="f_types", format_func=type_label,
+        types = technical.multiselect("Formats (empty = all)", list(format_names()), key="f_types",
+                                      format_func=format_label,
                                disabled=False)
-        langs = technical.multiselect("Languages (empty = both)", list(LANGUAGES), key="f_languages",
-                               format_func=lambda x: LANGUAGES.get(x, x))
-        image = technical.radio("Images", list(IMAGE_CHOICES), key="f_image", format_func=IMAGE_CHOICES.get,
+        langs = technical.multiselect("Languages (empty = all)", languages_of(dataset), key="f_languages",
+                               format_func=language_label)
+        image = technical.radio("Images", list(IMAGE_FILTERS), key="f_image", format_func=IMAGE_FILTERS.get,
                          horizontal=True)
         if not pres:
             legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {f}"
@@ -269,6 +269,15 @@ def _models_of(path: str, version: int, dataset: str, model_table: pd.DataFrame)
         except Exception:
             names = []
     return names
+
+
+def languages_of(dataset: str) -> list[str]:
+    """Languages of a dataset's items (the benchmark's two when it has no items)."""
+    try:
+        found = views.items(store_path(), data_version(), dataset)["language"].dropna().unique()
+    except (StoreError, KeyError):
+        found = []
+    return sorted(found) if len(found) else list(BENCHMARK_LANGUAGES)
 
 
 def current_filters() -> Filters:
@@ -314,11 +323,11 @@ def header(title: str, intro: str, filters: Filters) -> None:
     if filters.models:
         scope.append(f"{len(filters.models)} models")
     if filters.types:
-        scope.append(", ".join(type_label(t) for t in filters.types))
+        scope.append(", ".join(format_label(t) for t in filters.types))
     if filters.languages:
-        scope.append(", ".join(LANGUAGES.get(x, x) for x in filters.languages))
-    if filters.image != "all":
-        scope.append(IMAGE_CHOICES[filters.image].lower())
+        scope.append(", ".join(language_label(x) for x in filters.languages))
+    if filters.image != ALL_ITEMS:
+        scope.append(IMAGE_FILTERS[filters.image].lower())
     if not presentation():
         st.caption("Showing " + " · ".join(scope))
 

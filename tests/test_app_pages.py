@@ -153,7 +153,7 @@ def test_every_page_renders_with_its_charts(app, page, n_charts):
 
 def test_format_heatmap_cells_equal_type_means(app, demo_db):
     from eduart_core import analysis
-    from eduart_core.charts import type_label
+    from eduart_core.vocab import format_label as type_label
 
     app.run()
     app.switch_page("pages/3_formats_page.py").run()

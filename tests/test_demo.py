@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from eduart_core.analysis import published_type_means, wilson_interval
 from eduart_core.store.reference import (REFERENCE_DIR, load_reference, read_reference_motivation,
-                                         read_reference_type_scores, wilson_interval)
+                                         read_reference_type_scores)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = Path("/work/shared/reference")
@@ -34,7 +35,9 @@ def test_reference_loads_the_published_figures_as_fractions_and_is_idempotent(st
     first = load_reference(store)
     again = load_reference(store)
     assert first == again == {"models": 12, "type_scores": 168, "motivation": 12}
-    scores = read_reference_type_scores(store)
+    stored = read_reference_type_scores(store)
+    assert stored["ci_low"].notna().sum() == 84  # printed for the default condition only
+    scores = published_type_means(stored)  # the analysis fills the rest with its Wilson interval
     assert len(scores) == 168 and scores["model"].nunique() == 12
     assert list(scores.columns) == ["model", "family", "condition", "type", "n", "mean", "ci_low", "ci_high"]
     gpt = scores[(scores.model == "GPT-5.5") & (scores.condition == "default")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from eduart_core.items import ITEM_TYPES, validate_item
+from eduart_core.items import validate_item
+from eduart_core.vocab import EDUART_FORMATS as ITEM_TYPES
 from eduart_core.plates import (HORIZON_FRACTION, PLATES, PRIMARY, VP_FRACTION, render_plate,
                                 value_words, write_plates)
 

@@ -7,8 +7,10 @@ import json
 
 import pytest
 
+from eduart_core.vocab import EDUART_FORMATS as ITEM_TYPES
+
 from eduart_core.items import (
-    ITEM_TYPES, RECORD_FIELDS, Item, ItemValidationError, blank_ids, check_item,
+    RECORD_FIELDS, Item, ItemValidationError, blank_ids, check_item,
     normalise_record, render_prompt_text, validate_item,
 )
 

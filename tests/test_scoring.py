@@ -9,7 +9,8 @@ import pytest
 
 from eduart_core.answers import parse_answer
 from eduart_core.items import validate_item
-from eduart_core.scoring import PROFILES, ItemScore, score_item
+from eduart_core.scoring import ItemScore, score_item
+from eduart_core.vocab import PROFILES
 
 RADIO = {"type": "multiple_choice_radio",
          "choices": [{"id": "A", "text": "Giotto"}, {"id": "B", "text": "Cimabue"},

@@ -12,7 +12,8 @@ import pytest
 
 from eduart_core.answers import parse_answer
 from eduart_core.items import validate_item
-from eduart_core.simulate import (CONDITIONS, PUBLISHED_MIX, SimModel, format_counts, make_models,
+from eduart_core.vocab import CONDITIONS
+from eduart_core.simulate import (PUBLISHED_MIX, SimModel, format_counts, make_models,
                                   plan_items, simulate_into_store, simulate_run, synthesise_items)
 from eduart_core.simulate.formatting import RECOVERABLE
 from eduart_core.simulate.synthetic import PLACEHOLDER_IMAGE

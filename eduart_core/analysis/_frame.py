@@ -13,12 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
-from ..items import ITEM_TYPES
-
-# The 7 formats in published order.
-TYPE_ORDER: tuple[str, ...] = ITEM_TYPES
-MCQ_TYPE = "multiple_choice_radio"
-CONDITION_ORDER: tuple[str, ...] = ("default", "motivation")
+from ..vocab import CONDITIONS, format_rank
 SCORE_COLUMNS: tuple[str, ...] = (
     "model", "condition", "item_id", "type", "language", "has_image", "score",
 )
@@ -83,14 +78,13 @@ def finish(result: pd.DataFrame, n_dropped: int, **attrs: object) -> pd.DataFram
 
 
 def type_rank(types: pd.Series) -> pd.Series:
-    """Sort key: published format order first, unknown formats after, alphabetically."""
-    order = {t: i for i, t in enumerate(TYPE_ORDER)}
-    return types.map(lambda t: (order.get(t, len(order)), str(t)))
+    """Sort key: the vocabulary's format order first, unknown formats after, alphabetically."""
+    return types.map(format_rank)
 
 
 def condition_rank(conditions: pd.Series) -> pd.Series:
     """Sort key: default before motivation, others after."""
-    order = {c: i for i, c in enumerate(CONDITION_ORDER)}
+    order = {c: i for i, c in enumerate(CONDITIONS)}
     return conditions.map(lambda c: (order.get(c, len(order)), str(c)))
 
 

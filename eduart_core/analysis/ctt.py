@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._frame import TYPE_ORDER, filter_conditions, finish, group_codes, prepare, sort_frame
+from ..vocab import format_rank
+from ._frame import filter_conditions, finish, group_codes, prepare, sort_frame
 
 DIFFICULTY_CATEGORIES = ("very_easy", "easy", "medium", "hard", "very_hard")
 DISCRIMINATION_CATEGORIES = ("good", "fair", "poor")
@@ -178,9 +179,8 @@ def item_statistics_summary(df: pd.DataFrame, conditions: str | Iterable[str] | 
                      **{c: int(counts.get(c, 0)) for c in DISCRIMINATION_CATEGORIES}})
     discrimination = pd.DataFrame(rows, columns=["type", "n", "mean_r_pb",
                                                  *DISCRIMINATION_CATEGORIES])
-    order = {t: i for i, t in enumerate((*TYPE_ORDER, "all"))}
     discrimination = (discrimination.sort_values("type", key=lambda s: s.map(
-        lambda t: (order.get(t, len(TYPE_ORDER)) if t != "all" else 99, str(t))))
+        lambda t: format_rank(t) if t != "all" else (10**6, "")))
         .reset_index(drop=True))
 
     non_est = st.loc[st["r_pb"].isna()]

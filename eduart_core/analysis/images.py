@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..vocab import DEFAULT_CONDITION, WITH_IMAGE, WITHOUT_IMAGE
 from ._frame import filter_conditions, finish, prepare, sort_frame
 
 
-def image_effect(df: pd.DataFrame, condition: str | None = "default") -> pd.DataFrame:
+def image_effect(df: pd.DataFrame, condition: str | None = DEFAULT_CONDITION) -> pd.DataFrame:
     """Per model: mean_without, mean_with, delta (with - without), n_without, n_with.
 
     condition=None pools both conditions. A model without image items (or without image-free
@@ -23,7 +24,7 @@ def image_effect(df: pd.DataFrame, condition: str | None = "default") -> pd.Data
     means = g["mean"].unstack("has_image")
     counts = g["count"].unstack("has_image")
     out = pd.DataFrame({"model": means.index})
-    for flag, suffix in ((False, "without"), (True, "with")):
+    for flag, suffix in ((False, WITHOUT_IMAGE), (True, WITH_IMAGE)):
         out[f"mean_{suffix}"] = (means[flag].to_numpy() if flag in means.columns
                                  else np.full(len(out), np.nan))
         out[f"n_{suffix}"] = (counts[flag].fillna(0).astype(int).to_numpy()

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
+from ..vocab import CONDITIONS, DEFAULT_CONDITION, MOTIVATION_CONDITION
 from ._frame import finish, prepare, sort_frame
 from .intervals import t_interval
 
@@ -30,11 +31,11 @@ def paired_scores(df: pd.DataFrame) -> tuple[pd.DataFrame, int, list]:
     d, dropped = prepare(df, ["model", "condition", "item_id", "type", "score"])
     models = list(pd.unique(d["model"]))
     keys = ["model", "item_id"]
-    base = d.loc[d["condition"] == "default"].drop_duplicates(keys, keep="last")
-    treat = d.loc[d["condition"] == "motivation"].drop_duplicates(keys, keep="last")
+    base = d.loc[d["condition"] == DEFAULT_CONDITION].drop_duplicates(keys, keep="last")
+    treat = d.loc[d["condition"] == MOTIVATION_CONDITION].drop_duplicates(keys, keep="last")
     paired = base[keys + ["type", "score"]].merge(
-        treat[keys + ["score"]], on=keys, suffixes=("_default", "_motivation"))
-    paired = paired.rename(columns={"score_default": "default", "score_motivation": "motivation"})
+        treat[keys + ["score"]], on=keys, suffixes=("_base", "_treat"))
+    paired = paired.rename(columns={"score_base": DEFAULT_CONDITION, "score_treat": MOTIVATION_CONDITION})
     return paired, dropped, models
 
 
@@ -91,16 +92,16 @@ def motivation_effect(df: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
     paired = paired.sort_values("model", kind="stable")
     codes, names = pd.factorize(paired["model"])
     bounds = np.flatnonzero(np.diff(codes)) + 1
-    a_parts = np.split(paired["default"].to_numpy(), bounds)
-    b_parts = np.split(paired["motivation"].to_numpy(), bounds)
+    a_parts = np.split(paired[DEFAULT_CONDITION].to_numpy(), bounds)
+    b_parts = np.split(paired[MOTIVATION_CONDITION].to_numpy(), bounds)
     rows = {m: _model_row(m, a, b, threshold)
             for m, a, b in zip(names, a_parts, b_parts) if len(a)}
     out = pd.DataFrame([rows.get(m, {"model": m, "n_paired": 0}) for m in models],
                        columns=EFFECT_COLUMNS)
-    macro = (paired.groupby(["model", "type"], sort=False)[["default", "motivation"]].mean()
+    macro = (paired.groupby(["model", "type"], sort=False)[list(CONDITIONS)].mean()
              .groupby(level="model", sort=False).mean())
-    out["default_macro"] = out["model"].map(macro["default"])
-    out["motivation_macro"] = out["model"].map(macro["motivation"])
+    out["default_macro"] = out["model"].map(macro[DEFAULT_CONDITION])
+    out["motivation_macro"] = out["model"].map(macro[MOTIVATION_CONDITION])
     out["delta_macro"] = out["motivation_macro"] - out["default_macro"]
     p = out["p_wilcoxon"].to_numpy(dtype=float)
     ok = ~np.isnan(p)
@@ -118,8 +119,8 @@ def motivation_by_model_type(df: pd.DataFrame) -> pd.DataFrame:
     (the heatmap behind published Table 9)."""
     paired, dropped, _ = paired_scores(df)
     out = (paired.groupby(["model", "type"], sort=False)
-           .agg(default_mean=("default", "mean"), motivation_mean=("motivation", "mean"),
-                n_paired=("default", "size")).reset_index())
+           .agg(default_mean=(DEFAULT_CONDITION, "mean"), motivation_mean=(MOTIVATION_CONDITION, "mean"),
+                n_paired=(DEFAULT_CONDITION, "size")).reset_index())
     out["delta"] = out["motivation_mean"] - out["default_mean"]
     out = out[["model", "type", "default_mean", "motivation_mean", "delta", "n_paired"]]
     return finish(sort_frame(out, ["model", "type"]), dropped)

@@ -20,7 +20,8 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ..errors import UserError
-from ._frame import MCQ_TYPE, TYPE_ORDER, filter_conditions, finish, group_codes, prepare
+from ..vocab import DEFAULT_CONDITION, MCQ_TYPE, format_names
+from ._frame import filter_conditions, finish, group_codes, prepare
 
 COLUMNS = ["predictor", "beta", "se", "z", "p", "odds_ratio", "ci_low", "ci_high"]
 _CELL = ["type", "has_image", "language", "model"]
@@ -48,7 +49,7 @@ def _design(cells: pd.DataFrame, reference: dict) -> tuple[np.ndarray, list[str]
     lang_ref = reference.get("language")
     if lang_ref is None and "en" in set(cells["language"]):
         lang_ref = "en"
-    specs = [("type", type_ref, TYPE_ORDER), ("has_image", reference.get("has_image", False), ()),
+    specs = [("type", type_ref, format_names()), ("has_image", reference.get("has_image", False), ()),
              ("language", lang_ref, ()), ("model", reference.get("model"), ())]
     for column, ref, order in specs:
         if column == "has_image" and ref not in set(cells["has_image"]):
@@ -71,7 +72,7 @@ def _independent_columns(x: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.abs(np.diag(r)) > 1e-9 * np.maximum(norms, 1e-300))
 
 
-def logistic_regression(df: pd.DataFrame, condition: str | None = "default",
+def logistic_regression(df: pd.DataFrame, condition: str | None = DEFAULT_CONDITION,
                         threshold: float = 0.5, reference: dict | None = None,
                         cluster: str | None = None) -> pd.DataFrame:
     """Fit `correct ~ type + has_image + language + model` for one condition (None = all rows).

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
-from ._frame import MCQ_TYPE, finish, prepare, sort_frame
+from ..vocab import MCQ_TYPE
+from ._frame import finish, prepare, sort_frame
 from .intervals import wilson_interval
 
 KEYS = ["model", "condition"]

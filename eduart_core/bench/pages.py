@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from ..store import Store
+from ..vocab import DEFAULT_DATASET, PAPER_PROFILE
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["overview", "pages/1_inspector_page.py", "pages/2_psychometrics_page.py", "pages/3_formats_page.py",
@@ -20,7 +21,7 @@ PAGES = ["overview", "pages/1_inspector_page.py", "pages/2_psychometrics_page.py
 
 
 def build_simulated_store(path: str | os.PathLike, models: int = 12, items: int = 871, seed: int = 7,
-                          dataset: str = "demo", with_reference: bool = True) -> Store:
+                          dataset: str = DEFAULT_DATASET, with_reference: bool = True) -> Store:
     """A store with synthetic items and simulated runs (both conditions, both profiles)."""
     from ..simulate import add_synthetic_items, make_models, simulate_into_store
 
@@ -87,7 +88,7 @@ def measure(store_path: str, repeats: int = 3) -> list[dict]:
     st_logger.set_log_level("error")  # AppTest's bare-mode warnings would drown the table
     os.environ["EDUART_DB"] = str(store_path)
     models = list_models(Store(store_path))
-    names = [m for m, ds in zip(models["display_name"], models["datasets"]) if _has(ds, "demo")]
+    names = [m for m, ds in zip(models["display_name"], models["datasets"]) if _has(ds, DEFAULT_DATASET)]
     fewer = sorted(names)[1:] if len(names) > 2 else names  # drop one model: a real recomputation
     results = {p: {"first": [], "models": [], "profile": []} for p in PAGES}
     for _ in range(repeats):
@@ -99,7 +100,7 @@ def measure(store_path: str, repeats: int = 3) -> list[dict]:
                 _clear_caches()
             results[page]["first"].append(_render(at, page))
             results[page]["models"].append(_change(at, "f_models", fewer))
-            results[page]["profile"].append(_change(at, "f_profile", "paper"))
+            results[page]["profile"].append(_change(at, "f_profile", PAPER_PROFILE))
     return [{"page": p, "first_render_s": statistics.median(v["first"]),
              "model_filter_s": statistics.median(v["models"]),
              "profile_switch_s": statistics.median(v["profile"])} for p, v in results.items()]

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..cli import add_db_option
 from ..errors import UserError
 from ..store import Store
+from ..vocab import ALL_PROFILES, DEFAULT_PROFILE, PROFILES
 
 MAX_LISTED = 20
 
@@ -71,7 +72,7 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from ..store.scores import rescore
 
-    profiles = ("strict", "paper") if args.profile == "all" else (args.profile,)
+    profiles = PROFILES if args.profile == ALL_PROFILES else (args.profile,)
     store = _store(args)
     if not store.exists():  # never create an empty store just to score nothing
         raise UserError(f"no store at {store.path}; run an import or 'demo' first")
@@ -145,7 +146,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_import_eduart)
 
     p = sub.add_parser("score", help="(re)score every stored response against the current gold")
-    p.add_argument("--profile", choices=("strict", "paper", "all"), default="all",
+    p.add_argument("--profile", choices=(*PROFILES, ALL_PROFILES), default=ALL_PROFILES,
                    help="scoring profile to recompute (default: all)")
     p.add_argument("--dataset", default=None, help="only this dataset")
     add_db_option(p)
@@ -157,7 +158,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("export-scores", help="write the item-level score table as CSV")
-    p.add_argument("--profile", choices=("strict", "paper"), default="strict", help="scoring profile (default: strict)")
+    p.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help=f"scoring profile (default: {DEFAULT_PROFILE})")
     p.add_argument("--dataset", default=None, help="only this dataset")
     p.add_argument("--out", type=Path, default=None, metavar="FILE.csv", help="output file (default: stdout)")
     add_db_option(p)

@@ -5,6 +5,7 @@ import argparse
 import time
 
 from ..errors import UserError
+from ..vocab import CONDITIONS, DEFAULT_DATASET
 
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +57,9 @@ def cmd_simulate(args) -> int:
     if args.items is not None and args.items < 1:
         raise UserError("--items must be at least 1")
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
-    bad = [c for c in conditions if c not in ("default", "motivation")]
+    bad = [c for c in conditions if c not in CONDITIONS]
     if bad or not conditions:
-        raise UserError(f"--conditions: unknown condition(s) {', '.join(bad) or '(none)'}; use default,motivation")
+        raise UserError(f"--conditions: unknown condition(s) {', '.join(bad) or '(none)'}; use {','.join(CONDITIONS)}")
     store = Store(args.db)
     started = time.perf_counter()
     if args.items is not None:
@@ -66,7 +67,7 @@ def cmd_simulate(args) -> int:
         n = add_synthetic_items(store, dataset, args.items, args.seed)
         _print(f"synthesised {n} items into dataset {dataset!r}")
     else:
-        dataset = args.dataset or "demo"
+        dataset = args.dataset or DEFAULT_DATASET
         if not store.exists():
             raise UserError(f"no store at {store.path}; run 'python -m eduart_core demo' or use --items")
     result = simulate_into_store(store, dataset, make_models(args.models, args.seed), args.seed,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import UserError
+from ..vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, PROFILES
 
 
 def run(args) -> int:
@@ -22,8 +23,8 @@ def register(sub) -> None:
 
     parser = sub.add_parser("report", help="write a self-contained HTML report (figures, findings, methods)")
     add_db_option(parser)
-    parser.add_argument("--profile", choices=("strict", "paper"), default="strict", help="scoring profile")
-    parser.add_argument("--dataset", default="demo", help="dataset to report on (default: demo)")
-    parser.add_argument("--condition", choices=("default", "motivation"), default="default")
+    parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="scoring profile")
+    parser.add_argument("--dataset", default=DEFAULT_DATASET, help=f"dataset to report on (default: {DEFAULT_DATASET})")
+    parser.add_argument("--condition", choices=CONDITIONS, default=DEFAULT_CONDITION)
     parser.add_argument("--out", required=True, help="output HTML file")
     parser.set_defaults(func=run)

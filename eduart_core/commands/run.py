@@ -15,6 +15,7 @@ from ..errors import UserError
 from ..providers.registry import load_registry
 from ..providers.secrets import provider_status
 from ..store import Store
+from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, expand_conditions
 
 
 def register(sub) -> None:
@@ -24,8 +25,8 @@ def register(sub) -> None:
                        description="Ask one or more models the items of a dataset under the default and/or "
                                    "motivation condition. Running the same command again resumes it.")
     p.add_argument("--model", action="append", default=[], metavar="KEY", help="model key from the registry (repeatable)")
-    p.add_argument("--condition", choices=["default", "motivation", "both"], default="default")
-    p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=true (| for several values)")
+    p.add_argument("--condition", choices=[*CONDITIONS, BOTH_CONDITIONS], default=DEFAULT_CONDITION)
+    p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=with (| for several values)")
     p.add_argument("--limit", type=int, help="ask at most N items (after filtering, in item order)")
     p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default 8)")
     p.add_argument("--rpm", type=float, help="at most N requests per minute (default: no limit)")
@@ -67,7 +68,7 @@ def list_models() -> int:
 def options_from_args(args, store: Store):
     from ..runner.launch import IDENTITY_OPTIONS, LaunchOptions, read_launch
 
-    conditions = ["default", "motivation"] if args.condition == "both" else [args.condition]
+    conditions = expand_conditions(args.condition)
     adhoc = None
     if args.provider or args.model_id or args.base_url:
         if not (args.provider and args.model_id):

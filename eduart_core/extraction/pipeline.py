@@ -22,6 +22,7 @@ from typing import Callable
 from ..errors import UserError
 from ..store import Store
 from ..store.core import PROJECT_ROOT
+from ..vocab import BENCHMARK_KIND, BENCHMARK_LANGUAGES, EDUART_FORMATS
 from .merge import DEFAULT_IGNORABLE
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
@@ -127,11 +128,10 @@ def extraction_schema() -> dict:
          "required": ["id"]}]}
     answer = {"type": "object", "properties": {k: {"type": "string"} for k in
                                                ("id", "description", "text", "error", "correct")}}
-    from ..items import ITEM_TYPES
 
     return {"type": "object",
-            "properties": {"type": {"type": "string", "enum": list(ITEM_TYPES)},
-                           "language": {"type": "string", "enum": ["it", "en"]},
+            "properties": {"type": {"type": "string", "enum": list(EDUART_FORMATS)},
+                           "language": {"type": "string", "enum": list(BENCHMARK_LANGUAGES)},
                            "question_title": text_or_null, "instructions": text_or_null,
                            "question_text": text_or_null,
                            "choices": {"type": ["array", "null"], "items": choice},
@@ -244,7 +244,7 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
     if providers is None:
         providers = {label: make_provider(spec) for label, spec in specs.items()}
 
-    ensure_dataset(store, dataset, dataset, "benchmark")
+    ensure_dataset(store, dataset, dataset, BENCHMARK_KIND)
     page_rows, image_hashes = [], {}
     for page in pages:
         image_hashes[page.page_id] = add_image(store, page.image.read_bytes(), page.image.name)

@@ -17,8 +17,9 @@ import json
 from typing import Callable
 
 from ..store import Store
+from ..vocab import DEFAULT_DATASET, DEMO_EXTRACTION_DATASET, DEMO_KIND
 
-DEMO_DATASET = "demo-extraction"
+DEMO_DATASET = DEMO_EXTRACTION_DATASET
 DEMO_TITLE = "Extraction review demo (simulated extractors)"
 EXTRACTOR_MODELS = {"A": "sim-extractor-a (simulated)", "B": "sim-extractor-b (simulated)"}
 
@@ -225,7 +226,7 @@ def build_extraction_demo(store: Store) -> dict:
     from .pages_render import page_text, render_page
     from .review import record_comparisons
 
-    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, "demo", simulated=True,
+    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, DEMO_KIND, simulated=True,
                    description="Exam pages rendered from original demo items; both extractors are simulated.")
     pages = []
     for record in demo_truth():
@@ -276,7 +277,7 @@ def ensure_extraction_demo(store: Store) -> bool:
 
     if not store.exists() or not db.load_pages(store).empty:
         return False
-    if "demo" not in set(list_datasets(store)["dataset"]):
+    if DEFAULT_DATASET not in set(list_datasets(store)["dataset"]):
         return False
     build_extraction_demo(store)
     return True

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..store import Store
+from ..vocab import DEFAULT_CONDITION
 from ..store.runs import finish_run, list_runs
 from .journal import latest_by_key, read_records
 from .launch import process_alive, read_launch
@@ -27,7 +28,7 @@ from .launch import process_alive, read_launch
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = "default", items: str | None = None,
+def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEFAULT_CONDITION, items: str | None = None,
                limit: int | None = None, sample: int | None = None, repeat: int | None = None,
                concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
                text_only: bool = False, refuse_images: bool = False, dataset: str | None = None) -> list[str]:

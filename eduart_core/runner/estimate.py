@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from ..vocab import DEFAULT_CONDITION, MOTIVATION_CONDITION
+
 IMAGE_TOKENS = 1100  # flat allowance per image (a ~1 MP picture at high detail, order of magnitude)
-OUTPUT_TOKENS = {"default": 60, "motivation": 160}  # JSON answer, plus a 2-4 sentence justification
+OUTPUT_TOKENS = {DEFAULT_CONDITION: 60, MOTIVATION_CONDITION: 160}  # JSON answer, plus a 2-4 sentence justification
 PER_MESSAGE_OVERHEAD = 8
 
 

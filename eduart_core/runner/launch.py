@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UserError
+from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
 from ..providers.base import ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
 from ..store import Store
@@ -42,7 +43,7 @@ IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit"
 class LaunchOptions:
     models: list[str] = field(default_factory=list)
     adhoc: dict | None = None          # {"provider", "model_id", "base_url"}
-    conditions: list[str] = field(default_factory=lambda: ["default"])
+    conditions: list[str] = field(default_factory=lambda: [DEFAULT_CONDITION])
     items: str | None = None
     limit: int | None = None
     sample: int | None = None
@@ -145,8 +146,8 @@ def resolve_dataset(store: Store, dataset: str | None) -> str:
         if dataset not in names:
             raise UserError(f"dataset '{dataset}' has no items in {store.path} (have: {', '.join(names) or 'none'})")
         return dataset
-    if "demo" in names:
-        return "demo"
+    if DEFAULT_DATASET in names:
+        return DEFAULT_DATASET
     if len(names) == 1:
         return names[0]
     if not names:
@@ -183,8 +184,8 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     """Everything a launch will ask, without asking anything (used by dry-run and the page too)."""
     registry = registry if registry is not None else load_registry()
     for condition in options.conditions:
-        if condition not in ("default", "motivation"):
-            raise UserError(f"unknown condition {condition!r}: use default, motivation or both")
+        if condition not in CONDITIONS:
+            raise UserError(f"unknown condition {condition!r}: use {', '.join((*CONDITIONS, BOTH_CONDITIONS))}")
     if options.repeat is not None and options.repeat < 1:
         raise UserError("--repeat must be at least 1")
     if options.concurrency < 1:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..items import render_prompt_text
+from ..vocab import CONDITIONS, MOTIVATION_CONDITION
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
-CONDITIONS = ("default", "motivation")
 _SECTION = re.compile(r"^## +(\w+)\s*$", re.MULTILINE)
 _FENCE = re.compile(r"```json\s*\n(.*?)\n```", re.DOTALL)
 
@@ -66,7 +66,7 @@ def _load(condition: str, prompts_dir: str, stamp: tuple) -> Templates:
 def load_templates(condition: str, prompts_dir: Path | None = None) -> Templates:
     """Templates of ``condition``, re-read whenever a file changes on disk."""
     if condition not in CONDITIONS:
-        raise UserError(f"unknown condition {condition!r}: use default or motivation")
+        raise UserError(f"unknown condition {condition!r}: use {' or '.join(CONDITIONS)}")
     base = Path(prompts_dir or PROMPTS_DIR)
     names = ["system.md", f"{condition}.md", "default_formats.md"]
     stamp = tuple((base / n).stat().st_mtime_ns if (base / n).exists() else 0 for n in names)
@@ -106,7 +106,7 @@ def answer_schema(item_type: str, condition: str) -> dict:
                  "required": ["id", "text"]}
     schema: dict = {"type": "object", "properties": {"Answers": {"type": "array", "items": entry}},
                     "required": ["Answers"]}
-    if condition == "motivation":
+    if condition == MOTIVATION_CONDITION:
         schema["properties"]["motivation"] = {"type": "string"}
         schema["required"] = ["Answers", "motivation"]
     return schema

@@ -11,15 +11,17 @@ import random
 import pandas as pd
 
 from ..errors import UserError
+from ..vocab import ALL_ITEMS, IMAGE_FILTERS, image_wanted
 
 _FIELDS = {"type": "type", "language": "language", "lang": "language", "image": "has_image",
            "has_image": "has_image", "item": "item_id", "item_id": "item_id"}
-_TRUE = {"true", "1", "yes", "y"}
-_FALSE = {"false", "0", "no", "n"}
+#: ``image=`` takes the vocabulary's image filter (with, without) or a yes/no word.
+_IMAGE_WORDS = {**{w: True for w in ("true", "1", "yes", "y")}, **{w: False for w in ("false", "0", "no", "n")},
+                **{name: image_wanted(name) for name in IMAGE_FILTERS if name != ALL_ITEMS}}
 
 
 def parse_filter(text: str | None) -> dict[str, list]:
-    """``type=completion_open|positioning,language=it,image=true`` -> {column: [values]}."""
+    """``type=completion_open|positioning,language=it,image=with`` -> {column: [values]}."""
     result: dict[str, list] = {}
     if not text:
         return result
@@ -36,12 +38,9 @@ def parse_filter(text: str | None) -> dict[str, list]:
         values: list = []
         for v in value.split("|"):
             if column == "has_image":
-                if v.lower() in _TRUE:
-                    values.append(True)
-                elif v.lower() in _FALSE:
-                    values.append(False)
-                else:
-                    raise UserError(f"--items: image={v} must be true or false")
+                if v.lower() not in _IMAGE_WORDS:
+                    raise UserError(f"--items: image={v} must be with or without (or true/false)")
+                values.append(_IMAGE_WORDS[v.lower()])
             else:
                 values.append(v)
         result.setdefault(column, []).extend(values)

@@ -6,12 +6,12 @@ store's parser and scorer like any real model output.
 """
 from .bulk import add_synthetic_items, run_id_for, simulate_into_store
 from .models import ARCHETYPES, SIM_FAMILY, SimModel, make_models
-from .respond import CONDITIONS, SimResponse, plan_items, simulate_run
+from .respond import SimResponse, plan_items, simulate_run
 from ..synthetic import PUBLISHED_MIX
 from .synthetic import format_counts, synthesise_items
 
 __all__ = [
-    "ARCHETYPES", "CONDITIONS", "PUBLISHED_MIX", "SIM_FAMILY", "SimModel", "SimResponse",
+    "ARCHETYPES", "PUBLISHED_MIX", "SIM_FAMILY", "SimModel", "SimResponse",
     "add_synthetic_items", "format_counts", "make_models", "plan_items",
     "run_id_for", "simulate_into_store", "simulate_run", "synthesise_items",
 ]

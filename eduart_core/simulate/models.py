@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 
 from ..text import letter_id
+from ..vocab import MOTIVATION_CONDITION
 
 RECOGNITION = ("multiple_choice_radio", "multiple_choice_check", "true_false")
 PRODUCTION = ("positioning", "completion_open", "select_errors")
@@ -37,7 +38,7 @@ class SimModel:
         theta = self.ability + self.format_offsets.get(item_type, 0.0)
         if has_image:
             theta += self.image_effect
-        if condition == "motivation":
+        if condition == MOTIVATION_CONDITION:
             theta += self.motivation_shift
         return theta
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from .formatting import motivation_text, pick_kind, render_response
 from .models import SimModel
 from .responder import ItemPlan, intended_answers, plan_item
+from ..vocab import CONDITIONS, MOTIVATION_CONDITION
 
-CONDITIONS = ("default", "motivation")
 IMAGE_TOKENS = 260
 SYSTEM_TOKENS = 180
 
@@ -57,7 +57,7 @@ def simulate_run(model: SimModel, plans: list[ItemPlan], condition: str, seed: i
         local = random.Random(f"{seed}|{model.key}|{condition}|{plan.item_id}")
         answers = intended_answers(model, plan, condition, shared)
         motivation = None
-        if condition == "motivation":
+        if condition == MOTIVATION_CONDITION:
             motivation = motivation_text(plan.language, plan.type, plan.title, plan.has_image, answers, local)
         kind = pick_kind(model.malformed_rate, local)
         raw = render_response(answers, motivation, kind, plan.language, indent, local)

@@ -23,6 +23,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
+from ..vocab import BENCHMARK_KIND
 from .core import Store
 
 _MIME_BY_FORMAT = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GIF": ("image/gif", "gif"),
@@ -296,7 +297,7 @@ def store_prepared(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], da
         for item in items:
             if item.problems:
                 raise validation_error(item)
-    ensure_dataset_con(con, dataset, title=title or dataset, kind="benchmark")
+    ensure_dataset_con(con, dataset, title=title or dataset, kind=BENCHMARK_KIND)
     changed = write_items(con, items, dataset, origin, note, report)
     if changed:
         report.rescored += rescore_con(con, dataset=dataset, item_ids=changed)

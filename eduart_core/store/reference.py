@@ -10,27 +10,15 @@ The shipped CSVs (``data/reference/``) hold percentages as printed; the store ke
 from __future__ import annotations
 
 import csv
-import math
 from pathlib import Path
 
 import pandas as pd
 
 from .core import PROJECT_ROOT, Store
+from ..vocab import REFERENCE_DATASET, REFERENCE_KIND
 
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
-REFERENCE_DATASET = "eduart2026"
 REFERENCE_TITLE = "EduArt 2026 published results (aggregates only)"
-_Z95 = 1.959963984540054
-
-
-def wilson_interval(p: float, n: int, z: float = _Z95) -> tuple[float, float]:
-    """95% Wilson score interval for a proportion; the publication's interval for type means."""
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -61,9 +49,9 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
     for row in type_rows:
         n = int(row["n"])
         mean = _pct(row["mean_pct"])
+        # The publication prints intervals for the default condition only; the others stay NULL
+        # here and the analysis fills them with its Wilson interval when it reads them.
         low, high = _pct(row["ci_low_pct"]), _pct(row["ci_high_pct"])
-        if mean is not None and (low is None or high is None):
-            low, high = wilson_interval(mean, n)  # published for 'default' only
         type_values.append([dataset, row["model"], row["condition"], row["type"], n, mean, low, high])
 
     motivation_values = []
@@ -76,7 +64,7 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
         ])
 
     with store.transaction() as con:
-        ensure_dataset_con(con, dataset, REFERENCE_TITLE, "reference", simulated=False, aggregate_only=True,
+        ensure_dataset_con(con, dataset, REFERENCE_TITLE, REFERENCE_KIND, simulated=False, aggregate_only=True,
                            description="Published per-model per-format means and the pooled motivation "
                                        "comparison; no item-level answers.")
         for row in models:

@@ -16,8 +16,8 @@ import pandas as pd
 
 from ..errors import UserError
 from .core import Store
+from ..vocab import CONDITIONS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 
-CONDITIONS = ("default", "motivation")
 RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
 
 
@@ -189,8 +189,8 @@ def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answ
 
     raw = raw_text if isinstance(raw_text, str) else ""
     parsed = parse_answer(raw)  # parsed once: strict scores the same lenient parse we store
-    return {"parsed": parsed, "strict": safe_score(record, parsed, "strict"),
-            "paper": safe_score(record, paper_input(raw, llm_answer, has_llm_answer), "paper")}
+    return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE),
+            PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE)}
 
 
 def current_items_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, tuple[int, dict]]:
@@ -268,7 +268,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
             "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
             "latency_s": row.get("latency_s"), "error": row.get("error"), "image_sent": row.get("image_sent"),
         })
-        for profile in ("strict", "paper"):
+        for profile in PROFILES:
             s = result[profile]
             if s is None:
                 continue

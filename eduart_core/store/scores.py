@@ -15,8 +15,8 @@ import pandas as pd
 from ..errors import UserError
 from .core import Store
 from .runs import insert_frame, paper_input, safe_score
+from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES
 
-PROFILES = ("strict", "paper")
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
@@ -52,7 +52,7 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
         raw = raw if isinstance(raw, str) else ""
         llm = json.loads(llm_text) if llm_text is not None else None
         for profile in profiles:
-            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == "paper" else parse_answer(raw)
+            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == PAPER_PROFILE else parse_answer(raw)
             result = safe_score(record, answer, profile)
             if result is None:
                 continue
@@ -92,7 +92,7 @@ def _require_dataset(store: Store, dataset: str) -> None:
 SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score", "correct"]
 
 
-def load_scores(store: Store, profile: str = "strict", dataset: str | None = None,
+def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
                 include_repetitions: bool = False) -> pd.DataFrame:
     """The long score frame: one row per model x condition x item (see CONTRACTS.md).
 

@@ -1,0 +1,182 @@
+"""The one vocabulary of EduArt Studio: every fixed name the rooms share, defined once.
+
+Why a module of its own: conditions, profiles, formats, languages, image filters, model kinds and
+the default dataset used to be spelled out in a dozen places, and a page, the CLI and the store
+could drift apart (a new format shown on one chart but not validated, a condition accepted by the
+runner but unknown to the analysis). Everything here is plain data with no imports beyond the
+standard library, so every room, from the store up to the pages, may import it.
+
+The answer formats are a small registry (`FORMATS`, `register_format`) rather than a tuple, so that
+new formats (numeric answers, multi-part choices, free text) are one entry, not an edit in every
+module that lists the formats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------- prompt conditions
+
+DEFAULT_CONDITION = "default"
+MOTIVATION_CONDITION = "motivation"
+#: The two prompt conditions of the benchmark, in published order (answer only, then answer plus
+#: a written justification). Deltas are always motivation minus default.
+CONDITIONS: tuple[str, ...] = (DEFAULT_CONDITION, MOTIVATION_CONDITION)
+CONDITION_LABELS: dict[str, str] = {
+    DEFAULT_CONDITION: "answer only",
+    MOTIVATION_CONDITION: "answer + justification",
+}
+#: The CLI and the Runs page accept "both" to mean every condition.
+BOTH_CONDITIONS = "both"
+CONDITION_HELP = "default: answer only. motivation: the model also justifies its answer."
+
+
+def expand_conditions(choice: str) -> list[str]:
+    """``"both"`` -> every condition; a single condition -> itself; anything else -> ValueError."""
+    if choice == BOTH_CONDITIONS:
+        return list(CONDITIONS)
+    if choice in CONDITIONS:
+        return [choice]
+    raise ValueError(f"unknown condition {choice!r}; use one of {', '.join((*CONDITIONS, BOTH_CONDITIONS))}")
+
+
+# ---------------------------------------------------------------- scoring profiles
+
+STRICT_PROFILE = "strict"
+PAPER_PROFILE = "paper"
+#: Scoring profiles, stored side by side for every response; `strict` is the default everywhere.
+PROFILES: tuple[str, ...] = (STRICT_PROFILE, PAPER_PROFILE)
+DEFAULT_PROFILE = STRICT_PROFILE
+#: The CLI's `score`/`export` accept "all" for every profile.
+ALL_PROFILES = "all"
+PROFILE_HELP = "strict (default): corrected scoring. paper: reproduces the published scorer, quirks included."
+
+# ---------------------------------------------------------------- languages
+
+#: Display names of the languages we know by name; any other ISO 639-1 code is shown as itself.
+LANGUAGE_NAMES: dict[str, str] = {
+    "it": "Italian", "en": "English", "fr": "French", "de": "German", "es": "Spanish",
+    "pt": "Portuguese", "nl": "Dutch", "zh": "Chinese", "ja": "Japanese",
+}
+#: The languages of the published benchmark (and of the demo items).
+BENCHMARK_LANGUAGES: tuple[str, ...] = ("it", "en")
+
+
+def language_label(code: str | None) -> str:
+    """'it' -> 'Italian'; an unknown code is shown as given."""
+    if not code:
+        return ""
+    return LANGUAGE_NAMES.get(str(code), str(code))
+
+
+# ---------------------------------------------------------------- image filter
+
+ALL_ITEMS = "all"
+WITH_IMAGE = "with"
+WITHOUT_IMAGE = "without"
+#: The image filter of the sidebar, the CLI (`--image`) and the Runs page, with display labels.
+IMAGE_FILTERS: dict[str, str] = {ALL_ITEMS: "All items", WITH_IMAGE: "With image", WITHOUT_IMAGE: "Without image"}
+
+
+def image_wanted(choice: str) -> bool | None:
+    """The `has_image` value an image filter keeps: True, False, or None for all items."""
+    if choice not in IMAGE_FILTERS:
+        raise ValueError(f"unknown image filter {choice!r}; use one of {', '.join(IMAGE_FILTERS)}")
+    return None if choice == ALL_ITEMS else choice == WITH_IMAGE
+
+
+# ---------------------------------------------------------------- datasets
+
+#: The built-in demo benchmark (simulated respondents); the default dataset everywhere.
+DEFAULT_DATASET = "demo"
+#: The published EduArt aggregates (no item-level answers).
+REFERENCE_DATASET = "eduart2026"
+#: The simulated two-extractor review round built with the demo.
+DEMO_EXTRACTION_DATASET = "demo-extraction"
+
+
+#: Dataset kinds: what a dataset is for (which pages and analyses apply to it).
+BENCHMARK_KIND = "benchmark"      # items, possibly with model responses (imported or run here)
+DEMO_KIND = "demo"                # built-in, simulated respondents
+REFERENCE_KIND = "reference"      # published aggregates only
+DATASET_KINDS: tuple[str, ...] = (BENCHMARK_KIND, DEMO_KIND, REFERENCE_KIND)
+
+
+def default_dataset(names) -> str:
+    """The dataset a page or command opens when none is chosen: the demo when present, else the first."""
+    names = list(names)
+    if DEFAULT_DATASET in names:
+        return DEFAULT_DATASET
+    return names[0] if names else ""
+
+
+# ---------------------------------------------------------------- model kinds
+
+#: A real model answering through a provider.
+MODEL_KIND = "model"
+#: A simulated respondent of the demo (always labelled as simulated).
+SIMULATED_KIND = "simulated"
+#: A reference such as the offline chance model: drawn as a reference mark, never an examinee.
+BASELINE_KIND = "baseline"
+MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
+
+# ---------------------------------------------------------------- answer formats
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """The names of one answer format; the format registry of later rooms adds its behaviour."""
+
+    name: str
+    label: str
+    #: True for formats whose answer is a choice among listed options (MCQ-like).
+    choice: bool = False
+
+
+FORMATS: dict[str, FormatInfo] = {}
+
+
+def register_format(info: FormatInfo) -> FormatInfo:
+    """Add a format to the vocabulary (order of registration = display order)."""
+    if info.name in FORMATS and FORMATS[info.name] != info:
+        raise ValueError(f"format {info.name!r} is already registered differently")
+    FORMATS[info.name] = info
+    return info
+
+
+for _info in (
+    FormatInfo("multiple_choice_radio", "Multiple choice (one)", choice=True),
+    FormatInfo("multiple_choice_check", "Multiple choice (many)", choice=True),
+    FormatInfo("true_false", "True / false", choice=True),
+    FormatInfo("positioning", "Positioning"),
+    FormatInfo("completion_closed", "Completion (closed)"),
+    FormatInfo("completion_open", "Completion (open)"),
+    FormatInfo("select_errors", "Select the errors"),
+):
+    register_format(_info)
+
+#: The 7 EduArt formats in published order.
+EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)
+#: The format the published tables single out (single-answer multiple choice).
+MCQ_TYPE = "multiple_choice_radio"
+
+
+def format_names() -> tuple[str, ...]:
+    """Every registered format, in display order."""
+    return tuple(FORMATS)
+
+
+def format_label(name: str) -> str:
+    """Readable name of a format; an unknown one is shown with spaces for underscores."""
+    info = FORMATS.get(name)
+    return info.label if info else str(name).replace("_", " ")
+
+
+def format_rank(name: str) -> tuple[int, str]:
+    """Sort key: registered order first, unknown formats after, alphabetically."""
+    order = list(FORMATS)
+    return (order.index(name) if name in FORMATS else len(order), str(name))
+
+
+def ordered_formats(names) -> list[str]:
+    """The given format names in display order (unknown ones last, alphabetically)."""
+    return sorted(set(names), key=format_rank)
