@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core import charts, vocab, findings
+from eduart_core import charts, findings, vocab
 from pages import common
 
 st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
@@ -116,7 +116,7 @@ def _optional_pages() -> list:
     return out
 
 
-def navigation() -> "st.navigation":
+def navigation() -> st.navigation:
     """The menu: built before anything can stop the script, so a deep link never falls back to
     Streamlit's automatic list of the pages/ folder (which would show helper modules as pages)."""
     if common.presentation():

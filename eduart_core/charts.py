@@ -7,15 +7,21 @@ numbers a user sees. No Streamlit, no SQL, no statistics beyond sorting and scal
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .vocab import (DEFAULT_CONDITION, EDUART_FORMATS, MOTIVATION_CONDITION, format_label, language_label,
-                    ordered_formats)
+from .vocab import (
+    DEFAULT_CONDITION,
+    EDUART_FORMATS,
+    MOTIVATION_CONDITION,
+    format_label,
+    language_label,
+    ordered_formats,
+)
 
 # One colour per model family, the same on every chart (colour-blind friendly Okabe-Ito hues).
 FAMILY_COLOURS: dict[str, str] = {
@@ -186,14 +192,14 @@ def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_
     frame = frame.assign(_l=_pct(frame[left]), _r=_pct(frame[right])).sort_values("_l")
     marks = marks if marks is not None else [""] * len(frame)
     fig = go.Figure()
-    for (_, row), mark in zip(frame.iterrows(), marks if len(marks) == len(frame) else [""] * len(frame)):
+    for (_, row), _mark in zip(frame.iterrows(), marks if len(marks) == len(frame) else [""] * len(frame)):
         colour = HIGHER_COLOUR if row["_r"] >= row["_l"] else LOWER_COLOUR
         fig.add_scatter(x=[row["_l"], row["_r"]], y=[row["model"]] * 2, mode="lines",
                         line=dict(color=colour, width=3), showlegend=False, hoverinfo="skip")
     fig.add_scatter(x=frame["_l"], y=frame["model"], mode="markers", name=left_name,
                     marker=dict(symbol="circle-open", size=13, color="#333", line=dict(width=2)),
                     hovertemplate="%{y}<br>" + left_name + " %{x:.1f}%<extra></extra>")
-    colours = [HIGHER_COLOUR if r >= l else LOWER_COLOUR for l, r in zip(frame["_l"], frame["_r"])]
+    colours = [HIGHER_COLOUR if right >= left else LOWER_COLOUR for left, right in zip(frame["_l"], frame["_r"])]
     fig.add_scatter(x=frame["_r"], y=frame["model"], mode="markers", name=right_name,
                     marker=dict(symbol="circle", size=13, color=colours),
                     hovertemplate="%{y}<br>" + right_name + " %{x:.1f}%<extra></extra>")

@@ -25,9 +25,8 @@ from .errors import UserError
 from .store import Store
 from .store.core import PROJECT_ROOT
 from .store.items import ImportReport, PreparedItem, prepare_items, store_prepared
+from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, ensure_model_con
 from .vocab import BENCHMARK_KIND, CONDITIONS
-from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, \
-    ensure_model_con
 
 MODELS_CSV = PROJECT_ROOT / "data" / "reference" / "models.csv"
 ITEM_SUFFIXES = (".json", ".jsonl")

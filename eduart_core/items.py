@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from eduart_core.text import letter_id, norm_id, norm_strict
 from eduart_core.vocab import BENCHMARK_LANGUAGES, EDUART_FORMATS
@@ -341,7 +342,7 @@ def _check_closed_options(choices: Any, answers: list, counts: dict[str, int],
     for ident in counts:
         if ident not in options_by_id:
             out.add(f"choices[{ident}]", f"blank [{ident}] has no options")
-    for i, a in enumerate(answers):
+    for _i, a in enumerate(answers):
         if not isinstance(a, dict) or not isinstance(a.get("id"), str):
             continue
         options = options_by_id.get(a["id"])

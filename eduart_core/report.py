@@ -8,7 +8,7 @@ every test and definition used, so a reader never has to guess what a percentage
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 import plotly.io as pio
@@ -102,7 +102,7 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     title = f"EduArt Studio report: {flags['title']}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
     parts.append(f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{profile}</b> · "
-                 f"condition <b>{condition}</b> · generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>")
+                 f"condition <b>{condition}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
     if flags["simulated"]:
         parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
                      "real ones. The numbers show how the analysis works, not how real models perform.</p>")

@@ -12,15 +12,16 @@ thousands of calls.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from rapidfuzz import fuzz
 
 from eduart_core.answers import ParsedAnswer, parse_answer, parse_answer_paper
 from eduart_core.items import Item, keyed_answers
-from eduart_core.vocab import DEFAULT_PROFILE, EDUART_FORMATS, PAPER_PROFILE, PROFILES
 from eduart_core.text import norm_id, norm_paper, norm_strict
+from eduart_core.vocab import DEFAULT_PROFILE, EDUART_FORMATS, PAPER_PROFILE, PROFILES
 
 __all__ = ["ItemScore", "score_item"]
 

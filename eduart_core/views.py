@@ -11,7 +11,7 @@ raise ``ItemLevelUnavailable`` so the page can say so in one line.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,9 +19,18 @@ import numpy as np
 import pandas as pd
 
 from . import analysis
-from .vocab import (ALL_ITEMS, DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, MCQ_TYPE, MOTIVATION_CONDITION,
-                    PAPER_PROFILE, STRICT_PROFILE, image_wanted, ordered_formats)
 from .store import Store
+from .vocab import (
+    ALL_ITEMS,
+    DEFAULT_CONDITION,
+    DEFAULT_DATASET,
+    DEFAULT_PROFILE,
+    MCQ_TYPE,
+    MOTIVATION_CONDITION,
+    PAPER_PROFILE,
+    STRICT_PROFILE,
+    image_wanted,
+)
 
 
 class ItemLevelUnavailable(Exception):
@@ -44,7 +53,7 @@ class Filters:
     languages: tuple[str, ...] = ()       # empty = both languages
     image: str = ALL_ITEMS                # vocab.IMAGE_FILTERS
 
-    def with_(self, **changes) -> "Filters":
+    def with_(self, **changes) -> Filters:
         return replace(self, **changes)
 
 

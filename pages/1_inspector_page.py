@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from eduart_core import charts, vocab, views
+from eduart_core import views, vocab
 from pages import common
 
 filters = common.page_start(

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, vocab, findings
+from eduart_core import charts, findings, vocab
 from pages import common
 
 filters = common.page_start(

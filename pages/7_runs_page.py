@@ -8,8 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core.errors import UserError
 from eduart_core import vocab
+from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background

@@ -7,22 +7,16 @@ each decision carries the decision id the reviewer last saw for that field (conf
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from eduart_core.errors import UserError  # noqa: E402
-from eduart_core.extraction import CATEGORIES, display, review  # noqa: E402
-from eduart_core.extraction.stats import discrepancy_table, review_progress, round_status_table  # noqa: E402
-from eduart_core.store import Store, StoreError  # noqa: E402
-from eduart_core.store import extraction as db  # noqa: E402
-from eduart_core.store.items import image_path  # noqa: E402
-from pages import common  # noqa: E402
+from eduart_core.errors import UserError
+from eduart_core.extraction import CATEGORIES, display, review
+from eduart_core.extraction.stats import discrepancy_table, review_progress, round_status_table
+from eduart_core.store import Store, StoreError
+from eduart_core.store import extraction as db
+from eduart_core.store.items import image_path
+from pages import common
 
 st.title("Extraction review")
 st.caption("Two models extracted each exam page; where they disagree, decide against the screenshot. "

@@ -7,25 +7,35 @@ instead of tracebacks, and the same download buttons under every chart and table
 from __future__ import annotations
 
 import os
-import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pandas as pd
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from eduart_core import exports, views
+from eduart_core.charts import family_colour
+from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
+from eduart_core.views import EmptySelection, Filters, ItemLevelUnavailable
+from eduart_core.vocab import (
+    ALL_ITEMS,
+    BENCHMARK_LANGUAGES,
+    CONDITION_HELP,
+    CONDITIONS,
+    DEFAULT_CONDITION,
+    DEFAULT_PROFILE,
+    IMAGE_FILTERS,
+    PROFILE_HELP,
+    PROFILES,
+    default_dataset,
+    format_label,
+    format_names,
+    language_label,
+)
 
-from eduart_core import exports, views  # noqa: E402
-from eduart_core.charts import family_colour  # noqa: E402
-from eduart_core.vocab import (ALL_ITEMS, CONDITION_HELP, CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, IMAGE_FILTERS, PROFILE_HELP, PROFILES,  # noqa: E402
-                               BENCHMARK_LANGUAGES, default_dataset, format_label, format_names, language_label)
-from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path  # noqa: E402
-from eduart_core.views import EmptySelection, Filters, ItemLevelUnavailable  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PRESENTATION_CSS = """
 <style>

@@ -1,15 +1,9 @@
 """Shared fixtures: every test store lives in its own tmp folder."""
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture

@@ -12,11 +12,23 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from eduart_core.analysis import (format_spread, image_effect, item_statistics,
-                                  item_statistics_summary, leaderboard, logistic_regression,
-                                  macro_from_type_means, macro_scores, motivation_by_model_type,
-                                  motivation_by_type, motivation_effect, profile_impact,
-                                  reliability, type_scores, wilson_interval)
+from eduart_core.analysis import (
+    format_spread,
+    image_effect,
+    item_statistics,
+    item_statistics_summary,
+    leaderboard,
+    logistic_regression,
+    macro_from_type_means,
+    macro_scores,
+    motivation_by_model_type,
+    motivation_by_type,
+    motivation_effect,
+    profile_impact,
+    reliability,
+    type_scores,
+    wilson_interval,
+)
 from eduart_core.errors import UserError
 from eduart_core.synthetic import scaled_mix, synthetic_scores
 

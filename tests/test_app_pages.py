@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ def build_dashboard_store(path: Path) -> Path:
     except Exception as exc:  # the demo room's builder is not usable: same shape, synthetic items
         import warnings
 
-        warnings.warn(f"build_demo failed ({exc}); dashboard tests use a simulated store instead")
+        warnings.warn(f"build_demo failed ({exc}); dashboard tests use a simulated store instead", stacklevel=2)
         for leftover in path.parent.glob(f"{path.stem}*"):
             if leftover.is_file():
                 leftover.unlink()
@@ -178,7 +177,7 @@ def test_motivation_dumbbell_equals_motivation_effect(app, demo_db):
     traces = specs(app)[0]["data"]
     default = next(t for t in traces if t.get("name") == "default")
     motiv = next(t for t in traces if t.get("name") == "motivation")
-    for model, d, m in zip(decode(default["y"]).tolist(), decode(default["x"]), decode(motiv["x"])):
+    for model, d, _m in zip(decode(default["y"]).tolist(), decode(default["x"]), decode(motiv["x"])):
         assert d == pytest.approx(round(100 * effect.loc[model, "default_macro"], 1), abs=0.051)
     assert any("Wilcoxon" in c.value for c in app.caption)
 

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_ingest import ITEMS, build_published_folder
 
 ROOT = Path(__file__).resolve().parents[1]

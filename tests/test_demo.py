@@ -10,8 +10,12 @@ from pathlib import Path
 import pytest
 
 from eduart_core.analysis import published_type_means, wilson_interval
-from eduart_core.store.reference import (REFERENCE_DIR, load_reference, read_reference_motivation,
-                                         read_reference_type_scores)
+from eduart_core.store.reference import (
+    REFERENCE_DIR,
+    load_reference,
+    read_reference_motivation,
+    read_reference_type_scores,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = Path("/work/shared/reference")

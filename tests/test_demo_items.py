@@ -16,9 +16,8 @@ import pytest
 from PIL import Image
 
 from eduart_core.items import validate_item
+from eduart_core.plates import HORIZON_FRACTION, PLATES, PRIMARY, VP_FRACTION, render_plate, value_words, write_plates
 from eduart_core.vocab import EDUART_FORMATS as ITEM_TYPES
-from eduart_core.plates import (HORIZON_FRACTION, PLATES, PRIMARY, VP_FRACTION, render_plate,
-                                value_words, write_plates)
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 CHOICE_TYPES = {"multiple_choice_radio", "multiple_choice_check", "true_false"}

@@ -5,6 +5,7 @@ import copy
 
 import pytest
 
+from eduart_core.errors import UserError
 from eduart_core.extraction import review
 from eduart_core.extraction.stats import discrepancy_table, round_status_table
 from eduart_core.store import extraction as db
@@ -108,7 +109,7 @@ def test_edit_that_breaks_the_item_is_rejected_and_nothing_saved(store):
 def test_flag_needs_note_and_keeps_page_open(store):
     add_page(store)
     review.record_comparison(store, "ex01/q01", 1, *queued_pair())
-    with pytest.raises(Exception):
+    with pytest.raises(UserError, match="a flag needs a note"):
         review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna")
     review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna", note="ask Carla: key unreadable")
     review.bulk_accept(store, "Anna", "case", side="A")

@@ -7,12 +7,17 @@ import json
 
 import pytest
 
-from eduart_core.vocab import EDUART_FORMATS as ITEM_TYPES
-
 from eduart_core.items import (
-    RECORD_FIELDS, Item, ItemValidationError, blank_ids, check_item,
-    normalise_record, render_prompt_text, validate_item,
+    RECORD_FIELDS,
+    Item,
+    ItemValidationError,
+    blank_ids,
+    check_item,
+    normalise_record,
+    render_prompt_text,
+    validate_item,
 )
+from eduart_core.vocab import EDUART_FORMATS as ITEM_TYPES
 
 BASE = {"language": "it", "has_image": False, "image": None, "source": "demo/1",
         "exercise": 1, "question": 2}
@@ -80,7 +85,7 @@ def test_every_format_validates_and_round_trips(item_type):
 
 def test_item_is_frozen():
     item = validate_item(record("completion_open"))
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         item.type = "true_false"  # type: ignore[misc]
 
 

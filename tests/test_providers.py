@@ -6,12 +6,12 @@ import logging
 from pathlib import Path
 
 import pytest
+from stubs import StubServer
 
 from eduart_core.errors import UserError
 from eduart_core.providers.base import ProviderError, ProviderRequest, redact
 from eduart_core.providers.registry import load_registry, make_provider
 from eduart_core.providers.secrets import SecretSource, provider_status
-from stubs import StubServer
 
 IMAGE = b"\xff\xd8\xff\xe0fake-jpeg-bytes\x00\x01\xfe"
 SCHEMA = {"type": "object", "properties": {"Answers": {"type": "array"}}, "required": ["Answers"]}
@@ -170,8 +170,9 @@ def test_redact_removes_key_shapes_and_registered_secrets():
 
 
 def test_keys_never_reach_store_journal_or_logs(store, monkeypatch, capsys, caplog):
-    from eduart_core.cli import main
     from runner_items import fill_store
+
+    from eduart_core.cli import main
 
     key = "sk-test-SUPERSECRET-0123456789"
     fill_store(store)

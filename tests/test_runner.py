@@ -9,13 +9,12 @@ import sys
 import time
 from pathlib import Path
 
-
 import pytest
+from runner_items import fill_store
+from stubs import StubServer
 
 from eduart_core.cli import main
 from eduart_core.store import Store
-from runner_items import fill_store
-from stubs import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,7 +59,7 @@ def test_chance_run_scores_every_item_and_rerun_asks_nothing(store, capsys):
     assert len(_responses(store)) == len(rows)
     assert "0 answered now, 28 already answered" in capsys.readouterr().out
     assert main(["run", "--db", str(store.path), "--model", "chance", "--condition", "both", "--dry-run"]) == 0
-    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("chance") and "default" in l)
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("chance") and "default" in ln)
     assert line.split()[2] == "0" and line.split()[-1] == "14"  # nothing left to ask, 14 already answered
 
 
@@ -164,7 +163,7 @@ def test_dry_run_estimates_tokens_and_cost_without_asking(store, capsys, monkeyp
     assert main(["run", "--db", str(store.path), "--model", "gpt-5.5", "--condition", "both", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "tiktoken o200k_base" in out
-    line = next(l for l in out.splitlines() if l.startswith("gpt-5.5") and "motivation" in l)
+    line = next(ln for ln in out.splitlines() if ln.startswith("gpt-5.5") and "motivation" in ln)
     parts = line.split()
     assert int(parts[2]) == 7 and int(parts[4]) == 3 and int(parts[5]) > 1000 and float(parts[7]) > 0
     assert not (store.runs_dir / "_launches").exists()
@@ -227,7 +226,7 @@ def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         assert journal is not None
-        answered = {json.loads(l)["item_id"] for l in journal.read_text().splitlines() if l.strip()}
+        answered = {json.loads(ln)["item_id"] for ln in journal.read_text().splitlines() if ln.strip()}
         assert 4 <= len(answered) < len(records)
         asked_before = len(stub.requests)
         done = subprocess.run(_cli("run", "--db", str(store.path), "--resume", "kill", "--concurrency", "4",
@@ -241,8 +240,8 @@ def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
     assert all(1 <= n <= 2 for n in per_item.values())  # in flight at the kill: asked again once
     rows = _responses(store)
     assert sorted(r[1] for r in rows) == sorted(r["item_id"] for r in records)  # exactly one response each
-    lines = [json.loads(l) for l in journal.read_text().splitlines() if l.strip()]
-    keys = [l["request_key"] for l in lines]
+    lines = [json.loads(ln) for ln in journal.read_text().splitlines() if ln.strip()]
+    keys = [rec["request_key"] for rec in lines]
     assert len(keys) == len(set(keys)) == len(records)
     assert list(_runs(store).values())[0]["status"] == "completed"
 
@@ -272,7 +271,7 @@ def test_dashboard_reads_while_a_run_writes(store):
 
 
 def test_registry_gemini_and_bedrock_models_through_the_runner(store, monkeypatch):
-    records = fill_store(store)
+    fill_store(store)
     with StubServer(answer=_answer) as stub:
         monkeypatch.setenv("GEMINI_API_KEY", "gem-test-key-000000")
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.url)

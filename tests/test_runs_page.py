@@ -6,12 +6,12 @@ import time
 from pathlib import Path
 
 import pytest
+from runner_items import fill_store
 from streamlit.testing.v1 import AppTest
+from stubs import StubServer
 
 from eduart_core.runner import background
 from eduart_core.store import Store
-from runner_items import fill_store
-from stubs import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "7_runs_page.py")

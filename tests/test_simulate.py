@@ -12,11 +12,19 @@ import pytest
 
 from eduart_core.answers import parse_answer
 from eduart_core.items import validate_item
-from eduart_core.vocab import CONDITIONS
-from eduart_core.simulate import (PUBLISHED_MIX, SimModel, format_counts, make_models,
-                                  plan_items, simulate_into_store, simulate_run, synthesise_items)
+from eduart_core.simulate import (
+    PUBLISHED_MIX,
+    SimModel,
+    format_counts,
+    make_models,
+    plan_items,
+    simulate_into_store,
+    simulate_run,
+    synthesise_items,
+)
 from eduart_core.simulate.formatting import RECOVERABLE
 from eduart_core.simulate.synthetic import PLACEHOLDER_IMAGE
+from eduart_core.vocab import CONDITIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +87,7 @@ def test_response_texts_parse_with_the_intended_share_of_malformed_ones(panel):
 
 def test_motivation_condition_adds_two_to_four_sentences_in_the_item_language(items, panel):
     language = {r["item_id"]: r["language"] for r in items}
-    for (model, condition), responses in panel.items():
+    for (_model, condition), responses in panel.items():
         for r in responses:
             if condition == "default":
                 assert r.motivation is None and "motivation" not in r.raw_text

@@ -4,13 +4,20 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_ingest import png_bytes
 
 from eduart_core.errors import UserError
-from eduart_core.store.items import add_image, get_item, image_path, item_history, load_items, save_item_version, \
-    upsert_items
+from eduart_core.store.items import (
+    add_image,
+    get_item,
+    image_path,
+    item_history,
+    load_items,
+    save_item_version,
+    upsert_items,
+)
 from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model, finish_run, list_runs
 from eduart_core.store.scores import list_datasets, list_models, load_responses, load_scores, rescore, stats
-from test_ingest import png_bytes
 
 RADIO = {"item_id": "r1", "type": "multiple_choice_radio", "question_text": "Quale colore inventato?",
          "choices": [{"id": "A", "text": "rosso"}, {"id": "B", "text": "verde"}],

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..vocab import CONDITIONS, format_rank
+
 SCORE_COLUMNS: tuple[str, ...] = (
     "model", "condition", "item_id", "type", "language", "has_image", "score",
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-
 #: The normal quantile of every 95% interval in EduArt Studio (the publication rounds it to 1.96).
 Z95 = 1.96
 

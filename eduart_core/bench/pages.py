@@ -82,8 +82,8 @@ def measure(store_path: str, repeats: int = 3) -> list[dict]:
     from streamlit import logger as st_logger
     from streamlit.testing.v1 import AppTest
 
-    from ..store.scores import list_models
     from ..store import Store
+    from ..store.scores import list_models
 
     st_logger.set_log_level("error")  # AppTest's bare-mode warnings would drown the table
     os.environ["EDUART_DB"] = str(store_path)

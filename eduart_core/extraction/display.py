@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 import html
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -32,7 +33,8 @@ def char_marks(a: str, b: str) -> tuple[str, str]:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         sa, sb = a[i1:i2], b[j1:j2]
         if op == "equal":
-            left.append(_visible(sa)); right.append(_visible(sb))
+            left.append(_visible(sa))
+            right.append(_visible(sb))
             continue
         if sa:
             shown = sa.replace(" ", "·")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable
+from collections.abc import Callable
 
 # Category names in the order they are tried; `order` and `content` are decided structurally.
 TEXT_CATEGORIES: tuple[str, ...] = ("whitespace", "typography", "case", "accents", "punctuation")

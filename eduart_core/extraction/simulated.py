@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from ..store import Store
 from ..vocab import DEFAULT_DATASET, DEMO_EXTRACTION_DATASET, DEMO_KIND

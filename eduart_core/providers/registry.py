@@ -39,7 +39,7 @@ class ModelSpec:
         return ((input_tokens or 0) * self.price_in_per_mtok
                 + (output_tokens or 0) * self.price_out_per_mtok) / 1e6
 
-    def with_overrides(self, **changes) -> "ModelSpec":
+    def with_overrides(self, **changes) -> ModelSpec:
         return replace(self, **changes)
 
 

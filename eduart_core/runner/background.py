@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..store import Store
-from ..vocab import DEFAULT_CONDITION
 from ..store.runs import finish_run, list_runs
+from ..vocab import DEFAULT_CONDITION
 from .journal import latest_by_key, read_records
 from .launch import process_alive, read_launch
 

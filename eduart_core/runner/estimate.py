@@ -8,9 +8,9 @@ Images are counted at a flat per-image allowance; output at a per-format allowan
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from ..vocab import DEFAULT_CONDITION, MOTIVATION_CONDITION
 

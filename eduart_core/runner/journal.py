@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 
 def read_records(path: Path) -> Iterator[dict]:

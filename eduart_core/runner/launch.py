@@ -14,18 +14,18 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..errors import UserError
-from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
 from ..providers.base import ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
 from ..store import Store
 from ..store import journal as store_journal
 from ..store.items import load_items
 from ..store.runs import create_run, ensure_model, finish_run
+from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
 from .cache import ResponseCache, cache_key
 from .estimate import Estimate, estimate_request, token_counter
 from .journal import Journal, JournalSet, latest_by_key, read_records

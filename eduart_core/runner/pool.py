@@ -11,8 +11,9 @@ import queue
 import random
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from ..providers.base import ProviderError, redact
 
@@ -120,7 +121,7 @@ def run_jobs(
     todo, skipped = pending_jobs(list(jobs), journal.latest(), retry_errors)
     result = PoolResult(total=len(todo) + skipped, skipped=skipped)
     limiter = RateLimiter(rpm)
-    work: "queue.SimpleQueue[Job | None]" = queue.SimpleQueue()
+    work: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
     for job in todo:
         work.put(job)
     lock = threading.Lock()

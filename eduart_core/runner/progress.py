@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 class Ingester:
     """Moves new journal lines into the store every few seconds, in short transactions."""
 
-    def __init__(self, store: Store, members: list["Member"], interval_s: float = 2.0):
+    def __init__(self, store: Store, members: list[Member], interval_s: float = 2.0):
         self.store, self.members, self.interval_s = store, members, interval_s
         self._sizes: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True, name="ingester")
         self.last_error: str | None = None
 
-    def start(self) -> "Ingester":
+    def start(self) -> Ingester:
         self._thread.start()
         return self
 

@@ -21,7 +21,7 @@ def _canonical(parsed: str | None, raw: str | None) -> str:
         try:
             value = json.loads(parsed)
             if isinstance(value, list):
-                value = sorted((json.dumps(v, sort_keys=True, ensure_ascii=False).casefold() for v in value))
+                value = sorted(json.dumps(v, sort_keys=True, ensure_ascii=False).casefold() for v in value)
             return json.dumps(value, sort_keys=True, ensure_ascii=False)
         except ValueError:
             pass
@@ -41,7 +41,7 @@ def reproducibility(answers: pd.DataFrame) -> pd.DataFrame:
     for (model, condition), group in frame.groupby(["model", "condition"], sort=True):
         n_reps = group["repetition"].nunique()
         per_item = group.groupby("item_id")
-        complete = per_item.filter(lambda g: g["repetition"].nunique() == n_reps)
+        complete = per_item.filter(lambda g, n=n_reps: g["repetition"].nunique() == n)
         if complete.empty:
             continue
         by_item = complete.groupby("item_id")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from ..store import Store
-from ..vocab import BENCHMARK_KIND
+from ..vocab import BENCHMARK_KIND, CONDITIONS
 from .models import SIM_FAMILY, SIM_PROVIDER, SimModel
-from ..vocab import CONDITIONS
 from .respond import plan_items, simulate_run
 from .synthetic import PLACEHOLDER_IMAGE, placeholder_image, synthesise_items
 
@@ -67,8 +66,7 @@ def simulate_into_store(store: Store, dataset: str, models: list[SimModel], seed
     transaction); a small value gives one progress line per model, for the first-start screen.
     Returns counts: runs created, runs skipped (already present), responses stored, seconds.
     """
-    from ..store.runs import (create_run_con, current_items_con, add_responses_con,
-                              ensure_model_con, finish_run)
+    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, finish_run
 
     say = progress or _quiet
     conditions = tuple(conditions)

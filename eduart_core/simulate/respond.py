@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ..vocab import CONDITIONS, MOTIVATION_CONDITION
 from .formatting import motivation_text, pick_kind, render_response
 from .models import SimModel
 from .responder import ItemPlan, intended_answers, plan_item
-from ..vocab import CONDITIONS, MOTIVATION_CONDITION
 
 IMAGE_TOKENS = 260
 SYSTEM_TOKENS = 180

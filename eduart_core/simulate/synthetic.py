@@ -10,6 +10,7 @@ import io
 import random
 
 from ..synthetic import scaled_mix as format_counts
+
 IMAGE_SHARE = 0.45
 PLACEHOLDER_IMAGE = "imgs/synthetic_placeholder.png"
 

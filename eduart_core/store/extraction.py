@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -195,7 +196,8 @@ def load_outcomes(store: Store, round: int | None = None) -> pd.DataFrame:
            "JOIN extraction_pages p USING (page_id)")
     params: list = []
     if round is not None:
-        sql += " WHERE o.round = ?"; params.append(int(round))
+        sql += " WHERE o.round = ?"
+        params.append(int(round))
     with store.connect(read_only=True) as con:
         frame = _frame(con, sql + " ORDER BY o.round, o.page_id", params)
     for column in ("base_record", "merged_record"):
@@ -217,9 +219,11 @@ def load_discrepancies(store: Store, round: int | None = None, page_id: str | No
     """Discrepancies with the page's format and exercise, values decoded."""
     where, params = [], []
     if round is not None:
-        where.append("d.round = ?"); params.append(int(round))
+        where.append("d.round = ?")
+        params.append(int(round))
     if page_id is not None:
-        where.append("d.page_id = ?"); params.append(page_id)
+        where.append("d.page_id = ?")
+        params.append(page_id)
     if queued_only:
         where.append("d.queued")
     sql = ("SELECT d.*, o.format, p.exercise FROM discrepancies d "

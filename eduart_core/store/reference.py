@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .core import PROJECT_ROOT, Store
 from ..vocab import REFERENCE_DATASET, REFERENCE_KIND
+from .core import PROJECT_ROOT, Store
 
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
 REFERENCE_TITLE = "EduArt 2026 published results (aggregates only)"

@@ -9,14 +9,15 @@ seconds.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import duckdb
 import pandas as pd
 
 from ..errors import UserError
-from .core import Store
 from ..vocab import CONDITIONS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
+from .core import Store
 
 RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
 

@@ -7,16 +7,16 @@ request) and replaces the old rows in one transaction.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import duckdb
 import pandas as pd
 
 from ..errors import UserError
+from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES
 from .core import Store
 from .runs import insert_frame, paper_input, safe_score
-from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES
-
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
