@@ -81,10 +81,9 @@ def _families(models, families: Mapping[str, str] | None) -> list[str]:
 
 
 def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                       condition: str = DEFAULT_CONDITION, title: str | None = None) -> go.Figure:
+                       title: str | None = None) -> go.Figure:
     """Macro average per model (bars, family colours) with MCQ accuracy and its 95% Wilson interval."""
-    frame = macro[macro["condition"] == condition] if "condition" in macro else macro
-    frame = frame.sort_values("macro", ascending=True)
+    frame = macro.sort_values("macro", ascending=True)
     fams = _families(frame["model"], families)
     fig = go.Figure()
     fig.add_bar(
@@ -109,16 +108,14 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
 
 
-def figure_format_heatmap(type_means: pd.DataFrame, *, condition: str = DEFAULT_CONDITION,
-                          macro: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
-    """Model x format heatmap of type means on a 0-100 scale, models sorted by macro average."""
-    frame = type_means[type_means["condition"] == condition] if "condition" in type_means else type_means
-    grid = frame.pivot_table(index="model", columns="type", values="mean", aggfunc="mean")
+def figure_format_heatmap(type_means: pd.DataFrame, *, macro: pd.DataFrame | None = None,
+                          title: str | None = None) -> go.Figure:
+    """Model x format heatmap of type means (one condition) on a 0-100 scale, models sorted by macro average."""
+    grid = type_means.pivot_table(index="model", columns="type", values="mean", aggfunc="mean")
     types = ordered_formats(grid.columns)
     grid = grid[types]
     if macro is not None and len(macro):
-        m = macro[macro["condition"] == condition] if "condition" in macro else macro
-        order = m.set_index("model")["macro"].reindex(grid.index)
+        order = macro.set_index("model")["macro"].reindex(grid.index)
     else:
         order = grid.mean(axis=1)
     grid = grid.loc[order.sort_values(ascending=True).index]

@@ -74,7 +74,8 @@ def figure_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height:
 
 
 @lru_cache(maxsize=64)
-def _image_from_json(fig_json: str, fmt: str) -> bytes | None:
+def image_from_json(fig_json: str, fmt: str) -> bytes | None:
+    """PNG/SVG bytes of a figure given as plotly JSON, memoised so reruns of a page cost nothing."""
     import plotly.io as pio
 
     return figure_image(pio.from_json(fig_json), fmt)
@@ -82,7 +83,18 @@ def _image_from_json(fig_json: str, fmt: str) -> bytes | None:
 
 def figure_image_cached(fig: go.Figure, fmt: str = "png") -> bytes | None:
     """Same as figure_image, memoised on the figure's JSON so reruns of a page cost nothing."""
-    return _image_from_json(fig.to_json(), fmt)
+    return image_from_json(fig.to_json(), fmt)
+
+
+def display_frame(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> pd.DataFrame:
+    """The table as shown and downloaded: ``percent`` columns x 100 to one decimal, other floats rounded."""
+    shown = frame.copy()
+    for col in shown.columns:
+        if col in percent:
+            shown[col] = (shown[col] * 100).round(1)
+        elif pd.api.types.is_float_dtype(shown[col]):
+            shown[col] = shown[col].round(digits)
+    return shown
 
 
 def table_csv(frame: pd.DataFrame) -> bytes:

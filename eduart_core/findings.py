@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .vocab import DEFAULT_CONDITION, format_label
+from .vocab import format_label
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,11 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
     return Finding(head, detail, "Wilson score 95% interval")
 
 
-def hardest_format_finding(type_means: pd.DataFrame, condition: str = DEFAULT_CONDITION) -> Finding | None:
-    """The format where even the best model stays lowest."""
+def hardest_format_finding(type_means: pd.DataFrame) -> Finding | None:
+    """The format where even the best model stays lowest (type means of one condition)."""
     if type_means is None or type_means.empty:
         return None
-    tm = type_means[type_means["condition"] == condition] if "condition" in type_means else type_means
+    tm = type_means
     best = tm.groupby("type")["mean"].max()
     if best.empty:
         return None
@@ -88,11 +88,11 @@ def hardest_format_finding(type_means: pd.DataFrame, condition: str = DEFAULT_CO
         "descriptive (format means with Wilson 95% intervals)")
 
 
-def spread_finding(type_means: pd.DataFrame, condition: str = DEFAULT_CONDITION) -> Finding | None:
-    """How much the format changes a model's score: the largest best-minus-worst gap."""
+def spread_finding(type_means: pd.DataFrame) -> Finding | None:
+    """How much the format changes a model's score: the largest best-minus-worst gap (one condition)."""
     if type_means is None or type_means.empty:
         return None
-    tm = type_means[type_means["condition"] == condition] if "condition" in type_means else type_means
+    tm = type_means
     g = tm.groupby("model")["mean"].agg(["max", "min"])
     if g.empty:
         return None
@@ -150,14 +150,55 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
 
 def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = None,
                  effect: pd.DataFrame | None = None, regression: pd.DataFrame | None = None,
-                 image: pd.DataFrame | None = None, condition: str = DEFAULT_CONDITION) -> list[Finding]:
-    """Three to six findings, most important first; missing inputs are skipped."""
+                 image: pd.DataFrame | None = None) -> list[Finding]:
+    """Three to six findings, most important first; missing inputs are skipped.
+
+    Every frame holds the selected condition only, except ``effect`` (default vs motivation).
+    """
     candidates = [
         leader_finding(board),
         mcq_ceiling_finding(board),
-        hardest_format_finding(type_means, condition),
-        spread_finding(type_means, condition),
+        hardest_format_finding(type_means),
+        spread_finding(type_means),
         motivation_finding(effect),
         image_finding(regression, image),
     ]
     return [f for f in candidates if f is not None][:6]
+
+
+def as_frame(found: list[Finding]) -> pd.DataFrame:
+    """Findings as rows (headline, detail, test): the `show findings` twin of the Overview list."""
+    return pd.DataFrame([{"headline": f.headline, "detail": f.detail, "test": f.test} for f in found],
+                        columns=["headline", "detail", "test"])
+
+
+def image_raw_finding(effect: pd.DataFrame) -> Finding | None:
+    """How many models score higher on items with an image (raw, unadjusted comparison)."""
+    if effect is None or effect.empty or not {"mean_with", "mean_without"} <= set(effect.columns):
+        return None
+    e = effect.dropna(subset=["mean_with", "mean_without"])
+    if e.empty:
+        return None
+    higher = int((e["mean_with"] > e["mean_without"]).sum())
+    n_with = int(e["n_with"].max()) if "n_with" in e else 0
+    n_without = int(e["n_without"].max()) if "n_without" in e else 0
+    return Finding(f"{higher} of {len(e)} models score higher on items with an image (raw comparison).",
+                   f"Mean score on {n_without} items without and {n_with} with an image, per model.",
+                   "descriptive (raw means; formats and languages differ between the two subsets)")
+
+
+def image_adjusted_verdict(regression: pd.DataFrame | None) -> Finding | None:
+    """The image odds ratio of the regression, and what its 95% interval allows one to say."""
+    if regression is None or not len(regression) or not (regression["predictor"] == "has_image:True").any():
+        return None
+    r = regression[regression["predictor"] == "has_image:True"].iloc[0]
+    if r["ci_high"] < 1:
+        verdict = "Items with an image are answered correctly less often than comparable items without one."
+    elif r["ci_low"] > 1:
+        verdict = "Items with an image are answered correctly more often than comparable items without one."
+    else:
+        verdict = ("The interval includes 1: once format, language and model are accounted for, the data do "
+                   "not clearly show an image effect.")
+    return Finding(verdict, f"Odds ratio {r['odds_ratio']:.2f}, 95% interval {r['ci_low']:.2f} to {r['ci_high']:.2f}, "
+                   f"p = {r['p']:.3f}.", "logistic regression correct ~ format + image + language + model, "
+                   "item-clustered standard errors")

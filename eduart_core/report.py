@@ -13,10 +13,11 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from . import charts, findings, views
+from . import charts, views
+from .errors import UserError
+from .selection import Selection
 from .store import Store
-from .views import EmptySelection, Filters, ItemLevelUnavailable
-from .vocab import DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE
+from .vocab import DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, EXAMINEES_MODELS_CONDITIONS
 
 FIGURE_IDS = ("fig-difficulty-discrimination", "fig-format-heatmap", "fig-motivation", "fig-images")
 
@@ -66,30 +67,24 @@ def _figure(fig, div_id: str, first: bool) -> str:
 def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
                  condition: str = DEFAULT_CONDITION) -> str:
     """The report as one HTML string (no external URLs; plotly.js embedded once)."""
-    store = Store(store_path)
-    version = int(store.data_version())
-    path = str(store.path)
-    filters = Filters(dataset=dataset, profile=profile, condition=condition)
-    flags = views.dataset_flags(path, version, dataset)
-    if not flags["exists"]:
-        from .errors import UserError
-
-        names = ", ".join(views.datasets(path, version)["dataset"]) or "none"
-        raise UserError(f"no dataset {dataset!r} in {path} (available: {names})")
-    fam = views.family_map(path, version)
-    board = views.leaderboard(path, version, filters)
-    type_means = views.type_means(path, version, filters)
-    effect = views.motivation(path, version, filters)
-    image = regression = stats = summary = None
-    if not flags["aggregate_only"]:
-        image = views.image_effect(path, version, filters)
-        try:
-            regression = views.regression(path, version, filters, clustered=True)
-        except Exception:  # too few rows for a regression: leave the adjusted figure out
-            regression = None
-        stats = views.item_stats(path, version, filters, examinees="models_conditions", corrected=True)
-        summary = views.item_stats_summary(path, version, filters, examinees="models_conditions", corrected=True)
-    found = findings.key_findings(board, type_means, effect, regression, image, condition)
+    src = views.Source.of(Store(store_path))
+    sel = Selection(dataset=dataset, profile=profile, condition=condition)
+    flags = views.dataset_flags(src, dataset)
+    if not flags.exists:
+        names = ", ".join(views.datasets(src)["dataset"]) or "none"
+        raise UserError(f"no dataset {dataset!r} in {src.path} (available: {names})")
+    fam = views.family_map(src)
+    board = views.leaderboard(src, sel)
+    type_means = views.type_scores(src, sel)
+    effect = views.motivation(src, sel)
+    found = views.key_findings(src, sel)
+    image = stats = discrimination = overall = None
+    if not flags.aggregate_only:
+        image = views.image_effect(src, sel)
+        psy = {"examinees": EXAMINEES_MODELS_CONDITIONS, "corrected": True}
+        stats = views.item_statistics(src, sel, **psy)
+        discrimination = views.discrimination_by_format(src, sel, **psy)
+        overall = views.reliability(src, sel, **psy).iloc[0]
 
     parts: list[str] = []
     first = True
@@ -99,14 +94,14 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
         parts.append(f"<figure>{_figure(fig, div_id, first)}<figcaption>{html.escape(caption)}</figcaption></figure>")
         first = False
 
-    title = f"EduArt Studio report: {flags['title']}"
+    title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
     parts.append(f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{profile}</b> · "
                  f"condition <b>{condition}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
-    if flags["simulated"]:
+    if flags.simulated:
         parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
                      "real ones. The numbers show how the analysis works, not how real models perform.</p>")
-    if flags["aggregate_only"]:
+    if flags.aggregate_only:
         parts.append("<p class='banner ref'>Published reference (aggregate only): item-level figures are not "
                      "available for this dataset.</p>")
 
@@ -128,8 +123,8 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
         figure(charts.figure_difficulty_discrimination(stats), FIGURE_IDS[0],
                "Figure 1. Each dot is an item: difficulty p against corrected discrimination r_pb over models x "
                "conditions; dashed r_pb = .30, dotted .10, dash-dot the mean p; the last panel shows format centroids.")
-        parts.append(_table(summary["discrimination"]))
-        o = summary["overall"].iloc[0]
+        parts.append(_table(discrimination))
+        o = overall
         parts.append(f"<p>Mean p {o['mean_p']:.2f} (SD {o['sd_p']:.2f}); mean r_pb {o['mean_r_pb']:.2f}; "
                      f"{int(o['n_not_estimable'])} non-estimable items ({int(o['n_all_right'])} right for all, "
                      f"{int(o['n_all_wrong'])} for none); {int(o['n_examinees'])} examinees.</p>")
@@ -137,9 +132,9 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 
     parts.append("<h2>2. Scores by format</h2>")
-    figure(charts.figure_format_heatmap(type_means, condition=condition, macro=board), FIGURE_IDS[1],
+    figure(charts.figure_format_heatmap(type_means, macro=board), FIGURE_IDS[1],
            "Figure 2. Mean score per model and format on a 0-100 scale, models sorted by macro average.")
-    tm = type_means[type_means["condition"] == condition][["model", "type", "n", "mean", "ci_low", "ci_high"]]
+    tm = type_means[["model", "type", "n", "mean", "ci_low", "ci_high"]]
     parts.append("<details><summary>Format means with Wilson 95% intervals</summary>"
                  + _table(tm, percent=("mean", "ci_low", "ci_high")) + "</details>")
 
@@ -178,12 +173,7 @@ def write_report(store_path: str, out: str, **options) -> int:
     """Write the report to ``out``; returns its size in bytes."""
     from pathlib import Path
 
-    try:
-        text = build_report(store_path, **options)
-    except (ItemLevelUnavailable, EmptySelection) as exc:
-        from .errors import UserError
-
-        raise UserError(str(exc)) from None
+    text = build_report(store_path, **options)  # views raise one-line UserErrors
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")

@@ -119,6 +119,17 @@ SIMULATED_KIND = "simulated"
 BASELINE_KIND = "baseline"
 MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
 
+# ---------------------------------------------------------------- examinees (item statistics)
+
+#: Who counts as an examinee in item statistics: each model in the selected condition (the published
+#: Figure 1), or each model x condition pair (the published Tables 6-7).
+EXAMINEES_MODELS = "models"
+EXAMINEES_MODELS_CONDITIONS = "models_conditions"
+EXAMINEE_SETS: dict[str, str] = {
+    EXAMINEES_MODELS: "Models, selected condition only (as published Figure 1)",
+    EXAMINEES_MODELS_CONDITIONS: "Models x conditions (as published Tables 6-7)",
+}
+
 # ---------------------------------------------------------------- answer formats
 
 

@@ -2,24 +2,23 @@
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import streamlit as st
 
-from eduart_core import views, vocab
+from eduart_core import analysis, display, views, vocab
 from pages import common
 
-filters = common.page_start(
+src, sel = common.page_start(
     "Item inspector", "Find suspicious items, check their answer key and see how every model answered.")
 with common.guard():
-    table = common.view("item_table", filters)
+    table = views.item_list(src, sel)
 
-QUICK = {"all": "All items", "all_wrong": "All models wrong", "disagree": "Models disagree",
-         "negative_rpb": "Negative discrimination (suspect key)", "top_fail": "Top models fail, weak ones pass"}
 c1, c2 = st.columns([2, 3])
-quick = c1.selectbox("Show", list(QUICK), format_func=QUICK.get, key="insp_quick")
+quick = c1.selectbox("Show", list(analysis.ITEM_FILTERS), format_func=analysis.ITEM_FILTERS.get, key="insp_quick")
 search = c2.text_input("Search id or text", key="insp_search")
-shown = views.item_filter(table, quick, search)
+shown = analysis.filter_items(table, quick, search)
 ids = list(shown["item_id"])
 
 # Which item: click in the table > a jump from another page > the URL > the first of the list.
@@ -32,7 +31,7 @@ if current not in set(table["item_id"]):
 
 cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models", "text"]
 st.caption(f"{len(shown)} of {len(table)} items; p and r_pb over the selected models, condition "
-           f"{filters.condition}, {common.scoring_label(filters)}. Click a row to open the item.")
+           f"{sel.condition}, {common.scoring_label(sel)}. Click a row to open the item.")
 event = st.dataframe(
     shown[cols].assign(type=shown["type"].map(vocab.format_label)), hide_index=True, width="stretch", height=280,
     key="insp_table", on_select="rerun", selection_mode="single-row",
@@ -56,7 +55,7 @@ st.session_state["insp_current"] = current
 if st.query_params.get("item") != current:
     st.query_params["item"] = current
 
-prev_id, next_id = views.neighbours(ids, current)
+prev_id, next_id = display.neighbours(ids, current)
 b1, b2, b3 = st.columns([1, 1, 6])
 
 
@@ -72,8 +71,8 @@ b3.markdown(f"Item **{current}**" + (f" ({ids.index(current) + 1} of {len(ids)} 
                                       " (outside the current list)"))
 
 with common.guard():
-    item = common.plain("item_detail", filters.dataset, current)
-    responses = common.plain("item_responses", filters.dataset, current)
+    item = views.item_detail(src, sel.dataset, current)
+    responses = views.item_responses(src, sel.dataset, current)
 record = item.get("record") or {}
 row = table[table["item_id"] == current].iloc[0] if (table["item_id"] == current).any() else None
 
@@ -86,17 +85,20 @@ with left:
         st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
     elif record.get("has_image"):
         st.caption("This item has an image, but its file is missing from the store.")
-    if row is not None:
+    if row is not None and row["p"] == row["p"]:
         p, r = row["p"], row["r_pb"]
         st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
         if r == r:
-            quality = "good" if r >= 0.30 else ("fair" if r >= 0.10 else "poor")
-            meaning = ("models that do well overall tend to get it right" if r >= 0.10 else
+            quality = row["discrimination_category"]
+            meaning = ("models that do well overall tend to get it right" if quality in ("good", "fair") else
                        "strong and weak models do about equally well" if r >= 0 else
                        "weaker models do better than strong ones; check the answer key")
-            st.markdown(f"**Discrimination r_pb = {r:.2f}** ({quality}): {meaning}.")
+            st.markdown(f"**Discrimination r_pb = {r:.2f}** ({quality}; 95% interval {row['r_pb_ci_low']:.2f} to "
+                        f"{row['r_pb_ci_high']:.2f}): {meaning}.")
         else:
             st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
+    elif row is not None:
+        st.caption("No model has answered this item yet in the selected condition.")
 with right:
     st.markdown(f"#### {html.escape(str(record.get('question_title') or current))}")
     st.caption(f"{vocab.format_label(record.get('type', ''))} · {vocab.language_label(record.get('language'))}"
@@ -105,8 +107,6 @@ with right:
         st.markdown(f"*{record['instructions']}*")
     text = record.get("question_text") or ""
     if text:
-        import re
-
         marked = re.sub(r"\[([A-Z])\]", r"**[\1]**", html.escape(text).replace("\n", "  \n"))
         st.markdown(marked)
     gold = record.get("answers") or []
@@ -144,12 +144,12 @@ st.subheader("How each model answered")
 if responses is None or responses.empty:
     st.info("No responses recorded for this item.")
     st.stop()
-prof = filters.profile
+prof = sel.profile
 option_text = ({str(c.get("id")): str(c.get("text")) for c in choices if isinstance(c, dict) and c.get("text")}
                if itype in ("multiple_choice_radio", "multiple_choice_check", "true_false") else {})
 latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
-if filters.models:
-    latest = latest[latest["model"].isin(filters.models)]
+if sel.models:
+    latest = latest[latest["model"].isin(sel.models)]
 n_right = int(latest[f"{prof}_correct"].fillna(False).astype(bool).sum())
 st.markdown(f"**{n_right} of {len(latest)}** model answers are right under the {prof} profile "
             "(score at least 0.5). Each answer below is broken into its parts, each marked right or wrong.")
@@ -167,7 +167,7 @@ for model, sub in latest.groupby("model", sort=True):
             right = bool(r.get(f"{prof}_correct"))
             st.markdown(f"{':green-badge[:material/check: right]' if right else ':red-badge[:material/close: wrong]'} *{cond}* · score **{'—' if score is None or score != score else f'{score:.2f}'}**"
                         f" ({prof})" + (f" · could not parse: {r['parse_error']}" if r.get("parse_error") else ""))
-            marks = views.answer_rows(r.get(f"{prof}_details"), option_text)
+            marks = display.answer_rows(r.get(f"{prof}_details"), option_text)
             if len(marks):
                 st.dataframe(marks, hide_index=True, width="stretch", key=f"marks_{model}_{cond}",
                              column_config={"mark": st.column_config.TextColumn("right?", width="small")})

@@ -3,55 +3,53 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, vocab
+from eduart_core import charts, findings, views, vocab
 from pages import common
 
-filters = common.page_start(
+src, sel = common.page_start(
     "Formats", "Models that look equal on multiple choice drift apart on production formats. "
     "Each cell is a model's mean score on one format.")
 fam = common.families()
 with common.guard():
-    type_means = common.view("type_means", filters)
-    board = common.view("leaderboard", filters)
+    type_means = views.type_scores(src, sel)
+    board = views.leaderboard(src, sel)
 
-n_by_type = type_means[type_means["condition"] == filters.condition].groupby("type")["n"].max()
-hardest = findings.hardest_format_finding(type_means, filters.condition)
+n_by_type = type_means.groupby("type")["n"].max()
+hardest = findings.hardest_format_finding(type_means)
 common.chart(
-    charts.figure_format_heatmap(type_means, condition=filters.condition, macro=board),
+    charts.figure_format_heatmap(type_means, macro=board),
     "format_heatmap", story=hardest.headline if hardest else None, caption=
-    f"Mean score per model and format (0-100), models sorted by macro average; condition {filters.condition}, "
-    f"{common.scoring_label(filters)}; items per format: "
-    + ", ".join(f"{vocab.format_label(t)} {int(n)}" for t, n in n_by_type.reindex(vocab.ordered_formats(n_by_type.index)).items())
+    f"Mean score per model and format (0-100), models sorted by macro average; condition {sel.condition}, "
+    f"{common.scoring_label(sel)}; items per format: "
+    + ", ".join(f"{vocab.format_label(t)} {int(n_by_type[t])}" for t in vocab.ordered_formats(n_by_type.index))
     + ".")
 
-mcq = board[["rank", "model", "mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro"]].copy()
-mcq["mcq_minus_macro"] = mcq["mcq"] - mcq["macro"]
+with common.guard():
+    mcq = views.mcq_vs_macro(src, sel)
 common.table(mcq, "mcq_vs_macro",
              "Multiple choice vs macro average (percent, 95% Wilson interval on MCQ; published Table 5)",
              percent=("mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro", "mcq_minus_macro"))
 
 with common.guard():
-    spread = common.view("spread", filters)
-spread = spread[spread["condition"] == filters.condition] if "condition" in spread else spread
-spread_story = findings.spread_finding(type_means, filters.condition)
+    spread = views.format_spread(src, sel)
+spread_story = findings.spread_finding(type_means)
 common.chart(charts.figure_spread(spread, families=fam), "format_spread",
              story=spread_story.headline if spread_story else None, caption=
              "Distance between each model's best and worst format (percentage points); the label names both formats.")
 
-aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]
-if aggregate:
+if common.flags(sel).aggregate_only:
     st.info("Language comparison and logistic regression need item-level data, which this dataset does not have.")
     st.stop()
 
 st.subheader("Multiple choice in Italian and English")
 try:
-    by_lang = common.view("mcq_by_language", filters)
+    by_lang = views.mcq_by_language(src, sel)
     n_lang = by_lang.groupby("language")["n"].max()
     common.chart(charts.figure_language_mcq(by_lang, families=fam), "mcq_language",
                  "Single-answer multiple choice is the one format asked in both languages; bars show accuracy "
                  "with 95% Wilson intervals (n = " + ", ".join(f"{vocab.language_label(k)} {int(v)}"
                                                                for k, v in n_lang.items()) + " items).")
-except common.EmptySelection as exc:
+except views.EmptySelection as exc:
     st.info(str(exc))
 
 st.subheader("What predicts a correct answer?")
@@ -61,12 +59,12 @@ if not common.presentation():
                           help="Off reproduces the published ordinary standard errors. Items share format, language "
                                "and image across models, so clustered errors are the honest default.")
 with common.guard():
-    reg = common.view("regression", filters, clustered=clustered)
+    reg = views.regression(src, sel, clustered=clustered)
 se_name = "item-clustered" if clustered else "ordinary (as published)"
 n_rows = reg.attrs.get("n_obs") or reg.attrs.get("n")
 common.chart(charts.figure_forest(reg), "forest",
              f"Odds ratios of answering correctly (score >= 0.5) from a logistic regression correct ~ format + image + "
-             f"language + model, condition {filters.condition}, {se_name} standard errors"
+             f"language + model, condition {sel.condition}, {se_name} standard errors"
              + (f", n = {n_rows} model x item rows" if n_rows else "")
              + ". Right of the dashed line = more often correct than the reference (single-answer MCQ, no image, "
                "English, first model).")

@@ -3,17 +3,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, vocab
+from eduart_core import charts, findings, views, vocab
 from pages import common
 
-filters = common.page_start(
+src, sel = common.page_start(
     "Motivation", "Each model answered every item twice: once plainly (default) and once asked to justify "
     "its answer (motivation). Does the justification help?")
 fam = common.families()
 with common.guard():
-    effect = common.view("motivation", filters)
+    effect = views.motivation(src, sel)
 
-aggregate = common.views.dataset_flags(common.store_path(), common.data_version(), filters.dataset)["aggregate_only"]
+aggregate = common.flags(sel).aggregate_only
 measure = "macro"
 if not common.presentation():
     measure = st.radio("Difference shown", ["macro", "micro"], horizontal=True, key="mot_measure",
@@ -33,10 +33,10 @@ state = common.chart(
     charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
     story=mot_story.headline if mot_story else None, caption=
     f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
-    f"red when lower; the label is the difference in points ({test}); {common.scoring_label(filters)}"
+    f"red when lower; the label is the difference in points ({test}); {common.scoring_label(sel)}"
     + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "")
     + ". Click a model to list the items that changed most.", on_select="rerun")
-clicked = [p.get("y") for p in ((state or {}).get("selection", {}).get("points", []) if state else [])]
+clicked = [p.get("y") for p in common.selected_points(state)]
 
 cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "default_micro", "motivation_micro",
                     "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high", "p_ttest", "p_wilcoxon", "p_mcnemar",
@@ -46,7 +46,8 @@ common.table(effect[cols], "motivation_effect", "Default vs motivation per model
 
 st.subheader("By format")
 with common.guard():
-    by_type, per_model = common.view("motivation_types", filters)
+    by_type = views.motivation_by_type(src, sel)
+    per_model = views.motivation_by_model_type(src, sel)
 common.chart(charts.figure_delta_heatmap(per_model), "motivation_heatmap",
              "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).")
 tbl = by_type.assign(format=by_type["type"].map(vocab.format_label))
@@ -66,7 +67,7 @@ if clicked and clicked[0] in models and clicked[0] != st.session_state.get("_mot
     st.session_state["mot_model"] = clicked[0]
 model = st.selectbox("Model", models, key="mot_model")
 with common.guard():
-    changes = common.view("item_changes", filters, model=model)
+    changes = views.item_changes(src, sel, model=model)
 if changes.empty:
     st.caption("No item changed its score for this model.")
 else:

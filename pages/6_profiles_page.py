@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, vocab
+from eduart_core import charts, views, vocab
 from pages import common
 
-filters = common.page_start(
+src, sel = common.page_start(
     "Scoring profiles", "The **paper** profile reproduces the published scorer, quirks included (several options "
     "on a single-answer question still earn the point; unparseable true/false answers earn partial credit). "
     "The **strict** profile corrects them. This page shows how much the choice matters.")
 with common.guard():
-    impact = common.view("profile_impact", filters)
+    impact = views.profile_impact(src, sel)
 n_changed = int(impact["n_changed"].sum()) if "n_changed" in impact else 0
 common.chart(charts.figure_profile_impact(impact), "profile_impact",
-             f"Paper minus strict mean score per model and format, percentage points; condition {filters.condition}; "
+             f"Paper minus strict mean score per model and format, percentage points; condition {sel.condition}; "
              f"{n_changed} model x item scores differ between the profiles.")
 tbl = impact.assign(format=impact["type"].map(vocab.format_label))
 cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
@@ -23,7 +23,7 @@ common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model 
 
 st.subheader("Examples where the rules differ")
 with common.guard():
-    examples = common.view("profile_examples", filters)
+    examples = views.profile_examples(src, sel)
 if examples.empty:
     st.caption("No response scores differently under the two profiles in this selection.")
 else:

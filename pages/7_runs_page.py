@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core import vocab
+from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
@@ -70,7 +70,7 @@ with c1:
     rpm = st.number_input("Requests per minute limit (0 = none)", 0, 100000, 0, key="runs_rpm")
 with c2:
     types = st.multiselect("Formats", list(vocab.format_names()), key="runs_types", format_func=vocab.format_label)
-    languages = st.multiselect("Languages", common.languages_of(dataset), key="runs_languages",
+    languages = st.multiselect("Languages", views.languages(common.source(), dataset), key="runs_languages",
                                format_func=vocab.language_label)
     image = st.radio("Images", list(vocab.IMAGE_FILTERS), horizontal=True, key="runs_image",
                      format_func=vocab.IMAGE_FILTERS.get)

@@ -105,7 +105,7 @@ def test_macro_micro_and_mcq_hand_computed():
 def test_leaderboard_ranks_by_macro_within_condition():
     lb = leaderboard(tiny_scores())
     assert list(lb.columns) == ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low",
-                                "mcq_ci_high", "rank", "n_items"]
+                                "mcq_ci_high", "rank", "n_items", "n_mcq", "n_types"]
     assert list(lb.model) == ["B", "A"] and list(lb["rank"]) == [1, 2]
 
 

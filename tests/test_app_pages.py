@@ -22,25 +22,13 @@ PAGES = {
 
 
 def build_dashboard_store(path: Path) -> Path:
-    """The demo store (H5's builder); falls back to a simulated store while demo items are missing."""
+    """The demo store, built by the demo builder itself: a broken builder fails these tests."""
+    from eduart_core.demo import build_demo
     from eduart_core.store import Store
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        from eduart_core.demo import build_demo
-
-        build_demo(Store(path), force=True)
-    except Exception as exc:  # the demo room's builder is not usable: same shape, synthetic items
-        import warnings
-
-        warnings.warn(f"build_demo failed ({exc}); dashboard tests use a simulated store instead", stacklevel=2)
-        for leftover in path.parent.glob(f"{path.stem}*"):
-            if leftover.is_file():
-                leftover.unlink()
-        from eduart_core.bench.pages import build_simulated_store
-
-        build_simulated_store(path, models=8, items=80, seed=11)
+    build_demo(Store(path), force=True)
     return path
 
 
@@ -51,12 +39,13 @@ def demo_db(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def app(demo_db, monkeypatch):
-    """A fresh AppTest session on the demo store, Streamlit's caches emptied."""
-    import streamlit as st
+    """A fresh AppTest session on the demo store, the view caches emptied."""
     from streamlit.testing.v1 import AppTest
 
+    from eduart_core import views
+
     monkeypatch.setenv("EDUART_DB", str(demo_db))
-    st.cache_data.clear()
+    views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     return at
 
@@ -275,12 +264,13 @@ def test_unbuildable_store_fails_with_one_line_not_a_traceback(tmp_path, monkeyp
 
 
 def test_first_start_builds_the_demo_store_and_shows_the_overview(tmp_path, monkeypatch):
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
 
     db = tmp_path / "fresh" / "eduart.duckdb"
     monkeypatch.setenv("EDUART_DB", str(db))
-    st.cache_data.clear()
+    views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
     assert_clean(at)
@@ -290,9 +280,9 @@ def test_first_start_builds_the_demo_store_and_shows_the_overview(tmp_path, monk
 
 def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
     """A user's own import (published folder layout): tiny, with a defective item and a corrupt file."""
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from eduart_core import views
     from eduart_core.ingest import import_eduart
     from eduart_core.store import Store
     from tests.test_ingest import build_published_folder, models_csv
@@ -300,7 +290,7 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
     db = tmp_path / "imported" / "eduart.duckdb"
     import_eduart(Store(db), build_published_folder(tmp_path / "eduart"), models_csv=models_csv(tmp_path / "m.csv"))
     monkeypatch.setenv("EDUART_DB", str(db))
-    st.cache_data.clear()
+    views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert_clean(at)
@@ -314,9 +304,9 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
 
 def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
     """Right after `import-items` the store has items but no models or runs: no page may crash."""
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from eduart_core import views
     from eduart_core.store import Store
     from eduart_core.store.items import upsert_items
 
@@ -327,7 +317,7 @@ def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
     db = tmp_path / "fresh" / "eduart.duckdb"
     upsert_items(Store(db), [record], dataset="items", origin="import-items")
     monkeypatch.setenv("EDUART_DB", str(db))
-    st.cache_data.clear()
+    views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert_clean(at)
@@ -342,8 +332,9 @@ def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     import subprocess
     import sys
 
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
 
     db = tmp_path / "locked" / "eduart.duckdb"
     db.parent.mkdir()
@@ -354,7 +345,7 @@ def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     try:
         assert holder.stdout.readline().strip() == "locked"
         monkeypatch.setenv("EDUART_DB", str(db))
-        st.cache_data.clear()
+        views.clear_caches()
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.run()
         assert not at.exception

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eduart_core import analysis, charts, exports, findings, views
+from eduart_core import analysis, charts, display, exports, findings
 from eduart_core.synthetic import synthetic_scores
 
 
@@ -17,7 +17,7 @@ def frame() -> pd.DataFrame:
 
 
 def test_leaderboard_bars_are_macro_percent_with_family_colours(frame):
-    macro = analysis.macro_scores(frame)
+    macro = analysis.macro_scores(frame[frame["condition"] == "default"])  # charts draw one condition
     fams = {m: ("OpenAI" if i % 2 else "Google") for i, m in enumerate(sorted(frame["model"].unique()))}
     fig = charts.figure_leaderboard(macro, families=fams)
     bar = fig.data[0]
@@ -34,7 +34,8 @@ def test_unknown_family_gets_the_neutral_colour():
 
 
 def test_heatmap_is_sorted_by_macro_and_labels_cells(frame):
-    ts, macro = analysis.type_scores(frame), analysis.macro_scores(frame)
+    one = frame[frame["condition"] == "default"]  # charts draw one condition
+    ts, macro = analysis.type_scores(one), analysis.macro_scores(one)
     fig = charts.figure_format_heatmap(ts, macro=macro)
     heat = fig.data[0]
     order = macro[macro["condition"] == "default"].sort_values("macro")["model"].tolist()
@@ -89,7 +90,8 @@ def test_forest_plot_leaves_out_the_intercept(frame):
 def test_findings_name_tests_and_numbers(frame):
     board = analysis.macro_scores(frame)
     board = board[board["condition"] == "default"]
-    found = findings.key_findings(board, analysis.type_scores(frame), analysis.motivation_effect(frame),
+    one = frame[frame["condition"] == "default"]
+    found = findings.key_findings(board, analysis.type_scores(one), analysis.motivation_effect(frame),
                                   analysis.logistic_regression(frame, cluster="item"), analysis.image_effect(frame))
     assert 3 <= len(found) <= 6
     assert all(f.test for f in found)
@@ -101,17 +103,17 @@ def test_item_filters_and_neighbours():
     table = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "models_right": [0, 2, 4, 1], "n_models": [4] * 4,
                           "r_pb": [np.nan, -0.2, 0.5, 0.1], "top_minus_weak": [0, -0.5, 0.2, 0.1],
                           "text": ["Giotto", "Masaccio", "Piero", "Raffaello"]})
-    assert list(views.item_filter(table, "all_wrong")["item_id"]) == ["a"]
-    assert list(views.item_filter(table, "disagree")["item_id"]) == ["b", "d"]
-    assert list(views.item_filter(table, "negative_rpb")["item_id"]) == ["b"]
-    assert list(views.item_filter(table, "top_fail")["item_id"]) == ["b"]
-    assert list(views.item_filter(table, "all", "piero")["item_id"]) == ["c"]
-    assert views.neighbours(["a", "b", "c"], "a") == (None, "b")
-    assert views.neighbours(["a", "b", "c"], "c") == ("b", None)
+    assert list(analysis.filter_items(table, "all_wrong")["item_id"]) == ["a"]
+    assert list(analysis.filter_items(table, "disagree")["item_id"]) == ["b", "d"]
+    assert list(analysis.filter_items(table, "negative_rpb")["item_id"]) == ["b"]
+    assert list(analysis.filter_items(table, "top_fail")["item_id"]) == ["b"]
+    assert list(analysis.filter_items(table, "all", "piero")["item_id"]) == ["c"]
+    assert display.neighbours(["a", "b", "c"], "a") == (None, "b")
+    assert display.neighbours(["a", "b", "c"], "c") == ("b", None)
 
 
 def test_answer_marks_render_selection_and_blanks():
-    rows = views.answer_rows([{"element": "A", "expected": True, "given": False, "right": False},
+    rows = display.answer_rows([{"element": "A", "expected": True, "given": False, "right": False},
                               {"element": "B", "expected": "volta", "given": None, "right": False},
                               {"element": "C", "expected": "1480", "given": "1480", "right": True}])
     assert list(rows["mark"]) == ["wrong", "wrong", "right"]
@@ -142,7 +144,7 @@ def test_png_and_svg_export_or_clear_fallback(frame):
 
 
 def test_answer_marks_name_the_option_text():
-    rows = views.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}],
+    rows = display.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}],
                              {"B": "De prospectiva pingendi", "C": "De pictura"})
     assert rows.iloc[0]["expected"] == "B. De prospectiva pingendi"
     assert rows.iloc[0]["given"] == "C. De pictura"

@@ -195,6 +195,9 @@ def item_statistics_summary(df: pd.DataFrame, conditions: str | Iterable[str] | 
     }
     overall["n_constant_other"] = (overall["n_not_estimable"] - overall["n_all_right"]
                                    - overall["n_all_wrong"])
+    # How wide a 95% interval around r_pb = 0 is with this many examinees: pages warn with it.
+    low, _ = fisher_interval(np.array([0.0]), np.array([float(overall["n_examinees"])]))
+    overall["r_pb_halfwidth_at_zero"] = float(-low[0])
     overall.update({c: int(discrimination.iloc[-1][c]) if len(discrimination) else 0
                     for c in DISCRIMINATION_CATEGORIES})
     if rel is not None:

@@ -140,3 +140,17 @@ def motivation_by_type(df: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["type", "mean_delta", "min_delta", "max_delta",
                                       "n_models", "min_model", "max_model"])
     return finish(sort_frame(out, ["type"]), per.attrs.get("n_dropped", 0))
+
+
+def largest_condition_changes(df: pd.DataFrame, limit: int = 15) -> pd.DataFrame:
+    """Items whose score changed most between the conditions (motivation - default), largest first.
+
+    Input: the long frame of one model (both conditions). Columns: item_id, type, default,
+    motivation, delta. Items scored the same in both conditions are left out.
+    """
+    paired, dropped, _ = paired_scores(df)
+    out = paired[["item_id", "type", DEFAULT_CONDITION, MOTIVATION_CONDITION]].copy()
+    out["delta"] = out[MOTIVATION_CONDITION] - out[DEFAULT_CONDITION]
+    out = out[out["delta"].abs() > 1e-9]
+    out = out.reindex(out["delta"].abs().sort_values(ascending=False, kind="stable").index).head(limit)
+    return finish(out, dropped)

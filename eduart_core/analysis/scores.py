@@ -18,7 +18,7 @@ KEYS = ["model", "condition"]
 MACRO_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low", "mcq_ci_high",
                  "n_items", "n_mcq", "n_types"]
 LEADERBOARD_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low",
-                       "mcq_ci_high", "rank", "n_items"]
+                       "mcq_ci_high", "rank", "n_items", "n_mcq", "n_types"]
 
 
 def type_scores(df: pd.DataFrame) -> pd.DataFrame:
@@ -165,3 +165,41 @@ def profile_impact(df_strict: pd.DataFrame, df_paper: pd.DataFrame) -> pd.DataFr
     out["n_changed"] = out["n_changed"].astype(int)
     return finish(sort_frame(out, KEYS + ["type"]), drop_s + drop_p,
                   n_dropped_strict=drop_s, n_dropped_paper=drop_p)
+
+
+def type_scores_by(df: pd.DataFrame, by: str) -> pd.DataFrame:
+    """``type_scores`` within each value of a column (e.g. language), the column kept in the result."""
+    parts = []
+    for value, sub in df.groupby(by, sort=True):
+        ts = type_scores(sub)
+        ts[by] = value
+        parts.append(ts)
+    if not parts:
+        return pd.DataFrame(columns=[*KEYS, "type", "n", "mean", "ci_low", "ci_high", by])
+    return finish(pd.concat(parts, ignore_index=True), sum(p.attrs.get("n_dropped", 0) for p in parts))
+
+
+def mcq_vs_macro(board: pd.DataFrame) -> pd.DataFrame:
+    """Multiple-choice accuracy against the macro average per model (published Table 5).
+
+    Columns: rank, model, mcq, mcq_ci_low, mcq_ci_high, macro, micro, mcq_minus_macro (how much
+    higher a model looks when judged by multiple choice alone).
+    """
+    out = board[["rank", "model", "mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro"]].copy()
+    out["mcq_minus_macro"] = out["mcq"] - out["macro"]
+    return finish(out, board.attrs.get("n_dropped", 0))
+
+
+def profile_differences(df_strict: pd.DataFrame, df_paper: pd.DataFrame, limit: int = 3) -> pd.DataFrame:
+    """Responses scored differently by the two profiles, the largest differences first, ``limit`` per format.
+
+    Columns: model, condition, item_id, type, score_strict, score_paper, difference (paper - strict).
+    """
+    keys = ["model", "condition", "item_id"]
+    s, drop_s = prepare(df_strict, keys + ["type", "score"])
+    p, drop_p = prepare(df_paper, keys + ["score"])
+    both = s[keys + ["type", "score"]].merge(p[keys + ["score"]], on=keys, suffixes=("_strict", "_paper"))
+    both["difference"] = both["score_paper"] - both["score_strict"]
+    both = both[both["difference"].abs() > 1e-9]
+    both = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
+    return finish(both.groupby("type", sort=False).head(limit), drop_s + drop_p)

@@ -55,13 +55,9 @@ def _has(values, name: str) -> bool:
 
 
 def _clear_caches() -> None:
-    import streamlit as st
-
     from .. import views
 
-    st.cache_data.clear()
-    for fn in (views.scores, views.items, views.datasets, views.models):
-        fn.cache_clear()
+    views.clear_caches()
 
 
 def _change(at, key: str, value) -> float:

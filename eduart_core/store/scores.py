@@ -14,7 +14,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
-from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES
+from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 from .core import Store
 from .runs import insert_frame, paper_input, safe_score
 
@@ -132,31 +132,34 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     return frame.reset_index(drop=True)
 
 
-def load_responses(store: Store, dataset: str, item_id: str) -> pd.DataFrame:
-    """Every stored response to one item (all models, conditions, repetitions) with both scores.
+def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:
+    """Every stored response to one item, or to every item of the dataset when ``item_id`` is None
+    (all models, conditions, repetitions), with the scores of both profiles.
 
     For the item inspector: raw text, parsed answer, motivation, errors, and per profile the score,
-    correctness and per-element details. ``is_latest`` marks the response the long frame uses.
+    correctness and per-element details (columns ``<profile>_score``, ``<profile>_correct``,
+    ``<profile>_details``). ``is_latest`` marks the response the long frame uses.
     """
-    sql = """
-        SELECT m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
+    sql = f"""
+        SELECT r.item_id, m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
                u.run_id, u.origin, CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS repetition,
                r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT) AS llm_answer,
                CAST(r.parsed_answers AS TEXT) AS parsed_answers, r.motivation, r.parse_error, r.error,
                r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.created_at,
-               st.score AS strict_score, st.correct AS strict_correct, CAST(st.details AS TEXT) AS strict_details,
-               pa.score AS paper_score, pa.correct AS paper_correct, CAST(pa.details AS TEXT) AS paper_details,
-               row_number() OVER (PARTITION BY u.model, u.condition,
+               st.score AS {STRICT_PROFILE}_score, st.correct AS {STRICT_PROFILE}_correct, CAST(st.details AS TEXT) AS {STRICT_PROFILE}_details,
+               pa.score AS {PAPER_PROFILE}_score, pa.correct AS {PAPER_PROFILE}_correct, CAST(pa.details AS TEXT) AS {PAPER_PROFILE}_details,
+               row_number() OVER (PARTITION BY r.item_id, u.model, u.condition,
                    CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
                    ORDER BY r.response_id DESC) = 1 AS is_latest
         FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
-        LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = 'strict'
-        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = 'paper'
-        WHERE u.dataset = ? AND r.item_id = ?
-        ORDER BY m.display_name, u.condition, repetition, r.response_id DESC"""
+        LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = ?
+        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?
+        WHERE u.dataset = ? AND (? IS NULL OR r.item_id = ?)
+        ORDER BY r.item_id, m.display_name, u.condition, repetition, r.response_id DESC"""
+    item = None if item_id is None else str(item_id)
     with store.connect(read_only=True) as con:
-        frame = con.execute(sql, [dataset, str(item_id)]).df()
-    for column in ("llm_answer", "parsed_answers", "strict_details", "paper_details"):
+        frame = con.execute(sql, [STRICT_PROFILE, PAPER_PROFILE, dataset, item, item]).df()
+    for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details"):
         frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],
                                   dtype=object, index=frame.index)
     for column in ("raw_text", "motivation", "parse_error", "error"):  # missing text is None, not NaN

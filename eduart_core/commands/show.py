@@ -1,0 +1,130 @@
+"""`show VIEW`: the machine-readable twin of every table and chart on the pages.
+
+Why: researchers script against the numbers, and a number in a script must be the number on the
+page. `show` takes the sidebar's selection as flags, runs the same named view the page runs
+(`eduart_core.views.VIEWS`) and prints it as JSON (a list of records, numbers unrounded) or CSV.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+
+FORMATS = ("json", "csv")
+
+
+def register(sub) -> None:
+    from ..cli import add_db_option
+    from ..selection import Selection
+
+    p = sub.add_parser("show", help="print the data behind a table or chart of the pages (JSON or CSV)",
+                       description="Print one named view for a selection: the same rows and numbers the page "
+                                   "draws. `show --list` lists the views and their options.")
+    p.add_argument("view", nargs="?", help="view name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the views, one line each")
+    p.add_argument("--format", choices=FORMATS, default="json", help="output format (default: json)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a view option, e.g. --option examinees=models or --option item=0042 (repeatable)")
+    Selection.add_arguments(p)
+    add_db_option(p)
+    p.set_defaults(func=cmd_show)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .. import views
+
+    if args.list:
+        for spec in views.VIEWS.values():
+            opts = ", ".join(f"{k}={v!r}" for k, v in spec.options.items())
+            print(f"{spec.name:26} {spec.summary}" + (f" [options: {opts}]" if opts else "")
+                  + f" <- {spec.shows}")
+        return 0
+    if not args.view:
+        raise UserError("name a view (`show --list` lists them)")
+    frame = run(args)
+    sys.stdout.write(render(frame, args.format))
+    return 0
+
+
+def run(args: argparse.Namespace) -> pd.DataFrame:
+    """The frame of the view the flags name (one-line errors for unknown views, options, datasets)."""
+    from .. import views
+    from ..selection import Selection
+    from ..store import Store
+    from ..vocab import default_dataset
+
+    spec = views.VIEWS.get(args.view)
+    if spec is None:
+        raise UserError(f"unknown view {args.view!r}; `show --list` lists them")
+    store = Store(args.db)
+    if not store.exists():
+        raise UserError(f"no store at {store.path} (build one with `python -m eduart_core demo`)")
+    src = views.Source.of(store)
+    names = list(views.datasets(src)["dataset"])
+    dataset = args.dataset or default_dataset(names)
+    if dataset not in names:
+        raise UserError(f"no dataset {dataset!r} in {store.path} (available: {', '.join(names) or 'none'})")
+    sel = Selection.from_args(args, dataset=dataset)
+    options = parse_options(args.option, spec.options)
+    return views.run_view(args.view, src, sel, **options)
+
+
+def parse_options(pairs: list[str], known: dict[str, object]) -> dict[str, object]:
+    """``NAME=VALUE`` strings -> typed options (the type of each option's default)."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UserError(f"--option {pair!r} is not NAME=VALUE")
+        name, value = (s.strip() for s in pair.split("=", 1))
+        if name not in known:
+            raise UserError(f"unknown option {name!r} (options: {', '.join(known) or 'none'})")
+        out[name] = _typed(name, value, known[name])
+    return out
+
+
+def _typed(name: str, value: str, default: object) -> object:
+    if isinstance(default, bool):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise UserError(f"option {name} takes true or false, not {value!r}")
+    if isinstance(default, int):
+        try:
+            return int(value)
+        except ValueError:
+            raise UserError(f"option {name} takes a whole number, not {value!r}") from None
+    return value
+
+
+def render(frame: pd.DataFrame, fmt: str) -> str:
+    """JSON (a list of records; NaN as null; numbers unrounded) or CSV."""
+    if fmt == "csv":
+        return frame.to_csv(index=False)
+    records = [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+    return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+
+
+def _plain(value: object) -> object:
+    """A JSON-ready Python value: numpy scalars unwrapped, NaN/NA as None, containers kept."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value

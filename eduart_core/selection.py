@@ -1,0 +1,167 @@
+"""What the user is looking at: one `Selection`, built once, applied once, before any analysis.
+
+Why one value: the sidebar, a shared URL, the `show` command's flags and the report all describe
+the same thing (dataset, scoring profile, prompt condition, models, formats, languages, image
+filter). Building it in one place and applying it in one place (`Selection.apply`) means a number
+on a page, in the report and in `python -m eduart_core show` is computed from the same rows.
+The condition is part of the selection like every other filter; views that compare conditions
+(motivation, CTT over models x conditions) ask `apply` to keep both.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+import pandas as pd
+
+from .errors import UserError
+from .vocab import (
+    ALL_ITEMS,
+    CONDITIONS,
+    DEFAULT_CONDITION,
+    DEFAULT_DATASET,
+    DEFAULT_PROFILE,
+    IMAGE_FILTERS,
+    PROFILES,
+    format_label,
+    image_wanted,
+    language_label,
+)
+
+#: URL query-string names of the selection's fields (shared links keep these names).
+QUERY_NAMES: dict[str, str] = {
+    "dataset": "dataset", "profile": "profile", "condition": "condition", "image": "image",
+    "models": "models", "types": "types", "languages": "lang",
+}
+_LIST_FIELDS = ("models", "types", "languages")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The rows an analysis sees; hashable, so it keys the view cache."""
+
+    dataset: str = DEFAULT_DATASET
+    profile: str = DEFAULT_PROFILE
+    condition: str = DEFAULT_CONDITION
+    models: tuple[str, ...] = ()          # display names; empty = every model
+    types: tuple[str, ...] = ()           # formats; empty = every format
+    languages: tuple[str, ...] = ()       # ISO 639-1 codes; empty = every language
+    image: str = ALL_ITEMS                # one of vocab.IMAGE_FILTERS
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise UserError(f"unknown profile {self.profile!r}; use one of {', '.join(PROFILES)}")
+        if self.condition not in CONDITIONS:
+            raise UserError(f"unknown condition {self.condition!r}; use one of {', '.join(CONDITIONS)}")
+        if self.image not in IMAGE_FILTERS:
+            raise UserError(f"unknown image filter {self.image!r}; use one of {', '.join(IMAGE_FILTERS)}")
+        for name in _LIST_FIELDS:  # lists given by callers become tuples (hashable, order kept)
+            object.__setattr__(self, name, tuple(getattr(self, name) or ()))
+
+    def with_(self, **changes) -> Selection:
+        """A copy with some fields changed (validated like a new selection)."""
+        return replace(self, **changes)
+
+    # ------------------------------------------------------------ the one place filters apply
+
+    def apply(self, frame: pd.DataFrame, *, all_conditions: bool = False) -> pd.DataFrame:
+        """Rows of a long frame that match the selection.
+
+        ``all_conditions=True`` keeps every prompt condition (for views that compare them);
+        otherwise only the selected condition stays. Columns a frame lacks are not filtered on
+        (a type-means frame has no `language` column).
+        """
+        mask = np.ones(len(frame), dtype=bool)
+        if self.models and "model" in frame:
+            mask &= frame["model"].isin(self.models).to_numpy()
+        if self.types and "type" in frame:
+            mask &= frame["type"].isin(self.types).to_numpy()
+        if self.languages and "language" in frame:
+            mask &= frame["language"].isin(self.languages).to_numpy()
+        wanted = image_wanted(self.image)
+        if wanted is not None and "has_image" in frame:
+            mask &= (frame["has_image"].astype(bool) == wanted).to_numpy()
+        if not all_conditions and "condition" in frame:
+            mask &= (frame["condition"] == self.condition).to_numpy()
+        return frame[mask] if not mask.all() else frame
+
+    # ------------------------------------------------------------ words for captions
+
+    def scope(self) -> list[str]:
+        """The narrowing filters in words ('2 models', 'True / false', 'Italian', 'with image')."""
+        parts: list[str] = []
+        if self.models:
+            parts.append(f"{len(self.models)} models")
+        if self.types:
+            parts.append(", ".join(format_label(t) for t in self.types))
+        if self.languages:
+            parts.append(", ".join(language_label(x) for x in self.languages))
+        if self.image != ALL_ITEMS:
+            parts.append(IMAGE_FILTERS[self.image].lower())
+        return parts
+
+    # ------------------------------------------------------------ URL query string
+
+    def to_query(self, defaults: Selection | None = None) -> dict[str, str | list[str]]:
+        """The query-string parameters of this selection (fields equal to the default are left out)."""
+        base = defaults or Selection(dataset=self.dataset)
+        out: dict[str, str | list[str]] = {QUERY_NAMES["dataset"]: self.dataset}
+        for f in fields(self):
+            if f.name == "dataset":
+                continue
+            value = getattr(self, f.name)
+            if value != getattr(base, f.name):
+                out[QUERY_NAMES[f.name]] = list(value) if f.name in _LIST_FIELDS else value
+        return out
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str | Iterable[str]], *, datasets: Iterable[str] = (),
+                   valid: Mapping[str, Iterable[str]] | None = None) -> dict[str, object]:
+        """Field values found in a query string; unknown or invalid values are dropped, not errors.
+
+        Returns a dict (not a Selection) because a page merges it with what its widgets hold.
+        ``valid`` may restrict list fields (models, types, languages) to known values.
+        """
+        valid = dict(valid or {})
+        allowed = {"dataset": list(datasets), "profile": list(PROFILES), "condition": list(CONDITIONS),
+                   "image": list(IMAGE_FILTERS)}
+        found: dict[str, object] = {}
+        for name, param in QUERY_NAMES.items():
+            raw = query.get(param)
+            if raw is None:
+                continue
+            values = [raw] if isinstance(raw, str) else list(raw)
+            if name in _LIST_FIELDS:
+                keep = [v for v in values if name not in valid or v in set(valid[name])]
+                if keep:
+                    found[name] = tuple(keep)
+            elif values and values[-1] in allowed[name]:
+                found[name] = values[-1]
+        return found
+
+    # ------------------------------------------------------------ command-line flags
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """The sidebar's controls as flags (the same names as the URL where they differ)."""
+        parser.add_argument("--dataset", default=None, help=f"dataset (default: {DEFAULT_DATASET} when present)")
+        parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="scoring profile")
+        parser.add_argument("--condition", choices=CONDITIONS, default=DEFAULT_CONDITION, help="prompt condition")
+        parser.add_argument("--models", action="append", default=[], metavar="NAMES",
+                            help="model display names, comma-separated or repeated (default: every model)")
+        parser.add_argument("--types", action="append", default=[], metavar="FORMATS",
+                            help="formats, comma-separated or repeated (default: every format)")
+        parser.add_argument("--languages", action="append", default=[], metavar="CODES",
+                            help="language codes, comma-separated or repeated (default: every language)")
+        parser.add_argument("--image", choices=list(IMAGE_FILTERS), default=ALL_ITEMS, help="image filter")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, *, dataset: str) -> Selection:
+        """The selection the flags describe (``dataset`` is resolved by the caller)."""
+        def split(values: list[str]) -> tuple[str, ...]:
+            return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+        return cls(dataset=dataset, profile=args.profile, condition=args.condition, models=split(args.models),
+                   types=split(args.types), languages=split(args.languages), image=args.image)

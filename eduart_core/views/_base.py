@@ -1,0 +1,235 @@
+"""The data-access layer's plumbing: a `Source`, the one cache, and the frames every view starts from.
+
+Why a cache here rather than in Streamlit: the pages, the report and `python -m eduart_core show`
+call the same named views; one process-wide cache keyed by the store's data version, the
+selection and the options serves all of them, so a page re-render, a second browser tab and a
+report reuse the same computation. Every store transaction bumps the data version, so an entry is
+invalidated exactly when the data change. Views only load and key; statistics live in `analysis`.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from ..errors import UserError
+from ..selection import Selection
+from ..store import Store
+
+logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ItemLevelUnavailable(UserError):
+    """The dataset holds only published aggregates; item-level views cannot be drawn."""
+
+
+class EmptySelection(UserError):
+    """The selection leaves no rows to analyse."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A store file at one data version: what every cached value is computed from."""
+
+    path: str
+    version: int
+
+    @classmethod
+    def of(cls, path: str | Store, *, lock_timeout_s: float = 10.0) -> Source:
+        """The store's current version (opens one short read-only connection)."""
+        store = path if isinstance(path, Store) else Store(path, lock_timeout_s=lock_timeout_s)
+        return cls(str(store.path), int(store.data_version()))
+
+    @property
+    def store(self) -> Store:
+        return Store(self.path)
+
+
+def _copy(value: Any) -> Any:
+    """Callers get their own frame objects, so a caller that adds a column never edits the cache."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return value.copy(deep=False)
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+def cached(maxsize: int = 64) -> Callable[[F], F]:
+    """Memoise ``fn(source, *args, **options)`` on every argument (all hashable), LRU per function.
+
+    Exceptions are not cached: an empty selection is recomputed (cheaply) when asked again.
+    """
+    def decorate(fn: F) -> F:
+        entries: OrderedDict = OrderedDict()
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = (args, tuple(sorted(kwargs.items())))
+            with lock:
+                if key in entries:
+                    entries.move_to_end(key)
+                    return _copy(entries[key])
+            value = fn(*args, **kwargs)
+            with lock:
+                entries[key] = value
+                entries.move_to_end(key)
+                while len(entries) > maxsize:
+                    entries.popitem(last=False)
+            return _copy(value)
+
+        wrapper.cache_clear = entries.clear  # type: ignore[attr-defined]
+        _REGISTRY.append(entries)
+        return wrapper  # type: ignore[return-value]
+    return decorate
+
+
+_REGISTRY: list[OrderedDict] = []
+
+
+def clear_caches() -> None:
+    """Forget every cached value (benchmarks measure cold renders with it)."""
+    for entries in _REGISTRY:
+        entries.clear()
+
+
+# ---------------------------------------------------------------- store reads (cached)
+
+@cached(maxsize=16)
+def datasets(src: Source) -> pd.DataFrame:
+    """Datasets in the store with their flags (kind, simulated, aggregate_only, title)."""
+    from ..store import scores as store_scores
+
+    frame = store_scores.list_datasets(src.store)
+    for col, default in (("simulated", False), ("aggregate_only", False), ("title", None), ("kind", None)):
+        if col not in frame:
+            frame[col] = default
+    return frame
+
+
+@cached(maxsize=16)
+def models(src: Source) -> pd.DataFrame:
+    """Models with display name, family, simulated flag and the datasets they have data in."""
+    from ..store import scores as store_scores
+
+    return store_scores.list_models(src.store)
+
+
+@dataclass(frozen=True)
+class DatasetFlags:
+    """What a page needs to know about a dataset before drawing anything."""
+
+    dataset: str
+    exists: bool
+    title: str
+    kind: str | None
+    simulated: bool
+    aggregate_only: bool
+
+
+def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
+    """Flags of one dataset (exists=False for an unknown name)."""
+    frame = datasets(src)
+    row = frame[frame["dataset"] == dataset]
+    if row.empty:
+        return DatasetFlags(dataset, False, dataset, None, False, False)
+    r = row.iloc[0]
+    return DatasetFlags(dataset, True, str(r.get("title") or dataset), r.get("kind"),
+                        bool(r.get("simulated") or False), bool(r.get("aggregate_only") or False))
+
+
+@cached(maxsize=8)
+def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
+    """The long score frame of one dataset and profile (every model, every condition)."""
+    from ..store import scores as store_scores
+
+    return store_scores.load_scores(src.store, profile=profile, dataset=dataset)
+
+
+@cached(maxsize=8)
+def items(src: Source, dataset: str) -> pd.DataFrame:
+    """Current item versions of a dataset (one row per item)."""
+    from ..store import items as store_items
+
+    return store_items.load_items(src.store, dataset)
+
+
+@cached(maxsize=4)
+def published_type_means(src: Source, dataset: str) -> pd.DataFrame:
+    """Published per-model per-format means of an aggregate-only dataset (fractions, intervals set)."""
+    from .. import analysis
+    from ..store import reference
+
+    return analysis.published_type_means(reference.read_reference_type_scores(src.store, dataset))
+
+
+@cached(maxsize=4)
+def published_pooled_motivation(src: Source, dataset: str) -> pd.DataFrame:
+    """The published pooled paired motivation comparison (fractions)."""
+    from .. import analysis
+    from ..store import reference
+
+    return analysis.pooled_motivation_fractions(reference.read_reference_motivation(src.store, dataset))
+
+
+# ---------------------------------------------------------------- the selected rows
+
+@cached(maxsize=32)
+def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -> pd.DataFrame:
+    """The long score frame restricted to the selection: the input of every item-level analysis.
+
+    Raises ItemLevelUnavailable for an aggregate-only dataset and EmptySelection when nothing is left.
+    """
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
+                                   "item-level data are not available for it.")
+    frame = sel.apply(scores(src, sel.profile, sel.dataset), all_conditions=all_conditions)
+    if frame.empty:
+        raise EmptySelection("No scores match the current selection: widen the filters.")
+    return frame
+
+
+def family_map(src: Source) -> dict[str, str]:
+    """Display name -> family; simulated models without a family are 'Simulated'."""
+    frame = models(src)
+    name_col = "display_name" if "display_name" in frame else "model"
+    out = {}
+    for _, r in frame.iterrows():
+        fam = r.get("family") or ("Simulated" if r.get("simulated") else "Other")
+        out[str(r[name_col])] = str(fam)
+    return out
+
+
+def item_text(record: Any) -> str:
+    """Title, instructions and stem of an item record as one readable line (hovers and search)."""
+    if not isinstance(record, dict):
+        return ""
+    parts = [record.get("question_title"), record.get("instructions"), record.get("question_text")]
+    return " ".join(str(p) for p in parts if p)
+
+
+def languages(src: Source, dataset: str) -> list[str]:
+    """Language codes of a dataset's items, sorted (empty for an aggregate-only dataset)."""
+    frame = items(src, dataset)
+    return sorted(frame["language"].dropna().unique()) if "language" in frame else []
+
+
+def models_with_data(src: Source, dataset: str) -> list[str]:
+    """Display names of the models that have data in a dataset (published models for a reference dataset)."""
+    table = models(src)
+    # `datasets` is a list per model, or NA for a model without runs
+    names = [name for name, ds in zip(table["display_name"], table["datasets"])
+             if not isinstance(ds, type(pd.NA)) and ds is not None and dataset in list(ds)]
+    if not names and dataset_flags(src, dataset).aggregate_only:
+        names = sorted(published_type_means(src, dataset)["model"].unique())
+    return names
