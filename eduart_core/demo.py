@@ -1,9 +1,9 @@
 """The built-in demo store: original items, generated plates, simulated runs, published figures.
 
 Why: a fresh clone must open on a dashboard full of meaningful data without API keys or the
-copyrighted EduArt bundle. ``build_demo`` assembles it from what ships in the repository; other
-rooms add their own demo content through ``register_demo_builder`` (for example the extraction
-review demo), so this module never imports them.
+copyrighted EduArt bundle. ``build_demo`` assembles it from what ships in the repository by
+running the builders of `DEMO_BUILDERS`, an explicit list: a room that adds demo content (the
+extraction review round, a sibling benchmark) adds one line there.
 
 A new store is always built into a temporary file next to the target and moved into place only
 when complete, so an interrupted or failed build never leaves half a store behind.
@@ -31,37 +31,12 @@ DEMO_MODELS = 8
 PLATES_FOLDER = "plates"
 
 Progress = Callable[[str], None]
-EXTRA_BUILDERS: list[Callable[[Store], None]] = []
-
-
-def register_demo_builder(fn: Callable[[Store], None]) -> Callable[[Store], None]:
-    """Add a builder called at the end of ``build_demo`` (once per function); usable as a decorator."""
-    if fn not in EXTRA_BUILDERS:
-        EXTRA_BUILDERS.append(fn)
-    return fn
+#: A demo builder adds one part of the demo to a store, idempotently, and returns counts for the summary.
+Builder = Callable[[Store, Progress], dict]
 
 
 def _quiet(_: str) -> None:
     return None
-
-
-def discover_builders() -> None:
-    """Import the CLI's command modules so every room registers its demo builder.
-
-    Why: rooms register their builders when their command module is imported (as the CLI does);
-    the app calls ``ensure_demo`` without the CLI, and must build the same store as
-    ``python -m eduart_core demo``. Modules of rooms not built yet are skipped.
-    """
-    import importlib
-
-    from .cli import COMMAND_MODULES
-
-    for name in COMMAND_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
 
 
 def load_demo_records(demo_dir: Path | None = None) -> list[dict]:
@@ -102,13 +77,11 @@ def _import_demo_items(store: Store, records: list[dict]) -> None:
         upsert_items(store, records, DEMO_DATASET, DEMO_KIND, images_root=root)
 
 
-def _populate(store: Store, say: Progress) -> dict:
-    """Every step of the demo on an open (possibly fresh) store; idempotent."""
+def build_benchmark(store: Store, say: Progress) -> dict:
+    """The EduArt-style demo: original items with their study plates, answered by simulated models."""
     from .simulate import make_models, simulate_into_store
-    from .store.reference import load_reference
     from .store.runs import ensure_dataset
 
-    started = time.perf_counter()
     say("demo: importing demo items and study plates")
     ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, DEMO_KIND, simulated=True,
                    description="Original items written for EduArt Studio, answered by simulated models.")
@@ -117,15 +90,40 @@ def _populate(store: Store, say: Progress) -> dict:
     say(f"demo: {len(records)} items imported; simulating {DEMO_MODELS} models x 2 conditions")
     sim = simulate_into_store(store, DEMO_DATASET, make_models(DEMO_MODELS, DEMO_SEED), DEMO_SEED,
                               progress=say, batch_responses=1)  # one model per step: live progress
-    say("demo: loading the published EduArt 2026 results (reference, aggregates only)")
-    ref = load_reference(store)
-    for builder in EXTRA_BUILDERS:
-        say(f"demo: extra builder {getattr(builder, '__name__', 'builder')}")
-        builder(store)
-    seconds = round(time.perf_counter() - started, 1)
-    say(f"demo: done in {seconds} s")
     return {"items": len(records), "runs": sim["runs_created"] + sim["runs_skipped"],
-            "responses": sim["responses"], "reference_models": ref["models"], "seconds": seconds}
+            "responses": sim["responses"]}
+
+
+def build_reference(store: Store, say: Progress) -> dict:
+    """The published EduArt 2026 results as an aggregate-only dataset."""
+    from .store.reference import load_reference
+
+    say("demo: loading the published EduArt 2026 results (reference, aggregates only)")
+    return {"reference_models": load_reference(store)["models"]}
+
+
+def build_extraction_round(store: Store, say: Progress) -> dict:
+    """A simulated two-extractor review round on exam pages rendered from the demo items."""
+    from .extraction.simulated import build_extraction_demo
+
+    say("demo: rendering exam pages and a simulated two-extractor review round")
+    build_extraction_demo(store)
+    return {}
+
+
+#: Every part of the demo store, in build order (explicit: adding demo content is one line here).
+DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_extraction_round)
+
+
+def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:
+    """Every builder on an open (possibly fresh) store; idempotent."""
+    started = time.perf_counter()
+    summary: dict = {}
+    for builder in builders:
+        summary.update(builder(store, say))
+    summary["seconds"] = round(time.perf_counter() - started, 1)
+    say(f"demo: done in {summary['seconds']} s")
+    return summary
 
 
 def _side_paths(store: Store) -> list[Path]:
@@ -141,7 +139,7 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _build_fresh(target: Store, say: Progress) -> dict:
+def _build_fresh(target: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:
     """Build into a temporary store next to the target, then move it (and its folders) in place."""
     target.path.parent.mkdir(parents=True, exist_ok=True)
     tmp_path = target.path.with_name(f".{target.path.stem}.building-{os.getpid()}{target.path.suffix}")
@@ -149,7 +147,7 @@ def _build_fresh(target: Store, say: Progress) -> dict:
     for path in _side_paths(tmp):
         _remove(path)
     try:
-        summary = _populate(tmp, say)
+        summary = _populate(tmp, say, builders)
     except BaseException:
         for path in _side_paths(tmp):
             _remove(path)
@@ -162,27 +160,28 @@ def _build_fresh(target: Store, say: Progress) -> dict:
     return summary
 
 
-def build_demo(store: Store, force: bool = False, progress: Progress | None = None) -> dict:
-    """Build the demo into ``store``: items, plates, 8 simulated models x 2 conditions, reference.
+def build_demo(store: Store, force: bool = False, progress: Progress | None = None,
+               builders: tuple[Builder, ...] = DEMO_BUILDERS) -> dict:
+    """Build the demo into ``store``: every builder of ``builders`` (by default `DEMO_BUILDERS`).
 
     On a missing store (or with ``force``, which discards the existing store and its folders) the
     build goes to a temporary file moved in place at the end. On an existing store without
     ``force`` the demo content is added idempotently (nothing is duplicated).
     """
     say = progress or _quiet
-    discover_builders()
     if force or not store.path.exists():
         if force and store.path.exists():
             say(f"demo: rebuilding {store.path} from scratch (--force)")
-        return _build_fresh(store, say)
+        return _build_fresh(store, say, builders)
     say(f"demo: adding demo content to the existing store {store.path}")
-    return _populate(store, say)
+    return _populate(store, say, builders)
 
 
-def ensure_demo(store_path: str | os.PathLike | None = None, progress: Progress | None = None) -> bool:
+def ensure_demo(store_path: str | os.PathLike | None = None, progress: Progress | None = None,
+                builders: tuple[Builder, ...] = DEMO_BUILDERS) -> bool:
     """Build the demo store when the file does not exist (first start); True when it built."""
     store = Store(store_path)
     if store.path.exists():
         return False
-    build_demo(store, progress=progress)
+    build_demo(store, progress=progress, builders=builders)
     return True

@@ -138,32 +138,29 @@ def test_extra_builders_force_rebuild_and_first_start(tmp_path, monkeypatch):
     from eduart_core.store.runs import ensure_dataset
     from eduart_core.store.scores import list_datasets, stats
 
-    monkeypatch.setattr(demo, "EXTRA_BUILDERS", [])
-    monkeypatch.setattr(demo, "discover_builders", lambda: None)  # only the builders of this test
     calls: list[Path] = []
 
-    def extraction_demo(store: Store) -> None:
+    def extraction_demo(store: Store, say) -> dict:
         calls.append(store.path)
         ensure_dataset(store, "extraction-demo", "Extraction demo", "demo", simulated=True)
+        return {}
 
-    demo.register_demo_builder(extraction_demo)
-    demo.register_demo_builder(extraction_demo)  # registering twice calls it once
+    builders = (*demo.DEMO_BUILDERS[:2], extraction_demo)  # the benchmark, the reference and this one
     db = tmp_path / "first" / "eduart.duckdb"
     lines: list[str] = []
-    assert demo.ensure_demo(db, progress=lines.append) is True
+    assert demo.ensure_demo(db, progress=lines.append, builders=builders) is True
     assert len(calls) == 1 and lines and lines[-1].startswith("demo: done")
     assert "extraction-demo" in set(list_datasets(Store(db)).dataset)  # built in a temp file, moved in place
     before = stats(Store(db))
-    assert demo.ensure_demo(db) is False  # an existing store is never rebuilt on start
-    demo.build_demo(Store(db))  # without --force: adds the demo content again, duplicating nothing
+    assert demo.ensure_demo(db, builders=builders) is False  # an existing store is never rebuilt on start
+    demo.build_demo(Store(db), builders=builders)  # without --force: adds the demo again, duplicating nothing
     assert stats(Store(db)) == before and len(calls) == 2
 
-    def broken(store: Store) -> None:
+    def broken(store: Store, say) -> dict:
         raise RuntimeError("builder failed")
 
-    demo.register_demo_builder(broken)
     with pytest.raises(RuntimeError):
-        demo.build_demo(Store(db), force=True)
+        demo.build_demo(Store(db), force=True, builders=(*builders, broken))
     after = stats(Store(db))
     assert after == before  # a failed rebuild leaves the old store as it was
     assert sorted(p.name for p in db.parent.iterdir()) == ["eduart.duckdb", "eduart_images"]

@@ -1,19 +1,12 @@
-"""`extract`: two-extractor extraction of exam pages; `extract-stats`: agreement per round.
-
-Importing this module also registers the offline extraction demo with ``python -m eduart_core
-demo`` (the CLI imports every command module before running any command).
-"""
+"""`extract`: two-extractor extraction of exam pages; `extract-stats`: agreement per round."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
 from ..errors import UserError
-from ..extraction import simulated
 from ..extraction.merge import DEFAULT_IGNORABLE
 from ..extraction.normalise import TEXT_CATEGORIES
-
-simulated.register()
 
 
 def _store(args):

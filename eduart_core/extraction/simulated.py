@@ -254,20 +254,6 @@ def build_extraction_demo(store: Store) -> dict:
     return {"pages": len(pages), "rounds": statuses}
 
 
-def build_extraction_demo_builder(store: Store) -> None:
-    """The builder registered with ``eduart_core.demo`` (returns nothing, as builders do)."""
-    build_extraction_demo(store)
-
-
-def register() -> None:
-    """Add the extraction demo to ``python -m eduart_core demo`` (called by commands/extract)."""
-    try:
-        from ..demo import register_demo_builder
-    except ImportError:  # the demo room is not built yet
-        return
-    register_demo_builder(build_extraction_demo_builder)
-
-
 def ensure_extraction_demo(store: Store) -> bool:
     """Add the extraction demo to a demo store that lacks it (a store built before this room's
     builder was registered); returns True when it built. Stores without the ``demo`` dataset
