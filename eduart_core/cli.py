@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 from pathlib import Path
 
@@ -53,9 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def configure_logging(debug: bool) -> None:
+    """Library warnings go to stderr only when asked: a command's error stays one line.
+
+    ``--debug`` shows everything; ``EDUART_LOG_LEVEL`` (e.g. WARNING, INFO) sets the level otherwise
+    (default ERROR). The dashboard leaves logging to Streamlit's server log.
+    """
+    level = "DEBUG" if debug else os.environ.get("EDUART_LOG_LEVEL", "ERROR").upper()
+    logging.basicConfig(level=level if level in logging.getLevelNamesMapping() else "ERROR",
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr, force=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging(args.debug)
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
@@ -72,5 +86,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last resort: still one line unless --debug
         if args.debug:
             raise
+        logging.getLogger(__name__).debug("unexpected error in %s", args.command, exc_info=True)
         print(f"error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
         return 1

@@ -11,6 +11,7 @@ when complete, so an interrupted or failed build never leaves half a store behin
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -22,6 +23,8 @@ from .errors import UserError
 from .store import Store
 from .store.core import PROJECT_ROOT
 from .vocab import DEFAULT_DATASET, DEMO_KIND
+
+logger = logging.getLogger(__name__)
 
 DEMO_DIR = PROJECT_ROOT / "data" / "demo"
 DEMO_DATASET = DEFAULT_DATASET
@@ -120,6 +123,7 @@ def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dic
     started = time.perf_counter()
     summary: dict = {}
     for builder in builders:
+        logger.info("demo builder %s on %s", builder.__name__, store.path)
         summary.update(builder(store, say))
     summary["seconds"] = round(time.perf_counter() - started, 1)
     say(f"demo: done in {summary['seconds']} s")
@@ -149,6 +153,7 @@ def _build_fresh(target: Store, say: Progress, builders: tuple[Builder, ...]) ->
     try:
         summary = _populate(tmp, say, builders)
     except BaseException:
+        logger.warning("demo build into %s failed; the temporary store is removed", tmp.path)
         for path in _side_paths(tmp):
             _remove(path)
         raise

@@ -6,6 +6,7 @@ falls back to plotly's own client-side PNG button (the camera icon in the chart 
 """
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -13,6 +14,8 @@ from functools import lru_cache
 
 import pandas as pd
 import plotly.graph_objects as go
+
+logger = logging.getLogger(__name__)
 
 NO_BROWSER_MESSAGE = ("Server-side PNG/SVG export needs a Chromium browser (apt-get install chromium); "
                       "use the camera icon in the chart toolbar to save a PNG instead.")
@@ -33,7 +36,7 @@ def static_export_available() -> bool:
     """True when kaleido is importable and a browser exists."""
     try:
         import kaleido  # noqa: F401
-    except Exception:
+    except ImportError:
         return False
     return browser_path() is not None
 
@@ -52,8 +55,8 @@ def _ensure_server() -> None:
         start = getattr(kaleido, "start_sync_server", None)
         if start:
             start(silence_warnings=True)
-    except Exception:
-        pass
+    except Exception as exc:  # kaleido's own errors: exports still work, one browser per figure
+        logger.warning("kaleido could not keep a browser running (%s); each export starts its own", exc)
     _SERVER_STARTED = True
 
 
@@ -69,7 +72,8 @@ def figure_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height:
         try:
             return fig.to_image(format=fmt, width=width, height=height or fig.layout.height or 500,
                                 scale=scale if fmt == "png" else 1)
-        except Exception:
+        except Exception as exc:  # kaleido/browser failures: the page falls back to plotly's camera button
+            logger.warning("static %s export failed: %s", fmt, exc)
             return None
 
 
