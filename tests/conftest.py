@@ -25,3 +25,20 @@ def _isolate_env(monkeypatch, tmp_path):
     for key in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AWS_ACCESS_KEY_ID",
                 "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(key, raising=False)
+
+
+def build_dashboard_store(path: Path) -> Path:
+    """The demo store, built by the demo builder itself: a broken builder fails the tests that use it."""
+    from eduart_core.demo import build_demo
+    from eduart_core.store import Store
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    build_demo(Store(path), force=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    """One demo store per test session (read-only for the tests that share it)."""
+    return build_dashboard_store(tmp_path_factory.mktemp("dashboard") / "eduart.duckdb")

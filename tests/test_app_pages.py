@@ -21,22 +21,6 @@ PAGES = {
 }
 
 
-def build_dashboard_store(path: Path) -> Path:
-    """The demo store, built by the demo builder itself: a broken builder fails these tests."""
-    from eduart_core.demo import build_demo
-    from eduart_core.store import Store
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    build_demo(Store(path), force=True)
-    return path
-
-
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory) -> Path:
-    return build_dashboard_store(tmp_path_factory.mktemp("dashboard") / "eduart.duckdb")
-
-
 @pytest.fixture
 def app(demo_db, monkeypatch):
     """A fresh AppTest session on the demo store, the view caches emptied."""

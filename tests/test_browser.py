@@ -86,7 +86,7 @@ def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
 def server(tmp_path_factory):
     """A streamlit server over a demo store in a tmp dir."""
     _require_browser()
-    from tests.test_app_pages import build_dashboard_store
+    from tests.conftest import build_dashboard_store
 
     db = build_dashboard_store(tmp_path_factory.mktemp("browser") / "eduart.duckdb")
     with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def report_db(tmp_path_factory) -> Path:
-    from tests.test_app_pages import build_dashboard_store
+    from tests.conftest import build_dashboard_store
 
     return build_dashboard_store(tmp_path_factory.mktemp("report") / "eduart.duckdb")
 
