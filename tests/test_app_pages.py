@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
     "pages/1_inspector_page.py": 0, "pages/2_psychometrics_page.py": 1, "pages/3_formats_page.py": 4,

@@ -11,6 +11,8 @@ import pytest
 
 from eduart_core.report import FIGURE_IDS
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -13,6 +13,8 @@ from stubs import StubServer
 from eduart_core.runner import background
 from eduart_core.store import Store
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "7_runs_page.py")
 
