@@ -8,16 +8,17 @@ keep defective records with their problems attached (`check_item`) instead of dr
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from eduart_core.text import letter_id, norm_id, norm_strict
-from eduart_core.vocab import BENCHMARK_LANGUAGES, EDUART_FORMATS
+from eduart_core.vocab import EDUART_FORMATS, is_language_code
 
 __all__ = [
-    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS",
+    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS",
     "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
     "render_prompt_text", "blank_ids",
 ]
@@ -28,11 +29,27 @@ BLANK_TYPES: frozenset[str] = frozenset({"positioning", "completion_closed", "co
 CHOICE_TYPES: frozenset[str] = frozenset(
     {"multiple_choice_radio", "multiple_choice_check", "true_false"})
 
-#: Canonical key order of `Item.to_record()` and `normalise_record()`.
+#: Optional metadata of other benchmarks (issue 14): what the item tests (`task`, `dimension`),
+#: free `tags` and `image_attributes` (objects of short string or number values), the id of a
+#: parallel form (`parallel_of`: the Italian vs English version, with vs without image) and the
+#: place in a multi-turn dialogue (`dialogue_id`, `turn`). A normalised record carries them only
+#: when set, so that a record without metadata keeps its published shape and its content hash.
+METADATA_FIELDS: tuple[str, ...] = (
+    "task", "dimension", "tags", "image_attributes", "parallel_of", "dialogue_id", "turn",
+)
+
+#: Canonical key order of `Item.to_record()` and `normalise_record()` (metadata only when set).
 RECORD_FIELDS: tuple[str, ...] = (
     "item_id", "type", "question_title", "instructions", "question_text", "choices", "answers",
-    "language", "exercise", "question", "source", "has_image", "image",
+    "language", "exercise", "question", "source", "has_image", "image", *METADATA_FIELDS,
 )
+
+#: Limits of the metadata values: labels and tags are for grouping and filtering, not prose.
+MAX_LABEL_CHARS = 120
+MAX_TAG_VALUE_CHARS = 200
+MAX_TAGS = 50
+MAX_TURN = 1000
+_TAG_KEY = re.compile(r"^\w[\w .:/\-]{0,63}$")
 
 _MARKER = re.compile(r"\[([A-Z]{1,2})\]")
 
@@ -99,10 +116,21 @@ class Item:
     source: str | None = None
     has_image: bool = False
     image: str | None = None
+    task: str | None = None
+    dimension: str | None = None
+    tags: dict | None = None
+    image_attributes: dict | None = None
+    parallel_of: str | None = None
+    dialogue_id: str | None = None
+    turn: int | None = None
 
     def to_record(self) -> dict:
-        """Canonical JSON-serialisable record, keys in `RECORD_FIELDS` order (a deep copy)."""
-        return {name: copy.deepcopy(getattr(self, name)) for name in RECORD_FIELDS}
+        """Canonical JSON-serialisable record, keys in `RECORD_FIELDS` order (a deep copy).
+
+        Metadata fields that are not set are left out (see `METADATA_FIELDS`).
+        """
+        return {name: copy.deepcopy(getattr(self, name)) for name in RECORD_FIELDS
+                if name not in METADATA_FIELDS or getattr(self, name) is not None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +171,9 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if not isinstance(record, Mapping):
         kind = type(record).__name__
         raise ItemValidationError("?", [("record", f"expected a JSON object, got {kind}")])
-    out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS}
+    out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS
+                           if name not in METADATA_FIELDS}
+    out.update(_normalised_metadata(record))
     if out["item_id"] is not None and not isinstance(out["item_id"], str):
         out["item_id"] = str(out["item_id"])
     if isinstance(out["type"], str):
@@ -162,6 +192,26 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     out["answers"] = answers
     if isinstance(out["choices"], list) and item_type != "positioning":
         out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
+    return out
+
+
+def _normalised_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata fields that are set, trimmed: labels stripped, ids as strings, "3" -> 3.
+
+    Empty values (None, "", {}) count as not set, so a table importer may pass empty cells.
+    """
+    out: dict[str, Any] = {}
+    for name in METADATA_FIELDS:
+        value = copy.deepcopy(record.get(name))
+        if isinstance(value, str):
+            value = value.strip()
+        if name in ("parallel_of", "dialogue_id") and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if name == "turn" and isinstance(value, str) and value.isdigit():
+            value = int(value)
+        if value is None or value == "" or value == {}:
+            continue
+        out[name] = value
     return out
 
 
@@ -211,8 +261,8 @@ def _nonempty_str(value: Any) -> bool:
 def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool] | None) -> None:
     if not _nonempty_str(rec["item_id"]):
         out.add("item_id", "missing item_id")
-    if rec["language"] not in BENCHMARK_LANGUAGES:
-        out.add("language", f"must be {' or '.join(map(repr, BENCHMARK_LANGUAGES))}, got {rec['language']!r}")
+    if not is_language_code(rec["language"]):
+        out.add("language", f"must be an ISO 639-1 code such as 'it', 'en' or 'fr', got {rec['language']!r}")
     qt = rec["question_text"]
     if qt is not None and not isinstance(qt, str):
         out.add("question_text", f"must be a string or null, got {type(qt).__name__}")
@@ -240,6 +290,64 @@ def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool]
         else:
             if not found:
                 out.add("image", f"image file {image!r} not found")
+
+
+def _short_label(value: Any, limit: int = MAX_LABEL_CHARS) -> str | None:
+    """Why a label is unusable (None when it is a non-empty string within ``limit``)."""
+    if not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__}"
+    if not value.strip():
+        return "must not be empty"
+    if len(value) > limit:
+        return f"is {len(value)} characters long (at most {limit})"
+    return None
+
+
+def _check_attributes(value: Any, name: str, out: _Problems) -> None:
+    """`tags` / `image_attributes`: an object of short string or finite number values."""
+    if not isinstance(value, dict):
+        out.add(name, f"must be an object of short string or number values, got {type(value).__name__}")
+        return
+    if len(value) > MAX_TAGS:
+        out.add(name, f"has {len(value)} keys (at most {MAX_TAGS})")
+    for key, val in value.items():
+        if not isinstance(key, str) or not _TAG_KEY.match(key):
+            out.add(f"{name}.{key}", "key must be a short name (letters, digits, space, _ . : / -)")
+            continue
+        if isinstance(val, bool) or val is None or not isinstance(val, (str, int, float)):
+            out.add(f"{name}.{key}", f"value must be a short string or a number, got {type(val).__name__}")
+        elif isinstance(val, float) and not math.isfinite(val):
+            out.add(f"{name}.{key}", f"value must be a finite number, got {val}")
+        elif isinstance(val, str) and (problem := _short_label(val, MAX_TAG_VALUE_CHARS)):
+            out.add(f"{name}.{key}", f"value {problem}")
+
+
+def _check_metadata(rec: dict, out: _Problems) -> None:
+    """The optional metadata of `METADATA_FIELDS` and the choices' `distractor_type`."""
+    for name in ("task", "dimension", "dialogue_id"):
+        if name in rec and (problem := _short_label(rec[name])):
+            out.add(name, problem)
+    for name in ("tags", "image_attributes"):
+        if name in rec:
+            _check_attributes(rec[name], name, out)
+    if "image_attributes" in rec and rec["has_image"] is False:
+        out.add("image_attributes", "image attributes are set but the item has no image")
+    if "parallel_of" in rec:
+        if problem := _short_label(rec["parallel_of"]):
+            out.add("parallel_of", f"item id {problem}")
+        elif rec["parallel_of"] == rec["item_id"]:
+            out.add("parallel_of", "an item cannot be its own parallel form")
+    turn = rec.get("turn")
+    if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= MAX_TURN):
+        out.add("turn", f"must be a whole number from 1 to {MAX_TURN}, got {turn!r}")
+    if ("turn" in rec) != ("dialogue_id" in rec):
+        missing = "dialogue_id" if "turn" in rec else "turn"
+        out.add(missing, "dialogue_id and turn go together: a dialogue turn needs both")
+    choices = rec.get("choices")
+    for i, choice in enumerate(choices if isinstance(choices, list) else []):
+        if isinstance(choice, dict) and choice.get("distractor_type") is not None \
+                and (problem := _short_label(choice["distractor_type"])):
+            out.add(f"choices[{_entry_label(choice, i)}].distractor_type", problem)
 
 
 def _check_choice_type(rec: dict, out: _Problems) -> None:
@@ -386,6 +494,7 @@ def _problems_of(rec: dict, image_exists: Callable[[str], bool] | None) -> list[
     if item_type not in EDUART_FORMATS:
         out.add("type", f"unknown type {item_type!r}")
     _check_common(rec, out, image_exists)
+    _check_metadata(rec, out)
     if not isinstance(rec["answers"], list):
         out.add("answers", "answers must be a list")
         return out.items

@@ -55,10 +55,28 @@ PROFILE_HELP = "strict (default): corrected scoring. paper: reproduces the publi
 #: Display names of the languages we know by name; any other ISO 639-1 code is shown as itself.
 LANGUAGE_NAMES: dict[str, str] = {
     "it": "Italian", "en": "English", "fr": "French", "de": "German", "es": "Spanish",
-    "pt": "Portuguese", "nl": "Dutch", "zh": "Chinese", "ja": "Japanese",
+    "pt": "Portuguese", "nl": "Dutch", "zh": "Chinese", "ja": "Japanese", "ko": "Korean",
+    "ru": "Russian", "ar": "Arabic", "el": "Greek", "pl": "Polish", "sv": "Swedish", "ca": "Catalan",
+    "la": "Latin", "tr": "Turkish", "hi": "Hindi",
 }
 #: The languages of the published benchmark (and of the demo items).
 BENCHMARK_LANGUAGES: tuple[str, ...] = ("it", "en")
+#: Every ISO 639-1 two-letter code: an item may be in any of them (other benchmarks are French,
+#: German, Chinese, ...). A closed list rather than a pattern, so that a typo such as "eng" or
+#: "xx" is caught at import instead of becoming a language of its own on every chart.
+ISO_639_1: frozenset[str] = frozenset("""
+aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv
+dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie
+ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv
+mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm
+rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts
+tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
+""".split())
+
+
+def is_language_code(code: object) -> bool:
+    """True for a lower-case ISO 639-1 code ('fr'); False for 'FR ', 'eng', 'xx', None."""
+    return isinstance(code, str) and code in ISO_639_1
 
 
 def language_label(code: str | None) -> str:

@@ -34,6 +34,16 @@ def _print_invalid(invalid: dict[str, list[str]], out=sys.stdout) -> None:
         print(f"  {item_id}: {'; '.join(problems)}", file=out)
 
 
+def _print_warnings(warnings: list[str], out=None) -> None:
+    """Links between items that do not resolve (imported anyway): one line each, capped."""
+    out = out or sys.stderr
+    for shown, line in enumerate(warnings):
+        if shown >= MAX_LISTED:
+            print(f"warning: ... and {len(warnings) - MAX_LISTED} more", file=out)
+            break
+        print(f"warning: {line}", file=out)
+
+
 def _item_summary(report) -> str:
     return (f"dataset {report.dataset}: {len(report.added)} item(s) added, {len(report.updated)} updated "
             f"(new version), {len(report.unchanged)} unchanged; {report.images_added} new image(s)")
@@ -50,6 +60,7 @@ def cmd_import_items(args: argparse.Namespace) -> int:
     print(_item_summary(report))
     if report.rescored:
         print(f"re-scored {report.rescored} score row(s) of changed items")
+    _print_warnings(report.warnings)
     return 0
 
 
@@ -61,6 +72,7 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
     print(f"{report.runs} run(s) from {len(report.models)} model(s); {report.responses_added} new response(s), "
           f"each scored under strict and paper")
     _print_invalid(report.invalid)
+    _print_warnings(report.warnings)
     if report.skipped:
         print(f"skipped {len(report.skipped)} file(s):", file=sys.stderr)
         for path, reason in report.skipped:

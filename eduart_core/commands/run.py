@@ -26,7 +26,8 @@ def register(sub) -> None:
                                    "motivation condition. Running the same command again resumes it.")
     p.add_argument("--model", action="append", default=[], metavar="KEY", help="model key from the registry (repeatable)")
     p.add_argument("--condition", choices=[*CONDITIONS, BOTH_CONDITIONS], default=DEFAULT_CONDITION)
-    p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=with (| for several values)")
+    p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=with, or task=, dimension=, "
+                        "dialogue=, tag.NAME= (| for several values)")
     p.add_argument("--limit", type=int, help="ask at most N items (after filtering, in item order)")
     p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default 8)")
     p.add_argument("--rpm", type=float, help="at most N requests per minute (default: no limit)")

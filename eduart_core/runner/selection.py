@@ -11,10 +11,15 @@ import random
 import pandas as pd
 
 from ..errors import UserError
+from ..item_table import filter_items
 from ..vocab import ALL_ITEMS, IMAGE_FILTERS, image_wanted
 
 _FIELDS = {"type": "type", "language": "language", "lang": "language", "image": "has_image",
-           "has_image": "has_image", "item": "item_id", "item_id": "item_id"}
+           "has_image": "has_image", "item": "item_id", "item_id": "item_id", "task": "task",
+           "dimension": "dimension", "dialogue": "dialogue_id", "dialogue_id": "dialogue_id"}
+#: ``tag.NAME=VALUE`` selects on one tag of the item's ``tags``.
+_TAG_PREFIX = "tag."
+_NAMES = "type, language, image, item_id, task, dimension, dialogue, tag.NAME"
 #: ``image=`` takes the vocabulary's image filter (with, without) or a yes/no word.
 _IMAGE_WORDS = {**{w: True for w in ("true", "1", "yes", "y")}, **{w: False for w in ("false", "0", "no", "n")},
                 **{name: image_wanted(name) for name in IMAGE_FILTERS if name != ALL_ITEMS}}
@@ -30,11 +35,14 @@ def parse_filter(text: str | None) -> dict[str, list]:
         if not part:
             continue
         if "=" not in part:
-            raise UserError(f"--items: '{part}' is not NAME=VALUE (names: type, language, image, item_id)")
+            raise UserError(f"--items: '{part}' is not NAME=VALUE (names: {_NAMES})")
         name, value = (s.strip() for s in part.split("=", 1))
-        column = _FIELDS.get(name.lower())
+        if name.lower().startswith(_TAG_PREFIX) and len(name) > len(_TAG_PREFIX):
+            column = _TAG_PREFIX + name[len(_TAG_PREFIX):]  # tag names keep their case
+        else:
+            column = _FIELDS.get(name.lower())
         if column is None:
-            raise UserError(f"--items: unknown field '{name}' (use type, language, image, item_id)")
+            raise UserError(f"--items: unknown field '{name}' (use {_NAMES})")
         values: list = []
         for v in value.split("|"):
             if column == "has_image":
@@ -50,7 +58,10 @@ def parse_filter(text: str | None) -> dict[str, list]:
 def apply_filter(items: pd.DataFrame, text: str | None) -> pd.DataFrame:
     frame = items
     for column, values in parse_filter(text).items():
-        frame = frame[frame[column].isin(values)]
+        if column.startswith(_TAG_PREFIX):
+            frame = filter_items(frame, tags={column[len(_TAG_PREFIX):]: values})
+        else:
+            frame = frame[frame[column].isin(values)]
     return frame
 
 

@@ -47,6 +47,8 @@ class ImportReport:
     runs: int = 0
     responses_added: int = 0
     models: list[str] = field(default_factory=list)
+    # links between items that do not resolve (parallel_of, dialogue turns): imported, but said
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def items_seen(self) -> int:
@@ -287,6 +289,32 @@ def validation_error(item: PreparedItem) -> Exception:
     return ItemValidationError(item.item_id, pairs)
 
 
+def link_warnings(con: duckdb.DuckDBPyConnection, dataset: str, item_ids: Iterable[str]) -> list[str]:
+    """Links of the given items that do not resolve among the dataset's current items.
+
+    Why warnings and not validation problems: a link names *another* item, which may arrive in a
+    later import (the English file after the Italian one), so the record itself is not defective.
+    ``parallel_of`` must name an item of the same dataset; two items must not claim the same turn
+    of one dialogue (the runner would not know which to ask first).
+    """
+    rows = con.execute(
+        "SELECT item_id, json_extract_string(record, '$.parallel_of'), json_extract_string(record, '$.dialogue_id'), "
+        "json_extract_string(record, '$.turn') FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()
+    present = {r[0] for r in rows}
+    wanted = set(item_ids)
+    warnings = []
+    turns: dict[tuple[str, str], list[str]] = {}
+    for item_id, parallel, dialogue, turn in rows:
+        if dialogue is not None and turn is not None:
+            turns.setdefault((dialogue, turn), []).append(item_id)
+        if item_id in wanted and parallel is not None and parallel not in present:
+            warnings.append(f"item {item_id}: parallel_of {parallel} is not an item of dataset {dataset} (yet)")
+    for (dialogue, turn), ids in sorted(turns.items()):
+        if len(ids) > 1 and wanted & set(ids):
+            warnings.append(f"dialogue {dialogue}: turn {turn} is claimed by items {', '.join(sorted(ids))}")
+    return warnings
+
+
 def store_prepared(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], dataset: str, origin: str,
                    report: ImportReport, keep_invalid: bool, note: str | None = None,
                    title: str | None = None) -> None:
@@ -302,6 +330,7 @@ def store_prepared(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], da
     changed = write_items(con, items, dataset, origin, note, report)
     if changed:
         report.rescored += rescore_con(con, dataset=dataset, item_ids=changed)
+    report.warnings.extend(link_warnings(con, dataset, [item.item_id for item in items]))
 
 
 def upsert_items(store: Store, records: Iterable[dict], dataset: str, origin: str,
@@ -362,12 +391,28 @@ def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFra
     return frame
 
 
+#: Metadata columns of ``load_items``, read from the record (None when the item has none).
+METADATA_COLUMNS = ("task", "dimension", "tags", "parallel_of", "dialogue_id", "turn")
+
+
+def _metadata_columns(frame: pd.DataFrame) -> None:
+    """Add the record's metadata as columns (objects, so None stays None and turn stays int)."""
+    records = [r if isinstance(r, dict) else {} for r in frame["record"]]
+    for column in METADATA_COLUMNS:
+        frame[column] = pd.Series([r.get(column) for r in records], dtype=object, index=frame.index)
+
+
 def load_items(store: Store, dataset: str) -> pd.DataFrame:
-    """Current version of every item of ``dataset``, one row per item, sorted by item_id."""
+    """Current version of every item of ``dataset``, one row per item, sorted by item_id.
+
+    Besides the stored columns: ``text_words`` and the metadata of ``METADATA_COLUMNS``
+    (``tags`` is the record's dict of tags or None).
+    """
     with store.connect(read_only=True) as con:
         frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current ORDER BY item_id",
                        [dataset])
     frame["text_words"] = [_text_words(r) if isinstance(r, dict) else 0 for r in frame["record"]]
+    _metadata_columns(frame)
     frame["has_image"] = frame["has_image"].astype(bool)
     frame["data_issue"] = frame["data_issue"].astype(bool)
     return frame

@@ -100,7 +100,8 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     request that failed (``error`` set: no answer arrived) is not an answer: like a missing answer
     file in the published data, it leaves the item out rather than scoring it 0.
     Only repetition-0 runs unless ``include_repetitions`` (then a ``repetition`` column tells them
-    apart). ``model`` is the display name; ``model_key`` the stable key.
+    apart). ``model`` is the display name; ``model_key`` the stable key; ``task`` and ``dimension``
+    are the item's metadata (None when unset), so results can be reported per dimension.
     """
     _check_profiles([profile])
     if dataset is not None:
@@ -116,7 +117,9 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
             QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) = 1
         )
         SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
-               s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition
+               s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition,
+               json_extract_string(i.record, '$.task') AS task,
+               json_extract_string(i.record, '$.dimension') AS dimension
         FROM latest l
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
         JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
