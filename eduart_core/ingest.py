@@ -3,7 +3,8 @@
 Two entry points:
 - ``import_items``: canonical item records from .json (object or array) / .jsonl files or
   folders of them. Strict: a defective record or unreadable file fails the whole import and
-  nothing is written (the user fixes the file and runs again).
+  nothing is written (the user fixes the file and runs again). It also reads item tables
+  (VLMEvalKit-style .tsv, .parquet; see ``eduart_core.tables``), which skip and name bad rows.
 - ``import_eduart``: the published folder layout (formats doc section 2). Lenient, because real
   published data has defects: unreadable files are skipped and reported, records that fail
   validation are imported flagged with their problems, and each model_dir x condition is a run.
@@ -26,6 +27,7 @@ from .store import Store
 from .store.core import PROJECT_ROOT
 from .store.items import ImportReport, PreparedItem, prepare_items, store_prepared
 from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, ensure_model_con
+from .tables import TABLE_SUFFIXES, TableItems, read_table_items
 from .vocab import BENCHMARK_KIND, CONDITIONS
 
 MODELS_CSV = PROJECT_ROOT / "data" / "reference" / "models.csv"
@@ -35,17 +37,19 @@ ITEM_SUFFIXES = (".json", ".jsonl")
 # ---------------------------------------------------------------- canonical item files
 
 def _item_files(paths: list[Path]) -> list[Path]:
+    suffixes = ITEM_SUFFIXES + TABLE_SUFFIXES
+    names = ", ".join(suffixes)
     files: list[Path] = []
     for path in paths:
         path = Path(path)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in ITEM_SUFFIXES)
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
             if not found:
-                raise UserError(f"no .json or .jsonl files in folder {path}")
+                raise UserError(f"no {names} files in folder {path}")
             files.extend(found)
         elif path.is_file():
-            if path.suffix.lower() not in ITEM_SUFFIXES:
-                raise UserError(f"{path}: expected a .json or .jsonl file")
+            if path.suffix.lower() not in suffixes:
+                raise UserError(f"{path}: expected a {names} file")
             files.append(path)
         else:
             raise UserError(f"{path}: no such file or folder")
@@ -85,8 +89,14 @@ def read_item_file(path: Path) -> list[dict]:
 
 
 def import_items(store: Store, paths: list[Path | str], images_dir: Path | str | None = None,
-                 dataset: str = "items", origin: str = "import-items") -> ImportReport:
-    """Import canonical item records; all or nothing (see the module docstring)."""
+                 dataset: str = "items", origin: str = "import-items",
+                 language: str | None = None) -> ImportReport:
+    """Import item records and item tables (see the module docstring).
+
+    JSON files are all or nothing. Tables (``eduart_core.tables``: VLMEvalKit TSV, Parquet) skip
+    the rows that cannot become items and name them in ``report.skipped``; ``language`` is the
+    ISO 639-1 code of table rows that have none.
+    """
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
     if images_dir is not None and not Path(images_dir).is_dir():
@@ -94,7 +104,12 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
     files = _item_files([Path(p) for p in paths])
     batches: list[tuple[Path, list[dict]]] = []
     where: dict[str, str] = {}
+    report = ImportReport(dataset=dataset)
+    tables: list[TableItems] = []
     for file in files:
+        if file.suffix.lower() in TABLE_SUFFIXES:
+            tables.append(read_table_items(store, file, images_dir, language))
+            continue
         records = read_item_file(file)
         for index, record in enumerate(records, start=1):
             item_id = str(record.get("item_id") or "").strip()
@@ -106,11 +121,31 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
             where[item_id] = spot
         root = Path(images_dir) if images_dir else file.parent
         batches.append((root, records))
-    report = ImportReport(dataset=dataset)
+    table_records: list[tuple[list[dict], dict[str, str]]] = []
+    for table in tables:
+        kept = []
+        for record in table.records:
+            spot = table.where[record["item_id"]]
+            if record["item_id"] in where:
+                report.skipped.append((spot, f"item {record['item_id']} appears twice ({where[record['item_id']]} "
+                                             f"and {spot})"))
+                continue
+            where[record["item_id"]] = spot
+            kept.append(record)
+        table_records.append((kept, table.image_hashes))
+        report.skipped.extend(table.skipped)
+        report.warnings.extend(table.warnings)
+        report.images_added += table.images_added
+    if not batches and not any(kept for kept, _ in table_records):
+        if report.skipped:
+            return report  # every row was skipped: say which and why, create no empty dataset
+        raise UserError("no items found in " + ", ".join(str(f) for f in files))
     with store.transaction() as con:
         prepared: list[PreparedItem] = []
         for root, records in batches:
             prepared.extend(prepare_items(con, store, records, root, report))
+        for kept, image_hashes in table_records:
+            prepared.extend(prepare_items(con, store, kept, None, report, image_hashes=image_hashes))
         store_prepared(con, prepared, dataset, origin, report, keep_invalid=False)
     return report
 

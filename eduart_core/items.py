@@ -20,7 +20,7 @@ from eduart_core.vocab import EDUART_FORMATS, is_language_code
 __all__ = [
     "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS",
     "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
-    "render_prompt_text", "blank_ids",
+    "render_prompt_text", "blank_ids", "is_tag_key",
 ]
 
 #: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
@@ -195,6 +195,11 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     return out
 
 
+def is_tag_key(name: object) -> bool:
+    """A usable key of `tags` / `image_attributes`: a short name (letters, digits, space, _ . : / -)."""
+    return isinstance(name, str) and bool(_TAG_KEY.match(name))
+
+
 def _normalised_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
     """The metadata fields that are set, trimmed: labels stripped, ids as strings, "3" -> 3.
 
@@ -311,7 +316,7 @@ def _check_attributes(value: Any, name: str, out: _Problems) -> None:
     if len(value) > MAX_TAGS:
         out.add(name, f"has {len(value)} keys (at most {MAX_TAGS})")
     for key, val in value.items():
-        if not isinstance(key, str) or not _TAG_KEY.match(key):
+        if not is_tag_key(key):
             out.add(f"{name}.{key}", "key must be a short name (letters, digits, space, _ . : / -)")
             continue
         if isinstance(val, bool) or val is None or not isinstance(val, (str, int, float)):

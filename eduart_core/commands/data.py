@@ -54,14 +54,28 @@ def cmd_import_items(args: argparse.Namespace) -> int:
     from ..items import ItemValidationError
 
     try:
-        report = import_items(_store(args), args.paths, images_dir=args.images_dir, dataset=args.dataset)
+        report = import_items(_store(args), args.paths, images_dir=args.images_dir, dataset=args.dataset,
+                              language=args.language)
     except ItemValidationError as exc:
         raise UserError(f"nothing imported: {exc}") from None
     print(_item_summary(report))
     if report.rescored:
         print(f"re-scored {report.rescored} score row(s) of changed items")
     _print_warnings(report.warnings)
-    return 0
+    return _print_skipped(report.skipped, "row(s)")
+
+
+def _print_skipped(skipped: list[tuple[str, str]], what: str) -> int:
+    """Name every skipped file/row/line on stderr (capped); exit code 2 when anything was skipped."""
+    if not skipped:
+        return 0
+    print(f"skipped {len(skipped)} {what}:", file=sys.stderr)
+    for shown, (spot, reason) in enumerate(skipped):
+        if shown >= MAX_LISTED:
+            print(f"  ... and {len(skipped) - MAX_LISTED} more", file=sys.stderr)
+            break
+        print(f"  {spot}: {reason}", file=sys.stderr)
+    return 2
 
 
 def cmd_import_eduart(args: argparse.Namespace) -> int:
@@ -140,12 +154,20 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import-items", help="import canonical item records (.json, .jsonl, folders)",
-                       description="Import item records; all or nothing: a defective record aborts the import.")
-    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help=".json (object or array), .jsonl or a folder")
+    p = sub.add_parser("import-items", help="import item records (.json, .jsonl) and item tables (.tsv, .parquet)",
+                       description="Import item records; all or nothing: a defective record aborts the import. "
+                                   "Tables (VLMEvalKit-style TSV: index, image or image_path, question, hint, "
+                                   "A, B, ..., answer, category, ...; Parquet with those columns or with item "
+                                   "records) become multiple_choice_radio items with dimension = category and "
+                                   "the other columns as tags; rows that cannot become items are skipped and "
+                                   "named (exit code 2).")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                   help=".json (object or array), .jsonl, .tsv, .parquet or a folder")
     p.add_argument("--images-dir", type=Path, default=None,
                    help="folder the records' image paths are relative to (default: each file's folder)")
     p.add_argument("--dataset", default="items", help="dataset name (default: items)")
+    p.add_argument("--language", default=None, metavar="CODE",
+                   help="ISO 639-1 language of table rows without a language column (e.g. en, fr)")
     add_db_option(p)
     p.set_defaults(func=cmd_import_items)
 

@@ -128,6 +128,17 @@ def add_image(store: Store, data: bytes, original_name: str | None = None) -> st
     return image_hash
 
 
+def add_images(store: Store, images: Iterable[tuple[bytes, str | None]]) -> list[tuple[str, bool]]:
+    """Store many images (bytes, original name) in one transaction; (hash, newly added), in order.
+
+    For importers that stream a large table: images go in chunk by chunk and only the hashes stay
+    in memory. An image stored for an item that is later refused stays (content-addressed, used
+    by nothing): harmless, and the same bytes are never stored twice.
+    """
+    with store.transaction() as con:
+        return [_store_image(con, store, data, name) for data, name in images]
+
+
 def image_path(store: Store, image_hash: str) -> Path:
     """The file of a stored image; StoreError-free: UserError when the hash is unknown."""
     with store.connect(read_only=True) as con:
@@ -161,7 +172,8 @@ def resolve_image(root: Path, relative: str) -> Path:
 
 def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterable[dict],
                   images_root: Path | None, report: ImportReport,
-                  fallback_dir: Path | None = None) -> list[PreparedItem]:
+                  fallback_dir: Path | None = None,
+                  image_hashes: dict[str, str] | None = None) -> list[PreparedItem]:
     """Check and normalise records, store their images; nothing about items is written yet.
 
     Without ``images_root`` image paths are kept in the record but no file is read (callers
@@ -169,6 +181,9 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
 
     ``fallback_dir``: where to look for a bare file name that is not under ``images_root``
     (published records sometimes say ``0071.jpg`` instead of ``imgs/0071.jpg``).
+
+    ``image_hashes``: item id -> hash of an image the caller already stored (table importers
+    decode and verify embedded images themselves); such an item's image file is not looked up.
     """
     from ..items import check_item
 
@@ -184,9 +199,9 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
         record = dict(record)
         record["item_id"] = item_id
         problems = list(problems)
-        image_hash = None
+        image_hash = (image_hashes or {}).get(item_id)
         image_ref = record.get("image")
-        if image_ref and images_root is not None:
+        if image_ref and images_root is not None and image_hash is None:
             try:
                 path = resolve_image(Path(images_root), image_ref)
                 if not path.is_file() and fallback_dir is not None:
