@@ -95,6 +95,22 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_responses(args: argparse.Namespace) -> int:
+    from ..response_import import import_responses
+
+    report = import_responses(_store(args), args.path, models_csv=args.models)
+    print(f"{report.lines} line(s): {report.added} new response(s), {report.unchanged} already stored, "
+          f"{len(report.skipped)} skipped; {len(report.runs)} run(s), each response scored under "
+          f"{' and '.join(PROFILES)}")
+    if report.models:
+        print("models: " + ", ".join(report.models))
+    if report.unknown_family:
+        print(f"registered {len(report.unknown_family)} new model(s) with unknown family: "
+              f"{', '.join(report.unknown_family)}; set display name and family with "
+              "--models FILE.csv (columns model, display_name, family) and import again")
+    return _print_skipped(report.skipped, "line(s)")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from ..store.scores import rescore
 
@@ -178,6 +194,18 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
     add_db_option(p)
     p.set_defaults(func=cmd_import_eduart)
+
+    p = sub.add_parser("import-responses", help="import model outputs produced elsewhere (.jsonl), scored like runs",
+                       description="One JSON object per line: dataset, item_id, model, condition, raw_response, "
+                                   "optional run_id, input_tokens, output_tokens, motivation. Bad lines are "
+                                   "skipped and named by number (exit code 2); the others are stored and scored "
+                                   "under every profile. Importing the same file again changes nothing.")
+    p.add_argument("path", type=Path, metavar="FILE.jsonl", help="the responses, one JSON object per line")
+    p.add_argument("--models", type=Path, default=None, metavar="FILE.csv",
+                   help="display name and family of the models (columns model, display_name, family"
+                        "[, provider, api_model_id]); models not listed and not in the registry get an unknown family")
+    add_db_option(p)
+    p.set_defaults(func=cmd_import_responses)
 
     p = sub.add_parser("score", help="(re)score every stored response against the current gold")
     p.add_argument("--profile", choices=(*PROFILES, ALL_PROFILES), default=ALL_PROFILES,

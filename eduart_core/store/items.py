@@ -433,6 +433,13 @@ def load_items(store: Store, dataset: str) -> pd.DataFrame:
     return frame
 
 
+def current_item_ids(store: Store, dataset: str) -> set[str]:
+    """Ids of the current items of ``dataset`` (empty when the dataset has none)."""
+    with store.connect(read_only=True) as con:
+        return {r[0] for r in con.execute(
+            "SELECT item_id FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()}
+
+
 def get_item(store: Store, dataset: str, item_id: str, version: int | None = None) -> dict:
     """One item version (current by default) as a dict: metadata plus ``record`` and problems."""
     condition = "version = ?" if version is not None else "is_current"

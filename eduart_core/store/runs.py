@@ -136,6 +136,22 @@ def finish_run(store: Store, run_id: str, status: str, totals: dict | None = Non
         con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [status, *totals.values(), run_id])
 
 
+def refresh_run_totals_con(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Recount a run's tokens and errors from its stored responses and mark it finished now.
+
+    For runs whose responses arrive from files rather than from the runner (which keeps its own
+    totals, cache hits included).
+    """
+    con.execute(
+        """UPDATE runs SET finished_at = current_timestamp,
+               input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM responses WHERE run_id = ?),
+               output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM responses WHERE run_id = ?),
+               n_errors = (SELECT count(error) FROM responses WHERE run_id = ?)
+           WHERE run_id = ?""",
+        [run_id] * 4,
+    )
+
+
 def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
     """Every run with its model's display name and response/error counts, newest first."""
     with store.connect(read_only=True) as con:
