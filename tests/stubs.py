@@ -39,6 +39,16 @@ class RequestInfo:
     body: dict
     fault: str | None = None
     time: float = field(default_factory=time.time)
+    # every message after the system prompt, in order: {"role": "user"|"assistant", "text", "image"}
+    # (user_text and image above are those of the last user message: the current question)
+    messages: list = field(default_factory=list)
+
+
+def _last_user(messages: list[dict]) -> tuple[str, bytes | None, str | None]:
+    for message in reversed(messages):
+        if message["role"] == "user":
+            return message["text"], message["image"], message["mime"]
+    return "", None, None
 
 
 def _b64(data: str, urlsafe: bool) -> bytes:
@@ -47,32 +57,36 @@ def _b64(data: str, urlsafe: bool) -> bytes:
 
 
 def parse_openai(path: str, body: dict, headers: dict) -> RequestInfo:
-    system, text, image, mime = None, "", None, None
+    system, messages = None, []
     for message in body.get("messages", []):
         content = message.get("content")
         if message.get("role") == "system":
             system = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
-        elif message.get("role") == "user":
-            parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            for part in parts:
-                if part.get("type") == "text":
-                    text += part.get("text", "")
-                elif part.get("type") == "image_url":
-                    url = part["image_url"]["url"]
-                    match = re.match(r"data:([^;]+);base64,(.*)", url, re.S)
-                    if match:
-                        mime, image = match.group(1), _b64(match.group(2), urlsafe=False)
+            continue
+        text, image, mime = "", None, None
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for part in parts:
+            if part.get("type") == "text":
+                text += part.get("text", "")
+            elif part.get("type") == "image_url":
+                url = part["image_url"]["url"]
+                match = re.match(r"data:([^;]+);base64,(.*)", url, re.S)
+                if match:
+                    mime, image = match.group(1), _b64(match.group(2), urlsafe=False)
+        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime})
+    text, image, mime = _last_user(messages)
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema")
     return RequestInfo("openai", path, body.get("model", ""), system, text, image, mime, schema,
-                       body.get("temperature"), headers, body)
+                       body.get("temperature"), headers, body, messages=messages)
 
 
 def parse_gemini(path: str, body: dict, headers: dict) -> RequestInfo:
     model = unquote(path.split("/models/", 1)[1].split(":", 1)[0])
     system = " ".join(p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])) or None
-    text, image, mime = "", None, None
+    messages = []
     for content in body.get("contents", []):
+        text, image, mime = "", None, None
         for part in content.get("parts", []):
             if "text" in part:
                 text += part["text"]
@@ -80,30 +94,36 @@ def parse_gemini(path: str, body: dict, headers: dict) -> RequestInfo:
             if inline:
                 mime = inline.get("mimeType") or inline.get("mime_type")
                 image = _b64(inline["data"], urlsafe=True)
+        role = "assistant" if content.get("role") == "model" else "user"
+        messages.append({"role": role, "text": text, "image": image, "mime": mime})
+    text, image, mime = _last_user(messages)
     config = body.get("generationConfig") or {}
     schema = config.get("responseJsonSchema") or config.get("responseSchema")
     return RequestInfo("gemini", path, model, system, text, image, mime, schema, config.get("temperature"),
-                       headers, body)
+                       headers, body, messages=messages)
 
 
 def parse_bedrock(path: str, body: dict, headers: dict) -> RequestInfo:
     model = unquote(path.split("/model/", 1)[1].rsplit("/converse", 1)[0])
     system = " ".join(s.get("text", "") for s in body.get("system", [])) or None
-    text, image, mime = "", None, None
+    messages = []
     for message in body.get("messages", []):
+        text, image, mime = "", None, None
         for block in message.get("content", []):
             if "text" in block:
                 text += block["text"]
             if "image" in block:
                 mime = "image/" + block["image"].get("format", "jpeg")
                 image = _b64(block["image"]["source"]["bytes"], urlsafe=False)
+        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime})
+    text, image, mime = _last_user(messages)
     schema = None
     text_format = (body.get("outputConfig") or {}).get("textFormat") or {}
     raw_schema = ((text_format.get("structure") or {}).get("jsonSchema") or {}).get("schema")
     if raw_schema:
         schema = json.loads(raw_schema)
     return RequestInfo("bedrock", path, model, system, text, image, mime, schema,
-                       (body.get("inferenceConfig") or {}).get("temperature"), headers, body)
+                       (body.get("inferenceConfig") or {}).get("temperature"), headers, body, messages=messages)
 
 
 def default_answer(info: RequestInfo) -> str:

@@ -38,9 +38,28 @@ def redact(text: str) -> str:
     return text
 
 
+USER_ROLE = "user"
+ASSISTANT_ROLE = "assistant"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One earlier message of a conversation: what the user asked (with its image) or what the
+    model answered. Adapters map the roles to their API's names (Gemini calls the model "model")."""
+
+    role: str  # USER_ROLE | ASSISTANT_ROLE
+    text: str
+    image: bytes | None = None
+    image_mime: str | None = None
+
+
 @dataclass
 class ProviderRequest:
-    """One model call: system prompt, user text, optional image, optional JSON schema."""
+    """One model call: system prompt, user text, optional image, optional JSON schema.
+
+    ``prior`` holds the earlier turns of a multi-turn item (user, assistant, user, assistant, ...),
+    sent before ``user_text`` so that a later question can build on the model's own answers.
+    """
 
     system: str
     user_text: str
@@ -52,6 +71,7 @@ class ProviderRequest:
     seed: int | None = None
     # The item record, for offline baselines only (never sent to an API).
     item: dict | None = None
+    prior: tuple[Message, ...] = ()
 
 
 @dataclass

@@ -17,7 +17,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from .base import ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
+from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 _FORMATS = {"image/jpeg": "jpeg", "image/jpg": "jpeg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
 
@@ -32,14 +32,22 @@ class BedrockProvider:
                         max_pool_connections=128)
         self.client = session.client("bedrock-runtime", endpoint_url=endpoint_url, config=config, **creds)
 
-    def build_kwargs(self, request: ProviderRequest) -> dict:
+    @staticmethod
+    def _content(text: str, image: bytes | None, mime: str | None) -> list[dict]:
         content: list[dict] = []
-        if request.image is not None:
-            fmt = _FORMATS.get((request.image_mime or "image/jpeg").lower(), "jpeg")
-            content.append({"image": {"format": fmt, "source": {"bytes": request.image}}})
-        content.append({"text": request.user_text})
-        kwargs: dict = {"modelId": self.model_id, "messages": [{"role": "user", "content": content}],
-                        "system": [{"text": request.system}]}
+        if image is not None:
+            fmt = _FORMATS.get((mime or "image/jpeg").lower(), "jpeg")
+            content.append({"image": {"format": fmt, "source": {"bytes": image}}})
+        content.append({"text": text})
+        return content
+
+    def build_kwargs(self, request: ProviderRequest) -> dict:
+        # earlier turns of a dialogue first (Converse wants user and assistant to alternate)
+        messages = [{"role": "user" if m.role == USER_ROLE else "assistant",
+                     "content": self._content(m.text, m.image, m.image_mime)} for m in request.prior]
+        messages.append({"role": "user", "content": self._content(request.user_text, request.image,
+                                                                  request.image_mime)})
+        kwargs: dict = {"modelId": self.model_id, "messages": messages, "system": [{"text": request.system}]}
         inference: dict = {}
         if request.temperature is not None:
             inference["temperature"] = request.temperature

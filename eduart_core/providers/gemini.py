@@ -9,7 +9,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from .base import ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
+from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 
 class GeminiProvider:
@@ -19,10 +19,18 @@ class GeminiProvider:
                                     **({"base_url": base_url} if base_url else {}))
         self.client = genai.Client(api_key=api_key, http_options=options)
 
+    @staticmethod
+    def _content(role: str, text: str, image: bytes | None, mime: str | None) -> types.Content:
+        parts = [types.Part.from_text(text=text)]
+        if image is not None:
+            parts.append(types.Part.from_bytes(data=image, mime_type=mime or "image/jpeg"))
+        return types.Content(role=role, parts=parts)
+
     def build_kwargs(self, request: ProviderRequest) -> dict:
-        parts = [types.Part.from_text(text=request.user_text)]
-        if request.image is not None:
-            parts.append(types.Part.from_bytes(data=request.image, mime_type=request.image_mime or "image/jpeg"))
+        # earlier turns of a dialogue first; Gemini names the assistant role "model"
+        contents = [self._content("user" if m.role == USER_ROLE else "model", m.text, m.image, m.image_mime)
+                    for m in request.prior]
+        contents.append(self._content("user", request.user_text, request.image, request.image_mime))
         config: dict = {"system_instruction": request.system}
         if request.temperature is not None:
             config["temperature"] = request.temperature
@@ -33,8 +41,7 @@ class GeminiProvider:
         if request.json_schema is not None:
             config["response_mime_type"] = "application/json"
             config["response_json_schema"] = request.json_schema
-        return {"model": self.model_id, "contents": [types.Content(role="user", parts=parts)],
-                "config": types.GenerateContentConfig(**config)}
+        return {"model": self.model_id, "contents": contents, "config": types.GenerateContentConfig(**config)}
 
     def complete(self, request: ProviderRequest) -> ProviderReply:
         try:

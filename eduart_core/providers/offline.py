@@ -27,7 +27,10 @@ class ChanceProvider:
         item = request.item
         if not item:
             raise ProviderError("the chance baseline needs the item record")
-        digest = hashlib.sha256(f"{self.seed}:{request.seed}:{request.user_text}".encode()).hexdigest()
+        # earlier turns of a dialogue (the model's own answers included) change the draw, as they
+        # would change a real model's answer
+        history = "".join(f"{m.role}:{m.text}\x00" for m in request.prior)  # "" for a single turn
+        digest = hashlib.sha256(f"{self.seed}:{request.seed}:{history}{request.user_text}".encode()).hexdigest()
         rng = random.Random(digest)
         answers = chance_answers(item, rng)
         payload: dict = {"Answers": answers}

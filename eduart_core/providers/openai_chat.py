@@ -19,7 +19,7 @@ try:  # the HTTP client the openai SDK is built on (httpx2 in current releases, 
 except ImportError:  # pragma: no cover
     import httpx as _http
 
-from .base import ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
+from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 
 class OpenAIChatProvider:
@@ -29,14 +29,25 @@ class OpenAIChatProvider:
         self.compatible = bool(base_url) if compatible is None else compatible
         self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
 
-    def build_kwargs(self, request: ProviderRequest) -> dict:
-        content: list[dict] = [{"type": "text", "text": request.user_text}]
-        if request.image is not None:
-            uri = f"data:{request.image_mime or 'image/jpeg'};base64,{base64.b64encode(request.image).decode()}"
+    @staticmethod
+    def _user_content(text: str, image: bytes | None, mime: str | None) -> list[dict]:
+        content: list[dict] = [{"type": "text", "text": text}]
+        if image is not None:
+            uri = f"data:{mime or 'image/jpeg'};base64,{base64.b64encode(image).decode()}"
             content.append({"type": "image_url", "image_url": {"url": uri}})
-        kwargs: dict = {"model": self.model_id,
-                        "messages": [{"role": "system", "content": request.system},
-                                     {"role": "user", "content": content}]}
+        return content
+
+    def build_kwargs(self, request: ProviderRequest) -> dict:
+        messages: list[dict] = [{"role": "system", "content": request.system}]
+        for message in request.prior:  # earlier turns of a dialogue
+            if message.role == USER_ROLE:
+                messages.append({"role": "user",
+                                 "content": self._user_content(message.text, message.image, message.image_mime)})
+            else:
+                messages.append({"role": "assistant", "content": message.text})
+        messages.append({"role": "user",
+                         "content": self._user_content(request.user_text, request.image, request.image_mime)})
+        kwargs: dict = {"model": self.model_id, "messages": messages}
         if request.json_schema is not None:
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": "answer", "schema": request.json_schema}}

@@ -15,11 +15,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from ..dialogues import complete_dialogues, earlier_turns
 from ..errors import UserError
-from ..providers.base import ProviderRequest
+from ..providers.base import ASSISTANT_ROLE, USER_ROLE, Message, ProviderError, ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
 from ..store import Store
 from ..store import journal as store_journal
@@ -198,11 +199,13 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     launch_id = options.launch_id or default_launch_id(options)
     options.launch_id = launch_id
     saved = read_launch(store, launch_id)
-    items = load_items(store, dataset)
+    all_items = load_items(store, dataset)
     if saved and saved.get("item_ids"):
-        items = items[items["item_id"].isin(saved["item_ids"])].sort_values("item_id")
+        items = all_items[all_items["item_id"].isin(saved["item_ids"])].sort_values("item_id")
     else:
-        items = select_items(items, options.items, options.limit, options.sample)
+        items = select_items(all_items, options.items, options.limit, options.sample)
+    items = complete_dialogues(items, all_items)
+    before = earlier_turns(items)
     images = store_journal.image_files(store, [h for h in items["image_hash"] if isinstance(h, str)])
     has_image_items = bool(items["has_image"].any())
     repetitions = list(range(1, options.repeat + 1)) if options.repeat else [0]
@@ -219,37 +222,86 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                                 templates.hash)
                 members.append(member)
                 refused[run_id] = 0
+                turns: dict[str, dict] = {}  # item_id -> what its turn sends (prior turns reuse it)
                 for row in items.itertuples(index=False):
-                    record = row.record
                     has_image = bool(row.has_image)
                     if has_image and mode == "refuse":
-                        refused[run_id] += 1
                         continue
                     send_image = has_image and mode == "send"
                     image = images.get(row.image_hash) if send_image and isinstance(row.image_hash, str) else None
                     if send_image and image is None:
                         raise UserError(f"item {row.item_id}: image {row.image_hash} missing from the store")
+                    turns[row.item_id] = {"text": render_user_text(row.record, templates),
+                                          "image_path": image[0] if image else None,
+                                          "image_mime": image[1] if image else None,
+                                          "image_hash": row.image_hash if send_image else None,
+                                          "image_sent": send_image}
+                for row in items.itertuples(index=False):
+                    earlier = before.get(row.item_id, [])
+                    if row.item_id not in turns or any(e not in turns for e in earlier):
+                        refused[run_id] += 1  # an image item refused, or a turn after one
+                        continue
+                    turn = turns[row.item_id]
+                    prior, shown = _prior_turns([turns[e] for e in earlier])
+                    repeat_image = turn["image_hash"] is not None and turn["image_hash"] in shown
                     schema = answer_schema(row.type, condition)
                     seed = spec.seed
                     if spec.provider == "offline" and rep:
                         seed = (spec.seed or 0) * 1000 + rep
-                    request = ProviderRequest(system=templates.system, user_text=render_user_text(record, templates),
+                    request = ProviderRequest(system=templates.system, user_text=turn["text"],
                                               json_schema=schema, temperature=spec.temperature,
-                                              max_output_tokens=spec.max_output_tokens, seed=seed, item=record,
-                                              image_mime=image[1] if image else None)
+                                              max_output_tokens=spec.max_output_tokens, seed=seed, item=row.record,
+                                              image_mime=None if repeat_image else turn["image_mime"])
+                    key_parts = {}
+                    if prior:  # the earlier questions; the model's answers join the key when they exist
+                        key_parts["prior"] = [(p["text"], p["image_hash"]) for p in prior]
                     key = cache_key(provider=spec.provider, base_url=spec.base_url, model=spec.api_model_id,
                                     condition=condition, templates=templates.hash, system=request.system,
-                                    user=request.user_text, image=row.image_hash if send_image else None,
+                                    user=request.user_text, image=turn["image_hash"],
                                     temperature=spec.temperature, max_tokens=spec.max_output_tokens, seed=seed,
-                                    schema=schema_hash(schema), repetition=rep)
+                                    schema=schema_hash(schema), repetition=rep, **key_parts)
+                    meta = {"run_id": run_id, "item_id": row.item_id, "repetition": rep, "condition": condition,
+                            "model": spec.key, "image_sent": turn["image_sent"]}
+                    if row.dialogue_id is not None:
+                        meta.update(dialogue_id=row.dialogue_id, turn=row.turn)
                     jobs.append(Job(
                         request_key=f"{run_id}/{row.item_id}",
-                        payload={"member": member, "request": request, "image_path": image[0] if image else None,
-                                 "cache_key": key},
-                        meta={"run_id": run_id, "item_id": row.item_id, "repetition": rep, "condition": condition,
-                              "model": spec.key, "image_sent": send_image},
+                        payload={"member": member, "request": request,
+                                 "image_path": None if repeat_image else turn["image_path"],
+                                 "cache_key": key, "prior": prior},
+                        meta=meta,
+                        after=f"{run_id}/{earlier[-1]}" if earlier else None,
                     ))
     return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
+
+
+def _prior_turns(earlier: list[dict]) -> tuple[list[dict], set[str]]:
+    """The earlier turns as sent again before a later one, and the image hashes they show.
+
+    An image goes with the first turn that shows it; a later turn of the same image refers back to
+    it rather than sending the same picture twice in one conversation.
+    """
+    prior, shown = [], set()
+    for turn in earlier:
+        repeat = turn["image_hash"] is not None and turn["image_hash"] in shown
+        prior.append({"text": turn["text"], "image_hash": turn["image_hash"],
+                      "image_path": None if repeat else turn["image_path"],
+                      "image_mime": None if repeat else turn["image_mime"]})
+        if turn["image_hash"] is not None:
+            shown.add(turn["image_hash"])
+    return prior, shown
+
+
+def prior_messages(prior: list[dict], history: tuple[dict, ...]) -> tuple[Message, ...]:
+    """The earlier turns of a dialogue as messages: each question, then the model's own answer."""
+    if len(history) != len(prior):
+        raise ProviderError(f"dialogue history incomplete: {len(history)} of {len(prior)} earlier answers found")
+    messages: list[Message] = []
+    for turn, record in zip(prior, history):
+        image = Path(turn["image_path"]).read_bytes() if turn["image_path"] else None
+        messages.append(Message(USER_ROLE, turn["text"], image, turn["image_mime"] if image else None))
+        messages.append(Message(ASSISTANT_ROLE, record.get("raw_text") or ""))
+    return tuple(messages)
 
 
 def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
@@ -274,6 +326,9 @@ def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
             memo[request.system] = counter.count(request.system)
         tokens_in, tokens_out = estimate_request("", request.user_text, job.meta["image_sent"], member.condition)
         tokens_in += memo[request.system]
+        for turn in job.payload.get("prior") or []:  # a later turn resends the conversation so far
+            turn_in, turn_out = estimate_request("", turn["text"], turn["image_path"] is not None, member.condition)
+            tokens_in += turn_in + turn_out
         est.images += int(job.meta["image_sent"])
         if member.spec.provider == "offline":
             continue
@@ -293,6 +348,9 @@ def make_call(store: Store, providers: dict[str, object], cache: ResponseCache) 
     def call(job: Job) -> dict:
         member: Member = job.payload["member"]
         key = job.payload["cache_key"]
+        prior = job.payload.get("prior") or []
+        if prior:  # a later turn: the same question after different earlier answers is another request
+            key = cache_key(request=key, answers=[r.get("raw_text") for r in job.history])
         use_cache = member.spec.key not in offline
         hit = cache.get(key) if use_cache else None
         if hit is not None:
@@ -302,7 +360,9 @@ def make_call(store: Store, providers: dict[str, object], cache: ResponseCache) 
         request: ProviderRequest = job.payload["request"]
         path = job.payload["image_path"]
         if path is not None:
-            request = ProviderRequest(**{**request.__dict__, "image": Path(path).read_bytes()})
+            request = replace(request, image=Path(path).read_bytes())
+        if prior:
+            request = replace(request, prior=prior_messages(prior, job.history))
         reply = providers[member.spec.key].complete(request)
         if use_cache:
             cache.put(key, {"text": reply.text, "input_tokens": reply.input_tokens,

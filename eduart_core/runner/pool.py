@@ -7,12 +7,12 @@ reporting progress, and skips keys the journal already holds, which makes every 
 """
 from __future__ import annotations
 
-import queue
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..providers.base import ProviderError, redact
@@ -20,11 +20,19 @@ from ..providers.base import ProviderError, redact
 
 @dataclass
 class Job:
-    """One request. ``meta`` is copied into its journal record (run_id, item_id, ...)."""
+    """One request. ``meta`` is copied into its journal record (run_id, item_id, ...).
+
+    ``after`` names the job whose answer this one needs first (the previous turn of a dialogue):
+    the pool starts it only once that job has an ``ok`` record, and hands ``call`` a copy of the
+    job whose ``history`` holds the ``ok`` records of the whole chain, oldest first. When the
+    predecessor fails for good, this job is recorded as an error without being asked.
+    """
 
     request_key: str
     payload: Any = None
     meta: dict = field(default_factory=dict)
+    after: str | None = None
+    history: tuple[dict, ...] = ()
 
 
 @dataclass
@@ -118,13 +126,22 @@ def run_jobs(
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
     started = time.monotonic()
-    todo, skipped = pending_jobs(list(jobs), journal.latest(), retry_errors)
+    jobs = list(jobs)
+    latest = journal.latest()
+    todo, skipped = pending_jobs(jobs, latest, retry_errors)
     result = PoolResult(total=len(todo) + skipped, skipped=skipped)
     limiter = RateLimiter(rpm)
-    work: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
-    for job in todo:
-        work.put(job)
+    chain = _Chains(jobs, todo, latest)
     lock = threading.Lock()
+    # Work waits in ``pending``; a worker leaves once nothing is pending and nothing is in flight
+    # (only a job in flight can release more work: the next turn of its dialogue).
+    wake = threading.Condition(threading.Lock())
+    pending: deque[Job] = deque()
+    in_flight = 0
+
+    def blocked_record(job: Job, reason: str) -> dict:
+        return {"request_key": job.request_key, **job.meta, "status": "error", "error": reason,
+                "blocked": True, "attempts": 0, "ts": time.time()}
 
     def finish(job: Job, record: dict) -> None:
         journal.append(record)
@@ -135,6 +152,13 @@ def run_jobs(
                 result.errors += 1
             if progress is not None:
                 progress(result, record)
+            released, blocked = chain.finished(job, record)
+        if released:
+            with wake:
+                pending.extend(released)
+                wake.notify_all()
+        for follower, reason in blocked:
+            finish(follower, blocked_record(follower, reason))
 
     def ask(job: Job) -> None:
         attempt = 0
@@ -145,7 +169,7 @@ def run_jobs(
                 return
             t0 = time.monotonic()
             try:
-                fields = call(job)
+                fields = call(chain.with_history(job))
             except ProviderError as exc:
                 error, retryable, retry_after, status = str(exc), exc.retryable, exc.retry_after, exc.status
             except Exception as exc:  # an adapter bug must not kill the run
@@ -169,13 +193,27 @@ def run_jobs(
             return
 
     def worker() -> None:
-        while not cancel.is_set():
+        nonlocal in_flight
+        while True:
+            with wake:
+                while not pending and in_flight and not cancel.is_set():
+                    wake.wait(0.2)
+                if cancel.is_set() or not pending:
+                    wake.notify_all()  # the others may leave too
+                    return
+                job = pending.popleft()
+                in_flight += 1
             try:
-                job = work.get_nowait()
-            except queue.Empty:
-                return
-            ask(job)
+                ask(job)
+            finally:
+                with wake:
+                    in_flight -= 1
+                    wake.notify_all()
 
+    ready, blocked = chain.start()
+    pending.extend(ready)
+    for job, reason in blocked:
+        finish(job, blocked_record(job, reason))
     threads = [threading.Thread(target=worker, daemon=True, name=f"pool-{i}")
                for i in range(max(1, min(concurrency, len(todo))))]
     for thread in threads:
@@ -192,3 +230,52 @@ def run_jobs(
     result.cancelled = result.cancelled or cancel.is_set()
     result.wall_s = time.monotonic() - started
     return result
+
+
+class _Chains:
+    """Which jobs wait for which (``Job.after``), and the ``ok`` records their history is made of.
+
+    Not thread-safe by itself: the pool calls ``finished`` under its lock.
+    """
+
+    def __init__(self, jobs: list[Job], todo: list[Job], latest: dict[str, dict]):
+        self.by_key = {job.request_key: job for job in jobs}
+        self.todo_keys = {job.request_key for job in todo}
+        self.todo = todo
+        self.records = {key: record for key, record in latest.items() if record.get("status") == "ok"}
+        self.waiting: dict[str, list[Job]] = {}
+
+    def start(self) -> tuple[list[Job], list[tuple[Job, str]]]:
+        """Jobs to queue now, and jobs whose predecessor already failed for good (with the reason)."""
+        ready, blocked = [], []
+        for job in self.todo:
+            if job.after is None or job.after in self.records and job.after not in self.todo_keys:
+                ready.append(job)
+            elif job.after in self.todo_keys:
+                self.waiting.setdefault(job.after, []).append(job)
+            else:
+                blocked.append((job, self._reason(job.after)))
+        return ready, blocked
+
+    def finished(self, job: Job, record: dict) -> tuple[list[Job], list[tuple[Job, str]]]:
+        """The followers to queue (``ok``) or to record as blocked (anything else)."""
+        followers = self.waiting.pop(job.request_key, [])
+        if record.get("status") == "ok":
+            self.records[job.request_key] = record
+            return followers, []
+        return [], [(follower, self._reason(job.request_key)) for follower in followers]
+
+    def _reason(self, key: str) -> str:
+        return f"not asked: the previous turn ({key}) has no answer"
+
+    def with_history(self, job: Job) -> Job:
+        """``job`` with the ``ok`` records of its chain of predecessors, oldest first."""
+        if job.after is None:
+            return job
+        history = []
+        key: str | None = job.after
+        while key is not None and key in self.records:
+            history.append(self.records[key])
+            previous = self.by_key.get(key)
+            key = previous.after if previous is not None else None
+        return replace(job, history=tuple(reversed(history)))
