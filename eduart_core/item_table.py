@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from .errors import UserError
 from .store import Store
 from .store.items import load_items
 from .vocab import ALL_ITEMS, image_wanted
@@ -77,12 +78,29 @@ def _tag_dict(value) -> Mapping | None:
     return None
 
 
+def parse_tag_filter(text: str) -> dict[str, list[str]]:
+    """``"difficulty=hard|medium,level=2"`` -> {"difficulty": ["hard", "medium"], "level": ["2"]}."""
+    out: dict[str, list[str]] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        name, sep, values = part.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"tag filter {part.strip()!r} is not NAME=VALUE (several values with |)")
+        out.setdefault(name.strip(), []).extend(v.strip() for v in values.split("|"))
+    return out
+
+
 def items_table(store: Store, dataset: str, **criteria) -> pd.DataFrame:
     """One row per current item of ``dataset`` with ``ITEM_TABLE_COLUMNS``, filtered by ``criteria``.
 
     ``criteria`` are those of `filter_items`. ``tags`` is returned as JSON text (see `tags_text`).
     """
-    frame = filter_items(load_items(store, dataset), **criteria)
+    return metadata_table(filter_items(load_items(store, dataset), **criteria))
+
+
+def metadata_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A ``load_items`` frame as the items table (``ITEM_TABLE_COLUMNS``, tags as JSON text)."""
     out = frame.loc[:, [c for c in ITEM_TABLE_COLUMNS if c != "tags"]].copy()
     out.insert(ITEM_TABLE_COLUMNS.index("tags"), "tags",
                pd.Series([tags_text(t) for t in frame["tags"]], dtype=object, index=frame.index))

@@ -182,3 +182,18 @@ def test_image_attributes_are_stored_with_the_item(tmp_path):
     stored = get_item(store, "fr", "img1")
     assert stored["record"]["image_attributes"] == attributes and stored["image_hash"]
     assert not stored["validation_errors"]
+
+
+def test_show_item_metadata_is_the_items_table(tmp_path, capsys):
+    store = Store(tmp_path / "s.duckdb")
+    _write_jsonl(tmp_path / "fr.jsonl", _french_dataset())
+    assert main(["import-items", str(tmp_path / "fr.jsonl"), "--db", str(store.path), "--dataset", "fr"]) == 0
+    capsys.readouterr()
+    assert main(["show", "item_metadata", "--db", str(store.path), "--dataset", "fr", "--languages", "fr",
+                 "--option", "dimension=counting|attribute", "--option", "tag=difficulty=hard"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["item_id"] for r in rows] == ["fr1", "fr3"]
+    assert rows[0]["dimension"] == "attribute" and json.loads(rows[0]["tags"])["cognitive_level"] == 2
+    assert main(["show", "item_metadata", "--db", str(store.path), "--dataset", "fr",
+                 "--option", "tag=difficulty"]) == 2
+    assert "is not NAME=VALUE" in capsys.readouterr().err

@@ -62,6 +62,28 @@ def item_list(src: Source, sel: Selection) -> pd.DataFrame:
     return out.sort_values("item_id").reset_index(drop=True)
 
 
+@cached()
+def item_metadata(src: Source, sel: Selection, task: str = "", dimension: str = "", tag: str = "") -> pd.DataFrame:
+    """Every item with its task, dimension, tags, parallel form and dialogue turn (format, language, image filters).
+
+    Options narrow further: ``task`` / ``dimension`` (several values with |), ``tag`` as
+    ``NAME=VALUE`` (``difficulty=hard|medium,level=2``). ``tags`` is JSON text.
+    """
+    from ..item_table import filter_items, metadata_table, parse_tag_filter
+
+    catalogue = items(src, sel.dataset)
+    if catalogue.empty:
+        if dataset_flags(src, sel.dataset).aggregate_only:
+            raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
+                                       "item-level data are not available for it.")
+        raise EmptySelection(f"Dataset '{sel.dataset}' has no items.")
+    chosen = filter_items(sel.apply(catalogue), tasks=[v for v in task.split("|") if v],
+                          dimensions=[v for v in dimension.split("|") if v], tags=parse_tag_filter(tag))
+    if chosen.empty:
+        raise EmptySelection("No items match the current selection: widen the filters.")
+    return metadata_table(chosen)
+
+
 @cached(maxsize=8)
 def item_texts(src: Source, dataset: str) -> dict[str, str]:
     """item_id -> readable text (title, instructions, stem) for hovers and search."""
