@@ -3,6 +3,16 @@
 Feature modules (``items``, ``runs``, ``scores``, ``reference``, ``extraction``) hold the SQL
 of one room each and take a ``Store`` as their first argument.
 """
-from .core import DEFAULT_DB, Store, StoreError, StoreLockedError, default_db_path, migrate
+from .core import (
+    DEFAULT_DB,
+    Store,
+    StoreError,
+    StoreFullError,
+    StoreLockedError,
+    StoreVersionError,
+    default_db_path,
+    migrate,
+)
 
-__all__ = ["DEFAULT_DB", "Store", "StoreError", "StoreLockedError", "default_db_path", "migrate"]
+__all__ = ["DEFAULT_DB", "Store", "StoreError", "StoreFullError", "StoreLockedError", "StoreVersionError",
+           "default_db_path", "migrate"]
