@@ -2,12 +2,19 @@
 
 Two entry points:
 - ``import_items``: canonical item records from .json (object or array) / .jsonl files or
-  folders of them. Strict: a defective record or unreadable file fails the whole import and
-  nothing is written (the user fixes the file and runs again). It also reads item tables
+  folders of them. Strict about content: a record that fails validation aborts the import and
+  nothing is written (the user fixes the gold and runs again). It also reads item tables
   (VLMEvalKit-style .tsv, .parquet; see ``eduart_core.tables``), which skip and name bad rows.
 - ``import_eduart``: the published folder layout (formats doc section 2). Lenient, because real
-  published data has defects: unreadable files are skipped and reported, records that fail
-  validation are imported flagged with their problems, and each model_dir x condition is a run.
+  published data has defects: records that fail validation are imported flagged with their
+  problems, and each model_dir x condition is a run.
+
+Both skip and name what cannot be read at all: a file or line that is not UTF-8 or not JSON,
+numbers out of range (``Infinity``, ``1e30`` or ``2^70`` tokens), JSON nested too deeply, lone
+surrogates, files and text fields over the limits of ``eduart_core.limits``, image files that are
+not images, truncated or too large (``eduart_core.imagecheck``), and answer files not named
+``<item id>.json``. Each lands in ``ImportReport.skipped`` as (path, reason), one line each, and
+the rest is imported. An input with nothing to import is an error.
 
 Both are one transaction: if anything unexpected fails, the store is left exactly as it was.
 Re-importing the same files changes nothing.
@@ -17,12 +24,15 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import jsonsafe
 from .errors import UserError
+from .jsonsafe import BadInput
 from .store import Store
 from .store.core import PROJECT_ROOT
 from .store.items import ImportReport, PreparedItem, prepare_items, store_prepared
@@ -30,8 +40,14 @@ from .store.runs import add_responses_con, create_run_con, current_items_con, en
 from .tables import TABLE_SUFFIXES, TableItems, read_table_items
 from .vocab import BENCHMARK_KIND, CONDITIONS
 
+logger = logging.getLogger(__name__)
+
 MODELS_CSV = PROJECT_ROOT / "data" / "reference" / "models.csv"
 ITEM_SUFFIXES = (".json", ".jsonl")
+#: Files that may sit in the published answer folders and are not answers (formats doc section 2):
+#: skipped without a word. Anything else that is not ``<item id>.json`` is listed as skipped.
+BOOKKEEPING_SUFFIXES = (".log",)
+BOOKKEEPING_FOLDERS = ("reproducibility",)
 
 
 # ---------------------------------------------------------------- canonical item files
@@ -56,71 +72,89 @@ def _item_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def read_item_file(path: Path) -> list[dict]:
-    """The records of one .json (object or array) or .jsonl file; UserError naming the spot."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+def read_item_file(path: Path, skipped: list[tuple[str, str]]) -> list[tuple[str, dict]]:
+    """(spot, record) for every usable record of one .json (object or array) or .jsonl file.
+
+    A file, line or array element that cannot be used is appended to ``skipped`` as
+    (spot, reason) and the rest is returned: one bad line never costs the good ones.
+    """
     if path.suffix.lower() == ".jsonl":
+        try:
+            data = jsonsafe.read_bytes(path)
+        except BadInput as exc:
+            skipped.append((str(path), str(exc)))
+            return []
         records = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(data.split(b"\n"), start=1):
             if not line.strip():
                 continue
+            spot = f"{path}:{number}"
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+                value = jsonsafe.loads(line)
+            except BadInput as exc:
+                skipped.append((spot, str(exc)))
+                continue
             if not isinstance(value, dict):
-                raise UserError(f"{path}:{number}: expected a JSON object per line")
-            records.append(value)
+                skipped.append((spot, "expected a JSON object per line"))
+                continue
+            records.append((spot, value))
         return records
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        value, _ = jsonsafe.read_json(path)
+    except BadInput as exc:
+        skipped.append((str(path), str(exc)))
+        return []
     if isinstance(value, dict):
         value = dict(value)
         value.setdefault("item_id", path.stem)  # a single-record file is named after its item
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
-        return value
-    raise UserError(f"{path}: expected a JSON object or an array of objects")
+        return [(str(path), value)]
+    if isinstance(value, list):
+        records = []
+        for index, entry in enumerate(value, start=1):
+            spot = f"{path} record {index}"
+            if isinstance(entry, dict):
+                records.append((spot, entry))
+            else:
+                skipped.append((spot, f"expected a JSON object, got {type(entry).__name__}"))
+        return records
+    skipped.append((str(path), "expected a JSON object or an array of objects"))
+    return []
 
 
 def import_items(store: Store, paths: list[Path | str], images_dir: Path | str | None = None,
                  dataset: str = "items", origin: str = "import-items",
                  language: str | None = None) -> ImportReport:
-    """Import item records and item tables (see the module docstring).
+    """Import item records and item tables (see the module docstring for what is skipped and named).
 
-    JSON files are all or nothing. Tables (``eduart_core.tables``: VLMEvalKit TSV, Parquet) skip
-    the rows that cannot become items and name them in ``report.skipped``; ``language`` is the
-    ISO 639-1 code of table rows that have none.
+    Tables (``eduart_core.tables``: VLMEvalKit TSV, Parquet) skip the rows that cannot become
+    items and name them in ``report.skipped``; ``language`` is the ISO 639-1 code of table rows
+    that have none.
     """
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
     if images_dir is not None and not Path(images_dir).is_dir():
         raise UserError(f"images folder {images_dir} does not exist")
     files = _item_files([Path(p) for p in paths])
+    report = ImportReport(dataset=dataset)
     batches: list[tuple[Path, list[dict]]] = []
     where: dict[str, str] = {}
-    report = ImportReport(dataset=dataset)
     tables: list[TableItems] = []
     for file in files:
         if file.suffix.lower() in TABLE_SUFFIXES:
             tables.append(read_table_items(store, file, images_dir, language))
             continue
-        records = read_item_file(file)
-        for index, record in enumerate(records, start=1):
+        records = []
+        for spot, record in read_item_file(file, report.skipped):
             item_id = str(record.get("item_id") or "").strip()
-            spot = f"{file}" + (f" record {index}" if len(records) > 1 else "")
             if not item_id:
                 raise UserError(f"{spot}: record has no item_id")
             if item_id in where:
                 raise UserError(f"item {item_id} appears twice ({where[item_id]} and {spot})")
             where[item_id] = spot
+            records.append(record)
         root = Path(images_dir) if images_dir else file.parent
-        batches.append((root, records))
+        if records:
+            batches.append((root, records))
     table_records: list[tuple[list[dict], dict[str, str]]] = []
     for table in tables:
         kept = []
@@ -138,15 +172,21 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
         report.images_added += table.images_added
     if not batches and not any(kept for kept, _ in table_records):
         if report.skipped:
-            return report  # every row was skipped: say which and why, create no empty dataset
-        raise UserError("no items found in " + ", ".join(str(f) for f in files))
+            return report  # every file, line or row was skipped: nothing to write, the caller lists why
+        raise UserError(f"no item records in {', '.join(str(p) for p in paths)}: nothing imported")
     with store.transaction() as con:
         prepared: list[PreparedItem] = []
         for root, records in batches:
             prepared.extend(prepare_items(con, store, records, root, report))
         for kept, image_hashes in table_records:
             prepared.extend(prepare_items(con, store, kept, None, report, image_hashes=image_hashes))
-        store_prepared(con, prepared, dataset, origin, report, keep_invalid=False)
+        kept_items = []
+        for item in prepared:
+            if item.image_refused:  # the image file is named in skipped already; name the record too
+                report.skipped.append((where[item.item_id], f"item {item.item_id} not imported: {item.image_refused}"))
+            else:
+                kept_items.append(item)
+        store_prepared(con, kept_items, dataset, origin, report, keep_invalid=False)
     return report
 
 
@@ -200,33 +240,22 @@ def model_from_dir(model_dir: str, table: dict[str, ModelInfo]) -> ModelInfo:
 
 
 def _read_json_object(path: Path, skipped: list[tuple[str, str]]) -> tuple[dict, bytes] | None:
-    """The JSON object in ``path`` and its bytes, or None with the reason appended to ``skipped``."""
+    """The checked JSON object in ``path`` and its bytes, or None with the reason in ``skipped``."""
     try:
-        data = path.read_bytes()
-        value = json.loads(data.decode("utf-8-sig"))
-        if isinstance(value, dict):
-            return value, data
-        skipped.append((str(path), "not a JSON object"))
-    except OSError as exc:
-        skipped.append((str(path), f"cannot read: {exc.strerror or exc}"))
-    except UnicodeDecodeError:
-        skipped.append((str(path), "not UTF-8 text"))
-    except json.JSONDecodeError as exc:
-        skipped.append((str(path), f"not valid JSON ({exc.msg} at line {exc.lineno})"))
-    return None
-
-
-def _int_or_none(value: Any) -> int | None:
-    try:
-        return None if value is None or isinstance(value, bool) else int(value)
-    except (TypeError, ValueError):
+        value, data = jsonsafe.read_json(path)
+    except BadInput as exc:
+        skipped.append((str(path), str(exc)))
         return None
+    if not isinstance(value, dict):
+        skipped.append((str(path), "not a JSON object"))
+        return None
+    return value, data
 
 
 def _float_or_none(value: Any) -> float | None:
     try:
         return None if value is None or isinstance(value, bool) else float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
@@ -234,7 +263,9 @@ def answer_row(item_id: str, data: dict, file_bytes: bytes) -> dict:
     """One published answer file as an add_responses row.
 
     The request key carries a hash of the file, so re-importing the same file is a no-op and a
-    changed file becomes a newer response (the long frame always uses the latest).
+    changed file becomes a newer response (the long frame always uses the latest). A token
+    count that cannot be one (``1e30``, ``2^70``, negative) raises ``BadInput``: the caller skips
+    the file and names it.
     """
     raw = data.get("raw_response")
     has_llm = "llm_answer" in data
@@ -247,12 +278,66 @@ def answer_row(item_id: str, data: dict, file_bytes: bytes) -> dict:
     return {
         "item_id": item_id, "raw_text": raw, "llm_answer": llm if has_llm else None,
         "motivation": motivation if isinstance(motivation, str) and motivation.strip() else None,
-        "input_tokens": _int_or_none(data.get("input_tokens")),
-        "output_tokens": _int_or_none(data.get("output_tokens")),
+        "input_tokens": jsonsafe.count_value(data.get("input_tokens"), "input_tokens"),
+        "output_tokens": jsonsafe.count_value(data.get("output_tokens"), "output_tokens"),
         "latency_s": _float_or_none(data.get("processing_time")),
         "error": None, "image_sent": None, "repetition": 0,
         "request_key": f"{item_id}:{hashlib.sha256(file_bytes).hexdigest()[:16]}",
     }
+
+
+def _is_bookkeeping(path: Path) -> bool:
+    """Files and folders the published layout keeps next to the answers (not answers)."""
+    name = path.name
+    if name.startswith(("_", ".")):
+        return True
+    if path.is_dir():
+        return name in BOOKKEEPING_FOLDERS
+    return path.suffix.lower() in BOOKKEEPING_SUFFIXES
+
+
+def _answer_rows(answers_root: Path, item_ids: set[str],
+                 skipped: list[tuple[str, str]]) -> list[tuple[str, str, list[dict]]]:
+    """(model_dir, condition, rows) for every answer folder; what is not an answer is named."""
+    answers: list[tuple[str, str, list[dict]]] = []
+    if not answers_root.is_dir():
+        return answers
+    for model_folder in sorted(p for p in answers_root.iterdir() if p.is_dir()):
+        for entry in sorted(model_folder.iterdir()):
+            if entry.is_dir() and entry.name not in CONDITIONS and not _is_bookkeeping(entry):
+                skipped.append((str(entry), f"unknown condition folder (expected {' or '.join(CONDITIONS)})"))
+        for condition in CONDITIONS:
+            folder = model_folder / condition
+            if not folder.is_dir():
+                continue
+            rows = []
+            for path in sorted(folder.iterdir()):
+                if _is_bookkeeping(path):
+                    continue
+                if path.is_dir():
+                    skipped.append((str(path), "a folder inside an answer folder (not read)"))
+                    continue
+                if path.suffix != ".json":
+                    skipped.append((str(path), "not an answer file (<item id>.json)"))
+                    continue
+                if path.stem not in item_ids:
+                    if path.stem.isdigit():
+                        skipped.append((str(path), f"no item {path.stem} in dataset/metadata"))
+                    else:
+                        skipped.append((str(path), "file name is not <item id>.json for an item in "
+                                                   "dataset/metadata"))
+                    continue
+                loaded = _read_json_object(path, skipped)
+                if loaded is None:
+                    continue
+                value, data = loaded
+                try:
+                    rows.append(answer_row(path.stem, value, data))
+                except BadInput as exc:
+                    skipped.append((str(path), str(exc)))
+            if rows:
+                answers.append((model_folder.name, condition, rows))
+    return answers
 
 
 def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
@@ -274,34 +359,13 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
         value = dict(loaded[0])
         value["item_id"] = path.stem  # the file name is the id, whatever the record says
         records.append(value)
-    if not records and not report.skipped:
-        raise UserError(f"no item files in {metadata}")
+    if not records:
+        if report.skipped:
+            return report  # every item file was skipped: nothing to write, the caller lists why
+        raise UserError(f"no item files in {metadata}: nothing imported")
     item_ids = {r["item_id"] for r in records}
-
     table = load_model_table(models_csv)
-    answers: list[tuple[str, str, list[dict]]] = []  # (model_dir, condition, rows)
-    answers_root = root / "answers"
-    if answers_root.is_dir():
-        for model_folder in sorted(p for p in answers_root.iterdir() if p.is_dir()):
-            for condition in CONDITIONS:
-                folder = model_folder / condition
-                if not folder.is_dir():
-                    continue
-                rows = []
-                for path in sorted(folder.glob("*.json")):
-                    if path.stem.startswith("_"):  # _evaluation.json and similar bookkeeping
-                        continue
-                    if path.stem not in item_ids:
-                        if path.stem.isdigit():
-                            report.skipped.append((str(path), f"no item {path.stem} in dataset/metadata"))
-                        continue
-                    loaded = _read_json_object(path, report.skipped)
-                    if loaded is None:
-                        continue
-                    value, data = loaded
-                    rows.append(answer_row(path.stem, value, data))
-                if rows:
-                    answers.append((model_folder.name, condition, rows))
+    answers = _answer_rows(root / "answers", item_ids, report.skipped)
 
     with store.transaction() as con:
         prepared = prepare_items(con, store, records, root / "dataset", report,

@@ -291,9 +291,12 @@ def test_failed_import_leaves_store_unchanged(store, tmp_path):
         import_items(store, [_write(tmp_path / "mixed.json", [_valid("ok2"), bad])])
     assert info.value.item_id == "bad" and "answers" in info.value.field
     assert stats(store) == before
-    with pytest.raises(UserError, match="not valid JSON"):
-        import_items(store, [_write(tmp_path / "broken.jsonl", json.dumps(_valid("z")) + "\n{oops\n")])
-    assert stats(store) == before
+    # a line that is not JSON is skipped and named (file:line); the good line is imported
+    report = import_items(store, [_write(tmp_path / "broken.jsonl", json.dumps(_valid("z")) + "\n{oops\n")])
+    assert report.added == ["z"]
+    assert [(Path(p.rsplit(":", 1)[0]).name, p.rsplit(":", 1)[1]) for p, _ in report.skipped] == [("broken.jsonl", "2")]
+    assert "not valid JSON" in report.skipped[0][1]
+    assert stats(store)["items"] == before["items"] + 1
 
 
 @pytest.mark.parametrize("image", ["../outside.png", "/etc/passwd", "pics/../../outside.png"])

@@ -49,6 +49,10 @@ def _item_summary(report) -> str:
             f"(new version), {len(report.unchanged)} unchanged; {report.images_added} new image(s)")
 
 
+def _nothing_imported(report) -> bool:
+    return not (report.items_seen or report.responses_added or report.runs)
+
+
 def cmd_import_items(args: argparse.Namespace) -> int:
     from ..ingest import import_items
     from ..items import ItemValidationError
@@ -58,22 +62,23 @@ def cmd_import_items(args: argparse.Namespace) -> int:
                               language=args.language)
     except ItemValidationError as exc:
         raise UserError(f"nothing imported: {exc}") from None
+    if _nothing_imported(report):
+        _print_skipped(report.skipped, "file(s), line(s) or row(s)")
+        raise UserError("nothing imported: every file or record was skipped (see the lines above)")
     print(_item_summary(report))
     if report.rescored:
         print(f"re-scored {report.rescored} score row(s) of changed items")
     _print_warnings(report.warnings)
-    return _print_skipped(report.skipped, "row(s)")
+    return _print_skipped(report.skipped, "file(s), line(s) or row(s); the rest was imported")
 
 
 def _print_skipped(skipped: list[tuple[str, str]], what: str) -> int:
-    """Name every skipped file/row/line on stderr (capped); exit code 2 when anything was skipped."""
+    """Name every skipped file/row/line on stderr, one line each (never capped: each one is
+    something the user must fix or knowingly leave out); exit code 2 when anything was skipped."""
     if not skipped:
         return 0
     print(f"skipped {len(skipped)} {what}:", file=sys.stderr)
-    for shown, (spot, reason) in enumerate(skipped):
-        if shown >= MAX_LISTED:
-            print(f"  ... and {len(skipped) - MAX_LISTED} more", file=sys.stderr)
-            break
+    for spot, reason in skipped:
         print(f"  {spot}: {reason}", file=sys.stderr)
     return 2
 
@@ -82,17 +87,15 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
     from ..ingest import import_eduart
 
     report = import_eduart(_store(args), args.root, dataset=args.dataset)
+    if _nothing_imported(report):
+        _print_skipped(report.skipped, "file(s)")
+        raise UserError("nothing imported: every item file was skipped (see the lines above)")
     print(_item_summary(report))
     print(f"{report.runs} run(s) from {len(report.models)} model(s); {report.responses_added} new response(s), "
           f"each scored under strict and paper")
     _print_invalid(report.invalid)
     _print_warnings(report.warnings)
-    if report.skipped:
-        print(f"skipped {len(report.skipped)} file(s):", file=sys.stderr)
-        for path, reason in report.skipped:
-            print(f"  {path}: {reason}", file=sys.stderr)
-        return 2
-    return 0
+    return _print_skipped(report.skipped, "file(s) or record(s); the rest was imported")
 
 
 def cmd_import_responses(args: argparse.Namespace) -> int:
@@ -171,12 +174,14 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("import-items", help="import item records (.json, .jsonl) and item tables (.tsv, .parquet)",
-                       description="Import item records; all or nothing: a defective record aborts the import. "
-                                   "Tables (VLMEvalKit-style TSV: index, image or image_path, question, hint, "
-                                   "A, B, ..., answer, category, ...; Parquet with those columns or with item "
-                                   "records) become multiple_choice_radio items with dimension = category and "
-                                   "the other columns as tags; rows that cannot become items are skipped and "
-                                   "named (exit code 2).")
+                       description="Import item records. A record that fails validation aborts the import "
+                                   "(nothing is written). A file, line, row or image that cannot be read at all "
+                                   "(not JSON, not UTF-8, over a size limit, a broken image) is skipped and named; "
+                                   "the rest is imported. Tables (VLMEvalKit-style TSV: index, image or image_path, "
+                                   "question, hint, A, B, ..., answer, category, ...; Parquet with those columns or "
+                                   "with item records) become multiple_choice_radio items with dimension = category "
+                                   "and the other columns as tags. Exit codes: 0 all imported, 2 something skipped "
+                                   "or an error.")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                    help=".json (object or array), .jsonl, .tsv, .parquet or a folder")
     p.add_argument("--images-dir", type=Path, default=None,
@@ -189,7 +194,10 @@ def register(sub) -> None:
 
     p = sub.add_parser("import-eduart", help="import a folder in the published EduArt layout (items + answers)",
                        description="Import dataset/metadata, dataset/imgs and answers/<model_dir>/<condition>. "
-                                   "Unreadable files are skipped and reported (exit code 2).")
+                                   "Files that cannot be read (not JSON, numbers out of range, over a size limit, "
+                                   "broken images, answer files not named <item id>.json) are skipped and named, "
+                                   "one line each; the rest is imported. Exit codes: 0 all imported, 2 something "
+                                   "skipped or an error.")
     p.add_argument("root", type=Path, metavar="ROOT", help="folder holding dataset/ and answers/")
     p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
     add_db_option(p)

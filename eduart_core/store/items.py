@@ -11,7 +11,6 @@ Images are stored once per content (sha256) under ``store.images_dir/<hash[:2]>/
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -24,11 +23,10 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
+from ..fileio import os_cause
+from ..imagecheck import ImageRejected, check_image_size, verify_image
 from ..vocab import BENCHMARK_KIND
 from .core import Store
-
-_MIME_BY_FORMAT = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GIF": ("image/gif", "gif"),
-                   "WEBP": ("image/webp", "webp"), "BMP": ("image/bmp", "bmp"), "TIFF": ("image/tiff", "tif")}
 
 
 @dataclass
@@ -64,6 +62,7 @@ class PreparedItem:
     problems: list[str]
     image_hash: str | None
     content_hash: str
+    image_refused: str | None = None  # why the record's image file was refused (bomb, truncated, ...)
 
 
 def canonical_json(value: Any) -> str:
@@ -78,17 +77,23 @@ def _content_hash(record: dict, image_hash: str | None) -> str:
 # ---------------------------------------------------------------- images
 
 def _image_info(data: bytes) -> tuple[str, str, int, int]:
-    """(mime, extension, width, height) of image bytes; UserError when Pillow cannot read them."""
-    from PIL import Image, UnidentifiedImageError
+    """(mime, extension, width, height) of fully verified image bytes; ``ImageRejected`` otherwise
+    (decoded completely, within the byte and pixel limits: see ``eduart_core.imagecheck``)."""
+    info = verify_image(data)
+    return info.mime, info.ext, info.width, info.height
 
+
+def read_image_file(path: Path) -> bytes:
+    """The bytes of an image file, refusing an oversize file before reading it."""
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            fmt = (img.format or "").upper()
-            width, height = img.size
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise UserError(f"not a readable image ({exc.__class__.__name__})") from None
-    mime, ext = _MIME_BY_FORMAT.get(fmt, (f"image/{fmt.lower() or 'octet-stream'}", fmt.lower() or "bin"))
-    return mime, ext, width, height
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ImageRejected(f"cannot read: {os_cause(exc)}") from None
+    check_image_size(size)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ImageRejected(f"cannot read: {os_cause(exc)}") from None
 
 
 def _write_image_file(store: Store, data: bytes, image_hash: str, ext: str) -> str:
@@ -179,6 +184,11 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
     Without ``images_root`` image paths are kept in the record but no file is read (callers
     that manage images themselves, e.g. review promotions).
 
+    An image file that fails verification (too large, too many pixels, truncated, not an image)
+    is never stored: its path and reason go to ``report.skipped`` (once per file), the item gets
+    the problem, and ``PreparedItem.image_refused`` says why, so a strict importer can skip the
+    record while a lenient one keeps it flagged.
+
     ``fallback_dir``: where to look for a bare file name that is not under ``images_root``
     (published records sometimes say ``0071.jpg`` instead of ``imgs/0071.jpg``).
 
@@ -189,6 +199,7 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
 
     prepared: dict[str, PreparedItem] = {}
     image_cache: dict[Path, str] = {}
+    image_refused: dict[Path, str] = {}
     for index, raw in enumerate(records):
         if not isinstance(raw, dict):
             raise UserError(f"record #{index + 1} is not a JSON object")
@@ -200,6 +211,7 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
         record["item_id"] = item_id
         problems = list(problems)
         image_hash = (image_hashes or {}).get(item_id)
+        refused = None
         image_ref = record.get("image")
         if image_ref and images_root is not None and image_hash is None:
             try:
@@ -207,16 +219,27 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
                 if not path.is_file() and fallback_dir is not None:
                     alternative = resolve_image(Path(fallback_dir), Path(str(image_ref)).name)
                     path = alternative if alternative.is_file() else path
+                if path in image_refused:
+                    raise ImageRejected(image_refused[path])
                 if path not in image_cache:
                     if not path.is_file():
                         raise UserError(f"image file {image_ref} not found under {images_root}")
-                    image_hash, added = _store_image(con, store, path.read_bytes(), path.name)
+                    try:
+                        image_hash, added = _store_image(con, store, read_image_file(path), path.name)
+                    except ImageRejected as exc:
+                        image_refused[path] = str(exc)
+                        report.skipped.append((str(path), str(exc)))
+                        raise
                     report.images_added += int(added)
                     image_cache[path] = image_hash
                 image_hash = image_cache[path]
+            except ImageRejected as exc:
+                refused = f"image {image_ref}: {exc}"
+                problems.append(f"item {item_id}: field image: {refused}")
             except UserError as exc:
                 problems.append(f"item {item_id}: field image: {exc}")
-        prepared[item_id] = PreparedItem(item_id, record, problems, image_hash, _content_hash(record, image_hash))
+        prepared[item_id] = PreparedItem(item_id, record, problems, image_hash, _content_hash(record, image_hash),
+                                         refused)
     return list(prepared.values())
 
 
