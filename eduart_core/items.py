@@ -512,15 +512,18 @@ def _problems_of(rec: dict, image_exists: Callable[[str], bool] | None) -> list[
     return out.items
 
 
-def check_item(record: Mapping[str, Any], *,
-               image_exists: Callable[[str], bool] | None = None) -> tuple[dict, list[str]]:
+def check_item(record: Mapping[str, Any], *, image_exists: Callable[[str], bool] | None = None,
+               require_id: bool = True) -> tuple[dict, list[str]]:
     """Normalise and list the problems of `record` without raising (importers keep defects).
 
+    `require_id=False` validates a record that has no id yet (an extraction before promotion
+    gets its id from the page), so the absence of `item_id` is not reported as a problem.
     Raises `ItemValidationError` only when `record` is not a JSON object at all.
     """
     rec = normalise_record(record)
     return rec, [_format_problem(rec["item_id"] or "?", f, p)
-                 for f, p in _problems_of(rec, image_exists)]
+                 for f, p in _problems_of(rec, image_exists)
+                 if require_id or f != "item_id"]
 
 
 def validate_item(record: Mapping[str, Any], *,

@@ -305,7 +305,7 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
                 summary.errors += 1
             else:
                 summary.ok += 1
-                problems = check_item(record)[1]
+                problems = check_item(record, require_id=False)[1]  # the id comes at promotion
                 row["validation_errors"] = list(problems) or None
                 summary.invalid += bool(problems)
                 records[(page_id, label)] = record
