@@ -1,17 +1,23 @@
-"""Text normalisations shared by validation, scoring and extraction.
+"""Text normalisations shared by validation, scoring and extraction, and text made inert.
 
 One place for them so that every room compares strings the same way: the `paper` profile must
 reproduce the published `norm` exactly (quirks included), while the `strict` profile and the
 extraction diff need a normalisation that treats punctuation as a word separator.
+
+Text from items, models, files and reviewers is data, never markup: ``plain`` makes a string inert
+for Streamlit markdown, ``inert_html`` for HTML and plotly labels, and ``truncate`` shortens a
+long answer for display (the page offers the full text as a download).
 """
 from __future__ import annotations
 
+import html
 import re
+import string
 import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["fold_accents", "norm_paper", "norm_strict", "norm_id"]
+__all__ = ["fold_accents", "norm_paper", "norm_strict", "norm_id", "plain", "inert_html", "truncate"]
 
 _NON_WORD_NON_SPACE = re.compile(r"[^\w\s]")
 _PUNCT_OR_UNDERSCORE = re.compile(r"[\W_]+")
@@ -89,3 +95,67 @@ def letter_id(index: int) -> str:
         index, rem = divmod(index - 1, 26)
         letters = chr(65 + rem) + letters
     return letters
+
+
+# ---------------------------------------------------------------- inert text for display
+
+# CommonMark lets every ASCII punctuation character be escaped with a backslash, and an escaped
+# character is always literal text. Escaping all of them (not a hand-picked list) also covers
+# Streamlit's extensions: `:red[...]` colour and `:material/...:` icon directives, `$...$` maths,
+# emoji short codes, GFM tables, strikethrough and autolinks (`http\://` is no longer a link).
+_MD_ESCAPE = {ord(c): "\\" + c for c in string.punctuation}
+_LEADING_SPACE = re.compile(r"^[ \t]+")
+
+
+def plain(value: Any) -> str:
+    """``value`` as inert Streamlit markdown: shown exactly as written, never as markup.
+
+    Neutralised: markdown syntax (emphasis, headings, lists, tables, code), links and images
+    (``![x](http://host/x.png)`` cannot make the browser fetch anything), raw HTML, Streamlit
+    directives (``:red[...]``, ``:material/...:``), maths and bare URLs. Line breaks are kept
+    as hard breaks; leading spaces are kept as non-breaking spaces (never an indented code
+    block). None -> "".
+    """
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    lines = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = line.translate(_MD_ESCAPE)
+        lead = _LEADING_SPACE.match(line)
+        if lead:
+            line = "\u00a0" * len(lead.group(0).expandtabs(4)) + line[lead.end():]
+        lines.append(line)
+    return "  \n".join(lines)
+
+
+def inert_html(value: Any) -> str:
+    """``value`` escaped for HTML and for plotly's label markup (which decodes entities back to
+    the literal characters, so ``<b>`` is shown as typed and never makes text bold)."""
+    if value is None:
+        return ""
+    return html.escape(value if isinstance(value, str) else str(value), quote=True)
+
+
+def truncate(value: Any, limit: int | None = None) -> tuple[str, bool]:
+    """(shown text, was it truncated?) for a text that may be too long to show in full.
+
+    ``limit`` defaults to EDUART_MAX_SHOWN_CHARS (see ``eduart_core.limits``). The cut falls on
+    the last space in the final tenth of the allowance when there is one, and the shown text
+    ends with an ellipsis, so a reader never mistakes a cut text for the whole answer.
+    """
+    if value is None:
+        return "", False
+    text = value if isinstance(value, str) else str(value)
+    if limit is None:
+        from .limits import int_limit
+
+        limit = int_limit("max_shown_chars")
+    limit = max(1, int(limit))
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    space = cut.rfind(" ", int(limit * 0.9))
+    if space > 0:
+        cut = cut[:space]
+    return cut.rstrip() + " …", True
