@@ -190,7 +190,7 @@ def test_keys_never_reach_store_journal_or_logs(store, monkeypatch, capsys, capl
         stub._error = echoing_error
         monkeypatch.setenv("OPENAI_API_KEY", key)
         monkeypatch.setenv("OPENAI_BASE_URL", f"{stub.url}/v1")
-        assert main(["run", "--db", str(store.path), "--model", "gpt-5.4-nano", "--quiet"]) == 0
+        assert main(["run", "--db", str(store.path), "--model", "gpt-5.4-nano", "--quiet"]) == 1  # one request failed (401): exit 1
         assert all(r.headers.get("authorization") == f"Bearer {key}" for r in stub.requests)
         stub._error = original
     out = capsys.readouterr()

@@ -118,7 +118,7 @@ def test_client_errors_persist_until_retry_errors_succeeds(store, capsys):
     target = "mosaic"  # the select_errors item
     with StubServer(answer=_answer) as stub:
         stub.fault_for = lambda info: {"kind": "status", "status": 400} if target in info.user_text else None
-        assert _adhoc(stub, store, "--run-id", "errs") == 0
+        assert _adhoc(stub, store, "--run-id", "errs") == 1  # exit 1: some requests failed
         assert len(stub.requests_for(target)) == 1  # no retry on a 400
         assert "--retry-errors" in capsys.readouterr().err
         run = list(_runs(store).values())[0]
@@ -126,7 +126,7 @@ def test_client_errors_persist_until_retry_errors_succeeds(store, capsys):
         errors = _responses(store, "error IS NOT NULL")
         assert len(errors) == 1 and "400" in errors[0][3]
         # Resuming without --retry-errors asks nothing again; the error stays.
-        assert _adhoc(stub, store, "--resume", "errs") == 0
+        assert _adhoc(stub, store, "--resume", "errs") == 1
         assert len(stub.requests) == 7
         stub.fault_for = None
         assert _adhoc(stub, store, "--resume", "errs", "--retry-errors") == 0

@@ -2,10 +2,12 @@
 
 The command is a thin shell over ``runner.launch``: it turns flags into ``LaunchOptions``, prints
 the dry-run estimate or a progress bar, and a summary per run. The Runs page starts this same
-command in a background process.
+command in a background process. Before planning, it stores what earlier sessions left waiting
+(``runner.recovery``). Its exit code says how the launch ended (``EXIT_CODES_HELP``).
 """
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
@@ -14,8 +16,21 @@ from dataclasses import fields
 from ..errors import UserError
 from ..providers.registry import load_registry
 from ..providers.secrets import provider_status
+from ..runner.launchfile import EXIT_SETUP
 from ..store import Store
 from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, expand_conditions
+
+EXIT_CODES_HELP = """exit codes:
+  0    every request answered and stored
+  1    some requests failed (ask them again with --resume ID --retry-errors), or the answers
+       are journaled but the store was busy at the end ("waiting for ingest": the next run,
+       resume or dashboard start stores them; the message gives the exact resume command)
+  2    usage or setup error: bad flags, no store, store locked at start, no space left on device
+  130  cancelled (Ctrl-C, or Cancel on the Runs page); resume with --resume ID
+
+limits (environment variables): EDUART_RETRY_AFTER_CAP_S (default 300) caps any wait a server's
+Retry-After can impose, jitter included; a longer request is recorded as failed and the run goes
+on. EDUART_INGEST_WAIT_S (default 120) is how long the final ingest waits for a busy store."""
 
 
 def register(sub) -> None:
@@ -23,7 +38,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("run", help="run models on the items (resumable, concurrent, cached)",
                        description="Ask one or more models the items of a dataset under the default and/or "
-                                   "motivation condition. Running the same command again resumes it.")
+                                   "motivation condition. Running the same command again resumes it.",
+                       epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", action="append", default=[], metavar="KEY", help="model key from the registry (repeatable)")
     p.add_argument("--condition", choices=[*CONDITIONS, BOTH_CONDITIONS], default=DEFAULT_CONDITION)
     p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=with, or task=, dimension=, "
@@ -136,6 +152,15 @@ def run_command(args) -> int:
         raise UserError(redact(f"{type(exc).__name__}: {exc}")) from None
 
 
+def _recover(store: Store) -> None:
+    """Store what earlier sessions left waiting for ingest, and close runs whose process died."""
+    from ..runner.recovery import recover
+
+    for item in recover(store):
+        print(f"launch {item.launch_id}: {item.added} pending answer(s) stored from its journals; now {item.status}",
+              flush=True)
+
+
 def _run(args) -> int:
     from ..runner.launch import execute, plan_launch
 
@@ -144,6 +169,8 @@ def _run(args) -> int:
     store = Store(args.db)
     if not store.exists():
         raise UserError(f"no store at {store.path}: run 'python -m eduart_core demo' or an import first")
+    if not args.dry_run:  # a dry run changes nothing, not even pending bookkeeping
+        _recover(store)
     options = options_from_args(args, store)
     plan = plan_launch(store, options)
     if args.dry_run:
@@ -169,6 +196,8 @@ def _run(args) -> int:
         refused = f", {s['refused']} image items refused" if s["refused"] else ""
         print(f"  {run_id}: {s['status']}, {s['answered']}/{s['jobs']} answered, {s['n_errors']} errors, "
               f"{s['input_tokens']}+{s['output_tokens']} tokens, {s['cost_usd']:.4f} USD{refused}")
-    if any(s["n_errors"] for s in summary["runs"].values()):
-        print(f"some requests failed: retry them with --resume {summary['launch_id']} --retry-errors", file=sys.stderr)
-    return 130 if result.cancelled else 0
+    code = summary["exit_code"]
+    if code == EXIT_SETUP:
+        raise UserError(summary["outcome"])
+    print(summary["outcome"], file=sys.stderr if code else sys.stdout, flush=True)
+    return code

@@ -5,6 +5,10 @@ browser; the page only reads the launch file, the journals and the store. The pr
 ``python -m eduart_core run ... --run-id ID`` started in its own session; its pid is in the
 launch file (written by the child) and in a spawn file (written here, before the child starts),
 so the page can cancel it with SIGTERM, which the run command turns into a clean "cancelled".
+
+Reading never writes: the status shown for a run whose process is gone ("interrupted") or whose
+answers wait for the store ("waiting_ingest") is derived here at read time; the store is updated
+only by the explicit recovery step (``runner.recovery``).
 """
 from __future__ import annotations
 
@@ -20,10 +24,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..store import Store
-from ..store.runs import finish_run, list_runs
+from ..store.runs import list_runs
 from ..vocab import DEFAULT_CONDITION
+from . import launchfile
 from .journal import latest_by_key, read_records
-from .launch import process_alive, read_launch
+from .launchfile import process_alive, read_launch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,22 +102,18 @@ def _launch_state(store: Store, launch_id: str) -> dict:
     if spawn.get("started_at", 0) > (info.get("started_at") or 0):
         pid = spawn.get("pid")
     alive = pid_alive(pid)
-    status = info.get("status") or ("starting" if alive else "interrupted")
-    if status == "running" and not alive:
-        status = "interrupted"
-    if status in ("completed", "cancelled", "failed", "interrupted") and alive:
-        status = "running"  # a resume is starting up
+    status = info.get("status") or ("starting" if alive else launchfile.INTERRUPTED)
+    if status == launchfile.RUNNING and not alive:
+        status = launchfile.INTERRUPTED
+    if status in (*launchfile.FINISHED_STATUSES, launchfile.WAITING_INGEST) and alive:
+        status = launchfile.RUNNING  # a resume is starting up
     return {**info, "launch_id": launch_id, "pid": pid, "alive": alive, "status": status}
 
 
 def list_launches(store: Store) -> list[dict]:
-    """Every launch known next to the store, newest first, with its live status."""
-    folder = store.runs_dir / "_launches"
-    if not folder.exists():
-        return []
-    ids = {p.name[:-len(".spawn.json")] if p.name.endswith(".spawn.json") else p.stem
-           for p in folder.glob("*.json")}
-    states = [_launch_state(store, launch_id) for launch_id in ids]
+    """Every launch known next to the store, newest first, with its live status, its last exit
+    code and one-line outcome (``exit_code``, ``outcome``; None while it runs)."""
+    states = [_launch_state(store, launch_id) for launch_id in launchfile.launch_ids(store)]
     return sorted(states, key=lambda s: -(s.get("started_at") or 0))
 
 
@@ -141,8 +142,12 @@ def cancel_launch(store: Store, launch_id: str) -> bool:
 
 
 def run_history(store: Store) -> pd.DataFrame:
-    """Runs started from this tool (origin 'live'), with a status that tells interrupted launches
-    apart (the run row says running but its process is gone); those rows are marked in the store."""
+    """Runs started from this tool (origin 'live') with the status a user should see.
+
+    Derived at read time, never written: a run the store calls running whose launch process is
+    gone shows as interrupted; a run of a launch waiting for ingest shows as waiting_ingest
+    (its answers are safe in the journal; recovery stores them).
+    """
     if not store.exists():
         return pd.DataFrame()
     runs = list_runs(store)
@@ -150,12 +155,13 @@ def run_history(store: Store) -> pd.DataFrame:
         return runs
     runs = runs[runs["origin"] == "live"].copy()
     states = {s["launch_id"]: s for s in list_launches(store)}
-    for index, row in runs.iterrows():
-        state = states.get(row["launch_id"])
-        if row["status"] == "running" and (state is None or not state["alive"]):
-            try:
-                finish_run(store, row["run_id"], "interrupted")
-                runs.at[index, "status"] = "interrupted"
-            except Exception:
-                runs.at[index, "status"] = "interrupted"
+    shown = []
+    for row in runs.itertuples(index=False):
+        state = states.get(row.launch_id)
+        status = row.status
+        if status == launchfile.RUNNING and (state is None or not state["alive"]):
+            waiting = state is not None and state["status"] == launchfile.WAITING_INGEST
+            status = launchfile.WAITING_INGEST if waiting else launchfile.INTERRUPTED
+        shown.append(status)
+    runs["status"] = shown
     return runs

@@ -13,6 +13,13 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..fileio import os_cause
+
+
+class JournalWriteError(Exception):
+    """A journal line could not be written (full disk, lost folder): the run must stop, since
+    every further answer would be paid for and then lost. The message names path and cause."""
+
 
 def read_records(path: Path) -> Iterator[dict]:
     """Every complete JSON line of a journal, in order; a torn line is ignored."""
@@ -92,13 +99,28 @@ class Journal:
         return self._handle
 
     def append(self, record: dict) -> None:
+        """Write one record and flush it; ``JournalWriteError`` (path + cause) when the disk says no."""
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            handle = self._open()
-            handle.write(line)
-            handle.flush()
-            if self.fsync:
-                os.fsync(handle.fileno())
+            try:
+                handle = self._open()
+                handle.write(line)
+                handle.flush()
+                if self.fsync:
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                self._discard()
+                raise JournalWriteError(f"cannot write run journal {self.path}: {os_cause(exc)}") from None
+
+    def _discard(self) -> None:
+        """Drop a handle whose buffer could not be flushed (closing it would retry the write)."""
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        try:
+            handle.close()
+        except OSError:
+            pass  # the buffered line is the one we just reported as lost
 
     def records(self) -> list[dict]:
         return list(read_records(self.path))

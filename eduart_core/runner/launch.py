@@ -10,30 +10,40 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..dialogues import complete_dialogues, earlier_turns
 from ..errors import UserError
-from ..providers.base import ASSISTANT_ROLE, USER_ROLE, Message, ProviderError, ProviderRequest
+from ..limits import limit
+from ..providers.base import ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
-from ..store import Store
+from ..store import Store, StoreError, StoreLockedError
 from ..store import journal as store_journal
 from ..store.items import load_items
 from ..store.runs import create_run, ensure_model, finish_run
 from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
+from . import launchfile
 from .cache import ResponseCache, cache_key
+from .calls import LaunchCaller, prior_messages
 from .estimate import Estimate, estimate_request, token_counter
+from .ingestion import Ingester
 from .journal import Journal, JournalSet, latest_by_key, read_records
+from .launchfile import launch_file, process_alive, read_launch, write_launch
 from .pool import Job, RetryPolicy, run_jobs
-from .progress import Ingester, ProgressBar
+from .progress import ProgressBar
 from .prompts import answer_schema, load_templates, render_user_text, schema_hash
 from .selection import select_items
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["LaunchOptions", "Member", "Plan", "plan_launch", "estimate_plan", "execute", "run_totals",
+           "launch_file", "read_launch", "write_launch", "process_alive", "prior_messages"]
 
 # Options that define what a launch asks; the others (concurrency, rpm, ...) may change on resume.
 IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit", "sample", "repeat",
@@ -87,45 +97,6 @@ class Plan:
     jobs: list[Job]
     item_ids: list[str]
     refused: dict[str, int]  # run_id -> image items skipped
-
-
-def launch_file(store: Store, launch_id: str) -> Path:
-    return store.runs_dir / "_launches" / f"{launch_id}.json"
-
-
-def read_launch(store: Store, launch_id: str) -> dict | None:
-    try:
-        return json.loads(launch_file(store, launch_id).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def write_launch(store: Store, launch_id: str, data: dict) -> None:
-    path = launch_file(store, launch_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def process_alive(pid: int | None) -> bool:
-    """True while ``pid`` is a live, non-zombie eduart_core process."""
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except (OSError, ValueError):
-        return False
-    proc = Path(f"/proc/{int(pid)}")
-    if proc.exists():
-        try:
-            if proc.joinpath("stat").read_text().split(")")[-1].split()[0] == "Z":
-                return False
-            cmdline = proc.joinpath("cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            return False
-        return "eduart_core" in cmdline
-    return True
 
 
 def _safe(text: str) -> str:
@@ -292,18 +263,6 @@ def _prior_turns(earlier: list[dict]) -> tuple[list[dict], set[str]]:
     return prior, shown
 
 
-def prior_messages(prior: list[dict], history: tuple[dict, ...]) -> tuple[Message, ...]:
-    """The earlier turns of a dialogue as messages: each question, then the model's own answer."""
-    if len(history) != len(prior):
-        raise ProviderError(f"dialogue history incomplete: {len(history)} of {len(prior)} earlier answers found")
-    messages: list[Message] = []
-    for turn, record in zip(prior, history):
-        image = Path(turn["image_path"]).read_bytes() if turn["image_path"] else None
-        messages.append(Message(USER_ROLE, turn["text"], image, turn["image_mime"] if image else None))
-        messages.append(Message(ASSISTANT_ROLE, record.get("raw_text") or ""))
-    return tuple(messages)
-
-
 def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
     """Estimated tokens and cost per model and condition; cached requests cost nothing."""
     cache = ResponseCache(store.cache_dir / "responses", enabled=plan.options.use_cache)
@@ -341,43 +300,12 @@ def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
     return list(rows.values()), counter.method
 
 
-def make_call(store: Store, providers: dict[str, object], cache: ResponseCache) -> Callable[[Job], dict]:
-    """The pool's ``call``: answer from the cache, else ask the provider and fill the cache."""
-    offline = {key for key, p in providers.items() if type(p).__name__ == "ChanceProvider"}
-
-    def call(job: Job) -> dict:
-        member: Member = job.payload["member"]
-        key = job.payload["cache_key"]
-        prior = job.payload.get("prior") or []
-        if prior:  # a later turn: the same question after different earlier answers is another request
-            key = cache_key(request=key, answers=[r.get("raw_text") for r in job.history])
-        use_cache = member.spec.key not in offline
-        hit = cache.get(key) if use_cache else None
-        if hit is not None:
-            return {"raw_text": hit.get("text", ""), "input_tokens": hit.get("input_tokens"),
-                    "output_tokens": hit.get("output_tokens"), "finish_reason": hit.get("finish_reason"),
-                    "cached": True}
-        request: ProviderRequest = job.payload["request"]
-        path = job.payload["image_path"]
-        if path is not None:
-            request = replace(request, image=Path(path).read_bytes())
-        if prior:
-            request = replace(request, prior=prior_messages(prior, job.history))
-        reply = providers[member.spec.key].complete(request)
-        if use_cache:
-            cache.put(key, {"text": reply.text, "input_tokens": reply.input_tokens,
-                            "output_tokens": reply.output_tokens, "finish_reason": reply.finish_reason,
-                            "model": member.spec.api_model_id, "created": time.time()})
-        return {"raw_text": reply.text, "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-                "finish_reason": reply.finish_reason, "cached": False}
-
-    return call
-
-
 def run_totals(member: Member, records: list[dict]) -> dict:
-    """Tokens and cost actually paid (cache hits are free), and items that still have an error."""
+    """Tokens and cost actually paid (cache hits are free; an empty reply was paid for too), and
+    items that still have an error."""
     latest = latest_by_key(iter(records))
-    paid = [r for r in latest.values() if r.get("status") == "ok" and not r.get("cached")]
+    paid = [r for r in latest.values() if not r.get("cached")
+            and (r.get("status") == "ok" or r.get("input_tokens") or r.get("output_tokens"))]
     tokens_in = sum(int(r.get("input_tokens") or 0) for r in paid)
     tokens_out = sum(int(r.get("output_tokens") or 0) for r in paid)
     errors = sum(1 for r in latest.values() if r.get("status") != "ok")
@@ -386,14 +314,11 @@ def run_totals(member: Member, records: list[dict]) -> dict:
             "answered": sum(1 for r in latest.values() if r.get("status") == "ok")}
 
 
-def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, progress: bool = True,
-            providers: dict | None = None, ingest_interval_s: float = 2.0, out=None) -> dict:
-    """Run a planned launch to the end (or until cancelled); returns a summary per run."""
-    out = out or sys.stdout
+def _register(store: Store, plan: Plan) -> dict[str, float]:
+    """Models and runs in the store (short transactions), reopening runs of an earlier session;
+    returns the wall time the runs already spent."""
     options = plan.options
     specs = {m.spec.key: m.spec for m in plan.members}
-    providers = providers or {key: make_provider(spec, timeout_s=options.timeout_s) for key, spec in specs.items()}
-    # Register models and runs (short transactions), reopening runs of an earlier session.
     existing = store_journal.run_wall_seconds(store, [m.run_id for m in plan.members])
     for spec in specs.values():
         ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id)
@@ -408,53 +333,114 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                              params=params, journal_path=str(m.journal_path), exist_ok=True)
         if not created:
             store_journal.reopen_runs(store, [m.run_id])
+    return existing
+
+
+def _finish_runs(store: Store, finals: dict[str, tuple[str, dict]], wait_s: float) -> str | None:
+    """Write each run's final status and totals, retrying while the store is busy; the error
+    line when it could not (the launch then waits for ingest and recovery finishes the runs)."""
+    deadline = time.monotonic() + max(0.0, wait_s)
+    saved = store.lock_timeout_s
+    todo = dict(finals)
+    try:
+        while todo:
+            store.lock_timeout_s = max(0.2, min(5.0, deadline - time.monotonic()))
+            run_id, (status, totals) = next(iter(todo.items()))
+            try:
+                finish_run(store, run_id, status, totals)
+                del todo[run_id]
+            except StoreLockedError as exc:
+                if time.monotonic() >= deadline:
+                    return str(exc)
+                time.sleep(0.5)
+            except StoreError as exc:
+                return str(exc)
+    finally:
+        store.lock_timeout_s = saved
+    return None
+
+
+def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, progress: bool = True,
+            providers: dict | None = None, ingest_interval_s: float = 2.0, out=None,
+            retry: RetryPolicy | None = None, ingest_wait_s: float | None = None) -> dict:
+    """Run a planned launch to the end (or until cancelled); returns a summary per run.
+
+    The summary also holds ``exit_code``, ``status`` and ``outcome`` (one line for the user; see
+    ``launchfile.outcome``), written to the launch file too. A run is "completed" only when its
+    answers are in the store: when the final ingest cannot write (another process holds the
+    store for longer than ``ingest_wait_s``, default EDUART_INGEST_WAIT_S), the launch is
+    "waiting_ingest" and its runs stay open in the store until recovery stores the rest.
+    """
+    out = out or sys.stdout
+    options = plan.options
+    specs = {m.spec.key: m.spec for m in plan.members}
+    providers = providers or {key: make_provider(spec, timeout_s=options.timeout_s) for key, spec in specs.items()}
+    wait_s = limit("ingest_wait_s") if ingest_wait_s is None else ingest_wait_s
+    existing = _register(store, plan)
     info = {"launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(store.path), "pid": os.getpid(),
-            "status": "running", "started_at": time.time(), "finished_at": None,
+            "status": launchfile.RUNNING, "started_at": time.time(), "finished_at": None,
             "options": asdict(options), "item_ids": plan.item_ids, "total_jobs": len(plan.jobs),
             "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
                          "repetition": m.repetition, "journal": str(m.journal_path), "image_mode": m.image_mode,
                          "jobs": sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id),
                          "refused": plan.refused.get(m.run_id, 0)} for m in plan.members]}
     previous = read_launch(store, plan.launch_id) or {}
-    if previous.get("status") == "running" and previous.get("pid") not in (None, os.getpid()) \
+    if previous.get("status") == launchfile.RUNNING and previous.get("pid") not in (None, os.getpid()) \
             and process_alive(previous.get("pid")):
         raise UserError(f"launch {plan.launch_id} is already running (process {previous['pid']}); "
                         "wait for it or cancel it first")
     info["sessions"] = int(previous.get("sessions", 0)) + 1
     write_launch(store, plan.launch_id, info)
     journals = JournalSet({m.run_id: Journal(m.journal_path) for m in plan.members})
-    cache = ResponseCache(store.cache_dir / "responses", enabled=options.use_cache)
+    caller = LaunchCaller(providers, ResponseCache(store.cache_dir / "responses", enabled=options.use_cache))
     ingester = Ingester(store, plan.members, ingest_interval_s).start()
     done_before = sum(1 for r in journals.latest().values() if r.get("status") == "ok")
     bar = ProgressBar(len(plan.jobs), done_before) if progress else None
-    policy = RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
+    policy = retry or RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
     t0 = time.monotonic()
     try:
-        result = run_jobs(plan.jobs, make_call(store, providers, cache), journals, options.concurrency, options.rpm,
-                          policy, bar, retry_errors=options.retry_errors, cancel=cancel)
+        result = run_jobs(plan.jobs, caller, journals, options.concurrency, options.rpm, policy, bar,
+                          retry_errors=options.retry_errors, cancel=cancel, after_journal=caller.after_journal)
     finally:
         journals.close()
         if bar:
             bar.close()
-        ingester.stop()
+        ingested = ingester.finish(wait_s)
     wall = time.monotonic() - t0
-    summary = {}
-    status_all = []
+    summary: dict[str, dict] = {}
+    finals: dict[str, tuple[str, dict]] = {}
     for m in plan.members:
-        records = list(read_records(m.journal_path))
-        totals = run_totals(m, records)
+        totals = run_totals(m, list(read_records(m.journal_path)))
         jobs = sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id)
-        if result.cancelled:
-            status = "cancelled"
+        if result.journal_error:
+            status = launchfile.FAILED
+        elif result.cancelled:
+            status = launchfile.CANCELLED
         elif jobs and totals["answered"] == 0 and totals["n_errors"]:
-            status = "failed"
+            status = launchfile.FAILED
         else:
-            status = "completed"
-        status_all.append(status)
-        finish_run(store, m.run_id, status, {k: totals[k] for k in ("input_tokens", "output_tokens", "cost_usd", "n_errors")}
-                   | {"wall_seconds": round(existing.get(m.run_id, 0.0) + wall, 3)})
+            status = launchfile.COMPLETED
+        finals[m.run_id] = (status, {k: totals[k] for k in ("input_tokens", "output_tokens", "cost_usd", "n_errors")}
+                            | {"wall_seconds": round(existing.get(m.run_id, 0.0) + wall, 3)})
         summary[m.run_id] = {**totals, "status": status, "jobs": jobs, "refused": plan.refused.get(m.run_id, 0)}
-    info.update(status="cancelled" if result.cancelled else ("failed" if status_all and all(s == "failed" for s in status_all) else "completed"),
-                finished_at=time.time(), result=asdict(result))
-    write_launch(store, plan.launch_id, info)
-    return {"launch_id": plan.launch_id, "result": result, "runs": summary}
+    ingest_error = None if ingested.complete else ingested.error
+    if ingested.complete:
+        ingest_error = _finish_runs(store, finals, wait_s)
+    waiting = None
+    if ingest_error is not None:
+        waiting = ingester.pending_count()
+        for run in summary.values():
+            run["status"] = launchfile.WAITING_INGEST
+    facts = dict(cancelled=result.cancelled, jobs=len(plan.jobs), n_errors=sum(s["n_errors"] for s in summary.values()),
+                 journal_error=result.journal_error, lost=result.lost)
+    code, status, line = launchfile.outcome(store, plan.launch_id, waiting=waiting, ingest_error=ingest_error, **facts)
+    stored_code, stored_status, stored_line = launchfile.outcome(store, plan.launch_id, **facts)
+    info.update(status=status, finished_at=time.time(), result=asdict(result), exit_code=code, outcome=line,
+                final_runs={run_id: {"status": st, "totals": totals} for run_id, (st, totals) in finals.items()},
+                on_ingest={"status": stored_status, "exit_code": stored_code, "outcome": stored_line})
+    try:
+        write_launch(store, plan.launch_id, info)
+    except UserError as exc:  # bookkeeping only: the outcome line below still tells the user
+        logger.warning("launch file not updated: %s", exc)
+    return {"launch_id": plan.launch_id, "result": result, "runs": summary, "exit_code": code, "status": status,
+            "outcome": line}

@@ -4,9 +4,16 @@ Why generic: model runs and the extraction pipeline both need "ask N things of a
 without losing or repeating any". A job is a stable ``request_key`` plus whatever the ``call``
 needs; the pool writes one journal record per finished job (success or final error) before
 reporting progress, and skips keys the journal already holds, which makes every run resumable.
+
+Waits are bounded: a server's Retry-After is honoured up to ``retry_after_cap_s`` (default 300 s,
+``EDUART_RETRY_AFTER_CAP_S``) with the jitter included in the cap; a server that asks for more
+gets the request recorded as failed at once, and the run goes on with the other requests. A
+journal that cannot be written (full disk) stops the pool: every further answer would be paid
+for and lost.
 """
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -15,7 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from ..limits import describe, limit
 from ..providers.base import ProviderError, redact
+from .journal import JournalWriteError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -35,20 +46,44 @@ class Job:
     history: tuple[dict, ...] = ()
 
 
+def _wait_on(seconds: float, cancel: threading.Event) -> None:
+    cancel.wait(seconds)
+
+
 @dataclass
 class RetryPolicy:
-    """Exponential backoff with jitter; Retry-After from the server wins when it is given."""
+    """Exponential backoff with jitter; Retry-After from the server wins when it is given.
+
+    Every wait, jitter included, is at most ``retry_after_cap_s`` (None: the configured
+    EDUART_RETRY_AFTER_CAP_S, default 300 s). ``sleep(seconds, cancel)`` performs the wait; tests
+    inject one that records instead of sleeping.
+    """
 
     max_attempts: int = 6
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
     jitter: float = 0.5  # delay is multiplied by a random factor in [1 - jitter, 1 + jitter]
+    retry_after_cap_s: float | None = None
+    sleep: Callable[[float, threading.Event], None] = _wait_on
 
-    def delay(self, attempt: int, retry_after: float | None) -> float:
+    def cap(self) -> float:
+        return float(self.retry_after_cap_s) if self.retry_after_cap_s is not None else limit("retry_after_cap_s")
+
+    def delay(self, attempt: int, retry_after: float | None) -> float | None:
+        """Seconds to wait before attempt ``attempt + 1``, never above the cap; None when the
+        server asks for a longer wait than the cap allows (the request is then recorded as failed)."""
+        cap = self.cap()
         if retry_after is not None:
-            return min(retry_after, self.max_delay_s * 5) + random.uniform(0, 0.1 * max(retry_after, 0.1))
+            if retry_after > cap:
+                return None
+            return min(cap, retry_after + random.uniform(0, 0.1 * max(retry_after, 0.1)))
         base = min(self.max_delay_s, self.base_delay_s * (2 ** (attempt - 1)))
-        return base * random.uniform(1 - self.jitter, 1 + self.jitter)
+        return min(cap, base * random.uniform(1 - self.jitter, 1 + self.jitter))
+
+    def cap_text(self) -> str:
+        if self.retry_after_cap_s is not None:
+            return f"{self.retry_after_cap_s:g} s"
+        return describe("retry_after_cap_s")
 
 
 class JournalLike(Protocol):
@@ -67,6 +102,8 @@ class PoolResult:
     retries: int = 0
     cancelled: bool = False
     wall_s: float = 0.0
+    journal_error: str | None = None  # the journal could not be written: the pool stopped
+    lost: int = 0                     # answers received that could not be journaled
 
 
 class RateLimiter:
@@ -116,12 +153,16 @@ def run_jobs(
     *,
     retry_errors: bool = False,
     cancel: threading.Event | None = None,
+    after_journal: Callable[[Job, dict], None] | None = None,
 ) -> PoolResult:
     """Run ``call(job)`` for every job not yet in the journal, ``concurrency`` at a time.
 
     ``call`` returns a dict of result fields (merged into the journal record with
-    ``status="ok"``) or raises ``ProviderError``; any other exception is recorded as a
-    non-retryable error. The journal record is written before ``progress`` is called.
+    ``status="ok"``) or raises ``ProviderError`` (whose optional ``fields`` dict, e.g. the
+    tokens of an empty reply, goes into the error record); any other exception is recorded as a
+    non-retryable error. The journal record is written first; then ``after_journal(job, record)``
+    (e.g. filling a cache: its failure is logged, never fatal; ``job`` carries its dialogue
+    history) and ``progress`` are called.
     """
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
@@ -144,7 +185,19 @@ def run_jobs(
                 "blocked": True, "attempts": 0, "ts": time.time()}
 
     def finish(job: Job, record: dict) -> None:
-        journal.append(record)
+        try:
+            journal.append(record)
+        except JournalWriteError as exc:
+            with lock:
+                result.journal_error = result.journal_error or str(exc)
+                result.lost += int(record["status"] == "ok")
+            cancel.set()  # nothing more can be recorded: stop asking (and paying)
+            return
+        if after_journal is not None:
+            try:
+                after_journal(job, record)
+            except Exception as exc:  # noqa: BLE001 - the answer is safe in the journal already
+                logger.warning("after-journal step failed for %s: %s", job.request_key, redact(str(exc))[:300])
         with lock:
             if record["status"] == "ok":
                 result.ok += 1
@@ -162,16 +215,19 @@ def run_jobs(
 
     def ask(job: Job) -> None:
         attempt = 0
+        job = chain.with_history(job)  # the dialogue history is fixed once the job may start
         while True:
             attempt += 1
             limiter.wait(cancel)
             if cancel.is_set():
                 return
             t0 = time.monotonic()
+            extra: dict = {}
             try:
-                fields = call(chain.with_history(job))
+                fields = call(job)
             except ProviderError as exc:
                 error, retryable, retry_after, status = str(exc), exc.retryable, exc.retry_after, exc.status
+                extra = dict(getattr(exc, "fields", None) or {})
             except Exception as exc:  # an adapter bug must not kill the run
                 error, retryable, retry_after, status = redact(f"{type(exc).__name__}: {exc}")[:500], False, None, None
             else:
@@ -181,13 +237,17 @@ def run_jobs(
                 finish(job, record)
                 return
             if retryable and attempt < retry.max_attempts and not cancel.is_set():
-                with lock:
-                    result.retries += 1
-                cancel.wait(retry.delay(attempt, retry_after))
-                if cancel.is_set():
-                    return
-                continue
-            record = {"request_key": job.request_key, **job.meta, "status": "error", "error": error,
+                delay = retry.delay(attempt, retry_after)
+                if delay is not None:
+                    with lock:
+                        result.retries += 1
+                    retry.sleep(delay, cancel)
+                    if cancel.is_set():
+                        return
+                    continue
+                error = (f"{error}; the server asked to wait {retry_after:g} s (Retry-After), more than the cap of "
+                         f"{retry.cap_text()}: recorded as failed, ask again later with --retry-errors")
+            record = {"request_key": job.request_key, **job.meta, **extra, "status": "error", "error": error,
                       "http_status": status, "attempts": attempt, "ts": time.time()}
             finish(job, record)
             return

@@ -1,10 +1,8 @@
-"""Store side of model runs: ingesting run journals, reopening runs, repetition answers.
+"""Store side of model runs: reopening runs, wall times, repetition answers, image files.
 
-Why short transactions: a run waits on the network for hours, but DuckDB lets only one process
-hold the file for writing. The runner therefore writes its journal first and calls
-``ingest_journal`` every few seconds; each call opens the store, adds the new responses (parsed
-and scored under both profiles by ``runs.add_responses``) and closes it again, so the dashboard
-and other commands can read between two ingestions.
+The journals themselves belong to the runner (``runner.journal``, ``runner.ingestion``): it reads
+them and hands response rows to ``runs.add_responses``. This module holds only the SQL the runner
+needs, and imports nothing from the runner (arrows point down).
 """
 from __future__ import annotations
 
@@ -13,43 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..runner.journal import latest_by_key, read_records
 from .core import Store
-from .runs import add_responses_con
-
-
-def journal_rows(records: list[dict]) -> list[dict]:
-    """Response rows for ``add_responses`` from journal records (latest per request, ok wins).
-
-    A failed request is stored as an error response under its own key (request key + time), so
-    a later successful retry is still stored as the item's newest response and the error stays
-    in the history until then.
-    """
-    rows = []
-    for key, record in latest_by_key(iter(records)).items():
-        base = {"item_id": record.get("item_id"), "repetition": int(record.get("repetition") or 0),
-                "image_sent": record.get("image_sent"), "latency_s": record.get("latency_s")}
-        if record.get("status") == "ok":
-            rows.append({**base, "request_key": key, "raw_text": record.get("raw_text") or "",
-                         "input_tokens": record.get("input_tokens"), "output_tokens": record.get("output_tokens")})
-        else:
-            rows.append({**base, "request_key": f"{key}!error@{record.get('ts')}", "raw_text": None,
-                         "error": record.get("error") or "error"})
-    return rows
-
-
-def ingest_journal(store: Store, run_id: str, journal_path: Path, records: list[dict] | None = None) -> int:
-    """Add the journal's responses not yet stored (idempotent); returns how many were added.
-
-    ``records`` lets a caller that follows the journal pass only the lines appended since its
-    last call (stored keys are skipped either way)."""
-    if records is None:
-        records = list(read_records(Path(journal_path)))
-    if not records:
-        return 0
-    rows = journal_rows(records)
-    with store.transaction() as con:
-        return add_responses_con(con, run_id, rows)
 
 
 def reopen_runs(store: Store, run_ids: list[str]) -> None:
