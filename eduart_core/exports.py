@@ -3,6 +3,12 @@
 kaleido 1.x drives a system Chromium (Debian's ``/usr/bin/chromium`` here). When no browser is
 installed the static export cannot work; ``static_export_available`` says so once and the page
 falls back to plotly's own client-side PNG button (the camera icon in the chart toolbar).
+
+Text in a download is data, never markup or a formula: ``inert_figure`` escapes the strings in a
+figure's data (model names, item ids, labels: plotly would otherwise render ``<b>``, ``<a href>``
+and friends in them) before PNG/SVG export and in the HTML report; CSV cells that a spreadsheet
+would run as a formula (``=``, ``+``, ``-``, ``@`` first) are prefixed with ``'``; LaTeX escapes
+every special character.
 """
 from __future__ import annotations
 
@@ -12,8 +18,11 @@ import shutil
 import threading
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from .text import inert_html
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +76,7 @@ def figure_image(fig: go.Figure, fmt: str = "png", *, width: int = 1200, height:
         raise ValueError(f"unsupported image format {fmt!r}: use png or svg")
     if not static_export_available():
         return None
+    fig = inert_figure(fig)
     with _LOCK:
         _ensure_server()
         try:
@@ -101,14 +111,73 @@ def display_frame(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> 
     return shown
 
 
+# Trace properties that carry data (names, categories, labels, hover values); formatting strings
+# built by our chart code (hovertemplate, texttemplate, titles) are left as they are.
+_DATA_KEYS = ("x", "y", "z", "text", "hovertext", "customdata", "name", "labels", "ids", "parents",
+              "legendgroup", "meta")
+_AXIS_KEYS = ("ticktext", "categoryarray")
+
+
+def _inert(value):
+    if isinstance(value, str):
+        return inert_html(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "OUS":
+            return np.array([_inert(v) for v in value.ravel().tolist()], dtype=object).reshape(value.shape)
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_inert(v) for v in value]
+    return value
+
+
+def inert_figure(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` whose data strings are HTML-escaped, so plotly shows them as typed.
+
+    Plotly renders a subset of HTML in every label (``<b>``, ``<i>``, ``<a href>``, ``<span
+    style>``); a model or folder name holding such markup must appear literally, and plotly turns
+    the escaped entities back into the characters for display.
+    """
+    spec = fig.to_plotly_json()
+    for trace in spec.get("data", []):
+        for key in _DATA_KEYS:
+            if key in trace:
+                trace[key] = _inert(trace[key])
+    layout = spec.get("layout", {})
+    for name, axis in list(layout.items()):
+        if (name.startswith(("xaxis", "yaxis"))) and isinstance(axis, dict):
+            for key in _AXIS_KEYS:
+                if key in axis:
+                    axis[key] = _inert(axis[key])
+    return go.Figure(spec)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value):
+    """A text cell a spreadsheet would run as a formula gets a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)  # "-0.5" is a number, not a formula
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def table_csv(frame: pd.DataFrame) -> bytes:
-    """UTF-8 CSV of a table, without the index."""
-    return frame.to_csv(index=False).encode("utf-8")
+    """UTF-8 CSV of a table, without the index; text cells never start a formula."""
+    shown = frame.copy()
+    shown.columns = [_csv_cell(str(c)) for c in shown.columns]
+    for column in shown.columns:
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].map(_csv_cell)
+    return shown.to_csv(index=False).encode("utf-8")
 
 
 def _latex_escape(text: str) -> str:
     repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " "}
     return "".join(repl.get(ch, ch) for ch in str(text))
 
 

@@ -4,6 +4,11 @@ It tells the same story as the dashboard's presentation mode (overview, findings
 motivation, images) with the same figure functions and the same analysis calls, so a number in
 the report is the number on screen for the same dataset and profile. A methods section names
 every test and definition used, so a reader never has to guess what a percentage means.
+
+Every string that comes from data (model, dataset and item names, findings built from them) is
+escaped, in tables, text and figures (``exports.inert_figure``), and plotly.js is embedded, so
+opening the report loads nothing from outside the file because of its content. The file is
+written atomically: a failure (a full disk) leaves no partial report.
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import plotly.io as pio
 
 from . import charts, views
 from .errors import UserError
+from .exports import inert_figure
+from .fileio import atomic_write, write_error
 from .selection import Selection
 from .store import Store
 from .vocab import DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, EXAMINEES_MODELS_CONDITIONS
@@ -60,8 +67,8 @@ def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
 
 
 def _figure(fig, div_id: str, first: bool) -> str:
-    return pio.to_html(fig, include_plotlyjs=True if first else False, full_html=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
+    return pio.to_html(inert_figure(fig), include_plotlyjs=True if first else False, include_mathjax=False,
+                       full_html=False, div_id=div_id, config={"displaylogo": False, "responsive": True})
 
 
 def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
@@ -96,8 +103,8 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
 
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
-    parts.append(f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{profile}</b> · "
-                 f"condition <b>{condition}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
+    parts.append(f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{html.escape(profile)}</b> · "
+                 f"condition <b>{html.escape(condition)}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
     if flags.simulated:
         parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
                      "real ones. The numbers show how the analysis works, not how real models perform.</p>")
@@ -175,6 +182,8 @@ def write_report(store_path: str, out: str, **options) -> int:
 
     text = build_report(store_path, **options)  # views raise one-line UserErrors
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return target.stat().st_size
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(target.parent, exc) from None
+    return atomic_write(target, text)

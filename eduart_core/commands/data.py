@@ -157,10 +157,12 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
 
     frame = load_scores(_store(args), profile=args.profile, dataset=args.dataset)[SCORE_COLUMNS]
     if args.out:
+        from ..fileio import atomic_write
+
         out = Path(args.out)
         if out.parent and not out.parent.exists():
             raise UserError(f"folder {out.parent} does not exist")
-        frame.to_csv(out, index=False)
+        atomic_write(out, frame.to_csv(index=False))  # a full disk leaves no partial file
         print(f"wrote {len(frame)} row(s) to {out}", file=sys.stderr)
     else:
         try:
