@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from eduart_core import charts, findings, views, vocab
+from eduart_core.runner.recovery import recover_at_start
 from pages import common
 
 st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
@@ -116,6 +117,7 @@ def navigation():
 def main() -> None:
     nav = navigation()
     common.ensure_store()
+    recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
     common.sidebar()
     nav.run()
 

@@ -2,6 +2,9 @@
 
 Thin page: every number comes from ``eduart_core.runner`` and ``eduart_core.store`` functions.
 A launch runs as a background process (``python -m eduart_core run``), so it survives reloads.
+How each launch ended (exit code, one-line outcome, "waiting for ingest") comes from its launch
+file; text from models, servers and files is shown with ``text.plain`` (never as markup). Launch
+ids are safe by construction (letters, digits, '-', '_', '.').
 """
 from __future__ import annotations
 
@@ -12,11 +15,12 @@ from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
-from eduart_core.runner import background
+from eduart_core.runner import background, launchfile, recovery
 from eduart_core.runner.launch import LaunchOptions, estimate_plan, plan_launch
 from eduart_core.runner.repro import reproducibility
 from eduart_core.store import Store, StoreError
 from eduart_core.store.journal import dataset_names, load_repetition_answers
+from eduart_core.text import plain
 from pages import common
 
 st.title("Runs")
@@ -144,13 +148,34 @@ def live() -> None:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
         errors = [e for r in progress for e in r["recent_errors"]]
         if errors:
-            st.error("Latest errors:\n\n" + "\n\n".join(errors[-5:]))
+            st.error("Latest errors:\n\n" + "\n\n".join(plain(e) for e in errors[-5:]))
         if st.button("Cancel", key=f"cancel_{state['launch_id']}"):
             background.cancel_launch(store, state["launch_id"])
             st.info("Cancelling: the launch stops after the requests in flight.")
 
 
 live()
+
+# ---------------------------------------------------------------- how launches ended
+ended = [s for s in background.list_launches(store) if s["status"] not in ("running", "starting")][:20]
+if ended:
+    st.subheader("How launches ended")
+    st.caption("Exit code of the run command: " + "; ".join(f"{code} {meaning}" for code, meaning
+                                                          in launchfile.EXIT_MEANING.items()) + ".")
+    st.dataframe(pd.DataFrame([{"launch": s["launch_id"], "status": s["status"], "exit code": s.get("exit_code"),
+                                "outcome": s.get("outcome") or ""} for s in ended]),
+                 hide_index=True, width="stretch")
+    waiting = [s for s in ended if s["status"] == launchfile.WAITING_INGEST]
+    for state in waiting:
+        st.warning(plain(f"{state['launch_id']}: {state.get('outcome') or 'waiting for ingest'}"))
+    if waiting and st.button("Store pending answers now", key="runs_recover"):
+        try:
+            done = recovery.recover(store)
+        except StoreError as exc:
+            st.warning(plain(f"Not yet: {exc}"))
+        else:
+            st.success(plain("; ".join(f"{d.launch_id}: {d.added} answer(s) stored, now {d.status}" for d in done)
+                             or "Nothing was pending."))
 
 # ---------------------------------------------------------------- history
 st.subheader("History")
@@ -166,7 +191,8 @@ else:
             "n_errors", "input_tokens", "output_tokens", "cost_usd", "wall_seconds", "started_at"]
     st.dataframe(history[[c for c in cols if c in history]], hide_index=True, width="stretch")
     resumable = sorted({r["launch_id"] for _, r in history.iterrows()
-                        if r["status"] in ("interrupted", "cancelled", "failed") or (r["n_errors"] or 0) > 0})
+                        if r["status"] in (launchfile.INTERRUPTED, launchfile.CANCELLED, launchfile.FAILED,
+                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0})
     if resumable:
         c1, c2, c3 = st.columns([2, 1, 1])
         chosen = c1.selectbox("Resume launch", resumable, key="runs_resume_choice")
