@@ -20,6 +20,10 @@ from .errors import UserError
 MB = 1024 * 1024
 
 
+class LimitConfigError(UserError):
+    """An environment variable of a limit holds no usable value (never a per-file problem)."""
+
+
 @dataclass(frozen=True)
 class Limit:
     """One configurable limit: the variable that sets it, its unit and default."""
@@ -62,9 +66,9 @@ def limit(name: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise UserError(f"{spec.env}={raw!r}: expected a number of {spec.unit}") from None
+        raise LimitConfigError(f"{spec.env}={raw!r}: expected a number of {spec.unit}") from None
     if not value > 0 or value == float("inf"):
-        raise UserError(f"{spec.env}={raw!r}: expected a positive number of {spec.unit}")
+        raise LimitConfigError(f"{spec.env}={raw!r}: expected a positive number of {spec.unit}")
     return value * spec.scale
 
 

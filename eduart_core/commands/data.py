@@ -23,9 +23,10 @@ def _store(args: argparse.Namespace) -> Store:
     return Store(args.db)
 
 
-def _print_invalid(invalid: dict[str, list[str]], out=sys.stdout) -> None:
+def _print_invalid(invalid: dict[str, list[str]], out=None) -> None:
     if not invalid:
         return
+    out = out or sys.stdout
     print(f"{len(invalid)} item(s) imported with validation problems (flagged as data issues):", file=out)
     for shown, (item_id, problems) in enumerate(sorted(invalid.items())):
         if shown >= MAX_LISTED:

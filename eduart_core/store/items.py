@@ -25,6 +25,7 @@ import pandas as pd
 from ..errors import UserError
 from ..fileio import os_cause
 from ..imagecheck import ImageRejected, check_image_size, verify_image
+from ..limits import LimitConfigError
 from ..vocab import BENCHMARK_KIND
 from .core import Store
 
@@ -233,6 +234,8 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
                     report.images_added += int(added)
                     image_cache[path] = image_hash
                 image_hash = image_cache[path]
+            except LimitConfigError:
+                raise  # a bad EDUART_* value concerns the whole import, not this item
             except ImageRejected as exc:
                 refused = f"image {image_ref}: {exc}"
                 problems.append(f"item {item_id}: field image: {refused}")
