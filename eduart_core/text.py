@@ -105,6 +105,11 @@ def letter_id(index: int) -> str:
 # emoji short codes, GFM tables, strikethrough and autolinks (`http\://` is no longer a link).
 _MD_ESCAPE = {ord(c): "\\" + c for c in string.punctuation}
 _LEADING_SPACE = re.compile(r"^[ \t]+")
+# GFM turns bare URLs and e-mail addresses into links after escapes are resolved, so escaping is
+# not enough for them: an invisible WORD JOINER (U+2060) inside `://`, after `www` and before `@`
+# keeps the text exactly as it reads while no longer matching a URL.
+_WORD_JOINER = "\u2060"
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?=@)")
 
 
 def plain(value: Any) -> str:
@@ -112,14 +117,16 @@ def plain(value: Any) -> str:
 
     Neutralised: markdown syntax (emphasis, headings, lists, tables, code), links and images
     (``![x](http://host/x.png)`` cannot make the browser fetch anything), raw HTML, Streamlit
-    directives (``:red[...]``, ``:material/...:``), maths and bare URLs. Line breaks are kept
-    as hard breaks; leading spaces are kept as non-breaking spaces (never an indented code
-    block). None -> "".
+    directives (``:red[...]``, ``:material/...:``), maths and bare URLs or e-mail addresses
+    (an invisible word joiner keeps them from becoming links). Line breaks are kept as hard
+    breaks; leading spaces are kept as non-breaking spaces (never an indented code block).
+    None -> "".
     """
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
     lines = []
+    text = _AUTOLINK.sub(_WORD_JOINER, text)
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = line.translate(_MD_ESCAPE)
         lead = _LEADING_SPACE.match(line)
