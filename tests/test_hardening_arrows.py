@@ -1,0 +1,124 @@
+"""One-way arrows and small library contracts of the hardening issue.
+
+- The store imports nothing from the runner (at any level, also inside functions).
+- No import cycle anywhere in ``eduart_core`` (function-level imports included); ``runner.launch`` and
+  ``runner.progress`` do not import each other.
+- Extraction validation does not ask for an item id; the inspector can list unanswered items.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from eduart_core.items import check_item
+
+PACKAGE = Path(__file__).resolve().parents[1] / "eduart_core"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path], *, top_level_only: bool) -> set[str]:
+    """Modules of ``eduart_core`` that ``name`` imports (absolute names)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    nodes = []
+    if top_level_only:
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                nodes.append(node)
+            elif isinstance(node, ast.If):  # TYPE_CHECKING blocks count: they are arrows too
+                nodes.extend(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    else:
+        nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    targets: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            targets.update(a.name for a in node.names)
+            continue
+        base = package[: len(package) - node.level + 1] if node.level else []
+        module = ".".join(base + ([node.module] if node.module else []))
+        targets.add(module)
+        targets.update(f"{module}.{a.name}" for a in node.names)
+    return {t for t in targets if t in modules and t != name}
+
+
+def test_store_imports_nothing_from_the_runner_or_above():
+    modules = _modules()
+    above = ("eduart_core.runner", "eduart_core.views", "eduart_core.analysis", "eduart_core.commands",
+             "eduart_core.cli", "eduart_core.report", "eduart_core.charts")
+    offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False) if t.startswith(above))
+                 for name, path in modules.items() if name.startswith("eduart_core.store")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_no_import_cycles_between_modules():
+    """Counting imports inside functions too: a lazy import hides a cycle, it does not remove it."""
+    modules = _modules()
+    graph = {name: _imports(name, path, modules, top_level_only=False) for name, path in modules.items()}
+    assert "eduart_core.runner.launch" not in _imports("eduart_core.runner.progress",
+                                                       modules["eduart_core.runner.progress"], modules,
+                                                       top_level_only=False)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for name in graph:
+        if name not in index:
+            visit(name)
+    assert cycles == []
+
+
+def test_extraction_records_validate_without_an_item_id():
+    record = {"type": "multiple_choice_radio", "question_text": "Which invented colour?",
+              "choices": [{"id": "A", "text": "ochre"}, {"id": "B", "text": "teal"}],
+              "answers": [{"id": "A", "description": "ochre"}], "language": "en", "has_image": False, "image": None}
+    assert check_item(record, require_id=False)[1] == []
+    assert any("item_id" in p for p in check_item(record)[1])  # gold items still need one
+
+
+def test_item_overview_lists_items_with_and_without_answers(store):
+    from runner_items import fill_store
+
+    from eduart_core.cli import main
+    from eduart_core.store.scores import item_overview
+
+    records = fill_store(store, dataset="fresh")
+    overview = item_overview(store, "fresh")
+    assert list(overview["item_id"]) == [r["item_id"] for r in records]
+    assert not overview["answered"].any() and overview["mean_score"].isna().all()
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--items",
+                 "type=multiple_choice_radio", "--quiet"]) == 0
+    overview = item_overview(store, "fresh").set_index("item_id")
+    assert overview["answered"].sum() == 1 and overview.loc["0001", "n_models"] == 1
+    assert 0 <= overview.loc["0001", "mean_score"] <= 1
