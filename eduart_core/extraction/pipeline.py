@@ -284,6 +284,8 @@ def run_extraction(store: Store, input_dir: Path, extractors: dict[str, str], *,
         latest = journal.latest()
     finally:
         journal.close()
+    if pool.journal_error:  # a full disk: what was journaled stays; the same command resumes
+        raise UserError(f"{pool.journal_error}; extraction stopped: free space and run the same command again")
     summary.asked, summary.skipped, summary.cancelled = pool.ok + pool.errors, pool.skipped, pool.cancelled
 
     rows, records = [], {}
