@@ -107,18 +107,20 @@ def test_extraction_records_validate_without_an_item_id():
     assert any("item_id" in p for p in check_item(record)[1])  # gold items still need one
 
 
-def test_item_overview_lists_items_with_and_without_answers(store):
+def test_inspector_list_holds_items_nobody_answered_yet(store):
+    """Issue 18 item 7: an imported dataset is browsable before any model answers it."""
     from runner_items import fill_store
 
+    from eduart_core import views
     from eduart_core.cli import main
-    from eduart_core.store.scores import item_overview
+    from eduart_core.selection import Selection
 
     records = fill_store(store, dataset="fresh")
-    overview = item_overview(store, "fresh")
-    assert list(overview["item_id"]) == [r["item_id"] for r in records]
-    assert not overview["answered"].any() and overview["mean_score"].isna().all()
+    listed = views.item_list(views.Source.of(store), Selection(dataset="fresh"))
+    assert list(listed["item_id"]) == [r["item_id"] for r in records]
+    assert (listed["n_models"] == 0).all() and listed["mean_score"].isna().all()
     assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--items",
                  "type=multiple_choice_radio", "--quiet"]) == 0
-    overview = item_overview(store, "fresh").set_index("item_id")
-    assert overview["answered"].sum() == 1 and overview.loc["0001", "n_models"] == 1
-    assert 0 <= overview.loc["0001", "mean_score"] <= 1
+    listed = views.item_list(views.Source.of(store), Selection(dataset="fresh")).set_index("item_id")
+    assert len(listed) == len(records) and listed.loc["0001", "n_models"] == 1
+    assert (listed.drop(index="0001")["n_models"] == 0).all()

@@ -171,43 +171,6 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
     return frame
 
 
-def item_overview(store: Store, dataset: str, profile: str = DEFAULT_PROFILE) -> pd.DataFrame:
-    """One row per current item of ``dataset``, answered or not: what the inspector lists.
-
-    Why not the score frame: an imported dataset that no model has answered yet has no scores,
-    and its items must still be browsable. Columns: item_id, type, language, has_image,
-    data_issue, n_responses (answers without a transport error, main runs only), n_models,
-    mean_score (mean ``profile`` score over those answers, all conditions; NaN when unanswered),
-    answered (n_responses > 0). Sorted by item_id.
-    """
-    _check_profiles([profile])
-    _require_dataset(store, dataset)
-    sql = """
-        WITH answered AS (
-            SELECT r.item_id, u.model, r.response_id
-            FROM responses r JOIN runs u USING (run_id)
-            WHERE u.dataset = ? AND u.repetition = 0 AND r.error IS NULL)
-        SELECT i.item_id, i.type, i.language, i.has_image, i.data_issue,
-               count(a.response_id) AS n_responses, count(DISTINCT a.model) AS n_models,
-               avg(s.score) AS mean_score
-        FROM items i
-        LEFT JOIN answered a ON a.item_id = i.item_id
-        LEFT JOIN scores s ON s.response_id = a.response_id AND s.profile = ?
-        WHERE i.dataset = ? AND i.is_current
-        GROUP BY ALL ORDER BY i.item_id"""
-    with store.connect(read_only=True) as con:
-        frame = con.execute(sql, [dataset, profile, dataset]).df()
-    frame["n_responses"] = frame["n_responses"].astype(int)
-    frame["n_models"] = frame["n_models"].astype(int)
-    frame["has_image"] = frame["has_image"].astype(bool)
-    frame["data_issue"] = frame["data_issue"].astype(bool)
-    frame["mean_score"] = frame["mean_score"].astype(float)
-    frame["answered"] = frame["n_responses"] > 0
-    frame["language"] = pd.Series([None if _missing(v) else v for v in frame["language"]], dtype=object,
-                                  index=frame.index)
-    return frame.reset_index(drop=True)
-
-
 def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value))
 
