@@ -162,7 +162,7 @@ dd if=/dev/zero of="$M/filler" bs=1k 2>/dev/null  # until the disk is full
     assert info["status"] == "failed" and info["exit_code"] == 2
 
 
-def test_cache_that_cannot_be_written_never_loses_an_answer(store, tmp_path, caplog):
+def test_cache_that_cannot_be_written_never_loses_an_answer(store, tmp_path, capsys, monkeypatch):
     """The response cache is a plain file instead of a folder: every cache write fails, every answer
     is journaled and stored anyway (journal first, cache second)."""
     from stubs import StubServer
@@ -170,11 +170,13 @@ def test_cache_that_cannot_be_written_never_loses_an_answer(store, tmp_path, cap
     _import(store, tmp_path, [f"c{i}" for i in range(4)])
     store.cache_dir.mkdir(parents=True)
     (store.cache_dir / "responses").write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("EDUART_LOG_LEVEL", "WARNING")  # the CLI shows library warnings when asked
+    capsys.readouterr()
     with StubServer() as stub:
         code = main(["run", "--db", str(store.path), "--provider", "openai_compatible", "--base-url",
                      f"{stub.url}/v1", "--model-id", "stub", "--dataset", "items", "--quiet"])
     assert code == 0
     with store.connect(read_only=True) as con:
         assert con.execute("SELECT count(*) FROM responses WHERE error IS NULL").fetchone()[0] == 4
-    assert "response cache not written" in caplog.text
+    assert capsys.readouterr().err.count("response cache not written") == 4
     assert stats(store)["responses"] == 4
