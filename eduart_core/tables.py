@@ -21,7 +21,6 @@ import ast
 import base64
 import binascii
 import hashlib
-import io
 import json
 import logging
 import math
@@ -32,9 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
+from .imagecheck import ImageRejected
+from .imagecheck import verify_image as verify
 from .items import MAX_TAG_VALUE_CHARS, check_item, is_tag_key
 from .store import Store
-from .store.items import add_images, resolve_image
+from .store.items import add_images, read_image_file, resolve_image
 from .text import norm_strict
 from .vocab import MCQ_TYPE, is_language_code
 
@@ -49,7 +50,6 @@ _OPTION = re.compile(r"^[A-Z]$")
 #: Columns with a meaning of their own; every other column becomes a tag.
 _VLMEVAL_COLUMNS = frozenset({"index", "image", "image_path", "question", "hint", "answer", "category",
                               "task", "language"})
-_PILLOW_EXT = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp", "BMP": "bmp", "TIFF": "tif"}
 
 
 class RowProblem(ValueError):
@@ -133,16 +133,12 @@ def _one(value: Any, what: str) -> Any:
 
 
 def verify_image(data: bytes) -> str:
-    """Decode the whole image (not just its header); its file extension, or RowProblem."""
-    from PIL import Image, UnidentifiedImageError
-
+    """Decode the whole image within the byte and pixel limits (``imagecheck``); its file
+    extension, or RowProblem. Checked per row, so one bad image never aborts the table."""
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            img.load()
-            fmt = (img.format or "").upper()
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError) as exc:
-        raise RowProblem(f"image does not decode ({type(exc).__name__})") from None
-    return _PILLOW_EXT.get(fmt, fmt.lower() or "bin")
+        return verify(data).ext
+    except ImageRejected as exc:
+        raise RowProblem(f"image does not decode or is too large: {exc}") from None
 
 
 def _decode_base64(text: str) -> bytes:
@@ -201,9 +197,9 @@ def _file_image(relative: str, root: Path) -> _Image:
     if not path.is_file():
         raise RowProblem(f"image file {relative} not found under {root}")
     try:
-        return _Image(data=path.read_bytes(), name=relative)
-    except OSError as exc:
-        raise RowProblem(f"cannot read image file {relative} ({exc.strerror or exc})") from None
+        return _Image(data=read_image_file(path), name=relative)  # size checked before reading
+    except ImageRejected as exc:
+        raise RowProblem(f"image file {relative}: {exc}") from None
 
 
 def _tag_value(value: Any) -> Any:

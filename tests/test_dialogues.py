@@ -125,7 +125,7 @@ def test_a_failed_turn_stops_the_dialogue_and_resume_continues_it(store, capsys)
     _fill(store)
     with StubServer(answer=_answer) as stub:
         stub.fault_for = lambda info: {"kind": "status", "status": 400} if "TURN-TWO:" in info.user_text else None
-        assert _adhoc(stub, store, "--run-id", "broken") == 0
+        assert _adhoc(stub, store, "--run-id", "broken") == 1  # exit 1: some requests failed (issue 18)
         assert [r.user_text.split(":")[0].rsplit("\n", 1)[-1] for r in stub.requests if "TURN" in r.user_text] \
             == ["TURN-ONE", "TURN-TWO"]  # turn three is never asked
         frame = dialogue_turns(store, "demo", "plate")
@@ -134,7 +134,7 @@ def test_a_failed_turn_stops_the_dialogue_and_resume_continues_it(store, capsys)
         assert frame.loc[2, "error"] == "not asked: the previous turn (broken__openai_compatible_stub-model__" \
                                         "default/d-1) has no answer"
         # resuming without --retry-errors asks nothing; with it, turn two and then turn three
-        assert _adhoc(stub, store, "--resume", "broken") == 0
+        assert _adhoc(stub, store, "--resume", "broken") == 1
         assert len(stub.requests) == 3
         stub.fault_for = None
         assert _adhoc(stub, store, "--resume", "broken", "--retry-errors") == 0

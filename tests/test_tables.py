@@ -60,7 +60,7 @@ def test_vlmevalkit_tsv_with_base64_images_imports_and_names_bad_rows(tmp_path, 
     assert _import(store, str(tmp_path / "bench.tsv"), "--language", "en") == 2
     captured = capsys.readouterr()
     assert "3 item(s) added" in captured.out and "2 new image(s)" in captured.out
-    assert "skipped 2 row(s):" in captured.err
+    assert "skipped 2 file(s), line(s) or row(s)" in captured.err
     assert "bench.tsv row 4: no answer" in captured.err
     assert "bench.tsv row 5: image is not valid base64" in captured.err
 
