@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ParsedAnswer", "parse_answer", "parse_answer_paper"]
+__all__ = ["ParsedAnswer", "StoredAnswer", "parse_answer", "parse_answer_paper", "published_parse"]
 
 _DECODER = json.JSONDecoder()
 _ANSWERS_KEY = re.compile(r"""["']answers["']\s*:""", re.IGNORECASE)
@@ -40,6 +40,18 @@ class ParsedAnswer:
     motivation: str | None
     parse_error: str | None
     repairs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    """An `llm_answer` as an answer file stores it: past published step 1, never parsed again.
+
+    Why a wrapper: a plain string given to the `paper` scorer is a raw response (step 1 parses
+    it), while an imported `llm_answer` string is what the published pipeline left unparsed and
+    must be scored as that string. `value` may be a list, a string, None or anything JSON.
+    """
+
+    value: Any
 
 
 def _unfence(text: str) -> tuple[str, bool]:
@@ -293,42 +305,44 @@ def parse_answer(raw: str) -> ParsedAnswer:
         return ParsedAnswer(None, None, f"parser failure: {type(exc).__name__}")
 
 
-def _strip_paper_fences(text: str) -> str:
-    if text.startswith("```"):
-        newline = text.find("\n")
-        text = text[newline + 1:] if newline >= 0 else text[3:]
-        if text.startswith("json") and newline < 0:
-            text = text[4:]
-    if text.endswith("```"):
-        text = text[:-3]
-    return text.strip()
+def published_parse(raw_text: str) -> Any:
+    """Published step 1 on a raw response string, literally (formats doc section 3).
 
-
-def parse_answer_paper(raw: Any) -> list | str:
-    """The published parsing rule: the `Answers` list, or the raw response string.
-
-    Strip markdown fences, turn a leading `{{` and trailing `}}` into single braces, then strict
-    `json.loads`; anything else (prose around the JSON, a trailing comma, truncation, a
-    lower-case `answers` key) leaves the answer unparseable, exactly as published. We only
-    rewrite braces when the text both starts with `{{` and ends with `}}`, since valid JSON can
-    end with `}}` but never starts with `{{`. A list passed in (an imported `llm_answer`) is
-    returned unchanged; None becomes "".
+    Delete every "```json" (lower case only), then every "```"; strip; a leading "{{" becomes
+    "{" and, independently, a trailing "}}" becomes "}"; strict ``json.loads``. The result is the
+    value under the case-sensitive key ``Answers`` (a list, a string, null, ...), or the raw
+    response itself when parsing fails or there is no such key. The quirks are the point: a fence
+    tagged ``JSON`` stays unparsed, valid JSON ending in a nested object is broken by the brace
+    rule, a lone leading "{{" is repaired.
     """
-    if isinstance(raw, list):
-        return raw
-    if raw is None:
-        return ""
-    if isinstance(raw, dict):
-        value = raw.get("Answers")
-        return value if isinstance(value, list) else json.dumps(raw, ensure_ascii=False)
-    raw_text = raw if isinstance(raw, str) else str(raw)
-    text = _strip_paper_fences(raw_text.strip())
-    if text.startswith("{{") and text.endswith("}}"):
-        text = text[1:-1]
+    text = raw_text.replace("```json", "").replace("```", "").strip()
+    if text.startswith("{{"):
+        text = text[1:]
+    if text.endswith("}}"):
+        text = text[:-1]
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
         return raw_text
-    if isinstance(obj, dict) and isinstance(obj.get("Answers"), list):
+    if isinstance(obj, dict) and "Answers" in obj:
         return obj["Answers"]
     return raw_text
+
+
+def parse_answer_paper(raw: Any) -> Any:
+    """The `llm_answer` the published pipeline would have stored for `raw` (step 1).
+
+    A string (or bytes) is a raw response: ``published_parse`` applies. Other inputs are already
+    past step 1: a list is an `llm_answer` and is returned unchanged; a dict is a parsed JSON
+    object (its ``Answers`` value, else its JSON text as the raw response); None becomes "".
+    Never raises.
+    """
+    if raw is None:
+        return ""
+    if isinstance(raw, list):
+        return raw
+    if isinstance(raw, dict):
+        return raw["Answers"] if "Answers" in raw else json.dumps(raw, ensure_ascii=False)
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    return published_parse(raw if isinstance(raw, str) else str(raw))

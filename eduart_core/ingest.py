@@ -276,7 +276,7 @@ def answer_row(item_id: str, data: dict, file_bytes: bytes) -> dict:
         raw = llm if isinstance(llm, str) else json.dumps({"Answers": llm}, ensure_ascii=False)
     motivation = data.get("motivation")
     return {
-        "item_id": item_id, "raw_text": raw, "llm_answer": llm if has_llm else None,
+        "item_id": item_id, "raw_text": raw, "llm_answer": llm if has_llm else None, "has_llm_answer": has_llm,
         "motivation": motivation if isinstance(motivation, str) and motivation.strip() else None,
         "input_tokens": jsonsafe.count_value(data.get("input_tokens"), "input_tokens"),
         "output_tokens": jsonsafe.count_value(data.get("output_tokens"), "output_tokens"),

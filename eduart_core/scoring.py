@@ -18,9 +18,10 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from eduart_core.answers import ParsedAnswer, parse_answer, parse_answer_paper
+from eduart_core import paper
+from eduart_core.answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from eduart_core.items import Item, keyed_answers
-from eduart_core.text import norm_id, norm_paper, norm_strict
+from eduart_core.text import norm_id, norm_strict
 from eduart_core.vocab import DEFAULT_PROFILE, EDUART_FORMATS, PAPER_PROFILE, PROFILES
 
 __all__ = ["ItemScore", "score_item"]
@@ -80,8 +81,11 @@ def _strict_prediction(answer: Any) -> tuple[list[dict] | None, str | None]:
     return parsed.answers, None
 
 
-def _paper_prediction(answer: Any) -> list | str:
-    if isinstance(answer, ParsedAnswer):
+def _paper_llm_answer(answer: Any) -> Any:
+    """The `llm_answer` the published step 2 scores (see `StoredAnswer` and `parse_answer_paper`)."""
+    if isinstance(answer, StoredAnswer):
+        return answer.value
+    if isinstance(answer, ParsedAnswer):  # our lenient parse: its list, else nothing usable
         return answer.answers if answer.answers is not None else ""
     return parse_answer_paper(answer)
 
@@ -123,7 +127,7 @@ def _selected_ids(pred: list[dict], norm: Callable[[Any], str]) -> set[str]:
 # ---------------------------------------------------------------------------------------------
 
 def _radio(gold: list[dict], pred: list[dict], *, only_one: bool) -> tuple[float, list[dict]]:
-    """Paper gives the point when the gold id is among those given; strict only when it is the one."""
+    """Strict gives the point only when the gold id is the one id given."""
     expected = norm_id(gold[0].get("id")) if gold else ""
     given = sorted({norm_id(e.get("id")) for e in pred} - {""})
     right = bool(expected) and (given == [expected] if only_one else expected in given)
@@ -137,76 +141,81 @@ def _check(gold: list[dict], pred: list[dict], norm: Callable[[Any], str]) -> tu
     return _f1(predicted, gold_ids), _selection_details(predicted, gold_ids)
 
 
-def _paper_true_false(gold: list[dict], pred: list[dict] | None) -> tuple[float, list[dict]]:
-    given = {norm_id(e.get("id")): _text(e) for e in pred} if pred is not None else {}
+def _paper_radio(gold: list[dict], llm: Any) -> tuple[float, list[dict]]:
+    """1 when the (first) gold id is among the ids given: several options still earn 1."""
+    expected = paper.gold_id(gold)
+    given = sorted(set(paper.answer_ids(llm)))
+    right = bool(expected) and expected in given
+    return float(right), [{"element": "answer", "expected": expected,
+                           "given": given if isinstance(llm, list) else None, "right": right}]
+
+
+def _paper_check(gold: list[dict], llm: Any) -> tuple[float, list[dict]]:
+    gold_ids = set(paper.answer_ids(gold))
+    predicted = paper.checked_ids(llm)
+    details = _selection_details(predicted, gold_ids)
+    if not isinstance(llm, list):
+        details = [{**d, "given": None} for d in details]
+    return paper.f1(predicted, gold_ids), details
+
+
+def _paper_true_false(gold: list[dict], llm: Any) -> tuple[float, list[dict]]:
+    """Share of gold statements whose truth is matched; missing or unrecognised reads false."""
+    given = paper.text_map(llm)
     details = []
-    for a in gold:
-        ident = norm_id(a.get("id"))
-        expected = norm_paper(a.get("text")) in _TRUE_WORDS
+    for ident, gold_text in paper.text_map(gold).items():
+        expected = paper.norm(gold_text) in paper.TRUE_WORDS
         said = given.get(ident)
-        verdict = norm_paper(said) in _TRUE_WORDS  # missing or unrecognised -> False
+        verdict = paper.norm(said or "") in paper.TRUE_WORDS
         details.append({"element": ident, "expected": expected, "given": said,
                         "right": verdict == expected})
-    return _share(details), details
+    return paper.share(sum(d["right"] for d in details), len(details)), details
 
 
-def _paper_blanks(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
-    given = {norm_id(e.get("id")): _text(e) for e in pred}
+def _paper_blanks(gold: list[dict], llm: Any) -> tuple[float, list[dict]]:
+    """Share of gold ids whose normalised predicted text equals the gold's; no fuzzy matching."""
+    given = paper.text_map(llm)
     details = []
-    for a in gold:
-        ident = norm_id(a.get("id"))
-        expected = _gold_text(a)
+    for ident, expected in paper.text_map(gold).items():
         said = given.get(ident)
-        right = ident in given and norm_paper(said) == norm_paper(expected)
+        right = paper.norm(said or "") == paper.norm(expected)
         details.append({"element": ident, "expected": expected, "given": said, "right": right})
-    return _share(details), details
+    return paper.share(sum(d["right"] for d in details), len(details)), details
 
 
-def _paper_select_errors(gold: list[dict], pred: list[dict] | str) -> tuple[float, list[dict]]:
-    gold_set = {norm_paper(a.get("error")) for a in gold}
-    if isinstance(pred, str):
-        predicted = {norm_paper(pred)}
+def _paper_select_errors(gold: list[dict], llm: Any) -> tuple[float, list[dict]]:
+    """F1 of normalised errors: a list gives one per object entry, a string is one prediction."""
+    gold_set = {paper.norm(a.get("error")) for a in gold if a.get("error")}
+    if isinstance(llm, list):
+        predicted = {paper.norm(paper.truthy_text(e, ("text", "error", "description")))
+                     for e in llm if isinstance(e, dict)}
+    elif isinstance(llm, str):
+        predicted = {paper.norm(llm)}
     else:
         predicted = set()
-        for e in pred:
-            value = e.get("text")
-            if value is None:
-                value = e.get("error")
-            if value is None:
-                value = e.get("description")
-            predicted.add(norm_paper(value))
     details = [{"element": g, "expected": g, "given": g if g in predicted else None,
                 "right": g in predicted} for g in sorted(gold_set)]
     details += [{"element": "extra", "expected": None, "given": p, "right": False}
                 for p in sorted(predicted - gold_set)]
-    return _f1(predicted, gold_set), details
+    return paper.f1(predicted, gold_set), details
+
+
+_PAPER_SCORERS: dict[str, Callable[[list[dict], Any], tuple[float, list[dict]]]] = {
+    "multiple_choice_radio": _paper_radio,
+    "multiple_choice_check": _paper_check,
+    "true_false": _paper_true_false,
+    "positioning": _paper_blanks,
+    "completion_closed": _paper_blanks,
+    "completion_open": _paper_blanks,
+    "select_errors": _paper_select_errors,
+}
 
 
 def _score_paper(item_type: str, gold: list[dict], answer: Any) -> tuple[float, list, str | None]:
-    pred = _paper_prediction(answer)
-    if not isinstance(pred, list) or not pred:  # an empty llm_answer counts as unparseable
-        error = ("empty Answers list" if isinstance(pred, list)
-                 else "not a JSON Answers list under the published parsing rule")
-        pred = "" if isinstance(pred, list) else pred
-        if item_type == "true_false":
-            score, details = _paper_true_false(gold, None)
-        elif item_type == "select_errors":
-            score, details = _paper_select_errors(gold, str(pred))
-        else:
-            score, details = 0.0, _missing_details(item_type, gold)
-        return score, details, error
-    entries = [e for e in pred if isinstance(e, dict)]
-    if item_type == "multiple_choice_radio":
-        score, details = _radio(gold, entries, only_one=False)
-    elif item_type == "multiple_choice_check":
-        score, details = _check(gold, entries, norm_paper)
-    elif item_type == "true_false":
-        score, details = _paper_true_false(gold, entries)
-    elif item_type == "select_errors":
-        score, details = _paper_select_errors(gold, entries)
-    else:
-        score, details = _paper_blanks(gold, entries)
-    return score, details, None
+    """Published step 1 (unless the answer is a stored llm_answer), then step 2."""
+    llm = _paper_llm_answer(answer)
+    score, details = _PAPER_SCORERS[item_type](gold, llm)
+    return score, details, paper.unparsed_error(llm)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,7 +373,9 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAU
     """Score `answer` (raw response string, dict with `Answers`, the Answers list, or a
     `ParsedAnswer`) against `item` (an `Item` or a record dict) under `profile`.
 
-    Under `paper`, pass the imported `llm_answer` as it is (list or string). Raises ValueError
+    Under `paper`, a string is a raw response (published step 1 parses it, then step 2
+    scores); an imported `llm_answer` is passed as `StoredAnswer(value)` and scored exactly as
+    stored, never re-parsed (a bare list is taken as an `llm_answer` too). Raises ValueError
     only for an unknown profile or item type (a programming or data error, never a model's).
     """
     if profile not in PROFILES:

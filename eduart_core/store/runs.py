@@ -190,9 +190,17 @@ def safe_score(record: dict, answer: Any, profile: str):
 
 
 def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> Any:
-    """What the paper profile scores: the imported llm_answer when present, else the raw text."""
-    raw = raw_text if isinstance(raw_text, str) else ""
-    return llm_answer if has_llm_answer and llm_answer is not None else raw
+    """What the paper profile scores: the imported llm_answer exactly as stored, else the raw text.
+
+    An imported `llm_answer` (even a string, even null) is wrapped in `StoredAnswer` so the
+    published step 2 scores it without parsing it again; our own runs have none, so published
+    step 1 parses their raw text first.
+    """
+    from ..answers import StoredAnswer
+
+    if has_llm_answer:
+        return StoredAnswer(llm_answer)
+    return raw_text if isinstance(raw_text, str) else ""
 
 
 def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> dict:
@@ -208,6 +216,16 @@ def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answ
     parsed = parse_answer(raw)  # parsed once: strict scores the same lenient parse we store
     return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE),
             PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE)}
+
+
+def has_llm_answer(row: dict) -> bool:
+    """Whether a response row carries an imported `llm_answer` (a JSON null counts).
+
+    Rows say so with ``has_llm_answer``; without it, a non-null ``llm_answer`` counts.
+    """
+    if "has_llm_answer" in row:
+        return bool(row["has_llm_answer"])
+    return row.get("llm_answer") is not None
 
 
 def current_items_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, tuple[int, dict]]:
@@ -272,13 +290,13 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
         item_id = str(row["item_id"])
         version, record = items[item_id]
         raw = row.get("raw_text")
-        has_llm = "llm_answer" in row and row["llm_answer"] is not None
+        has_llm = has_llm_answer(row)
         result = score_pair(record, raw, row.get("llm_answer"), has_llm)
         parsed = result["parsed"]
         responses.append({
             "response_id": response_id, "run_id": run_id, "item_id": item_id,
             "repetition": int(row.get("repetition") or 0), "request_key": row.get("request_key"),
-            "raw_text": raw, "llm_answer": _json_or_none(row["llm_answer"]) if has_llm else None,
+            "raw_text": raw, "llm_answer": json.dumps(row.get("llm_answer"), ensure_ascii=False) if has_llm else None,
             "parsed_answers": _json_or_none(parsed.answers),
             "motivation": row.get("motivation") if row.get("motivation") is not None else parsed.motivation,
             "parse_error": parsed.parse_error,
@@ -306,7 +324,8 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
 def add_responses(store: Store, run_id: str, rows: list[dict]) -> int:
     """Store responses of a run, each parsed and scored under both profiles, in one transaction.
 
-    Each row: item_id, raw_text, optional llm_answer, motivation, input_tokens, output_tokens,
+    Each row: item_id, raw_text, optional llm_answer (+ has_llm_answer, so that an imported
+    JSON null is kept as such), motivation, input_tokens, output_tokens,
     latency_s, error, image_sent, request_key, repetition. Returns how many were inserted.
     """
     with store.transaction() as con:
