@@ -14,13 +14,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eduart_core.text import letter_id, norm_id, norm_strict
-from eduart_core.vocab import EDUART_FORMATS, is_language_code
+from eduart_core.formats import AnswerFormat, find_format
+from eduart_core.formats.common import Problems, blank_ids, entry_label, keyed_answers, nonempty_str
+from eduart_core.formats.visual import check_regions
+from eduart_core.text import norm_id
+from eduart_core.vocab import is_language_code
 
 __all__ = [
-    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS",
+    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS", "OPTIONAL_FIELDS",
     "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
-    "render_prompt_text", "blank_ids", "is_tag_key",
+    "render_prompt_text", "blank_ids", "is_tag_key", "keyed_answers",
 ]
 
 #: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
@@ -39,10 +42,16 @@ METADATA_FIELDS: tuple[str, ...] = (
 )
 
 #: Canonical key order of `Item.to_record()` and `normalise_record()` (metadata only when set).
+#: Optional fields of the answer formats (kept only when set, like the metadata): `regions`, boxes
+#: on the image the question refers to (`[{"id", "bbox", "label"}]`, see `formats.visual`).
+OPTIONAL_FIELDS: tuple[str, ...] = ("regions",)
+
 RECORD_FIELDS: tuple[str, ...] = (
     "item_id", "type", "question_title", "instructions", "question_text", "choices", "answers",
     "language", "exercise", "question", "source", "has_image", "image", *METADATA_FIELDS,
 )
+#: The published fields: always in a canonical record (null when missing).
+_ALWAYS: frozenset[str] = frozenset(f for f in RECORD_FIELDS if f not in METADATA_FIELDS)
 
 #: Limits of the metadata values: labels and tags are for grouping and filtering, not prose.
 MAX_LABEL_CHARS = 120
@@ -50,35 +59,6 @@ MAX_TAG_VALUE_CHARS = 200
 MAX_TAGS = 50
 MAX_TURN = 1000
 _TAG_KEY = re.compile(r"^\w[\w .:/\-]{0,63}$")
-
-_MARKER = re.compile(r"\[([A-Z]{1,2})\]")
-
-
-def blank_ids(question_text: str | None) -> list[str]:
-    """Blank ids in order of first appearance (`"[A] e [B]"` -> `["A", "B"]`); None -> []."""
-    if not question_text:
-        return []
-    seen: dict[str, None] = {}
-    for m in _MARKER.finditer(question_text):
-        seen.setdefault(m.group(1), None)
-    return list(seen)
-
-
-def _marker_counts(question_text: str | None) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    if question_text:
-        for m in _MARKER.finditer(question_text):
-            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    return counts
-
-
-def keyed_answers(item_type: str, answers: Any) -> Any:
-    """Older completion_open records hold a plain list of strings: key them A, B, ... in order."""
-    if item_type == "completion_open" and isinstance(answers, list) and answers \
-            and all(isinstance(a, str) for a in answers):
-        return [{"id": letter_id(i), "description": a} for i, a in enumerate(answers)]
-    return answers
-
 
 class ItemValidationError(ValueError):
     """A record is not a valid item; the message lists every problem, one per `; `.
@@ -123,32 +103,21 @@ class Item:
     parallel_of: str | None = None
     dialogue_id: str | None = None
     turn: int | None = None
+    regions: list | None = None
 
     def to_record(self) -> dict:
         """Canonical JSON-serialisable record, keys in `RECORD_FIELDS` order (a deep copy).
 
-        Metadata fields that are not set are left out (see `METADATA_FIELDS`).
+        Metadata and optional fields that are not set are left out (see `METADATA_FIELDS`,
+        `OPTIONAL_FIELDS`).
         """
-        return {name: copy.deepcopy(getattr(self, name)) for name in RECORD_FIELDS
-                if name not in METADATA_FIELDS or getattr(self, name) is not None}
+        return {name: copy.deepcopy(getattr(self, name)) for name in (*RECORD_FIELDS, *OPTIONAL_FIELDS)
+                if name in _ALWAYS or getattr(self, name) is not None}
 
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation of older variants
 # ---------------------------------------------------------------------------------------------
-
-def _verdict_text(value: Any) -> Any:
-    """Vero/Falso/true/false/booleans -> "True"/"False"; anything else is left for validation."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, str):
-        word = norm_strict(value)
-        if word in ("true", "vero"):
-            return "True"
-        if word in ("false", "falso"):
-            return "False"
-    return value
-
 
 def _norm_entry_id(entry: Any) -> Any:
     if isinstance(entry, dict) and isinstance(entry.get("id"), str):
@@ -174,6 +143,7 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     out: dict[str, Any] = {name: copy.deepcopy(record.get(name)) for name in RECORD_FIELDS
                            if name not in METADATA_FIELDS}
     out.update(_normalised_metadata(record))
+    out.update({name: copy.deepcopy(record[name]) for name in OPTIONAL_FIELDS if record.get(name) is not None})
     if out["item_id"] is not None and not isinstance(out["item_id"], str):
         out["item_id"] = str(out["item_id"])
     if isinstance(out["type"], str):
@@ -186,13 +156,11 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     answers = keyed_answers(item_type, out["answers"])
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
-        if item_type == "true_false":
-            answers = [{**a, "text": _verdict_text(a["text"])}
-                       if isinstance(a, dict) and "text" in a else a for a in answers]
     out["answers"] = answers
     if isinstance(out["choices"], list) and item_type != "positioning":
         out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
-    return out
+    fmt = find_format(item_type)
+    return fmt.normalise(out) if fmt is not None else out
 
 
 def is_tag_key(name: object) -> bool:
@@ -224,47 +192,8 @@ def _normalised_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
 # Validation
 # ---------------------------------------------------------------------------------------------
 
-class _Problems:
-    def __init__(self) -> None:
-        self.items: list[tuple[str, str]] = []
-
-    def add(self, path: str, problem: str) -> None:
-        self.items.append((path, problem))
-
-
-def _entry_label(entry: Any, index: int) -> str:
-    if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
-        return entry["id"]
-    return str(index)
-
-
-def _check_ids(entries: list, name: str, out: _Problems) -> list[str]:
-    """Every entry is an object with a non-empty string id, ids unique; returns the ids."""
-    ids: list[str] = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            out.add(f"{name}[{i}]", f"expected an object, got {type(entry).__name__}")
-            continue
-        ident = entry.get("id")
-        if ident is None or (isinstance(ident, str) and not ident.strip()):
-            out.add(f"{name}[{i}].id", "missing id")
-            continue
-        if not isinstance(ident, str):
-            out.add(f"{name}[{i}].id", f"id must be a letter, got {ident!r}")
-            continue
-        if ident in ids:
-            out.add(f"{name}[{ident}]", f"duplicate id {ident}")
-            continue
-        ids.append(ident)
-    return ids
-
-
-def _nonempty_str(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool] | None) -> None:
-    if not _nonempty_str(rec["item_id"]):
+def _check_common(rec: dict, out: Problems, image_exists: Callable[[str], bool] | None) -> None:
+    if not nonempty_str(rec["item_id"]):
         out.add("item_id", "missing item_id")
     if not is_language_code(rec["language"]):
         out.add("language", f"must be an ISO 639-1 code such as 'it', 'en' or 'fr', got {rec['language']!r}")
@@ -281,13 +210,13 @@ def _check_common(rec: dict, out: _Problems, image_exists: Callable[[str], bool]
     if not isinstance(rec["has_image"], bool):
         out.add("has_image", f"must be true or false, got {rec['has_image']!r}")
     image = rec["image"]
-    if image is not None and not _nonempty_str(image):
+    if image is not None and not nonempty_str(image):
         out.add("image", "must be a non-empty path or null")
     elif rec["has_image"] is True and image is None:
         out.add("has_image", "has_image is true but image is null")
     elif rec["has_image"] is False and image is not None:
         out.add("image", f"image {image!r} is set but has_image is false")
-    if _nonempty_str(image) and image_exists is not None:
+    if nonempty_str(image) and image_exists is not None:
         try:
             found = bool(image_exists(image))
         except Exception as exc:  # a checker failure is reported, never fatal
@@ -308,7 +237,7 @@ def _short_label(value: Any, limit: int = MAX_LABEL_CHARS) -> str | None:
     return None
 
 
-def _check_attributes(value: Any, name: str, out: _Problems) -> None:
+def _check_attributes(value: Any, name: str, out: Problems) -> None:
     """`tags` / `image_attributes`: an object of short string or finite number values."""
     if not isinstance(value, dict):
         out.add(name, f"must be an object of short string or number values, got {type(value).__name__}")
@@ -327,7 +256,7 @@ def _check_attributes(value: Any, name: str, out: _Problems) -> None:
             out.add(f"{name}.{key}", f"value {problem}")
 
 
-def _check_metadata(rec: dict, out: _Problems) -> None:
+def _check_metadata(rec: dict, out: Problems) -> None:
     """The optional metadata of `METADATA_FIELDS` and the choices' `distractor_type`."""
     for name in ("task", "dimension", "dialogue_id"):
         if name in rec and (problem := _short_label(rec[name])):
@@ -352,163 +281,38 @@ def _check_metadata(rec: dict, out: _Problems) -> None:
     for i, choice in enumerate(choices if isinstance(choices, list) else []):
         if isinstance(choice, dict) and choice.get("distractor_type") is not None \
                 and (problem := _short_label(choice["distractor_type"])):
-            out.add(f"choices[{_entry_label(choice, i)}].distractor_type", problem)
+            out.add(f"choices[{entry_label(choice, i)}].distractor_type", problem)
 
 
-def _check_choice_type(rec: dict, out: _Problems) -> None:
-    item_type = rec["type"]
-    choices, answers = rec["choices"], rec["answers"]
-    word = "statement" if item_type == "true_false" else "choice"
-    choice_ids: list[str] = []
-    if not isinstance(choices, list) or not choices:
-        out.add("choices", f"{item_type} needs a non-empty list of {word}s")
-    else:
-        choice_ids = _check_ids(choices, "choices", out)
-        for i, c in enumerate(choices):
-            if isinstance(c, dict) and not isinstance(c.get("text"), str):
-                out.add(f"choices[{_entry_label(c, i)}].text", f"{word} text missing")
-    answer_ids = _check_ids(answers, "answers", out)
-    if item_type == "multiple_choice_radio" and len(answers) != 1:
-        out.add("answers", f"multiple_choice_radio needs exactly one answer, got {len(answers)}")
-    if item_type == "multiple_choice_check" and not answers:
-        out.add("answers", "multiple_choice_check needs at least one answer")
-    if not choice_ids:
+def _check_visual(rec: dict, out: Problems, image_exists: Callable[[str], bool] | None) -> None:
+    """Regions of the image and option image files (options that are images)."""
+    check_regions(rec, out)
+    if image_exists is None or not isinstance(rec.get("choices"), list):
         return
-    for ident in answer_ids:
-        if ident not in choice_ids:
-            out.add(f"answers[{ident}]", f"{word} {ident} does not exist in choices")
-    if item_type == "true_false":
-        for i, a in enumerate(answers):
-            if isinstance(a, dict) and a.get("text") not in ("True", "False"):
-                out.add(f"answers[{_entry_label(a, i)}].text",
-                        f"verdict must be True/False (or Vero/Falso), got {a.get('text')!r}")
-        for ident in choice_ids:
-            if ident not in answer_ids:
-                out.add(f"answers[{ident}]", f"statement {ident} has no verdict")
-
-
-def _check_blank_type(rec: dict, out: _Problems) -> None:
-    item_type = rec["type"]
-    qt, choices, answers = rec["question_text"], rec["choices"], rec["answers"]
-    if not _nonempty_str(qt):
-        out.add("question_text", f"{item_type} needs a question_text with blank markers")
-        counts: dict[str, int] = {}
-    else:
-        counts = _marker_counts(qt)
-        if not counts:
-            out.add("question_text", "no blank markers like [A] found")
-        for ident, n in counts.items():
-            if n > 1:
-                out.add("question_text", f"blank marker [{ident}] occurs {n} times (must be once)")
-    answer_ids = _check_ids(answers, "answers", out)
-    for i, a in enumerate(answers):
-        if isinstance(a, dict) and not _nonempty_str(a.get("description")):
-            out.add(f"answers[{_entry_label(a, i)}].description", "missing answer term")
-    if isinstance(qt, str):
-        for ident in answer_ids:
-            if ident not in counts:
-                out.add(f"answers[{ident}]", f"blank [{ident}] has no marker in question_text")
-        for ident in counts:
-            if ident not in answer_ids:
-                out.add("question_text", f"blank marker [{ident}] has no answer")
-    if item_type == "positioning":
-        _check_word_bank(choices, answers, out)
-    elif item_type == "completion_closed":
-        _check_closed_options(choices, answers, counts, out)
-    elif choices not in (None, []):
-        out.add("choices", "completion_open must have null choices")
-
-
-def _check_word_bank(choices: Any, answers: list, out: _Problems) -> None:
-    if not isinstance(choices, list) or not choices:
-        out.add("choices", "positioning needs a non-empty word bank (list of terms)")
-        return
-    bank = set()
-    for i, term in enumerate(choices):
-        if not _nonempty_str(term):
-            out.add(f"choices[{i}]", "word bank entries must be non-empty strings")
-        else:
-            bank.add(norm_strict(term))
-    for i, a in enumerate(answers):
-        if isinstance(a, dict) and _nonempty_str(a.get("description")) \
-                and norm_strict(a["description"]) not in bank:
-            out.add(f"answers[{_entry_label(a, i)}].description",
-                    f"term {a['description']!r} is not in the word bank")
-
-
-def _check_closed_options(choices: Any, answers: list, counts: dict[str, int],
-                          out: _Problems) -> None:
-    if not isinstance(choices, list) or not choices:
-        out.add("choices", "completion_closed needs one {id, options} entry per blank")
-        return
-    options_by_id: dict[str, list] = {}
-    for ident in _check_ids(choices, "choices", out):
-        options_by_id[ident] = next(c.get("options") for c in choices
-                                    if isinstance(c, dict) and c.get("id") == ident)
-    for ident, options in options_by_id.items():
-        if not isinstance(options, list) or len(options) != 2 \
-                or not all(isinstance(o, str) for o in options):
-            out.add(f"choices[{ident}].options", "each blank needs exactly 2 text options")
-            options_by_id[ident] = []
-        if counts and ident not in counts:
-            out.add(f"choices[{ident}]", f"blank [{ident}] has no marker in question_text")
-    for ident in counts:
-        if ident not in options_by_id:
-            out.add(f"choices[{ident}]", f"blank [{ident}] has no options")
-    for _i, a in enumerate(answers):
-        if not isinstance(a, dict) or not isinstance(a.get("id"), str):
-            continue
-        options = options_by_id.get(a["id"])
-        if options and _nonempty_str(a.get("description")) \
-                and norm_strict(a["description"]) not in {norm_strict(o) for o in options}:
-            out.add(f"answers[{a['id']}].description",
-                    f"{a['description']!r} is not one of the options {options}")
-
-
-def _check_select_errors(rec: dict, out: _Problems) -> None:
-    qt, answers = rec["question_text"], rec["answers"]
-    if not _nonempty_str(qt):
-        out.add("question_text", "select_errors needs the passage in question_text")
-    if rec["choices"] not in (None, []):
-        out.add("choices", "select_errors must have null choices")
-    if not answers:
-        out.add("answers", "select_errors needs at least one error")
-    passage = f" {norm_strict(qt)} " if isinstance(qt, str) else None
-    seen: set[str] = set()
-    for i, a in enumerate(answers):
-        if not isinstance(a, dict):
-            out.add(f"answers[{i}]", f"expected an object, got {type(a).__name__}")
-            continue
-        error = a.get("error")
-        if not _nonempty_str(error):
-            out.add(f"answers[{i}].error", "missing error text")
-            continue
-        key = norm_strict(error)
-        if key in seen:
-            out.add(f"answers[{i}].error", f"duplicate error {error!r}")
-        seen.add(key)
-        if passage is not None and f" {key} " not in passage:
-            out.add(f"answers[{i}].error", f"error {error!r} does not occur in question_text")
-        if "correct" in a and a["correct"] is not None and not isinstance(a["correct"], str):
-            out.add(f"answers[{i}].correct", "correction must be a string")
+    for c in rec["choices"]:
+        if isinstance(c, dict) and nonempty_str(c.get("image")):
+            try:
+                found = bool(image_exists(c["image"]))
+            except Exception as exc:  # a checker failure is reported, never fatal
+                out.add(f"choices[{c.get('id')}].image", f"cannot check image file {c['image']!r}: {exc}")
+            else:
+                if not found:
+                    out.add(f"choices[{c.get('id')}].image", f"image file {c['image']!r} not found")
 
 
 def _problems_of(rec: dict, image_exists: Callable[[str], bool] | None) -> list[tuple[str, str]]:
-    out = _Problems()
-    item_type = rec["type"]
-    if item_type not in EDUART_FORMATS:
-        out.add("type", f"unknown type {item_type!r}")
+    out = Problems()
+    fmt = find_format(rec["type"])
+    if fmt is None:
+        out.add("type", f"unknown type {rec['type']!r}")
     _check_common(rec, out, image_exists)
     _check_metadata(rec, out)
+    _check_visual(rec, out, image_exists)
     if not isinstance(rec["answers"], list):
         out.add("answers", "answers must be a list")
         return out.items
-    if item_type in CHOICE_TYPES:
-        _check_choice_type(rec, out)
-    elif item_type in BLANK_TYPES:
-        _check_blank_type(rec, out)
-    elif item_type == "select_errors":
-        _check_select_errors(rec, out)
+    if fmt is not None:
+        fmt.validate(rec, out)
     return out.items
 
 
@@ -543,24 +347,6 @@ def validate_item(record: Mapping[str, Any], *,
 # Rendering
 # ---------------------------------------------------------------------------------------------
 
-def _choice_lines(item_type: str, choices: Any) -> list[str]:
-    if not isinstance(choices, list) or not choices:
-        return []
-    lines: list[str] = []
-    if item_type == "positioning" or all(isinstance(c, str) for c in choices):
-        return [f"{n}. {term}" for n, term in enumerate(choices, start=1)]
-    for c in choices:
-        if not isinstance(c, dict):
-            lines.append(str(c))
-        elif "options" in c and "text" not in c:
-            lines.append(f"{c.get('id', '')}:")
-            options = c.get("options") or []
-            lines.extend(f"  {n}. {opt}" for n, opt in enumerate(options, start=1))
-        else:
-            lines.append(f"{c.get('id', '')}. {c.get('text', '')}")
-    return lines
-
-
 def render_prompt_text(item: Item | Mapping[str, Any]) -> str:
     """The model-ready text of `data/<id>.txt`: question_text, blank line, one line per choice.
 
@@ -569,15 +355,12 @@ def render_prompt_text(item: Item | Mapping[str, Any]) -> str:
     nothing. Decisions where the published layout is silent: a null (or empty) question_text
     renders as the choice lines alone (no leading blank line), null choices as the question_text
     alone, and there is no trailing newline. Title, instructions and type are not included.
+    Each format renders through the registry (`eduart_core.formats`); regions and box or image
+    options of the newer formats add their own lines.
     """
-    if isinstance(item, Item):
-        item_type, qt, choices = item.type, item.question_text, item.choices
-    else:
-        item_type, qt, choices = item.get("type"), item.get("question_text"), item.get("choices")
-    lines = _choice_lines(str(item_type), choices)
-    parts = []
-    if qt:
-        parts.append(str(qt))
-    if lines:
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts)
+    record = vars(item) if isinstance(item, Item) else item
+    fmt = find_format(record.get("type")) or _GENERIC
+    return fmt.render(record)
+
+
+_GENERIC = AnswerFormat()

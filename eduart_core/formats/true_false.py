@@ -1,0 +1,94 @@
+"""true_false: a verdict per statement; scored by the share of statements judged right."""
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .. import paper
+from ..text import norm_id, norm_strict
+from . import common
+from .base import ScoringOptions, StrictInput
+from .choices import ChoiceFormat
+from .common import Problems
+
+
+def verdict_text(value: Any) -> Any:
+    """Vero/Falso/true/false/booleans -> "True"/"False"; anything else is left for validation."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        word = norm_strict(value)
+        if word in ("true", "vero"):
+            return "True"
+        if word in ("false", "falso"):
+            return "False"
+    return value
+
+
+class TrueFalse(ChoiceFormat):
+    name = "true_false"
+    word = "statement"
+
+    def normalise(self, record: dict) -> dict:
+        answers = record.get("answers")
+        if isinstance(answers, list):
+            record["answers"] = [{**a, "text": verdict_text(a["text"])}
+                                 if isinstance(a, dict) and "text" in a else a for a in answers]
+        return record
+
+    def validate_against_choices(self, answers, choice_ids, answer_ids, out: Problems) -> None:
+        for i, a in enumerate(answers):
+            if isinstance(a, dict) and a.get("text") not in ("True", "False"):
+                out.add(f"answers[{common.entry_label(a, i)}].text",
+                        f"verdict must be True/False (or Vero/Falso), got {a.get('text')!r}")
+        for ident in choice_ids:
+            if ident not in answer_ids:
+                out.add(f"answers[{ident}]", f"statement {ident} has no verdict")
+
+    def score_strict(self, record, gold, given: StrictInput, options: ScoringOptions):
+        if given.entries is None:
+            return 0.0, [{"element": norm_id(a.get("id")), "expected": common.verdict(a.get("text")),
+                          "given": None, "right": False} for a in gold], given.error
+        by_id = common.grouped(given.entries)
+        details = []
+        for a in gold:
+            ident = norm_id(a.get("id"))
+            expected = common.verdict(a.get("text"))
+            said = by_id.get(ident, [])
+            verdicts = {common.verdict(s) for s in said}
+            verdict = verdicts.pop() if len(verdicts) == 1 else None
+            details.append({"element": ident, "expected": expected,
+                            "given": said[0] if len(said) == 1 else (said or None),
+                            "right": expected is not None and verdict == expected})
+        return common.share(details), details, None
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        """Share of gold statements whose truth is matched; missing or unrecognised reads false."""
+        given = paper.text_map(llm)
+        details = []
+        for ident, gold_text in paper.text_map(gold).items():
+            expected = paper.norm(gold_text) in paper.TRUE_WORDS
+            said = given.get(ident)
+            verdict = paper.norm(said or "") in paper.TRUE_WORDS
+            details.append({"element": ident, "expected": expected, "given": said,
+                            "right": verdict == expected})
+        return paper.share(sum(d["right"] for d in details), len(details)), details, self.paper_error(llm)
+
+    def chance(self, record: Mapping[str, Any]) -> float | None:
+        return 0.5 if self.gold(record) else None
+
+    def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
+        return [{"id": c["id"], "text": rng.choice(["TRUE", "FALSE"])} for c in record.get("choices") or []]
+
+    def display_rows(self, record: Mapping[str, Any]) -> list[dict]:
+        verdicts = {norm_id(a.get("id")): a.get("text") for a in self.gold(record)}
+        return [{"element": norm_id(c.get("id")), "text": c.get("text") or "",
+                 "gold": verdicts.get(norm_id(c.get("id")))}
+                for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def gold_summary(self, record: Mapping[str, Any]) -> str:
+        return ", ".join(f"{r['element']} {r['gold']}" for r in self.display_rows(record))
+
+
+FORMAT = TrueFalse()
