@@ -1,5 +1,6 @@
 """Stub HTTP servers on 127.0.0.1 speaking the OpenAI chat completions, Gemini generateContent
-and Bedrock converse wire protocols, with a request log and fault injection.
+and Bedrock converse wire protocols (and the OpenAI / Gemini embedding endpoints), with a request
+log and fault injection.
 
 Why real HTTP: the SDKs (openai, google-genai, boto3) are exercised exactly as in production,
 including their serialisation of images and schemas, without any network or mock of our code.
@@ -42,6 +43,13 @@ class RequestInfo:
     # every message after the system prompt, in order: {"role": "user"|"assistant", "text", "image"}
     # (user_text and image above are those of the last user message: the current question)
     messages: list = field(default_factory=list)
+    #: every part of the current (last user) message in order: ("text", str) or ("image", (mime, bytes))
+    parts: list = field(default_factory=list)
+
+    @property
+    def images(self) -> list[tuple[str, bytes]]:
+        """Every image of the current message, in order, as (mime, bytes)."""
+        return [value for kind, value in self.parts if kind == "image"]
 
 
 def _last_user(messages: list[dict]) -> tuple[str, bytes | None, str | None]:
@@ -49,6 +57,13 @@ def _last_user(messages: list[dict]) -> tuple[str, bytes | None, str | None]:
         if message["role"] == "user":
             return message["text"], message["image"], message["mime"]
     return "", None, None
+
+
+def _last_parts(messages: list[dict]) -> list:
+    for message in reversed(messages):
+        if message["role"] == "user":
+            return message["parts"]
+    return []
 
 
 def _b64(data: str, urlsafe: bool) -> bytes:
@@ -63,22 +78,26 @@ def parse_openai(path: str, body: dict, headers: dict) -> RequestInfo:
         if message.get("role") == "system":
             system = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
             continue
-        text, image, mime = "", None, None
+        text, image, mime, seq = "", None, None, []
         parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
         for part in parts:
             if part.get("type") == "text":
                 text += part.get("text", "")
+                seq.append(("text", part.get("text", "")))
             elif part.get("type") == "image_url":
                 url = part["image_url"]["url"]
                 match = re.match(r"data:([^;]+);base64,(.*)", url, re.S)
                 if match:
-                    mime, image = match.group(1), _b64(match.group(2), urlsafe=False)
-        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime})
+                    data = _b64(match.group(2), urlsafe=False)
+                    seq.append(("image", (match.group(1), data)))
+                    if image is None:  # the item image; option images follow it
+                        mime, image = match.group(1), data
+        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime, "parts": seq})
     text, image, mime = _last_user(messages)
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema")
     return RequestInfo("openai", path, body.get("model", ""), system, text, image, mime, schema,
-                       body.get("temperature"), headers, body, messages=messages)
+                       body.get("temperature"), headers, body, messages=messages, parts=_last_parts(messages))
 
 
 def parse_gemini(path: str, body: dict, headers: dict) -> RequestInfo:
@@ -86,21 +105,25 @@ def parse_gemini(path: str, body: dict, headers: dict) -> RequestInfo:
     system = " ".join(p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])) or None
     messages = []
     for content in body.get("contents", []):
-        text, image, mime = "", None, None
+        text, image, mime, seq = "", None, None, []
         for part in content.get("parts", []):
             if "text" in part:
                 text += part["text"]
+                seq.append(("text", part["text"]))
             inline = part.get("inlineData") or part.get("inline_data")
             if inline:
-                mime = inline.get("mimeType") or inline.get("mime_type")
-                image = _b64(inline["data"], urlsafe=True)
+                kind = inline.get("mimeType") or inline.get("mime_type")
+                data = _b64(inline["data"], urlsafe=True)
+                seq.append(("image", (kind, data)))
+                if image is None:  # the item image; option images follow it
+                    mime, image = kind, data
         role = "assistant" if content.get("role") == "model" else "user"
-        messages.append({"role": role, "text": text, "image": image, "mime": mime})
+        messages.append({"role": role, "text": text, "image": image, "mime": mime, "parts": seq})
     text, image, mime = _last_user(messages)
     config = body.get("generationConfig") or {}
     schema = config.get("responseJsonSchema") or config.get("responseSchema")
     return RequestInfo("gemini", path, model, system, text, image, mime, schema, config.get("temperature"),
-                       headers, body, messages=messages)
+                       headers, body, messages=messages, parts=_last_parts(messages))
 
 
 def parse_bedrock(path: str, body: dict, headers: dict) -> RequestInfo:
@@ -108,14 +131,18 @@ def parse_bedrock(path: str, body: dict, headers: dict) -> RequestInfo:
     system = " ".join(s.get("text", "") for s in body.get("system", [])) or None
     messages = []
     for message in body.get("messages", []):
-        text, image, mime = "", None, None
+        text, image, mime, seq = "", None, None, []
         for block in message.get("content", []):
             if "text" in block:
                 text += block["text"]
+                seq.append(("text", block["text"]))
             if "image" in block:
-                mime = "image/" + block["image"].get("format", "jpeg")
-                image = _b64(block["image"]["source"]["bytes"], urlsafe=False)
-        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime})
+                kind = "image/" + block["image"].get("format", "jpeg")
+                data = _b64(block["image"]["source"]["bytes"], urlsafe=False)
+                seq.append(("image", (kind, data)))
+                if image is None:  # the item image; option images follow it
+                    mime, image = kind, data
+        messages.append({"role": message.get("role"), "text": text, "image": image, "mime": mime, "parts": seq})
     text, image, mime = _last_user(messages)
     schema = None
     text_format = (body.get("outputConfig") or {}).get("textFormat") or {}
@@ -123,7 +150,30 @@ def parse_bedrock(path: str, body: dict, headers: dict) -> RequestInfo:
     if raw_schema:
         schema = json.loads(raw_schema)
     return RequestInfo("bedrock", path, model, system, text, image, mime, schema,
-                       (body.get("inferenceConfig") or {}).get("temperature"), headers, body, messages=messages)
+                       (body.get("inferenceConfig") or {}).get("temperature"), headers, body, messages=messages,
+                       parts=_last_parts(messages))
+
+
+def stub_vector(text: str, dim: int = 64) -> list[float]:
+    """A deterministic bag-of-words vector: texts sharing words are similar, others are not."""
+    vector = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        vector[sum(word.encode()) % dim] += 1.0
+    return vector
+
+
+def parse_embeddings(path: str, body: dict, headers: dict) -> RequestInfo:
+    """OpenAI /v1/embeddings or Gemini :batchEmbedContents; `user_text` joins the inputs."""
+    if path.endswith("/embeddings"):
+        inputs = body.get("input") or []
+        inputs = [inputs] if isinstance(inputs, str) else list(inputs)
+        return RequestInfo("openai_embeddings", path, body.get("model", ""), None, "\n".join(inputs), None, None,
+                           None, None, headers, body, parts=[("text", t) for t in inputs])
+    model = unquote(path.split("/models/", 1)[1].split(":", 1)[0])
+    inputs = ["".join(p.get("text", "") for p in (r.get("content") or {}).get("parts", []))
+              for r in body.get("requests", [])]
+    return RequestInfo("gemini_embeddings", path, model, None, "\n".join(inputs), None, None, None, None,
+                       headers, body, parts=[("text", t) for t in inputs])
 
 
 def default_answer(info: RequestInfo) -> str:
@@ -192,7 +242,9 @@ class StubServer:
             body = {}
         path = handler.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in handler.headers.items()}
-        if path.endswith("/chat/completions"):
+        if path.endswith("/embeddings") or ":batchEmbedContents" in path:
+            info = parse_embeddings(path, body, headers)
+        elif path.endswith("/chat/completions"):
             info = parse_openai(path, body, headers)
         elif ":generateContent" in path:
             info = parse_gemini(path, body, headers)
@@ -231,6 +283,14 @@ class StubServer:
 
     def _success(self, info: RequestInfo, text: str) -> bytes:
         tin, tout = self.tokens
+        texts = [value for kind, value in info.parts if kind == "text"]
+        if info.protocol == "openai_embeddings":
+            payload = {"object": "list", "model": info.model, "usage": {"prompt_tokens": tin, "total_tokens": tin},
+                       "data": [{"object": "embedding", "index": i, "embedding": stub_vector(t)}
+                                for i, t in enumerate(texts)]}
+            return json.dumps(payload).encode()
+        if info.protocol == "gemini_embeddings":
+            return json.dumps({"embeddings": [{"values": stub_vector(t)} for t in texts]}).encode()
         if info.protocol == "openai":
             payload = {"id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
                        "model": info.model, "choices": [{"index": 0, "finish_reason": "stop",
@@ -250,9 +310,9 @@ class StubServer:
 
     def _error(self, handler, info: RequestInfo, status: int, retry_after: float | None) -> None:
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        if info.protocol == "openai":
+        if info.protocol in ("openai", "openai_embeddings"):
             payload = {"error": {"message": f"stub error {status}", "type": "stub", "code": str(status)}}
-        elif info.protocol == "gemini":
+        elif info.protocol in ("gemini", "gemini_embeddings"):
             payload = {"error": {"code": status, "message": f"stub error {status}",
                                  "status": "RESOURCE_EXHAUSTED" if status == 429 else "INTERNAL"}}
         else:

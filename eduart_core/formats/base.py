@@ -110,6 +110,8 @@ class AnswerFormat:
     version: str = "1"
     #: single-part formats read a reply without parsable JSON as the answer text itself
     single_part: bool = False
+    #: the scorer compares sentence embeddings (open text): the store prepares a similarity service
+    uses_embeddings: bool = False
     #: slot for the review page's editor (plain-data field specs; the review room fills the
     #: EduArt formats, new formats ship theirs)
     editor: Any = None

@@ -52,6 +52,7 @@ def _gold(gold: list[dict]) -> tuple[str, list[str]]:
 class OpenText(AnswerFormat):
     name = "open_text"
     single_part = True
+    uses_embeddings = True
     editor = EDITOR
 
     def validate(self, rec: dict, out: Problems) -> None:

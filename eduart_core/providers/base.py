@@ -7,7 +7,7 @@ they behave identically for every API.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 # Key-looking strings that must never reach a message the user, a log or the store sees.
@@ -53,12 +53,27 @@ class Message:
     image_mime: str | None = None
 
 
+@dataclass(frozen=True)
+class RequestImage:
+    """One more image of a request, sent after the item image with its label as a text part.
+
+    Why labelled: options that are images (a jigsaw piece, a detail) must reach the model in
+    option order and each must be nameable, so every image follows a line like "Option A:".
+    """
+
+    label: str
+    data: bytes
+    mime: str = "image/jpeg"
+
+
 @dataclass
 class ProviderRequest:
-    """One model call: system prompt, user text, optional image, optional JSON schema.
+    """One model call: system prompt, user text, optional image(s), optional JSON schema.
 
     ``prior`` holds the earlier turns of a multi-turn item (user, assistant, user, assistant, ...),
     sent before ``user_text`` so that a later question can build on the model's own answers.
+    `image` is the item image (sent right after the text); `images` are further labelled images
+    (options that are images), sent after it in order, each preceded by its label.
     """
 
     system: str
@@ -72,6 +87,7 @@ class ProviderRequest:
     # The item record, for offline baselines only (never sent to an API).
     item: dict | None = None
     prior: tuple[Message, ...] = ()
+    images: list[RequestImage] = field(default_factory=list)
 
 
 @dataclass

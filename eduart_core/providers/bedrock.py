@@ -33,12 +33,16 @@ class BedrockProvider:
         self.client = session.client("bedrock-runtime", endpoint_url=endpoint_url, config=config, **creds)
 
     @staticmethod
-    def _content(text: str, image: bytes | None, mime: str | None) -> list[dict]:
+    def _content(text: str, image: bytes | None, mime: str | None, extras=()) -> list[dict]:
         content: list[dict] = []
         if image is not None:
             fmt = _FORMATS.get((mime or "image/jpeg").lower(), "jpeg")
             content.append({"image": {"format": fmt, "source": {"bytes": image}}})
         content.append({"text": text})
+        for extra in extras:  # labelled option images, in order
+            content.append({"text": extra.label})
+            fmt = _FORMATS.get(extra.mime.lower(), "jpeg")
+            content.append({"image": {"format": fmt, "source": {"bytes": extra.data}}})
         return content
 
     def build_kwargs(self, request: ProviderRequest) -> dict:
@@ -46,7 +50,7 @@ class BedrockProvider:
         messages = [{"role": "user" if m.role == USER_ROLE else "assistant",
                      "content": self._content(m.text, m.image, m.image_mime)} for m in request.prior]
         messages.append({"role": "user", "content": self._content(request.user_text, request.image,
-                                                                  request.image_mime)})
+                                                                  request.image_mime, request.images)})
         kwargs: dict = {"modelId": self.model_id, "messages": messages, "system": [{"text": request.system}]}
         inference: dict = {}
         if request.temperature is not None:

@@ -20,17 +20,20 @@ class GeminiProvider:
         self.client = genai.Client(api_key=api_key, http_options=options)
 
     @staticmethod
-    def _content(role: str, text: str, image: bytes | None, mime: str | None) -> types.Content:
+    def _content(role: str, text: str, image: bytes | None, mime: str | None, extras=()) -> types.Content:
         parts = [types.Part.from_text(text=text)]
         if image is not None:
             parts.append(types.Part.from_bytes(data=image, mime_type=mime or "image/jpeg"))
+        for extra in extras:  # labelled option images, in order
+            parts.append(types.Part.from_text(text=extra.label))
+            parts.append(types.Part.from_bytes(data=extra.data, mime_type=extra.mime))
         return types.Content(role=role, parts=parts)
 
     def build_kwargs(self, request: ProviderRequest) -> dict:
         # earlier turns of a dialogue first; Gemini names the assistant role "model"
         contents = [self._content("user" if m.role == USER_ROLE else "model", m.text, m.image, m.image_mime)
                     for m in request.prior]
-        contents.append(self._content("user", request.user_text, request.image, request.image_mime))
+        contents.append(self._content("user", request.user_text, request.image, request.image_mime, request.images))
         config: dict = {"system_instruction": request.system}
         if request.temperature is not None:
             config["temperature"] = request.temperature

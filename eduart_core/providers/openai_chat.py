@@ -30,10 +30,14 @@ class OpenAIChatProvider:
         self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
 
     @staticmethod
-    def _user_content(text: str, image: bytes | None, mime: str | None) -> list[dict]:
+    def _user_content(text: str, image: bytes | None, mime: str | None, extras=()) -> list[dict]:
         content: list[dict] = [{"type": "text", "text": text}]
         if image is not None:
             uri = f"data:{mime or 'image/jpeg'};base64,{base64.b64encode(image).decode()}"
+            content.append({"type": "image_url", "image_url": {"url": uri}})
+        for extra in extras:  # labelled option images, in order
+            uri = f"data:{extra.mime};base64,{base64.b64encode(extra.data).decode()}"
+            content.append({"type": "text", "text": extra.label})
             content.append({"type": "image_url", "image_url": {"url": uri}})
         return content
 
@@ -45,8 +49,8 @@ class OpenAIChatProvider:
                                  "content": self._user_content(message.text, message.image, message.image_mime)})
             else:
                 messages.append({"role": "assistant", "content": message.text})
-        messages.append({"role": "user",
-                         "content": self._user_content(request.user_text, request.image, request.image_mime)})
+        messages.append({"role": "user", "content": self._user_content(request.user_text, request.image,
+                                                                       request.image_mime, request.images)})
         kwargs: dict = {"model": self.model_id, "messages": messages}
         if request.json_schema is not None:
             kwargs["response_format"] = {"type": "json_schema",

@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ..providers.base import ASSISTANT_ROLE, USER_ROLE, Message, ProviderError, ProviderRequest
+from ..providers.base import ASSISTANT_ROLE, USER_ROLE, Message, ProviderError, ProviderRequest, RequestImage
 from .cache import ResponseCache, cache_key
 from .pool import Job
 
@@ -87,6 +87,10 @@ class LaunchCaller:
         prior = job.payload.get("prior") or []
         if prior:
             request = replace(request, prior=prior_messages(prior, job.history))
+        extra = job.payload.get("option_images") or []
+        if extra:  # options that are images, labelled, in order
+            request = replace(request, images=[RequestImage(label, Path(file).read_bytes(), mime)
+                                               for label, file, mime in extra])
         reply = self.providers[member.spec.key].complete(request)
         fields = {"raw_text": reply.text, "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
                   "finish_reason": reply.finish_reason, "cached": False}

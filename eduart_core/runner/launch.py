@@ -177,8 +177,9 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
         items = select_items(all_items, options.items, options.limit, options.sample)
     items = complete_dialogues(items, all_items)
     before = earlier_turns(items)
-    images = store_journal.image_files(store, [h for h in items["image_hash"] if isinstance(h, str)])
-    has_image_items = bool(items["has_image"].any())
+    option_hashes = [h for mapping in items["option_images"] for h in (mapping or {}).values()]
+    images = store_journal.image_files(store, [h for h in items["image_hash"] if isinstance(h, str)] + option_hashes)
+    has_image_items = bool(items["has_image"].any()) or bool(option_hashes)
     repetitions = list(range(1, options.repeat + 1)) if options.repeat else [0]
     members: list[Member] = []
     jobs: list[Job] = []
@@ -195,18 +196,19 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                 refused[run_id] = 0
                 turns: dict[str, dict] = {}  # item_id -> what its turn sends (prior turns reuse it)
                 for row in items.itertuples(index=False):
-                    has_image = bool(row.has_image)
+                    option_files = option_image_files(row, images) if mode == "send" else []
+                    has_image = bool(row.has_image) or bool(row.option_images)
                     if has_image and mode == "refuse":
                         continue
                     send_image = has_image and mode == "send"
                     image = images.get(row.image_hash) if send_image and isinstance(row.image_hash, str) else None
-                    if send_image and image is None:
+                    if send_image and bool(row.has_image) and image is None:
                         raise UserError(f"item {row.item_id}: image {row.image_hash} missing from the store")
                     turns[row.item_id] = {"text": render_user_text(row.record, templates),
                                           "image_path": image[0] if image else None,
                                           "image_mime": image[1] if image else None,
                                           "image_hash": row.image_hash if send_image else None,
-                                          "image_sent": send_image}
+                                          "image_sent": send_image, "option_files": option_files}
                 for row in items.itertuples(index=False):
                     earlier = before.get(row.item_id, [])
                     if row.item_id not in turns or any(e not in turns for e in earlier):
@@ -215,7 +217,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                     turn = turns[row.item_id]
                     prior, shown = _prior_turns([turns[e] for e in earlier])
                     repeat_image = turn["image_hash"] is not None and turn["image_hash"] in shown
-                    schema = answer_schema(row.type, condition)
+                    schema = answer_schema(row.type, condition, row.record)
                     seed = spec.seed
                     if spec.provider == "offline" and rep:
                         seed = (spec.seed or 0) * 1000 + rep
@@ -226,6 +228,8 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                     key_parts = {}
                     if prior:  # the earlier questions; the model's answers join the key when they exist
                         key_parts["prior"] = [(p["text"], p["image_hash"]) for p in prior]
+                    if turn["option_files"]:  # options that are images
+                        key_parts["option_images"] = [h for _, h, _, _ in turn["option_files"]]
                     key = cache_key(provider=spec.provider, base_url=spec.base_url, model=spec.api_model_id,
                                     condition=condition, templates=templates.hash, system=request.system,
                                     user=request.user_text, image=turn["image_hash"],
@@ -239,11 +243,32 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                         request_key=f"{run_id}/{row.item_id}",
                         payload={"member": member, "request": request,
                                  "image_path": None if repeat_image else turn["image_path"],
-                                 "cache_key": key, "prior": prior},
+                                 "cache_key": key, "prior": prior,
+                                 "option_images": [(label, str(path), mime)
+                                                   for label, _, path, mime in turn["option_files"]]},
                         meta=meta,
                         after=f"{run_id}/{earlier[-1]}" if earlier else None,
                     ))
     return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
+
+
+def option_image_files(row, images: dict[str, tuple[Path, str]]) -> list[tuple[str, str, Path, str]]:
+    """(label, image hash, file, mime) of the item's options that are images, in option order.
+
+    The label introduces each image in the request ("Option A:"), so the model can name it.
+    """
+    from ..formats import find_format
+
+    fmt = find_format(row.type)
+    mapping = row.option_images or {}
+    out = []
+    for option_id, _path in (fmt.option_images(row.record) if fmt is not None else []):
+        image_hash = mapping.get(option_id)
+        found = images.get(image_hash) if image_hash else None
+        if found is None:
+            raise UserError(f"item {row.item_id}: image of option {option_id} missing from the store")
+        out.append((f"Option {option_id}:", image_hash, found[0], found[1]))
+    return out
 
 
 def _prior_turns(earlier: list[dict]) -> tuple[list[dict], set[str]]:

@@ -18,7 +18,9 @@ from ..items import render_prompt_text
 from ..vocab import CONDITIONS, MOTIVATION_CONDITION
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
-_SECTION = re.compile(r"^## +(\w+)\s*$", re.MULTILINE)
+#: One template per format: `prompts/formats/<format>.md` (rules, then a fenced json example).
+FORMATS_DIR = "formats"
+VISUAL_NOTE = "_visual_options.md"
 _FENCE = re.compile(r"```json\s*\n(.*?)\n```", re.DOTALL)
 
 
@@ -31,6 +33,7 @@ class Templates:
     formats: dict[str, tuple[str, str]]  # type -> (rules, output example JSON)
     condition: str
     hash: str
+    visual_note: str = ""  # added to the rules of items whose options are boxes or images
 
 
 def _read(path: Path) -> str:
@@ -40,16 +43,19 @@ def _read(path: Path) -> str:
         raise UserError(f"prompt template {path} is missing") from None
 
 
-def _parse_formats(text: str) -> dict[str, tuple[str, str]]:
+def _parse_format(text: str) -> tuple[str, str]:
+    """(rules, output example) of one `prompts/formats/<name>.md` file."""
     text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
-    parts = _SECTION.split(text)
-    formats = {}
-    for name, body in zip(parts[1::2], parts[2::2]):
-        match = _FENCE.search(body)
-        example = match.group(1).strip() if match else '{"Answers": []}'
-        rules = _FENCE.sub("", body).strip()
-        formats[name] = (rules, example)
-    return formats
+    match = _FENCE.search(text)
+    example = match.group(1).strip() if match else '{"Answers": []}'
+    return _FENCE.sub("", text).strip(), example
+
+
+def _format_files(base: Path) -> list[Path]:
+    """One template per registered format (in registry order), then the visual-options note."""
+    from ..formats import REGISTRY
+
+    return [base / FORMATS_DIR / f"{f.name}.md" for f in REGISTRY] + [base / FORMATS_DIR / VISUAL_NOTE]
 
 
 @lru_cache(maxsize=16)
@@ -57,10 +63,12 @@ def _load(condition: str, prompts_dir: str, stamp: tuple) -> Templates:
     base = Path(prompts_dir)
     system = _read(base / "system.md")
     user = _read(base / f"{condition}.md")
-    formats_text = _read(base / "default_formats.md")
-    digest = hashlib.sha256("\x00".join([system, user, formats_text]).encode()).hexdigest()[:16]
-    return Templates(system=system.strip(), user=user, formats=_parse_formats(formats_text),
-                     condition=condition, hash=digest)
+    files = _format_files(base)
+    texts = [_read(path) for path in files]
+    digest = hashlib.sha256("\x00".join([system, user, *texts]).encode()).hexdigest()[:16]
+    formats = {path.stem: _parse_format(text) for path, text in zip(files[:-1], texts[:-1])}
+    return Templates(system=system.strip(), user=user, formats=formats, condition=condition, hash=digest,
+                     visual_note=_parse_format(texts[-1])[0])
 
 
 def load_templates(condition: str, prompts_dir: Path | None = None) -> Templates:
@@ -68,8 +76,8 @@ def load_templates(condition: str, prompts_dir: Path | None = None) -> Templates
     if condition not in CONDITIONS:
         raise UserError(f"unknown condition {condition!r}: use {' or '.join(CONDITIONS)}")
     base = Path(prompts_dir or PROMPTS_DIR)
-    names = ["system.md", f"{condition}.md", "default_formats.md"]
-    stamp = tuple((base / n).stat().st_mtime_ns if (base / n).exists() else 0 for n in names)
+    paths = [base / "system.md", base / f"{condition}.md", *_format_files(base)]
+    stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in paths)
     return _load(condition, str(base), stamp)
 
 
@@ -77,6 +85,8 @@ def render_user_text(record: dict, templates: Templates) -> str:
     """The user message: title, instructions, model-ready item text and the format's rules."""
     kind = record.get("type", "")
     rules, example = templates.formats.get(kind, ("Answer the question.", '{"Answers": []}'))
+    if templates.visual_note and _has_visual_options(record):
+        rules = f"{rules} {templates.visual_note}"
     example_motivation = example[:-1].rstrip() + ', "motivation": "Two to four sentences."}' if example.endswith("}") else example
     title = (record.get("question_title") or "").strip()
     instructions = (record.get("instructions") or "").strip()
@@ -94,16 +104,17 @@ def render_user_text(record: dict, templates: Templates) -> str:
     return text.strip() + "\n"
 
 
-def answer_schema(item_type: str, condition: str) -> dict:
+def _has_visual_options(record: dict) -> bool:
+    return any(isinstance(c, dict) and (c.get("bbox") is not None or c.get("image"))
+               for c in record.get("choices") or [])
+
+
+def answer_schema(item_type: str, condition: str, record: dict | None = None) -> dict:
     """JSON schema of the reply: ``Answers`` entries per format, plus ``motivation`` when asked."""
-    if item_type in ("multiple_choice_radio", "multiple_choice_check"):
-        entry = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
-    elif item_type == "select_errors":
-        entry = {"type": "object", "properties": {"text": {"type": "string"}, "correct": {"type": "string"}},
-                 "required": ["text"]}
-    else:
-        entry = {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
-                 "required": ["id", "text"]}
+    from ..formats import AnswerFormat, find_format
+
+    fmt = find_format(item_type) or AnswerFormat()
+    entry = fmt.entry_schema(record)
     schema: dict = {"type": "object", "properties": {"Answers": {"type": "array", "items": entry}},
                     "required": ["Answers"]}
     if condition == MOTIVATION_CONDITION:

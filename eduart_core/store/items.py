@@ -64,6 +64,8 @@ class PreparedItem:
     image_hash: str | None
     content_hash: str
     image_refused: str | None = None  # why the record's image file was refused (bomb, truncated, ...)
+    #: option id -> stored image hash, for options that are images
+    option_images: dict[str, str] = field(default_factory=dict)
 
 
 def canonical_json(value: Any) -> str:
@@ -71,8 +73,11 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _content_hash(record: dict, image_hash: str | None) -> str:
-    return hashlib.sha256(canonical_json({"record": record, "image": image_hash}).encode()).hexdigest()
+def _content_hash(record: dict, image_hash: str | None, option_images: dict[str, str] | None = None) -> str:
+    content: dict[str, Any] = {"record": record, "image": image_hash}
+    if option_images:  # only then: items without image options keep their hash
+        content["option_images"] = option_images
+    return hashlib.sha256(canonical_json(content).encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- images
@@ -176,6 +181,33 @@ def resolve_image(root: Path, relative: str) -> Path:
 
 # ---------------------------------------------------------------- items
 
+def _stored_image(con: duckdb.DuckDBPyConnection, store: Store, root: Path, ref: str, fallback_dir: Path | None,
+                  cache: dict[Path, str], refused: dict[Path, str], report: ImportReport) -> str:
+    """Hash of the image file `ref` (relative to `root`), verified and stored once.
+
+    Raises UserError when the file is missing, ImageRejected when it fails verification (the
+    path and reason go to ``report.skipped`` once per file).
+    """
+    path = resolve_image(root, ref)
+    if not path.is_file() and fallback_dir is not None:
+        alternative = resolve_image(Path(fallback_dir), Path(str(ref)).name)
+        path = alternative if alternative.is_file() else path
+    if path in refused:
+        raise ImageRejected(refused[path])
+    if path not in cache:
+        if not path.is_file():
+            raise UserError(f"image file {ref} not found under {root}")
+        try:
+            image_hash, added = _store_image(con, store, read_image_file(path), path.name)
+        except ImageRejected as exc:
+            refused[path] = str(exc)
+            report.skipped.append((str(path), str(exc)))
+            raise
+        report.images_added += int(added)
+        cache[path] = image_hash
+    return cache[path]
+
+
 def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterable[dict],
                   images_root: Path | None, report: ImportReport,
                   fallback_dir: Path | None = None,
@@ -216,24 +248,8 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
         image_ref = record.get("image")
         if image_ref and images_root is not None and image_hash is None:
             try:
-                path = resolve_image(Path(images_root), image_ref)
-                if not path.is_file() and fallback_dir is not None:
-                    alternative = resolve_image(Path(fallback_dir), Path(str(image_ref)).name)
-                    path = alternative if alternative.is_file() else path
-                if path in image_refused:
-                    raise ImageRejected(image_refused[path])
-                if path not in image_cache:
-                    if not path.is_file():
-                        raise UserError(f"image file {image_ref} not found under {images_root}")
-                    try:
-                        image_hash, added = _store_image(con, store, read_image_file(path), path.name)
-                    except ImageRejected as exc:
-                        image_refused[path] = str(exc)
-                        report.skipped.append((str(path), str(exc)))
-                        raise
-                    report.images_added += int(added)
-                    image_cache[path] = image_hash
-                image_hash = image_cache[path]
+                image_hash = _stored_image(con, store, Path(images_root), image_ref, fallback_dir, image_cache,
+                                           image_refused, report)
             except LimitConfigError:
                 raise  # a bad EDUART_* value concerns the whole import, not this item
             except ImageRejected as exc:
@@ -241,8 +257,24 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
                 problems.append(f"item {item_id}: field image: {refused}")
             except UserError as exc:
                 problems.append(f"item {item_id}: field image: {exc}")
-        prepared[item_id] = PreparedItem(item_id, record, problems, image_hash, _content_hash(record, image_hash),
-                                         refused)
+        option_images: dict[str, str] = {}
+        for choice in record.get("choices") or []:
+            if not (isinstance(choice, dict) and isinstance(choice.get("image"), str) and choice["image"].strip()
+                    and images_root is not None):
+                continue
+            where = f"choices[{choice.get('id')}].image"
+            try:
+                option_images[str(choice.get("id"))] = _stored_image(
+                    con, store, Path(images_root), choice["image"], fallback_dir, image_cache, image_refused, report)
+            except LimitConfigError:
+                raise
+            except ImageRejected as exc:
+                refused = refused or f"image {choice['image']}: {exc}"
+                problems.append(f"item {item_id}: field {where}: image {choice['image']}: {exc}")
+            except UserError as exc:
+                problems.append(f"item {item_id}: field {where}: {exc}")
+        prepared[item_id] = PreparedItem(item_id, record, problems, image_hash,
+                                         _content_hash(record, image_hash, option_images), refused, option_images)
     return list(prepared.values())
 
 
@@ -252,10 +284,10 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
     if not items:
         return []
     current = {
-        row[0]: (row[1], row[2], row[3], row[4])
+        row[0]: (row[1], row[2], row[3], row[4], json.loads(row[5]) if row[5] else {})
         for row in con.execute(
-            "SELECT item_id, content_hash, version, image_hash, CAST(validation_errors AS TEXT) "
-            "FROM items WHERE dataset = ? AND is_current",
+            "SELECT item_id, content_hash, version, image_hash, CAST(validation_errors AS TEXT), "
+            "CAST(option_images AS TEXT) FROM items WHERE dataset = ? AND is_current",
             [dataset],
         ).fetchall()
     }
@@ -265,11 +297,16 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
         if item.problems:
             report.invalid[item.item_id] = item.problems
         if item.item_id in current:
-            old_hash, max_version, old_image, old_problems = current[item.item_id]
+            old_hash, max_version, old_image, old_problems, old_options = current[item.item_id]
             if item.image_hash is None and old_image and item.record.get("image"):
                 # an edit that still names an image keeps the stored one (no file was given)
                 item.image_hash = old_image
-                item.content_hash = _content_hash(item.record, old_image)
+                item.content_hash = _content_hash(item.record, old_image, item.option_images)
+            named = {str(c.get("id")) for c in item.record.get("choices") or [] if isinstance(c, dict) and c.get("image")}
+            kept = {k: v for k, v in old_options.items() if k in named and k not in item.option_images}
+            if kept:  # likewise for option images
+                item.option_images = {**kept, **item.option_images}
+                item.content_hash = _content_hash(item.record, item.image_hash, item.option_images)
             if old_hash == item.content_hash:
                 report.unchanged.append(item.item_id)
                 if (json.loads(old_problems) if old_problems else []) != item.problems:
@@ -293,6 +330,7 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
             "type": str(rec.get("type") or "unknown"), "language": rec.get("language"),
             "has_image": bool(rec.get("has_image")), "image_hash": item.image_hash,
             "record": canonical_json(rec), "content_hash": item.content_hash,
+            "option_images": canonical_json(item.option_images) if item.option_images else None,
             "validation_errors": json.dumps(item.problems, ensure_ascii=False) if item.problems else None,
             "data_issue": bool(item.problems), "origin": origin, "note": note,
         })
@@ -304,15 +342,15 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
         )
     if rows:
         frame = pd.DataFrame(rows).astype({"language": object, "image_hash": object,
-                                           "validation_errors": object, "note": object})
+                                           "validation_errors": object, "note": object, "option_images": object})
         con.register("_new_items", frame)
         try:
             con.execute(
                 "INSERT INTO items (dataset, item_id, version, is_current, type, language, has_image, "
-                "image_hash, record, content_hash, validation_errors, data_issue, origin, note) "
+                "image_hash, record, content_hash, validation_errors, data_issue, origin, note, option_images) "
                 "SELECT dataset, item_id, version, is_current, type, language, has_image, image_hash, "
-                "CAST(record AS JSON), content_hash, CAST(validation_errors AS JSON), data_issue, origin, note "
-                "FROM _new_items"
+                "CAST(record AS JSON), content_hash, CAST(validation_errors AS JSON), data_issue, origin, note, "
+                "CAST(option_images AS JSON) FROM _new_items"
             )
         finally:
             con.unregister("_new_items")
@@ -416,7 +454,7 @@ def _text_words(record: dict) -> int:
 
 _ITEM_COLUMNS = ("item_id, version, is_current, type, language, has_image, image_hash, CAST(record AS TEXT) AS record, "
                  "content_hash, CAST(validation_errors AS TEXT) AS validation_errors, data_issue, origin, note, "
-                 "created_at, updated_at")
+                 "created_at, updated_at, CAST(option_images AS TEXT) AS option_images")
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFrame:
@@ -429,6 +467,8 @@ def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFra
         frame["record"] = [_decode(v) for v in frame["record"]]
     if "validation_errors" in frame:
         frame["validation_errors"] = [_decode(v) or [] for v in frame["validation_errors"]]
+    if "option_images" in frame:
+        frame["option_images"] = [_decode(v) or {} for v in frame["option_images"]]
     return frame
 
 

@@ -9,6 +9,7 @@ seconds.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,8 @@ import pandas as pd
 from ..errors import UserError
 from ..vocab import CONDITIONS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 from .core import Store
+
+logger = logging.getLogger(__name__)
 
 RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
 
@@ -175,18 +178,60 @@ def _json_or_none(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def safe_score(record: dict, answer: Any, profile: str):
+def safe_score(record: dict, answer: Any, profile: str, similarity: Any = None):
     """score_item, or None when the (defective) item cannot be scored under the rules.
 
     Why: imported items with data issues are kept and scored wherever the rules allow; an item
     whose gold is unusable gets no score row rather than a fake zero or a failed import.
     """
+    from ..providers.base import ProviderError
     from ..scoring import score_item
 
     try:
-        return score_item(record, answer, profile)
+        return score_item(record, answer, profile, similarity=similarity)
+    except (UserError, ProviderError):  # the embedding model failed: that is not a defective item
+        raise
     except Exception:  # noqa: BLE001 - a defective gold record must not abort an import
+        logger.debug("item %s cannot be scored under %s", record.get("item_id"), profile, exc_info=True)
         return None
+
+
+class ScoringContext:
+    """What the scorers need from the store inside one transaction.
+
+    Open-text items are scored by sentence-embedding similarity under the store's embedding
+    model, with vectors cached in the store (`embeddings` table) through the same connection.
+    The embedder is only created when an open-text item is scored.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+        self._similarity = None
+
+    @property
+    def similarity(self):
+        if self._similarity is None:
+            from ..embeddings import Similarity, make_embedder
+            from .embeddings import StoreVectorCache, embedding_model_con
+
+            self._similarity = Similarity(make_embedder(embedding_model_con(self.con)), StoreVectorCache(self.con))
+        return self._similarity
+
+    def similarity_for(self, record: dict):
+        """The similarity service when this record's format needs one, else None."""
+        from ..formats import find_format
+
+        fmt = find_format(record.get("type"))
+        return self.similarity if fmt is not None and fmt.uses_embeddings else None
+
+    def prefetch(self, pairs: list[tuple[dict, list[Any]]]) -> None:
+        """Embed every text these (record, answers) will need, in one batch (open text only)."""
+        from ..formats import find_format
+        from ..scoring import prefetch_embeddings
+
+        wanted = [(r, a) for r, a in pairs if (f := find_format(r.get("type"))) is not None and f.uses_embeddings]
+        if wanted:
+            prefetch_embeddings(wanted, self.similarity)
 
 
 def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> Any:
@@ -203,19 +248,29 @@ def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> 
     return raw_text if isinstance(raw_text, str) else ""
 
 
-def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> dict:
+def parse_for(record: dict, raw: str):
+    """The lenient parse stored with a response, as the item's format reads it."""
+    from ..answers import parse_answer
+    from ..formats import find_format
+
+    fmt = find_format(record.get("type"))
+    return fmt.parse(raw) if fmt is not None else parse_answer(raw)
+
+
+def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool,
+               context: ScoringContext | None = None) -> dict:
     """Parse one response and score it under both profiles (the rule shared with rescoring).
 
     strict scores the raw text; paper scores the imported ``llm_answer`` when the answer file
     had one, else the raw text with the published parsing rule. No raw text (an error response)
     scores as unparseable under both.
     """
-    from ..answers import parse_answer
-
     raw = raw_text if isinstance(raw_text, str) else ""
-    parsed = parse_answer(raw)  # parsed once: strict scores the same lenient parse we store
-    return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE),
-            PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE)}
+    parsed = parse_for(record, raw)  # parsed once: strict scores the same lenient parse we store
+    similarity = context.similarity_for(record) if context is not None else None
+    return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE, similarity),
+            PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE,
+                                      similarity)}
 
 
 def has_llm_answer(row: dict) -> bool:
@@ -286,12 +341,16 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
     start = con.execute("SELECT nextval('response_seq') FROM range(?)", [len(fresh)]).fetchall()
     ids = [int(r[0]) for r in start]
     responses, scores = [], []
+    context = ScoringContext(con)
+    context.prefetch([(items[str(row["item_id"])][1],
+                       [row.get("raw_text") or "", paper_input(row.get("raw_text"), row.get("llm_answer"),
+                                                               has_llm_answer(row))]) for row in fresh])
     for response_id, row in zip(ids, fresh):
         item_id = str(row["item_id"])
         version, record = items[item_id]
         raw = row.get("raw_text")
         has_llm = has_llm_answer(row)
-        result = score_pair(record, raw, row.get("llm_answer"), has_llm)
+        result = score_pair(record, raw, row.get("llm_answer"), has_llm, context)
         parsed = result["parsed"]
         responses.append({
             "response_id": response_id, "run_id": run_id, "item_id": item_id,
@@ -309,7 +368,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
                 continue
             scores.append({"response_id": response_id, "profile": profile, "item_version": version,
                            "score": float(s.score), "correct": bool(s.correct),
-                           "details": _json_or_none(list(s.details or []))})
+                           "details": _json_or_none(list(s.details or [])), "scorer": s.scorer})
     frame = pd.DataFrame(responses).astype({
         "request_key": object, "raw_text": object, "llm_answer": object, "parsed_answers": object,
         "motivation": object, "parse_error": object, "error": object,
@@ -317,7 +376,8 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
     })
     insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
     if scores:
-        insert_frame(con, "scores", pd.DataFrame(scores).astype({"details": object}), json_columns=("details",))
+        insert_frame(con, "scores", pd.DataFrame(scores).astype({"details": object, "scorer": object}),
+                     json_columns=("details",))
     return len(responses)
 
 

