@@ -15,6 +15,7 @@ from .ctt import (
     item_statistics_summary,
     reliability,
 )
+from .formats import chance_levels, numeric_errors, part_accuracy
 from .images import image_effect
 from .intervals import Z95, t_interval, wilson_interval
 from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
@@ -49,4 +50,5 @@ __all__ = [
     "profile_impact", "published_format_spread", "published_items_by_format", "published_motivation",
     "published_motivation_by_type", "published_type_means", "reliability", "t_interval", "type_scores",
     "type_scores_by", "wilson_interval",
+    "chance_levels", "numeric_errors", "part_accuracy",
 ]

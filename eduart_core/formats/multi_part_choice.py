@@ -45,6 +45,7 @@ def _options(record: Mapping[str, Any]) -> dict[str, list[str]]:
 
 class MultiPartChoice(AnswerFormat):
     name = "multi_part_choice"
+    editor = EDITOR
 
     def validate(self, rec: dict, out: Problems) -> None:
         common.single_question_text(rec, out, self.name)

@@ -20,8 +20,8 @@ META_KEY = "embedding_model"
 
 def embedding_model_con(con: duckdb.DuckDBPyConnection) -> str:
     """The embedding model this store scores open text with (the offline default when unset)."""
-    row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
-    return row[0] if row and row[0] else DEFAULT_EMBEDDING_MODEL
+    rows = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchall()  # all: no pending result
+    return rows[0][0] if rows and rows[0][0] else DEFAULT_EMBEDDING_MODEL
 
 
 def embedding_model(store: Store) -> str:
@@ -30,8 +30,9 @@ def embedding_model(store: Store) -> str:
 
 
 def set_embedding_model_con(con: duckdb.DuckDBPyConnection, model: str) -> None:
+    # fetch the (row count) result: DuckDB refuses `register` on a connection with one pending
     con.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [META_KEY, model])
+                [META_KEY, model]).fetchall()
 
 
 class StoreVectorCache:
@@ -64,7 +65,7 @@ class StoreVectorCache:
         self.con.register("_new_vectors", frame)
         try:
             self.con.execute("INSERT INTO embeddings (model, text_hash, dim, vector) "
-                             "SELECT model, text_hash, dim, vector FROM _new_vectors ON CONFLICT DO NOTHING")
+                             "SELECT model, text_hash, dim, vector FROM _new_vectors ON CONFLICT DO NOTHING").fetchall()
         finally:
             self.con.unregister("_new_vectors")
 

@@ -124,7 +124,7 @@ SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image
 
 
 def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
-                include_repetitions: bool = False) -> pd.DataFrame:
+                include_repetitions: bool = False, include_details: bool = False) -> pd.DataFrame:
     """The long score frame: one row per model x condition x item (see CONTRACTS.md).
 
     The latest response wins when an item was answered twice in the same model x condition. A
@@ -132,7 +132,9 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     file in the published data, it leaves the item out rather than scoring it 0.
     Only repetition-0 runs unless ``include_repetitions`` (then a ``repetition`` column tells them
     apart). ``model`` is the display name; ``model_key`` the stable key; ``task`` and ``dimension``
-    are the item's metadata (None when unset), so results can be reported per dimension.
+    are the item's metadata (None when unset), so results can be reported per dimension. ``scorer``
+    names the rule set of each score (open text: with its embedding model, also in
+    ``attrs["embedding_models"]``). ``include_details`` adds the per-element ``details`` (lists).
     """
     _check_profiles([profile])
     if dataset is not None:
@@ -151,7 +153,7 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
                s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition,
                json_extract_string(i.record, '$.task') AS task,
                json_extract_string(i.record, '$.dimension') AS dimension,
-               s.scorer
+               s.scorer{", CAST(s.details AS TEXT) AS details" if include_details else ""}
         FROM latest l
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
         JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
@@ -166,6 +168,9 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
         frame = frame.drop(columns=["repetition"])
     frame["scorer"] = pd.Series([None if _missing(v) else v for v in frame["scorer"]], dtype=object,
                                 index=frame.index)
+    if include_details:
+        frame["details"] = pd.Series([[] if _missing(v) else json.loads(v) for v in frame["details"]],
+                                     dtype=object, index=frame.index)
     frame = frame.reset_index(drop=True)
     frame.attrs["embedding_models"] = _embedding_models(frame)
     return frame
