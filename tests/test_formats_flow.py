@@ -248,3 +248,23 @@ def test_import_items_cli_reads_new_formats_with_option_images(tmp_path):
     assert counts["items_by_type"] == {"multi_part_choice": 1, "multiple_choice_radio": 2, "numeric": 2,
                                        "open_text": 1}
     assert counts["items_with_data_issue"] == 0
+
+
+def test_format_views_on_a_store_with_new_formats(store):
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    fill(store)
+    with StubServer(answer=_right_answer) as stub:
+        assert main(["run", "--db", str(store.path), "--dataset", "muse", "--provider", "openai_compatible",
+                     "--base-url", f"{stub.url}/v1", "--model-id", "stub-model", "--quiet"]) == 0
+    src, sel = views.Source.of(store), Selection(dataset="muse")
+    key = views.run_view("answer_key", src, sel, item="m1")
+    assert key[["element", "label", "gold"]].values.tolist() == [["A", "lateral", "left"], ["B", "depth", "behind"],
+                                                                 ["C", "vertical", "none"]]
+    chance = views.run_view("chance_levels", src, Selection(dataset="muse", types=("numeric",)))
+    assert chance["type"].tolist() == ["numeric"] and chance["n_items"].tolist() == [2]
+    errors = views.numeric_errors(src, sel)
+    assert errors[["n", "n_parsed", "accuracy", "mae"]].values.tolist() == [[2, 2, 1.0, 0.5]]  # "undici" vs 12
+    parts = views.part_accuracy(src, sel)
+    assert parts["part"].tolist() == ["depth", "lateral", "vertical"] and (parts["accuracy"] == 1.0).all()

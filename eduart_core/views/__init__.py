@@ -31,6 +31,7 @@ from ._base import (
     models_with_data,
     selected_scores,
 )
+from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
 from .items import (
     dataset_glance,
     image_sizes,
@@ -119,6 +120,8 @@ _SPECS = (
     ViewSpec("items_by_image", items_by_image, "Overview: items with and without an image"),
     ViewSpec("item_lengths", item_lengths, "Overview: item length in words and tokens"),
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
+    ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
+    ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -136,7 +139,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
+    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
     "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
     "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",
