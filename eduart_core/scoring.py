@@ -41,6 +41,9 @@ class ItemScore:
     scorer: str | None = None
 
 
+_DEFAULT_OPTIONS = ScoringOptions()
+
+
 def _record(item: Item | Mapping[str, Any]) -> Mapping[str, Any]:
     return vars(item) if isinstance(item, Item) else item
 
@@ -63,7 +66,8 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAU
     fmt = find_format(record.get("type"))
     if fmt is None:
         raise ValueError(f"cannot score an item of unknown type {record.get('type')!r}")
-    options = ScoringOptions(fuzzy_threshold=fuzzy_threshold, similarity=similarity)
+    options = _DEFAULT_OPTIONS if fuzzy_threshold == 90 and similarity is None else \
+        ScoringOptions(fuzzy_threshold=fuzzy_threshold, similarity=similarity)
     result = fmt.score(record, answer, profile, options)
     return ItemScore(score=result.score, correct=result.score >= 0.5, details=result.details,
                      parse_error=result.parse_error, profile=profile, scorer=result.scorer)
