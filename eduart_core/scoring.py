@@ -73,8 +73,9 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAU
                      parse_error=result.parse_error, profile=profile, scorer=result.scorer)
 
 
-def prefetch_embeddings(pairs: Iterable[tuple[Mapping[str, Any], list[Any]]], similarity: Any) -> int:
-    """Embed, in one batch, every text the open-text scorer will need for these (record, answers).
+def prefetch_embeddings(pairs: Iterable[tuple[Mapping[str, Any], list[tuple[str, Any]]]], similarity: Any) -> int:
+    """Embed, in one batch, every text the open-text scorer will need for these
+    (record, [(profile, answer), ...]).
 
     Why: scoring thousands of free-text answers one by one would call the embedding model once
     per answer; one batch (and the store's cache) makes it one call for the texts never seen.

@@ -114,12 +114,14 @@ class Similarity:
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Make sure every text has a vector: memory, then the cache, then one embed call."""
-        wanted = {text_hash(t): t for t in texts if t and t.strip()}
+        self._ensure({text_hash(t): t for t in texts if t and t.strip()})
+
+    def _ensure(self, wanted: dict[str, str]) -> None:
         missing = [h for h in wanted if h not in self._memory]
         if not missing:
             return
         if self.cache is not None:
-            self._memory.update(self.cache.get(self.model_id, missing))
+            self._remember(self.cache.get(self.model_id, missing))
             missing = [h for h in missing if h not in self._memory]
         if not missing:
             return
@@ -128,29 +130,31 @@ class Similarity:
             raise UserError(f"embedding model {self.model_id} returned {len(vectors)} vectors for {len(missing)} texts")
         fresh = {h: np.asarray(v, dtype=np.float32) for h, v in zip(missing, vectors)}
         self.embedded += len(fresh)
-        self._memory.update(fresh)
+        self._remember(fresh)
         if self.cache is not None:
             self.cache.put(self.model_id, fresh)
 
+    def _remember(self, vectors: dict[str, np.ndarray]) -> None:
+        """Keep unit-length copies: a cosine is then one dot product."""
+        for h, v in vectors.items():
+            norm = float(np.linalg.norm(v))
+            self._memory[h] = v / norm if norm else v
+
     def vector(self, text: str) -> np.ndarray:
+        """The unit-length vector of `text`."""
         key = text_hash(text)
         if key not in self._memory:
-            self.prefetch([text])
+            self._ensure({key: text})
         return self._memory[key]
 
     def similarities(self, text: str, references: list[str]) -> list[float]:
-        """Cosine similarity of `text` with each reference (vectors are normalised here too)."""
-        self.prefetch([text, *references])
-        a = self.vector(text)
-        out = []
-        for ref in references:
-            if not ref or not ref.strip():
-                out.append(0.0)
-                continue
-            b = self.vector(ref)
-            denom = float(np.linalg.norm(a) * np.linalg.norm(b))
-            out.append(float(np.dot(a, b) / denom) if denom else 0.0)
-        return out
+        """Cosine similarity of `text` with each reference (0 for an empty reference)."""
+        keys = {t: text_hash(t) for t in (text, *references) if t and t.strip()}
+        self._ensure({h: t for t, h in keys.items()})
+        a = self._memory[keys[text]] if text in keys else None
+        if a is None:
+            return [0.0 for _ in references]
+        return [float(np.dot(a, self._memory[keys[ref]])) if ref in keys else 0.0 for ref in references]
 
 
 _DEFAULT: dict[str, Similarity] = {}

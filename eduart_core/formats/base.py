@@ -73,7 +73,8 @@ def strict_input(answer: Any) -> StrictInput:
         free = "free_form" in answer.repairs
         if answer.answers is None:
             return StrictInput(None, answer.parse_error)
-        return StrictInput(common.entries(answer.answers), None, free_form=free)
+        # our parser already keeps object entries only, keys lower-cased (answers._clean_entries)
+        return StrictInput(answer.answers, None, free_form=free)
     if isinstance(answer, list):
         return StrictInput(common.entries(answer), None)
     parsed = parse_answer(answer)
@@ -229,8 +230,8 @@ class AnswerFormat:
     def paper_error(self, llm: Any) -> str | None:
         return unparsed_error(llm)
 
-    def embedding_texts(self, record: Mapping[str, Any], answers: list[Any]) -> list[str]:
-        """Texts this format needs embedded to score `answers` (open text only)."""
+    def embedding_texts(self, record: Mapping[str, Any], answers: list[tuple[str, Any]]) -> list[str]:
+        """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
 
     # ---------------------------------------------------------------- chance

@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id
+from ..vocab import PAPER_PROFILE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
 from .blanks import passage_words
@@ -111,15 +112,18 @@ class OpenText(AnswerFormat):
         score, details = self._judge(gold, text, options)
         return score, details, None if isinstance(text, str) and text.strip() else self.paper_error(llm)
 
-    def embedding_texts(self, record: Mapping[str, Any], answers: list[Any]) -> list[str]:
-        """References plus the text each answer form would be judged on (strict and paper)."""
+    def embedding_texts(self, record: Mapping[str, Any], answers: list[tuple[str, Any]]) -> list[str]:
+        """References plus the text each (profile, answer) will be judged on."""
         gold = self.gold(record)
         texts = list(_gold(gold)[1])
-        for answer in answers:
-            strict = self.strict_text(gold, strict_input(self.parse(answer) if isinstance(answer, str) else answer))[0]
-            for text in (strict, self.paper_text(gold, paper_llm_answer(answer))):
-                if isinstance(text, str) and text.strip():
-                    texts.append(text.strip())
+        for profile, answer in answers:
+            if profile == PAPER_PROFILE:
+                text = self.paper_text(gold, paper_llm_answer(answer))
+            else:
+                given = self.parse(answer) if isinstance(answer, str) else answer
+                text = self.strict_text(gold, strict_input(given))[0]
+            if isinstance(text, str) and text.strip():
+                texts.append(text.strip())
         return texts
 
     # ------------------------------------------------------------ chance and display

@@ -224,8 +224,8 @@ class ScoringContext:
         fmt = find_format(record.get("type"))
         return self.similarity if fmt is not None and fmt.uses_embeddings else None
 
-    def prefetch(self, pairs: list[tuple[dict, list[Any]]]) -> None:
-        """Embed every text these (record, answers) will need, in one batch (open text only)."""
+    def prefetch(self, pairs: list[tuple[dict, list[tuple[str, Any]]]]) -> None:
+        """Embed every text these (record, [(profile, answer)]) will need, in one batch (open text only)."""
         from ..formats import find_format
         from ..scoring import prefetch_embeddings
 
@@ -258,7 +258,7 @@ def parse_for(record: dict, raw: str):
 
 
 def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool,
-               context: ScoringContext | None = None) -> dict:
+               context: ScoringContext | None = None, parsed: Any = None) -> dict:
     """Parse one response and score it under both profiles (the rule shared with rescoring).
 
     strict scores the raw text; paper scores the imported ``llm_answer`` when the answer file
@@ -266,7 +266,8 @@ def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answ
     scores as unparseable under both.
     """
     raw = raw_text if isinstance(raw_text, str) else ""
-    parsed = parse_for(record, raw)  # parsed once: strict scores the same lenient parse we store
+    if parsed is None:
+        parsed = parse_for(record, raw)  # parsed once: strict scores the same lenient parse we store
     similarity = context.similarity_for(record) if context is not None else None
     return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE, similarity),
             PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE,
@@ -342,15 +343,17 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
     ids = [int(r[0]) for r in start]
     responses, scores = [], []
     context = ScoringContext(con)
+    parses = [parse_for(items[str(row["item_id"])][1], row.get("raw_text") or "") for row in fresh]
     context.prefetch([(items[str(row["item_id"])][1],
-                       [row.get("raw_text") or "", paper_input(row.get("raw_text"), row.get("llm_answer"),
-                                                               has_llm_answer(row))]) for row in fresh])
-    for response_id, row in zip(ids, fresh):
+                       [(STRICT_PROFILE, parsed),
+                        (PAPER_PROFILE, paper_input(row.get("raw_text"), row.get("llm_answer"), has_llm_answer(row)))])
+                      for row, parsed in zip(fresh, parses)])
+    for response_id, row, parsed in zip(ids, fresh, parses):
         item_id = str(row["item_id"])
         version, record = items[item_id]
         raw = row.get("raw_text")
         has_llm = has_llm_answer(row)
-        result = score_pair(record, raw, row.get("llm_answer"), has_llm, context)
+        result = score_pair(record, raw, row.get("llm_answer"), has_llm, context, parsed)
         parsed = result["parsed"]
         responses.append({
             "response_id": response_id, "run_id": run_id, "item_id": item_id,

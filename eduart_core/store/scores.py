@@ -51,14 +51,16 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
             record = records[record_text] = json.loads(record_text)
         raw = raw if isinstance(raw, str) else ""
         llm = json.loads(llm_text) if llm_text is not None else None
-        prepared.append((int(response_id), raw, paper_input(raw, llm, llm_text is not None), int(version), record))
+        prepared.append((int(response_id), parse_for(record, raw), paper_input(raw, llm, llm_text is not None),
+                         int(version), record))
     context = ScoringContext(con)
-    context.prefetch([(record, [raw, paper]) for _, raw, paper, _, record in prepared])
+    context.prefetch([(record, [(STRICT_PROFILE, parsed), (PAPER_PROFILE, paper)])
+                      for _, parsed, paper, _, record in prepared])
     out = []
-    for response_id, raw, paper, version, record in prepared:
+    for response_id, parsed, paper, version, record in prepared:
         similarity = context.similarity_for(record)
         for profile in profiles:
-            answer: Any = paper if profile == PAPER_PROFILE else parse_for(record, raw)
+            answer: Any = paper if profile == PAPER_PROFILE else parsed
             result = safe_score(record, answer, profile, similarity)
             if result is None:
                 continue
