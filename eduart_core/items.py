@@ -18,7 +18,15 @@ from eduart_core.formats import AnswerFormat, find_format
 from eduart_core.formats.common import Problems, blank_ids, entry_label, keyed_answers, nonempty_str
 from eduart_core.formats.visual import check_regions
 from eduart_core.text import norm_id
-from eduart_core.vocab import is_language_code
+from eduart_core.vocab import (
+    CHECK_TYPE,
+    COMPLETION_CLOSED_TYPE,
+    COMPLETION_OPEN_TYPE,
+    MCQ_TYPE,
+    POSITIONING_TYPE,
+    TRUE_FALSE_TYPE,
+    is_language_code,
+)
 
 __all__ = [
     "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS", "OPTIONAL_FIELDS",
@@ -27,10 +35,10 @@ __all__ = [
 ]
 
 #: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
-BLANK_TYPES: frozenset[str] = frozenset({"positioning", "completion_closed", "completion_open"})
+BLANK_TYPES: frozenset[str] = frozenset({POSITIONING_TYPE, COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE})
 #: Types whose `choices` are `[{"id", "text"}]` objects.
 CHOICE_TYPES: frozenset[str] = frozenset(
-    {"multiple_choice_radio", "multiple_choice_check", "true_false"})
+    {MCQ_TYPE, CHECK_TYPE, TRUE_FALSE_TYPE})
 
 #: Optional metadata of other benchmarks (issue 14): what the item tests (`task`, `dimension`),
 #: free `tags` and `image_attributes` (objects of short string or number values), the id of a
@@ -41,11 +49,11 @@ METADATA_FIELDS: tuple[str, ...] = (
     "task", "dimension", "tags", "image_attributes", "parallel_of", "dialogue_id", "turn",
 )
 
-#: Canonical key order of `Item.to_record()` and `normalise_record()` (metadata only when set).
 #: Optional fields of the answer formats (kept only when set, like the metadata): `regions`, boxes
 #: on the image the question refers to (`[{"id", "bbox", "label"}]`, see `formats.visual`).
 OPTIONAL_FIELDS: tuple[str, ...] = ("regions",)
 
+#: Canonical key order of `Item.to_record()` and `normalise_record()` (metadata only when set).
 RECORD_FIELDS: tuple[str, ...] = (
     "item_id", "type", "question_title", "instructions", "question_text", "choices", "answers",
     "language", "exercise", "question", "source", "has_image", "image", *METADATA_FIELDS,
@@ -157,7 +165,7 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
     out["answers"] = answers
-    if isinstance(out["choices"], list) and item_type != "positioning":
+    if isinstance(out["choices"], list) and item_type != POSITIONING_TYPE:
         out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
     fmt = find_format(item_type)
     return fmt.normalise(out) if fmt is not None else out

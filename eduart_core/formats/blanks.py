@@ -11,6 +11,7 @@ from rapidfuzz import fuzz
 
 from .. import paper
 from ..text import norm_id, norm_strict
+from ..vocab import COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE, POSITIONING_TYPE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
@@ -107,7 +108,7 @@ class BlankFormat(AnswerFormat):
 
 
 class Positioning(BlankFormat):
-    name = "positioning"
+    name = POSITIONING_TYPE
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         choices = rec["choices"]
@@ -145,7 +146,7 @@ class Positioning(BlankFormat):
 
 
 class CompletionClosed(BlankFormat):
-    name = "completion_closed"
+    name = COMPLETION_CLOSED_TYPE
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         choices = rec["choices"]
@@ -209,7 +210,7 @@ def option_block_lines(choices: Any) -> list[str]:
 
 
 class CompletionOpen(BlankFormat):
-    name = "completion_open"
+    name = COMPLETION_OPEN_TYPE
     fuzzy = True
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id, norm_strict
+from ..vocab import CHECK_TYPE
 from . import common
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
@@ -17,7 +18,7 @@ _EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerate
 
 
 class Check(ChoiceFormat):
-    name = "multiple_choice_check"
+    name = CHECK_TYPE
     visual = True
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:

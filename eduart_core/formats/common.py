@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..text import letter_id, norm_id, norm_strict
+from ..vocab import COMPLETION_OPEN_TYPE
 
 MARKER = re.compile(r"\[([A-Z]{1,2})\]")
 
@@ -88,7 +89,7 @@ def marker_counts(question_text: str | None) -> dict[str, int]:
 
 def keyed_answers(item_type: str, answers: Any) -> Any:
     """Older completion_open records hold a plain list of strings: key them A, B, ... in order."""
-    if item_type == "completion_open" and isinstance(answers, list) and answers \
+    if item_type == COMPLETION_OPEN_TYPE and isinstance(answers, list) and answers \
             and all(isinstance(a, str) for a in answers):
         return [{"id": letter_id(i), "description": a} for i, a in enumerate(answers)]
     return answers

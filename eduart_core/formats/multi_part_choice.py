@@ -18,13 +18,14 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id, norm_strict
+from ..vocab import MULTI_PART_TYPE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import option_block_lines
 from .common import Problems
 
 EDITOR = {
-    "format": "multi_part_choice",
+    "format": MULTI_PART_TYPE,
     "fields": [
         {"path": "question_text", "widget": "textarea", "label": "Question", "required": True},
         {"path": "choices", "widget": "list", "label": "Parts", "min_items": 1, "item_fields": [
@@ -44,7 +45,7 @@ def _options(record: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 class MultiPartChoice(AnswerFormat):
-    name = "multi_part_choice"
+    name = MULTI_PART_TYPE
     editor = EDITOR
 
     def validate(self, rec: dict, out: Problems) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id
+from ..vocab import NUMERIC_TYPE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
@@ -27,7 +28,7 @@ CHANCE_RANGE = (0, 20)
 _TOLERANCE_EPS = 1e-9
 
 EDITOR = {
-    "format": "numeric",
+    "format": NUMERIC_TYPE,
     "fields": [
         {"path": "question_text", "widget": "textarea", "label": "Question", "required": True},
         {"path": "answers[0].value", "widget": "number", "label": "Correct value", "required": True},
@@ -64,7 +65,7 @@ def judge(text: Any, gold: list[dict]) -> tuple[float, dict, str | None]:
 
 
 class Numeric(AnswerFormat):
-    name = "numeric"
+    name = NUMERIC_TYPE
     single_part = True
     editor = EDITOR
 

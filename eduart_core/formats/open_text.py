@@ -18,14 +18,14 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id
-from ..vocab import PAPER_PROFILE
+from ..vocab import OPEN_TEXT_TYPE, PAPER_PROFILE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
 from .blanks import passage_words
 from .common import Problems
 
 EDITOR = {
-    "format": "open_text",
+    "format": OPEN_TEXT_TYPE,
     "fields": [
         {"path": "question_text", "widget": "textarea", "label": "Question", "required": True},
         {"path": "answers[0].references", "widget": "text_list", "label": "Reference answers",
@@ -51,7 +51,7 @@ def _gold(gold: list[dict]) -> tuple[str, list[str]]:
 
 
 class OpenText(AnswerFormat):
-    name = "open_text"
+    name = OPEN_TEXT_TYPE
     single_part = True
     uses_embeddings = True
     editor = EDITOR

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id
+from ..vocab import MCQ_TYPE
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
@@ -21,7 +22,7 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 
 class Radio(ChoiceFormat):
-    name = "multiple_choice_radio"
+    name = MCQ_TYPE
     visual = True
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_strict
+from ..vocab import SELECT_ERRORS_TYPE
 from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import passage_words
@@ -27,7 +28,7 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 
 class SelectErrors(AnswerFormat):
-    name = "select_errors"
+    name = SELECT_ERRORS_TYPE
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

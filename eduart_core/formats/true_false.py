@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import paper
 from ..text import norm_id, norm_strict
+from ..vocab import TRUE_FALSE_TYPE
 from . import common
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
@@ -27,7 +28,7 @@ def verdict_text(value: Any) -> Any:
 
 
 class TrueFalse(ChoiceFormat):
-    name = "true_false"
+    name = TRUE_FALSE_TYPE
     word = "statement"
 
     def normalise(self, record: dict) -> dict:

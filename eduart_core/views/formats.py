@@ -7,6 +7,7 @@ import pandas as pd
 from .. import analysis
 from ..formats import display_item
 from ..selection import Selection
+from ..vocab import MULTI_PART_TYPE
 from ._base import EmptySelection, Source, cached, items
 
 _KEY_COLUMNS = ["item_id", "type", "element", "label", "text", "gold", "bbox", "image"]
@@ -73,5 +74,5 @@ def part_accuracy(src: Source, sel: Selection) -> pd.DataFrame:
     frame = sel.apply(_scores_with_details(src, sel.profile, sel.dataset), all_conditions=True)
     catalogue = items(src, sel.dataset)
     labels = {r.item_id: {c.get("id"): c.get("label") for c in r.record.get("choices") or [] if isinstance(c, dict)}
-              for r in catalogue.itertuples() if r.type == "multi_part_choice" and isinstance(r.record, dict)}
+              for r in catalogue.itertuples() if r.type == MULTI_PART_TYPE and isinstance(r.record, dict)}
     return analysis.part_accuracy(frame, labels)
