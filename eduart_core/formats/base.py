@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from ..answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from ..paper import unparsed_error
 from ..vocab import FORMATS, PAPER_PROFILE, FormatInfo
-from . import common
 from .common import Problems
 from .visual import bbox_text, regions_lines
 

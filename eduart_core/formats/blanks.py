@@ -9,10 +9,11 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE, POSITIONING_TYPE
-from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 

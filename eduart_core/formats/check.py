@@ -6,10 +6,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import CHECK_TYPE
-from . import common
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from ..text import norm_id
-from . import common
 from .base import AnswerFormat
 from .common import Problems
 from .visual import check_visual_choices

@@ -16,10 +16,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import MULTI_PART_TYPE
-from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import option_block_lines
 from .common import Problems

@@ -15,10 +15,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_id
 from ..vocab import NUMERIC_TYPE
-from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 from .numbers import parse_number

@@ -16,10 +16,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_id
 from ..vocab import OPEN_TEXT_TYPE, PAPER_PROFILE
-from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
 from .blanks import passage_words
 from .common import Problems

@@ -5,10 +5,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import eduart_core.formats.common as common
+
 from .. import paper
 from ..text import norm_strict
 from ..vocab import SELECT_ERRORS_TYPE
-from . import common
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import passage_words
 from .common import Problems
