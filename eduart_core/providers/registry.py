@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from ..errors import UserError
+from ..vocab import MODEL_KIND, MODEL_KINDS
 
 SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
 PROVIDERS = ("openai", "openai_compatible", "gemini", "bedrock", "offline")
@@ -33,6 +34,8 @@ class ModelSpec:
     max_output_tokens: int | None = None
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
+    #: `vocab.MODEL_KINDS`: a `baseline` (such as `chance`) is a reference mark, not an examinee.
+    kind: str = MODEL_KIND
 
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float:
         """USD for the given token counts at the registry prices."""
@@ -65,6 +68,8 @@ def _parse(path: Path) -> dict[str, ModelSpec]:
             raise UserError(f"model registry {path}: models.{key}: missing {', '.join(missing)}")
         if entry["provider"] not in PROVIDERS:
             raise UserError(f"model registry {path}: models.{key}: provider must be one of {', '.join(PROVIDERS)}")
+        if entry.get("kind", MODEL_KIND) not in MODEL_KINDS:
+            raise UserError(f"model registry {path}: models.{key}: kind must be one of {', '.join(MODEL_KINDS)}")
         entry = {"family": entry.get("family", "Other"), **entry}
         specs[key] = ModelSpec(key=key, **entry)
     return specs

@@ -346,7 +346,8 @@ def _register(store: Store, plan: Plan) -> dict[str, float]:
     specs = {m.spec.key: m.spec for m in plan.members}
     existing = store_journal.run_wall_seconds(store, [m.run_id for m in plan.members])
     for spec in specs.values():
-        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id)
+        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id,
+                     kind=spec.kind)
     for m in plan.members:
         params = {"temperature": m.spec.temperature, "max_output_tokens": m.spec.max_output_tokens,
                   "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,

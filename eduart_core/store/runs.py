@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
-from ..vocab import CONDITIONS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
+from ..vocab import CONDITIONS, MODEL_KIND, MODEL_KINDS, PAPER_PROFILE, PROFILES, SIMULATED_KIND, STRICT_PROFILE
 from .core import Store
 
 logger = logging.getLogger(__name__)
@@ -48,12 +48,18 @@ def ensure_dataset(store: Store, dataset: str, title: str, kind: str, simulated:
 
 
 def ensure_model_con(con: duckdb.DuckDBPyConnection, model: str, display_name: str, family: str | None,
-                     provider: str | None, api_model_id: str | None, simulated: bool = False) -> str:
+                     provider: str | None, api_model_id: str | None, simulated: bool = False,
+                     kind: str | None = None) -> str:
     """Insert or refresh a model row; returns the display name actually stored.
 
     Display names are unique: when another model already uses the wanted name, the key is
-    appended in parentheses rather than failing the import.
+    appended in parentheses rather than failing the import. ``kind`` is one of
+    ``vocab.MODEL_KINDS`` (default: simulated for a simulated model, else a real model); a
+    ``baseline`` is a reference such as the chance model, never an examinee.
     """
+    kind = kind or (SIMULATED_KIND if simulated else MODEL_KIND)
+    if kind not in MODEL_KINDS:
+        raise UserError(f"model {model}: unknown kind {kind!r}; use one of {', '.join(MODEL_KINDS)}")
     name = display_name or model
     taken = con.execute("SELECT model FROM models WHERE display_name = ? AND model <> ?", [name, model]).fetchone()
     if taken:
@@ -61,26 +67,26 @@ def ensure_model_con(con: duckdb.DuckDBPyConnection, model: str, display_name: s
     exists = con.execute("SELECT 1 FROM models WHERE model = ?", [model]).fetchone()
     if exists:
         con.execute(
-            "UPDATE models SET display_name = ?, family = ?, provider = ?, api_model_id = ?, simulated = ? "
-            "WHERE model = ?",
-            [name, family, provider, api_model_id, simulated, model],
+            "UPDATE models SET display_name = ?, family = ?, provider = ?, api_model_id = ?, simulated = ?, "
+            "kind = ? WHERE model = ?",
+            [name, family, provider, api_model_id, simulated, kind, model],
         )
     else:
         con.execute(
-            "INSERT INTO models (model, display_name, family, provider, api_model_id, simulated) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [model, name, family, provider, api_model_id, simulated],
+            "INSERT INTO models (model, display_name, family, provider, api_model_id, simulated, kind) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [model, name, family, provider, api_model_id, simulated, kind],
         )
     return name
 
 
 def ensure_model(store: Store, model: str, display_name: str, family: str | None, provider: str | None,
-                 api_model_id: str | None, simulated: bool = False) -> str:
+                 api_model_id: str | None, simulated: bool = False, kind: str | None = None) -> str:
     """Register (or refresh) a model; returns its stored display name."""
     if not model or not str(model).strip():
         raise UserError("model key must not be empty")
     with store.transaction() as con:
-        return ensure_model_con(con, model, display_name, family, provider, api_model_id, simulated)
+        return ensure_model_con(con, model, display_name, family, provider, api_model_id, simulated, kind)
 
 
 # ---------------------------------------------------------------- runs

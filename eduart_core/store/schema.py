@@ -209,3 +209,19 @@ MIGRATIONS.append((3, "answer formats: embeddings, scorer, option images", [
     "ALTER TABLE scores ADD COLUMN scorer TEXT",
     "ALTER TABLE items ADD COLUMN option_images JSON",
 ]))
+
+# Migration 4 (issue 11, honest numbers): every model has a kind. A baseline (the offline chance
+# model; imported human or random baselines later) is a reference drawn beside the models, never an
+# examinee: rankings, findings and item statistics leave it out unless the user switches it in.
+# Existing rows: simulated models become 'simulated', offline-provider models (the chance model)
+# 'baseline', the rest 'model'.
+from ..vocab import BASELINE_KIND as _BASELINE  # noqa: E402 - the kinds are the vocabulary's names
+from ..vocab import MODEL_KIND as _MODEL  # noqa: E402
+from ..vocab import SIMULATED_KIND as _SIMULATED  # noqa: E402
+
+MIGRATIONS.append((4, "model kinds", [
+    f"ALTER TABLE models ADD COLUMN kind TEXT DEFAULT '{_MODEL}'",
+    f"UPDATE models SET kind = '{_SIMULATED}' WHERE simulated",
+    f"UPDATE models SET kind = '{_BASELINE}' WHERE provider = 'offline'",
+    f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
+]))

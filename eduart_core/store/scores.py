@@ -14,7 +14,16 @@ import duckdb
 import pandas as pd
 
 from ..errors import UserError
-from ..vocab import DEFAULT_PROFILE, FORMATS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
+from ..vocab import (
+    BASELINE_KIND,
+    DEFAULT_PROFILE,
+    FORMATS,
+    MODEL_KIND,
+    PAPER_PROFILE,
+    PROFILES,
+    SIMULATED_KIND,
+    STRICT_PROFILE,
+)
 from .core import Store
 from .runs import ScoringContext, insert_frame, paper_input, parse_for, safe_score
 
@@ -122,6 +131,20 @@ def _require_dataset(store: Store, dataset: str) -> None:
             raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
 
 
+def model_kind_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
+    """SQL for the kind of a model row (`models` aliased ``alias``).
+
+    Why not just ``m.kind``: a read-only connection does not migrate, so a store written before
+    the model-kinds migration has no kind column yet; its kinds are then derived the way the
+    migration does.
+    """
+    derived = (f"CASE WHEN {alias}.simulated THEN '{SIMULATED_KIND}' "
+               f"WHEN {alias}.provider = 'offline' THEN '{BASELINE_KIND}' ELSE '{MODEL_KIND}' END")
+    has_kind = con.execute("SELECT count(*) FROM information_schema.columns "
+                           "WHERE table_name = 'models' AND column_name = 'kind'").fetchone()[0]
+    return f"coalesce({alias}.kind, {derived})" if has_kind else derived
+
+
 SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score", "correct"]
 
 
@@ -137,6 +160,8 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     are the item's metadata (None when unset), so results can be reported per dimension. ``scorer``
     names the rule set of each score (open text: with its embedding model, also in
     ``attrs["embedding_models"]``). ``include_details`` adds the per-element ``details`` (lists).
+    ``kind`` is the model kind (a ``baseline`` row is a reference, which the selection leaves out
+    unless switched in).
     """
     _check_profiles([profile])
     if dataset is not None:
@@ -144,7 +169,9 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
     partition = "u.dataset, u.model, u.condition, r.item_id" + (f", {rep}" if include_repetitions else "")
     where_rep = "" if include_repetitions else f"AND {rep} = 0"
-    sql = f"""
+    with store.connect(read_only=True) as con:
+        kind = model_kind_sql(con)
+        sql = f"""
         WITH latest AS (
             SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition
             FROM responses r JOIN runs u USING (run_id)
@@ -155,13 +182,13 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
                s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition,
                json_extract_string(i.record, '$.task') AS task,
                json_extract_string(i.record, '$.dimension') AS dimension,
+               {kind} AS kind,
                s.scorer{", CAST(s.details AS TEXT) AS details" if include_details else ""}
         FROM latest l
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
         JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
         JOIN models m ON m.model = l.model_key
         ORDER BY l.dataset, m.display_name, l.condition, l.item_id, l.repetition"""
-    with store.connect(read_only=True) as con:
         frame = con.execute(sql, [dataset, dataset, profile]).df()
     for column in ("has_image", "correct", "simulated"):
         frame[column] = frame[column].astype(bool)
@@ -296,11 +323,11 @@ def list_datasets(store: Store) -> pd.DataFrame:
 
 
 def list_models(store: Store) -> pd.DataFrame:
-    """Models with their runs and responses, sorted by display name."""
+    """Models with their kind, runs and responses, sorted by display name."""
     with store.connect(read_only=True) as con:
         return con.execute(
-            """SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
-                      count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
+            f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+                      {model_kind_sql(con)} AS kind, count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
                       list(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
                FROM models m LEFT JOIN runs u USING (model) LEFT JOIN responses r USING (run_id)
                GROUP BY ALL ORDER BY m.display_name"""
