@@ -17,9 +17,10 @@ from .ctt import (
 )
 from .formats import chance_levels, numeric_errors, part_accuracy
 from .images import image_effect
-from .intervals import Z95, t_interval, wilson_interval
+from .intervals import WILSON_WORDS, Z95, t_interval, wilson_interval
 from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
+from .paired import paired_macro_difference
 from .published import (
     pooled_motivation_fractions,
     published_format_spread,
@@ -28,7 +29,7 @@ from .published import (
     published_motivation_by_type,
     published_type_means,
 )
-from .regression import logistic_regression
+from .regression import logistic_regression, median_ability_model, regression_references
 from .scores import (
     format_spread,
     leaderboard,
@@ -40,12 +41,14 @@ from .scores import (
     type_scores,
     type_scores_by,
 )
+from .variance import format_model_variance
 
 __all__ = [
     "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
-    "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
+    "format_model_variance", "paired_macro_difference",
+    "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
     "item_statistics", "item_statistics_summary", "largest_condition_changes", "leaderboard",
-    "logistic_regression", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
+    "logistic_regression", "median_ability_model", "regression_references", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
     "motivation_by_type", "motivation_effect", "pooled_motivation_fractions", "profile_differences",
     "profile_impact", "published_format_spread", "published_items_by_format", "published_motivation",
     "published_motivation_by_type", "published_type_means", "reliability", "t_interval", "type_scores",

@@ -10,6 +10,8 @@ from scipy import stats
 
 #: The normal quantile of every 95% interval in EduArt Studio (the publication rounds it to 1.96).
 Z95 = 1.96
+#: How captions name the interval (the z is part of the definition, so it is stated).
+WILSON_WORDS = f"95% Wilson score interval, z = {Z95}"
 
 
 def wilson_interval(p, n, z: float = Z95):

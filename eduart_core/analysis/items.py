@@ -14,19 +14,25 @@ from ._frame import finish, prepare, sort_frame
 #: Quick filters of the item list, with the words a page shows for them.
 ITEM_FILTERS: dict[str, str] = {
     "all": "All items",
-    "all_wrong": "All models wrong",
+    "all_wrong": "No model fully right",
     "disagree": "Models disagree",
     "negative_rpb": "Negative discrimination (suspect key)",
     "top_fail": "Top models fail, weak ones pass",
 }
 
 
+#: "Right" in counts of models right: full credit. With this rule "right for every examinee" is
+#: exactly p = 1, so the counts agree with the difficulty p computed over the same examinees.
+FULL_CREDIT = 1.0
+
+
 def item_overview(df: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
     """One row per item of a single-condition long frame: format, language, image, mean score,
-    models right (score >= 0.5), p and r_pb with its category, and ``top_minus_weak`` (mean score
-    of the stronger half of the models minus the weaker half; negative = strong models fail)."""
+    models right (full credit, score = 1, over the same examinees as p), p and r_pb with its
+    category, and ``top_minus_weak`` (mean score of the stronger half of the models minus the
+    weaker half; negative = strong models fail). ``stats`` must come from the same frame."""
     d, dropped = prepare(df, ["model", "condition", "item_id", "type", "language", "has_image", "score"])
-    right = d.assign(right=d["score"] >= 0.5)
+    right = d.assign(right=d["score"] >= FULL_CREDIT - 1e-9)
     agg = right.groupby("item_id").agg(type=("type", "first"), language=("language", "first"),
                                        has_image=("has_image", "first"), mean_score=("score", "mean"),
                                        models_right=("right", "sum"), n_models=("model", "nunique"))

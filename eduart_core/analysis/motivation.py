@@ -111,7 +111,7 @@ def motivation_effect(df: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
     out["p_holm"] = adjusted
     for c in ("n_improved", "n_same", "n_degraded", "n_discordant"):
         out[c] = out[c].fillna(0).astype(int)
-    return finish(sort_frame(out, ["model"]), dropped)
+    return finish(sort_frame(out, ["model"]), dropped, holm_of="p_wilcoxon")
 
 
 def motivation_by_model_type(df: pd.DataFrame) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import pandas as pd
 from ..vocab import DEFAULT_CONDITION, MOTIVATION_CONDITION
 from ._frame import finish, sort_frame
 from .intervals import wilson_interval
+from .motivation import holm
 
 TYPE_MEAN_COLUMNS = ["model", "family", "condition", "type", "n", "mean", "ci_low", "ci_high"]
 
@@ -22,7 +23,7 @@ def published_type_means(frame: pd.DataFrame) -> pd.DataFrame:
     """The stored published type means as the ``type_scores`` frame (fractions, every interval set).
 
     The publication prints Wilson intervals for the default condition only; missing intervals are
-    filled with the same Wilson interval (z = 1.96) that ``type_scores`` uses.
+    filled with the same Wilson interval (``intervals.Z95``) that ``type_scores`` uses.
     """
     out = frame.copy()
     for col in ("mean", "ci_low", "ci_high"):
@@ -50,7 +51,8 @@ def published_format_spread(type_means: pd.DataFrame) -> pd.DataFrame:
 
 def published_motivation(macro: pd.DataFrame, pooled: pd.DataFrame | None) -> pd.DataFrame:
     """Per model default vs motivation macro from the type means, joined with the published pooled
-    (micro) paired comparison when the dataset has one. No item-level test can be run here."""
+    (micro) paired comparison when the dataset has one. No item-level test can be run here:
+    ``p_holm`` is the Holm adjustment of the published paired t-test p-values across models."""
     wide = macro.pivot_table(index="model", columns="condition", values="macro")
     out = pd.DataFrame({"model": wide.index,
                         "default_macro": wide.get(DEFAULT_CONDITION),
@@ -64,8 +66,16 @@ def published_motivation(macro: pd.DataFrame, pooled: pd.DataFrame | None) -> pd
         for c in keep:
             out[c] = np.nan
     out["p_wilcoxon"] = np.nan
-    out = out.dropna(subset=["default_macro", "motivation_macro"])
-    return finish(sort_frame(out, ["model"]), 0)
+    out = out.dropna(subset=["default_macro", "motivation_macro"]).reset_index(drop=True)
+    # The published p-values are per model; counting "significant" models needs the same Holm
+    # correction the item-level path applies (there to the Wilcoxon p-values).
+    p = out["p_ttest"].to_numpy(dtype=float) if "p_ttest" in out else np.full(len(out), np.nan)
+    adjusted = np.full(len(out), np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        adjusted[ok] = holm(p[ok])
+    out["p_holm"] = adjusted
+    return finish(sort_frame(out, ["model"]), 0, holm_of="p_ttest")
 
 
 def published_motivation_by_type(type_means: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,6 +1,9 @@
 """Logistic regression of correctness on format, image, language and model.
 
-`correct ~ type + has_image + language + model` with treatment coding. The design depends on the
+`correct ~ type + has_image + language + model` with treatment coding. Every coefficient is an
+odds ratio against a reference level, so the references are a choice the caller makes and the
+output names (`regression_references` applies the documented defaults: the published levels
+when the data have them, else the rules listed there). The design depends on the
 row only through its cell (type, has_image, language, model), so the fit runs on binomial counts
 per cell: identical estimates and ordinary standard errors to the row-level Logit, at a cost that
 does not grow with the number of rows. Item-clustered robust errors are the same sandwich
@@ -20,11 +23,130 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ..errors import UserError
-from ..vocab import DEFAULT_CONDITION, MCQ_TYPE, format_names
+from ..vocab import (
+    DEFAULT_CONDITION,
+    MCQ_TYPE,
+    PUBLISHED_REFERENCE,
+    REFERENCE_FACTORS,
+    WITH_IMAGE,
+    WITHOUT_IMAGE,
+    format_names,
+    format_rank,
+)
 from ._frame import filter_conditions, finish, group_codes, prepare
 
-COLUMNS = ["predictor", "beta", "se", "z", "p", "odds_ratio", "ci_low", "ci_high"]
+COLUMNS = ["predictor", "beta", "se", "z", "p", "odds_ratio", "ci_low", "ci_high", "factor", "reference",
+           "reference_rule"]
 _CELL = ["type", "has_image", "language", "model"]
+
+
+_DEFAULT_RULE = "default level"
+
+#: Why a reference level was used (the `reference_rule` column and the captions).
+RULE_CHOSEN = "chosen by the user"
+RULE_PUBLISHED = "published reference"
+RULE_MEDIAN_MODEL = "median-ability model; the data lack the published reference model"
+RULE_FIRST_FORMAT = "first format in published order; the data lack single-answer multiple choice"
+RULE_FIRST_LANGUAGE = "first language alphabetically; the data lack English items"
+RULE_ONLY_IMAGE = "image items only in the data"
+
+
+def median_ability_model(df: pd.DataFrame, threshold: float = 0.5) -> str:
+    """The model whose share of correct answers (score >= threshold) is the median of the models.
+
+    With an even number of models the lower of the two middle ones; ties go to the name that
+    sorts first. Why this rule for datasets without the published reference model: the odds
+    ratios then read as "better or worse than a typical model in this dataset", and the
+    reference is neither an outlier (the alphabetically first model may be the weakest) nor
+    dependent on how models happen to be named.
+    """
+    d, _ = prepare(df, ["model", "score"])
+    if d.empty:
+        raise UserError("no scored rows to choose a reference model from")
+    share = (d["score"] >= threshold).groupby(d["model"]).mean()
+    ranked = sorted(share.items(), key=lambda kv: (kv[1], str(kv[0])))
+    return ranked[(len(ranked) - 1) // 2][0]
+
+
+def regression_references(df: pd.DataFrame, requested: dict | None = None,
+                          published: dict | None = None, threshold: float = 0.5) -> tuple[dict, dict]:
+    """(reference level per factor, the rule that chose each) for `logistic_regression`.
+
+    ``requested`` (factor -> value, empty values ignored) wins: `type` a format, `has_image` an
+    image filter name (`with`/`without`) or a bool, `language` a code, `model` a display name or
+    a model key (column `model_key`). Otherwise the published references
+    (``published``, default `vocab.PUBLISHED_REFERENCE`) are used where the data have them: the
+    published model is looked up by key, so a dataset whose models come from the published
+    registry gets the published reference model. Else: the first format in published order,
+    image-free items, the first language alphabetically, and the median-ability model
+    (`median_ability_model`). A requested level that is not in the data is a one-line error.
+    """
+    published = dict(PUBLISHED_REFERENCE if published is None else published)
+    requested = {k: v for k, v in (requested or {}).items() if v not in (None, "")}
+    unknown = sorted(set(requested) - set(REFERENCE_FACTORS))
+    if unknown:
+        raise UserError(f"unknown reference factor(s) {', '.join(unknown)}; use {', '.join(REFERENCE_FACTORS)}")
+    d, _ = prepare(df)
+    if d.empty:
+        raise UserError("no scored rows for the regression")
+    refs: dict = {}
+    rules: dict = {}
+
+    def present(column: str) -> list:
+        return list(pd.unique(d[column]))
+
+    # format
+    types = present("type")
+    if "type" in requested:
+        if requested["type"] not in types:
+            raise UserError(f"reference format {requested['type']!r} is not in the data "
+                            f"(present: {', '.join(sorted(map(str, types), key=format_rank))})")
+        refs["type"], rules["type"] = requested["type"], RULE_CHOSEN
+    elif published.get("type") in types:
+        refs["type"], rules["type"] = published["type"], RULE_PUBLISHED
+    else:
+        refs["type"], rules["type"] = sorted(types, key=lambda t: format_rank(str(t)))[0], RULE_FIRST_FORMAT
+    # image
+    images = set(d["has_image"].astype(bool))
+    if "has_image" in requested:
+        value = requested["has_image"]
+        if isinstance(value, str):
+            if value not in (WITH_IMAGE, WITHOUT_IMAGE):
+                raise UserError(f"reference image must be {WITH_IMAGE!r} or {WITHOUT_IMAGE!r}, not {value!r}")
+            value = value == WITH_IMAGE
+        if bool(value) not in images:
+            raise UserError(f"reference image {'with' if value else 'without'}: no such items in the data")
+        refs["has_image"], rules["has_image"] = bool(value), RULE_CHOSEN
+    elif bool(published.get("has_image", False)) in images:
+        refs["has_image"], rules["has_image"] = bool(published.get("has_image", False)), RULE_PUBLISHED
+    else:
+        refs["has_image"], rules["has_image"] = True, RULE_ONLY_IMAGE
+    # language
+    langs = present("language")
+    if "language" in requested:
+        if requested["language"] not in langs:
+            raise UserError(f"reference language {requested['language']!r} is not in the data "
+                            f"(present: {', '.join(sorted(map(str, langs)))})")
+        refs["language"], rules["language"] = requested["language"], RULE_CHOSEN
+    elif published.get("language") in langs:
+        refs["language"], rules["language"] = published["language"], RULE_PUBLISHED
+    else:
+        refs["language"], rules["language"] = sorted(langs, key=str)[0], RULE_FIRST_LANGUAGE
+    # model (display names in `model`; registry keys in `model_key` when the frame has them)
+    names = present("model")
+    keys = ({} if "model_key" not in df.columns else
+            dict(df[["model_key", "model"]].drop_duplicates().itertuples(index=False, name=None)))
+    if "model" in requested:
+        wanted = requested["model"]
+        name = wanted if wanted in names else keys.get(wanted)
+        if name not in names:
+            raise UserError(f"reference model {wanted!r} is not in the data (present: {', '.join(sorted(map(str, names)))})")
+        refs["model"], rules["model"] = name, RULE_CHOSEN
+    elif keys.get(published.get("model")) in names:
+        refs["model"], rules["model"] = keys[published["model"]], RULE_PUBLISHED
+    else:
+        refs["model"], rules["model"] = median_ability_model(d, threshold), RULE_MEDIAN_MODEL
+    return refs, rules
 
 
 def _levels(values: pd.Series, reference, order: tuple = ()) -> list:
@@ -39,26 +161,32 @@ def _levels(values: pd.Series, reference, order: tuple = ()) -> list:
     return [ref] + [v for v in ranked if v != ref]
 
 
-def _design(cells: pd.DataFrame, reference: dict) -> tuple[np.ndarray, list[str]]:
-    """Treatment-coded design matrix for the cells; single-level factors are left out."""
+def _design(cells: pd.DataFrame, reference: dict) -> tuple[np.ndarray, list[str], dict]:
+    """Treatment-coded design matrix for the cells; single-level factors are left out.
+
+    Returns (matrix, column names, the reference level used per factor)."""
     cols = [np.ones(len(cells))]
     names = ["intercept"]
     type_ref = reference.get("type")
     if type_ref is None and MCQ_TYPE in set(cells["type"]):
         type_ref = MCQ_TYPE
     lang_ref = reference.get("language")
-    if lang_ref is None and "en" in set(cells["language"]):
-        lang_ref = "en"
+    if lang_ref is None and PUBLISHED_REFERENCE["language"] in set(cells["language"]):
+        lang_ref = PUBLISHED_REFERENCE["language"]
     specs = [("type", type_ref, format_names()), ("has_image", reference.get("has_image", False), ()),
              ("language", lang_ref, ()), ("model", reference.get("model"), ())]
+    used: dict = {}
     for column, ref, order in specs:
         if column == "has_image" and ref not in set(cells["has_image"]):
+            if "has_image" in reference:
+                raise UserError(f"reference level {ref!r} of has_image is not in the data")
             ref = None
         levels = _levels(cells[column], ref, order)
+        used[column] = levels[0]
         for level in levels[1:]:
             cols.append((cells[column] == level).to_numpy(dtype=float))
             names.append(f"{column}:{level}")
-    return np.column_stack(cols), names
+    return np.column_stack(cols), names, used
 
 
 def _independent_columns(x: np.ndarray) -> np.ndarray:
@@ -74,26 +202,29 @@ def _independent_columns(x: np.ndarray) -> np.ndarray:
 
 def logistic_regression(df: pd.DataFrame, condition: str | None = DEFAULT_CONDITION,
                         threshold: float = 0.5, reference: dict | None = None,
-                        cluster: str | None = None) -> pd.DataFrame:
+                        cluster: str | None = None, rules: dict | None = None) -> pd.DataFrame:
     """Fit `correct ~ type + has_image + language + model` for one condition (None = all rows).
 
-    correct = score >= threshold. References: multiple_choice_radio, has_image False, language
-    en, and the alphabetically first model, each overridable via `reference` (keys type,
-    has_image, language, model). A factor with one level in the data (single model, one
-    language, no image items) is left out; aliased terms are dropped and listed in
-    attrs["dropped_terms"]. cluster=None: ordinary (published) errors; cluster="item":
-    item-clustered robust errors. Columns: predictor, beta, se, z, p, odds_ratio, ci_low,
-    ci_high (95% Wald, on the odds-ratio scale). attrs: n_obs, n_items, n_models, cluster,
-    n_dropped, dropped_terms.
+    correct = score >= threshold. References from `reference` (keys type, has_image, language,
+    model; `regression_references` computes the documented defaults); a factor missing there
+    falls back to multiple_choice_radio / no image / en when present, else the first level in
+    published format order or alphabetically. The reference model has no coefficient row. A
+    factor with one level in the data (single model, one language, no image items) is left
+    out; aliased terms are dropped and listed in attrs["dropped_terms"]. cluster=None: ordinary
+    (published) errors; cluster="item": item-clustered robust errors. Columns: predictor, beta,
+    se, z, p, odds_ratio, ci_low, ci_high (95% Wald, on the odds-ratio scale), factor, and the
+    factor's `reference` level with the `reference_rule` that chose it (`rules`, by factor; the
+    intercept row's reference lists every reference). attrs: n_obs, n_items, n_models,
+    cluster, n_dropped, dropped_terms, reference (factor -> level), reference_rule.
     """
     # The matrices here are small (cells x predictors); multi-threaded BLAS only adds contention,
     # which on a busy 2-core machine made a 0.7 s fit take 16 s.
     with threadpool_limits(limits=1, user_api="blas"):
-        return _logistic_regression(df, condition, threshold, reference, cluster)
+        return _logistic_regression(df, condition, threshold, reference, cluster, rules)
 
 
 def _logistic_regression(df: pd.DataFrame, condition: str | None, threshold: float,
-                         reference: dict | None, cluster: str | None) -> pd.DataFrame:
+                         reference: dict | None, cluster: str | None, rules: dict | None) -> pd.DataFrame:
     """The fit behind `logistic_regression` (see there)."""
     if cluster not in (None, "item"):
         raise UserError(f"cluster must be None or 'item', not {cluster!r}")
@@ -108,7 +239,7 @@ def _logistic_regression(df: pd.DataFrame, condition: str | None, threshold: flo
     cells["has_image"] = cells["has_image"].astype(bool)
     trials = np.bincount(cell_codes, minlength=len(cells)).astype(float)
     successes = np.bincount(cell_codes, weights=y, minlength=len(cells))
-    x_full, names_full = _design(cells, reference)
+    x_full, names_full, used = _design(cells, reference)
     keep = _independent_columns(x_full)
     x = x_full[:, keep]
     names = [names_full[j] for j in keep]
@@ -140,6 +271,13 @@ def _logistic_regression(df: pd.DataFrame, condition: str | None, threshold: flo
         out = pd.DataFrame({"predictor": names, "beta": beta, "se": se, "z": z,
                             "p": 2 * stats.norm.sf(np.abs(z)), "odds_ratio": np.exp(beta),
                             "ci_low": np.exp(beta - q * se), "ci_high": np.exp(beta + q * se)})
+    rules = dict(rules or {})
+    factors = [n.split(":", 1)[0] if ":" in n else "intercept" for n in names]
+    summary = "; ".join(f"{f}={used[f]}" for f in REFERENCE_FACTORS if f in used)
+    out["factor"] = factors
+    out["reference"] = [summary if f == "intercept" else str(used[f]) for f in factors]
+    out["reference_rule"] = ["" if f == "intercept" else rules.get(f, _DEFAULT_RULE) for f in factors]
     return finish(out, dropped, n_obs=n_obs, n_items=len(item_index),
                   n_models=int(d["model"].nunique()), cluster=cluster, condition=condition,
-                  dropped_terms=aliased)
+                  dropped_terms=aliased, reference=used, reference_rule={f: rules.get(f, _DEFAULT_RULE)
+                                                                         for f in used})
