@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, views, vocab
+from eduart_core import analysis, charts, findings, views, vocab
 from eduart_core.runner.recovery import recover_at_start
 from pages import common
 
@@ -28,18 +28,26 @@ def overview() -> None:
 
     st.subheader("Key findings")
     for f in found:
-        st.markdown(f"- **{f.headline}** {f.detail} _Test: {f.test}._")
+        size = f"; n = {f.n} {f.n_unit}".rstrip() if f.n is not None else ""
+        st.markdown(f"- **{f.headline}** {f.detail} _Test: {f.test}{size}._")
     if not found:
         st.caption("Not enough data in the current selection for findings.")
 
     st.subheader("Leaderboard")
     n_items = int(board["n_items"].max()) if "n_items" in board else 0
     caption = (f"Macro average (bars: unweighted mean of the format means) and multiple-choice accuracy "
-               f"(diamonds, 95% Wilson interval) per model; condition {sel.condition}, "
+               f"(diamonds, {analysis.WILSON_WORDS}) per model; condition {sel.condition}, "
                f"{common.scoring_label(sel)}, n = {n_items} items. Colours show the model family.")
     lead = findings.leader_finding(board)
-    common.chart(charts.figure_leaderboard(board, families=fam), "leaderboard", caption,
-                 story=lead.headline if lead else None)
+    fig = charts.figure_leaderboard(board, families=fam)
+    if not sel.baselines:  # baselines are references: a dashed line each, never a bar or a rank
+        with common.guard():
+            base = views.baselines(src, sel)
+        if len(base):
+            charts.add_baseline_lines(fig, base)
+            caption += (" Dashed lines: baseline models (" + ", ".join(base["model"]) + "), macro average; "
+                        "references, not ranked.")
+    common.chart(fig, "leaderboard", caption, story=lead.headline if lead else None)
     shown = board.assign(family=board["model"].map(fam))[
         ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
     common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition})",

@@ -7,6 +7,7 @@ numbers a user sees. No Streamlit, no SQL, no statistics beyond sorting and scal
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 import numpy as np
@@ -36,6 +37,7 @@ FAMILY_COLOURS: dict[str, str] = {
     "Simulated": "#7F7F7F",
 }
 OTHER_COLOUR = "#999933"
+BASELINE_COLOUR = "#555555"  # reference marks of baseline models (chance): never a family colour
 HIGHER_COLOUR = "#1f77b4"  # blue: the second condition scores higher
 LOWER_COLOUR = "#d62728"   # red: the second condition scores lower
 
@@ -106,6 +108,56 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     fig.update_xaxes(title="Score (%)", range=[0, 100])
     fig.update_yaxes(title=None)
     return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+
+
+def _plain(text: object) -> str:
+    """A name shown in an annotation, escaped so plotly shows it as text (it interprets some tags)."""
+    return html.escape(str(text))
+
+
+def add_baseline_lines(fig: go.Figure, baselines: pd.DataFrame, *, value: str = "macro") -> go.Figure:
+    """Dashed reference lines at each baseline model's score on a horizontal-bar chart (the leaderboard).
+
+    Baselines (such as chance) are references, not examinees: they get a line, not a bar or a rank.
+    """
+    if baselines is None or baselines.empty or value not in baselines:
+        return fig
+    for i, row in enumerate(baselines.dropna(subset=[value]).itertuples(index=False)):
+        x = float(np.round(getattr(row, value) * 100.0, 1))
+        fig.add_vline(x=x, line_dash="dash", line_color=BASELINE_COLOUR, line_width=1.5,
+                      annotation_text=f"{_plain(row.model)} (baseline) {x:.1f}%",
+                      annotation_position="top right" if i % 2 == 0 else "bottom right",
+                      annotation_font=dict(color=BASELINE_COLOUR, size=12))
+    return fig
+
+
+def add_baseline_format_marks(fig: go.Figure, baseline_type_means: pd.DataFrame) -> go.Figure:
+    """Each baseline's format mean written above the matching column of the format heatmap.
+
+    Above the grid rather than as a row in it, so a baseline is never read as one more examinee.
+    """
+    if baseline_type_means is None or baseline_type_means.empty:
+        return fig
+    heat = next((t for t in fig.data if isinstance(t, go.Heatmap)), None)
+    if heat is None:
+        return fig
+    labels = {format_label(t): t for t in baseline_type_means["type"].unique()}
+    lines = []
+    for label in list(heat.x):
+        t = labels.get(label)
+        sub = baseline_type_means[baseline_type_means["type"] == t] if t is not None else baseline_type_means.iloc[0:0]
+        text = "<br>".join(f"{_plain(r.model)}: {100 * r.mean:.0f}" for r in sub.itertuples(index=False))
+        if text:
+            lines.append(dict(x=label, y=1.0, xref="x", yref="paper", yanchor="bottom", showarrow=False,
+                              text=text, font=dict(color=BASELINE_COLOUR, size=11)))
+    n_lines = int(baseline_type_means["model"].nunique())
+    for note in lines:
+        fig.add_annotation(**note)
+    fig.add_annotation(x=0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
+                       showarrow=False, text="baseline:", font=dict(color=BASELINE_COLOUR, size=11))
+    top = fig.layout.margin.t or 20
+    fig.update_layout(margin=dict(t=top + 18 * n_lines + 10))
+    return fig
 
 
 def figure_format_heatmap(type_means: pd.DataFrame, *, macro: pd.DataFrame | None = None,

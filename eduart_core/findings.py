@@ -11,28 +11,55 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .vocab import format_label
+from .analysis.intervals import Z95
+from .vocab import format_label, language_label
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One sentence for people plus the test behind it."""
+    """One sentence for people, the test behind it and the n it rests on.
+
+    ``headline`` is plain language (no formula: presentation mode shows it in large type);
+    ``detail`` carries the numbers and intervals; ``test`` names the method; ``n`` is the sample
+    size the statement rests on and ``n_unit`` says what was counted (items, models, ...).
+    """
 
     headline: str
     detail: str
     test: str
+    n: int | None = None
+    n_unit: str = ""
+
+
+#: Significance level of every finding that counts significant results.
+ALPHA = 0.05
+#: "About as much": neither share of variance is more than this many times the other.
+SIMILAR_RATIO = 1.25
 
 
 def _p(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _pp(x: float) -> str:
+    return f"{100 * x:+.1f} points"
+
+
 def _pv(p: float) -> str:
     return "p < .001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def leader_finding(board: pd.DataFrame) -> Finding | None:
-    """Who leads, and whether the lead is larger than the runner-up's interval suggests."""
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding | None:
+    """Who leads, by how much, and whether a paired comparison on the same items separates the two.
+
+    ``paired`` is `analysis.paired_macro_difference(leader, runner-up)`; without it (published
+    aggregates hold no item-level answers) the gap is reported as descriptive only. "Within
+    sampling noise" is said only when the paired interval includes 0.
+    """
     if board is None or len(board) < 1:
         return None
     b = board.sort_values("macro", ascending=False)
@@ -41,15 +68,31 @@ def leader_finding(board: pd.DataFrame) -> Finding | None:
     if len(b) == 1:
         return Finding(f"{top['model']} scores {_p(top['macro'])} on average across formats.",
                        f"Macro average = unweighted mean of the format means; n = {n} items.",
-                       "descriptive (macro average)")
+                       "descriptive (macro average)", n, "items")
     second = b.iloc[1]
     gap = 100 * (top["macro"] - second["macro"])
-    return Finding(
-        f"{top['model']} leads with a macro average of {_p(top['macro'])}, "
-        f"{gap:.1f} points ahead of {second['model']}.",
-        f"Macro average = unweighted mean of the format means over {n} items; "
-        f"{len(b)} models compared. A gap of a few points between neighbours is within sampling noise.",
-        "descriptive (macro average)")
+    head = (f"{top['model']} leads with a macro average of {_p(top['macro'])}, "
+            f"{gap:.1f} points ahead of {second['model']}")
+    usable = (paired is not None and paired.get("model_a") == top["model"]
+              and paired.get("model_b") == second["model"])
+    if not usable:
+        return Finding(
+            head + ".",
+            f"Macro average = unweighted mean of the format means over {n} items; {len(b)} models compared. "
+            "Item-level answers are not available here, so the gap cannot be tested with a paired comparison.",
+            "descriptive (macro averages; no paired test possible)", n, "items")
+    noise = paired["ci_low"] <= 0 <= paired["ci_high"]
+    verdict = ("within sampling noise: the interval includes 0" if noise
+               else "beyond sampling noise: the interval excludes 0")
+    headline = head + (": a lead within sampling noise." if noise else ": a lead beyond sampling noise.")
+    detail = (f"On the {paired['n_items']} items both answered, the macro difference is "
+              f"{_pp(paired['diff_macro'])} (95% interval {100 * paired['ci_low']:+.1f} to "
+              f"{100 * paired['ci_high']:+.1f}), {verdict}; {top['model']} scores higher on "
+              f"{paired['n_a_better']} items, {second['model']} on {paired['n_b_better']}. "
+              f"{len(b)} models compared.")
+    test = (f"paired bootstrap of the macro-average difference (items resampled within format, "
+            f"{paired['n_boot']} draws, 95% percentile interval)")
+    return Finding(headline, detail, test, int(paired["n_items"]), "items answered by both models")
 
 
 def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
@@ -68,28 +111,33 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
     n = int(board["n_mcq"].max()) if "n_mcq" in board and board["n_mcq"].notna().any() else None
     detail = "Share of single-answer multiple-choice items answered right per model" + \
         (f" (n = {n} items each)." if n else ".")
-    return Finding(head, detail, "Wilson score 95% interval")
+    return Finding(head, detail, f"Wilson score 95% interval (z = {Z95}), overlap of the intervals", n,
+                   "multiple-choice items per model")
 
 
 def hardest_format_finding(type_means: pd.DataFrame) -> Finding | None:
-    """The format where even the best model stays lowest (type means of one condition)."""
+    """The format where even the best model stays lowest, with the best model's interval."""
     if type_means is None or type_means.empty:
         return None
-    tm = type_means
+    tm = type_means.dropna(subset=["mean"])
     best = tm.groupby("type")["mean"].max()
     if best.empty:
         return None
     t = best.idxmin()
-    n = int(tm[tm["type"] == t]["n"].max()) if "n" in tm else 0
+    row = tm[tm["type"] == t].sort_values("mean", ascending=False).iloc[0]
+    n = int(row["n"]) if "n" in row and pd.notna(row["n"]) else 0
+    interval = ""
+    if "ci_low" in row and pd.notna(row.get("ci_low")) and pd.notna(row.get("ci_high")):
+        interval = f", 95% interval {_p(row['ci_low'])} to {_p(row['ci_high'])}"
     return Finding(
         f"On {format_label(t).lower()} every model is below {np.ceil(100 * best[t]):.0f}%.",
-        f"The best model's mean item score on this format is {_p(best[t])} (n = {n} items per model), "
-        "the lowest top score of any format.",
-        "descriptive (format means with Wilson 95% intervals)")
+        f"The best model on this format, {row['model']}, has a mean item score of {_p(best[t])}"
+        f"{interval} (n = {n} items), the lowest top score of any format.",
+        f"Wilson score 95% interval (z = {Z95}) on the format mean", n, "items of the format")
 
 
 def spread_finding(type_means: pd.DataFrame) -> Finding | None:
-    """How much the format changes a model's score: the largest best-minus-worst gap (one condition)."""
+    """The largest best-minus-worst format gap of a model (one condition): the Formats page's story."""
     if type_means is None or type_means.empty:
         return None
     tm = type_means
@@ -99,36 +147,90 @@ def spread_finding(type_means: pd.DataFrame) -> Finding | None:
     g["spread"] = g["max"] - g["min"]
     m = g["spread"].idxmax()
     return Finding(
-        f"The format matters as much as the model: {m}'s best and worst formats are "
-        f"{100 * g.loc[m, 'spread']:.0f} points apart.",
+        f"{m}'s best and worst formats are {100 * g.loc[m, 'spread']:.0f} points apart.",
         f"Across the {len(g)} models the median best-minus-worst gap is {100 * g['spread'].median():.0f} points.",
-        "descriptive (format means)")
+        "descriptive (format means)", int(len(g)), "models")
+
+
+def format_vs_model_finding(variance: dict | None) -> Finding | None:
+    """Does the format move scores more than the model? Worded from the shares of variance.
+
+    ``variance`` is `analysis.format_model_variance` of the model x format means.
+    """
+    if not variance:
+        return None
+    f, m, rest = variance["share_format"], variance["share_model"], variance["share_rest"]
+    if f > SIMILAR_RATIO * m:
+        head = "Which format a question uses moves scores more than which model answers it."
+    elif m > SIMILAR_RATIO * f:
+        head = "Which model answers moves scores more than which format the question uses."
+    else:
+        head = "The question format matters about as much as the model."
+    dropped = variance.get("models_dropped", 0)
+    detail = (f"Of the variation of the {variance['n_cells']} model x format means ({variance['n_models']} models x "
+              f"{variance['n_formats']} formats), the format explains {100 * f:.0f}%, the model {100 * m:.0f}%, "
+              f"and {100 * rest:.0f}% is model-specific (some models do better on some formats)."
+              + (f" {_plural(dropped, 'model')} without a mean on every format left out." if dropped else ""))
+    return Finding(head, detail,
+                   "two-way decomposition of the sum of squares of the model x format means "
+                   f"(descriptive; 'about as much' when neither share exceeds {SIMILAR_RATIO} times the other)",
+                   int(variance["n_cells"]), "model x format means")
 
 
 def motivation_finding(effect: pd.DataFrame) -> Finding | None:
-    """Does asking for a justification help? Count models up/down and significant ones."""
+    """Does asking for a justification help? Both directions, and significance after Holm."""
     if effect is None or effect.empty or "delta_macro" not in effect:
         return None
     e = effect.dropna(subset=["delta_macro"])
     if e.empty:
         return None
-    down = int((e["delta_macro"] < 0).sum())
-    worst = e.loc[e["delta_macro"].idxmin()]
+    up = int((e["delta_macro"] > 1e-12).sum())
+    down = int((e["delta_macro"] < -1e-12).sum())
+    same = len(e) - up - down
+    rise, drop = e.loc[e["delta_macro"].idxmax()], e.loc[e["delta_macro"].idxmin()]
+    parts = []
+    if up:
+        parts.append(f"raises the macro score of {up} of {len(e)} models")
+    if down:
+        parts.append(f"lowers it for {down}" if up else f"lowers the macro score of {down} of {len(e)} models")
+    if same:
+        parts.append(f"leaves {same} unchanged")
+    headline = "Asking for a justification " + (", ".join(parts[:-1]) + " and " + parts[-1]
+                                                 if len(parts) > 1 else parts[0]) + "."
+    extremes = []
+    if up:
+        extremes.append(f"largest rise {_pp(rise['delta_macro'])} ({rise['model']})")
+    if down:
+        extremes.append(f"largest drop {_pp(drop['delta_macro'])} ({drop['model']})")
+    n_paired = pd.to_numeric(e["n_paired"], errors="coerce").dropna() if "n_paired" in e else pd.Series(dtype=float)
+    n = int(n_paired.min()) if len(n_paired) else None
+    items = ""
+    if n is not None:
+        hi = int(n_paired.max())
+        items = f" on {n} paired items per model" if hi == n else f" on {n} to {hi} paired items per model"
     if "p_wilcoxon" in e and e["p_wilcoxon"].notna().any():
-        sig = int((e["p_wilcoxon"] < 0.05).sum())
-        test = "Wilcoxon signed-rank test on per-item differences (p < .05)"
-        sig_text = f"{sig} of {len(e)} changes are statistically significant"
+        base = "Wilcoxon signed-rank test on the non-zero per-item differences"
+        pcol = "p_holm" if "p_holm" in e and e["p_holm"].notna().any() else None
     elif "p_ttest" in e and e["p_ttest"].notna().any():
-        sig = int((e["p_ttest"] < 0.05).sum())
-        test = "paired t-test on per-item scores (published, p < .05)"
-        sig_text = (f"on all items pooled, a paired t-test finds {sig} of {len(e)} changes statistically "
-                    "significant")
+        base = "paired t-test on the pooled per-item scores (published p-values)"
+        pcol = "p_holm" if "p_holm" in e and e["p_holm"].notna().any() else None
     else:
-        test, sig_text = "descriptive", "no test available"
-    return Finding(
-        f"Asking for a justification lowers the score of {down} of {len(e)} models; "
-        f"the largest drop is {100 * worst['delta_macro']:+.1f} points ({worst['model']}).",
-        f"Macro average, motivation minus default; {sig_text}.", test)
+        base, pcol = None, None
+    if base and pcol:
+        tested = e[e[pcol].notna()]
+        sig = tested[tested[pcol] < ALPHA]
+        # both tests are on the per-item differences, so their direction is the pooled (micro) one
+        direction = sig["delta_micro"] if "delta_micro" in sig and sig["delta_micro"].notna().all() else sig["delta_macro"]
+        sig_up, sig_down = int((direction > 0).sum()), int((direction < 0).sum())
+        sig_text = (f"after Holm correction across {len(tested)} models, {_plural(len(sig), 'change')} "
+                    f"{'is' if len(sig) == 1 else 'are'} significant at p < .05"
+                    + (f" ({sig_up} up, {sig_down} down on the pooled per-item difference)" if len(sig) else ""))
+        test = f"{base}, Holm-adjusted across {len(tested)} models (p < .05)"
+    else:
+        sig_text, test = "no test available for these data", "descriptive (macro averages)"
+    detail = (f"Macro average, motivation minus default{items}; " + "; ".join(extremes)
+              + f"; {sig_text}.")
+    return Finding(headline, detail, test, n, "paired items per model")
 
 
 def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None = None) -> Finding | None:
@@ -136,40 +238,52 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
     if regression is not None and len(regression) and (regression["predictor"] == "has_image:True").any():
         r = regression[regression["predictor"] == "has_image:True"].iloc[0]
         word = "harder" if r["ci_high"] < 1 else ("easier" if r["ci_low"] > 1 else "neither clearly harder nor easier")
+        n_obs = regression.attrs.get("n_obs")
+        n_items, n_models = regression.attrs.get("n_items"), regression.attrs.get("n_models")
+        size = f" The fit rests on {n_obs} model x item rows ({n_items} items, {n_models} models)." if n_obs else ""
         return Finding(
             f"Items with an image are {word} once format, language and model are taken into account "
             f"(odds ratio {r['odds_ratio']:.2f}, 95% CI {r['ci_low']:.2f} to {r['ci_high']:.2f}).",
-            "Raw with/without comparisons mix formats and languages; the regression adjusts for them.",
-            "logistic regression, correct ~ format + image + language + model, item-clustered errors")
+            "Raw with/without comparisons mix formats and languages; the regression adjusts for them." + size,
+            "logistic regression, correct ~ format + image + language + model, item-clustered errors",
+            int(n_obs) if n_obs else None, "model x item rows")
     if effect is not None and len(effect):
         d = 100 * effect["delta"].mean()
+        n = int(effect["n_with"].max() + effect["n_without"].max()) if {"n_with", "n_without"} <= set(effect) else None
         return Finding(f"On average models score {d:+.1f} points on items with an image (raw, unadjusted).",
-                       "The two subsets differ in format and language.", "descriptive")
+                       "The two subsets differ in format and language.", "descriptive (raw means)", n, "items")
     return None
 
 
 def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = None,
                  effect: pd.DataFrame | None = None, regression: pd.DataFrame | None = None,
-                 image: pd.DataFrame | None = None) -> list[Finding]:
-    """Three to six findings, most important first; missing inputs are skipped.
+                 image: pd.DataFrame | None = None, paired: dict | None = None,
+                 variance: dict | None = None) -> list[Finding]:
+    """Up to six findings, most important first; missing inputs are skipped.
 
     Every frame holds the selected condition only, except ``effect`` (default vs motivation).
+    ``paired`` is the leader vs runner-up comparison (`analysis.paired_macro_difference`),
+    ``variance`` the format/model shares (`analysis.format_model_variance`).
     """
     candidates = [
-        leader_finding(board),
+        leader_finding(board, paired),
         mcq_ceiling_finding(board),
         hardest_format_finding(type_means),
-        spread_finding(type_means),
+        format_vs_model_finding(variance),
         motivation_finding(effect),
         image_finding(regression, image),
     ]
     return [f for f in candidates if f is not None][:6]
 
 
+FINDING_COLUMNS = ["headline", "detail", "test", "n", "n_unit"]
+
+
 def as_frame(found: list[Finding]) -> pd.DataFrame:
-    """Findings as rows (headline, detail, test): the `show findings` twin of the Overview list."""
-    return pd.DataFrame([{"headline": f.headline, "detail": f.detail, "test": f.test} for f in found],
-                        columns=["headline", "detail", "test"])
+    """Findings as rows (headline, detail, test, n, n_unit): the `show findings` twin of the Overview list."""
+    return pd.DataFrame([{"headline": f.headline, "detail": f.detail, "test": f.test,
+                          "n": f.n, "n_unit": f.n_unit} for f in found],
+                        columns=FINDING_COLUMNS).astype({"n": "Int64"})
 
 
 def image_raw_finding(effect: pd.DataFrame) -> Finding | None:
@@ -184,7 +298,8 @@ def image_raw_finding(effect: pd.DataFrame) -> Finding | None:
     n_without = int(e["n_without"].max()) if "n_without" in e else 0
     return Finding(f"{higher} of {len(e)} models score higher on items with an image (raw comparison).",
                    f"Mean score on {n_without} items without and {n_with} with an image, per model.",
-                   "descriptive (raw means; formats and languages differ between the two subsets)")
+                   "descriptive (raw means; formats and languages differ between the two subsets)",
+                   n_without + n_with, "items")
 
 
 def image_adjusted_verdict(regression: pd.DataFrame | None) -> Finding | None:
@@ -199,6 +314,31 @@ def image_adjusted_verdict(regression: pd.DataFrame | None) -> Finding | None:
     else:
         verdict = ("The interval includes 1: once format, language and model are accounted for, the data do "
                    "not clearly show an image effect.")
+    n_obs = regression.attrs.get("n_obs")
     return Finding(verdict, f"Odds ratio {r['odds_ratio']:.2f}, 95% interval {r['ci_low']:.2f} to {r['ci_high']:.2f}, "
-                   f"p = {r['p']:.3f}.", "logistic regression correct ~ format + image + language + model, "
-                   "item-clustered standard errors")
+                   f"{_pv(r['p'])}.", "logistic regression correct ~ format + image + language + model, "
+                   "item-clustered standard errors", int(n_obs) if n_obs else None, "model x item rows")
+
+
+def regression_reference_text(regression: pd.DataFrame, rules: bool = True) -> str:
+    """The reference levels of a regression in words, for captions ('References: single-answer ...').
+
+    Each odds ratio compares with these levels, so a caption that hides them hides what the
+    numbers mean; with ``rules`` each level says why it was used (published, chosen, a rule).
+    """
+    refs = regression.attrs.get("reference") or {}
+    why = regression.attrs.get("reference_rule") or {}
+    if not refs:
+        return "References: not recorded"
+    words = {
+        "type": lambda v: format_label(v),
+        "has_image": lambda v: "image items" if v else "no image",
+        "language": lambda v: language_label(v),
+        "model": lambda v: f"model {v}",
+    }
+    parts = []
+    for factor in ("type", "has_image", "language", "model"):
+        if factor in refs:
+            text = words[factor](refs[factor])
+            parts.append(f"{text} [{why[factor]}]" if rules and why.get(factor) else text)
+    return "References: " + ", ".join(parts)

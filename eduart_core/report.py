@@ -18,7 +18,9 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from . import charts, views
+from . import charts, findings, views
+from .analysis.intervals import WILSON_WORDS, Z95
+from .analysis.paired import N_BOOT
 from .errors import UserError
 from .exports import inert_figure
 from .fileio import atomic_write, write_error
@@ -36,21 +38,41 @@ METHODS = [
      "The <b>macro average</b> is the unweighted mean of the seven format means; the <b>micro average</b> is the "
      "mean over all items pooled."),
     ("Wilson interval", "95% confidence intervals on a format mean (and on multiple-choice accuracy) use the Wilson "
-     "score interval with p = the mean item score and n = the number of items, as in the publication."),
-    ("Difficulty p", "Classical test theory: the mean score of an item over examinees (models, or models x "
-     "conditions). Categories: very easy p >= .90, easy .70-.90, medium .30-.70, hard .10-.30, very hard < .10."),
+     f"score interval with z = {Z95}, p = the mean item score and n = the number of items, as in the publication "
+     "(one function computes every Wilson interval, also the ones the published reference lacks)."),
+    ("Difficulty p", "Classical test theory: the mean item score of an item over the examinees (the proportion "
+     "right when scores are 0/1). Categories: very easy p >= .90, easy .70-.90, medium .30-.70, hard .10-.30, very "
+     "hard < .10. Counts of examinees who got an item <i>right</i> mean full credit (score = 1), over the same "
+     "examinees as p."),
     ("Discrimination r_pb", "Pearson correlation between the item's scores and each examinee's mean over the other "
      "items (corrected) or over all items (uncorrected). Good >= .30, fair .10-.30, poor < .10. Items every "
-     "examinee answers the same way have no r_pb (non-estimable)."),
-    ("Reliability", "KR-20 / Cronbach's alpha of the test over the examinees, with a confidence interval."),
+     "examinee answers the same way have no r_pb (non-estimable). The publication used two settings: Tables 6-7 "
+     "with model x condition pairs as examinees and the corrected total, Figure 1 with the models in the default "
+     "condition and the uncorrected total; this report uses the Tables 6-7 setting."),
+    ("Reliability", "KR-20 / Cronbach's alpha of the test over the examinees, with Feldt's 95% interval."),
+    ("Baselines", "Baseline models (such as the offline chance model) are references, not examinees: they are drawn "
+     "as reference marks and left out of rankings, findings, item statistics, the regression and the motivation "
+     "tests, unless the report is built with <code>--baselines</code>."),
+    ("Leader's margin", "The leader and the runner-up (by macro average) are compared on the items both answered: "
+     f"the difference of their macro averages with a paired bootstrap 95% percentile interval ({N_BOOT} draws, items "
+     "resampled within each format, fixed seed). The lead is called within sampling noise only when that interval "
+     "includes 0."),
+    ("Format versus model", "On the grid of model x format means, the sum of squares around the grand mean splits "
+     "into a format part, a model part and a model-specific rest; the finding reports the shares (descriptive, one "
+     "mean per cell)."),
     ("Motivation effect", "Every difference is motivation minus default on items answered in both conditions. "
      "Macro differences are marked with a Wilcoxon signed-rank test on the non-zero per-item differences "
-     "(* p < .05, † p < .10); micro differences use a paired t-test; McNemar's test on binarised scores and a "
-     "Holm adjustment across models are in the tables."),
+     "(* p < .05, † p < .10); micro differences use a paired t-test; McNemar's test on binarised scores is in the "
+     "tables. Counts of significant changes use the Holm adjustment across models of the Wilcoxon p-values (for "
+     "the published aggregates: of the published paired t-test p-values)."),
+    ("Regression", "Logistic regression correct ~ format + has_image + language + model with item-clustered "
+     "standard errors. Each odds ratio compares with a reference level, named with the table: by default the "
+     "published references (single-answer multiple choice, no image, English, Gemini 3.1 Flash Lite Preview) where "
+     "the data have them; otherwise the first format in published order, items without an image, the first "
+     "language alphabetically, and the median-ability model (the model whose share of correct answers is the "
+     "median; the lower middle one for an even count). The reference model has no row of its own."),
     ("Image effect", "Raw: mean score on items without vs with an image per model (the two subsets differ in format "
-     "and language). Adjusted: the has_image odds ratio of a logistic regression correct ~ format + has_image + "
-     "language + model with item-clustered standard errors (references: single-answer multiple choice, no image, "
-     "English, the alphabetically first model)."),
+     "and language). Adjusted: the has_image odds ratio of the regression above."),
     ("Simulated and reference data", "Simulated respondents are generated by an item-response model and labelled "
      "as such; the published reference dataset holds only the per-format means from the EduArt publication."),
 ]
@@ -72,10 +94,14 @@ def _figure(fig, div_id: str, first: bool) -> str:
 
 
 def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
-                 condition: str = DEFAULT_CONDITION) -> str:
-    """The report as one HTML string (no external URLs; plotly.js embedded once)."""
+                 condition: str = DEFAULT_CONDITION, reference: dict | None = None, baselines: bool = False) -> str:
+    """The report as one HTML string (no external URLs; plotly.js embedded once).
+
+    ``reference`` holds regression reference options of the `regression` view (ref_model,
+    ref_type, ref_language, ref_image); ``baselines`` counts baseline models as examinees.
+    """
     src = views.Source.of(Store(store_path))
-    sel = Selection(dataset=dataset, profile=profile, condition=condition)
+    sel = Selection(dataset=dataset, profile=profile, condition=condition, baselines=baselines)
     flags = views.dataset_flags(src, dataset)
     if not flags.exists:
         names = ", ".join(views.datasets(src)["dataset"]) or "none"
@@ -85,9 +111,12 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     type_means = views.type_scores(src, sel)
     effect = views.motivation(src, sel)
     found = views.key_findings(src, sel)
-    image = stats = discrimination = overall = None
+    image = stats = discrimination = overall = reg = None
+    base = views.baselines(src, sel) if not baselines else None
+    base_types = views.baseline_type_scores(src, sel) if not baselines else None
     if not flags.aggregate_only:
         image = views.image_effect(src, sel)
+        reg = views.regression(src, sel, clustered=True, **(reference or {}))
         psy = {"examinees": EXAMINEES_MODELS_CONDITIONS, "corrected": True}
         stats = views.item_statistics(src, sel, **psy)
         discrimination = views.discrimination_by_format(src, sel, **psy)
@@ -117,8 +146,13 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
                  f"<li><b>{n_items}</b> items</li><li><b>{board['model'].nunique()}</b> models</li>"
                  f"<li>best macro average <b>{100 * board['macro'].max():.1f}%</b></li>"
                  f"<li>median macro average <b>{100 * board['macro'].median():.1f}%</b></li></ul>")
+    if base is not None and len(base):
+        parts.append("<p>Baselines (references, not ranked): " + "; ".join(
+            f"{html.escape(str(r.model))} macro average {100 * r.macro:.1f}%" for r in base.itertuples(index=False))
+            + ".</p>")
     parts.append("<h2>Key findings</h2><ol>" + "".join(
-        f"<li><b>{html.escape(f.headline)}</b> {html.escape(f.detail)} <i>Test: {html.escape(f.test)}.</i></li>"
+        f"<li><b>{html.escape(f.headline)}</b> {html.escape(f.detail)} <i>Test: {html.escape(f.test)}"
+        + (f"; n = {f.n} {html.escape(f.n_unit)}" if f.n is not None else "") + ".</i></li>"
         for f in found) + "</ol>")
     parts.append("<h2>Leaderboard</h2>")
     lb = board.assign(family=board["model"].map(fam))[["rank", "model", "family", "macro", "mcq", "mcq_ci_low",
@@ -128,8 +162,10 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     parts.append("<h2>1. Item difficulty and discrimination</h2>")
     if stats is not None:
         figure(charts.figure_difficulty_discrimination(stats), FIGURE_IDS[0],
-               "Figure 1. Each dot is an item: difficulty p against corrected discrimination r_pb over models x "
-               "conditions; dashed r_pb = .30, dotted .10, dash-dot the mean p; the last panel shows format centroids.")
+               "Figure 1. Each dot is an item: difficulty p (mean item score) against discrimination r_pb; "
+               + views.setting_words(sel, psy["examinees"], psy["corrected"])
+               + " (the published Figure 1 itself used models in the default condition and the uncorrected total); "
+               "dashed r_pb = .30, dotted .10, dash-dot the mean p; the last panel shows format centroids.")
         parts.append(_table(discrimination))
         o = overall
         parts.append(f"<p>Mean p {o['mean_p']:.2f} (SD {o['sd_p']:.2f}); mean r_pb {o['mean_r_pb']:.2f}; "
@@ -139,10 +175,15 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 
     parts.append("<h2>2. Scores by format</h2>")
-    figure(charts.figure_format_heatmap(type_means, macro=board), FIGURE_IDS[1],
-           "Figure 2. Mean score per model and format on a 0-100 scale, models sorted by macro average.")
+    heatmap = charts.figure_format_heatmap(type_means, macro=board)
+    note = ""
+    if base_types is not None and len(base_types):
+        charts.add_baseline_format_marks(heatmap, base_types)
+        note = " Grey numbers above the columns: baseline models (references, not examinees)."
+    figure(heatmap, FIGURE_IDS[1],
+           "Figure 2. Mean score per model and format on a 0-100 scale, models sorted by macro average." + note)
     tm = type_means[["model", "type", "n", "mean", "ci_low", "ci_high"]]
-    parts.append("<details><summary>Format means with Wilson 95% intervals</summary>"
+    parts.append(f"<details><summary>Format means with {WILSON_WORDS}</summary>"
                  + _table(tm, percent=("mean", "ci_low", "ci_high")) + "</details>")
 
     parts.append("<h2>3. Asking for a justification (motivation)</h2>")
@@ -158,6 +199,15 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
         figure(charts.figure_image_dumbbell(image, families=fam), FIGURE_IDS[3],
                "Figure 4. Mean score per model on items without (open circle) and with an image (filled). The subsets "
                "differ in format and language; see the adjusted odds ratio in the findings.")
+    else:
+        parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
+
+    parts.append("<h2>5. What predicts a correct answer</h2>")
+    if reg is not None:
+        parts.append(f"<p>Logistic regression correct ~ format + image + language + model, item-clustered standard "
+                     f"errors, n = {reg.attrs.get('n_obs')} model x item rows. "
+                     f"{html.escape(findings.regression_reference_text(reg))}.</p>")
+        parts.append(_table(reg[["predictor", "odds_ratio", "ci_low", "ci_high", "p", "reference"]]))
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 

@@ -6,6 +6,12 @@ filter). Building it in one place and applying it in one place (`Selection.apply
 on a page, in the report and in `python -m eduart_core show` is computed from the same rows.
 The condition is part of the selection like every other filter; views that compare conditions
 (motivation, CTT over models x conditions) ask `apply` to keep both.
+
+Baselines (model kind `baseline`, such as the offline chance model) are references, not
+examinees: `apply` leaves their rows out unless ``baselines=True`` (one switch, off by default, in
+the sidebar, the URL and the `--baselines` flag), so rankings, findings, item statistics, the
+regression and the motivation tests never count them by accident. Charts draw them as reference
+marks from their own view (`views.baselines`).
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import pandas as pd
 from .errors import UserError
 from .vocab import (
     ALL_ITEMS,
+    BASELINE_KIND,
     CONDITIONS,
     DEFAULT_CONDITION,
     DEFAULT_DATASET,
@@ -33,8 +40,10 @@ from .vocab import (
 #: URL query-string names of the selection's fields (shared links keep these names).
 QUERY_NAMES: dict[str, str] = {
     "dataset": "dataset", "profile": "profile", "condition": "condition", "image": "image",
-    "models": "models", "types": "types", "languages": "lang",
+    "models": "models", "types": "types", "languages": "lang", "baselines": "baselines",
 }
+_BOOL_FIELDS = ("baselines",)
+_TRUE_WORDS = ("1", "true", "yes", "on")
 _LIST_FIELDS = ("models", "types", "languages")
 
 
@@ -49,6 +58,7 @@ class Selection:
     types: tuple[str, ...] = ()           # formats; empty = every format
     languages: tuple[str, ...] = ()       # ISO 639-1 codes; empty = every language
     image: str = ALL_ITEMS                # one of vocab.IMAGE_FILTERS
+    baselines: bool = False               # True: baseline models count as examinees too
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -59,6 +69,7 @@ class Selection:
             raise UserError(f"unknown image filter {self.image!r}; use one of {', '.join(IMAGE_FILTERS)}")
         for name in _LIST_FIELDS:  # lists given by callers become tuples (hashable, order kept)
             object.__setattr__(self, name, tuple(getattr(self, name) or ()))
+        object.__setattr__(self, "baselines", bool(self.baselines))
 
     def with_(self, **changes) -> Selection:
         """A copy with some fields changed (validated like a new selection)."""
@@ -71,9 +82,12 @@ class Selection:
 
         ``all_conditions=True`` keeps every prompt condition (for views that compare them);
         otherwise only the selected condition stays. Columns a frame lacks are not filtered on
-        (a type-means frame has no `language` column).
+        (a type-means frame has no `language` column). Rows of baseline models (column `kind`)
+        stay only when ``baselines`` is on.
         """
         mask = np.ones(len(frame), dtype=bool)
+        if not self.baselines and "kind" in frame:
+            mask &= (frame["kind"] != BASELINE_KIND).to_numpy()
         if self.models and "model" in frame:
             mask &= frame["model"].isin(self.models).to_numpy()
         if self.types and "type" in frame:
@@ -100,6 +114,8 @@ class Selection:
             parts.append(", ".join(language_label(x) for x in self.languages))
         if self.image != ALL_ITEMS:
             parts.append(IMAGE_FILTERS[self.image].lower())
+        if self.baselines:
+            parts.append("baselines counted as examinees")
         return parts
 
     # ------------------------------------------------------------ URL query string
@@ -113,7 +129,10 @@ class Selection:
                 continue
             value = getattr(self, f.name)
             if value != getattr(base, f.name):
-                out[QUERY_NAMES[f.name]] = list(value) if f.name in _LIST_FIELDS else value
+                if f.name in _BOOL_FIELDS:
+                    out[QUERY_NAMES[f.name]] = "1" if value else "0"
+                else:
+                    out[QUERY_NAMES[f.name]] = list(value) if f.name in _LIST_FIELDS else value
         return out
 
     @classmethod
@@ -133,7 +152,10 @@ class Selection:
             if raw is None:
                 continue
             values = [raw] if isinstance(raw, str) else list(raw)
-            if name in _LIST_FIELDS:
+            if name in _BOOL_FIELDS:
+                if values:
+                    found[name] = str(values[-1]).strip().lower() in _TRUE_WORDS
+            elif name in _LIST_FIELDS:
                 keep = [v for v in values if name not in valid or v in set(valid[name])]
                 if keep:
                     found[name] = tuple(keep)
@@ -156,6 +178,9 @@ class Selection:
         parser.add_argument("--languages", action="append", default=[], metavar="CODES",
                             help="language codes, comma-separated or repeated (default: every language)")
         parser.add_argument("--image", choices=list(IMAGE_FILTERS), default=ALL_ITEMS, help="image filter")
+        parser.add_argument("--baselines", action="store_true",
+                            help="count baseline models (such as chance) as examinees; by default they are "
+                                 "references only")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, dataset: str) -> Selection:
@@ -164,4 +189,5 @@ class Selection:
             return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
         return cls(dataset=dataset, profile=args.profile, condition=args.condition, models=split(args.models),
-                   types=split(args.types), languages=split(args.languages), image=args.image)
+                   types=split(args.types), languages=split(args.languages), image=args.image,
+                   baselines=bool(getattr(args, "baselines", False)))

@@ -137,6 +137,18 @@ SIMULATED_KIND = "simulated"
 BASELINE_KIND = "baseline"
 MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
 
+# ---------------------------------------------------------------- regression reference levels
+
+#: The factors of the logistic regression whose reference level the user may choose (the image
+#: factor is chosen as an image filter name: `WITH_IMAGE` or `WITHOUT_IMAGE`).
+REFERENCE_FACTORS: tuple[str, ...] = ("type", "has_image", "language", "model")
+#: The publication's reference levels: single-answer multiple choice, no image, English, and the
+#: model with registry key `gemini-3.1-flash-lite` (Gemini 3.1 Flash Lite Preview in
+#: `providers/models.toml` and `data/reference/models.csv`). The model is named by key because
+#: display names may be changed on import; the view maps it to the dataset's display name.
+PUBLISHED_REFERENCE_MODEL = "gemini-3.1-flash-lite"
+PUBLISHED_REFERENCE_LANGUAGE = "en"
+
 # ---------------------------------------------------------------- examinees (item statistics)
 
 #: Who counts as an examinee in item statistics: each model in the selected condition (the published
@@ -144,8 +156,17 @@ MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
 EXAMINEES_MODELS = "models"
 EXAMINEES_MODELS_CONDITIONS = "models_conditions"
 EXAMINEE_SETS: dict[str, str] = {
-    EXAMINEES_MODELS: "Models, selected condition only (as published Figure 1)",
-    EXAMINEES_MODELS_CONDITIONS: "Models x conditions (as published Tables 6-7)",
+    EXAMINEES_MODELS: "Models in the selected condition",
+    EXAMINEES_MODELS_CONDITIONS: "Model x condition pairs",
+}
+#: The two settings of the publication's item statistics: who the examinees are, whether r_pb uses
+#: the corrected total (item left out), and the condition (None: both, as examinees). A caption
+#: says "as published" only when the current setting is one of these.
+PUBLISHED_TABLES_SETTING = "Tables 6-7"
+PUBLISHED_FIGURE_SETTING = "Figure 1"
+PUBLISHED_ITEM_SETTINGS: dict[str, dict[str, object]] = {
+    PUBLISHED_TABLES_SETTING: {"examinees": EXAMINEES_MODELS_CONDITIONS, "corrected": True, "condition": None},
+    PUBLISHED_FIGURE_SETTING: {"examinees": EXAMINEES_MODELS, "corrected": False, "condition": DEFAULT_CONDITION},
 }
 
 # ---------------------------------------------------------------- embeddings
@@ -209,6 +230,11 @@ for _info in (
 EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)[:7]
 #: Formats beyond EduArt's seven (MUSE- and VQArt-style benchmarks).
 EXTRA_FORMATS: tuple[str, ...] = tuple(FORMATS)[7:]
+
+#: The published regression references by factor (the model as its registry key).
+PUBLISHED_REFERENCE: dict[str, object] = {
+    "type": MCQ_TYPE, "has_image": False, "language": PUBLISHED_REFERENCE_LANGUAGE, "model": PUBLISHED_REFERENCE_MODEL,
+}
 
 
 def format_names() -> tuple[str, ...]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, views, vocab
+from eduart_core import analysis, charts, findings, views, vocab
 from pages import common
 
 src, sel = common.page_start(
@@ -16,18 +16,27 @@ with common.guard():
 
 n_by_type = type_means.groupby("type")["n"].max()
 hardest = findings.hardest_format_finding(type_means)
+heatmap = charts.figure_format_heatmap(type_means, macro=board)
+baseline_note = ""
+if not sel.baselines:  # baselines are references: their format means sit above the grid, not in it
+    with common.guard():
+        base_types = views.baseline_type_scores(src, sel)
+    if len(base_types):
+        charts.add_baseline_format_marks(heatmap, base_types)
+        baseline_note = (" Grey numbers above the columns: baseline models (" + ", ".join(base_types["model"].unique())
+                         + "), references, not examinees.")
 common.chart(
-    charts.figure_format_heatmap(type_means, macro=board),
+    heatmap,
     "format_heatmap", story=hardest.headline if hardest else None, caption=
     f"Mean score per model and format (0-100), models sorted by macro average; condition {sel.condition}, "
     f"{common.scoring_label(sel)}; items per format: "
     + ", ".join(f"{vocab.format_label(t)} {int(n_by_type[t])}" for t in vocab.ordered_formats(n_by_type.index))
-    + ".")
+    + "." + baseline_note)
 
 with common.guard():
     mcq = views.mcq_vs_macro(src, sel)
 common.table(mcq, "mcq_vs_macro",
-             "Multiple choice vs macro average (percent, 95% Wilson interval on MCQ; published Table 5)",
+             f"Multiple choice vs macro average (percent, {analysis.WILSON_WORDS} on MCQ; published Table 5)",
              percent=("mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro", "mcq_minus_macro"))
 
 with common.guard():
@@ -47,25 +56,42 @@ try:
     n_lang = by_lang.groupby("language")["n"].max()
     common.chart(charts.figure_language_mcq(by_lang, families=fam), "mcq_language",
                  "Single-answer multiple choice is the one format asked in both languages; bars show accuracy "
-                 "with 95% Wilson intervals (n = " + ", ".join(f"{vocab.language_label(k)} {int(v)}"
+                 f"with {analysis.WILSON_WORDS} (n = " + ", ".join(f"{vocab.language_label(k)} {int(v)}"
                                                                for k, v in n_lang.items()) + " items).")
 except views.EmptySelection as exc:
     st.info(str(exc))
 
 st.subheader("What predicts a correct answer?")
 clustered = True
+references: dict[str, str] = {}
+with common.guard():
+    choices = views.regression_choices(src, sel)
 if not common.presentation():
     clustered = st.toggle("Item-clustered standard errors (recommended)", value=True, key="clustered",
                           help="Off reproduces the published ordinary standard errors. Items share format, language "
                                "and image across models, so clustered errors are the honest default.")
+    with st.expander("Reference levels (each odds ratio compares with these)", expanded=False):
+        labels = {"ref_type": ("Format", vocab.format_label), "ref_image": ("Image", vocab.IMAGE_FILTERS.get),
+                  "ref_language": ("Language", vocab.language_label), "ref_model": ("Model", str)}
+        cols = st.columns(4)
+        for col, (option, (label, show)) in zip(cols, labels.items()):
+            levels, default = list(choices["levels"][option]), choices["default"][option]
+            key = f"reg_{option}"
+            if st.session_state.get(key) not in levels:  # a new selection: back to the documented default
+                st.session_state[key] = default
+            picked = col.selectbox(label, levels, key=key, format_func=show,
+                                   help=f"Default: {show(default)} ({choices['rule'][option]}).")
+            if picked != default:
+                references[option] = picked
 with common.guard():
-    reg = views.regression(src, sel, clustered=clustered)
+    reg = views.regression(src, sel, clustered=clustered, **references)
 se_name = "item-clustered" if clustered else "ordinary (as published)"
 n_rows = reg.attrs.get("n_obs") or reg.attrs.get("n")
 common.chart(charts.figure_forest(reg), "forest",
              f"Odds ratios of answering correctly (score >= 0.5) from a logistic regression correct ~ format + image + "
              f"language + model, condition {sel.condition}, {se_name} standard errors"
              + (f", n = {n_rows} model x item rows" if n_rows else "")
-             + ". Right of the dashed line = more often correct than the reference (single-answer MCQ, no image, "
-               "English, first model).")
-common.table(reg, "regression", f"Logistic regression ({se_name} standard errors)")
+             + ". Right of the dashed line = more often correct than the reference. "
+             + findings.regression_reference_text(reg) + ".")
+common.table(reg, "regression", f"Logistic regression ({se_name} standard errors; "
+             f"{findings.regression_reference_text(reg, rules=False)})")

@@ -21,7 +21,7 @@ import streamlit as st
 from eduart_core import exports, views
 from eduart_core.charts import family_colour
 from eduart_core.errors import UserError
-from eduart_core.selection import Selection
+from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
@@ -47,7 +47,7 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 """
 #: Widget keys of the sidebar, by Selection field (tests and benchmarks set them too).
 WIDGET_KEYS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_condition", "models": "f_models",
-               "types": "f_types", "languages": "f_languages", "image": "f_image"}
+               "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines"}
 
 
 # ---------------------------------------------------------------- store
@@ -145,7 +145,8 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     query = {key: qp.get_all(key) for key in qp}
     found = Selection.from_query(query, datasets=datasets)
     dataset = found.get("dataset") or st.session_state.get("f_dataset") or default_dataset(datasets)
-    valid = {"models": views.models_with_data(src, dataset), "types": list(format_names()),
+    valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines"))),
+             "types": list(format_names()),
              "languages": views.languages(src, dataset)}
     found = Selection.from_query(query, datasets=datasets, valid=valid)
     for name, value in found.items():
@@ -161,7 +162,7 @@ def _write_query_params(sel: Selection) -> None:
     if presentation():
         wanted["present"] = "1"
     qp = st.query_params
-    managed = set(wanted) | {"dataset", "profile", "condition", "image", "models", "types", "lang", "present"}
+    managed = set(wanted) | set(QUERY_NAMES.values()) | {"present"}
     for key in managed:
         if key not in wanted and key in qp:
             del qp[key]
@@ -196,7 +197,9 @@ def sidebar() -> Selection:
         titles = dict(zip(ds["dataset"], ds["title"].fillna(ds["dataset"])))
         dataset = st.selectbox("Dataset", names, key="f_dataset", format_func=lambda d: f"{titles.get(d) or d} ({d})")
         fam = views.family_map(src)
-        ordered = sorted(views.models_with_data(src, dataset), key=lambda m: (fam.get(m, "Other"), m))
+        with_baselines = bool(st.session_state.get("f_baselines", False))
+        ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines),
+                         key=lambda m: (fam.get(m, "Other"), m))
         if "f_models" in st.session_state:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
         pres = presentation()
@@ -205,6 +208,10 @@ def sidebar() -> Selection:
         chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
                                 format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
                                 help="Grouped by family; each family keeps its colour on every chart.")
+        baselines = st.toggle("Count baselines as examinees", key="f_baselines",
+                              help="Off (default): baseline models such as chance are drawn as reference lines "
+                                   "and left out of rankings, findings, item statistics, the regression and the "
+                                   "motivation tests. On: they are treated like every other model.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
         profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
                                   help=PROFILE_HELP)
@@ -220,7 +227,7 @@ def sidebar() -> Selection:
             st.markdown(f"<small>{legend}</small>", unsafe_allow_html=True)
             st.caption(f"Store: {store_path()}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
-                    types=tuple(types), languages=tuple(langs), image=image)
+                    types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines))
     _write_query_params(sel)
     st.session_state["selection"] = sel
     if presentation():

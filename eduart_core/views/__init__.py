@@ -22,6 +22,7 @@ from ._base import (
     EmptySelection,
     ItemLevelUnavailable,
     Source,
+    baseline_models,
     clear_caches,
     dataset_flags,
     datasets,
@@ -51,9 +52,13 @@ from .psychometrics import (
     discrimination_by_format,
     examinee_setting,
     item_statistics,
+    published_setting,
     reliability,
+    setting_words,
 )
 from .results import (
+    baseline_type_scores,
+    baselines,
     findings_table,
     format_spread,
     image_effect,
@@ -68,6 +73,7 @@ from .results import (
     profile_examples,
     profile_impact,
     regression,
+    regression_choices,
     type_means,
     type_scores,
 )
@@ -95,6 +101,8 @@ class ViewSpec:
 
 _SPECS = (
     ViewSpec("leaderboard", leaderboard, "Overview: leaderboard chart and table"),
+    ViewSpec("baselines", baselines, "Overview: baseline reference lines on the leaderboard"),
+    ViewSpec("baseline_type_scores", baseline_type_scores, "Formats: baseline reference marks on the format heatmap"),
     ViewSpec("findings", findings_table, "Overview: key findings (and the presentation headlines)"),
     ViewSpec("type_scores", type_scores, "Formats: model x format heatmap; report Figure 2"),
     ViewSpec("mcq_vs_macro", mcq_vs_macro, "Formats: multiple choice vs macro average table"),
@@ -139,12 +147,14 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
+    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
+    "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
     "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
     "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",
     "item_texts", "items_by_format", "languages", "models_with_data", "items_by_image", "items_by_language", "key_findings", "leaderboard",
     "mcq_by_language", "mcq_vs_macro", "models", "motivation", "motivation_by_model_type", "motivation_by_type",
-    "profile_examples", "profile_impact", "regression", "reliability", "responses", "run_view",
+    "profile_examples", "profile_impact", "published_setting", "regression", "regression_choices", "reliability",
+    "setting_words", "responses", "run_view",
     "selected_scores", "type_means", "type_scores",
 ]

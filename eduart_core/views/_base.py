@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import Store
+from ..vocab import BASELINE_KIND, MODEL_KIND
 
 logger = logging.getLogger(__name__)
 
@@ -224,12 +225,30 @@ def languages(src: Source, dataset: str) -> list[str]:
     return sorted(frame["language"].dropna().unique()) if "language" in frame else []
 
 
-def models_with_data(src: Source, dataset: str) -> list[str]:
-    """Display names of the models that have data in a dataset (published models for a reference dataset)."""
-    table = models(src)
+def _in_dataset(ds: Any, dataset: str) -> bool:
     # `datasets` is a list per model, or NA for a model without runs
-    names = [name for name, ds in zip(table["display_name"], table["datasets"])
-             if not isinstance(ds, type(pd.NA)) and ds is not None and dataset in list(ds)]
+    return not isinstance(ds, type(pd.NA)) and ds is not None and dataset in list(ds)
+
+
+def models_with_data(src: Source, dataset: str, baselines: bool = False) -> list[str]:
+    """Display names of the models that have data in a dataset (published models for a reference dataset).
+
+    Baseline models (kind `baseline`) are references, not examinees: they are listed only with
+    ``baselines=True`` (the selection's switch), so a model picker never offers them by accident.
+    """
+    table = models(src)
+    kinds = table["kind"] if "kind" in table else pd.Series(MODEL_KIND, index=table.index)
+    names = [name for name, ds, kind in zip(table["display_name"], table["datasets"], kinds)
+             if _in_dataset(ds, dataset) and (baselines or kind != BASELINE_KIND)]
     if not names and dataset_flags(src, dataset).aggregate_only:
         names = sorted(published_type_means(src, dataset)["model"].unique())
     return names
+
+
+def baseline_models(src: Source, dataset: str) -> list[str]:
+    """Display names of the baseline models (kind `baseline`) with data in a dataset."""
+    table = models(src)
+    if "kind" not in table:
+        return []
+    return [name for name, ds, kind in zip(table["display_name"], table["datasets"], table["kind"])
+            if kind == BASELINE_KIND and _in_dataset(ds, dataset)]

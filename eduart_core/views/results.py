@@ -11,10 +11,11 @@ import pandas as pd
 from .. import analysis, findings
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import ALL_ITEMS, MCQ_TYPE, PAPER_PROFILE, STRICT_PROFILE
+from ..vocab import ALL_ITEMS, MCQ_TYPE, PAPER_PROFILE, STRICT_PROFILE, WITH_IMAGE, WITHOUT_IMAGE, ordered_formats
 from ._base import (
     EmptySelection,
     Source,
+    baseline_models,
     cached,
     dataset_flags,
     published_pooled_motivation,
@@ -49,6 +50,42 @@ def leaderboard(src: Source, sel: Selection) -> pd.DataFrame:
     if board.empty:
         raise EmptySelection(f"No scores in condition '{sel.condition}' for the current selection.")
     return board.sort_values(["rank", "model"]).reset_index(drop=True)
+
+
+BASELINE_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low", "mcq_ci_high", "n_items",
+                    "n_mcq", "n_types"]
+
+
+def _baseline_rows(src: Source, sel: Selection) -> pd.DataFrame | None:
+    """The long frame of the dataset's baseline models in the selection (any model filter ignored)."""
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        return None
+    names = baseline_models(src, sel.dataset)
+    if not names:
+        return None
+    try:
+        return selected_scores(src, sel.with_(models=tuple(names), baselines=True))
+    except EmptySelection:
+        return None
+
+
+@cached()
+def baselines(src: Source, sel: Selection) -> pd.DataFrame:
+    """Baseline models (such as chance): macro, micro and multiple-choice scores, drawn as reference marks, never ranked."""
+    frame = _baseline_rows(src, sel)
+    if frame is None:
+        return pd.DataFrame(columns=BASELINE_COLUMNS)
+    board = analysis.leaderboard(frame)
+    return board[BASELINE_COLUMNS].sort_values("model").reset_index(drop=True)
+
+
+@cached()
+def baseline_type_scores(src: Source, sel: Selection) -> pd.DataFrame:
+    """Baseline models' mean score per format (Wilson 95%): the reference marks of the format heatmap."""
+    frame = _baseline_rows(src, sel)
+    if frame is None:
+        return pd.DataFrame(columns=["model", "condition", "type", "n", "mean", "ci_low", "ci_high"])
+    return analysis.type_scores(frame)
 
 
 @cached()
@@ -116,10 +153,42 @@ def image_effect(src: Source, sel: Selection) -> pd.DataFrame:
 
 
 @cached()
-def regression(src: Source, sel: Selection, clustered: bool = True) -> pd.DataFrame:
-    """Logistic regression correct ~ format + image + language + model (odds ratios; option: clustered)."""
+def regression(src: Source, sel: Selection, clustered: bool = True, ref_model: str = "", ref_type: str = "",
+               ref_language: str = "", ref_image: str = "") -> pd.DataFrame:
+    """Logistic regression correct ~ format + image + language + model (odds ratios; options: clustered, ref_model, ref_type, ref_language, ref_image).
+
+    Empty reference options take the documented defaults (`analysis.regression_references`):
+    the published levels where the data have them (the published model by registry key), else
+    the first format, image-free items, the first language, the median-ability model.
+    ``ref_image`` is `with` or `without`; ``ref_model`` a display name or a model key. Each row
+    names its factor's reference level and the rule that chose it.
+    """
     frame = selected_scores(src, sel)
-    return analysis.logistic_regression(frame, condition=None, cluster="item" if clustered else None)
+    requested = {"model": ref_model, "type": ref_type, "language": ref_language, "has_image": ref_image}
+    refs, rules = analysis.regression_references(frame, requested)
+    return analysis.logistic_regression(frame, condition=None, cluster="item" if clustered else None,
+                                        reference=refs, rules=rules)
+
+
+@cached()
+def regression_choices(src: Source, sel: Selection) -> dict[str, object]:
+    """The levels a user may pick as regression references, and the default of each (for the page).
+
+    Keys: ``levels`` (option name -> list of values, as the `regression` options take them) and
+    ``default`` (option name -> value), ``rule`` (option name -> why the default).
+    """
+    frame = selected_scores(src, sel)
+    refs, rules = analysis.regression_references(frame)
+    image = {True: WITH_IMAGE, False: WITHOUT_IMAGE}
+    levels = {"ref_type": ordered_formats(frame["type"].unique()),
+              "ref_image": [image[v] for v in sorted(set(frame["has_image"].astype(bool)))],
+              "ref_language": sorted(frame["language"].dropna().unique()),
+              "ref_model": sorted(frame["model"].unique())}
+    default = {"ref_type": refs["type"], "ref_image": image[bool(refs["has_image"])],
+               "ref_language": refs["language"], "ref_model": refs["model"]}
+    rule = {"ref_type": rules["type"], "ref_image": rules["has_image"], "ref_language": rules["language"],
+            "ref_model": rules["model"]}
+    return {"levels": levels, "default": default, "rule": rule}
 
 
 @cached()
@@ -147,6 +216,21 @@ def _optional(fn, *args, **kwargs):
 
 
 @cached()
+def leader_comparison(src: Source, sel: Selection) -> dict | None:
+    """Leader minus runner-up (by macro average) on the items both answered, with a paired bootstrap interval.
+
+    None for an aggregate-only dataset (no item-level answers) or with fewer than two models.
+    """
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        return None
+    board = leaderboard(src, sel).sort_values("macro", ascending=False)
+    if len(board) < 2:
+        return None
+    first, second = board["model"].iloc[0], board["model"].iloc[1]
+    return analysis.paired_macro_difference(selected_scores(src, sel), first, second)
+
+
+@cached()
 def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     """The plain-language findings of the Overview and the report, computed from the selection."""
     aggregate = dataset_flags(src, sel.dataset).aggregate_only
@@ -155,9 +239,11 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     effect = _optional(motivation, src, sel)
     image = None if aggregate else _optional(image_effect, src, sel)
     reg = None if aggregate else _optional(regression, src, sel, clustered=True)
-    return findings.key_findings(board, means, effect, reg, image)
+    paired = _optional(leader_comparison, src, sel)
+    variance = _optional(analysis.format_model_variance, means)
+    return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance)
 
 
 def findings_table(src: Source, sel: Selection) -> pd.DataFrame:
-    """The key findings as rows: headline, detail, test."""
+    """The key findings as rows: headline, detail, test, n and what n counts (n_unit)."""
     return findings.as_frame(key_findings(src, sel))
