@@ -42,3 +42,16 @@ def build_dashboard_store(path: Path) -> Path:
 def demo_db(tmp_path_factory) -> Path:
     """One demo store per test session (read-only for the tests that share it)."""
     return build_dashboard_store(tmp_path_factory.mktemp("dashboard") / "eduart.duckdb")
+
+
+@pytest.fixture(scope="session")
+def chance_db(demo_db, tmp_path_factory) -> Path:
+    """A copy of the demo store after `run --model chance --condition both` (a baseline run)."""
+    import shutil
+
+    from eduart_core.cli import main
+
+    path = tmp_path_factory.mktemp("chance") / "eduart.duckdb"
+    shutil.copy(demo_db, path)
+    assert main(["run", "--db", str(path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
+    return path
