@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import analysis, charts, findings, views, vocab
+from eduart_core import analysis, charts, views, vocab
 from eduart_core.runner.recovery import recover_at_start
 from pages import common
 
@@ -38,7 +38,7 @@ def overview() -> None:
     caption = (f"Macro average (bars: unweighted mean of the format means) and multiple-choice accuracy "
                f"(diamonds, {analysis.WILSON_WORDS}) per model; condition {sel.condition}, "
                f"{common.scoring_label(sel)}, n = {n_items} items. Colours show the model family.")
-    lead = findings.leader_finding(board)
+    lead = found[0] if found else None  # the leader finding (first), with its paired comparison
     fig = charts.figure_leaderboard(board, families=fam)
     if not sel.baselines:  # baselines are references: a dashed line each, never a bar or a rank
         with common.guard():

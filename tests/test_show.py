@@ -136,6 +136,8 @@ def test_pages_only_call_registered_views():
         "item_texts", "item_responses",  # the card of `responses`
         "dataset_glance",  # the parts of items_by_* / item_lengths / image_sizes
         "key_findings",  # the rows of `findings`
+        "regression_choices",  # the levels of the reference pickers of `regression`
+        "published_setting", "setting_words",  # caption words for the psychometrics views' setting
         "EmptySelection", "ItemLevelUnavailable", "DatasetFlags", "clear_caches",
     }
     called = set()
