@@ -62,7 +62,7 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
     """
     if board is None or len(board) < 1:
         return None
-    b = board.sort_values("macro", ascending=False)
+    b = board.sort_values("macro", ascending=False, kind="stable")
     top = b.iloc[0]
     n = int(top.get("n_items", 0) or 0)
     if len(b) == 1:

@@ -223,7 +223,7 @@ def leader_comparison(src: Source, sel: Selection) -> dict | None:
     """
     if dataset_flags(src, sel.dataset).aggregate_only:
         return None
-    board = leaderboard(src, sel).sort_values("macro", ascending=False)
+    board = leaderboard(src, sel).sort_values("macro", ascending=False, kind="stable")
     if len(board) < 2:
         return None
     first, second = board["model"].iloc[0], board["model"].iloc[1]
