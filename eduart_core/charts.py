@@ -125,16 +125,17 @@ def add_baseline_lines(fig: go.Figure, baselines: pd.DataFrame, *, value: str = 
     for i, row in enumerate(baselines.dropna(subset=[value]).itertuples(index=False)):
         x = float(np.round(getattr(row, value) * 100.0, 1))
         fig.add_vline(x=x, line_dash="dash", line_color=BASELINE_COLOUR, line_width=1.5,
-                      annotation_text=f"{_plain(row.model)} (baseline) {x:.1f}%",
+                      annotation_text=f"{_plain(row.model)} (reference) {x:.1f}%",
                       annotation_position="top right" if i % 2 == 0 else "bottom right",
                       annotation_font=dict(color=BASELINE_COLOUR, size=12))
     return fig
 
 
 def add_baseline_format_marks(fig: go.Figure, baseline_type_means: pd.DataFrame) -> go.Figure:
-    """Each baseline's format mean written above the matching column of the format heatmap.
+    """Each baseline's format means written in a line above the columns of the format heatmap.
 
-    Above the grid rather than as a row in it, so a baseline is never read as one more examinee.
+    Above the grid rather than as a row in it, so a baseline is never read as one more examinee;
+    the baseline's name starts its line, left of the grid.
     """
     if baseline_type_means is None or baseline_type_means.empty:
         return fig
@@ -142,21 +143,20 @@ def add_baseline_format_marks(fig: go.Figure, baseline_type_means: pd.DataFrame)
     if heat is None:
         return fig
     labels = {format_label(t): t for t in baseline_type_means["type"].unique()}
-    lines = []
-    for label in list(heat.x):
-        t = labels.get(label)
-        sub = baseline_type_means[baseline_type_means["type"] == t] if t is not None else baseline_type_means.iloc[0:0]
-        text = "<br>".join(f"{_plain(r.model)}: {100 * r.mean:.0f}" for r in sub.itertuples(index=False))
-        if text:
-            lines.append(dict(x=label, y=1.0, xref="x", yref="paper", yanchor="bottom", showarrow=False,
-                              text=text, font=dict(color=BASELINE_COLOUR, size=11)))
-    n_lines = int(baseline_type_means["model"].nunique())
-    for note in lines:
-        fig.add_annotation(**note)
-    fig.add_annotation(x=0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom",
-                       showarrow=False, text="baseline:", font=dict(color=BASELINE_COLOUR, size=11))
+    names = sorted(baseline_type_means["model"].unique(), key=str)
+    font = dict(color=BASELINE_COLOUR, size=12)
+    for j, name in enumerate(reversed(names)):  # the first name on the top line
+        sub = baseline_type_means[baseline_type_means["model"] == name].set_index("type")["mean"]
+        shift = 4 + 18 * j
+        fig.add_annotation(x=0, y=1.0, xref="paper", yref="paper", xanchor="right", yanchor="bottom", yshift=shift,
+                           showarrow=False, text=f"{_plain(name)} (reference)", font=font)
+        for label in list(heat.x):
+            t = labels.get(label)
+            if t is not None and t in sub.index and pd.notna(sub[t]):
+                fig.add_annotation(x=label, y=1.0, xref="x", yref="paper", yanchor="bottom", yshift=shift,
+                                   showarrow=False, text=f"{100 * sub[t]:.0f}", font=font)
     top = fig.layout.margin.t or 20
-    fig.update_layout(margin=dict(t=top + 18 * n_lines + 10))
+    fig.update_layout(margin=dict(t=top + 18 * len(names) + 10))
     return fig
 
 

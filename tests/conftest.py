@@ -50,8 +50,13 @@ def chance_db(demo_db, tmp_path_factory) -> Path:
     import shutil
 
     from eduart_core.cli import main
+    from eduart_core.store import Store
+    from eduart_core.store.runs import list_runs
 
     path = tmp_path_factory.mktemp("chance") / "eduart.duckdb"
     shutil.copy(demo_db, path)
+    shutil.copytree(Store(demo_db).images_dir, Store(path).images_dir)  # image items are sent with their image
     assert main(["run", "--db", str(path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
+    runs = list_runs(Store(path))
+    assert runs.loc[runs["model"] == "chance", "n_error_responses"].sum() == 0
     return path

@@ -152,10 +152,11 @@ def test_format_heatmap_writes_baseline_means_above_the_columns(chance_db):
     base = views.baseline_type_scores(src, sel)
     fig = charts.add_baseline_format_marks(charts.figure_format_heatmap(views.type_scores(src, sel)), base)
     assert CHANCE not in list(fig.data[0].y)
-    notes = [a.text for a in fig.layout.annotations if CHANCE in a.text]
-    assert len(notes) == 7
+    assert [a.text for a in fig.layout.annotations if CHANCE in a.text] == [f"{CHANCE} (reference)"]
+    numbers = {a.x: a.text for a in fig.layout.annotations if a.xref == "x"}
+    assert len(numbers) == 7  # one per format column, above the grid
     mcq = base.set_index("type").loc["multiple_choice_radio", "mean"]
-    assert any(f"{100 * mcq:.0f}" in t for t in notes)
+    assert numbers["Multiple choice (one)"] == f"{100 * mcq:.0f}"
 
 
 def test_a_name_with_markup_stays_text_in_the_marks():
@@ -184,3 +185,10 @@ def test_overview_and_sidebar_switch(chance_db, monkeypatch):
     assert_clean(at)
     assert CHANCE in leaderboard_bars(at)
     assert qp(at, "baselines") == ["1"]
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/3_formats_page.py").run()
+    assert_clean(at)
+    heatmap = specs(at)[0]
+    assert CHANCE not in list(heatmap["data"][0]["y"])
+    assert f"{CHANCE} (reference)" in [a.get("text") for a in heatmap["layout"].get("annotations", [])]
