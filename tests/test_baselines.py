@@ -192,3 +192,17 @@ def test_overview_and_sidebar_switch(chance_db, monkeypatch):
     heatmap = specs(at)[0]
     assert CHANCE not in list(heatmap["data"][0]["y"])
     assert f"{CHANCE} (reference)" in [a.get("text") for a in heatmap["layout"].get("annotations", [])]
+
+
+def test_a_dataset_answered_only_by_a_baseline_says_how_to_count_it(store, capsys):
+    from runner_items import fill_store
+
+    fill_store(store, dataset="fresh")
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--quiet"]) == 0
+    capsys.readouterr()
+    views.clear_caches()
+    assert main(["show", "leaderboard", "--dataset", "fresh", "--db", str(store.path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Only baseline models" in err and "--baselines" in err
+    board = show(store.path, "leaderboard", "--dataset", "fresh", "--baselines")
+    assert [r["model"] for r in board] == [CHANCE]

@@ -121,6 +121,9 @@ def test_inspector_list_holds_items_nobody_answered_yet(store):
     assert (listed["n_models"] == 0).all() and listed["mean_score"].isna().all()
     assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--items",
                  "type=multiple_choice_radio", "--quiet"]) == 0
-    listed = views.item_list(views.Source.of(store), Selection(dataset="fresh")).set_index("item_id")
+    # chance is a baseline (issue 11): it answers, but counts as an examinee only when switched in
+    off = views.item_list(views.Source.of(store), Selection(dataset="fresh")).set_index("item_id")
+    assert len(off) == len(records) and (off["n_models"] == 0).all()
+    listed = views.item_list(views.Source.of(store), Selection(dataset="fresh", baselines=True)).set_index("item_id")
     assert len(listed) == len(records) and listed.loc["0001", "n_models"] == 1
     assert (listed.drop(index="0001")["n_models"] == 0).all()

@@ -124,7 +124,7 @@ def test_full_disk_output_files_leave_no_partial_file(store, tmp_path):
     script = f"""
 dd if=/dev/zero of="$M/filler" bs=1k 2>/dev/null  # until the disk is full
 "$PY" -m eduart_core export-scores --db {store.path} --out "$M/scores.csv" > "$T/e.out" 2>&1; echo $? > "$T/e.rc"
-"$PY" -m eduart_core report --db {store.path} --dataset items --out "$M/report.html" > "$T/r.out" 2>&1; echo $? > "$T/r.rc"
+"$PY" -m eduart_core report --db {store.path} --dataset items --baselines --out "$M/report.html" > "$T/r.out" 2>&1; echo $? > "$T/r.rc"
 ls -a "$M" > "$T/ls.out"
 """
     done = _on_tiny_disk(tmp_path / "disk", "64k", script, tmp_path)

@@ -194,8 +194,13 @@ def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
                                    "item-level data are not available for it.")
-    frame = sel.apply(scores(src, sel.profile, sel.dataset), all_conditions=all_conditions)
+    everything = scores(src, sel.profile, sel.dataset)
+    frame = sel.apply(everything, all_conditions=all_conditions)
     if frame.empty:
+        if not sel.baselines and not sel.with_(baselines=True).apply(everything, all_conditions=all_conditions).empty:
+            raise EmptySelection("Only baseline models (such as chance) answered in this selection, and baselines are "
+                                 "references, not examinees: switch baselines in (sidebar, or --baselines) to count "
+                                 "them.")
         raise EmptySelection("No scores match the current selection: widen the filters.")
     return frame
 
