@@ -60,18 +60,21 @@ def test_a_bad_kind_in_a_user_registry_is_one_line(tmp_path):
 def test_a_store_without_model_kinds_still_reads_and_is_migrated_on_the_next_write(store):
     from eduart_core.store.core import migrate
     from eduart_core.store.runs import ensure_dataset, ensure_model
+    from eduart_core.store.schema import MIGRATIONS
     from eduart_core.store.scores import list_models
+
+    number = next(n for n, name, _ in MIGRATIONS if name == "model kinds")
 
     ensure_dataset(store, "d", "D", "benchmark")
     ensure_model(store, "coin", "Coin", "Baseline", "offline", "chance")
     ensure_model(store, "gpt-x", "GPT X", "OpenAI", "openai", "gpt-x")
-    with store.connect() as con:  # make it look like a store written before migration 3
+    with store.connect() as con:  # make it look like a store written before the model-kinds migration
         con.execute("ALTER TABLE models DROP COLUMN kind")
-        con.execute("DELETE FROM schema_version WHERE version = 3")
+        con.execute("DELETE FROM schema_version WHERE version = ?", [number])
     kinds = dict(zip(list_models(store)["model"], list_models(store)["kind"]))  # read-only: derived
     assert kinds == {"coin": BASELINE_KIND, "gpt-x": MODEL_KIND}
     with store.connect() as con:
-        assert migrate(con) >= 3
+        assert migrate(con) >= number
         stored = dict(con.execute("SELECT model, kind FROM models").fetchall())
     assert stored == {"coin": BASELINE_KIND, "gpt-x": MODEL_KIND}
 

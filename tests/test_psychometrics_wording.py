@@ -7,7 +7,9 @@ one Wilson function, with its z stated.
 """
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pandas as pd
@@ -87,13 +89,16 @@ def test_one_wilson_function_and_its_z_is_stated():
     """No module computes a Wilson interval itself: only analysis.intervals holds the formula."""
     package = ROOT / "eduart_core"
     home = package / "analysis" / "intervals.py"
-    patterns = [r"proportion_ci\(", r"method\s*=\s*['\"]wilson", r"def \w*wilson", r"z\s*\*\s*z\s*/", r"\b1\.96\b"]
+    patterns = [r"proportion_ci\(", r"method\s*=\s*['\"]wilson", r"def \w*wilson", r"z\s*\*\s*z\s*/"]
     offenders = []
     for path in [*package.rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py")]:
         if path == home:
             continue
         text = path.read_text(encoding="utf-8")
         offenders += [f"{path.relative_to(ROOT)}: {p}" for p in patterns if re.search(p, text)]
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        offenders += [f"{path.relative_to(ROOT)}: the number 1.96 in code (use intervals.Z95)"
+                      for t in tokens if t.type == tokenize.NUMBER and t.string == "1.96"]
     assert offenders == []
     assert analysis.Z95 == 1.96 and "z = 1.96" in analysis.WILSON_WORDS
     low, high = analysis.wilson_interval(0.957, 370)
