@@ -129,7 +129,7 @@ def test_bulk_accept_across_queue_for_one_category(store):
         review.record_comparison(store, pid, 1, *queued_pair())
     result = review.bulk_accept(store, "Anna", "accents", side="B")
     assert result.decided == 3 and not result.conflicts
-    states = db.field_states(store, 1)
+    states = review.field_table(review.load_state(store, 1))
     accents = states[states["category"] == "accents"]
     assert set(accents["state"]) == {"resolved"}
     assert set(states[states["category"] != "accents"]["state"]) == {"open"}

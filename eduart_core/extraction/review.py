@@ -1,15 +1,21 @@
 """Review decisions, the audit trail and promotion of resolved pages into the benchmark.
 
 Why: an art historian settles each queued discrepancy against the screenshot. Every decision is
-appended (never overwritten) with reviewer, time, field, previous and new value and note; a
-decision names the decision it was based on, so two people deciding one field at once get a
-conflict instead of silently overwriting each other. When the last open field of a page is
-settled, the page's record becomes a gold item (a new version when it existed, which re-scores
-the stored responses for it).
+appended (never overwritten) with reviewer, time, field, previous and new value and note. Fields
+are decided independently and in any order; the state of a field is derived from its decisions
+(``consensus.walk``): with one reviewer per page a decision settles the field; a round can
+instead require k >= 2 independent (blind) reviewers, whose agreeing decisions merge and whose
+disagreements go to an adjudicator. A decision names the decision it was based on, so two people
+deciding one field at once get a conflict instead of silently overwriting each other. When the
+last field of a page is settled the page's record becomes a gold item (a new version when it
+existed, which re-scores the stored responses for it).
 """
 from __future__ import annotations
 
+import hashlib
+import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -19,15 +25,37 @@ from ..store import Store
 from ..store import extraction as db
 from ..store.extraction import ReviewConflict
 from .compare import top_field
+from .consensus import (
+    ADJUDICATE_ROLE,
+    ADJUDICATION,
+    AWAITING,
+    FLAG,
+    FLAGGED,
+    OPEN,
+    RESOLVED,
+    REVIEW_ROLE,
+    ROLES,
+    FieldState,
+    canonical,
+    contradicts,
+    open_for,
+    walk,
+)
 from .merge import DEFAULT_IGNORABLE, MergeResult, merge_records
 from .paths import get_at, set_at
 
-ACTIONS = ("accept_a", "accept_b", "edit", "flag")
-LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
+logger = logging.getLogger(__name__)
 
-__all__ = ["ACTIONS", "LATEST", "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult",
-           "record_comparison", "record_comparisons", "working_record", "decide", "bulk_accept", "review_queue",
-           "page_fields", "promote_page", "promote_pages", "attention_pages"]
+ACCEPT_A, ACCEPT_B, EDIT = "accept_a", "accept_b", "edit"
+ACTIONS = (ACCEPT_A, ACCEPT_B, EDIT, FLAG)
+LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
+ORDERS = ("AB", "BA")  # which extractor is shown as "A" (first) to a reviewer
+
+__all__ = ["ACTIONS", "ACCEPT_A", "ACCEPT_B", "EDIT", "FLAG", "LATEST", "ROLES", "REVIEW_ROLE", "ADJUDICATE_ROLE",
+           "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult", "ReviewState",
+           "load_state", "shown_order", "true_action", "record_comparison", "record_comparisons", "working_record",
+           "decide", "bulk_accept", "review_queue", "page_fields", "promote_page", "promote_pages",
+           "attention_pages", "set_reviewers", "decision_key"]
 
 
 class EditRejected(UserError):
@@ -45,6 +73,9 @@ class DecisionResult:
     page_resolved: bool
     promoted_version: int | None = None
     promotion_error: str | None = None
+    state: str = OPEN          # the field's state after this decision
+    conflict: bool = False     # recorded as contradicting a settled value (goes to adjudication)
+    after: ReviewState | None = field(default=None, repr=False)  # the round read after deciding
 
 
 @dataclass
@@ -53,6 +84,120 @@ class BulkResult:
     conflicts: list[str] = field(default_factory=list)
     promoted: list[str] = field(default_factory=list)
 
+
+# --------------------------------------------------------------------------------- state
+
+@dataclass
+class ReviewState:
+    """The review tables read once, with every queued field's derived state."""
+
+    pages: pd.DataFrame
+    outcomes: pd.DataFrame
+    queued: pd.DataFrame
+    decisions: pd.DataFrame
+    rounds: pd.DataFrame
+    states: dict[tuple[str, int, str], FieldState] = field(default_factory=dict)
+    needed: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def reviewers_needed(self, dataset: str, round: int) -> int:
+        return self.needed.get((str(dataset), int(round)), 1)
+
+    def page_dataset(self, page_id: str) -> str:
+        found = self.pages.loc[self.pages["page_id"] == page_id, "dataset"]
+        if found.empty:
+            raise UserError(f"no extraction page {page_id}")
+        return str(found.iloc[0])
+
+    def state(self, page_id: str, round: int, path: str) -> FieldState:
+        return self.states.get((page_id, int(round), path), FieldState())
+
+    def fields(self, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
+        """Queued discrepancies (of one page/round when given), values decoded."""
+        q = self.queued
+        if page_id is not None:
+            q = q[q["page_id"] == page_id]
+        if round is not None:
+            q = q[q["round"] == int(round)]
+        return q
+
+
+def load_state(store: Store, round: int | None = None) -> ReviewState:
+    """Read the review tables once and fold every queued field's decisions into its state."""
+    data = db.load_review_data(store, round)
+    state = ReviewState(**data)
+    for row in data["rounds"].to_dict("records"):
+        state.needed[(str(row["dataset"]), int(row["round"]))] = int(row["reviewers"])
+    by_unit: dict[tuple[str, int, str], list[dict]] = {}
+    for d in data["decisions"].to_dict("records"):
+        by_unit.setdefault((d["page_id"], int(d["round"]), d["path"]), []).append(d)
+    for row in data["queued"][["page_id", "round", "path", "dataset"]].itertuples(index=False):
+        key = (row.page_id, int(row.round), row.path)
+        state.states[key] = walk(by_unit.get(key, []), state.reviewers_needed(row.dataset, row.round))
+    return state
+
+
+def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions: list[dict]) -> ReviewState:
+    """A copy of ``state`` whose decisions for one page and round are ``decisions`` (read in the
+    write transaction), with that page's field states folded again."""
+    d = state.decisions
+    keep = d[~((d["page_id"] == page_id) & (d["round"] == int(round)))] if not d.empty else d
+    fresh = pd.DataFrame(decisions, dtype=object) if decisions else keep.iloc[0:0]
+    merged = pd.concat([keep, fresh], ignore_index=True) if len(keep) else fresh.reset_index(drop=True)
+    after = ReviewState(state.pages, state.outcomes, state.queued, merged, state.rounds,
+                        dict(state.states), dict(state.needed))
+    by_path: dict[str, list[dict]] = {}
+    for row in decisions:
+        by_path.setdefault(row["path"], []).append(row)
+    for row in state.fields(page_id, round)[["path", "dataset"]].itertuples(index=False):
+        after.states[(page_id, int(round), row.path)] = walk(by_path.get(row.path, []),
+                                                             state.reviewers_needed(row.dataset, round))
+    return after
+
+
+def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None = None) -> None:
+    """Require ``reviewers`` independent reviewers per page of a round (1 = single review)."""
+    if int(reviewers) < 1 or int(reviewers) > 9:
+        raise UserError(f"reviewers per page must be between 1 and 9, not {reviewers}")
+    rounds = db.load_outcomes(store, round)
+    if rounds.empty or dataset not in set(rounds["dataset"]):
+        raise UserError(f"dataset {dataset!r} has no extraction round {round}")
+    db.set_round_reviewers(store, dataset, round, int(reviewers), set_by)
+
+
+def shown_order(page_id: str, round: int, reviewer: str, reviewers_needed: int) -> str:
+    """Which extractor a reviewer sees as "A": randomised per page and reviewer in blind rounds.
+
+    Deterministic (a hash), so the order is the same on every redraw and can be recorded with
+    each decision; single-review rounds keep the extractors' own order.
+    """
+    if reviewers_needed <= 1 or not reviewer:
+        return ORDERS[0]
+    digest = hashlib.sha256(f"{page_id}|{int(round)}|{reviewer.strip().casefold()}".encode()).digest()
+    return ORDERS[digest[0] % 2]
+
+
+def true_action(shown_side: str, order: str) -> str:
+    """The stored action for the side a reviewer clicked ("A" = the first side shown)."""
+    side = shown_side.upper()
+    if side not in ("A", "B"):
+        raise UserError("side must be A or B")
+    extractor = order[0] if side == "A" else order[1]
+    return ACCEPT_A if extractor == "A" else ACCEPT_B
+
+
+def decision_key(dataset: str, page_id: str, round: int, path: str, reviewer: str, role: str, action: str,
+                 value: Any, note: str | None, decided_at: str | None, occurrence: int = 0) -> str:
+    """Content key of a decision: the same decision imported twice is recognised and skipped."""
+    content = canonical([dataset, page_id, int(round), path, reviewer, role, action,
+                         value if action == EDIT else None, note or None, decided_at, occurrence])
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+# --------------------------------------------------------------------------------- records
 
 def _problems(record: dict) -> list[str]:
     from ..items import check_item
@@ -89,13 +234,23 @@ def record_comparison(store: Store, page_id: str, round: int, a: dict | None, b:
     return record_comparisons(store, round, [(page_id, a, b)], ignorable)[page_id]
 
 
-def working_record(store: Store, page_id: str, round: int) -> dict:
-    """The page's base record with every settled decision applied (flags change nothing)."""
-    outcome = db.get_outcome(store, page_id, round)
-    record = dict(outcome["merged_record"] or outcome["base_record"] or {})
-    for path, decision in sorted(db.latest_decisions(store, page_id, round).items()):
-        if decision["action"] != "flag":
-            record = _write(record, path, decision["new_value"])
+def _base_record(state: ReviewState, page_id: str, round: int) -> dict:
+    o = state.outcomes
+    match = o[(o["page_id"] == page_id) & (o["round"] == int(round))]
+    if match.empty:
+        raise UserError(f"page {page_id} has no comparison in round {round}")
+    row = match.iloc[0]
+    return dict(row["merged_record"] or row["base_record"] or {})
+
+
+def working_record(store: Store | ReviewState, page_id: str, round: int) -> dict:
+    """The page's base record with every settled field's value applied."""
+    state = store if isinstance(store, ReviewState) else load_state(store, round)
+    record = _base_record(state, page_id, round)
+    for path in sorted(state.fields(page_id, round)["path"]):
+        st = state.state(page_id, round, path)
+        if st.settled:
+            record = _write(record, path, st.value)
     return record
 
 
@@ -105,96 +260,210 @@ def _write(record: dict, path: str, value: Any) -> dict:
     except (KeyError, IndexError, TypeError):
         # The parent is missing from the base record. Diff paths below the top level only exist
         # where both records share the parent, so this only guards against hand-made paths.
+        logger.warning("cannot write %s into the record: its parent is missing", path)
         return record
 
 
-def page_fields(store: Store, page_id: str, round: int) -> pd.DataFrame:
-    """The queued fields of one page with both values, state and the decision they stand on."""
-    disc = db.load_discrepancies(store, round=round, page_id=page_id, queued_only=True)
-    latest = db.latest_decisions(store, page_id, round)
+# --------------------------------------------------------------------------------- fields
+
+FIELD_COLUMNS = ["path", "field", "category", "a", "b", "state", "decision_id", "reviewer", "value", "note",
+                 "order", "mine", "votes", "needed", "how", "my_action", "my_value"]
+
+
+def page_fields(store: Store | ReviewState, page_id: str, round: int, reviewer: str | None = None,
+                role: str = REVIEW_ROLE) -> pd.DataFrame:
+    """The queued fields of one page, as one person may see them (object dtype: never NaN).
+
+    ``a``/``b`` are in the order this reviewer is shown (swapped in blind rounds when ``order``
+    is "BA"); ``decision_id`` is what a decision must be based on (the field's latest decision,
+    or in blind rounds the reviewer's own); ``mine`` says whether the field waits for this
+    person. In blind rounds a reviewer sees neither the others' names nor their values.
+    """
+    state = store if isinstance(store, ReviewState) else load_state(store, round)
+    frame = state.fields(page_id, round)
+    if frame.empty:
+        return pd.DataFrame(columns=FIELD_COLUMNS, dtype=object)
+    needed = state.reviewers_needed(frame["dataset"].iloc[0], round)
+    blind = needed > 1 and role == REVIEW_ROLE
+    order = shown_order(page_id, round, reviewer or "", needed) if role == REVIEW_ROLE else ORDERS[0]
     rows = []
-    for row in disc.to_dict("records"):
-        decision = latest.get(row["path"])
-        state = "open" if decision is None else ("flagged" if decision["action"] == "flag" else "resolved")
+    for row in frame.to_dict("records"):
+        st = state.state(page_id, round, row["path"])
+        a, b = (row["value_a"], row["value_b"]) if order == "AB" else (row["value_b"], row["value_a"])
+        own = st.reviewer_decision(reviewer) if reviewer else None
+        if blind:
+            mine = [d for d in [own, *st.flags] if d and d["reviewer"] == reviewer
+                    and (d.get("role") or REVIEW_ROLE) == REVIEW_ROLE]
+            latest_id = max((int(d["decision_id"]) for d in mine), default=None)
+            who, note = (reviewer if own else None), (own or {}).get("note")
+        else:
+            latest_id = st.last_id
+            who, note = (st.last or {}).get("reviewer"), (st.last or {}).get("note")
+        shown_state = st.state
+        if blind and shown_state in (AWAITING, OPEN):
+            shown_state = AWAITING if own else OPEN
         rows.append({
-            "path": row["path"], "field": row["field"], "category": row["category"],
-            "a": row["value_a"], "b": row["value_b"], "state": state,
-            "decision_id": int(decision["decision_id"]) if decision else None,
-            "reviewer": decision["reviewer"] if decision else None,
-            "value": decision["new_value"] if decision and decision["action"] != "flag" else None,
-            "note": decision["note"] if decision else None,
+            "path": row["path"], "field": row["field"], "category": row["category"], "a": a, "b": b,
+            "state": shown_state, "decision_id": latest_id, "reviewer": who,
+            "value": st.value if st.settled and not (blind and not st.resolved) else None,
+            "note": note, "order": order, "mine": open_for(st, reviewer or "", role, needed),
+            "votes": len(st.votes), "needed": needed, "how": st.how,
+            "my_action": own["action"] if own else None, "my_value": own["new_value"] if own else None,
         })
-    return pd.DataFrame(rows, columns=["path", "field", "category", "a", "b", "state", "decision_id",
-                                       "reviewer", "value", "note"])
+    return pd.DataFrame(rows, columns=FIELD_COLUMNS, dtype=object)
+
+
+def field_table(state: ReviewState) -> pd.DataFrame:
+    """One row per queued field with its state (the queue, the CLI status and bulk accept use it)."""
+    columns = ["dataset", "page_id", "round", "path", "field", "category", "format", "exercise", "state",
+               "votes", "needed", "how", "reviewers"]
+    rows = []
+    for row in state.queued.to_dict("records"):
+        st = state.state(row["page_id"], row["round"], row["path"])
+        rows.append({"dataset": row["dataset"], "page_id": row["page_id"], "round": int(row["round"]),
+                     "path": row["path"], "field": row["field"], "category": row["category"],
+                     "format": row["format"], "exercise": row["exercise"], "state": st.state,
+                     "votes": len(st.votes), "needed": state.reviewers_needed(row["dataset"], row["round"]),
+                     "how": st.how, "reviewers": sorted(st.votes)})
+    return pd.DataFrame(rows, columns=columns)
+
+
+# --------------------------------------------------------------------------------- deciding
+
+def _check(state_needed: int, role: str, reviewer: str, based_on: Any, value: Any, source: str):
+    """The in-transaction check of a new decision against the field's stored decisions."""
+    def check(decisions: list[dict]) -> dict:
+        st = walk(decisions, state_needed)
+        blind = state_needed > 1 and role == REVIEW_ROLE
+        if based_on != LATEST:
+            if blind:
+                mine = [d for d in decisions if d["reviewer"] == reviewer and (d.get("role") or REVIEW_ROLE) == role]
+                seen = int(mine[-1]["decision_id"]) if mine else None
+                latest = mine[-1] if mine else None
+            else:
+                seen, latest = st.last_id, st.last
+            if seen != (int(based_on) if based_on is not None else None):
+                raise ReviewConflict(path_of(decisions), latest or {})
+        if value is _NO_VALUE or role == ADJUDICATE_ROLE:
+            return {"conflict": False}
+        if role == REVIEW_ROLE and source in ("page", "bulk") and st.state == ADJUDICATION:
+            raise UserError("this field waits for an adjudicator; your decision was not saved")
+        # a decision that contradicts a settled value without having seen it (an import, a late
+        # blind reviewer) is kept as a conflict for adjudication, never silently overwriting
+        saw_it = not blind and source in ("page", "bulk", "cli")
+        return {"conflict": contradicts(st, value, reviewer, state_needed) and not saw_it}
+    return check
+
+
+_NO_VALUE = object()
+
+
+def path_of(decisions: list[dict]) -> str:
+    return decisions[-1]["path"] if decisions else "field"
 
 
 def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
-           value: Any = None, note: str | None = None, based_on: int | None | str = LATEST) -> DecisionResult:
-    """Append a decision for one queued field; promote the page when it was the last open one.
+           value: Any = None, note: str | None = None, based_on: int | None | str = LATEST, *,
+           role: str = REVIEW_ROLE, order: str | None = None, source: str = "page",
+           state: ReviewState | None = None) -> DecisionResult:
+    """Append a decision for one queued field; promote the page when its last field settles.
 
-    ``based_on`` is the decision id the reviewer saw for this field (None when it was undecided);
-    a newer decision by someone else raises ``ReviewConflict``. An edit is validated against the
-    item schema first: problems it would introduce raise ``EditRejected`` and nothing is saved.
+    ``action`` names the true extractor (accept_a / accept_b), an edit or a flag; pages map the
+    side a reviewer clicked with ``true_action``. ``based_on`` is the decision id the reviewer
+    saw (``page_fields(...)["decision_id"]``); a newer decision raises ``ReviewConflict``. An edit
+    is validated against the item schema first: problems it would introduce raise
+    ``EditRejected`` and nothing is saved. ``state`` (a ``ReviewState`` the caller already read)
+    saves a read; the checks that matter run against the stored decisions in the write itself.
     """
     reviewer = (reviewer or "").strip()
     if not reviewer:
         raise UserError("a decision needs the reviewer's name")
     if action not in ACTIONS:
         raise UserError(f"unknown action {action!r}; choose from {', '.join(ACTIONS)}")
-    disc = db.load_discrepancies(store, round=round, page_id=page_id, queued_only=True)
-    match = disc[disc["path"] == path]
+    if role not in ROLES:
+        raise UserError(f"unknown role {role!r}; choose from {', '.join(ROLES)}")
+    state = state or load_state(store, round)
+    match = state.fields(page_id, round)
+    match = match[match["path"] == path]
+    if match.empty and state is not None:  # a state read before this field was queued: read again
+        state = load_state(store, round)
+        match = state.fields(page_id, round)
+        match = match[match["path"] == path]
     if match.empty:
         raise UserError(f"page {page_id} round {round} has no queued discrepancy at {path}")
     row = match.iloc[0]
-    if based_on == LATEST:
-        current = db.latest_decisions(store, page_id, round).get(path)
-        based_on = int(current["decision_id"]) if current else None
-    before = working_record(store, page_id, round)
+    needed = state.reviewers_needed(row["dataset"], round)
+    before = working_record(state, page_id, round)
     previous = get_at(before, path)
-    if action == "accept_a":
+    if action == ACCEPT_A:
         new_value = row["value_a"]
-    elif action == "accept_b":
+    elif action == ACCEPT_B:
         new_value = row["value_b"]
-    elif action == "flag":
+    elif action == FLAG:
         if not (note or "").strip():
             raise UserError("a flag needs a note for your colleague")
         new_value = None
     else:
         new_value = value
-        after = _write(before, path, new_value)
-        added = [p for p in _problems(after) if p not in set(_problems(before))]
-        if added:
-            raise EditRejected(path, added)
-    decision_id = db.append_decision(store, page_id, round, path, action, reviewer, previous,
-                                     new_value, note, based_on)
-    result = DecisionResult(decision_id, page_resolved=False)
-    states = page_fields(store, page_id, round)
-    if not states.empty and (states["state"] == "resolved").all():
-        result.page_resolved = True
-        record = working_record(store, page_id, round)
-        result.promoted_version, result.promotion_error = promote_page(
-            store, page_id, round, record, note=f"review round {round}, last decision by {reviewer}")
+        check_edit(before, path, new_value)
+    order = order or (shown_order(page_id, round, reviewer, needed) if role == REVIEW_ROLE else ORDERS[0])
+    decided_at = now_utc()
+    key = decision_key(row["dataset"], page_id, round, path, reviewer, role, action, new_value, note,
+                       decided_at.isoformat(timespec="microseconds"))
+    check = _check(needed, role, reviewer, based_on, _NO_VALUE if action == FLAG else new_value, source)
+    fresh: list[dict] = []
+    decision_id = db.append_decision(store, page_id, round, path, action, reviewer, previous, new_value, note,
+                                     None if based_on == LATEST else based_on, check=check, role=role,
+                                     shown_order=order, source=source, decision_key=key, decided_at=decided_at,
+                                     page_decisions=fresh)
+    after = with_page_decisions(state, page_id, round, fresh)
+    field_state = after.state(page_id, round, path)
+    conflict = any(int(d["decision_id"]) == decision_id for d in field_state.conflicts)
+    result = DecisionResult(decision_id, page_resolved=False, state=field_state.state, conflict=conflict, after=after)
+    _promote_if_resolved(store, after, page_id, round, result, f"review round {round}, last decision by {reviewer}")
     return result
 
 
-def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", round: int | None = None,
-                page_id: str | None = None, note: str | None = None) -> BulkResult:
-    """Accept side A (or B) for every open field of one category, on one page or the whole queue.
+def check_edit(before: dict, path: str, value: Any) -> None:
+    """Raise ``EditRejected`` when writing ``value`` at ``path`` adds item problems."""
+    after = _write(before, path, value)
+    added = [p for p in _problems(after) if p not in set(_problems(before))]
+    if added:
+        raise EditRejected(path, added)
 
-    Fields someone decided meanwhile are reported as conflicts and left alone.
-    """
-    action = {"A": "accept_a", "B": "accept_b"}.get(side.upper())
+
+def _promote_if_resolved(store: Store, state: ReviewState, page_id: str, round: int, result: DecisionResult,
+                         note: str) -> None:
+    paths = list(state.fields(page_id, round)["path"])
+    if paths and all(state.state(page_id, round, p).resolved for p in paths):
+        result.page_resolved = True
+        record = working_record(state, page_id, round)
+        done = promote_pages(store, [(page_id, round, record, note)], pages=state.pages)
+        result.promoted_version, result.promotion_error = done.get(page_id, (None, "nothing to promote"))
+
+
+def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", round: int | None = None,
+                page_id: str | None = None, note: str | None = None, role: str = REVIEW_ROLE) -> BulkResult:
+    """Accept side A (or B, the true extractors) for every field of one category still waiting
+    for this reviewer, on one page or the whole queue. Fields someone decided meanwhile are
+    reported as conflicts and left alone."""
+    action = {"A": ACCEPT_A, "B": ACCEPT_B}.get(side.upper())
     if action is None:
         raise UserError("side must be A or B")
-    states = db.field_states(store, round)
-    todo = states[(states["state"] == "open") & (states["category"] == category)]
+    state = load_state(store, round)
+    table = field_table(state)
+    todo = table[table["category"] == category]
     if page_id is not None:
         todo = todo[todo["page_id"] == page_id]
     result = BulkResult()
     for row in todo.to_dict("records"):
+        st = state.state(row["page_id"], row["round"], row["path"])
+        if not open_for(st, reviewer, role, int(row["needed"])):
+            continue
         try:
             outcome = decide(store, row["page_id"], int(row["round"]), row["path"], action, reviewer,
-                             note=note or f"bulk accept {side.upper()} for {category}", based_on=None)
+                             note=note or f"bulk accept {side.upper()} for {category}", role=role, source="bulk",
+                             order=ORDERS[0])
         except ReviewConflict:
             result.conflicts.append(f"{row['page_id']} {row['path']}")
             continue
@@ -204,61 +473,72 @@ def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", rou
     return result
 
 
+# --------------------------------------------------------------------------------- promotion
+
 def promote_page(store: Store, page_id: str, round: int, record: dict | None,
                  note: str) -> tuple[int | None, str | None]:
     """Write the page's record into its dataset as a gold item; returns (version, error)."""
     return promote_pages(store, [(page_id, round, record, note)]).get(page_id, (None, "nothing to promote"))
 
 
-def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]]
-                  ) -> dict[str, tuple[int | None, str | None]]:
-    """Promote several pages: new items in one import, existing ones as new versions (which
-    re-scores their stored responses). A record with problems is not promoted; the problems
-    are kept with the page so the reviewer can fix the field at fault."""
-    from ..store.items import load_items, save_item_version, upsert_items
+def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]],
+                  pages: pd.DataFrame | None = None) -> dict[str, tuple[int | None, str | None]]:
+    """Promote several pages in one transaction: new items, or new versions of existing ones
+    (which re-scores their stored responses). A record with problems is not promoted; the
+    problems are kept with the page so the reviewer can fix the field at fault."""
+    from ..store.items import ImportReport, prepare_items, store_prepared, write_items
+    from ..store.runs import current_items_con
+    from ..store.scores import rescore_con
 
     if not entries:
         return {}
-    pages = db.load_pages(store).set_index("page_id")
+    pages = (pages if pages is not None else db.load_pages(store)).set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
-    fresh: dict[str, list[tuple[str, int, dict, str]]] = {}
-    existing: list[tuple[str, int, dict, str, str]] = []
-    known: dict[str, dict[str, tuple[int, dict]]] = {}
-    for page_id, rnd, record, note in entries:
-        if record is None:
-            outcome[page_id] = (None, "nothing to promote")
-            continue
-        page = pages.loc[page_id]
-        gold = dict(record)
-        gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
-                    source=gold.get("source") or f"extraction/{page['exercise']}")
-        gold.setdefault("image", None)
-        gold.setdefault("has_image", False)
-        problems = _problems(gold)
-        if problems:
-            outcome[page_id] = (None, "; ".join(problems))
-            continue
-        dataset = page["dataset"]
-        if dataset not in known:
-            current = load_items(store, dataset)
-            known[dataset] = {str(i): (int(v), r) for i, v, r in
-                              zip(current["item_id"], current["version"], current["record"])}
-        if page["item_id"] in known[dataset]:
-            version, stored = known[dataset][page["item_id"]]
-            if _same_record(stored, gold):
-                outcome[page_id] = (version, None)  # already the gold: nothing to write or re-score
-            else:
-                existing.append((page_id, rnd, gold, note, dataset))
-        else:
-            fresh.setdefault(dataset, []).append((page_id, rnd, gold, note))
-    for dataset, group in fresh.items():
-        upsert_items(store, [g for _, _, g, _ in group], dataset, origin="extraction", note=group[0][3])
-        for page_id, _, _, _ in group:
-            outcome[page_id] = (1, None)
-    for page_id, _, gold, note, dataset in existing:
-        outcome[page_id] = (save_item_version(store, dataset, gold, origin="review", note=note), None)
     rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
-    db.set_promotions(store, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
+    with store.transaction() as con:
+        known: dict[str, dict[str, tuple[int, dict]]] = {}
+        fresh: dict[str, list[tuple[str, dict, str]]] = {}
+        existing: dict[str, list[tuple[str, dict, str, int]]] = {}
+        for page_id, _, record, note in entries:
+            if record is None:
+                outcome[page_id] = (None, "nothing to promote")
+                continue
+            page = pages.loc[page_id]
+            gold = dict(record)
+            gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
+                        source=gold.get("source") or f"extraction/{page['exercise']}")
+            gold.setdefault("image", None)
+            gold.setdefault("has_image", False)
+            problems = _problems(gold)
+            if problems:
+                outcome[page_id] = (None, "; ".join(problems))
+                continue
+            dataset = page["dataset"]
+            if dataset not in known:
+                known[dataset] = current_items_con(con, dataset)
+            if page["item_id"] in known[dataset]:
+                version, stored = known[dataset][page["item_id"]]
+                if _same_record(stored, gold):
+                    outcome[page_id] = (version, None)  # already the gold: nothing to write or re-score
+                else:
+                    existing.setdefault(dataset, []).append((page_id, gold, note, version))
+            else:
+                fresh.setdefault(dataset, []).append((page_id, gold, note))
+        for dataset, group in fresh.items():
+            report = ImportReport(dataset=dataset)
+            items = prepare_items(con, store, [g for _, g, _ in group], None, report)
+            store_prepared(con, items, dataset, "extraction", report, keep_invalid=False, note=group[0][2])
+            for page_id, _, _ in group:
+                outcome[page_id] = (1, None)
+        for dataset, group in existing.items():
+            for page_id, gold, note, version in group:  # one note per version: why it exists
+                report = ImportReport(dataset=dataset)
+                items = prepare_items(con, store, [gold], None, report)
+                changed = write_items(con, items, dataset, "review", note, report)  # keeps the stored image
+                if changed:
+                    rescore_con(con, dataset=dataset, item_ids=changed)
+                outcome[page_id] = (version + 1 if changed else version, None)
+        db.set_promotions_con(con, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
     return outcome
 
 
@@ -268,30 +548,79 @@ def _same_record(stored: dict, gold: dict) -> bool:
 
     try:
         return check_item(stored)[0] == check_item(gold)[0]
-    except Exception:  # an odd stored record: let the store decide
+    except Exception as exc:  # an odd stored record: let the store decide
+        logger.warning("cannot compare the stored record with the reviewed one: %s", exc)
         return False
 
 
-def review_queue(store: Store, round: int | None = None) -> pd.DataFrame:
-    """One row per queued page: status (open / flagged / resolved), progress, categories, fields."""
-    states = db.field_states(store, round)
-    columns = ["page_id", "round", "exercise", "format", "status", "fields", "resolved", "flagged",
-               "categories", "field_names", "promoted_version"]
-    if states.empty:
-        return pd.DataFrame(columns=columns)
-    outcomes = db.load_outcomes(store, round)[["page_id", "round", "promoted_version"]]
+def promote_resolved(store: Store, state: ReviewState, pages: list[tuple[str, int]], note: str) -> list[str]:
+    """Promote those of ``pages`` whose every field is settled (after an import); returns them."""
+    entries = []
+    for page_id, rnd in sorted(set(pages)):
+        paths = list(state.fields(page_id, rnd)["path"])
+        if paths and all(state.state(page_id, rnd, p).resolved for p in paths):
+            entries.append((page_id, rnd, working_record(state, page_id, rnd), note))
+    done = promote_pages(store, entries, pages=state.pages)
+    return [pid for pid, (version, _) in done.items() if version is not None]
+
+
+# --------------------------------------------------------------------------------- queues
+
+QUEUE_COLUMNS = ["page_id", "round", "dataset", "exercise", "format", "status", "fields", "resolved", "flagged",
+                 "adjudication", "awaiting", "mine", "needed", "categories", "field_names", "promoted_version"]
+
+
+def review_queue(store: Store | ReviewState, round: int | None = None, reviewer: str | None = None,
+                 role: str = REVIEW_ROLE) -> pd.DataFrame:
+    """One row per queued page: status, progress, categories, fields, and how many of its
+    fields wait for this person (``mine``; every open field when no reviewer is given).
+
+    Status: adjudication (a field waits for the adjudicator) > flagged > open (nobody or not
+    every reviewer decided yet) > resolved.
+    """
+    state = store if isinstance(store, ReviewState) else load_state(store, round)
+    table = field_table(state)
+    if round is not None and not table.empty:
+        table = table[table["round"] == int(round)]
+    if table.empty:
+        return pd.DataFrame(columns=QUEUE_COLUMNS)
+    promoted = {(r["page_id"], int(r["round"])): r["promoted_version"] for r in state.outcomes.to_dict("records")}
     rows = []
-    for (pid, rnd), group in states.groupby(["page_id", "round"], sort=True):
-        n_resolved = int((group["state"] == "resolved").sum())
-        n_flagged = int((group["state"] == "flagged").sum())
-        status = "resolved" if n_resolved == len(group) else ("flagged" if n_flagged else "open")
-        rows.append({"page_id": pid, "round": int(rnd), "exercise": group["exercise"].iloc[0],
-                     "format": group["format"].iloc[0], "status": status, "fields": len(group),
-                     "resolved": n_resolved, "flagged": n_flagged,
-                     "categories": sorted(set(group["category"])), "field_names": sorted(set(group["field"]))})
-    frame = pd.DataFrame(rows)
-    frame = frame.merge(outcomes, on=["page_id", "round"], how="left")
-    return frame[columns]
+    for (pid, rnd), group in table.groupby(["page_id", "round"], sort=True):
+        states = list(group["state"])
+        n = {s: states.count(s) for s in (RESOLVED, FLAGGED, ADJUDICATION, AWAITING)}
+        if n[ADJUDICATION]:
+            status = ADJUDICATION
+        elif n[RESOLVED] == len(group):
+            status = RESOLVED
+        elif n[FLAGGED]:
+            status = FLAGGED
+        else:
+            status = OPEN
+        needed = int(group["needed"].iloc[0])
+        if reviewer:
+            mine = sum(open_for(state.state(pid, rnd, p), reviewer, role, needed) for p in group["path"])
+        else:
+            mine = len(group) - n[RESOLVED]
+        version = promoted.get((pid, int(rnd)))
+        rows.append({"page_id": pid, "round": int(rnd), "dataset": group["dataset"].iloc[0],
+                     "exercise": group["exercise"].iloc[0], "format": group["format"].iloc[0], "status": status,
+                     "fields": len(group), "resolved": n[RESOLVED], "flagged": n[FLAGGED],
+                     "adjudication": n[ADJUDICATION], "awaiting": n[AWAITING], "mine": int(mine), "needed": needed,
+                     "categories": sorted(set(group["category"])), "field_names": sorted(set(group["field"])),
+                     "promoted_version": None if version is None or version != version else int(version)})
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def next_page(queue: pd.DataFrame, current: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The next page (after ``current``, wrapping around) that still has fields for this person."""
+    waiting = [(r.page_id, int(r.round)) for r in queue.itertuples() if int(r.mine) > 0]
+    if not waiting:
+        return None
+    if current is None:
+        return waiting[0]
+    later = [p for p in waiting if (p[1], p[0]) > (current[1], current[0])]
+    return later[0] if later else (waiting[0] if waiting[0] != current else None)
 
 
 def attention_pages(store: Store, round: int | None = None) -> pd.DataFrame:

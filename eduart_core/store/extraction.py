@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import duckdb
 import pandas as pd
 
 from .core import Store
+from .schema import MIGRATIONS
 
 
 class ReviewConflict(Exception):
@@ -22,6 +23,7 @@ class ReviewConflict(Exception):
 
     def __init__(self, path: str, latest: dict):
         self.path = path
+        latest = latest or {}
         self.latest = latest
         who = latest.get("reviewer") or "someone"
         super().__init__(
@@ -53,19 +55,27 @@ def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
 
 
 def ensure_schema(store: Store) -> None:
-    """Bring an existing store up to the current schema (the review tables came in migration 2).
+    """Bring an existing store up to the current schema before the review page or CLI reads it.
 
-    Read-only connections never migrate, so the review page calls this before reading; it opens
-    a read-write connection only when the tables are actually missing.
+    Read-only connections never migrate, and the review tables came in later migrations (2 and
+    3), so a store written by an older version would fail on the first review query. This opens
+    a read-write connection only when migrations are actually pending; it changes the schema,
+    never the data.
     """
-    if not store.exists():
+    if not store.exists() or str(store.path) in _CURRENT_SCHEMA:
         return
     with store.connect(read_only=True) as con:
-        found = con.execute("SELECT count(*) FROM information_schema.tables "
-                            "WHERE table_name = 'review_decisions'").fetchone()[0]
-    if not found:
+        try:
+            current = con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+        except duckdb.Error:  # a store older than the version table
+            current = 0
+    if int(current or 0) < MIGRATIONS[-1][0]:
         with store.connect():
             pass
+    _CURRENT_SCHEMA.add(str(store.path))
+
+
+_CURRENT_SCHEMA: set[str] = set()  # stores this process already checked (a redraw needs no check)
 
 
 # --- pages and extractions -------------------------------------------------------------------
@@ -182,6 +192,12 @@ def set_promotions(store: Store, rows: list[tuple[str, int, int | None, str | No
     if not rows:
         return
     with store.transaction() as con:
+        set_promotions_con(con, rows)
+
+
+def set_promotions_con(con, rows: list[tuple[str, int, int | None, str | None]]) -> None:
+    """``set_promotions`` inside the caller's transaction (promotion writes items and this at once)."""
+    if rows:
         con.executemany("UPDATE extraction_outcomes SET promoted_version = ?, promotion_error = ?, "
                         "promoted_at = current_timestamp WHERE page_id = ? AND round = ?",
                         [[version, error, page_id, int(rnd)] for page_id, rnd, version, error in rows])
@@ -243,10 +259,12 @@ _LATEST_SQL = (
     "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? {path} "
     "QUALIFY row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) = 1"
 )
+DECISION_COLUMNS = ("page_id", "round", "path", "action", "reviewer", "previous_value", "new_value", "note",
+                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at")
 
 
 def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
-    """The current decision per field path of a page in a round."""
+    """The latest decision per field path of a page in a round (any reviewer, any role)."""
     with store.connect(read_only=True) as con:
         frame = _frame(con, _LATEST_SQL.format(path=""), [page_id, int(round)])
     out = {}
@@ -257,19 +275,62 @@ def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
     return out
 
 
+def _decoded(frame: pd.DataFrame) -> list[dict]:
+    rows = frame.to_dict("records")
+    for row in rows:
+        row["previous_value"] = _load(row.get("previous_value"))
+        row["new_value"] = _load(row.get("new_value"))
+    return rows
+
+
+def _insert_decision(con, row: dict) -> int:
+    values = {name: row.get(name) for name in DECISION_COLUMNS}
+    values["round"] = int(values["round"])
+    values["previous_value"] = _dump(values["previous_value"])
+    values["new_value"] = _dump(values["new_value"])
+    values["role"] = values["role"] or "review"
+    values["source"] = values["source"] or "page"
+    values["conflict"] = bool(values["conflict"])
+    names = [n for n in DECISION_COLUMNS if n != "decided_at" or values["decided_at"] is not None]
+    placeholders = ", ".join("?" for _ in names)
+    found = con.execute(f"INSERT INTO review_decisions ({', '.join(names)}) VALUES ({placeholders}) "
+                        "RETURNING decision_id", [values[n] for n in names]).fetchone()
+    return int(found[0])
+
+
 def append_decision(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
                     previous_value: Any, new_value: Any, note: str | None,
-                    based_on: int | None) -> int:
-    """Append one decision, unless the field was decided after ``based_on`` (then ReviewConflict).
+                    based_on: int | None, *, check: Callable[[list[dict]], dict] | None = None,
+                    page_decisions: list | None = None, **extra: Any) -> int:
+    """Append one decision; ``check`` sees the field's decisions inside the same transaction.
 
-    ``based_on`` is the decision id the reviewer saw as current for this field (None: none).
-    The check and the insert run in one transaction; when two sessions write at the same moment
-    DuckDB aborts one of them, which is retried once and then sees the other's decision.
+    ``check(decisions) -> dict`` may raise (``ReviewConflict``: someone decided after what this
+    reviewer saw) or return columns to set (``conflict``, ...). Without ``check`` the old rule
+    applies: the field's latest decision must be ``based_on``. When two sessions write at the
+    same moment DuckDB aborts one transaction; it is retried and then sees the other's decision.
+    ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
+    ``page_decisions``: a list that receives every decision of the page and round as stored
+    after this one, read in the same transaction (the caller sees whether the page is done
+    without another connection).
     """
+    row = dict(page_id=page_id, round=int(round), path=path, action=action, reviewer=reviewer,
+               previous_value=previous_value, new_value=new_value, note=note, based_on=based_on, **extra)
     for attempt in range(3):
         try:
-            return _append_decision_once(store, page_id, round, path, action, reviewer, previous_value,
-                                         new_value, note, based_on)
+            with store.transaction() as con:
+                decisions = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? "
+                                            "AND path = ? ORDER BY decision_id", [page_id, int(round), path]))
+                if check is None:
+                    latest = decisions[-1] if decisions else None
+                    latest_id = int(latest["decision_id"]) if latest else None
+                    if latest_id != (int(based_on) if based_on is not None else None):
+                        raise ReviewConflict(path, latest)
+                    return _insert_decision(con, row)
+                decision_id = _insert_decision(con, {**row, **(check(decisions) or {})})
+                if page_decisions is not None:
+                    page_decisions[:] = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? "
+                                                        "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
+                return decision_id
         except duckdb.TransactionException:
             if attempt == 2:
                 raise
@@ -277,21 +338,19 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     raise AssertionError("unreachable")
 
 
-def _append_decision_once(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
-                          previous_value: Any, new_value: Any, note: str | None, based_on: int | None) -> int:
+def append_decisions(store: Store, rows: list[dict]) -> list[int]:
+    """Append several prepared decisions in one transaction (imports); returns their ids."""
+    if not rows:
+        return []
     with store.transaction() as con:
-        frame = _frame(con, _LATEST_SQL.format(path="AND path = ?"), [page_id, int(round), path])
-        latest = frame.iloc[0].to_dict() if not frame.empty else None
-        latest_id = int(latest["decision_id"]) if latest else None
-        if latest_id != (int(based_on) if based_on is not None else None):
-            latest["new_value"] = _load(latest["new_value"])
-            raise ReviewConflict(path, latest)
-        row = con.execute(
-            "INSERT INTO review_decisions (page_id, round, path, action, reviewer, previous_value, new_value, "
-            "note, based_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id",
-            [page_id, int(round), path, action, reviewer, _dump(previous_value), _dump(new_value), note,
-             based_on]).fetchone()
-    return int(row[0])
+        return [_insert_decision(con, row) for row in rows]
+
+
+def decision_keys(store: Store) -> set[str]:
+    """Content keys of every stored decision (an import skips lines already stored)."""
+    with store.connect(read_only=True) as con:
+        return {r[0] for r in con.execute("SELECT decision_key FROM review_decisions "
+                                          "WHERE decision_key IS NOT NULL").fetchall()}
 
 
 def load_decisions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
@@ -306,18 +365,47 @@ def load_decisions(store: Store, page_id: str | None = None, round: int | None =
     return frame
 
 
-def field_states(store: Store, round: int | None = None) -> pd.DataFrame:
-    """One row per queued discrepancy with its review state: open, resolved or flagged."""
-    where = "WHERE d.queued" + (" AND d.round = ?" if round is not None else "")
-    params = [int(round)] if round is not None else []
-    sql = (
-        "WITH latest AS (SELECT page_id, round, path, action, reviewer, decision_id FROM review_decisions "
-        "QUALIFY row_number() OVER (PARTITION BY page_id, round, path ORDER BY decision_id DESC) = 1) "
-        "SELECT d.page_id, d.round, d.path, d.field, d.category, o.format, p.exercise, "
-        "CASE WHEN l.action IS NULL THEN 'open' WHEN l.action = 'flag' THEN 'flagged' ELSE 'resolved' END "
-        "AS state, l.reviewer, l.decision_id FROM discrepancies d "
-        "JOIN extraction_outcomes o USING (page_id, round) JOIN extraction_pages p USING (page_id) "
-        "LEFT JOIN latest l ON l.page_id = d.page_id AND l.round = d.round AND l.path = d.path "
-        f"{where} ORDER BY d.round, d.page_id, d.path")
+def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None) -> None:
+    """How many independent reviewers each page of a round needs (appended; the latest counts)."""
+    with store.transaction() as con:
+        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by) VALUES (?, ?, ?, ?)",
+                    [dataset, int(round), int(reviewers), set_by])
+
+
+_ROUNDS_SQL = ("SELECT dataset, round, reviewers, set_by, set_at FROM review_rounds "
+               "QUALIFY row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, rowid DESC) = 1")
+
+
+def round_settings(store: Store) -> pd.DataFrame:
+    """The current reviewer requirement per (dataset, round); rounds not listed need one reviewer."""
     with store.connect(read_only=True) as con:
-        return _frame(con, sql, params)
+        return _frame(con, _ROUNDS_SQL + " ORDER BY dataset, round")
+
+
+def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.DataFrame]:
+    """Everything the review logic needs, read through ONE connection (a page redraw opens one).
+
+    Keys: ``pages``, ``outcomes`` (with dataset, item_id, exercise), ``queued`` (queued
+    discrepancies with format, dataset, exercise), ``decisions`` (values decoded) and ``rounds``
+    (reviewer requirement per dataset and round).
+    """
+    where_round = " WHERE o.round = ?" if round is not None else ""
+    params = [int(round)] if round is not None else []
+    with store.connect(read_only=True) as con:
+        pages = _frame(con, "SELECT * FROM extraction_pages ORDER BY page_id")
+        outcomes = _frame(con, "SELECT o.*, p.exercise, p.question, p.item_id, p.dataset FROM extraction_outcomes o "
+                               "JOIN extraction_pages p USING (page_id)" + where_round + " ORDER BY o.round, o.page_id",
+                          params)
+        queued = _frame(con, "SELECT d.*, o.format, p.exercise, p.dataset FROM discrepancies d "
+                             "JOIN extraction_outcomes o USING (page_id, round) JOIN extraction_pages p USING (page_id) "
+                             "WHERE d.queued" + (" AND d.round = ?" if round is not None else "")
+                             + " ORDER BY d.round, d.page_id, d.path", params)
+        decisions = _frame(con, "SELECT * FROM review_decisions"
+                                + (" WHERE round = ?" if round is not None else "") + " ORDER BY decision_id", params)
+        rounds = _frame(con, _ROUNDS_SQL + " ORDER BY dataset, round")
+    for frame, columns in ((outcomes, ("base_record", "merged_record")), (queued, ("value_a", "value_b")),
+                           (decisions, ("previous_value", "new_value"))):
+        for column in columns:
+            if not frame.empty:
+                frame[column] = frame[column].map(_load)
+    return {"pages": pages, "outcomes": outcomes, "queued": queued, "decisions": decisions, "rounds": rounds}

@@ -225,3 +225,59 @@ MIGRATIONS.append((4, "model kinds", [
     f"UPDATE models SET kind = '{_BASELINE}' WHERE provider = 'offline'",
     f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
 ]))
+
+# Migration 5 (issue 12, review studio): blind double review, adjudication, import/export of
+# decisions, the suspect-key queue and human score overrides. Everything stays append-only: a
+# decision, a round setting, a key review and an override are rows that later rows supersede.
+MIGRATIONS.append((5, "review studio", [
+    # who decided in which capacity, which side was shown first, where the decision came from,
+    # whether it contradicted a settled field, and a content key that makes imports idempotent
+    "ALTER TABLE review_decisions ADD COLUMN role TEXT DEFAULT 'review'",   # review | adjudicate
+    "ALTER TABLE review_decisions ADD COLUMN shown_order TEXT",             # 'AB' | 'BA' (A/B order shown)
+    "ALTER TABLE review_decisions ADD COLUMN source TEXT DEFAULT 'page'",   # page | import | bulk | cli
+    "ALTER TABLE review_decisions ADD COLUMN conflict BOOLEAN DEFAULT FALSE",
+    "ALTER TABLE review_decisions ADD COLUMN decision_key TEXT",
+    """CREATE TABLE review_rounds (
+        dataset TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        reviewers INTEGER NOT NULL,        -- independent reviewers each page needs (1 = single review)
+        set_by TEXT,
+        set_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE SEQUENCE key_flag_seq START 1",
+    """CREATE TABLE key_flags (
+        flag_id BIGINT PRIMARY KEY DEFAULT nextval('key_flag_seq'),
+        dataset TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        item_version INTEGER NOT NULL,     -- the gold version the flag was raised against
+        source TEXT NOT NULL,              -- which analysis raised it (e.g. 'irt', 'distractors')
+        reason TEXT NOT NULL,              -- stable code, e.g. 'negative_discrimination'
+        detail TEXT,                       -- the numbers behind it, for the reviewer
+        raised_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE SEQUENCE key_review_seq START 1",
+    """CREATE TABLE key_reviews (
+        review_id BIGINT PRIMARY KEY DEFAULT nextval('key_review_seq'),
+        dataset TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        item_version INTEGER NOT NULL,     -- the version that was reviewed
+        action TEXT NOT NULL,              -- confirm | correct
+        reviewer TEXT NOT NULL,
+        note TEXT,
+        flags JSON,                        -- the flags (source/reason) the reviewer saw
+        new_version INTEGER,               -- the corrected version (action correct)
+        decided_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE SEQUENCE score_override_seq START 1",
+    """CREATE TABLE score_overrides (
+        override_id BIGINT PRIMARY KEY DEFAULT nextval('score_override_seq'),
+        response_id BIGINT NOT NULL,
+        profile TEXT NOT NULL,
+        score DOUBLE,                      -- NULL withdraws the earlier override
+        reason TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        item_version INTEGER NOT NULL,     -- applies while this gold version is current
+        original_score DOUBLE,             -- the computed score the reviewer saw
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+]))

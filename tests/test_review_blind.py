@@ -1,0 +1,119 @@
+"""Blind double review on a real store: independent decisions, randomised and recorded A/B order,
+merging on agreement, adjudication on disagreement, conflicts never overwrite, promotion."""
+from __future__ import annotations
+
+import pytest
+
+from eduart_core.errors import UserError
+from eduart_core.extraction import review
+from eduart_core.store import Store
+from eduart_core.store import extraction as db
+from eduart_core.store.items import get_item
+from tests.review_fixtures import build_template, copy_store
+
+DATASET = "demo-extraction"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return build_template(tmp_path_factory.mktemp("blind-template"))
+
+
+@pytest.fixture
+def store(template, tmp_path) -> Store:
+    s = Store(copy_store(template, tmp_path / "blind"))
+    review.set_reviewers(s, DATASET, 2, 2, set_by="lead")
+    return s
+
+
+def test_round_setting_is_validated_and_kept(store):
+    state = review.load_state(store)
+    assert state.reviewers_needed(DATASET, 2) == 2 and state.reviewers_needed(DATASET, 1) == 1
+    with pytest.raises(UserError, match="between 1 and 9"):
+        review.set_reviewers(store, DATASET, 2, 0)
+    with pytest.raises(UserError, match="no extraction round 7"):
+        review.set_reviewers(store, DATASET, 7, 2)
+
+
+def test_order_is_randomised_per_page_and_reviewer_and_recorded(store):
+    orders = {review.shown_order(p, 2, name, 2) for p in ("ex01/q01", "ex03/q01") for name in
+              ("Anna", "Bruno", "Carla", "Dario", "Elena")}
+    assert orders == {"AB", "BA"}
+    assert review.shown_order("ex01/q01", 1, "Anna", 1) == "AB"  # single review keeps the extractors' order
+    order = review.shown_order("ex01/q01", 2, "Anna", 2)
+    fields = review.page_fields(store, "ex01/q01", 2, "Anna")
+    raw = review.load_state(store).fields("ex01/q01", 2).iloc[0]
+    shown_a = fields.iloc[0]["a"]
+    assert shown_a == (raw["value_a"] if order == "AB" else raw["value_b"])
+    review.decide(store, "ex01/q01", 2, "question_text", review.true_action("A", order), "Anna",
+                  based_on=fields.iloc[0]["decision_id"])
+    log = db.load_decisions(store, "ex01/q01", 2)
+    assert list(log["shown_order"]) == [order]
+    assert log.iloc[0]["new_value"] == shown_a  # the side the reviewer clicked, whatever the extractor
+
+
+def test_reviewers_do_not_see_each_other_and_agreement_promotes(store):
+    path = "question_text"
+    review.decide(store, "ex01/q01", 2, path, "accept_a", "Anna", based_on=None)
+    bruno = review.page_fields(store, "ex01/q01", 2, "Bruno").iloc[0]
+    assert bruno["state"] == "open" and bruno["reviewer"] is None and bruno["value"] is None and bruno["mine"]
+    anna = review.page_fields(store, "ex01/q01", 2, "Anna").iloc[0]
+    assert anna["state"] == "awaiting" and not anna["mine"] and anna["my_action"] == "accept_a"
+    result = review.decide(store, "ex01/q01", 2, path, "accept_a", "Bruno", based_on=None)
+    assert result.state == "resolved" and result.page_resolved and result.promoted_version is not None
+    gold = get_item(store, DATASET, "x0101")["record"]
+    assert gold["question_text"] == db.load_discrepancies(store, 2, "ex01/q01").iloc[0]["value_a"]
+
+
+def test_disagreement_goes_to_the_adjudicator_who_sees_every_decision(store):
+    path = "question_text"
+    review.decide(store, "ex01/q01", 2, path, "accept_a", "Anna", based_on=None)
+    result = review.decide(store, "ex01/q01", 2, path, "accept_b", "Bruno", based_on=None)
+    assert result.state == "adjudication" and not result.page_resolved
+    queue = review.review_queue(store, round=2, reviewer="Carla", role=review.ADJUDICATE_ROLE)
+    assert queue.set_index("page_id").loc["ex01/q01", "mine"] == 1
+    with pytest.raises(UserError, match="waits for an adjudicator"):
+        review.decide(store, "ex01/q01", 2, path, "accept_a", "Anna", based_on=review.LATEST)
+    seen = review.page_fields(store, "ex01/q01", 2, "Carla", role=review.ADJUDICATE_ROLE).iloc[0]
+    assert seen["votes"] == 2 and seen["order"] == "AB"
+    result = review.decide(store, "ex01/q01", 2, path, "accept_b", "Carla", based_on=seen["decision_id"],
+                           role=review.ADJUDICATE_ROLE)
+    assert result.state == "resolved" and result.promoted_version is not None
+    log = db.load_decisions(store, "ex01/q01", 2)
+    assert list(log["role"]) == ["review", "review", "adjudicate"]  # nothing rewritten
+
+
+def test_a_late_blind_decision_against_the_merged_value_is_a_conflict(store):
+    path = "question_text"
+    for name in ("Anna", "Bruno"):
+        review.decide(store, "ex01/q01", 2, path, "accept_a", name, based_on=None)
+    late = review.decide(store, "ex01/q01", 2, path, "accept_b", "Dario", based_on=None)
+    assert late.conflict and late.state == "adjudication"
+    state = review.load_state(store, 2).state("ex01/q01", 2, path)
+    assert state.value == db.load_discrepancies(store, 2, "ex01/q01").iloc[0]["value_a"]  # gold kept
+
+
+def test_a_reviewer_can_revise_until_the_others_decide_but_stale_views_conflict(store):
+    path = "question_text"
+    first = review.decide(store, "ex01/q01", 2, path, "accept_a", "Anna", based_on=None)
+    review.decide(store, "ex01/q01", 2, path, "accept_b", "Anna", based_on=first.decision_id)
+    with pytest.raises(review.ReviewConflict):
+        review.decide(store, "ex01/q01", 2, path, "accept_a", "Anna", based_on=first.decision_id)
+    review.decide(store, "ex01/q01", 2, path, "accept_a", "Bruno", based_on=None)  # Bruno never saw Anna
+    assert review.load_state(store, 2).state("ex01/q01", 2, path).state == "adjudication"
+
+
+def test_multi_field_pages_resolve_field_by_field_in_any_order(template, tmp_path):
+    """The blocker of issue 12: after one field of ex03/q01 was accepted, the other read "open by
+    nan" and could not be decided. Every field is independent; its state is never NaN."""
+    store = Store(copy_store(template, tmp_path / "multi"))
+    before = review.page_fields(store, "ex03/q01", 1)
+    first = review.decide(store, "ex03/q01", 1, "choices", "accept_a", "Anna", based_on=None)
+    fields = review.page_fields(store, "ex03/q01", 1).set_index("path")
+    assert fields.loc["answers", "state"] == "open" and fields.loc["answers", "decision_id"] is None
+    assert fields.loc["choices", "decision_id"] == first.decision_id
+    assert all(v is None or isinstance(v, (int, str)) for v in fields["reviewer"])  # None, never NaN
+    last = review.decide(store, "ex03/q01", 1, "answers", "accept_a", "Anna", based_on=None)
+    assert last.page_resolved and last.promoted_version is not None
+    gold = get_item(store, DATASET, "x0301")["record"]
+    assert gold["choices"] == before.set_index("path").loc["choices", "a"]
