@@ -230,6 +230,8 @@ for _info in (
 EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)[:7]
 #: Formats beyond EduArt's seven (MUSE- and VQArt-style benchmarks).
 EXTRA_FORMATS: tuple[str, ...] = tuple(FORMATS)[7:]
+#: Formats whose answer key is a set of listed options a model picks from (distractor analysis).
+OPTION_FORMATS: tuple[str, ...] = (MCQ_TYPE, CHECK_TYPE)
 
 #: The published regression references by factor (the model as its registry key).
 PUBLISHED_REFERENCE: dict[str, object] = {

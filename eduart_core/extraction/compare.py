@@ -125,6 +125,13 @@ def compare_records(a: dict, b: dict) -> list[FieldDiff]:
     return out
 
 
+def compare_values(a: Any, b: Any, path: str) -> list[FieldDiff]:
+    """Every difference between two values of one field (editors mark the rows that differ)."""
+    out: list[FieldDiff] = []
+    _compare(_MISSING if a is None else a, _MISSING if b is None else b, path, out)
+    return out
+
+
 def category_counts(diffs: list[FieldDiff]) -> dict[str, int]:
     """Count of differences per category, every category present (zeros included)."""
     counts = {name: 0 for name in CATEGORIES}

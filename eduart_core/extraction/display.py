@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import html
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,28 +21,30 @@ MARK_A = "background:#ffc9c9;text-decoration:none;"
 MARK_B = "background:#b2f2bb;text-decoration:none;"
 
 
-def _visible(text: str) -> str:
+def _visible(text: str, newlines: bool = True) -> str:
     """Escape, and make invisible differences visible: doubled spaces, nbsp, line breaks."""
-    out = html.escape(text)
-    return out.replace("\u00a0", "⍽").replace("\n", "↵<br>")
+    out = html.escape(text).replace("\u00a0", "⍽")
+    return out.replace("\n", "↵<br>" if newlines else "<br>")
 
 
-def char_marks(a: str, b: str) -> tuple[str, str]:
-    """HTML of a and b with the characters that differ marked (deleted in a, inserted in b)."""
+def char_marks(a: str, b: str, newlines: bool = True) -> tuple[str, str]:
+    """HTML of a and b with the characters that differ marked (deleted in a, inserted in b).
+
+    ``newlines=False`` draws line breaks as breaks (for values shown one entry per line)."""
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     left, right = [], []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         sa, sb = a[i1:i2], b[j1:j2]
         if op == "equal":
-            left.append(_visible(sa))
-            right.append(_visible(sb))
+            left.append(_visible(sa, newlines))
+            right.append(_visible(sb, newlines))
             continue
         if sa:
-            shown = sa.replace(" ", "·")
-            left.append(f'<mark style="{MARK_A}">{_visible(shown)}</mark>')
+            shown = sa.replace(" ", "·").replace("\t", "→")
+            left.append(f'<mark style="{MARK_A}">{_visible(shown, newlines)}</mark>')
         if sb:
-            shown = sb.replace(" ", "·")
-            right.append(f'<mark style="{MARK_B}">{_visible(shown)}</mark>')
+            shown = sb.replace(" ", "·").replace("\t", "→")
+            right.append(f'<mark style="{MARK_B}">{_visible(shown, newlines)}</mark>')
     return "".join(left), "".join(right)
 
 
@@ -157,3 +160,22 @@ def filter_queue(queue: pd.DataFrame, *, categories: list[str] | None = None, fi
     if statuses:
         keep &= queue["status"].isin(statuses)
     return queue[keep]
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
+
+
+def md_escape(text: Any) -> str:
+    """Text from records or reviewers, safe inside a markdown line (no links, no directives)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def diff_view(a: Any, b: Any, path: str, format_name: str) -> tuple[str, str]:
+    """Both sides of a field in the item's words, differing characters marked and invisible
+    ones made visible (the one place where whitespace is shown)."""
+    from .editors import describe
+
+    if a is None and b is None:
+        return "<i>(absent)</i>", "<i>(absent)</i>"
+    text_a, text_b = describe(a, path, format_name), describe(b, path, format_name)
+    return char_marks(text_a, text_b, newlines=isinstance(a, str) and isinstance(b, str))

@@ -1,0 +1,674 @@
+"""Editors that speak the item, not JSON: a small data-only spec per answer format.
+
+Why: a reviewer correcting an extraction should see options as rows, the answer key as radio
+buttons or checkboxes, one input per blank, and errors as "wrong word -> correction" rows, never a
+JSON box (saving a pre-filled JSON box unchanged once promoted a doubled space into the gold).
+
+Three layers, all free of Streamlit:
+- ``EDITOR_SPECS``: per format, which widget kind edits each record field (plain data, keyed by
+  format name, so the format registry can point each format's ``editor`` slot at it);
+- ``WIDGETS``: per widget kind, a codec turning a field value into primitive controls (text,
+  textarea, radio, checkbox, toggle, select) and the controls' values back into a value, plus a
+  validation that names the field and the problem;
+- ``editor_for(format, path, start, record, other)``: the editor for one reviewed path, started
+  from the side the reviewer picked, with the controls that differ from the other side marked.
+The page draws the controls generically and calls ``Editor.decode`` / ``Editor.problems``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..items import blank_ids
+from ..vocab import (
+    BENCHMARK_LANGUAGES,
+    CHECK_TYPE,
+    COMPLETION_CLOSED_TYPE,
+    COMPLETION_OPEN_TYPE,
+    LANGUAGE_NAMES,
+    MCQ_TYPE,
+    POSITIONING_TYPE,
+    SELECT_ERRORS_TYPE,
+    TRUE_FALSE_TYPE,
+    format_label,
+    format_names,
+)
+from .compare import compare_values, top_field
+from .paths import parse_path
+
+CONTROL_KINDS = ("text", "textarea", "radio", "checkbox", "toggle", "select")
+TRUE, FALSE = "True", "False"
+
+
+@dataclass(frozen=True)
+class Control:
+    """One primitive input of an editor (the page maps ``kind`` to a Streamlit widget)."""
+
+    key: str
+    kind: str
+    label: str
+    value: Any
+    options: tuple = ()
+    row: str | None = None        # controls sharing a row label are drawn side by side
+    subpath: str | None = None    # the part of the field this control edits (for marks)
+    marked: bool = False          # differs from the other extraction
+
+
+@dataclass
+class Editor:
+    """The editor of one reviewed path: controls plus decoding and validation."""
+
+    path: str
+    kind: str
+    label: str
+    controls: list[Control]
+    _decode: Callable[[dict[str, Any]], Any]
+    _validate: Callable[[Any], list[str]]
+    help: str = ""
+
+    def initial(self) -> dict[str, Any]:
+        """The controls' starting values (what an unchanged editor decodes from)."""
+        return {c.key: c.value for c in self.controls}
+
+    def decode(self, values: dict[str, Any]) -> Any:
+        """The field value the controls describe (missing controls keep their start value)."""
+        return self._decode({**self.initial(), **values})
+
+    def problems(self, values: dict[str, Any]) -> list[str]:
+        """Problems of the decoded value, each naming the field: ``choices[B].text: is empty``."""
+        try:
+            value = self.decode(values)
+        except ValueError as exc:
+            return [f"{self.path}: {exc}"]
+        return self._validate(value)
+
+
+@dataclass(frozen=True)
+class Context:
+    format: str
+    path: str
+    record: dict
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A codec: value -> controls, control values -> value, value -> problems."""
+
+    controls: Callable[[Any, Context], list[Control]]
+    decode: Callable[[dict[str, Any], Context], Any]
+    validate: Callable[[Any, Context], list[str]]
+    help: str = ""
+
+
+# --------------------------------------------------------------------------------- text checks
+
+def text_problems(text: str) -> list[str]:
+    """Invisible mistakes in a typed text: doubled, leading or trailing spaces, no-break spaces."""
+    out = []
+    if text != text.strip():
+        out.append("has a leading or trailing space")
+    found = re.search(r"\S?( {2,})", text.strip())
+    if found:
+        before = text.strip()[:found.start(1)].split()[-1:] or [""]
+        out.append(f"has a doubled space after {before[0]!r}")
+    if "\u00a0" in text:
+        out.append("has a no-break space")
+    if "\t" in text or "\r" in text:
+        out.append("has a tab or carriage return")
+    return out
+
+
+def _named(path: str, problems: list[str]) -> list[str]:
+    return [f"{path}: {p}" for p in problems]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+OPTIONAL_TEXT = ("question_title", "instructions")
+
+
+# --------------------------------------------------------------------------------- simple widgets
+
+def _line_controls(kind: str):
+    def controls(value: Any, ctx: Context) -> list[Control]:
+        return [Control("text", kind, _label(ctx.path, ctx.format), _text(value), subpath=ctx.path)]
+    return controls
+
+
+def _line_decode(values: dict, ctx: Context) -> Any:
+    text = values["text"]
+    if text == "" and (ctx.path in OPTIONAL_TEXT or ctx.path == "question_text"):
+        return None  # an absent optional field
+    return text
+
+
+def _line_validate(value: Any, ctx: Context) -> list[str]:
+    if value is None:
+        return []
+    if value == "" or not str(value).strip():
+        return [f"{ctx.path}: is empty"]
+    return _named(ctx.path, text_problems(str(value)))
+
+
+def _toggle_controls(value: Any, ctx: Context) -> list[Control]:
+    return [Control("on", "toggle", _label(ctx.path, ctx.format), bool(value), subpath=ctx.path)]
+
+
+def _select_controls(options_of: Callable[[Context], list[str]]):
+    def controls(value: Any, ctx: Context) -> list[Control]:
+        options = list(options_of(ctx))
+        if value is not None and value not in options:
+            options.append(value)
+        return [Control("choice", "select", _label(ctx.path, ctx.format), value, tuple(options), subpath=ctx.path)]
+    return controls
+
+
+def _required_choice(value: Any, ctx: Context) -> list[str]:
+    return [] if value not in (None, "") else [f"{ctx.path}: choose a value"]
+
+
+def _json_controls(value: Any, ctx: Context) -> list[Control]:
+    return [Control("json", "textarea", f"{ctx.path} (JSON: no dedicated editor for this field)",
+                    json.dumps(value, ensure_ascii=False, indent=1), subpath=ctx.path)]
+
+
+def _json_decode(values: dict, ctx: Context) -> Any:
+    try:
+        return json.loads(values["json"])
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+
+
+# --------------------------------------------------------------------------------- rows
+
+def _rows(n_rows: int) -> range:
+    return range(n_rows + 1)  # one empty row to add an entry
+
+
+def _option_rows_controls(value: Any, ctx: Context) -> list[Control]:
+    rows = [v for v in (value or []) if isinstance(v, dict)]
+    word = "Statement" if ctx.format == TRUE_FALSE_TYPE else "Option"
+    out = []
+    for i in _rows(len(rows)):
+        row = rows[i] if i < len(rows) else {}
+        ident = _text(row.get("id"))
+        label = f"{word} {i + 1}" if i < len(rows) else f"New {word.lower()}"
+        out.append(Control(f"id{i}", "text", "id", ident, row=label, subpath=f"{ctx.path}[{ident}].id"))
+        out.append(Control(f"text{i}", "text", "text", _text(row.get("text")), row=label,
+                           subpath=f"{ctx.path}[{ident}].text"))
+    return out
+
+
+def _row_count(values: dict, prefix: str) -> int:
+    return len([k for k in values if re.fullmatch(rf"{prefix}\d+", k)])
+
+
+def _option_rows_decode(values: dict, ctx: Context) -> list[dict]:
+    out = []
+    for i in range(_row_count(values, "id")):
+        ident, text = values[f"id{i}"].strip().upper(), values[f"text{i}"]
+        if ident or text.strip():
+            out.append({"id": ident, "text": text})
+    return out
+
+
+def _option_rows_validate(value: list[dict], ctx: Context) -> list[str]:
+    out, seen = [], set()
+    for i, row in enumerate(value):
+        where = f"{ctx.path}[{row['id']}]" if row["id"] else f"{ctx.path} row {i + 1}"
+        if not row["id"]:
+            out.append(f"{where}: the id is empty")
+        elif not re.fullmatch(r"[A-Z]{1,2}", row["id"]):
+            out.append(f"{where}: the id must be a capital letter")
+        elif row["id"] in seen:
+            out.append(f"{where}: the id appears twice")
+        seen.add(row["id"])
+        if not row["text"].strip():
+            out.append(f"{where}.text: is empty")
+        else:
+            out.extend(_named(f"{where}.text", text_problems(row["text"])))
+    if not value:
+        out.append(f"{ctx.path}: at least one row is needed")
+    return out
+
+
+def _word_bank_controls(value: Any, ctx: Context) -> list[Control]:
+    terms = [t for t in (value or []) if not isinstance(t, dict)]
+    return [Control(f"term{i}", "text", f"Term {i + 1}" if i < len(terms) else "New term",
+                    _text(terms[i]) if i < len(terms) else "", subpath=f"{ctx.path}[{i}]")
+            for i in _rows(len(terms))]
+
+
+def _word_bank_decode(values: dict, ctx: Context) -> list[str]:
+    return [values[f"term{i}"] for i in range(_row_count(values, "term")) if values[f"term{i}"].strip()]
+
+
+def _word_bank_validate(value: list[str], ctx: Context) -> list[str]:
+    out = []
+    for i, term in enumerate(value):
+        out.extend(_named(f"{ctx.path}[{i}]", text_problems(term)))
+        if term in value[:i]:
+            out.append(f"{ctx.path}[{i}]: {term!r} appears twice in the word bank")
+    return out or ([] if value else [f"{ctx.path}: the word bank is empty"])
+
+
+def _alternatives_controls(value: Any, ctx: Context) -> list[Control]:
+    rows = [v for v in (value or []) if isinstance(v, dict)]
+    out = []
+    for i in _rows(len(rows)):
+        row = rows[i] if i < len(rows) else {}
+        ident = _text(row.get("id"))
+        options = list(row.get("options") or []) + ["", ""]
+        label = f"Blank [{ident}]" if ident else "New blank"
+        out.append(Control(f"id{i}", "text", "blank id", ident, row=label, subpath=f"{ctx.path}[{ident}].id"))
+        for j in (0, 1):
+            out.append(Control(f"opt{i}_{j}", "text", f"alternative {j + 1}", _text(options[j]), row=label,
+                               subpath=f"{ctx.path}[{ident}].options[{j}]"))
+    return out
+
+
+def _alternatives_decode(values: dict, ctx: Context) -> list[dict]:
+    out = []
+    for i in range(_row_count(values, "id")):
+        ident = values[f"id{i}"].strip().upper()
+        options = [values[f"opt{i}_0"], values[f"opt{i}_1"]]
+        if ident or any(o.strip() for o in options):
+            out.append({"id": ident, "options": options})
+    return out
+
+
+def _alternatives_validate(value: list[dict], ctx: Context) -> list[str]:
+    out = []
+    for i, row in enumerate(value):
+        where = f"{ctx.path}[{row['id']}]" if row["id"] else f"{ctx.path} row {i + 1}"
+        if not row["id"]:
+            out.append(f"{where}: the blank id is empty")
+        for j, option in enumerate(row["options"]):
+            if not option.strip():
+                out.append(f"{where}.options[{j}]: is empty")
+            else:
+                out.extend(_named(f"{where}.options[{j}]", text_problems(option)))
+    return out
+
+
+def _error_rows_controls(value: Any, ctx: Context) -> list[Control]:
+    rows = [v for v in (value or []) if isinstance(v, dict)]
+    out = []
+    for i in _rows(len(rows)):
+        row = rows[i] if i < len(rows) else {}
+        label = f"Error {i + 1}" if i < len(rows) else "New error"
+        out.append(Control(f"error{i}", "text", "wrong word in the passage", _text(row.get("error")), row=label,
+                           subpath=f"{ctx.path}[{i}].error"))
+        out.append(Control(f"correct{i}", "text", "correction", _text(row.get("correct")), row=label,
+                           subpath=f"{ctx.path}[{i}].correct"))
+    return out
+
+
+def _error_rows_decode(values: dict, ctx: Context) -> list[dict]:
+    out = []
+    for i in range(_row_count(values, "error")):
+        error, correct = values[f"error{i}"], values[f"correct{i}"]
+        if error.strip() or correct.strip():
+            out.append({"error": error, "correct": correct})
+    return out
+
+
+def _error_rows_validate(value: list[dict], ctx: Context) -> list[str]:
+    out = []
+    passage = _text(ctx.record.get("question_text"))
+    for i, row in enumerate(value):
+        where = f"{ctx.path}[{i}]"
+        if not row["error"].strip():
+            out.append(f"{where}.error: the wrong word is empty")
+        elif passage and row["error"] not in passage:
+            out.append(f"{where}.error: {row['error']!r} does not appear in the passage")
+        if not row["correct"].strip():
+            out.append(f"{where}.correct: the correction is empty")
+        for part in ("error", "correct"):
+            out.extend(_named(f"{where}.{part}", text_problems(row[part])))
+    return out or ([] if value else [f"{ctx.path}: list at least one error"])
+
+
+# --------------------------------------------------------------------------------- answer keys
+
+def _options(ctx: Context, value: Any = None) -> list[tuple[str, str]]:
+    """(id, text) of the record's options, plus ids only the edited value mentions."""
+    out = [(str(c.get("id")), _text(c.get("text"))) for c in ctx.record.get("choices") or [] if isinstance(c, dict)]
+    known = {i for i, _ in out}
+    for entry in value or []:
+        if isinstance(entry, dict) and entry.get("id") is not None and str(entry["id"]) not in known:
+            out.append((str(entry["id"]), _text(entry.get("description") or entry.get("text"))))
+            known.add(str(entry["id"]))
+    return out
+
+
+def _key_ids(value: Any) -> list[str]:
+    return [str(a.get("id")) for a in value or [] if isinstance(a, dict) and a.get("id") is not None]
+
+
+def _single_key_controls(value: Any, ctx: Context) -> list[Control]:
+    options = _options(ctx, value)
+    keys = _key_ids(value)
+    labels = tuple(f"{i}. {t}" for i, t in options)
+    current = next((f"{i}. {t}" for i, t in options if keys and i == keys[0]), None)
+    return [Control("key", "radio", "The correct option", current, labels, subpath=ctx.path)]
+
+
+def _description(ctx: Context, ident: str) -> str:
+    return next((t for i, t in _options(ctx) if i == ident), "")
+
+
+def _single_key_decode(values: dict, ctx: Context) -> list[dict]:
+    chosen = values["key"]
+    if not chosen:
+        return []
+    ident = str(chosen).split(".", 1)[0]
+    return [{"id": ident, "description": _description(ctx, ident)}]
+
+
+def _key_validate(word: str):
+    def validate(value: list[dict], ctx: Context) -> list[str]:
+        return [] if value else [f"{ctx.path}: {word}"]
+    return validate
+
+
+def _multi_key_controls(value: Any, ctx: Context) -> list[Control]:
+    keys = set(_key_ids(value))
+    return [Control(f"opt_{i}", "checkbox", f"{i}. {t}", i in keys, subpath=f"{ctx.path}[{i}]")
+            for i, t in _options(ctx, value)]
+
+
+def _multi_key_decode(values: dict, ctx: Context) -> list[dict]:
+    return [{"id": i, "description": t} for i, t in _options(ctx) if values.get(f"opt_{i}")] + [
+        {"id": k[4:], "description": ""} for k, on in values.items()
+        if k.startswith("opt_") and on and k[4:] not in {i for i, _ in _options(ctx)}]
+
+
+def _true_false_controls(value: Any, ctx: Context) -> list[Control]:
+    verdicts = {str(a.get("id")): _text(a.get("text")) for a in value or [] if isinstance(a, dict)}
+    return [Control(f"tf_{i}", "toggle", f"{i}. {t} (on = true)", verdicts.get(i) == TRUE, subpath=f"{ctx.path}[{i}]")
+            for i, t in _options(ctx, value)]
+
+
+def _true_false_decode(values: dict, ctx: Context) -> list[dict]:
+    return [{"id": i, "text": TRUE if values.get(f"tf_{i}") else FALSE} for i, _ in _options(ctx)]
+
+
+def _blank_list(ctx: Context, value: Any) -> list[str]:
+    ids = blank_ids(ctx.record.get("question_text"))
+    for ident in _key_ids(value):
+        if ident not in ids:
+            ids.append(ident)
+    return ids
+
+
+def _blank_answers(value: Any) -> dict[str, str]:
+    return {str(a.get("id")): _text(a.get("description")) for a in value or [] if isinstance(a, dict)}
+
+
+def _blanks_controls(value: Any, ctx: Context) -> list[Control]:
+    given = _blank_answers(value)
+    bank = [str(t) for t in ctx.record.get("choices") or [] if not isinstance(t, dict)]
+    out = []
+    for ident in _blank_list(ctx, value):
+        if ctx.format == POSITIONING_TYPE and bank:
+            options = tuple(dict.fromkeys(bank + ([given[ident]] if given.get(ident) else [])))
+            out.append(Control(f"blank_{ident}", "select", f"Blank [{ident}]", given.get(ident) or None, options,
+                               subpath=f"{ctx.path}[{ident}]"))
+        else:
+            out.append(Control(f"blank_{ident}", "text", f"Blank [{ident}]", given.get(ident, ""),
+                               subpath=f"{ctx.path}[{ident}]"))
+    return out
+
+
+def _blanks_decode(values: dict, ctx: Context) -> list[dict]:
+    return [{"id": k[6:], "description": v or ""} for k, v in values.items() if k.startswith("blank_")]
+
+
+def _blanks_validate(value: list[dict], ctx: Context) -> list[str]:
+    out = []
+    for entry in value:
+        where = f"{ctx.path}[{entry['id']}]"
+        if not entry["description"].strip():
+            out.append(f"{where}: blank [{entry['id']}] is empty")
+        else:
+            out.extend(_named(where, text_problems(entry["description"])))
+    return out or ([] if value else [f"{ctx.path}: the text has no blank markers [A], [B], ..."])
+
+
+def _alternatives_of(ctx: Context, ident: str) -> list[str]:
+    for c in ctx.record.get("choices") or []:
+        if isinstance(c, dict) and str(c.get("id")) == ident:
+            return [_text(o) for o in c.get("options") or []]
+    return []
+
+
+def _blank_choice_controls(value: Any, ctx: Context) -> list[Control]:
+    given = _blank_answers(value)
+    out = []
+    for ident in _blank_list(ctx, value):
+        options = _alternatives_of(ctx, ident)
+        if given.get(ident) and given[ident] not in options:
+            options.append(given[ident])
+        out.append(Control(f"blank_{ident}", "radio", f"Blank [{ident}]", given.get(ident) or None, tuple(options),
+                           subpath=f"{ctx.path}[{ident}]"))
+    return out
+
+
+def _verdict_controls(value: Any, ctx: Context) -> list[Control]:
+    return [Control("on", "toggle", f"{_label(ctx.path, ctx.format)} (on = true)", value == TRUE, subpath=ctx.path)]
+
+
+def _option_pick_controls(value: Any, ctx: Context) -> list[Control]:
+    ident = _leaf_id(ctx.path)
+    options = _alternatives_of(ctx, ident)
+    if value and value not in options:
+        options.append(str(value))
+    return [Control("choice", "radio", f"Blank [{ident}]: the right alternative", value, tuple(options),
+                    subpath=ctx.path)]
+
+
+def _leaf_id(path: str) -> str:
+    for kind, ref in parse_path(path):
+        if kind == "id":
+            return str(ref)
+    return ""
+
+
+# --------------------------------------------------------------------------------- registries
+
+def _languages(ctx: Context) -> list[str]:
+    return list(dict.fromkeys([*BENCHMARK_LANGUAGES, *LANGUAGE_NAMES]))
+
+
+def _formats(ctx: Context) -> list[str]:
+    return list(format_names())
+
+
+_no_problems: Callable[[Any, Context], list[str]] = lambda value, ctx: []  # noqa: E731
+
+WIDGETS: dict[str, Widget] = {
+    "line": Widget(_line_controls("text"), _line_decode, _line_validate),
+    "textarea": Widget(_line_controls("textarea"), _line_decode, _line_validate,
+                       "Blanks are written [A], [B], ... in the text."),
+    "toggle": Widget(_toggle_controls, lambda v, ctx: bool(v["on"]), _no_problems),
+    "format": Widget(_select_controls(_formats), lambda v, ctx: v["choice"], _required_choice),
+    "language": Widget(_select_controls(_languages), lambda v, ctx: v["choice"], _required_choice),
+    "option_rows": Widget(_option_rows_controls, _option_rows_decode, _option_rows_validate,
+                          "One row per option; clear both boxes of a row to remove it; fill the last row to add one."),
+    "word_bank": Widget(_word_bank_controls, _word_bank_decode, _word_bank_validate,
+                        "Every term of the word bank, distractors included; clear a term to remove it."),
+    "alternatives": Widget(_alternatives_controls, _alternatives_decode, _alternatives_validate,
+                           "The two alternatives offered for each blank."),
+    "error_rows": Widget(_error_rows_controls, _error_rows_decode, _error_rows_validate,
+                         "Each wrong word exactly as it appears in the passage, and its correction."),
+    "single_key": Widget(_single_key_controls, _single_key_decode, _key_validate("choose the correct option")),
+    "multi_key": Widget(_multi_key_controls, _multi_key_decode, _key_validate("tick at least one correct option")),
+    "true_false": Widget(_true_false_controls, _true_false_decode, _no_problems,
+                         "Switch on every statement that is true."),
+    "blanks": Widget(_blanks_controls, _blanks_decode, _blanks_validate),
+    "blank_choice": Widget(_blank_choice_controls, _blanks_decode, _blanks_validate),
+    "verdict": Widget(_verdict_controls, lambda v, ctx: TRUE if v["on"] else FALSE, _no_problems),
+    "option_pick": Widget(_option_pick_controls, lambda v, ctx: v["choice"], _required_choice),
+    "json": Widget(_json_controls, _json_decode, _no_problems),
+}
+
+
+@dataclass(frozen=True)
+class EditorSpec:
+    """Which widget kind edits each whole record field of one format (plain data)."""
+
+    format: str
+    fields: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def widget(self, name: str) -> str | None:
+        return self.fields.get(name, COMMON_FIELDS.get(name))
+
+
+COMMON_FIELDS: dict[str, str] = {
+    "type": "format", "language": "language", "has_image": "toggle",
+    "question_title": "line", "instructions": "line", "question_text": "textarea",
+}
+FIELD_LABELS: dict[str, str] = {
+    "type": "Format", "language": "Language", "has_image": "Has an image", "question_title": "Title",
+    "instructions": "Instructions", "question_text": "Question text", "choices": "Options", "answers": "Answer key",
+}
+
+EDITOR_SPECS: dict[str, EditorSpec] = {
+    MCQ_TYPE: EditorSpec(MCQ_TYPE, {"choices": "option_rows", "answers": "single_key"}),
+    CHECK_TYPE: EditorSpec(CHECK_TYPE, {"choices": "option_rows", "answers": "multi_key"}),
+    TRUE_FALSE_TYPE: EditorSpec(TRUE_FALSE_TYPE, {"choices": "option_rows", "answers": "true_false"},
+                                {"choices": "Statements", "answers": "True or false"}),
+    POSITIONING_TYPE: EditorSpec(POSITIONING_TYPE, {"choices": "word_bank", "answers": "blanks"},
+                                 {"choices": "Word bank", "answers": "Term in each blank"}),
+    COMPLETION_CLOSED_TYPE: EditorSpec(COMPLETION_CLOSED_TYPE, {"choices": "alternatives", "answers": "blank_choice"},
+                            {"choices": "Alternatives per blank", "answers": "Right alternative per blank"}),
+    COMPLETION_OPEN_TYPE: EditorSpec(COMPLETION_OPEN_TYPE, {"answers": "blanks"}, {"answers": "Answer in each blank"}),
+    SELECT_ERRORS_TYPE: EditorSpec(SELECT_ERRORS_TYPE, {"answers": "error_rows"},
+                                   {"question_text": "Passage with the errors", "answers": "Errors and corrections"}),
+}
+
+# Leaf paths inside a field: (format or None for any, regex on the path) -> widget kind.
+LEAF_WIDGETS: list[tuple[str | None, str, str]] = [
+    (TRUE_FALSE_TYPE, r"answers\[[^\]]+\]\.text", "verdict"),
+    (COMPLETION_CLOSED_TYPE, r"answers\[[^\]]+\]\.description", "option_pick"),
+]
+
+
+def editor_spec(format_name: str) -> EditorSpec:
+    """The editor spec of a format (a format without one edits every field with the common widgets)."""
+    return EDITOR_SPECS.get(format_name) or EditorSpec(format_name)
+
+
+def _label(path: str, format_name: str) -> str:
+    """A reviewer's name for a path: ``choices[B].text`` -> "Option B", ``answers[A].description``
+    of a completion -> "Answer key: blank [A]", ``answers[1].error`` -> "Error 2: wrong word"."""
+    spec = editor_spec(format_name)
+    top = top_field(path)
+    base = spec.labels.get(top) or FIELD_LABELS.get(top, top.replace("_", " ").capitalize())
+    if path == top:
+        return base
+    tokens = parse_path(path)[1:]
+    blanks = format_name in (POSITIONING_TYPE, COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE)
+    words = []
+    for kind, ref in tokens:
+        if kind == "id":
+            if blanks:
+                words.append(f"blank [{ref}]")
+            elif top == "choices":
+                words.append(("statement " if format_name == TRUE_FALSE_TYPE else "option ") + str(ref))
+            else:
+                words.append(("statement " if format_name == TRUE_FALSE_TYPE else "key ") + str(ref))
+        elif kind == "index":
+            words.append(("error " if format_name == SELECT_ERRORS_TYPE else "#") + str(int(ref) + 1))
+        elif str(ref) == "options":
+            continue
+        elif str(ref) in ("error", "correct"):
+            words.append("wrong word" if ref == "error" else "correction")
+    if tokens and tokens[-1][0] == "index" and len(tokens) > 1 and tokens[-2] == ("key", "options"):
+        words[-1] = f"alternative {int(tokens[-1][1]) + 1}"
+    return f"{base}: " + " ".join(words) if words else base
+
+
+def field_label(path: str, format_name: str) -> str:
+    """Public name of a reviewed path, in the item's words (cards, queues, CLI)."""
+    return _label(path, format_name)
+
+
+def widget_kind(format_name: str, path: str, value: Any) -> str:
+    """Which widget edits ``path`` of a ``format_name`` record holding ``value``."""
+    top = top_field(path)
+    if path == top:
+        kind = editor_spec(format_name).widget(top)
+        if kind:
+            return kind
+    for fmt, pattern, kind in LEAF_WIDGETS:
+        if (fmt is None or fmt == format_name) and re.fullmatch(pattern, path):
+            return kind
+    if isinstance(value, bool):
+        return "toggle"
+    if isinstance(value, str) or (value is None and path != top):
+        return "line"
+    return "json"
+
+
+def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any = None) -> Editor:
+    """The editor of ``path`` started from ``start`` (the side the reviewer picked).
+
+    ``record`` gives the context (options for a key, blanks of the text); controls whose part
+    of the field differs from ``other`` (the other extraction's value) are marked.
+    """
+    kind = widget_kind(format_name, path, start if start is not None else other)
+    widget = WIDGETS[kind]
+    ctx = Context(format_name, path, record or {})
+    controls = widget.controls(start, ctx)
+    diff_paths = [d.path for d in compare_values(start, other, path)] if other is not None or start is not None else []
+    marked = []
+    for c in controls:
+        sub = c.subpath or path
+        hit = any(p == sub or p.startswith(sub + ".") or p.startswith(sub + "[") or p == path for p in diff_paths)
+        marked.append(Control(**{**c.__dict__, "marked": hit}))
+    return Editor(path, kind, _label(path, format_name), marked,
+                  lambda values: widget.decode(values, ctx),
+                  lambda value: widget.validate(value, ctx), widget.help)
+
+
+def format_of(record: dict | None) -> str:
+    """The record's format name ('' when unknown)."""
+    return str((record or {}).get("type") or "")
+
+
+def describe(value: Any, path: str, format_name: str) -> str:
+    """A value in the item's words, as plain text (cards show this; never markdown or HTML)."""
+    top = top_field(path)
+    if value is None:
+        return "(absent)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return format_label(value) if top == "type" and path == top else value
+    if isinstance(value, list) and path == top:
+        lines = []
+        for i, entry in enumerate(value):
+            if isinstance(entry, dict) and "options" in entry:
+                lines.append(f"[{entry.get('id')}] " + " / ".join(_text(o) for o in entry.get("options") or []))
+            elif isinstance(entry, dict) and "error" in entry:
+                lines.append(f"{_text(entry.get('error'))} → {_text(entry.get('correct'))}")
+            elif isinstance(entry, dict) and top == "answers" and format_name in (MCQ_TYPE, CHECK_TYPE):
+                lines.append(f"key {entry.get('id')}: {_text(entry.get('description'))}")
+            elif isinstance(entry, dict) and top == "answers" and format_name == TRUE_FALSE_TYPE:
+                lines.append(f"{entry.get('id')}: {_text(entry.get('text'))}")
+            elif isinstance(entry, dict) and top == "answers":
+                lines.append(f"[{entry.get('id')}] {_text(entry.get('description') or entry.get('text'))}")
+            elif isinstance(entry, dict):
+                lines.append(f"{entry.get('id')}. {_text(entry.get('text'))}")
+            else:
+                lines.append(f"{i + 1}. {_text(entry)}")
+        return "\n".join(lines) if lines else "(empty list)"
+    return json.dumps(value, ensure_ascii=False)
