@@ -1,0 +1,123 @@
+"""`review-status`, `review-import`, `review-export`, `review-round`: the review page's CLI twin.
+
+For bulk and offline work and scripting: a reviewer can decide in a spreadsheet or a script and
+import the decisions, a lead can check a round's progress and agreement from a terminal, and
+every decision leaves the store with its provenance. `overrides-export` writes the human score
+overrides with theirs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import UserError
+
+
+def _store(args):
+    from ..store import Store
+    from ..store import extraction as db
+
+    store = Store(args.db)
+    if not store.exists():
+        raise UserError(f"no store at {store.path}; run 'python -m eduart_core demo' or an import first")
+    db.ensure_schema(store)
+    return store
+
+
+def _num(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def cmd_status(args) -> int:
+    from ..extraction.review import load_state
+    from ..extraction.stats import status_report
+
+    report = status_report(load_state(_store(args)))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+        return 0
+    if not report["rounds"]:
+        print("no extraction rounds in this store yet")
+        return 0
+    print(f"{'dataset':20} {'round':>5} {'pages':>5} {'queued':>6} {'resolved':>8} {'promoted':>8} {'open':>5} "
+          f"{'adjud.':>6} {'units':>5} {'agree%':>6} {'alpha':>6}  alpha 95% CI")
+    for r in report["rounds"]:
+        a = r["agreement"]
+        percent = "—" if a["percent"] is None else f"{100 * a['percent']:.0f}"
+        ci = a["alpha_ci"]
+        interval = "—" if ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+        print(f"{r['dataset']:20} {r['round']:>5} {r['pages']:>5} {r['queued']:>6} {r['resolved']:>8} "
+              f"{r['promoted']:>8} {r['open_fields']:>5} {r['adjudication_pending']:>6} {a['units']:>5} "
+              f"{percent:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
+    if report["open"]:
+        print(f"\n{len(report['open'])} field(s) still waiting; `review-status --json` lists them")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from ..extraction.exchange import import_file
+
+    result = import_file(_store(args), args.file)
+    for number, problem in result.errors:
+        print(f"{args.file}:{number}: skipped: {problem}")
+    print(result.summary())
+    return 1 if result.errors and not result.imported and not result.duplicates else 0
+
+
+def cmd_export(args) -> int:
+    from ..extraction.exchange import export_file
+
+    n = export_file(_store(args), args.out)
+    print(f"wrote {n} decision(s) to {args.out}")
+    return 0
+
+
+def cmd_round(args) -> int:
+    from ..extraction.review import set_reviewers
+
+    set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=args.by)
+    mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
+    print(f"{args.dataset} round {args.round}: {mode}")
+    return 0
+
+
+def cmd_overrides_export(args) -> int:
+    from ..store.overrides import export_overrides
+
+    n = export_overrides(_store(args), Path(args.out), dataset=args.dataset)
+    print(f"wrote {n} score override(s) to {args.out}")
+    return 0
+
+
+def register(sub) -> None:
+    from ..cli import add_db_option
+
+    status = sub.add_parser("review-status", help="review progress and reviewer agreement per dataset and round")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    add_db_option(status)
+    status.set_defaults(func=cmd_status)
+
+    imp = sub.add_parser("review-import", help="import review decisions from a JSONL file (one per line)")
+    imp.add_argument("file", type=Path, help='JSONL: {"dataset","page","round","field","reviewer",'
+                                             '"decision": "A"|"B"|"edit", "value", "note"} per line')
+    add_db_option(imp)
+    imp.set_defaults(func=cmd_import)
+
+    exp = sub.add_parser("review-export", help="export every review decision as JSONL, with timestamps")
+    exp.add_argument("--out", type=Path, required=True)
+    add_db_option(exp)
+    exp.set_defaults(func=cmd_export)
+
+    rnd = sub.add_parser("review-round", help="how many independent (blind) reviewers each page of a round needs")
+    rnd.add_argument("--dataset", required=True)
+    rnd.add_argument("--round", type=int, required=True)
+    rnd.add_argument("--reviewers", type=int, required=True, help="1 = single review; 2 or more = blind review")
+    rnd.add_argument("--by", default=None, help="who sets it (kept with the setting)")
+    add_db_option(rnd)
+    rnd.set_defaults(func=cmd_round)
+
+    ov = sub.add_parser("overrides-export", help="export human score overrides as JSONL, with their provenance")
+    ov.add_argument("--out", type=Path, required=True)
+    ov.add_argument("--dataset", default=None)
+    add_db_option(ov)
+    ov.set_defaults(func=cmd_overrides_export)

@@ -1,0 +1,250 @@
+"""Review decisions as JSONL: import (bulk, offline, scripted review) and export (provenance).
+
+One decision per line::
+
+    {"dataset": "...", "page": "ex03/q01", "round": 1, "field": "answers", "reviewer": "Anna",
+     "decision": "A" | "B" | "edit" | "flag", "value": <required for edit>, "note": "..."}
+
+plus, optionally, ``role`` ("review" | "adjudicate") and ``decided_at`` (ISO time; an export
+writes it, with ``shown_order``, ``source``, ``conflict`` and ``decision_id`` for provenance).
+"A"/"B" name the extractors themselves, not the side a blind reviewer was shown.
+
+Why the rules: a file is validated line by line, and a bad line is reported with its number and
+skipped while the good ones are imported. Importing the same file twice changes nothing (each
+decision has a content key). A decision that contradicts a field already settled is recorded
+as a conflict that sends the field to adjudication; it never silently replaces the gold.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from ..store import Store
+from ..store import extraction as db
+from .consensus import ADJUDICATE_ROLE, FLAG, REVIEW_ROLE, ROLES, contradicts, walk
+from .review import (
+    ACCEPT_A,
+    ACCEPT_B,
+    EDIT,
+    EditRejected,
+    check_edit,
+    decision_key,
+    load_state,
+    now_utc,
+    promote_resolved,
+    working_record,
+)
+
+logger = logging.getLogger(__name__)
+
+DECISIONS = {"A": ACCEPT_A, "B": ACCEPT_B, "edit": EDIT, "flag": FLAG}
+LABELS = {action: label for label, action in DECISIONS.items()}
+REQUIRED = ("dataset", "page", "round", "field", "reviewer", "decision")
+OPTIONAL = ("value", "note", "role", "decided_at", "shown_order", "source", "conflict", "decision_id")
+
+
+@dataclass
+class ImportResult:
+    imported: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    errors: list[tuple[int, str]] = field(default_factory=list)   # (line number, problem)
+    promoted: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = (f"imported {self.imported} decision(s), {self.duplicates} already present, "
+                f"{self.conflicts} recorded as conflicts for adjudication, {len(self.errors)} bad line(s) skipped")
+        return text + (f"; promoted {len(self.promoted)} page(s)" if self.promoted else "")
+
+
+def _timestamp(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        stamp = value
+    else:
+        try:
+            stamp = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"decided_at {value!r} is not an ISO date and time") from None
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(UTC).replace(tzinfo=None)
+    return stamp
+
+
+def _parse(line: str) -> dict:
+    """One line as a checked dict, or ValueError naming the problem."""
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    missing = [k for k in REQUIRED if data.get(k) in (None, "")]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)}")
+    unknown = [k for k in data if k not in REQUIRED + OPTIONAL]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}")
+    for key in ("dataset", "page", "field", "reviewer"):
+        if not isinstance(data[key], str) or not data[key].strip():
+            raise ValueError(f"{key} must be a non-empty string")
+    if isinstance(data["round"], bool) or not isinstance(data["round"], int | str) or not str(data["round"]).isdigit():
+        raise ValueError(f"round must be a whole number, not {data['round']!r}")
+    if data["decision"] not in DECISIONS:
+        raise ValueError(f"decision must be A, B, edit or flag, not {data['decision']!r}")
+    if data["decision"] == EDIT and "value" not in data:
+        raise ValueError("an edit needs a value")
+    note = data.get("note")
+    if note is not None and not isinstance(note, str):
+        raise ValueError("note must be a string")
+    if data["decision"] == FLAG and not (note or "").strip():
+        raise ValueError("a flag needs a note")
+    role = data.get("role") or REVIEW_ROLE
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    return {"dataset": data["dataset"].strip(), "page": data["page"].strip(), "round": int(data["round"]),
+            "path": data["field"].strip(), "reviewer": data["reviewer"].strip(),
+            "action": DECISIONS[data["decision"]], "value": data.get("value"), "note": (note or None),
+            "role": role, "decided_at": _timestamp(data["decided_at"]) if data.get("decided_at") else None,
+            "shown_order": data.get("shown_order") if data.get("shown_order") in ("AB", "BA") else None}
+
+
+def _stamped_keys(state) -> set[str]:
+    """The content keys of the stored decisions with their own time (an export read back in)."""
+    datasets = dict(zip(state.pages["page_id"], state.pages["dataset"]))
+    keys = set()
+    for d in state.decisions.to_dict("records"):
+        stamp = d["decided_at"]
+        if not hasattr(stamp, "isoformat"):
+            continue
+        keys.add(decision_key(datasets.get(d["page_id"], ""), d["page_id"], int(d["round"]), d["path"], d["reviewer"],
+                              d.get("role") or REVIEW_ROLE, d["action"], d["new_value"], d["note"],
+                              stamp.isoformat(timespec="microseconds")))
+    return keys
+
+
+def import_lines(store: Store, lines: list[str], source_name: str = "import") -> ImportResult:
+    """Validate and import decisions; see the module docstring for the rules."""
+    db.ensure_schema(store)
+    state = load_state(store)
+    known = db.decision_keys(store) | _stamped_keys(state)
+    result = ImportResult()
+    pending: list[dict] = []
+    touched: set[tuple[str, int]] = set()
+    seen_content: Counter = Counter()
+    provisional = 10**15  # ids for not-yet-written decisions, above any stored id
+    extra: dict[tuple[str, int, str], list[dict]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            d = _parse(line)
+            match = state.fields(d["page"], d["round"])
+            if match.empty:
+                raise ValueError(f"page {d['page']} has no queued field in round {d['round']}")
+            if str(match["dataset"].iloc[0]) != d["dataset"]:
+                raise ValueError(f"page {d['page']} belongs to dataset {match['dataset'].iloc[0]}, not {d['dataset']}")
+            row = match[match["path"] == d["path"]]
+            if row.empty:
+                raise ValueError(f"page {d['page']} round {d['round']} has no queued field {d['path']!r}")
+            row = row.iloc[0]
+            value = {ACCEPT_A: row["value_a"], ACCEPT_B: row["value_b"], EDIT: d["value"], FLAG: None}[d["action"]]
+            if d["action"] == EDIT:
+                try:
+                    check_edit(working_record(state, d["page"], d["round"]), d["path"], value)
+                except EditRejected as exc:
+                    raise ValueError("; ".join(exc.problems)) from None
+        except ValueError as exc:
+            result.errors.append((number, str(exc)))
+            continue
+        stamp = d["decided_at"].isoformat(timespec="microseconds") if d["decided_at"] else None
+        content = (d["dataset"], d["page"], d["round"], d["path"], d["reviewer"], d["role"], d["action"],
+                   json.dumps(value, sort_keys=True), d["note"], stamp)
+        occurrence = seen_content[content] if stamp is None else 0
+        seen_content[content] += 1
+        key = decision_key(d["dataset"], d["page"], d["round"], d["path"], d["reviewer"], d["role"], d["action"],
+                           value, d["note"], stamp, occurrence)
+        if key in known:
+            result.duplicates += 1
+            continue
+        known.add(key)
+        unit = (d["page"], d["round"], d["path"])
+        needed = state.reviewers_needed(d["dataset"], d["round"])
+        stored = state.decisions
+        history = [r for r in stored[(stored["page_id"] == unit[0]) & (stored["round"] == unit[1])
+                                     & (stored["path"] == unit[2])].to_dict("records")] + extra.get(unit, [])
+        conflict = (d["role"] == REVIEW_ROLE and d["action"] != FLAG
+                    and contradicts(walk(history, needed), value, d["reviewer"], needed))
+        provisional += 1
+        decision = {"decision_id": provisional, "page_id": unit[0], "round": unit[1], "path": unit[2],
+                    "action": d["action"], "reviewer": d["reviewer"], "role": d["role"], "new_value": value,
+                    "conflict": conflict}
+        extra.setdefault(unit, []).append(decision)
+        pending.append({"page_id": unit[0], "round": unit[1], "path": unit[2], "action": d["action"],
+                        "reviewer": d["reviewer"], "previous_value": None, "new_value": value, "note": d["note"],
+                        "based_on": None, "role": d["role"], "shown_order": d["shown_order"], "source": source_name,
+                        "conflict": conflict, "decision_key": key, "decided_at": d["decided_at"] or now_utc()})
+        result.conflicts += int(conflict)
+        touched.add((unit[0], unit[1]))
+    if pending:
+        db.append_decisions(store, pending)
+        result.imported = len(pending)
+        after = load_state(store)
+        result.promoted = promote_resolved(store, after, sorted(touched), f"review import ({source_name})")
+    for number, problem in result.errors:
+        logger.info("review import: line %d skipped: %s", number, problem)
+    return result
+
+
+def import_file(store: Store, path: str | Path) -> ImportResult:
+    """Import a JSONL file of decisions (see ``import_lines``)."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"no file {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {path}: {exc}") from None
+    return import_lines(store, text.splitlines(), source_name=f"import:{path.name}")
+
+
+def export_records(store: Store) -> list[dict]:
+    """Every decision, oldest first, in the import format plus provenance fields."""
+    db.ensure_schema(store)
+    decisions = db.load_decisions(store)
+    if decisions.empty:
+        return []
+    datasets = dict(zip(db.load_pages(store)["page_id"], db.load_pages(store)["dataset"]))
+    out = []
+    for d in decisions.to_dict("records"):
+        record = {"dataset": datasets.get(d["page_id"]), "page": d["page_id"], "round": int(d["round"]),
+                  "field": d["path"], "reviewer": d["reviewer"], "decision": LABELS.get(d["action"], d["action"])}
+        if d["action"] == EDIT or d["new_value"] is not None:
+            record["value"] = d["new_value"]
+        record["note"] = d["note"]
+        stamp = d["decided_at"]
+        record["decided_at"] = stamp.isoformat(timespec="microseconds") if hasattr(stamp, "isoformat") else stamp
+        record.update(role=d.get("role") or REVIEW_ROLE, shown_order=d.get("shown_order"),
+                      source=d.get("source") or "page", conflict=bool(d.get("conflict")),
+                      decision_id=int(d["decision_id"]))
+        out.append(record)
+    return out
+
+
+def export_file(store: Store, out: str | Path) -> int:
+    """Write every decision as JSONL; returns the number of lines."""
+    records = export_records(store)
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(records)
+
+
+__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "export_file", "ADJUDICATE_ROLE"]

@@ -1,0 +1,192 @@
+"""Review decisions as JSONL through the CLI: import (line by line, idempotent, conflicts kept for
+adjudication), export with timestamps, and review-status --json whose agreement numbers equal
+statsmodels' and krippendorff's on the same table."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from eduart_core.cli import main
+from eduart_core.extraction import review
+from eduart_core.store import Store
+from eduart_core.store import extraction as db
+from tests.review_fixtures import build_template, copy_store
+
+DATASET = "demo-extraction"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return build_template(tmp_path_factory.mktemp("exchange-template"))
+
+
+@pytest.fixture
+def store_path(template, tmp_path):
+    return copy_store(template, tmp_path / "exchange")
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def two_reviewers(store: Store) -> list[dict]:
+    """Anna and Bruno decide every queued field of round 1; they disagree on some."""
+    queued = db.load_discrepancies(store, round=1, queued_only=True)
+    lines = []
+    for i, row in enumerate(queued.to_dict("records")):
+        base = {"dataset": DATASET, "page": row["page_id"], "round": 1, "field": row["path"]}
+        lines.append(base | {"reviewer": "Anna", "decision": "A", "note": None})
+        if i % 4 == 1:
+            lines.append(base | {"reviewer": "Bruno", "decision": "B", "note": "B matches the screenshot"})
+        elif i % 4 == 2:  # an edit that types A's value: the same category as accepting A
+            lines.append(base | {"reviewer": "Bruno", "decision": "edit", "value": row["value_a"]})
+        else:
+            lines.append(base | {"reviewer": "Bruno", "decision": "A"})
+    return lines
+
+
+def write_jsonl(path, lines: list) -> str:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n" for x in lines),
+                    encoding="utf-8")
+    return str(path)
+
+
+def package_agreement(store: Store, lines: list[dict]) -> dict:
+    """Cohen, Fleiss and alpha straight from the libraries, on a table built from the file."""
+    import krippendorff
+    from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa, to_table
+
+    queued = db.load_discrepancies(store, round=1, queued_only=True)
+    values = {(r["page_id"], r["path"]): (r["value_a"], r["value_b"]) for r in queued.to_dict("records")}
+    chosen: dict[tuple, dict[str, str]] = {}
+    for line in lines:
+        a, b = values[(line["page"], line["field"])]
+        value = {"A": a, "B": b, "edit": line.get("value")}[line["decision"]]
+        chosen.setdefault((line["page"], line["field"]), {})[line["reviewer"]] = json.dumps(
+            value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    categories = sorted({c for unit in chosen.values() for c in unit.values()})
+    table = np.array([[categories.index(unit[r]) for unit in chosen.values()] for r in ("Anna", "Bruno")])
+    return {"units": table.shape[1],
+            "cohen": cohens_kappa(to_table(table.T, bins=len(categories))[0]).kappa,
+            "fleiss": fleiss_kappa(aggregate_raters(table.T, n_cat=len(categories))[0]),
+            "alpha": krippendorff.alpha(reliability_data=table.astype(float), level_of_measurement="nominal"),
+            "percent": float((table[0] == table[1]).mean())}
+
+
+def test_two_reviewers_imported_give_the_libraries_agreement(store_path, tmp_path, capsys):
+    store = Store(store_path)
+    assert cli(capsys, "review-round", "--dataset", DATASET, "--round", "1", "--reviewers", "2",
+               "--db", str(store_path))[0] == 0
+    lines = two_reviewers(store)
+    code, out, _ = cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines), "--db", str(store_path))
+    assert code == 0 and f"imported {len(lines)} decision(s)" in out
+    code, out, _ = cli(capsys, "review-status", "--json", "--db", str(store_path))
+    status = json.loads(out)
+    row = next(r for r in status["rounds"] if r["dataset"] == DATASET and r["round"] == 1)
+    expected = package_agreement(store, lines)
+    got = row["agreement"]
+    assert set(got) >= {"units", "percent", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "alpha_ci"}
+    assert got["units"] == expected["units"] == 11
+    assert got["percent"] == pytest.approx(expected["percent"])
+    assert got["cohen_kappa"] == pytest.approx(expected["cohen"], abs=1e-12)
+    assert got["fleiss_kappa"] == pytest.approx(expected["fleiss"], abs=1e-12)
+    assert got["krippendorff_alpha"] == pytest.approx(expected["alpha"], abs=1e-12)
+    low, high = got["alpha_ci"]
+    assert low <= got["krippendorff_alpha"] <= high
+    # agreeing fields merged, the rest wait for the adjudicator; pages without disagreement promoted
+    disagreements = sum(1 for i in range(11) if i % 4 == 1)
+    assert row["adjudication_pending"] == disagreements and row["open_fields"] == 0
+    assert {k for k in row} >= {"pages", "queued", "resolved", "promoted", "open_fields", "adjudication_pending"}
+    assert len([o for o in status["open"] if o["round"] == 1]) == disagreements
+    assert set(status["open"][0]) >= {"dataset", "page", "round", "field", "category"}
+
+
+def test_bad_lines_are_reported_with_their_number_and_the_rest_imported(store_path, tmp_path, capsys):
+    good = {"dataset": DATASET, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Anna",
+            "decision": "A"}
+    lines = [
+        good,
+        "{not json",
+        {k: v for k, v in good.items() if k != "reviewer"},
+        good | {"page": "ex99/q01"},
+        good | {"field": "choices[Z].text"},
+        good | {"decision": "edit"},
+        good | {"decision": "edit", "value": [{"id": "Z", "description": "nobody"}]},
+        good | {"decision": "C"},
+        good | {"dataset": "elsewhere"},
+        good | {"field": "question_text", "page": "ex01/q01", "reviewer": "Bruno"},
+    ]
+    code, out, _ = cli(capsys, "review-import", write_jsonl(tmp_path / "bad.jsonl", lines), "--db", str(store_path))
+    assert code == 0
+    assert "imported 2 decision(s)" in out and "8 bad line(s) skipped" in out
+    for number, words in ((2, "not valid JSON"), (3, "missing reviewer"), (4, "ex99/q01 has no queued field"),
+                          (5, "no queued field 'choices[Z].text'"), (6, "an edit needs a value"),
+                          (7, "answers"), (8, "decision must be A, B, edit or flag"), (9, "belongs to dataset")):
+        assert any(line.startswith(f"{tmp_path / 'bad.jsonl'}:{number}: skipped") and words in line
+                   for line in out.splitlines()), (number, out)
+    log = db.load_decisions(Store(store_path))
+    assert sorted(log["reviewer"]) == ["Anna", "Bruno"] and set(log["source"]) == {"import:bad.jsonl"}
+
+
+def test_importing_twice_changes_nothing_and_contradictions_become_conflicts(store_path, tmp_path, capsys):
+    store = Store(store_path)
+    first = {"dataset": DATASET, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Anna",
+             "decision": "A"}
+    path = write_jsonl(tmp_path / "one.jsonl", [first, first | {"decision": "B"}, first])  # Anna changes her mind twice
+    cli(capsys, "review-import", path, "--db", str(store_path))
+    version = store.data_version()
+    code, out, _ = cli(capsys, "review-import", path, "--db", str(store_path))
+    assert "imported 0 decision(s), 3 already present" in out and store.data_version() == version
+    assert len(db.load_decisions(store)) == 3
+    settled = review.load_state(store, 1).state("ex01/q02", 1, "answers")
+    assert settled.state == "resolved" and settled.value == db.load_discrepancies(store, 1, "ex01/q02").iloc[0]["value_a"]
+    # Bruno's file says B on the settled field: kept as a conflict, the gold stays A
+    other = write_jsonl(tmp_path / "bruno.jsonl", [first | {"reviewer": "Bruno", "decision": "B"}])
+    code, out, _ = cli(capsys, "review-import", other, "--db", str(store_path))
+    assert "1 recorded as conflicts for adjudication" in out
+    after = review.load_state(store, 1).state("ex01/q02", 1, "answers")
+    assert after.state == "adjudication" and after.value == settled.value
+    status = json.loads(cli(capsys, "review-status", "--json", "--db", str(store_path))[1])
+    assert next(r for r in status["rounds"] if r["round"] == 1)["adjudication_pending"] == 1
+
+
+def test_export_has_every_decision_with_timestamps_and_reimports_as_nothing(store_path, tmp_path, capsys):
+    store = Store(store_path)
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna")
+    review.decide(store, "ex02/q02", 1, "choices[A].text", "flag", "Anna", note="capital M?")
+    review.decide(store, "ex02/q02", 1, "choices[A].text", "edit", "Bruno", value="Claude Monet")
+    out_file = tmp_path / "export.jsonl"
+    code, out, _ = cli(capsys, "review-export", "--out", str(out_file), "--db", str(store_path))
+    assert code == 0 and "wrote 3 decision(s)" in out
+    records = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
+    assert [r["decision"] for r in records] == ["B", "flag", "edit"]
+    assert all(r["decided_at"] and r["reviewer"] and r["dataset"] == DATASET for r in records)
+    assert records[2]["value"] == "Claude Monet" and records[1]["note"] == "capital M?"
+    version = store.data_version()
+    code, out, _ = cli(capsys, "review-import", str(out_file), "--db", str(store_path))
+    assert "imported 0 decision(s), 3 already present" in out and store.data_version() == version
+
+
+def test_export_reimports_into_another_store_with_the_same_states(template, tmp_path, capsys):
+    source = Store(copy_store(template, tmp_path / "source"))
+    review.decide(source, "ex01/q02", 1, "answers", "accept_a", "Anna")
+    review.decide(source, "ex06/q01", 1, "question_text", "accept_b", "Anna")
+    out_file = tmp_path / "export.jsonl"
+    cli(capsys, "review-export", "--out", str(out_file), "--db", str(source.path))
+    target = copy_store(template, tmp_path / "target")
+    code, out, _ = cli(capsys, "review-import", str(out_file), "--db", str(target))
+    assert "imported 2 decision(s)" in out and "promoted 2 page(s)" in out
+    a = review.review_queue(source).set_index(["page_id", "round"])["status"]
+    b = review.review_queue(Store(target)).set_index(["page_id", "round"])["status"]
+    assert a.equals(b)
+
+
+def test_status_without_json_and_missing_file(store_path, tmp_path, capsys):
+    code, out, _ = cli(capsys, "review-status", "--db", str(store_path))
+    assert code == 0 and "demo-extraction" in out and "alpha" in out
+    code, _, err = cli(capsys, "review-import", str(tmp_path / "nope.jsonl"), "--db", str(store_path))
+    assert code == 2 and "no file" in err
