@@ -25,6 +25,7 @@ from ..vocab import (
     STRICT_PROFILE,
 )
 from .core import Store
+from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
 from .runs import ScoringContext, insert_frame, paper_input, parse_for, safe_score
 
 
@@ -149,7 +150,8 @@ SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image
 
 
 def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
-                include_repetitions: bool = False, include_details: bool = False) -> pd.DataFrame:
+                include_repetitions: bool = False, include_details: bool = False,
+                overrides: bool = True) -> pd.DataFrame:
     """The long score frame: one row per model x condition x item (see CONTRACTS.md).
 
     The latest response wins when an item was answered twice in the same model x condition. A
@@ -162,6 +164,10 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     ``attrs["embedding_models"]``). ``include_details`` adds the per-element ``details`` (lists).
     ``kind`` is the model kind (a ``baseline`` row is a reference, which the selection leaves out
     unless switched in).
+
+    ``overrides`` (the "with reviewed overrides" switch, on by default): a response a researcher
+    re-scored by hand (``store.overrides``) carries the human score, and ``correct`` follows it
+    (score >= 0.5); ``overridden`` marks those rows. Off: every score is the computed one.
     """
     _check_profiles([profile])
     if dataset is not None:
@@ -171,15 +177,23 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     where_rep = "" if include_repetitions else f"AND {rep} = 0"
     with store.connect(read_only=True) as con:
         kind = model_kind_sql(con)
+        use = overrides and has_overrides_table(con)  # a store from before the review studio has none
+        reviewed = f", ov AS ({LATEST_OVERRIDES_SQL})" if use else ""
+        reviewed_join = ("LEFT JOIN ov ON ov.response_id = l.response_id AND ov.profile = s.profile "
+                         "AND ov.item_version = s.item_version AND ov.score IS NOT NULL") if use else ""
+        score = "coalesce(ov.score, s.score)" if use else "s.score"
+        correct = "CASE WHEN ov.score IS NULL THEN s.correct ELSE ov.score >= 0.5 END" if use else "s.correct"
+        flag = "ov.score IS NOT NULL" if use else "FALSE"
         sql = f"""
         WITH latest AS (
             SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition
             FROM responses r JOIN runs u USING (run_id)
             WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL {where_rep}
             QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) = 1
-        )
+        ){reviewed}
         SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
-               s.profile, s.score, s.correct, m.family, m.simulated, l.dataset, l.model_key, l.repetition,
+               s.profile, {score} AS score, {correct} AS correct, m.family, m.simulated, l.dataset, l.model_key,
+               l.repetition, {flag} AS overridden,
                json_extract_string(i.record, '$.task') AS task,
                json_extract_string(i.record, '$.dimension') AS dimension,
                {kind} AS kind,
@@ -188,9 +202,10 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
         JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
         JOIN models m ON m.model = l.model_key
+        {reviewed_join}
         ORDER BY l.dataset, m.display_name, l.condition, l.item_id, l.repetition"""
         frame = con.execute(sql, [dataset, dataset, profile]).df()
-    for column in ("has_image", "correct", "simulated"):
+    for column in ("has_image", "correct", "simulated", "overridden"):
         frame[column] = frame[column].astype(bool)
     frame["score"] = frame["score"].astype(float)
     if not include_repetitions:

@@ -1,0 +1,137 @@
+"""Flags for likely answer-key errors, from item statistics (pure functions, a small registry).
+
+Why: item statistics already point at keys that may be wrong, but a number on a chart leads
+nowhere; these flags feed the suspect-key queue, where the art historian who can fix the key
+sees them. Each flag names its source (which analysis) and a stable reason code, plus a detail
+line with the numbers behind it. Sources are an explicit registry so that later analyses (IRT
+misfit, distractor curves) add one entry and feed the same queue.
+
+Built-in rules (EduArt reference, section 4):
+- ``negative_discrimination``: corrected point-biserial r_pb < 0 over the (model, condition)
+  examinees (stronger examinees do worse on the item than weaker ones);
+- ``all_fail``: every examinee's answer is wrong (score < 0.5);
+- ``distractor:<id>``: on a multiple-choice item, a wrong option chosen by at least half of the
+  stronger half of the models (models ranked by mean score, default condition).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..vocab import DEFAULT_CONDITION, OPTION_FORMATS
+from .ctt import item_statistics
+
+FLAG_COLUMNS = ["item_id", "source", "reason", "detail"]
+
+
+@dataclass
+class FlagContext:
+    """What flag sources may look at besides the long score frame."""
+
+    #: one row per (model, condition, item_id) with ``ids``: the option ids the answer chose
+    choices: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["model", "condition", "item_id", "ids"]))
+    #: item_id -> the gold option ids (multiple-choice items)
+    keys: dict[str, set[str]] = field(default_factory=dict)
+    condition: str = DEFAULT_CONDITION
+
+
+FlagSource = Callable[[pd.DataFrame, FlagContext], pd.DataFrame]
+FLAG_SOURCES: dict[str, FlagSource] = {}
+
+
+def register_flag_source(name: str, fn: FlagSource) -> FlagSource:
+    """Add a source of key flags (``fn(scores, context) -> item_id, reason, detail`` rows)."""
+    FLAG_SOURCES[name] = fn
+    return fn
+
+
+def chosen_ids(answers) -> list[str]:
+    """The option ids an answer picked (parsed answer entries: {"id": ...} or plain strings)."""
+    if not isinstance(answers, list):
+        return []
+    out = []
+    for entry in answers:
+        ident = entry.get("id") if isinstance(entry, dict) else entry
+        if ident is not None and str(ident).strip():
+            out.append(str(ident).strip().upper())
+    return out
+
+
+def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
+    """Negative discrimination and all-fail items over every (model, condition) examinee."""
+    if scores.empty:
+        return pd.DataFrame(columns=FLAG_COLUMNS[:1] + FLAG_COLUMNS[2:])
+    stats = item_statistics(scores, corrected=True)
+    rows = []
+    for row in stats.itertuples():
+        if row.r_pb == row.r_pb and row.r_pb < 0:
+            rows.append({"item_id": row.item_id, "reason": "negative_discrimination",
+                         "detail": f"r_pb = {row.r_pb:.2f} (95% CI {row.r_pb_ci_low:.2f} to {row.r_pb_ci_high:.2f}, "
+                                   f"{int(row.n_examinees)} examinees): stronger examinees do worse"})
+    wrong = scores.groupby("item_id")["correct"].agg(["sum", "size"])
+    for item_id, counts in wrong.iterrows():
+        if counts["size"] >= 2 and counts["sum"] == 0:
+            rows.append({"item_id": item_id, "reason": "all_fail",
+                         "detail": f"all {int(counts['size'])} answers are wrong (score < 0.5)"})
+    return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
+
+
+def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
+    """Wrong options chosen by at least half of the stronger half of the models."""
+    d = scores[scores["condition"] == context.condition]
+    choices = context.choices
+    if d.empty or choices.empty:
+        return pd.DataFrame(columns=["item_id", "reason", "detail"])
+    strength = d.groupby("model")["score"].mean().sort_values(ascending=False, kind="stable")
+    strong = list(strength.index[: math.ceil(len(strength) / 2)])
+    need = math.ceil(len(strong) / 2)
+    c = choices[(choices["condition"] == context.condition) & choices["model"].isin(strong)]
+    options = d.drop_duplicates("item_id").set_index("item_id")["type"]
+    rows = []
+    for item_id, group in c.groupby("item_id", sort=True):
+        if options.get(item_id) not in OPTION_FORMATS or item_id not in context.keys:
+            continue
+        counts: dict[str, int] = {}
+        for ids in group["ids"]:
+            for ident in set(ids):
+                counts[ident] = counts.get(ident, 0) + 1
+        for ident, n in sorted(counts.items()):
+            if ident not in context.keys[item_id] and n >= need and need > 0:
+                rows.append({"item_id": item_id, "reason": f"distractor:{ident}",
+                             "detail": f"wrong option {ident} chosen by {n} of the {len(strong)} stronger models "
+                                       f"({context.condition} condition); key {', '.join(sorted(context.keys[item_id]))}"})
+    return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
+
+
+register_flag_source("item_statistics", statistics_flags)
+register_flag_source("distractors", distractor_flags)
+
+
+def key_flags(scores: pd.DataFrame, context: FlagContext, sources: list[str] | None = None) -> pd.DataFrame:
+    """Every flag of every registered source (or of ``sources``): item_id, source, reason, detail."""
+    frames = []
+    for name in sources or list(FLAG_SOURCES):
+        found = FLAG_SOURCES[name](scores, context)
+        if len(found):
+            frames.append(found.assign(source=name))
+    if not frames:
+        return pd.DataFrame(columns=FLAG_COLUMNS)
+    out = pd.concat(frames, ignore_index=True)[FLAG_COLUMNS]
+    return out.sort_values(["item_id", "source", "reason"], kind="stable").reset_index(drop=True)
+
+
+def option_shares(choices: pd.DataFrame, item_id: str) -> pd.DataFrame:
+    """How many answers chose each option of one item, per condition (for the reviewer)."""
+    c = choices[choices["item_id"] == item_id]
+    rows = [(cond, ident) for cond, ids in zip(c["condition"], c["ids"]) for ident in set(ids)]
+    if not rows:
+        return pd.DataFrame(columns=["condition", "option", "answers"])
+    frame = pd.DataFrame(rows, columns=["condition", "option"])
+    return frame.groupby(["condition", "option"]).size().rename("answers").reset_index()
+
+
+__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "chosen_ids", "distractor_flags", "key_flags",
+           "option_shares", "register_flag_source", "statistics_flags"]

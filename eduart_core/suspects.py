@@ -1,0 +1,161 @@
+"""The suspect-key queue: items the statistics flag as likely answer-key errors, for review.
+
+Why: negative discrimination, a wrong option the stronger models agree on, or an item every
+model fails often means the key is wrong, not the models. The queue brings those items to the
+art historian, who sees the item, its key, every model's answer and rationale, and either
+confirms the key (its current flags are cleared; the decision is kept) or corrects it (a new
+item version: every stored response is re-scored and every analysis updates).
+
+Flags come from the registered sources of ``analysis.keyflags`` (computed on read, so they never
+go stale) and from flags other analyses stored with ``store.suspects.raise_flags``. A flag is tied
+to the item version it was computed on; a confirmation clears the flags its reviewer saw on that
+version (a new reason raised later enters the queue again).
+"""
+from __future__ import annotations
+
+import copy
+import logging
+
+import pandas as pd
+
+from .analysis.ctt import item_statistics
+from .analysis.keyflags import FlagContext, chosen_ids, key_flags, option_shares
+from .errors import UserError
+from .store import Store
+from .store.items import get_item, item_history, load_items, save_item_version
+from .store.scores import load_responses, load_scores
+from .store.suspects import add_key_review, load_choices, load_key_reviews, load_stored_flags
+from .vocab import DEFAULT_PROFILE, OPTION_FORMATS
+
+logger = logging.getLogger(__name__)
+
+FLAG_FRAME_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "key"]
+QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "details", "p", "r_pb", "n_examinees"]
+KEY_REVIEW_ORIGIN = "key-review"
+
+
+def _context(store: Store, dataset: str, items: pd.DataFrame) -> FlagContext:
+    choices = load_choices(store, dataset)
+    choices["ids"] = pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object, index=choices.index)
+    keys = {}
+    for item_id, record in zip(items["item_id"], items["record"]):
+        if isinstance(record, dict) and record.get("type") in OPTION_FORMATS:
+            keys[str(item_id)] = set(chosen_ids(record.get("answers")))
+    return FlagContext(choices=choices, keys=keys)
+
+
+def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True,
+                  scores: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every current flag of the dataset's current item versions, computed and stored."""
+    items = load_items(store, dataset)
+    versions = dict(zip(items["item_id"].astype(str), items["version"].astype(int)))
+    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
+    computed = key_flags(scores, _context(store, dataset, items))
+    computed["item_version"] = computed["item_id"].map(versions)
+    stored = load_stored_flags(store, dataset)
+    current = pd.Series([versions.get(str(i)) == int(v) for i, v in zip(stored["item_id"], stored["item_version"])],
+                        index=stored.index, dtype=bool)
+    stored = stored.loc[current]
+    flags = pd.concat([computed, stored[["item_id", "item_version", "source", "reason", "detail"]]],
+                      ignore_index=True)
+    flags = flags.dropna(subset=["item_version"])
+    flags["item_version"] = flags["item_version"].astype(int)
+    flags["key"] = flags["source"] + "|" + flags["reason"]
+    return flags.drop_duplicates(["item_id", "item_version", "key"]).reset_index(drop=True)[FLAG_FRAME_COLUMNS]
+
+
+def _cleared(reviews: pd.DataFrame) -> set[tuple[str, int, str]]:
+    """(item_id, version, flag key) a reviewer confirmed."""
+    out = set()
+    for row in reviews[reviews["action"] == "confirm"].to_dict("records"):
+        for key in row["flags"] or []:
+            out.add((str(row["item_id"]), int(row["item_version"]), key))
+    return out
+
+
+def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True) -> pd.DataFrame:
+    """One row per flagged item still waiting for a key review, with its flags and statistics."""
+    scores = load_scores(store, profile, dataset, overrides=overrides)
+    if scores.empty:
+        return pd.DataFrame(columns=QUEUE_COLUMNS)
+    flags = suspect_flags(store, dataset, profile, overrides, scores=scores)
+    cleared = _cleared(load_key_reviews(store, dataset))
+    keep = pd.Series([(str(i), int(v), k) not in cleared
+                      for i, v, k in zip(flags["item_id"], flags["item_version"], flags["key"])],
+                     index=flags.index, dtype=bool)
+    flags = flags.loc[keep]
+    if flags.empty:
+        return pd.DataFrame(columns=QUEUE_COLUMNS)
+    stats = item_statistics(scores, corrected=True).set_index("item_id")
+    rows = []
+    for item_id, group in flags.groupby("item_id", sort=True):
+        st = stats.loc[item_id] if item_id in stats.index else None
+        rows.append({"item_id": item_id, "type": st["type"] if st is not None else None,
+                     "version": int(group["item_version"].iloc[0]), "flags": list(group["key"]),
+                     "reasons": ", ".join(group["reason"]), "sources": ", ".join(sorted(set(group["source"]))),
+                     "details": " · ".join(group["detail"].fillna("")),
+                     "p": float(st["p"]) if st is not None else None,
+                     "r_pb": float(st["r_pb"]) if st is not None and st["r_pb"] == st["r_pb"] else None,
+                     "n_examinees": int(st["n_examinees"]) if st is not None else 0})
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def item_flags(store: Store, dataset: str, item_id: str, profile: str = DEFAULT_PROFILE) -> pd.DataFrame:
+    """The open flags of one item (the inspector links to the queue when there are any)."""
+    queue = suspect_queue(store, dataset, profile)
+    return queue[queue["item_id"] == str(item_id)]
+
+
+def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
+    """What the reviewer needs: the item, its history, every model's answer and rationale, the
+    option counts, and the earlier key reviews."""
+    item = get_item(store, dataset, item_id)
+    responses = load_responses(store, dataset, item_id)
+    latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
+    answers = latest[["model", "condition", "raw_text", "parsed_answers", "motivation", "strict_score", "paper_score",
+                      "parse_error"]].copy()
+    answers["chosen"] = [", ".join(chosen_ids(a)) for a in answers["parsed_answers"]]
+    choices = load_choices(store, dataset)
+    choices = choices[choices["item_id"] == str(item_id)]
+    choices = choices.assign(ids=pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object,
+                                           index=choices.index))
+    return {"item": item, "answers": answers.reset_index(drop=True), "options": option_shares(choices, str(item_id)),
+            "history": item_history(store, dataset, item_id), "reviews": load_key_reviews(store, dataset, item_id)}
+
+
+def confirm_key(store: Store, dataset: str, item_id: str, reviewer: str, flags: list[str],
+                note: str | None = None) -> int:
+    """The key is right: clear the flags the reviewer saw on the current version; keep the decision."""
+    reviewer = (reviewer or "").strip()
+    if not reviewer:
+        raise UserError("confirming a key needs the reviewer's name")
+    version = int(get_item(store, dataset, item_id)["version"])
+    return add_key_review(store, dataset, item_id, version, "confirm", reviewer, (note or "").strip() or None, flags)
+
+
+def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: str, flags: list[str],
+                note: str | None = None) -> tuple[int, int]:
+    """Save the corrected key as a new item version (re-scoring every stored response of the item)
+    and record the review; returns (new version, responses re-scored)."""
+    from .items import check_item
+
+    reviewer = (reviewer or "").strip()
+    if not reviewer:
+        raise UserError("correcting a key needs the reviewer's name")
+    item = get_item(store, dataset, item_id)
+    record = copy.deepcopy(item["record"])
+    if check_item(record)[0]["answers"] == check_item({**record, "answers": answers})[0]["answers"]:
+        raise UserError(f"item {item_id}: the key is unchanged; confirm it instead")
+    record["answers"] = answers
+    record["item_id"] = str(item_id)
+    problems = check_item(record)[1]
+    if problems:
+        raise UserError("; ".join(problems))
+    text = f"key corrected by {reviewer}" + (f": {note.strip()}" if (note or "").strip() else "")
+    version = save_item_version(store, dataset, record, origin=KEY_REVIEW_ORIGIN, note=text)
+    add_key_review(store, dataset, item_id, int(item["version"]), "correct", reviewer, (note or "").strip() or None,
+                   flags, new_version=version)
+    rescored = int(len(load_responses(store, dataset, item_id)))
+    logger.info("item %s/%s: key corrected by %s (version %d, %d responses re-scored)", dataset, item_id, reviewer,
+                version, rescored)
+    return version, rescored
