@@ -138,6 +138,48 @@ with right:
         st.markdown("**Errors in the passage (gold):** " + "; ".join(
             f":red-background[{a.get('error')}] → :green-background[{a.get('correct')}]" for a in gold if isinstance(a, dict)))
 
+# ---------------------------------------------------------------- review studio links (issue 12)
+# Version history, and a link to the suspect-key queue when this item's key is flagged. Kept as
+# one separate block: everything comes from eduart_core (suspects, store.items).
+@st.cache_data(show_spinner=False, max_entries=8)
+def _suspect_queue(path: str, version: int, dataset: str, profile: str):
+    from eduart_core import suspects
+    from eduart_core.store import Store
+
+    return suspects.suspect_queue(Store(path), dataset, profile)
+
+
+def _open_suspect_queue(item_id: str, dataset: str) -> None:
+    st.session_state["review_section"] = "suspects"
+    st.session_state["review_suspect_item"] = item_id
+    st.session_state["_insp_goto_review"] = (item_id, dataset)
+
+
+_goto_review = st.session_state.pop("_insp_goto_review", None)
+if _goto_review:
+    st.switch_page("pages/8_review_page.py", query_params={"suspect": _goto_review[0], "dataset": _goto_review[1]})
+with st.expander(f"Review: version history and key checks (version {item.get('version', '—')})"):
+    from eduart_core.errors import UserError as _UserError
+    from eduart_core.store import Store as _Store
+    from eduart_core.store import StoreError as _StoreError
+    from eduart_core.store.items import item_history
+
+    try:
+        _history = item_history(_Store(common.store_path()), filters.dataset, current)
+        st.dataframe(_history[["version", "is_current", "origin", "note", "created_at"]], hide_index=True,
+                     width="stretch")
+        _flags = _suspect_queue(common.store_path(), common.data_version(), filters.dataset, filters.profile)
+        _flags = _flags[_flags["item_id"] == current]
+    except (_StoreError, _UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
+        st.caption(f"Review details unavailable: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+        _flags = None
+    if _flags is not None and len(_flags):
+        st.warning("This item is in the suspect-key queue: " + str(_flags["reasons"].iloc[0]) + ".")
+        st.button("Open it in the suspect-key queue", key="insp_open_suspect", on_click=_open_suspect_queue,
+                  args=(current, filters.dataset), icon=":material/rule:")
+    elif _flags is not None:
+        st.caption("No open key flag for this item.")
+
 # ---------------------------------------------------------------- every model's answer
 st.divider()
 st.subheader("How each model answered")
@@ -175,3 +217,51 @@ for model, sub in latest.groupby("model", sort=True):
                 st.markdown(f"> **Motivation:** {r['motivation']}")
             with st.expander("Raw response"):
                 st.code(str(r.get("raw_text") or ""), language=None)
+
+# ---------------------------------------------------------------- human score override (issue 12)
+# A researcher re-scores one response with a reason. Append-only: the computed score is kept and
+# every statistic uses the override while "with reviewed overrides" is on. Separate block; the
+# store does the work (store.overrides).
+def _save_override(options: dict) -> None:
+    from eduart_core.errors import UserError
+    from eduart_core.store import Store, StoreError
+    from eduart_core.store.overrides import add_override
+
+    who = (st.session_state.get("reviewer") or st.session_state.get("ovr_name") or "").strip()
+    choice = st.session_state.get("ovr_response")
+    profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (prof,)
+    try:
+        add_override(Store(common.store_path()), options[choice], st.session_state.get("ovr_score"),
+                     st.session_state.get("ovr_reason", ""), who, profiles)
+    except (UserError, StoreError) as exc:
+        st.session_state["ovr_message"] = ("error", str(exc))
+        return
+    if who:
+        st.session_state["reviewer"] = who
+    st.session_state["ovr_message"] = ("success", f"Override saved for {choice} ({', '.join(profiles)}).")
+
+
+st.divider()
+with st.expander("Override a score (human review)", expanded=False):
+    from eduart_core.store import Store as _OStore
+    from eduart_core.store.overrides import load_overrides
+
+    _options = {f"{r['model']} · {r['condition']} · computed {r.get(f'{prof}_score', float('nan')):.2f}":
+                int(r["response_id"]) for r in latest.to_dict("records")}
+    _message = st.session_state.pop("ovr_message", None)
+    if _message:
+        getattr(st, _message[0])(_message[1])
+    with st.form("ovr_form", clear_on_submit=False):
+        st.selectbox("Response", list(_options), key="ovr_response")
+        st.number_input("Score it deserves (0 to 1)", 0.0, 1.0, 1.0, step=0.05, key="ovr_score")
+        st.checkbox("For both scoring profiles", value=True, key="ovr_all_profiles")
+        st.text_input("Reason (required; kept with the override)", key="ovr_reason")
+        if not st.session_state.get("reviewer"):
+            st.text_input("Your name", key="ovr_name")
+        st.form_submit_button("Save override", on_click=_save_override, args=(_options,))
+    _overrides = load_overrides(_OStore(common.store_path()), filters.dataset, current)
+    if len(_overrides):
+        st.dataframe(_overrides[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
+                                 "item_version", "created_at", "applied"]], hide_index=True, width="stretch")
+    st.caption("Overrides are append-only and apply while the gold version they were made on is current; every "
+               "statistic uses them under \"with reviewed overrides\" (on by default).")

@@ -1,270 +1,747 @@
-"""Extraction review: settle the discrepancies between two extractions against the screenshot.
+"""Review studio: settle extraction discrepancies against the screenshot, blind double review and
+adjudication, reviewer agreement, the suspect-key queue and the audit log.
 
-Thin page: the queue, decisions, promotion and statistics all come from eduart_core.extraction.
-Actions run in button callbacks, so the page always redraws from the store after a decision, and
-each decision carries the decision id the reviewer last saw for that field (conflict detection).
+Thin page: queues, states, decisions, promotion, agreement and key flags all come from
+eduart_core (extraction.review, extraction.editors, extraction.stats, suspects). Actions run in
+button callbacks, so the page always redraws from the store after a decision; each decision
+carries the decision id the reviewer last saw (conflict detection). Messages after an action are
+toasts (the layout does not jump); a problem with a field is shown inside that field's card.
+Reading never writes: the demo extraction round is built by the demo builder, not here.
 """
 from __future__ import annotations
 
-import json
+import logging
 
+import duckdb
 import streamlit as st
 
+from eduart_core import suspects
 from eduart_core.errors import UserError
-from eduart_core.extraction import CATEGORIES, display, review
-from eduart_core.extraction.stats import discrepancy_table, review_progress, round_status_table
+from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
+from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
+from eduart_core.extraction.stats import agreement_by, discrepancy_table, round_status_table
 from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
+from eduart_core.store.overrides import load_overrides
+from eduart_core.vocab import format_label
 from pages import common
 
-st.title("Extraction review")
-st.caption("Two models extracted each exam page; where they disagree, decide against the screenshot. "
-           "Every decision is logged; the last decision on a page makes it a gold item.")
+logger = logging.getLogger(__name__)
 
+SECTIONS = {"extraction": "Extraction review", "suspects": "Suspect keys", "agreement": "Agreement",
+            "audit": "Audit log"}
+ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudicator"}
+STATE_LABELS = {OPEN: "open", AWAITING: "decided by you, waiting for the other reviewers", FLAGGED: "flagged",
+                ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
+INSPECTOR = "pages/1_inspector_page.py"
+
+st.title("Review studio")
 store = Store(common.store_path())
 try:
     db.ensure_schema(store)
-    if db.load_pages(store).empty:
-        from eduart_core.extraction.simulated import ensure_extraction_demo
-
-        with st.spinner("Adding the offline extraction demo to the demo store..."):
-            ensure_extraction_demo(store)
-    queue_all = review.review_queue(store)
-    pages = db.load_pages(store)
 except StoreError as exc:
-    st.error(f"Cannot read the store: {exc}")
+    st.error(f"Cannot open the store: {exc}")
     st.stop()
 
-if pages.empty:
-    st.info("No extracted pages yet. Run `python -m eduart_core extract --input DIR --extractor A=... "
-            "--extractor B=...` or build the demo with `python -m eduart_core demo`.")
-    st.stop()
-if bool(pages["simulated"].any()):
-    st.info("Demo data: these pages were rendered from original demo items and extracted by two "
-            "**simulated** extractors (no model was called).")
 
-# ---------------------------------------------------------------- reviewer, asked once
+# ---------------------------------------------------------------- deep links to the inspector
+def _go_inspector(item_id: str, dataset: str) -> None:
+    """Button callback: choose the dataset in the sidebar, then open the item (next run)."""
+    st.session_state["f_dataset"] = dataset
+    st.session_state["inspect_item"] = str(item_id)
+    st.session_state["_review_goto"] = (str(item_id), dataset)
+
+
+goto = st.session_state.pop("_review_goto", None)
+if goto:
+    st.switch_page(INSPECTOR, query_params={"item": goto[0], "dataset": goto[1]})
+
+
+def inspector_button(item_id: str, dataset: str, key: str, label: str | None = None) -> None:
+    st.button(label or f"Open item {item_id} in the inspector", key=key, on_click=_go_inspector,
+              args=(item_id, dataset), icon=":material/search:")
+    st.caption(f"Link: /inspector?item={item_id}&dataset={dataset}")
+
+
+# ---------------------------------------------------------------- who is reviewing
 def _set_reviewer() -> None:
     name = (st.session_state.get("review_name") or "").strip()
     if name:
         st.session_state["reviewer"] = name
 
 
-if not st.session_state.get("reviewer"):
-    st.text_input("Your name (stored with every decision)", key="review_name", on_change=_set_reviewer)
-else:
-    st.markdown(f"Reviewing as **{st.session_state['reviewer']}**.")
+def _forget_reviewer() -> None:
+    st.session_state.pop("reviewer", None)
+    st.session_state["review_name"] = ""
+
+
+who, role_box = st.columns([3, 2])
+with who:
+    if not st.session_state.get("reviewer"):
+        st.text_input("Your name (kept for this browser session and stored with every decision)", key="review_name",
+                      on_change=_set_reviewer)
+    else:
+        line = st.container(horizontal=True, vertical_alignment="center")
+        line.markdown(f"Reviewing as **{display.md_escape(st.session_state['reviewer'])}**")
+        line.button("Change name", key="review_change_name", on_click=_forget_reviewer, type="tertiary")
 reviewer = st.session_state.get("reviewer", "")
+role = role_box.radio("Role", list(ROLE_LABELS), format_func=ROLE_LABELS.get, horizontal=True, key="review_role",
+                      help="Adjudicators settle the fields on which independent reviewers disagree; they see every "
+                           "decision.")
+
+if "review_section" not in st.session_state:
+    wanted = st.query_params.get("section") or ("suspects" if st.query_params.get("suspect") else "extraction")
+    st.session_state["review_section"] = wanted if wanted in SECTIONS else "extraction"
+section = st.segmented_control("Work on", list(SECTIONS), format_func=SECTIONS.get, key="review_section",
+                               required=True, label_visibility="collapsed")
 
 
-def _flash(kind: str, text: str) -> None:
-    st.session_state["review_flash"] = (kind, text)
+def toast(text: str, icon: str = ":material/check_circle:") -> None:
+    st.session_state["review_toast"] = (text, icon)
 
 
-def _decide(page_id: str, round_: int, path: str, action: str, seen_key: str,
-            value_key: str | None = None, note_key: str | None = None, is_text: bool = True) -> None:
-    """Button callback: one decision on one field."""
+pending_toast = st.session_state.pop("review_toast", None)
+if pending_toast:
+    st.toast(pending_toast[0], icon=pending_toast[1])
+
+
+def one_line(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}" if str(exc) else type(exc).__name__
+
+
+# ================================================================= extraction review
+def extraction_section() -> None:
+    try:  # right after a decision, the state read in its write (fresh for that page) saves a read
+        state = st.session_state.pop("_review_fresh", None) or review.load_state(store)
+    except StoreError as exc:
+        st.error(f"Cannot read the store: {exc}")
+        return
+    if state.pages.empty:
+        st.info("No extracted pages yet. Run `python -m eduart_core extract --input DIR --extractor A=... "
+                "--extractor B=...`, or build the demo with `python -m eduart_core demo` (it includes a simulated "
+                "extraction round).")
+        return
+    if bool(state.pages["simulated"].any()):
+        st.info("Demo data: these pages were rendered from original demo items and extracted by two **simulated** "
+                "extractors (no model was called).")
+    rounds_panel(state)
+    queue_all = review.review_queue(state, reviewer=reviewer or None, role=role)
+    if queue_all.empty:
+        st.success("No page needs review: every extraction agreed or was auto-merged.")
+        return
+    rounds = sorted(int(r) for r in queue_all["round"].unique())
+    if st.session_state.get("review_round") not in rounds:
+        with_work = [int(r) for r in queue_all.loc[queue_all["mine"] > 0, "round"]]
+        st.session_state["review_round"] = with_work[0] if with_work else rounds[0]
+    c1, c2 = st.columns([1, 4])
+    round_ = c1.selectbox("Round", rounds, key="review_round")
+    queue = queue_all[queue_all["round"] == round_].reset_index(drop=True)
+    needed = int(queue["needed"].iloc[0])
+    done = int((queue["status"] == RESOLVED).sum())
+    mine = int(queue["mine"].sum())
+    mode = "single review" if needed == 1 else f"blind review: {needed} independent reviewers per page"
+    who_for = "for you" if reviewer else "open"
+    c2.progress(done / len(queue) if len(queue) else 1.0,
+                text=f"{done} of {len(queue)} queued pages resolved · {mine} field(s) {who_for} · {mode}")
     if not reviewer:
-        _flash("error", "Enter your name first.")
+        st.warning("Enter your name above to decide (it is stored with every decision).")
+    queue_table(queue)
+    current = st.session_state.get("review_current")
+    if current not in [(p, int(r)) for p, r in zip(queue["page_id"], queue["round"])]:
+        current = review.next_page(queue, None) or (queue["page_id"].iloc[0], int(queue["round"].iloc[0]))
+        st.session_state["review_current"] = current
+    workbench(state, queue, current, needed)
+
+
+def rounds_panel(state: review.ReviewState) -> None:
+    if not st.toggle("Show rounds: agreement of the extractors, reviewers per page, pages needing attention",
+                     key="review_show_rounds"):
         return
-    value = None
-    if value_key is not None:
-        raw = st.session_state.get(value_key, "")
-        if is_text:
-            value = raw
-        else:
-            try:
-                value = json.loads(raw)
-            except ValueError as exc:
-                _flash("error", f"{path}: not valid JSON ({exc.msg}); nothing saved.")
-                return
-    note = st.session_state.get(note_key, "") if note_key else None
+    with st.container(border=True):
+        outcomes = state.outcomes
+        st.dataframe(round_status_table(outcomes), hide_index=True, width="stretch")
+        by = st.radio("Discrepancies by", ["category", "field", "format"], horizontal=True, key="review_rounds_by")
+        ran = sorted(int(r) for r in outcomes["round"].unique()) if not outcomes.empty else []
+        by_round = discrepancy_table(db.load_discrepancies(store), by=by, rounds=ran)
+        st.dataframe(by_round, width="stretch")
+        st.caption("Counts of all discrepancies (auto-merged ones included) per round: a better prompt shows "
+                   "fewer, and mostly harmless, categories.")
+        st.markdown("**Independent reviewers per page**: 1 = single review; 2 or more = blind review (a reviewer "
+                    "sees neither the other decisions nor which extractor produced which side; disagreements go "
+                    "to an adjudicator).")
+        pairs = sorted({(str(d), int(r)) for d, r in zip(outcomes["dataset"], outcomes["round"])})
+        s1, s2, s3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        choice = s1.selectbox("Dataset and round", pairs, format_func=lambda p: f"{p[0]} · round {p[1]}",
+                              key="review_setting_round")
+        s2.number_input("Reviewers", 1, 9, value=state.reviewers_needed(*choice) if choice else 1,
+                        key=f"review_setting_k::{choice}")
+        s3.button("Save", key="review_setting_save", on_click=_save_round, args=(choice,))
+        attention = review.attention_pages(store)
+        if not attention.empty:
+            st.markdown(f"**{len(attention)} page(s) outside the queue need attention** (failed or not promoted)")
+            st.dataframe(attention, hide_index=True, width="stretch")
+
+
+def _save_round(choice) -> None:
+    if not reviewer:
+        toast("Enter your name first.", ":material/error:")
+        return
+    k = int(st.session_state.get(f"review_setting_k::{choice}") or 1)
     try:
-        result = review.decide(store, page_id, round_, path, action, reviewer, value=value, note=note or None,
-                               based_on=st.session_state.get(seen_key))
-    except review.ReviewConflict as exc:
-        _flash("warning", f"Conflict: {exc}")
-        return
-    except review.EditRejected as exc:
-        _flash("error", "Not saved, the item would be invalid: " + "; ".join(exc.problems))
-        return
+        review.set_reviewers(store, choice[0], choice[1], k, set_by=reviewer)
     except (UserError, StoreError) as exc:
-        _flash("error", str(exc))
+        toast(str(exc), ":material/error:")
         return
-    except Exception as exc:  # e.g. a write conflict with another session: one line, no traceback
-        _flash("error", f"{path}: not saved ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); try again.")
-        return
-    text = f"{path}: {action.replace('_', ' ')} saved."
-    if result.promoted_version is not None:
-        text += f" Page resolved and promoted as gold (version {result.promoted_version})."
-    elif result.promotion_error:
-        text += f" Page resolved but not promoted: {result.promotion_error}"
-    _flash("success", text)
+    toast(f"{choice[0]} round {choice[1]}: {k} reviewer(s) per page.")
 
 
-def _bulk(category_key: str, side: str, round_: int | None, page_id: str | None) -> None:
+def queue_table(queue) -> None:
+    with st.expander(f"Queue of round {int(queue['round'].iloc[0])}: {len(queue)} page(s)", expanded=False):
+        f1, f2, f3 = st.columns(3)
+        statuses = f1.multiselect("Status", [OPEN, FLAGGED, ADJUDICATION, RESOLVED], key="review_status")
+        categories = f2.multiselect("Category", list(CATEGORIES), key="review_categories")
+        formats = f3.multiselect("Format", sorted(queue["format"].dropna().unique()), key="review_formats",
+                                 format_func=format_label)
+        shown = display.filter_queue(queue, categories=categories, formats=formats, statuses=statuses)
+        table = shown.assign(categories=shown["categories"].map(", ".join),
+                             field_names=shown["field_names"].map(", ".join),
+                             format=shown["format"].map(format_label))[
+            ["page_id", "exercise", "format", "status", "fields", "resolved", "mine", "categories", "field_names",
+             "promoted_version"]]
+        event = st.dataframe(table, hide_index=True, width="stretch", height=240, key="review_queue_table",
+                             on_select="rerun", selection_mode="single-row",
+                             column_config={"mine": st.column_config.NumberColumn("waiting for you")})
+        rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+        if rows:
+            picked = (shown["page_id"].iloc[rows[0]], int(shown["round"].iloc[rows[0]]))
+            if picked != st.session_state.get("_review_last_pick"):
+                st.session_state["_review_last_pick"] = picked
+                st.session_state["review_current"] = picked
+        st.caption("Click a row to open that page.")
+        b1, b2, b3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+        b1.selectbox("Bulk: accept one side for every open field of a category", list(CATEGORIES),
+                     index=CATEGORIES.index("accents"), key="review_bulk_category")
+        rnd = int(queue["round"].iloc[0])
+        b2.button("Accept A across the queue", key="review_bulk_a", on_click=_bulk, args=("A", rnd, None))
+        b3.button("Accept B across the queue", key="review_bulk_b", on_click=_bulk, args=("B", rnd, None))
+
+
+def _bulk(side: str, round_: int, page_id: str | None) -> None:
     if not reviewer:
-        _flash("error", "Enter your name first.")
+        toast("Enter your name first.", ":material/error:")
         return
-    category = st.session_state.get(category_key)
+    category = st.session_state.get("review_bulk_category")
     try:
-        result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id)
-    except Exception as exc:  # decisions made before the failure stay; report in one line
-        _flash("error", f"Bulk accept stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id, role=role)
+    except (UserError, StoreError, duckdb.Error) as exc:  # decisions made before the failure stay
+        logger.warning("bulk accept stopped: %s", exc)
+        toast(f"Bulk accept stopped: {one_line(exc)}", ":material/error:")
         return
     text = f"Accepted {side} for {result.decided} {category} field(s)"
     if result.promoted:
         text += f"; promoted {len(result.promoted)} page(s)"
     if result.conflicts:
         text += f"; {len(result.conflicts)} conflict(s) left alone"
-    _flash("success", text + ".")
+    toast(text + ".")
 
 
-flash = st.session_state.pop("review_flash", None)
-if flash:
-    getattr(st, flash[0])(flash[1])
+# ---------------------------------------------------------------- one page: the workbench
+def _go(target) -> None:
+    if target:
+        st.session_state["review_current"] = target
 
-# ---------------------------------------------------------------- rounds side by side
-with st.expander("Rounds: agreement and discrepancies per round", expanded=False):
-    outcomes = db.load_outcomes(store)
-    discrepancies = db.load_discrepancies(store)
-    st.dataframe(round_status_table(outcomes), hide_index=True, width="stretch")
-    by = st.radio("Discrepancies by", ["category", "field", "format"], horizontal=True, key="review_rounds_by")
-    ran = sorted(int(r) for r in outcomes["round"].unique()) if not outcomes.empty else []
-    by_round = discrepancy_table(discrepancies, by=by, rounds=ran)
-    st.dataframe(by_round, width="stretch")
-    if not by_round.empty and len(by_round.columns):
-        st.bar_chart(by_round, stack=False, horizontal=True)
-    st.caption("Counts of all discrepancies (auto-merged ones included) per round: a better prompt shows "
-               "fewer, and mostly harmless, categories.")
 
-# ---------------------------------------------------------------- queue
-st.subheader("Queue")
-attention = review.attention_pages(store)
-if not attention.empty:
-    with st.expander(f"{len(attention)} page(s) outside the queue need attention (failed or not promoted)"):
-        st.dataframe(attention, hide_index=True, width="stretch")
-        st.caption("A failed extraction is kept with its error and raw reply; run the same `extract` "
-                   "command again to retry it.")
-if queue_all.empty:
-    st.success("No page needs review: every extraction agreed or was auto-merged.")
-    st.stop()
-rounds = sorted(int(r) for r in queue_all["round"].unique())
-c1, c2, c3 = st.columns(3)
-round_choice = c1.selectbox("Round", ["all"] + rounds, key="review_round")
-statuses = c2.multiselect("Status", ["open", "flagged", "resolved"], default=["open", "flagged"],
-                          key="review_status")
-categories = c3.multiselect("Category", list(CATEGORIES), key="review_categories")
-c4, c5, c6 = st.columns(3)
-field_names = sorted({f for fs in queue_all["field_names"] for f in fs})
-fields = c4.multiselect("Field", field_names, key="review_fields")
-formats = c5.multiselect("Format", sorted(queue_all["format"].dropna().unique()), key="review_formats")
-exercises = c6.multiselect("Exercise", sorted(queue_all["exercise"].dropna().unique()), key="review_exercises")
+def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed: int) -> None:
+    st.session_state["_review_state"] = state  # what this reviewer saw: the next decision starts from it
+    page_id, round_ = current
+    keys = [(p, int(r)) for p, r in zip(queue["page_id"], queue["round"])]
+    position = keys.index(current)
+    row = queue.iloc[position]
+    fields = review.page_fields(state, page_id, round_, reviewer or None, role)
+    fmt = str(row["format"] or "")
+    blind = needed > 1 and role == review.REVIEW_ROLE
+    decided = int((~fields["mine"].astype(bool)).sum()) if reviewer else int((fields["state"] == RESOLVED).sum())
 
-queue_round = queue_all if round_choice == "all" else queue_all[queue_all["round"] == round_choice]
-done, total = review_progress(queue_round)
-st.progress(done / total if total else 1.0, text=f"{done} of {total} pages resolved")
-queue = display.filter_queue(queue_round, categories=categories, fields=fields, formats=formats,
-                             exercises=exercises, statuses=statuses)
-shown = queue.assign(categories=queue["categories"].map(", ".join), field_names=queue["field_names"].map(", ".join))
-st.dataframe(shown, hide_index=True, width="stretch", height=240)
+    st.divider()
+    head, nav = st.columns([3, 2], vertical_alignment="center")
+    head.subheader(f"Page {page_id} · round {round_}")
+    head.caption(f"Page {position + 1} of {len(queue)} in this round · {format_label(fmt)} · "
+                 f"{decided} of {len(fields)} field(s) decided" + (" by you" if reviewer else ""))
+    after = review.next_page(queue, current)
+    earlier = keys[position - 1] if position > 0 else None
+    later = keys[position + 1] if position + 1 < len(keys) else None
+    n1, n2, n3 = nav.columns(3)
+    n1.button("◀ Previous", key="review_prev", on_click=_go, args=(earlier,), disabled=earlier is None, width="stretch")
+    n2.button("Next page", key="review_next", on_click=_go, args=(later,), disabled=later is None, shortcut="N",
+              width="stretch")
+    n3.button("Next open", key="review_next_open", on_click=_go, args=(after,), disabled=after is None,
+              width="stretch", help="The next page with fields waiting for you")
 
-b1, b2, b3 = st.columns([2, 1, 1])
-b1.selectbox("Bulk: category", list(CATEGORIES), index=CATEGORIES.index("accents"), key="review_bulk_category")
-round_arg = None if round_choice == "all" else int(round_choice)
-b2.button("Accept A across the queue", key="review_bulk_a", on_click=_bulk,
-          args=("review_bulk_category", "A", round_arg, None))
-b3.button("Accept B across the queue", key="review_bulk_b", on_click=_bulk,
-          args=("review_bulk_category", "B", round_arg, None))
+    outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
+    if outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
+        ok, link = st.columns([3, 2], vertical_alignment="center")
+        ok.success(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
+                   f"{int(outcome['promoted_version'])}.")
+        with link:
+            inspector_button(outcome["item_id"], outcome["dataset"], key="review_open_gold",
+                             label="Open the gold item and its version history")
+    elif outcome["promotion_error"]:
+        st.error(f"Resolved but not promoted: {outcome['promotion_error']}. Edit the field at fault.")
 
-if queue.empty:
-    st.info("No page matches the filters.")
-    st.stop()
+    page = state.pages[state.pages["page_id"] == page_id].iloc[0]
+    shot, cards = st.columns([2, 3], gap="medium")
+    with shot:
+        zoom = st.slider("Zoom", 300, 1600, 700, step=100, key="review_zoom",
+                         help="Width of the screenshot in pixels; the fullscreen button shows it whole.")
+        if page.get("image_hash"):
+            try:
+                st.image(str(image_path(store, page["image_hash"])), width=zoom)
+            except UserError as exc:
+                st.warning(str(exc))
+        else:
+            st.caption("No screenshot stored for this page.")
+        both_extractions(page_id, round_, fields, blind, needed)
+    with cards:
+        focus = next((f["path"] for f in fields.to_dict("records") if f["mine"]), None)
+        record = review.working_record(state, page_id, round_)
+        for f in fields.to_dict("records"):
+            field_card(state, page_id, round_, f, fmt, record, blind, focus == f["path"], needed)
+        if role == review.REVIEW_ROLE and not blind:
+            open_categories = sorted({f["category"] for f in fields.to_dict("records") if f["state"] != RESOLVED})
+            if open_categories:
+                with st.expander("Bulk on this page"):
+                    p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+                    p1.selectbox("Category", open_categories, key="review_page_bulk_category")
+                    p2.button("Accept A on this page", key="review_page_bulk_a", on_click=_bulk_page,
+                              args=("A", round_, page_id))
+                    p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk_page,
+                              args=("B", round_, page_id))
+    page_history(state, page_id, round_, blind)
 
-# ---------------------------------------------------------------- one page
-labels = {f"{r.page_id} · round {r.round}": (r.page_id, int(r.round)) for r in queue.itertuples()}
-chosen = st.selectbox("Page", list(labels), key="review_page")
-page_id, round_ = labels[chosen]
-page = db.get_page(store, page_id)
-extractions = db.load_extractions(store, page_id=page_id, round=round_).set_index("extractor")
-fields_frame = review.page_fields(store, page_id, round_)
-all_diffs = db.load_discrepancies(store, round=round_, page_id=page_id)
-diff_dicts = [{"path": r["path"], "category": r["category"], "a": r["value_a"], "b": r["value_b"]}
-              for r in all_diffs.to_dict("records")]
-outcome = db.get_outcome(store, page_id, round_)
 
-st.subheader(f"Page {page_id} (round {round_})")
-if outcome.get("promoted_version") is not None:
-    st.success(f"Promoted to dataset **{page['dataset']}** as item **{page['item_id']}**, "
-               f"version {outcome['promoted_version']} (see its history in the item inspector).")
-elif outcome.get("promotion_error"):
-    st.error(f"Resolved but not promoted: {outcome['promotion_error']}. Edit the field at fault.")
+def _bulk_page(side: str, round_: int, page_id: str) -> None:
+    st.session_state["review_bulk_category"] = st.session_state.get("review_page_bulk_category")
+    _bulk(side, round_, page_id)
 
-zoom = st.slider("Screenshot zoom (px wide)", 400, 1600, 900, step=100, key="review_zoom")
-if page.get("image_hash"):
-    try:
-        st.image(str(image_path(store, page["image_hash"])), width=zoom)
-    except UserError as exc:
-        st.warning(str(exc))
 
-left, right = st.columns(2)
-for column, side in ((left, "A"), (right, "B")):
-    row = extractions.loc[side] if side in extractions.index else None
-    with column:
-        st.markdown(f"**Extraction {side}** · {row['model'] if row is not None else 'missing'}")
-        if row is not None and row["validation_errors"]:
-            st.warning("Fails item validation: " + "; ".join(row["validation_errors"]))
-        if row is not None and row["error"]:
-            st.error(f"Extraction failed: {row['error']}")
-        st.html(display.item_html(row["record"] if row is not None else None, diff_dicts, side))
-
-st.markdown("#### Fields to decide")
-open_categories = sorted(set(fields_frame.loc[fields_frame["state"] != "resolved", "category"]))
-if open_categories:
-    p1, p2, p3 = st.columns([2, 1, 1])
-    p1.selectbox("Bulk on this page: category", open_categories, key="review_page_bulk_category")
-    p2.button("Accept A on this page", key="review_page_bulk_a", on_click=_bulk,
-              args=("review_page_bulk_category", "A", round_, page_id))
-    p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk,
-              args=("review_page_bulk_category", "B", round_, page_id))
-
-for field in fields_frame.to_dict("records"):
-    path = field["path"]
-    base = f"{page_id}|{round_}|{path}"
-    seen_key = f"seen::{base}"
-    st.session_state[seen_key] = field["decision_id"]  # what this reviewer sees now
+def both_extractions(page_id: str, round_: int, fields, blind: bool, needed: int) -> None:
+    if not st.toggle("Show both extractions as items", key="review_show_items"):
+        return
     with st.container(border=True):
-        state = field["state"] + (f" by {field['reviewer']}" if field["reviewer"] else "")
-        st.markdown(f"**{path}** · `{field['category']}` · {state}"
-                    + (f" · note: {field['note']}" if field["note"] else ""))
-        a_html, b_html = display.diff_pair_html(field["a"], field["b"])
-        fa, fb = st.columns(2)
-        fa.html(f"<div><small>A</small><br>{a_html}</div>")
-        fb.html(f"<div><small>B</small><br>{b_html}</div>")
-        k1, k2, k3 = st.columns([1, 1, 3])
-        k1.button("Accept A", key=f"accept_a::{base}", on_click=_decide,
-                  args=(page_id, round_, path, "accept_a", seen_key))
-        k2.button("Accept B", key=f"accept_b::{base}", on_click=_decide,
-                  args=(page_id, round_, path, "accept_b", seen_key))
-        with k3.expander("Edit or flag"):
-            is_text = isinstance(field["a"], str) or isinstance(field["b"], str)
-            current = next((v for v in (field["value"], field["a"], field["b"]) if v is not None), "")
-            st.text_area("Correct value" + ("" if is_text else " (JSON)"), display.value_text(current),
-                         key=f"edit_value::{base}")
-            st.button("Save edit", key=f"edit::{base}", on_click=_decide,
-                      args=(page_id, round_, path, "edit", seen_key, f"edit_value::{base}", None, is_text))
-            st.text_input("Note for a colleague", key=f"flag_note::{base}")
-            st.button("Flag", key=f"flag::{base}", on_click=_decide,
-                      args=(page_id, round_, path, "flag", seen_key, None, f"flag_note::{base}"))
+        extractions = db.load_extractions(store, page_id=page_id, round=round_).set_index("extractor")
+        diffs = [{"path": f["path"], "category": f["category"], "a": f["a"], "b": f["b"]}
+                 for f in fields.to_dict("records")]
+        order = review.shown_order(page_id, round_, reviewer, needed) if blind else "AB"
+        for shown, extractor in zip("AB", order):
+            row = extractions.loc[extractor] if extractor in extractions.index else None
+            model = "" if blind else f" · {row['model'] if row is not None else 'missing'}"
+            st.markdown(f"**Extraction {shown}**{display.md_escape(model)}")
+            if row is not None and row["error"]:
+                st.error(f"Extraction failed: {row['error']}")
+            st.html(display.item_html(row["record"] if row is not None else None, diffs, shown))
 
-st.markdown("#### History of this page")
-history = db.load_decisions(store, page_id=page_id)
-if history.empty:
-    st.caption("No decision yet.")
-else:
-    shown_history = history[["decided_at", "round", "reviewer", "path", "action", "previous_value",
-                             "new_value", "note"]]
-    st.dataframe(shown_history.assign(previous_value=shown_history["previous_value"].map(display.value_text),
-                                      new_value=shown_history["new_value"].map(display.value_text)),
-                 hide_index=True, width="stretch")
+
+def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict, blind: bool, focus: bool,
+               needed: int) -> None:
+    path = f["path"]
+    base = f"{page_id}|{round_}|{path}"
+    with st.container(border=True, key=f"card::{base}"):
+        label = editors.field_label(path, fmt)
+        status = STATE_LABELS.get(f["state"], f["state"])
+        if f["state"] == RESOLVED and f["how"] == "agreement":
+            status = f"resolved: {f['votes']} reviewers agreed"
+        elif f["state"] == RESOLVED and f["reviewer"] and not blind:
+            status = f"resolved by {f['reviewer']}"
+        elif f["state"] == FLAGGED and f["reviewer"]:
+            status = f"flagged by {f['reviewer']}"
+        elif blind and f["state"] == OPEN and f["votes"]:
+            status = "open"
+        st.markdown(f"**{display.md_escape(label)}** · `{f['category']}` · {display.md_escape(status)}"
+                    + (f" · note: {display.md_escape(f['note'])}" if f["note"] else ""))
+        ca, cb, cd = st.columns(3)
+        ca.caption("A")
+        ca.text(editors.describe(f["a"], path, fmt))
+        cb.caption("B")
+        cb.text(editors.describe(f["b"], path, fmt))
+        da, db_ = display.diff_view(f["a"], f["b"], path, fmt)
+        cd.caption("Differences (A above, B below; · marks a space)")
+        cd.html(f"<div style='line-height:1.5'>{da}<hr style='margin:4px 0'>{db_}</div>")
+        if role == review.ADJUDICATE_ROLE:
+            adjudication_panel(state, page_id, round_, path, fmt)
+        error = st.session_state.pop(f"card_error::{base}", None)
+        if error:
+            st.error(error)
+        if blind and f["my_action"]:
+            shown = _shown_choice(f["my_action"], f["order"])
+            st.caption(f"Your decision: {'Accept ' + shown if shown else 'an edit'}. You can change it until "
+                       "every reviewer has decided.")
+        if role == review.ADJUDICATE_ROLE:
+            can_decide = f["state"] == ADJUDICATION
+        elif blind:
+            can_decide = f["state"] in (OPEN, AWAITING)
+        else:
+            can_decide = f["state"] in (OPEN, FLAGGED) or (
+                f["state"] == RESOLVED and st.toggle("Change this decision", key=f"change::{base}"))
+        if not can_decide:
+            if f["state"] == ADJUDICATION and role == review.REVIEW_ROLE:
+                st.caption("Reviewers disagree here: the adjudicator decides (switch the role to Adjudicator).")
+            return
+        b1, b2, b3, b4 = st.columns([1, 1, 1, 1])
+        b1.button("Accept A", key=f"accept_a::{base}", on_click=_accept, shortcut="A" if focus else None,
+                  args=(page_id, round_, path, "A", f["order"], f["decision_id"]), type="primary" if focus else "secondary")
+        b2.button("Accept B", key=f"accept_b::{base}", on_click=_accept, shortcut="B" if focus else None,
+                  args=(page_id, round_, path, "B", f["order"], f["decision_id"]), type="primary" if focus else "secondary")
+        b3.toggle("Edit", key=f"edit_open::{base}")
+        with b4.popover("Flag", icon=":material/flag:"):
+            st.text_input("Note for a colleague", key=f"flag_note::{base}")
+            st.button("Flag this field", key=f"flag::{base}", on_click=_flag,
+                      args=(page_id, round_, path, f["order"], f["decision_id"]))
+        if st.session_state.get(f"edit_open::{base}"):
+            edit_panel(state, page_id, round_, f, fmt, record, base)
+
+
+def _shown_choice(action: str, order: str) -> str | None:
+    """Which side (as shown to this reviewer) a stored accept_a/accept_b corresponds to."""
+    for side in "AB":
+        if review.true_action(side, order) == action:
+            return side
+    return None
+
+
+def adjudication_panel(state, page_id: str, round_: int, path: str, fmt: str) -> None:
+    st_field = state.state(page_id, round_, path)
+    rows = []
+    for d in state.decisions[(state.decisions["page_id"] == page_id) & (state.decisions["round"] == round_)
+                             & (state.decisions["path"] == path)].to_dict("records"):
+        rows.append({"reviewer": d["reviewer"], "role": d["role"] or review.REVIEW_ROLE,
+                     "decision": exchange.LABELS.get(d["action"], d["action"]),
+                     "value": editors.describe(d["new_value"], path, fmt) if d["action"] != review.FLAG else "",
+                     "note": d["note"], "A shown first": d["shown_order"] != "BA", "conflict": bool(d["conflict"]),
+                     "decided_at": d["decided_at"]})
+    if rows:
+        st.caption("Every decision on this field (A and B are the extractors themselves):")
+        st.dataframe(rows, hide_index=True, width="stretch")
+    elif st_field.state != ADJUDICATION:
+        st.caption("No decision yet.")
+
+
+def _accept(page_id: str, round_: int, path: str, shown_side: str, order: str, based_on) -> None:
+    _apply(page_id, round_, path, review.true_action(shown_side, order), based_on, order, verb=f"accepted {shown_side}")
+
+
+def _flag(page_id: str, round_: int, path: str, order: str, based_on) -> None:
+    note = st.session_state.get(f"flag_note::{page_id}|{round_}|{path}", "")
+    _apply(page_id, round_, path, review.FLAG, based_on, order, note=note, verb="flagged")
+
+
+def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: str, value=None, note=None,
+           verb: str = "edit saved") -> bool:
+    """Button callback: one decision on one field; problems go into the field's card."""
+    base = f"{page_id}|{round_}|{path}"
+    if not reviewer:
+        st.session_state[f"card_error::{base}"] = "Enter your name first (at the top of the page)."
+        return False
+    try:
+        result = review.decide(store, page_id, round_, path, action, reviewer, value=value, note=note or None,
+                               based_on=None if based_on is None or based_on != based_on else int(based_on),
+                               role=role, order=order, state=st.session_state.get("_review_state"))
+    except review.ReviewConflict as exc:
+        st.session_state[f"card_error::{base}"] = f"Conflict: {exc}"
+        return False
+    except review.EditRejected as exc:
+        st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
+        return False
+    except (UserError, StoreError) as exc:
+        st.session_state[f"card_error::{base}"] = str(exc)
+        return False
+    except duckdb.Error as exc:  # e.g. a write conflict with another session: one line, no traceback
+        logger.warning("decision on %s not saved: %s", base, exc)
+        st.session_state[f"card_error::{base}"] = f"Not saved ({one_line(exc)}); try again."
+        return False
+    text = f"{editors.field_label(path, '')}: {verb}."
+    if result.conflict:
+        text += " It contradicts the settled value, so the field goes to the adjudicator."
+    elif result.state == ADJUDICATION:
+        text += " The reviewers disagree: the field goes to the adjudicator."
+    if result.promoted_version is not None:
+        text += f" Page resolved and promoted as gold (version {result.promoted_version})."
+    elif result.promotion_error:
+        text += f" Page resolved but not promoted: {result.promotion_error}"
+    st.session_state.pop(f"edit_open::{base}", None)
+    st.session_state["_review_fresh"] = result.after
+    queue = review.review_queue(result.after or store, round=round_, reviewer=reviewer, role=role)
+    here = queue[(queue["page_id"] == page_id) & (queue["round"] == round_)]
+    if here.empty or int(here["mine"].iloc[0]) == 0:
+        target = review.next_page(queue, (page_id, round_))
+        if target:
+            st.session_state["review_current"] = target
+            text += f" Opened the next page, {target[0]}."
+        else:
+            text += " Nothing else waits for you in this round."
+    toast(display.md_escape(text))
+    return True
+
+
+def edit_panel(state, page_id: str, round_: int, f: dict, fmt: str, record: dict, base: str) -> None:
+    path = f["path"]
+    starts = {"A": f["a"], "B": f["b"]}
+    if role == review.ADJUDICATE_ROLE:
+        for name, vote in state.state(page_id, round_, path).votes.items():
+            starts[f"{name}'s value"] = vote["new_value"]
+    start = st.radio("Start from", list(starts), horizontal=True, key=f"edit_from::{base}")
+    other = f["b"] if start == "A" else f["a"]
+    editor = editors.editor_for(fmt, path, starts[start], record, other)
+    if editor.help:
+        st.caption(editor.help)
+    if any(c.marked for c in editor.controls):
+        st.caption("≠ marks what differs from the other extraction.")
+    prefix = f"ed::{base}::{start}::"
+    groups: dict[str | None, list] = {}
+    for control in editor.controls:
+        groups.setdefault(control.row, []).append(control)
+    for row_label, controls in groups.items():
+        if row_label is None:
+            for control in controls:
+                draw_control(st, control, prefix + control.key)
+        else:
+            cols = st.columns([1] + [3] * (len(controls) - 1) if len(controls) > 1 else [1])
+            for col, control in zip(cols, controls):
+                draw_control(col, control, prefix + control.key, row_label if control is controls[0] else None)
+    st.button("Save edit", key=f"edit::{base}", on_click=_save_edit,
+              args=(page_id, round_, path, editor, prefix, f["a"], f["b"], f["order"], f["decision_id"]))
+
+
+def draw_control(container, control: editors.Control, key: str, row_label: str | None = None) -> None:
+    label = ("≠ " if control.marked else "") + display.md_escape(control.label)
+    if row_label:
+        label = f"{display.md_escape(row_label)}: {label}"
+    if control.kind == "text":
+        container.text_input(label, value=control.value, key=key)
+    elif control.kind == "textarea":
+        container.text_area(label, value=control.value, key=key, height=120)
+    elif control.kind in ("radio", "select"):
+        options = list(control.options)
+        index = options.index(control.value) if control.value in options else None
+        widget = container.radio if control.kind == "radio" else container.selectbox
+        widget(label, options, index=index, key=key)
+    elif control.kind == "checkbox":
+        container.checkbox(label, value=bool(control.value), key=key)
+    elif control.kind == "toggle":
+        container.toggle(label, value=bool(control.value), key=key)
+
+
+def _save_edit(page_id: str, round_: int, path: str, editor: editors.Editor, prefix: str, a, b, order: str,
+               based_on) -> None:
+    base = f"{page_id}|{round_}|{path}"
+    values = {c.key: st.session_state[prefix + c.key] for c in editor.controls if prefix + c.key in st.session_state}
+    problems = editor.problems(values)
+    if problems:
+        st.session_state[f"card_error::{base}"] = "Not saved: " + "; ".join(problems)
+        return
+    value = editor.decode(values)
+    canon = canonical(value)
+    for side, side_value in (("A", a), ("B", b)):  # a value equal to one side is that side's decision
+        if canon == canonical(side_value):
+            _apply(page_id, round_, path, review.true_action(side, order), based_on, order,
+                   verb=f"the edit equals {side}, saved as Accept {side}")
+            return
+    _apply(page_id, round_, path, review.EDIT, based_on, order, value=value)
+
+
+def page_history(state, page_id: str, round_: int, blind: bool) -> None:
+    with st.expander("History of this page", expanded=False):
+        history = state.decisions[(state.decisions["page_id"] == page_id) & (state.decisions["round"] == round_)]
+        if blind:
+            history = history[history["reviewer"] == reviewer]
+            st.caption("Blind review: only your own decisions are shown.")
+        if history.empty:
+            st.caption("No decision yet.")
+            return
+        shown = history[["decided_at", "reviewer", "role", "path", "action", "new_value", "note", "conflict"]]
+        st.dataframe(shown.assign(new_value=shown["new_value"].map(display.value_text)), hide_index=True,
+                     width="stretch")
+
+
+# ================================================================= suspect keys
+@st.cache_data(show_spinner=False, max_entries=8)
+def _suspect_queue(path: str, version: int, dataset: str, profile: str):
+    return suspects.suspect_queue(Store(path), dataset, profile)
+
+
+def suspects_section() -> None:
+    filters = common.current_filters()
+    dataset, profile = filters.dataset, filters.profile
+    st.markdown(f"Items of dataset **{display.md_escape(dataset)}** whose statistics suggest a wrong answer key "
+                f"(profile {profile}, with reviewed score overrides): negative discrimination, a wrong option "
+                "chosen by at least half of the stronger half of the models, or an item every model fails. "
+                "Confirm the key, or correct it: a correction is a new item version and every stored answer is "
+                "re-scored.")
+    try:
+        queue = _suspect_queue(str(store.path), store.data_version(), dataset, profile)
+    except (StoreError, UserError) as exc:
+        st.info(f"No item statistics for dataset {dataset}: {exc}")
+        return
+    requested = st.session_state.pop("review_suspect_item", None) or st.query_params.get("suspect")
+    if requested:
+        st.session_state["suspect_current"] = str(requested)
+    if queue.empty:
+        st.success("No item is flagged: every key in this dataset looks consistent with the answers.")
+        return
+    shown = queue.assign(type=queue["type"].map(format_label))[["item_id", "type", "reasons", "p", "r_pb",
+                                                                 "n_examinees", "sources"]]
+    event = st.dataframe(shown, hide_index=True, width="stretch", height=240, key="suspect_table", on_select="rerun",
+                         selection_mode="single-row",
+                         column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
+                                        "r_pb": st.column_config.NumberColumn("r_pb", format="%.2f")})
+    st.caption(f"{len(queue)} flagged item(s); p and corrected r_pb over {int(queue['n_examinees'].max())} "
+               "model x condition examinees. Click a row to review an item.")
+    rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if rows and queue["item_id"].iloc[rows[0]] != st.session_state.get("_suspect_last_pick"):
+        st.session_state["_suspect_last_pick"] = queue["item_id"].iloc[rows[0]]
+        st.session_state["suspect_current"] = queue["item_id"].iloc[rows[0]]
+    current = st.session_state.get("suspect_current")
+    if current not in set(queue["item_id"]):
+        if current:
+            st.caption(f"Item {current} is not in the queue (its key was reviewed, or it is not flagged).")
+        current = queue["item_id"].iloc[0]
+    flagged = queue[queue["item_id"] == current].iloc[0]
+    suspect_detail(dataset, current, list(flagged["flags"]), flagged)
+
+
+def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> None:
+    detail = suspects.suspect_detail(store, dataset, item_id)
+    item, record = detail["item"], detail["item"]["record"]
+    fmt = record.get("type", "")
+    st.divider()
+    head, link = st.columns([3, 2], vertical_alignment="center")
+    head.subheader(f"Item {item_id} · version {item['version']}")
+    head.caption(f"{format_label(fmt)} · flagged: {flagged['reasons']}")
+    with link:
+        inspector_button(item_id, dataset, key="suspect_open_inspector")
+    for line in str(flagged["details"]).split(" · "):
+        st.markdown(f"- {display.md_escape(line)}")
+    left, right = st.columns([3, 2])
+    with left:
+        if record.get("question_title"):
+            st.markdown(f"**{display.md_escape(record['question_title'])}**")
+        if record.get("instructions"):
+            st.text(record["instructions"])
+        if record.get("question_text"):
+            st.text(record["question_text"])
+        if record.get("choices"):
+            st.caption(editors.field_label("choices", fmt))
+            st.text(editors.describe(record["choices"], "choices", fmt))
+        st.caption("Current key")
+        st.text(editors.describe(record.get("answers"), "answers", fmt))
+    with right:
+        if len(detail["options"]):
+            st.caption("How many answers chose each option")
+            st.dataframe(detail["options"], hide_index=True, width="stretch")
+    st.markdown("**Every model's answer** (rationale in the motivation condition)")
+    answers = detail["answers"].rename(columns={"chosen": "chose", "strict_score": "strict", "paper_score": "paper",
+                                                "motivation": "rationale"})
+    st.dataframe(answers[["model", "condition", "chose", "strict", "paper", "rationale", "raw_text"]], hide_index=True,
+                 width="stretch", column_config={"rationale": st.column_config.TextColumn(width="large")})
+    error = st.session_state.pop("suspect_error", None)
+    if error:
+        st.error(error)
+    confirm, correct = st.columns(2)
+    with confirm.container(border=True):
+        st.markdown("**The key is right**")
+        st.text_input("Note (optional)", key=f"suspect_confirm_note::{item_id}")
+        st.button("Confirm the key", key=f"suspect_confirm::{item_id}", on_click=_confirm_key,
+                  args=(dataset, item_id, flags), disabled=not reviewer)
+    with correct.container(border=True):
+        st.markdown("**Correct the key**")
+        editor = editors.editor_for(fmt, "answers", record.get("answers"), record)
+        prefix = f"suspect_ed::{item_id}::{item['version']}::"
+        for control in editor.controls:
+            draw_control(st, control, prefix + control.key)
+        st.text_input("Why (kept with the new version)", key=f"suspect_correct_note::{item_id}")
+        st.button("Save the corrected key", key=f"suspect_correct::{item_id}", on_click=_correct_key,
+                  args=(dataset, item_id, flags, editor, prefix), disabled=not reviewer, type="primary")
+    if not reviewer:
+        st.caption("Enter your name at the top of the page to confirm or correct a key.")
+    if len(detail["reviews"]):
+        st.caption("Earlier key reviews of this item")
+        st.dataframe(detail["reviews"], hide_index=True, width="stretch")
+
+
+def _confirm_key(dataset: str, item_id: str, flags: list[str]) -> None:
+    try:
+        suspects.confirm_key(store, dataset, item_id, reviewer, flags,
+                             note=st.session_state.get(f"suspect_confirm_note::{item_id}"))
+    except (UserError, StoreError) as exc:
+        st.session_state["suspect_error"] = str(exc)
+        return
+    st.session_state.pop("suspect_current", None)
+    toast(f"Key of item {display.md_escape(item_id)} confirmed; its flags are cleared.")
+
+
+def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.Editor, prefix: str) -> None:
+    values = {c.key: st.session_state[prefix + c.key] for c in editor.controls if prefix + c.key in st.session_state}
+    problems = editor.problems(values)
+    if problems:
+        st.session_state["suspect_error"] = "Not saved: " + "; ".join(problems)
+        return
+    try:
+        version, rescored = suspects.correct_key(store, dataset, item_id, editor.decode(values), reviewer, flags,
+                                                 note=st.session_state.get(f"suspect_correct_note::{item_id}"))
+    except (UserError, StoreError) as exc:
+        st.session_state["suspect_error"] = str(exc)
+        return
+    toast(f"Item {display.md_escape(item_id)}: key corrected as version {version}; {rescored} stored answer(s) "
+          "re-scored.")
+
+
+# ================================================================= agreement
+def agreement_section() -> None:
+    state = review.load_state(store)
+    st.markdown("How often independent reviewers chose the same value, over every field two or more reviewers "
+                "decided. A decision's category is the value chosen (A's, B's or the edited value, compared as "
+                "canonical JSON). **Percent**: share of fields on which every reviewer chose the same value. "
+                "**Cohen's kappa** (only with exactly two reviewers) and **Fleiss' kappa** (statsmodels; fields "
+                "with the most common number of reviewers) correct for chance agreement. **Krippendorff's alpha** "
+                "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "
+                "interval comes from 1,000 bootstrap resamples of the fields.")
+    for title, by in (("Per dataset and round", ["dataset", "round"]), ("Per field", ["field"]),
+                      ("Per format", ["format"])):
+        table = agreement_by(state, by)
+        if "format" in table:
+            table["format"] = table["format"].map(lambda f: f if f == "all" else format_label(f))
+        st.markdown(f"**{title}**")
+        if table.empty or not int(table["units"].max() or 0):
+            st.caption("No field has been decided by two or more reviewers yet.")
+            break
+        common.table(table, f"agreement_{'_'.join(by)}", f"Reviewer agreement {title.lower()}", essential=True,
+                     show=True)
+
+
+# ================================================================= audit log
+def audit_section() -> None:
+    st.markdown("Every review decision, oldest first. Nothing is ever overwritten: a later decision supersedes an "
+                "earlier one, and conflicts are kept for the adjudicator.")
+    records = exchange.export_records(store)
+    if records:
+        import json
+
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        st.download_button("Download as JSONL (the review-import format)", text, file_name="review-decisions.jsonl",
+                           mime="application/jsonl", key="audit_download", on_click="ignore",
+                           icon=":material/download:")
+        st.dataframe([{**r, "value": display.value_text(r.get("value")) if "value" in r else ""} for r in records],
+                     hide_index=True, width="stretch", height=360)
+    else:
+        st.caption("No review decision yet.")
+    filters = common.current_filters()
+    st.markdown(f"**Human score overrides** (dataset {display.md_escape(filters.dataset)})")
+    overrides = load_overrides(store, filters.dataset)
+    if overrides.empty:
+        st.caption("No score override yet. Overrides are made in the item inspector.")
+    else:
+        st.dataframe(overrides, hide_index=True, width="stretch")
+
+
+{"extraction": extraction_section, "suspects": suspects_section, "agreement": agreement_section,
+ "audit": audit_section}[section]()
