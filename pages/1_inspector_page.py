@@ -140,15 +140,7 @@ with right:
 
 # ---------------------------------------------------------------- review studio links (issue 12)
 # Version history, and a link to the suspect-key queue when this item's key is flagged. Kept as
-# one separate block: everything comes from eduart_core (suspects, store.items).
-@st.cache_data(show_spinner=False, max_entries=8)
-def _suspect_queue(path: str, version: int, dataset: str, profile: str):
-    from eduart_core import suspects
-    from eduart_core.store import Store
-
-    return suspects.suspect_queue(Store(path), dataset, profile)
-
-
+# one separate block: everything comes from eduart_core (views.suspect_keys, store.items).
 def _open_suspect_queue(item_id: str, dataset: str) -> None:
     st.session_state["review_section"] = "suspects"
     st.session_state["review_suspect_item"] = item_id
@@ -165,10 +157,10 @@ with st.expander(f"Review: version history and key checks (version {item.get('ve
     from eduart_core.store.items import item_history
 
     try:
-        _history = item_history(_Store(common.store_path()), filters.dataset, current)
+        _history = item_history(_Store(common.store_path()), sel.dataset, current)
         st.dataframe(_history[["version", "is_current", "origin", "note", "created_at"]], hide_index=True,
                      width="stretch")
-        _flags = _suspect_queue(common.store_path(), common.data_version(), filters.dataset, filters.profile)
+        _flags = views.suspect_keys(src, sel)
         _flags = _flags[_flags["item_id"] == current]
     except (_StoreError, _UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
         st.caption(f"Review details unavailable: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
@@ -176,7 +168,7 @@ with st.expander(f"Review: version history and key checks (version {item.get('ve
     if _flags is not None and len(_flags):
         st.warning("This item is in the suspect-key queue: " + str(_flags["reasons"].iloc[0]) + ".")
         st.button("Open it in the suspect-key queue", key="insp_open_suspect", on_click=_open_suspect_queue,
-                  args=(current, filters.dataset), icon=":material/rule:")
+                  args=(current, sel.dataset), icon=":material/rule:")
     elif _flags is not None:
         st.caption("No open key flag for this item.")
 
@@ -259,7 +251,7 @@ with st.expander("Override a score (human review)", expanded=False):
         if not st.session_state.get("reviewer"):
             st.text_input("Your name", key="ovr_name")
         st.form_submit_button("Save override", on_click=_save_override, args=(_options,))
-    _overrides = load_overrides(_OStore(common.store_path()), filters.dataset, current)
+    _overrides = load_overrides(_OStore(common.store_path()), sel.dataset, current)
     if len(_overrides):
         st.dataframe(_overrides[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
                                  "item_version", "created_at", "applied"]], hide_index=True, width="stretch")

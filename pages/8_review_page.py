@@ -15,11 +15,11 @@ import logging
 import duckdb
 import streamlit as st
 
-from eduart_core import suspects
+from eduart_core import suspects, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
-from eduart_core.extraction.stats import agreement_by, discrepancy_table, round_status_table
+from eduart_core.extraction.stats import discrepancy_table, round_status_table
 from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
@@ -564,21 +564,16 @@ def page_history(state, page_id: str, round_: int, blind: bool) -> None:
 
 
 # ================================================================= suspect keys
-@st.cache_data(show_spinner=False, max_entries=8)
-def _suspect_queue(path: str, version: int, dataset: str, profile: str):
-    return suspects.suspect_queue(Store(path), dataset, profile)
-
-
 def suspects_section() -> None:
-    filters = common.current_filters()
+    filters = common.current_selection()
     dataset, profile = filters.dataset, filters.profile
     st.markdown(f"Items of dataset **{display.md_escape(dataset)}** whose statistics suggest a wrong answer key "
                 f"(profile {profile}, with reviewed score overrides): negative discrimination, a wrong option "
                 "chosen by at least half of the stronger half of the models, or an item every model fails. "
                 "Confirm the key, or correct it: a correction is a new item version and every stored answer is "
                 "re-scored.")
-    try:
-        queue = _suspect_queue(str(store.path), store.data_version(), dataset, profile)
+    try:  # the store's version right now (a key corrected a moment ago must leave the queue at once)
+        queue = views.suspect_keys(views.Source.of(store), filters)
     except (StoreError, UserError) as exc:
         st.info(f"No item statistics for dataset {dataset}: {exc}")
         return
@@ -697,7 +692,6 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
 
 # ================================================================= agreement
 def agreement_section() -> None:
-    state = review.load_state(store)
     st.markdown("How often independent reviewers chose the same value, over every field two or more reviewers "
                 "decided. A decision's category is the value chosen (A's, B's or the edited value, compared as "
                 "canonical JSON). **Percent**: share of fields on which every reviewer chose the same value. "
@@ -705,17 +699,16 @@ def agreement_section() -> None:
                 "with the most common number of reviewers) correct for chance agreement. **Krippendorff's alpha** "
                 "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "
                 "interval comes from 1,000 bootstrap resamples of the fields.")
-    for title, by in (("Per dataset and round", ["dataset", "round"]), ("Per field", ["field"]),
-                      ("Per format", ["format"])):
-        table = agreement_by(state, by)
+    src = views.Source.of(store)
+    for title, by in (("Per dataset and round", "round"), ("Per field", "field"), ("Per format", "format")):
+        table = views.review_agreement(src, common.current_selection(), by=by)
         if "format" in table:
             table["format"] = table["format"].map(lambda f: f if f == "all" else format_label(f))
         st.markdown(f"**{title}**")
         if table.empty or not int(table["units"].max() or 0):
             st.caption("No field has been decided by two or more reviewers yet.")
             break
-        common.table(table, f"agreement_{'_'.join(by)}", f"Reviewer agreement {title.lower()}", essential=True,
-                     show=True)
+        common.table(table, f"agreement_{by}", f"Reviewer agreement {title.lower()}", essential=True, show=True)
 
 
 # ================================================================= audit log
@@ -734,7 +727,7 @@ def audit_section() -> None:
                      hide_index=True, width="stretch", height=360)
     else:
         st.caption("No review decision yet.")
-    filters = common.current_filters()
+    filters = common.current_selection()
     st.markdown(f"**Human score overrides** (dataset {display.md_escape(filters.dataset)})")
     overrides = load_overrides(store, filters.dataset)
     if overrides.empty:

@@ -77,6 +77,7 @@ from .results import (
     type_means,
     type_scores,
 )
+from .review import review_agreement, review_queue, suspect_keys
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,9 @@ _SPECS = (
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
     ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
+    ViewSpec("review_queue", review_queue, "Review studio: the extraction review queue"),
+    ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
+    ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -155,6 +159,6 @@ __all__ = [
     "item_texts", "items_by_format", "languages", "models_with_data", "items_by_image", "items_by_language", "key_findings", "leaderboard",
     "mcq_by_language", "mcq_vs_macro", "models", "motivation", "motivation_by_model_type", "motivation_by_type",
     "profile_examples", "profile_impact", "published_setting", "regression", "regression_choices", "reliability",
-    "setting_words", "responses", "run_view",
-    "selected_scores", "type_means", "type_scores",
+    "setting_words", "responses", "review_agreement", "review_queue", "run_view",
+    "selected_scores", "suspect_keys", "type_means", "type_scores",
 ]

@@ -1,0 +1,55 @@
+"""Views of the Review studio: the extraction review queue, reviewer agreement, suspect keys.
+
+The extraction queue and agreement span every extraction dataset of the store (the pages say
+which dataset each row belongs to); the suspect-key queue is for the selected dataset and profile.
+Each decision the page records changes the data version, so these cached frames refresh exactly
+when a decision lands.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..errors import UserError
+from ..selection import Selection
+from ._base import Source, cached
+
+AGREEMENT_GROUPS: dict[str, list[str]] = {"round": ["dataset", "round"], "field": ["field"], "format": ["format"]}
+
+
+@cached(maxsize=8)
+def _state(src: Source):
+    from ..extraction.review import load_state
+    from ..store import extraction as db
+
+    db.ensure_schema(src.store)
+    return load_state(src.store)
+
+
+def review_queue(src: Source, sel: Selection, round: int = 0) -> pd.DataFrame:
+    """Queued extraction pages with their review status and progress (option round; 0 = every round)."""
+    from ..extraction.review import review_queue as queue
+
+    frame = queue(_state(src), round=round or None)
+    return frame.assign(categories=frame["categories"].map(", ".join),
+                        field_names=frame["field_names"].map(", ".join))
+
+
+def review_agreement(src: Source, sel: Selection, by: str = "round") -> pd.DataFrame:
+    """Reviewer agreement (percent, Cohen, Fleiss, Krippendorff's alpha with a bootstrap 95% CI), by round, field or format."""
+    from ..extraction.stats import agreement_by
+
+    if by not in AGREEMENT_GROUPS:
+        raise UserError(f"unknown grouping {by!r}; use one of {', '.join(AGREEMENT_GROUPS)}")
+    return agreement_by(_state(src), AGREEMENT_GROUPS[by])
+
+
+@cached(maxsize=8)
+def _suspects(src: Source, dataset: str, profile: str) -> pd.DataFrame:
+    from .. import suspects
+
+    return suspects.suspect_queue(src.store, dataset, profile)
+
+
+def suspect_keys(src: Source, sel: Selection) -> pd.DataFrame:
+    """Items whose statistics suggest a wrong key, still waiting for review (selected dataset and profile)."""
+    return _suspects(src, sel.dataset, sel.profile)
