@@ -292,13 +292,19 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     page = state.pages[state.pages["page_id"] == page_id].iloc[0]
     shot, cards = st.columns([2, 3], gap="medium")
     with shot:
-        zoom = st.slider("Zoom", 300, 1600, 700, step=100, key="review_zoom",
-                         help="Width of the screenshot in pixels; the fullscreen button shows it whole.")
+        zoom = st.select_slider("Zoom", [100, 150, 200, 300], value=100, key="review_zoom",
+                                format_func=lambda z: f"{z}%",
+                                help="Above 100% the screenshot scrolls inside its frame; at 100% the "
+                                     "fullscreen button shows it whole.")
         if page.get("image_hash"):
             try:
-                st.image(str(image_path(store, page["image_hash"])), width=zoom)
-            except UserError as exc:
-                st.warning(str(exc))
+                shot_file = image_path(store, page["image_hash"])
+                if zoom == 100:
+                    st.image(str(shot_file), width="stretch")
+                else:
+                    st.html(display.zoomed_image_html(shot_file.read_bytes(), zoom))
+            except (UserError, OSError) as exc:
+                st.warning(f"Screenshot unavailable: {exc}")
         else:
             st.caption("No screenshot stored for this page.")
         both_extractions(page_id, round_, fields, blind, needed)

@@ -179,3 +179,15 @@ def diff_view(a: Any, b: Any, path: str, format_name: str) -> tuple[str, str]:
         return "<i>(absent)</i>", "<i>(absent)</i>"
     text_a, text_b = describe(a, path, format_name), describe(b, path, format_name)
     return char_marks(text_a, text_b, newlines=isinstance(a, str) and isinstance(b, str))
+
+
+def zoomed_image_html(data: bytes, percent: int, max_height: str = "75vh") -> str:
+    """A screenshot at ``percent`` of the column width inside a frame that scrolls both ways
+    (an inline data URI: nothing is fetched from elsewhere)."""
+    import base64
+
+    kind = "jpeg" if data[:3] == b"\xff\xd8\xff" else "png"
+    encoded = base64.b64encode(data).decode("ascii")
+    return (f'<div style="overflow:auto;max-height:{max_height};border:1px solid #ddd;border-radius:4px">'
+            f'<img alt="page screenshot" src="data:image/{kind};base64,{encoded}" '
+            f'style="width:{int(percent)}%;max-width:none;display:block"></div>')
