@@ -190,3 +190,22 @@ def test_status_without_json_and_missing_file(store_path, tmp_path, capsys):
     assert code == 0 and "demo-extraction" in out and "alpha" in out
     code, _, err = cli(capsys, "review-import", str(tmp_path / "nope.jsonl"), "--db", str(store_path))
     assert code == 2 and "no file" in err
+
+
+def test_the_report_shows_reviewer_agreement_and_overrides(demo_db, tmp_path, capsys):
+    from eduart_core.report import build_report
+    from eduart_core.store.overrides import add_override
+    from eduart_core.store.scores import load_responses
+
+    path = copy_store(demo_db, tmp_path / "report")
+    store = Store(path)
+    review.set_reviewers(store, DATASET, 1, 2)
+    lines = two_reviewers(store)
+    cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines), "--db", str(path))
+    expected = package_agreement(store, lines)
+    response = load_responses(store, "demo").iloc[0]
+    add_override(store, int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
+    text = build_report(str(path), dataset="demo")
+    section = text.split("6. Reviewing the gold")[1].split("Methods")[0]
+    assert "demo-extraction" in section and f"{expected['alpha']:.3f}" in section
+    assert "1 response score(s) of this dataset carry a reviewed override" in section
