@@ -112,8 +112,8 @@ def one_line(exc: Exception) -> str:
 
 # ================================================================= extraction review
 def extraction_section() -> None:
-    try:  # right after a decision, the state read in its write (fresh for that page) saves a read
-        state = st.session_state.pop("_review_fresh", None) or review.load_state(store)
+    try:
+        state = current_state()
     except StoreError as exc:
         st.error(f"Cannot read the store: {exc}")
         return
@@ -152,6 +152,23 @@ def extraction_section() -> None:
         current = review.next_page(queue, None) or (queue["page_id"].iloc[0], int(queue["round"].iloc[0]))
         st.session_state["review_current"] = current
     workbench(state, queue, current, needed)
+
+
+def current_state() -> review.ReviewState:
+    """The review tables as they are now. Right after a decision, the state read inside its write
+    (fresh for that page); otherwise the last state read, while the store's data version shows
+    that nothing changed since (one small query instead of reading every table again)."""
+    fresh = st.session_state.pop("_review_fresh", None)
+    if fresh is not None:
+        st.session_state.pop("_review_seen", None)
+        return fresh
+    version = store.data_version()
+    seen = st.session_state.get("_review_seen")
+    if seen is not None and seen[0] == version:
+        return seen[1]
+    state = review.load_state(store)
+    st.session_state["_review_seen"] = (version, state)
+    return state
 
 
 def rounds_panel(state: review.ReviewState) -> None:

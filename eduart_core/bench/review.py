@@ -82,6 +82,7 @@ def measure_actions(demo_store: Path, repeats: int = 3) -> dict[str, list[float]
             for _ in range(3):  # next page
                 times["next page"].append(_timed(at, lambda a: a.button(key="review_next").click()))
             for current, target in _edit_targets(store)[:2]:  # edit save: open the page and the editor untimed
+                at.session_state["review_round"] = current[1]
                 at.session_state["review_current"] = current
                 at.run()
                 base = f"{current[0]}|{current[1]}|{target['path']}"
