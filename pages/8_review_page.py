@@ -738,7 +738,9 @@ def agreement_section() -> None:
 def audit_section() -> None:
     st.markdown("Every review decision, oldest first. Nothing is ever overwritten: a later decision supersedes an "
                 "earlier one, and conflicts are kept for the adjudicator.")
-    records = exchange.export_records(store)
+    records = exchange.export_records(store, viewer=reviewer, role=role)
+    if any(needed > 1 for needed in review.load_state(store).needed.values()) and role == review.REVIEW_ROLE:
+        st.caption("Blind rounds: other reviewers' decisions on fields that are not settled yet are hidden.")
     if records:
         import json
 

@@ -117,3 +117,14 @@ def test_multi_field_pages_resolve_field_by_field_in_any_order(template, tmp_pat
     assert last.page_resolved and last.promoted_version is not None
     gold = get_item(store, DATASET, "x0301")["record"]
     assert gold["choices"] == before.set_index("path").loc["choices", "a"]
+
+
+def test_the_audit_log_hides_undecided_blind_votes_from_other_reviewers(store):
+    from eduart_core.extraction.exchange import export_records
+
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
+    assert [r["reviewer"] for r in export_records(store, viewer="Anna")] == ["Anna"]
+    assert export_records(store, viewer="Bruno") == []
+    assert len(export_records(store, viewer="Carla", role=review.ADJUDICATE_ROLE)) == 1
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Bruno", based_on=None)
+    assert [r["reviewer"] for r in export_records(store, viewer="Bruno")] == ["Anna", "Bruno"]  # settled

@@ -213,15 +213,24 @@ def import_file(store: Store, path: str | Path) -> ImportResult:
     return import_lines(store, text.splitlines(), source_name=f"import:{path.name}")
 
 
-def export_records(store: Store) -> list[dict]:
-    """Every decision, oldest first, in the import format plus provenance fields."""
+def export_records(store: Store, viewer: str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+    """Every decision, oldest first, in the import format plus provenance fields.
+
+    With ``viewer`` (a reviewer looking at the audit log in the reviewer role), decisions of other
+    reviewers on fields of a blind round that are not settled yet are left out: a blind reviewer
+    must not see them before deciding.
+    """
     db.ensure_schema(store)
     decisions = db.load_decisions(store)
     if decisions.empty:
         return []
-    datasets = dict(zip(db.load_pages(store)["page_id"], db.load_pages(store)["dataset"]))
+    pages = db.load_pages(store)
+    datasets = dict(zip(pages["page_id"], pages["dataset"]))
+    hidden = _hidden_units(store, viewer) if viewer is not None and role == REVIEW_ROLE else set()
     out = []
     for d in decisions.to_dict("records"):
+        if (d["page_id"], int(d["round"]), d["path"]) in hidden and d["reviewer"] != viewer:
+            continue
         record = {"dataset": datasets.get(d["page_id"]), "page": d["page_id"], "round": int(d["round"]),
                   "field": d["path"], "reviewer": d["reviewer"], "decision": LABELS.get(d["action"], d["action"])}
         if d["action"] == EDIT or d["new_value"] is not None:
@@ -234,6 +243,19 @@ def export_records(store: Store) -> list[dict]:
                       decision_id=int(d["decision_id"]))
         out.append(record)
     return out
+
+
+def _hidden_units(store: Store, viewer: str) -> set[tuple[str, int, str]]:
+    """Fields of blind rounds still waiting for independent decisions (others' votes stay hidden)."""
+    from .consensus import AWAITING, OPEN
+
+    state = load_state(store)
+    hidden = set()
+    for row in state.queued.to_dict("records"):
+        key = (row["page_id"], int(row["round"]), row["path"])
+        if state.reviewers_needed(row["dataset"], row["round"]) > 1 and state.states[key].state in (OPEN, AWAITING):
+            hidden.add(key)
+    return hidden
 
 
 def export_file(store: Store, out: str | Path) -> int:

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 
 from ..store import Store
-from ..vocab import DEFAULT_DATASET, DEMO_EXTRACTION_DATASET, DEMO_KIND
+from ..vocab import DEMO_EXTRACTION_DATASET, DEMO_KIND
 
 DEMO_DATASET = DEMO_EXTRACTION_DATASET
 DEMO_TITLE = "Extraction review demo (simulated extractors)"
@@ -253,17 +253,3 @@ def build_extraction_demo(store: Store) -> dict:
             statuses[round][result.status] += 1
     return {"pages": len(pages), "rounds": statuses}
 
-
-def ensure_extraction_demo(store: Store) -> bool:
-    """Add the extraction demo to a demo store that lacks it (a store built before this room's
-    builder was registered); returns True when it built. Stores without the ``demo`` dataset
-    (the user's own data) are never touched."""
-    from ..store import extraction as db
-    from ..store.scores import list_datasets
-
-    if not store.exists() or not db.load_pages(store).empty:
-        return False
-    if DEFAULT_DATASET not in set(list_datasets(store)["dataset"]):
-        return False
-    build_extraction_demo(store)
-    return True
