@@ -24,7 +24,7 @@ from .errors import UserError
 from .store import Store
 from .store.items import get_item, item_history, load_items, save_item_version
 from .store.scores import load_responses, load_scores
-from .store.suspects import add_key_review, load_choices, load_key_reviews, load_stored_flags
+from .store.suspects import add_key_review, load_choices, load_key_reviews, load_suspect_inputs
 from .vocab import DEFAULT_PROFILE, OPTION_FORMATS
 
 logger = logging.getLogger(__name__)
@@ -34,25 +34,29 @@ QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "d
 KEY_REVIEW_ORIGIN = "key-review"
 
 
-def _context(store: Store, dataset: str, items: pd.DataFrame) -> FlagContext:
-    choices = load_choices(store, dataset)
-    choices["ids"] = pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object, index=choices.index)
-    keys = {}
-    for item_id, record in zip(items["item_id"], items["record"]):
-        if isinstance(record, dict) and record.get("type") in OPTION_FORMATS:
-            keys[str(item_id)] = set(chosen_ids(record.get("answers")))
-    return FlagContext(choices=choices, keys=keys)
+def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None) -> FlagContext:
+    choices = choices.assign(ids=pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object,
+                                           index=choices.index))
+    keys = {str(i): set(chosen_ids(r.get("answers"))) for i, r in zip(items["item_id"], items["record"])
+            if isinstance(r, dict) and r.get("type") in OPTION_FORMATS}
+    return FlagContext(choices=choices, keys=keys, stats=stats)
 
 
 def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True,
-                  scores: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every current flag of the dataset's current item versions, computed and stored."""
-    items = load_items(store, dataset)
+                  scores: pd.DataFrame | None = None, items: pd.DataFrame | None = None,
+                  stats: pd.DataFrame | None = None, inputs: tuple | None = None) -> pd.DataFrame:
+    """Every current flag of the dataset's current item versions, computed and stored.
+
+    ``scores`` (the long frame of every model and condition), ``items`` (``load_items``),
+    ``stats`` (their ``item_statistics``) and ``inputs`` (``load_suspect_inputs``) may be passed
+    when the caller has them (cached views, the queue).
+    """
+    items = items if items is not None else load_items(store, dataset)
     versions = dict(zip(items["item_id"].astype(str), items["version"].astype(int)))
     scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
-    computed = key_flags(scores, _context(store, dataset, items))
+    choices, stored, _ = inputs or load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
+    computed = key_flags(scores, _context(choices, items, stats))
     computed["item_version"] = computed["item_id"].map(versions)
-    stored = load_stored_flags(store, dataset)
     current = pd.Series([versions.get(str(i)) == int(v) for i, v in zip(stored["item_id"], stored["item_version"])],
                         index=stored.index, dtype=bool)
     stored = stored.loc[current]
@@ -73,20 +77,24 @@ def _cleared(reviews: pd.DataFrame) -> set[tuple[str, int, str]]:
     return out
 
 
-def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True) -> pd.DataFrame:
-    """One row per flagged item still waiting for a key review, with its flags and statistics."""
-    scores = load_scores(store, profile, dataset, overrides=overrides)
+def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True,
+                  scores: pd.DataFrame | None = None, items: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per flagged item still waiting for a key review, with its flags and statistics
+    (``scores``/``items``: the frames when the caller has them; see ``suspect_flags``)."""
+    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
     if scores.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
-    flags = suspect_flags(store, dataset, profile, overrides, scores=scores)
-    cleared = _cleared(load_key_reviews(store, dataset))
+    stats = item_statistics(scores, corrected=True)
+    inputs = load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
+    flags = suspect_flags(store, dataset, profile, overrides, scores=scores, items=items, stats=stats, inputs=inputs)
+    cleared = _cleared(inputs[2])
     keep = pd.Series([(str(i), int(v), k) not in cleared
                       for i, v, k in zip(flags["item_id"], flags["item_version"], flags["key"])],
                      index=flags.index, dtype=bool)
     flags = flags.loc[keep]
     if flags.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
-    stats = item_statistics(scores, corrected=True).set_index("item_id")
+    stats = stats.set_index("item_id")
     rows = []
     for item_id, group in flags.groupby("item_id", sort=True):
         st = stats.loc[item_id] if item_id in stats.index else None
@@ -115,8 +123,7 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
     answers = latest[["model", "condition", "raw_text", "parsed_answers", "motivation", "strict_score", "paper_score",
                       "parse_error"]].copy()
     answers["chosen"] = [", ".join(chosen_ids(a)) for a in answers["parsed_answers"]]
-    choices = load_choices(store, dataset)
-    choices = choices[choices["item_id"] == str(item_id)]
+    choices = load_choices(store, dataset, item_id=str(item_id))
     choices = choices.assign(ids=pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
     return {"item": item, "answers": answers.reset_index(drop=True), "options": option_shares(choices, str(item_id)),

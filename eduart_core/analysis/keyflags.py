@@ -36,6 +36,8 @@ class FlagContext:
     #: item_id -> the gold option ids (multiple-choice items)
     keys: dict[str, set[str]] = field(default_factory=dict)
     condition: str = DEFAULT_CONDITION
+    #: ``item_statistics(scores)`` when the caller computed it already (it is not cheap at scale)
+    stats: pd.DataFrame | None = None
 
 
 FlagSource = Callable[[pd.DataFrame, FlagContext], pd.DataFrame]
@@ -64,18 +66,16 @@ def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
     """Negative discrimination and all-fail items over every (model, condition) examinee."""
     if scores.empty:
         return pd.DataFrame(columns=FLAG_COLUMNS[:1] + FLAG_COLUMNS[2:])
-    stats = item_statistics(scores, corrected=True)
+    stats = context.stats if context.stats is not None else item_statistics(scores, corrected=True)
     rows = []
-    for row in stats.itertuples():
-        if row.r_pb == row.r_pb and row.r_pb < 0:
-            rows.append({"item_id": row.item_id, "reason": "negative_discrimination",
-                         "detail": f"r_pb = {row.r_pb:.2f} (95% CI {row.r_pb_ci_low:.2f} to {row.r_pb_ci_high:.2f}, "
-                                   f"{int(row.n_examinees)} examinees): stronger examinees do worse"})
-    wrong = scores.groupby("item_id")["correct"].agg(["sum", "size"])
-    for item_id, counts in wrong.iterrows():
-        if counts["size"] >= 2 and counts["sum"] == 0:
-            rows.append({"item_id": item_id, "reason": "all_fail",
-                         "detail": f"all {int(counts['size'])} answers are wrong (score < 0.5)"})
+    negative = stats[stats["r_pb"].notna() & (stats["r_pb"] < 0)]
+    for row in negative.itertuples():
+        rows.append({"item_id": row.item_id, "reason": "negative_discrimination",
+                     "detail": f"r_pb = {row.r_pb:.2f} (95% CI {row.r_pb_ci_low:.2f} to {row.r_pb_ci_high:.2f}, "
+                               f"{int(row.n_examinees)} examinees): stronger examinees do worse"})
+    right = scores.groupby("item_id")["correct"].agg(["sum", "size"])
+    for item_id, n in right.index[(right["size"] >= 2) & (right["sum"] == 0)].to_series().map(right["size"]).items():
+        rows.append({"item_id": item_id, "reason": "all_fail", "detail": f"all {int(n)} answers are wrong (score < 0.5)"})
     return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
 
 
@@ -89,20 +89,19 @@ def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
     strong = list(strength.index[: math.ceil(len(strength) / 2)])
     need = math.ceil(len(strong) / 2)
     c = choices[(choices["condition"] == context.condition) & choices["model"].isin(strong)]
-    options = d.drop_duplicates("item_id").set_index("item_id")["type"]
+    types = d.drop_duplicates("item_id").set_index("item_id")["type"]
+    c = c[c["item_id"].map(types).isin(OPTION_FORMATS) & c["item_id"].isin(list(context.keys))]
+    picked = c.assign(option=c["ids"].map(lambda ids: sorted(set(ids)))).explode("option").dropna(subset=["option"])
+    if picked.empty or need == 0:
+        return pd.DataFrame(columns=["item_id", "reason", "detail"])
+    counts = picked.groupby(["item_id", "option"]).size()
     rows = []
-    for item_id, group in c.groupby("item_id", sort=True):
-        if options.get(item_id) not in OPTION_FORMATS or item_id not in context.keys:
-            continue
-        counts: dict[str, int] = {}
-        for ids in group["ids"]:
-            for ident in set(ids):
-                counts[ident] = counts.get(ident, 0) + 1
-        for ident, n in sorted(counts.items()):
-            if ident not in context.keys[item_id] and n >= need and need > 0:
-                rows.append({"item_id": item_id, "reason": f"distractor:{ident}",
-                             "detail": f"wrong option {ident} chosen by {n} of the {len(strong)} stronger models "
-                                       f"({context.condition} condition); key {', '.join(sorted(context.keys[item_id]))}"})
+    for (item_id, ident), n in counts[counts >= need].items():
+        key = context.keys[item_id]
+        if ident not in key:
+            rows.append({"item_id": item_id, "reason": f"distractor:{ident}",
+                         "detail": f"wrong option {ident} chosen by {n} of the {len(strong)} stronger models "
+                                   f"({context.condition} condition); key {', '.join(sorted(key))}"})
     return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
 
 

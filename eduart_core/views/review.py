@@ -46,8 +46,11 @@ def review_agreement(src: Source, sel: Selection, by: str = "round") -> pd.DataF
 @cached(maxsize=8)
 def _suspects(src: Source, dataset: str, profile: str) -> pd.DataFrame:
     from .. import suspects
+    from ._base import items, scores
 
-    return suspects.suspect_queue(src.store, dataset, profile)
+    # the score and item frames the other views already hold in the cache (every model and condition)
+    return suspects.suspect_queue(src.store, dataset, profile, scores=scores(src, profile, dataset),
+                                  items=items(src, dataset))
 
 
 def suspect_keys(src: Source, sel: Selection) -> pd.DataFrame:
