@@ -723,15 +723,14 @@ def agreement_section() -> None:
                 "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "
                 "interval comes from 1,000 bootstrap resamples of the fields.")
     src = views.Source.of(store)
-    for title, by in (("Per dataset and round", "round"), ("Per field", "field"), ("Per format", "format")):
+    for title, by in (("per dataset and round", "round"), ("per field", "field"), ("per format", "format")):
         table = views.review_agreement(src, common.current_selection(), by=by)
         if "format" in table:
             table["format"] = table["format"].map(lambda f: f if f == "all" else format_label(f))
-        st.markdown(f"**{title}**")
         if table.empty or not int(table["units"].max() or 0):
             st.caption("No field has been decided by two or more reviewers yet.")
             break
-        common.table(table, f"agreement_{by}", f"Reviewer agreement {title.lower()}", essential=True, show=True)
+        common.table(table, f"agreement_{by}", f"Reviewer agreement {title}", essential=True, show=True)
 
 
 # ================================================================= audit log

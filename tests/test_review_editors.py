@@ -105,6 +105,9 @@ def test_controls_that_differ_from_the_other_side_are_marked():
     controls = E.editor_for(radio["type"], "choices", radio["choices"], radio, other).controls
     marked = [c.key for c in controls if c.marked]
     assert marked == ["text1"]
+    assert not any(c.marked for c in E.editor_for(radio["type"], "answers", radio["answers"], radio).controls)
+    absent = E.editor_for(radio["type"], "question_title", radio["question_title"], radio, None).controls
+    assert all(c.marked for c in absent)  # the other extraction has no title at all
 
 
 def test_values_are_described_in_the_items_words():

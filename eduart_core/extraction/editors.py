@@ -618,17 +618,23 @@ def widget_kind(format_name: str, path: str, value: Any) -> str:
     return "json"
 
 
-def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any = None) -> Editor:
+_NO_OTHER = object()
+
+
+def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any = _NO_OTHER) -> Editor:
     """The editor of ``path`` started from ``start`` (the side the reviewer picked).
 
     ``record`` gives the context (options for a key, blanks of the text); controls whose part
-    of the field differs from ``other`` (the other extraction's value) are marked.
+    of the field differs from ``other`` (the other extraction's value, None when it has none)
+    are marked; without ``other`` nothing is marked.
     """
+    compare = other is not _NO_OTHER
+    other = other if compare else None
     kind = widget_kind(format_name, path, start if start is not None else other)
     widget = WIDGETS[kind]
     ctx = Context(format_name, path, record or {})
     controls = widget.controls(start, ctx)
-    diff_paths = [d.path for d in compare_values(start, other, path)] if other is not None or start is not None else []
+    diff_paths = [d.path for d in compare_values(start, other, path)] if compare else []
     marked = []
     for c in controls:
         sub = c.subpath or path
