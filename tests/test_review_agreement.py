@@ -104,3 +104,12 @@ def test_agreement_table_groups_and_all_row():
     table = A.agreement_table(ratings, ["field"], n_boot=100)
     assert list(table["field"]) == ["answers", "question_text", "all"]
     assert table["units"].tolist() == [20, 20, 40]
+
+
+def test_one_group_and_the_all_row_agree():
+    ratings = random_ratings(30, ["Anna", "Bruno"], 3, seed=4).assign(round=1)
+    table = A.agreement_table(ratings, ["round"], n_boot=100)
+    assert list(table["round"]) == [1, "all"]
+    numbers = table.drop(columns=["round"])
+    assert numbers.iloc[0].equals(numbers.iloc[1])
+    assert table.iloc[1]["krippendorff_alpha"] == A.agreement(ratings, n_boot=100)["krippendorff_alpha"]

@@ -211,9 +211,15 @@ def agreement_table(ratings: pd.DataFrame, by: list[str], *, unit: str = "unit",
                           "krippendorff_alpha", "alpha_ci_low", "alpha_ci_high"]
     rows = []
     groups = list(pairable(ratings, unit, rater).groupby(by, sort=True)) if by and not ratings.empty else []
+    single = None
     for key, group in groups + [(("all",) * len(by), ratings)]:
         key = key if isinstance(key, tuple) else (key,)
-        result = agreement(group, unit=unit, rater=rater, category=category, n_boot=n_boot, seed=seed)
+        if single is not None and key == ("all",) * len(by):
+            result = dict(single)  # one group holds every rated field: the "all" row is the same numbers
+        else:
+            result = agreement(group, unit=unit, rater=rater, category=category, n_boot=n_boot, seed=seed)
+            if len(groups) == 1:
+                single = dict(result)
         if not result["units"] and groups:
             continue
         low, high = result.pop("alpha_ci")
