@@ -161,6 +161,7 @@ def run(args) -> int:
     from ..demo import build_demo
     from ..store import Store
 
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="eduart-bench-review-") as tmp:
         demo = Path(args.db) if args.db else Path(tmp) / "demo" / "eduart.duckdb"
         if not demo.exists():
@@ -181,6 +182,8 @@ def run(args) -> int:
               f"{len(values):>4}{over}")
     print(f"medians over {args.repeats} fresh copies of the demo store (actions through app.py, AppTest); "
           "targets: each action < 0.5 s, agreement for 1,000 fields < 1 s")
+    print(f"machine load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, "
+          f"{os.cpu_count()} CPUs (a busy shared machine slows every number)")
     return 0
 
 
