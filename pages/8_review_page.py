@@ -315,7 +315,11 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                                      "fullscreen button shows it whole.")
         if page.get("image_hash"):
             try:
-                shot_file = image_path(store, page["image_hash"])
+                paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
+                key = (str(store.path), page["image_hash"])
+                if key not in paths:
+                    paths[key] = image_path(store, page["image_hash"])
+                shot_file = paths[key]
                 if zoom == 100:
                     st.image(str(shot_file), width="stretch")
                 else:
