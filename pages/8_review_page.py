@@ -556,6 +556,8 @@ def draw_control(container, control: editors.Control, key: str, row_label: str |
         container.checkbox(label, value=bool(control.value), key=key)
     elif control.kind == "toggle":
         container.toggle(label, value=bool(control.value), key=key)
+    elif control.kind == "number":
+        container.number_input(label, value=control.value, key=key, format="%g")
 
 
 def _save_edit(page_id: str, round_: int, path: str, editor: editors.Editor, prefix: str, a, b, order: str,

@@ -65,8 +65,46 @@ def test_every_field_of_every_format_round_trips_through_its_editor(record):
 
 
 def test_every_format_has_a_spec_for_its_key():
+    """The specs live in each format's `editor` slot of the format registry (plain data)."""
+    from eduart_core.formats import editor_spec
+
     for fmt in EDUART_FORMATS:
+        assert editor_spec(fmt)["format"] == fmt
         assert E.editor_spec(fmt).widget("answers") not in (None, "json")
+
+
+NEWER = [
+    {"type": "numeric", "language": "en", "question_text": "In which year was the ceiling finished?",
+     "choices": None, "answers": [{"id": "A", "value": 1512, "tolerance": 0}]},
+    {"type": "open_text", "language": "en", "question_text": "How was the wall painted?", "choices": None,
+     "answers": [{"id": "A", "references": ["on wet plaster", "buon fresco"]}]},
+    {"type": "multi_part_choice", "language": "en", "question_text": "Where is the saint?",
+     "choices": [{"id": "A", "label": "lateral", "options": ["left", "none", "right"]},
+                 {"id": "B", "label": "depth", "options": ["front", "back"]}],
+     "answers": [{"id": "A", "description": "left"}, {"id": "B", "description": "back"}]},
+]
+
+
+@pytest.mark.parametrize("record", NEWER, ids=lambda r: r["type"])
+def test_newer_formats_ship_editors_the_page_can_draw(record):
+    from eduart_core.items import check_item
+
+    assert check_item({**record, "item_id": "x1"})[1] == []
+    paths = {"numeric": ["answers[A].value", "answers[A].tolerance"], "open_text": ["answers[A].references"],
+             "multi_part_choice": ["choices", "answers"]}[record["type"]]
+    from eduart_core.extraction.paths import get_at
+
+    for path in paths:
+        value = get_at(record, path)
+        editor = E.editor_for(record["type"], path, value, record)
+        assert editor.kind != "json" and {c.kind for c in editor.controls} <= set(E.CONTROL_KINDS)
+        assert editor.decode({}) == value, (path, editor.decode({}))
+        assert editor.problems({}) == []
+    value_editor = E.editor_for("numeric", "answers[A].value", 1512, NEWER[0])
+    assert value_editor.label == "Correct value" and value_editor.decode({"number": 1508.0}) == 1508
+    parts = E.editor_for("multi_part_choice", "choices", NEWER[2]["choices"], NEWER[2])
+    assert parts.decode({"options0": "left | right"})[0]["options"] == ["left", "right"]
+    assert "choices[0].options: at least 2 entries" in parts.problems({"options0": "left"})[0]
 
 
 def test_controls_speak_the_item():

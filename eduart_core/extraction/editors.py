@@ -5,8 +5,10 @@ buttons or checkboxes, one input per blank, and errors as "wrong word -> correct
 JSON box (saving a pre-filled JSON box unchanged once promoted a doubled space into the gold).
 
 Three layers, all free of Streamlit:
-- ``EDITOR_SPECS``: per format, which widget kind edits each record field (plain data, keyed by
-  format name, so the format registry can point each format's ``editor`` slot at it);
+- the spec: plain data in each format's ``editor`` slot of the format registry
+  (``eduart_core.formats``): ``{"format", "fields": [{"path", "widget", "label", ...}]}``, a path
+  being a record field (``answers``), a leaf (``answers[0].value``) or a pattern (``answers[*].text``);
+  fields a spec leaves out get the common widgets (titles, text, language, format);
 - ``WIDGETS``: per widget kind, a codec turning a field value into primitive controls (text,
   textarea, radio, checkbox, toggle, select) and the controls' values back into a value, plus a
   validation that names the field and the problem;
@@ -39,13 +41,13 @@ from ..vocab import (
 from .compare import compare_values, top_field
 from .paths import parse_path
 
-CONTROL_KINDS = ("text", "textarea", "radio", "checkbox", "toggle", "select")
+CONTROL_KINDS = ("text", "textarea", "radio", "checkbox", "toggle", "select", "number")
 TRUE, FALSE = "True", "False"
 
 
 @dataclass(frozen=True)
 class Control:
-    """One primitive input of an editor (the page maps ``kind`` to a Streamlit widget)."""
+    """One primitive input of an editor (the page maps ``kind``, one of ``CONTROL_KINDS``, to a widget)."""
 
     key: str
     kind: str
@@ -91,6 +93,7 @@ class Context:
     format: str
     path: str
     record: dict
+    spec: dict = field(default_factory=dict)  # the spec entry of this path (extra keys: item_fields, ...)
 
 
 @dataclass(frozen=True)
@@ -480,6 +483,92 @@ def _leaf_id(path: str) -> str:
     return ""
 
 
+def _number_controls(value: Any, ctx: Context) -> list[Control]:
+    start = value if isinstance(value, int | float) and not isinstance(value, bool) else ctx.spec.get("default")
+    return [Control("number", "number", _label(ctx.path, ctx.format), start, subpath=ctx.path)]
+
+
+def _number_decode(values: dict, ctx: Context) -> Any:
+    value = values["number"]
+    if value is None or value == "":
+        return None
+    number = float(value)
+    return int(number) if number.is_integer() and not isinstance(ctx.spec.get("default"), float) else number
+
+
+def _number_validate(value: Any, ctx: Context) -> list[str]:
+    if value is None:
+        return [f"{ctx.path}: enter a number"] if ctx.spec.get("required") else []
+    minimum = ctx.spec.get("min")
+    if minimum is not None and value < minimum:
+        return [f"{ctx.path}: must be at least {minimum}"]
+    return []
+
+
+def _text_list_validate(value: list[str], ctx: Context) -> list[str]:
+    out = []
+    for i, text in enumerate(value):
+        out.extend(_named(f"{ctx.path}[{i}]", text_problems(text)))
+    need = int(ctx.spec.get("min_items") or 0)
+    if len(value) < need:
+        out.append(f"{ctx.path}: at least {need} entr{'y is' if need == 1 else 'ies are'} needed")
+    return out
+
+
+ITEM_SEPARATOR = " | "
+
+
+def _list_controls(value: Any, ctx: Context) -> list[Control]:
+    """Rows of dicts, one control per item field; a list inside a row is one text "a | b | c"."""
+    rows = [v for v in (value or []) if isinstance(v, dict)]
+    fields = ctx.spec.get("item_fields") or []
+    out = []
+    for i in _rows(len(rows)):
+        row = rows[i] if i < len(rows) else {}
+        label = f"Row {i + 1}" if i < len(rows) else "New row"
+        for f in fields:
+            raw = row.get(f["key"])
+            shown = ITEM_SEPARATOR.join(_text(x) for x in raw) if isinstance(raw, list) else _text(raw)
+            out.append(Control(f"{f['key']}{i}", "text", f.get("label") or f["key"], shown, row=label,
+                               subpath=f"{ctx.path}[{i}].{f['key']}"))
+    return out
+
+
+def _list_decode(values: dict, ctx: Context) -> list[dict]:
+    fields = ctx.spec.get("item_fields") or []
+    if not fields:
+        return []
+    out = []
+    for i in range(_row_count(values, fields[0]["key"])):
+        row = {}
+        for f in fields:
+            text = values.get(f"{f['key']}{i}", "")
+            if f.get("widget") == "text_list":
+                row[f["key"]] = [part.strip() for part in text.split("|") if part.strip()]
+            elif text.strip():
+                row[f["key"]] = text.strip().upper() if f["key"] == "id" else text
+        if any(v for v in row.values()):
+            out.append(row)
+    return out
+
+
+def _list_validate(value: list[dict], ctx: Context) -> list[str]:
+    out = []
+    for i, row in enumerate(value):
+        for f in ctx.spec.get("item_fields") or []:
+            where = f"{ctx.path}[{i}].{f['key']}"
+            got = row.get(f["key"])
+            if f.get("required") and not got:
+                out.append(f"{where}: is empty")
+            need = int(f.get("min_items") or 0)
+            if isinstance(got, list) and len(got) < need:
+                out.append(f"{where}: at least {need} entries are needed (separate them with |)")
+    need = int(ctx.spec.get("min_items") or 0)
+    if len(value) < need:
+        out.append(f"{ctx.path}: at least {need} row(s) are needed")
+    return out
+
+
 # --------------------------------------------------------------------------------- registries
 
 def _languages(ctx: Context) -> list[str]:
@@ -516,19 +605,39 @@ WIDGETS: dict[str, Widget] = {
     "verdict": Widget(_verdict_controls, lambda v, ctx: TRUE if v["on"] else FALSE, _no_problems),
     "option_pick": Widget(_option_pick_controls, lambda v, ctx: v["choice"], _required_choice),
     "json": Widget(_json_controls, _json_decode, _no_problems),
+    # widget kinds the newer formats declare
+    "number": Widget(_number_controls, _number_decode, _number_validate),
+    "text_list": Widget(_word_bank_controls, _word_bank_decode, _text_list_validate,
+                        "One entry per box; clear a box to remove the entry, fill the last one to add one."),
+    "per_part_choice": Widget(_blank_choice_controls, _blanks_decode, _blanks_validate),
+    "list": Widget(_list_controls, _list_decode, _list_validate,
+                   "One row per entry; a list inside a row is written a | b | c."),
 }
+#: Synonyms the specs may use for the common widgets.
+WIDGET_ALIASES = {"text": "line"}
 
 
 @dataclass(frozen=True)
 class EditorSpec:
-    """Which widget kind edits each whole record field of one format (plain data)."""
+    """Which widget kind edits each path of one format's records (read from the format registry)."""
 
     format: str
     fields: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    entries: dict[str, dict] = field(default_factory=dict)
 
     def widget(self, name: str) -> str | None:
-        return self.fields.get(name, COMMON_FIELDS.get(name))
+        kind = self.fields.get(name) or COMMON_FIELDS.get(name)
+        return WIDGET_ALIASES.get(kind, kind) if kind else None
+
+    def match(self, path: str) -> str | None:
+        """The spec path that covers ``path``: itself, or a pattern such as ``answers[*].text``."""
+        if path in self.fields:
+            return path
+        for pattern in self.fields:  # [*] matches any element; [0] also the single keyed entry ([A])
+            if "[" in pattern and re.fullmatch(re.sub(r"\\\[(\\\*|\d+)\\\]", r"\\[[^\\]]+\\]", re.escape(pattern)), path):
+                return pattern
+        return None
 
 
 COMMON_FIELDS: dict[str, str] = {
@@ -540,36 +649,26 @@ FIELD_LABELS: dict[str, str] = {
     "instructions": "Instructions", "question_text": "Question text", "choices": "Options", "answers": "Answer key",
 }
 
-EDITOR_SPECS: dict[str, EditorSpec] = {
-    MCQ_TYPE: EditorSpec(MCQ_TYPE, {"choices": "option_rows", "answers": "single_key"}),
-    CHECK_TYPE: EditorSpec(CHECK_TYPE, {"choices": "option_rows", "answers": "multi_key"}),
-    TRUE_FALSE_TYPE: EditorSpec(TRUE_FALSE_TYPE, {"choices": "option_rows", "answers": "true_false"},
-                                {"choices": "Statements", "answers": "True or false"}),
-    POSITIONING_TYPE: EditorSpec(POSITIONING_TYPE, {"choices": "word_bank", "answers": "blanks"},
-                                 {"choices": "Word bank", "answers": "Term in each blank"}),
-    COMPLETION_CLOSED_TYPE: EditorSpec(COMPLETION_CLOSED_TYPE, {"choices": "alternatives", "answers": "blank_choice"},
-                            {"choices": "Alternatives per blank", "answers": "Right alternative per blank"}),
-    COMPLETION_OPEN_TYPE: EditorSpec(COMPLETION_OPEN_TYPE, {"answers": "blanks"}, {"answers": "Answer in each blank"}),
-    SELECT_ERRORS_TYPE: EditorSpec(SELECT_ERRORS_TYPE, {"answers": "error_rows"},
-                                   {"question_text": "Passage with the errors", "answers": "Errors and corrections"}),
-}
-
-# Leaf paths inside a field: (format or None for any, regex on the path) -> widget kind.
-LEAF_WIDGETS: list[tuple[str | None, str, str]] = [
-    (TRUE_FALSE_TYPE, r"answers\[[^\]]+\]\.text", "verdict"),
-    (COMPLETION_CLOSED_TYPE, r"answers\[[^\]]+\]\.description", "option_pick"),
-]
-
 
 def editor_spec(format_name: str) -> EditorSpec:
-    """The editor spec of a format (a format without one edits every field with the common widgets)."""
-    return EDITOR_SPECS.get(format_name) or EditorSpec(format_name)
+    """The editor spec of a format, from its ``editor`` slot in the format registry (a format
+    without one edits every field with the common widgets)."""
+    from ..formats import find_format
+
+    fmt = find_format(format_name)
+    data = getattr(fmt, "editor", None) if fmt is not None else None
+    entries = {str(f["path"]): dict(f) for f in (data or {}).get("fields", []) if isinstance(f, dict) and "path" in f}
+    return EditorSpec(format_name, {p: str(f.get("widget")) for p, f in entries.items()},
+                      {p: f["label"] for p, f in entries.items() if f.get("label")}, entries)
 
 
 def _label(path: str, format_name: str) -> str:
     """A reviewer's name for a path: ``choices[B].text`` -> "Option B", ``answers[A].description``
     of a completion -> "Answer key: blank [A]", ``answers[1].error`` -> "Error 2: wrong word"."""
     spec = editor_spec(format_name)
+    matched = spec.match(path)
+    if matched in spec.labels and "[*]" not in matched:  # the format names this path (numeric "Correct value")
+        return spec.labels[matched]
     top = top_field(path)
     base = spec.labels.get(top) or FIELD_LABELS.get(top, top.replace("_", " ").capitalize())
     if path == top:
@@ -603,16 +702,20 @@ def field_label(path: str, format_name: str) -> str:
 
 def widget_kind(format_name: str, path: str, value: Any) -> str:
     """Which widget edits ``path`` of a ``format_name`` record holding ``value``."""
+    spec = editor_spec(format_name)
+    matched = spec.match(path)
+    if matched is not None:
+        kind = spec.fields[matched]
+        kind = WIDGET_ALIASES.get(kind, kind)
+        if kind in WIDGETS:
+            return kind
     top = top_field(path)
-    if path == top:
-        kind = editor_spec(format_name).widget(top)
-        if kind:
-            return kind
-    for fmt, pattern, kind in LEAF_WIDGETS:
-        if (fmt is None or fmt == format_name) and re.fullmatch(pattern, path):
-            return kind
+    if path == top and top in COMMON_FIELDS:
+        return COMMON_FIELDS[top]
     if isinstance(value, bool):
         return "toggle"
+    if isinstance(value, int | float):
+        return "number"
     if isinstance(value, str) or (value is None and path != top):
         return "line"
     return "json"
@@ -632,7 +735,9 @@ def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any
     other = other if compare else None
     kind = widget_kind(format_name, path, start if start is not None else other)
     widget = WIDGETS[kind]
-    ctx = Context(format_name, path, record or {})
+    spec = editor_spec(format_name)
+    matched = spec.match(path)
+    ctx = Context(format_name, path, record or {}, spec.entries.get(matched, {}) if matched else {})
     controls = widget.controls(start, ctx)
     diff_paths = [d.path for d in compare_values(start, other, path)] if compare else []
     marked = []

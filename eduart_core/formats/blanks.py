@@ -110,6 +110,11 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": POSITIONING_TYPE, "fields": [
+        {"path": "choices", "widget": "word_bank", "label": "Word bank"},
+        {"path": "answers", "widget": "blanks", "label": "Term in each blank"},
+    ]}
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         choices = rec["choices"]
@@ -148,6 +153,12 @@ class Positioning(BlankFormat):
 
 class CompletionClosed(BlankFormat):
     name = COMPLETION_CLOSED_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": COMPLETION_CLOSED_TYPE, "fields": [
+        {"path": "choices", "widget": "alternatives", "label": "Alternatives per blank"},
+        {"path": "answers", "widget": "blank_choice", "label": "Right alternative per blank"},
+        {"path": "answers[*].description", "widget": "option_pick", "label": "Right alternative"},
+    ]}
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         choices = rec["choices"]
@@ -212,6 +223,10 @@ def option_block_lines(choices: Any) -> list[str]:
 
 class CompletionOpen(BlankFormat):
     name = COMPLETION_OPEN_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": COMPLETION_OPEN_TYPE, "fields": [
+        {"path": "answers", "widget": "blanks", "label": "Answer in each blank"},
+    ]}
     fuzzy = True
 
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:

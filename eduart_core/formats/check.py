@@ -20,6 +20,11 @@ _EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerate
 
 class Check(ChoiceFormat):
     name = CHECK_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": CHECK_TYPE, "fields": [
+        {"path": "choices", "widget": "option_rows", "label": "Options"},
+        {"path": "answers", "widget": "multi_key", "label": "Answer key"},
+    ]}
     visual = True
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:

@@ -23,6 +23,11 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 class Radio(ChoiceFormat):
     name = MCQ_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": MCQ_TYPE, "fields": [
+        {"path": "choices", "widget": "option_rows", "label": "Options"},
+        {"path": "answers", "widget": "single_key", "label": "Answer key"},
+    ]}
     visual = True
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:

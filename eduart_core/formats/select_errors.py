@@ -30,6 +30,11 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": SELECT_ERRORS_TYPE, "fields": [
+        {"path": "question_text", "widget": "textarea", "label": "Passage with the errors"},
+        {"path": "answers", "widget": "error_rows", "label": "Errors and corrections"},
+    ]}
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

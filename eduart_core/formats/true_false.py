@@ -30,6 +30,12 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
+    editor = {"format": TRUE_FALSE_TYPE, "fields": [
+        {"path": "choices", "widget": "option_rows", "label": "Statements"},
+        {"path": "answers", "widget": "true_false", "label": "True or false"},
+        {"path": "answers[*].text", "widget": "verdict", "label": "True or false"},
+    ]}
     word = "statement"
 
     def normalise(self, record: dict) -> dict:
