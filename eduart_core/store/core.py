@@ -238,13 +238,16 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
-    """Apply every migration newer than the store's version; each in its own transaction.
+    """Apply every migration the store has not recorded yet; each in its own transaction.
 
     A store newer than this code is refused (``StoreVersionError``) before anything is written.
+    Recorded numbers, not just the highest one, decide: a store that lacks an earlier migration
+    (branches that each added one, merged in another order) still gets it.
     """
     current = check_schema(con, path) or schema_version(con)
+    applied = {int(row[0]) for row in con.execute("SELECT version FROM schema_version").fetchall()}
     for number, name, statements in MIGRATIONS:
-        if number <= current:
+        if number in applied:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
@@ -255,5 +258,5 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
         except BaseException:
             _rollback(con)
             raise
-        current = number
+        current = max(current, number)
     return current
