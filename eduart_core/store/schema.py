@@ -225,3 +225,61 @@ MIGRATIONS.append((4, "model kinds", [
     f"UPDATE models SET kind = '{_BASELINE}' WHERE provider = 'offline'",
     f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
 ]))
+
+# Migration 5 (issue 17, batch mode): the batch ledger mirrored from the runner's ledger file (one
+# row per provider job, one per request, keyed by the custom id), and per-response cost and
+# batch job id so that usage sums per run, model and condition whichever way a request was asked.
+MIGRATIONS.append((5, "batch ledger and per-response cost", [
+    "ALTER TABLE responses ADD COLUMN cost_usd DOUBLE",     # actual cost of this response (batch discount applied)
+    "ALTER TABLE responses ADD COLUMN batch_job_id TEXT",   # provider job id when answered in a batch
+    """CREATE TABLE batch_jobs (
+        job_key TEXT NOT NULL,             -- '<model>:a<attempt>:t<turn>:<sequence>' within the launch
+        launch_id TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,               -- models.model
+        api_model_id TEXT,
+        attempt INTEGER NOT NULL,          -- 0 = first submission; k = k-th resubmission of failed/missing ids
+        turn INTEGER NOT NULL DEFAULT 0,   -- multi-turn items: one batch per turn, in order
+        part INTEGER NOT NULL,
+        tag TEXT NOT NULL,                 -- name/metadata given to the provider (finds a job after a crash)
+        job_id TEXT,                       -- the provider's id (batch id, batches/..., job ARN)
+        state TEXT NOT NULL,               -- vocab.BATCH_STATES
+        provider_state TEXT,
+        n_requests INTEGER NOT NULL,
+        n_completed INTEGER,               -- provider counts when it reports them
+        n_failed INTEGER,
+        n_answered INTEGER,                -- joined on custom id by us
+        n_errors INTEGER,
+        n_missing INTEGER,
+        input_bytes BIGINT,
+        input_location TEXT,
+        output_location TEXT,
+        error_location TEXT,
+        message TEXT,
+        prepared_at TIMESTAMP,
+        submitted_at TIMESTAMP,
+        finished_at TIMESTAMP,
+        updated_at TIMESTAMP,
+        estimated_cost_usd DOUBLE,
+        input_tokens BIGINT,
+        output_tokens BIGINT,
+        actual_cost_usd DOUBLE,
+        PRIMARY KEY (launch_id, job_key)
+    )""",
+    """CREATE TABLE batch_requests (
+        launch_id TEXT NOT NULL,
+        custom_id TEXT NOT NULL,           -- hash of dataset, item, model, condition, prompt hash, turn
+        run_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        repetition INTEGER NOT NULL DEFAULT 0,
+        turn INTEGER NOT NULL DEFAULT 0,
+        job_key TEXT,                      -- latest job that held it
+        attempt INTEGER,                   -- submissions so far minus one
+        state TEXT NOT NULL,               -- vocab.REQUEST_STATES
+        error TEXT,
+        updated_at TIMESTAMP,
+        PRIMARY KEY (launch_id, custom_id)
+    )""",
+]))
