@@ -3,6 +3,8 @@ are easy to search for, an S3 server (moto) with a bucket, and helpers to read b
 from __future__ import annotations
 
 import json
+import re
+import uuid
 import warnings
 from pathlib import Path
 
@@ -31,7 +33,9 @@ def start_moto() -> tuple[object, str]:
 
 def write_registry(folder: Path, stub_url: str, *, bedrock_min: int = 5, gemini_inline_max: int = 20_000_000,
                    openai_max_requests: int = 50000, openai_max_bytes: int = 200_000_000) -> Path:
+    """A registry of four stub models; the S3 prefix is unique per call (tests share one S3 server)."""
     path = folder / "models.toml"
+    prefix = uuid.uuid4().hex[:12]
     path.write_text(f"""
 [models."stub-gpt"]
 display_name = "Stub GPT"
@@ -83,14 +87,25 @@ inline_max_bytes = {gemini_inline_max}
 [batch.bedrock]
 min_requests = {bedrock_min}
 role_arn = "arn:aws:iam::123456789012:role/EduArtBatch"
-s3_uri = "s3://{BUCKET}/eduart/runs"
+s3_uri = "s3://{BUCKET}/{prefix}/runs"
 """, encoding="utf-8")
     return path
 
 
 def batch_environ(registry: Path, stub_url: str, s3_url: str) -> dict[str, str]:
     return {**SECRETS, "EDUART_MODELS": str(registry), "AWS_REGION": "us-east-1",
-            "AWS_ENDPOINT_URL_BEDROCK": stub_url, "AWS_ENDPOINT_URL_S3": s3_url}
+            "AWS_ENDPOINT_URL_BEDROCK": stub_url, "AWS_ENDPOINT_URL_S3": s3_url,
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": stub_url}
+
+
+def item_answer(protocol: str, line: dict) -> str:
+    """A stub model whose answer names the item it was asked about (proves the join by custom id)."""
+    from batch_stubs import request_text
+
+    text = request_text(protocol, line)
+    marker = re.search(r"Exercise (\d{4})", text)
+    return json.dumps({"Answers": [{"id": "A", "text": "TRUE"}],
+                       "motivation": f"answer to item {marker.group(1) if marker else '?'}"})
 
 
 def make_bucket(s3_url: str) -> None:
@@ -110,12 +125,18 @@ def responses(store: Store) -> list[dict]:
             "SELECT r.run_id, r.item_id, r.raw_text, r.error, r.image_sent, r.input_tokens, r.output_tokens, "
             "r.cost_usd, r.batch_job_id, u.model, u.condition FROM responses r JOIN runs u USING (run_id) "
             "ORDER BY r.run_id, r.item_id, r.response_id").df()
-    return frame.to_dict("records")
+    return _records(frame)
+
+
+def _records(frame) -> list[dict]:
+    """Rows as dicts with None for every missing value (pandas gives NaN/NA for NULL)."""
+    frame = frame.astype(object)
+    return frame.where(frame.notna(), None).to_dict("records")
 
 
 def table(store: Store, name: str) -> list[dict]:
     with store.connect(read_only=True) as con:
-        return con.execute(f"SELECT * FROM {name}").df().to_dict("records")
+        return _records(con.execute(f"SELECT * FROM {name}").df())
 
 
 def journal_records(store: Store) -> list[dict]:

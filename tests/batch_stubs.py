@@ -105,6 +105,8 @@ class BatchStub:
         self._sessions: dict[str, dict] = {}
         self.s3_endpoint = s3_endpoint
         self._s3 = None
+        self.create_delay_s = 0.0          # sleep after creating a job, before answering (crash window)
+        self.online_requests: list[tuple[str, str]] = []   # (protocol, user text) of online calls
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -160,7 +162,9 @@ class BatchStub:
         with self.lock:
             self.headers_seen.append(headers)
         try:
-            if path.startswith("/v1/files") or path.startswith("/v1/batches"):
+            if path.endswith("/chat/completions") or ":generateContent" in path or path.endswith("/converse"):
+                self._online(handler, path, raw)
+            elif path.startswith("/v1/files") or path.startswith("/v1/batches"):
                 self._openai(handler, method, path, query, raw, headers)
             elif path.startswith("/upload/") or path.startswith("/v1beta/") or path.startswith("/download/"):
                 self._gemini(handler, method, path, query, raw, headers)
@@ -170,6 +174,44 @@ class BatchStub:
                 self._send(handler, 404, {"error": {"message": f"unknown path {path}"}})
         except Exception as exc:  # a stub bug shows up as a 500 with its message
             self._send(handler, 500, {"error": {"message": f"stub error: {type(exc).__name__}: {exc}"}})
+
+    def _online(self, handler, path: str, raw: bytes) -> None:
+        """One online request (the remainder of a batch launch): answered at once."""
+        body = json.loads(raw or b"{}")
+        tin, tout = self.tokens
+        if path.endswith("/chat/completions"):
+            protocol, line = "openai", {"body": body}
+            text = self.answer(protocol, line)
+            payload = {"id": "chatcmpl-stub", "object": "chat.completion", "model": body.get("model"),
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": text}}],
+                       "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}}
+        elif ":generateContent" in path:
+            protocol, line = "gemini", {"request": body}
+            text = self.answer(protocol, line)
+            payload = {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                                       "finishReason": "STOP", "index": 0}],
+                       "usageMetadata": {"promptTokenCount": tin, "candidatesTokenCount": tout,
+                                         "totalTokenCount": tin + tout}}
+        else:
+            protocol, line = "bedrock", {"modelInput": body}
+            text = self.answer(protocol, line)
+            payload = {"output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+                       "stopReason": "end_turn", "usage": {"inputTokens": tin, "outputTokens": tout,
+                                                          "totalTokens": tin + tout}, "metrics": {"latencyMs": 1}}
+        with self.lock:
+            self.online_requests.append((protocol, request_text(protocol, line)))
+        self._send(handler, 200, payload)
+
+    def _reply_after_delay(self, handler, payload: dict) -> None:
+        """Answer a create call after ``create_delay_s``: the job exists, its id has not reached the runner."""
+        if self.create_delay_s:
+            self.lock.release()  # other calls (a resumed runner) go on meanwhile
+            try:
+                time.sleep(self.create_delay_s)
+            finally:
+                self.lock.acquire()
+        self._send(handler, 200, payload)
 
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):05d}"
@@ -292,7 +334,7 @@ class BatchStub:
                               extra={"input_file_id": body["input_file_id"], "metadata": body.get("metadata")})
                 self.jobs[job.id] = job
                 self.submissions.append(("openai", job.sha, len(lines)))
-                self._send(handler, 200, self._openai_batch(job))
+                self._reply_after_delay(handler, self._openai_batch(job))  # the crash window
                 return
             if parts[1] == "batches" and method == "GET" and len(parts) == 2:
                 data = [self._openai_batch(j) for j in sorted(self.jobs.values(), key=lambda j: -j.created)
@@ -393,7 +435,7 @@ class BatchStub:
                               lines, hashlib.sha256(data).hexdigest(), extra={"inline": inline})
                 self.jobs[job.id] = job
                 self.submissions.append(("gemini", job.sha, len(lines)))
-                self._send(handler, 200, self._gemini_operation(job))
+                self._reply_after_delay(handler, self._gemini_operation(job))
                 return
             rest = path.split("/v1beta/", 1)[1] if "/v1beta/" in path else path
             if rest == "batches" and method == "GET":
@@ -509,7 +551,7 @@ class BatchStub:
                                      "timeout": body.get("timeoutDurationInHours")})
                 self.jobs[arn] = job
                 self.submissions.append(("bedrock", job.sha, len(lines)))
-                self._send(handler, 200, {"jobArn": arn})
+                self._reply_after_delay(handler, {"jobArn": arn})
                 return
             if path == "/model-invocation-jobs" and method == "GET":
                 needle = (query.get("nameContains") or [""])[0]
