@@ -266,6 +266,8 @@ ONLINE_MODE = "online"
 BATCH_MODE = "batch"
 RUN_MODES: dict[str, str] = {ONLINE_MODE: "Online (answers in minutes)",
                              BATCH_MODE: "Batch (about half the price, within 24 h)"}
+#: A batch launch whose remainder (deadline, minimum not met, no batch API) was asked online.
+MIXED_MODE = "mixed"
 
 #: Provider-independent states of a batch job (each provider's own state is kept next to it).
 BATCH_PREPARED = "prepared"          # input file written here, not yet handed to the provider

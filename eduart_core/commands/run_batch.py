@@ -5,6 +5,7 @@ other option of ``run``: models, conditions, items, ``--run-id``/``--resume``, `
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -13,6 +14,15 @@ from dataclasses import replace
 from ..errors import UserError
 from ..store import Store
 from ..store.runs import finish_run
+from ..vocab import BATCH_MODE
+
+
+def default_poll_interval() -> float:
+    """60 s, or ``$EDUART_BATCH_POLL_S`` (launches started from the Runs page use the default)."""
+    try:
+        return max(0.0, float(os.environ.get("EDUART_BATCH_POLL_S", "60")))
+    except ValueError:
+        return 60.0
 
 
 def add_arguments(parser) -> None:
@@ -25,8 +35,8 @@ def add_arguments(parser) -> None:
                        help="with --batch: show the batch jobs of --run-id/--resume ID (or of every batch launch)")
     group.add_argument("--batch-deadline", type=float, metavar="H",
                        help="H hours after the first submission, ask whatever is still missing online")
-    group.add_argument("--poll-interval", type=float, default=60.0, metavar="S",
-                       help="seconds between two polls of the batch jobs (default 60)")
+    group.add_argument("--poll-interval", type=float, default=default_poll_interval(), metavar="S",
+                       help="seconds between two polls of the batch jobs (default 60, or $EDUART_BATCH_POLL_S)")
     group.add_argument("--keep-batch-files", action="store_true",
                        help="keep the JSONL input files next to the store after submission")
 
@@ -100,7 +110,7 @@ def run_batch(args, store: Store, plan) -> int:
             s["status"] = "failed"
             finish_run(store, run_id, "failed")
     info = read_launch(store, plan.launch_id) or {}
-    info["mode"] = "batch"
+    info["mode"] = BATCH_MODE
     info["total_jobs"] = len(plan.jobs)
     for member in info.get("members") or []:
         member["jobs"] = planned.get(member["run_id"], member.get("jobs", 0))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from functools import lru_cache
 from urllib.parse import urlparse
 
 import boto3
@@ -60,6 +61,18 @@ _STATES = {"Submitted": BATCH_VALIDATING, "Validating": BATCH_VALIDATING, "Sched
            "Expired": BATCH_EXPIRED}
 
 
+@lru_cache(maxsize=8)
+def _clients(credentials: tuple, bedrock_endpoint: str | None, s3_endpoint: str | None, timeout_s: float):
+    """One control-plane and one S3 client per account and endpoint, shared by every model's backend
+    (boto3 clients are thread-safe, and building one costs more than a whole batch file's encoding)."""
+    creds = dict(credentials)
+    profile = creds.pop("profile_name", None)
+    session = boto3.session.Session(profile_name=profile) if profile else boto3.session.Session()
+    config = Config(retries={"total_max_attempts": 3, "mode": "standard"}, read_timeout=timeout_s, connect_timeout=10)
+    return (session.client("bedrock", endpoint_url=bedrock_endpoint, config=config, **creds),
+            session.client("s3", endpoint_url=s3_endpoint, config=config, **creds))
+
+
 def record_id(custom_id: str) -> str:
     """The Bedrock record id of a custom id (custom ids are upper-case alphanumeric)."""
     return custom_id[:RECORD_ID_LENGTH]
@@ -84,13 +97,8 @@ class BedrockBatch:
         self.limits = limits
         self.role_arn = role_arn
         self.bucket, self.prefix = parse_s3_uri(s3_uri)
-        creds = dict(credentials)
-        profile = creds.pop("profile_name", None)
-        session = boto3.session.Session(profile_name=profile) if profile else boto3.session.Session()
-        config = Config(retries={"total_max_attempts": 3, "mode": "standard"}, read_timeout=max(timeout_s, 300),
-                        connect_timeout=10)
-        self.bedrock = session.client("bedrock", endpoint_url=bedrock_endpoint, config=config, **creds)
-        self.s3 = session.client("s3", endpoint_url=s3_endpoint, config=config, **creds)
+        self.bedrock, self.s3 = _clients(tuple(sorted(credentials.items())), bedrock_endpoint, s3_endpoint,
+                                         max(timeout_s, 300))
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:

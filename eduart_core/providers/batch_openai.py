@@ -67,7 +67,8 @@ class OpenAIBatch:
                                        compatible=provider != "openai")
         # Control calls (upload, create, poll, download) may retry a little: each is idempotent or
         # guarded by the ledger, and a failed poll is simply repeated next round.
-        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=2, timeout=max(timeout_s, 300))
+        # (same HTTP connection pool as the online adapter's client: one TLS context per model, not two)
+        self.client = self.chat.client.with_options(max_retries=2, timeout=max(timeout_s, 300))
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..vocab import BATCH_MODE, MIXED_MODE, ONLINE_MODE
 from .core import Store
 from .runs import insert_frame
 
@@ -109,7 +110,7 @@ def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.D
             [dataset, dataset]).df()
     if frame.empty:
         return empty
-    frame["mode"] = [("mixed" if b and o else "batch" if b else "online")
+    frame["mode"] = [(MIXED_MODE if b and o else BATCH_MODE if b else ONLINE_MODE)
                      for b, o in zip(frame["batch_answers"], frame["online_answers"])]
     frame = frame[USAGE_COLUMNS]
     if by == "run":

@@ -45,6 +45,7 @@ from ...vocab import (
     BATCH_SUBMITTING,
     BATCH_TERMINAL,
     BATCH_VALIDATING,
+    ONLINE_MODE,
     REQUEST_ANSWERED,
     REQUEST_FAILED,
     REQUEST_MISSING,
@@ -188,7 +189,7 @@ class BatchEngine:
                       "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
                       "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
                       "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0),
-                      "mode": BATCH_MODE if m.spec.key in self.batch_models else "online"}
+                      "mode": BATCH_MODE if m.spec.key in self.batch_models else ONLINE_MODE}
             created = create_run(self.store, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
                                  launch_id=plan.launch_id, repetition=m.repetition, prompt_hash=m.template_hash,
                                  params=params, journal_path=str(m.journal_path), exist_ok=True)
@@ -274,6 +275,14 @@ class BatchEngine:
     def submit_ready(self) -> int:
         """Prepare and submit jobs for every eligible group; returns the number of jobs created."""
         created = 0
+        for job_key in self.prepare_ready():
+            created += 1
+            self.submit(job_key)
+        return created
+
+    def prepare_ready(self) -> list[str]:
+        """Write the input files of every eligible group and record the jobs as prepared."""
+        prepared = []
         for (model, turn), pendings in sorted(self._eligible().items()):
             pendings.sort(key=lambda p: (p.job.meta["run_id"], p.job.meta["item_id"]))
             retried = [p for p in pendings if self.ledger.requests[p.custom_id].get("state")
@@ -303,9 +312,8 @@ class BatchEngine:
                                     custom_ids=ids)
                 self.ledger.set_state(ids, state=REQUEST_SUBMITTED, job_key=job_key, attempt=attempt)
                 write_file(self.files / f"{tag}.jsonl", encoded, range(start, end), self.images)
-                created += 1
-                self.submit(job_key)
-        return created
+                prepared.append(job_key)
+        return prepared
 
     def _rebuild(self, job: dict):
         """Write a prepared job's file again (a crash came before it was submitted)."""
