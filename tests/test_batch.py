@@ -384,3 +384,16 @@ def test_keys_never_reach_the_store_ledger_logs_or_uploaded_files(store, stub, e
             assert secret not in text, f"{secret[:8]}... found in {where}"
             assert base64.b64encode(secret.encode()).decode() not in text, where
     assert len(journal_records(store)) >= 3 * 14
+
+
+def test_a_compatible_server_without_the_batch_api_is_asked_online(store, monkeypatch, tmp_path, capsys):
+    from stubs import StubServer
+
+    records = fill_store(store, 1)
+    with StubServer(answer=lambda info: item_answer("openai", {"body": info.body})) as plain:  # chat only
+        assert main(["run", "--db", str(store.path), "--batch", "--provider", "openai_compatible", "--base-url",
+                     f"{plain.url}/v1", "--model-id", "plain", "--quiet", "--poll-interval", "0.02"]) == 0
+        assert len(plain.requests) == len(records)
+    assert "the server has no batch API" in capsys.readouterr().out
+    rows = responses(store)
+    assert len(rows) == len(records) and all(r["error"] is None and r["batch_job_id"] is None for r in rows)

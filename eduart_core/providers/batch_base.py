@@ -103,11 +103,16 @@ class BatchResult:
 
 
 class BatchError(Exception):
-    """A batch call failed (upload, create, poll, download). The message never carries a key."""
+    """A batch call failed (upload, create, poll, download). The message never carries a key.
 
-    def __init__(self, message: str, *, retryable: bool = True):
+    ``unsupported``: the server has no batch API at all (an OpenAI-compatible server without the
+    files/batches endpoints answers 404), so its requests are asked online instead.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True, unsupported: bool = False):
         super().__init__(redact(str(message))[:500])
-        self.retryable = retryable
+        self.retryable = retryable and not unsupported
+        self.unsupported = unsupported
 
 
 class BatchBackend(Protocol):

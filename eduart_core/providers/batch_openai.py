@@ -83,8 +83,9 @@ class OpenAIBatch:
         try:
             return fn(*args, **kwargs)
         except openai.APIStatusError as exc:
+            missing = exc.status_code in (404, 405, 501) and what in ("upload", "create batch")
             raise BatchError(f"{what}: HTTP {exc.status_code} from {self.provider}: {exc.message}",
-                             retryable=classify_status(exc.status_code)) from None
+                             retryable=classify_status(exc.status_code), unsupported=missing) from None
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise BatchError(f"{what}: cannot reach {self.provider}: {type(exc).__name__}") from None
         except (openai.APIError, ValueError) as exc:

@@ -334,6 +334,13 @@ class BatchEngine:
             submitted = backend.submit(JobInput(job_key, job["tag"], job["api_model_id"], path, job["custom_ids"],
                                                 int(job.get("input_bytes") or path.stat().st_size)))
         except BatchError as exc:
+            if exc.unsupported:
+                self.ledger.put_job(job_key, state=BATCH_FAILED, message=str(exc), finished_at=self.clock(),
+                                    reconciled=True)
+                pendings = [self.pendings[c] for c in job["custom_ids"] if c in self.pendings]
+                self._to_online(pendings, f"no batch API: {exc}")
+                self.say(f"{job['model']}: the server has no batch API ({exc}): asked online instead")
+                return False
             self.submit_failures[job_key] += 1
             if exc.retryable and self.submit_failures[job_key] < self.settings.max_submit_failures:
                 self.ledger.put_job(job_key, state=BATCH_PREPARED, message=str(exc))
