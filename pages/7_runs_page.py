@@ -22,7 +22,6 @@ from eduart_core.runner.batch.status import jobs_frame
 from eduart_core.runner.launch import LaunchOptions, plan_launch
 from eduart_core.runner.repro import reproducibility
 from eduart_core.store import Store, StoreError
-from eduart_core.store.batch import load_batch_jobs, run_usage
 from eduart_core.store.journal import dataset_names, load_repetition_answers
 from eduart_core.text import plain
 from pages import common
@@ -221,21 +220,24 @@ else:
 
 # ---------------------------------------------------------------- usage and batch jobs
 st.subheader("Usage")
+sel = common.current_selection()
+by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
+              format_func={"run": "run", "model": "model and condition"}.get)
 try:
-    usage = run_usage(store)
-    batch_jobs = load_batch_jobs(store)
+    usage = views.runs(common.source(), sel, by=by)
+    batch_jobs = views.runs(common.source(), sel, by="job")
 except StoreError as exc:
     st.warning(f"The store is busy, usage not shown: {exc}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
 if usage.empty:
-    st.caption("No live run yet.")
+    st.caption(f"No live run on dataset {sel.dataset} yet.")
 else:
-    by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
-                  format_func={"run": "run", "model": "model and condition"}.get)
-    st.caption("Answers, tokens and cost actually recorded per response (batch answers at the batch price), at the "
-               "registry's prices: placeholders until you set yours. Mode: batch, online, or mixed (a batch launch "
-               "whose remainder was asked online).")
-    st.dataframe(usage if by == "run" else run_usage(store, by="model"), hide_index=True, width="stretch")
+    st.caption(f"Dataset {sel.dataset}: answers, tokens and cost actually recorded per response (batch answers at "
+               "the batch price), at the registry's prices: placeholders until you set yours. Mode of the runs "
+               "launched here: batch, online, or mixed (a batch launch whose remainder was asked online); imported "
+               "and simulated runs have no mode and no cost. `python -m eduart_core show runs` prints the same "
+               "table (`--option by=model`, `--option by=job` for the batch jobs).")
+    st.dataframe(usage, hide_index=True, width="stretch")
 if not batch_jobs.empty:
     st.markdown("**Batch jobs**")
     st.dataframe(batch_jobs[["launch_id", "model", "provider", "attempt", "job_id", "state", "provider_state",

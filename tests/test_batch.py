@@ -397,3 +397,22 @@ def test_a_compatible_server_without_the_batch_api_is_asked_online(store, monkey
     assert "the server has no batch API" in capsys.readouterr().out
     rows = responses(store)
     assert len(rows) == len(records) and all(r["error"] is None and r["batch_job_id"] is None for r in rows)
+
+
+def test_show_runs_prints_usage_per_run_per_model_and_the_batch_jobs(store, stub, env, capsys):
+    records = fill_store(store, 1)
+    assert run(store, "--model", "stub-gemini", "--condition", "both") == 0
+    capsys.readouterr()
+
+    def show(*args):
+        assert main(["show", "runs", "--db", str(store.path), "--dataset", "demo", *args]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    per_run = show()
+    assert {r["condition"] for r in per_run} == {"default", "motivation"}
+    assert all(r["mode"] == "batch" and r["batch_answers"] == len(records) and r["batch_jobs"] == 1 for r in per_run)
+    per_model = show("--option", "by=model")
+    assert [(r["model"], r["runs"]) for r in per_model] == [("Stub Gemini", 1), ("Stub Gemini", 1)]
+    assert sum(r["cost_usd"] for r in per_model) == pytest.approx(sum(r["cost_usd"] for r in per_run))
+    jobs = show("--option", "by=job")
+    assert len(jobs) == 1 and jobs[0]["state"] == "completed" and jobs[0]["n_answered"] == 2 * len(records)

@@ -13,6 +13,9 @@ from ..vocab import BATCH_MODE, MIXED_MODE, ONLINE_MODE
 from .core import Store
 from .runs import insert_frame
 
+#: Origin of the runs launched from this tool (``run`` and the Runs page).
+LIVE_ORIGIN = "live"
+
 JOB_COLUMNS = ["job_key", "launch_id", "provider", "model", "api_model_id", "attempt", "turn", "part", "tag",
                "job_id", "state", "provider_state", "n_requests", "n_completed", "n_failed", "n_answered",
                "n_errors", "n_missing", "input_bytes", "input_location", "output_location", "error_location",
@@ -51,14 +54,15 @@ def sync_ledger(store: Store, launch_id: str, jobs: list[dict], requests: list[d
         insert_frame(con, "batch_requests", request_frame)
 
 
-def load_batch_jobs(store: Store, launch_id: str | None = None) -> pd.DataFrame:
-    """Ledger rows of the batch jobs (one launch or all), newest first."""
+def load_batch_jobs(store: Store, launch_id: str | None = None, dataset: str | None = None) -> pd.DataFrame:
+    """Ledger rows of the batch jobs (one launch, the launches over one dataset, or all), newest first."""
     if not store.exists():
         return pd.DataFrame(columns=JOB_COLUMNS)
     with store.connect(read_only=True) as con:
         return con.execute(
-            f"SELECT {', '.join(JOB_COLUMNS)} FROM batch_jobs WHERE ? IS NULL OR launch_id = ? "
-            "ORDER BY prepared_at DESC NULLS LAST, job_key", [launch_id, launch_id]).df()
+            f"SELECT {', '.join(JOB_COLUMNS)} FROM batch_jobs WHERE (? IS NULL OR launch_id = ?) "
+            "AND (? IS NULL OR launch_id IN (SELECT launch_id FROM runs WHERE dataset = ?)) "
+            "ORDER BY prepared_at DESC NULLS LAST, job_key", [launch_id, launch_id, dataset, dataset]).df()
 
 
 def batch_request_states(store: Store, launch_id: str | None = None) -> pd.DataFrame:
@@ -71,18 +75,19 @@ def batch_request_states(store: Store, launch_id: str | None = None) -> pd.DataF
             "WHERE ? IS NULL OR launch_id = ? GROUP BY ALL ORDER BY ALL", [launch_id, launch_id]).df()
 
 
-USAGE_COLUMNS = ["run_id", "launch_id", "dataset", "model", "model_key", "condition", "repetition", "mode",
+USAGE_COLUMNS = ["run_id", "launch_id", "dataset", "model", "model_key", "condition", "repetition", "origin", "mode",
                  "answered", "errors", "batch_answers", "online_answers", "cached_or_free", "batch_jobs",
                  "input_tokens", "output_tokens", "cost_usd"]
 
 
 def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.DataFrame:
-    """Actual usage of live runs: answers, tokens and cost, per run (``by="run"``) or summed per
+    """Actual usage of every run: answers, tokens and cost, per run (``by="run"``) or summed per
     model and condition (``by="model"``).
 
     ``cost_usd`` is the sum of the per-response costs (batch answers at the batch price) at the
     registry's prices; runs stored before per-response costs existed fall back to the run total.
-    ``mode`` is batch, online, or mixed (a batch launch whose remainder was asked online).
+    ``mode`` (runs launched here, origin ``live``) is batch, online, or mixed (a batch launch whose
+    remainder was asked online); imported and simulated runs have no mode and no cost.
     """
     empty = pd.DataFrame(columns=USAGE_COLUMNS)
     if not store.exists():
@@ -90,7 +95,7 @@ def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.D
     with store.connect(read_only=True) as con:
         frame = con.execute(
             """SELECT u.run_id, u.launch_id, u.dataset, m.display_name AS model, u.model AS model_key,
-                      u.condition, u.repetition,
+                      u.condition, u.repetition, u.origin,
                       count(r.response_id) FILTER (WHERE r.error IS NULL) AS answered,
                       count(r.error) AS errors,
                       count(r.response_id) FILTER (WHERE r.error IS NULL AND r.batch_job_id IS NOT NULL)
@@ -103,15 +108,15 @@ def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.D
                       coalesce(sum(r.output_tokens), 0) AS output_tokens,
                       CASE WHEN count(r.cost_usd) > 0 THEN sum(r.cost_usd) ELSE coalesce(u.cost_usd, 0) END AS cost_usd
                FROM runs u LEFT JOIN models m USING (model) LEFT JOIN responses r USING (run_id)
-               WHERE u.origin = 'live' AND (? IS NULL OR u.dataset = ?)
+               WHERE ? IS NULL OR u.dataset = ?
                GROUP BY u.run_id, u.launch_id, u.dataset, m.display_name, u.model, u.condition, u.repetition,
-                        u.cost_usd
+                        u.origin, u.cost_usd
                ORDER BY u.launch_id, u.run_id""",
             [dataset, dataset]).df()
     if frame.empty:
         return empty
-    frame["mode"] = [(MIXED_MODE if b and o else BATCH_MODE if b else ONLINE_MODE)
-                     for b, o in zip(frame["batch_answers"], frame["online_answers"])]
+    frame["mode"] = [None if origin != LIVE_ORIGIN else MIXED_MODE if b and o else BATCH_MODE if b else ONLINE_MODE
+                     for origin, b, o in zip(frame["origin"], frame["batch_answers"], frame["online_answers"])]
     frame = frame[USAGE_COLUMNS]
     if by == "run":
         return frame.reset_index(drop=True)

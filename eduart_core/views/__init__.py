@@ -77,6 +77,7 @@ from .results import (
     type_means,
     type_scores,
 )
+from .runs import batch_jobs, runs
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ _SPECS = (
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
     ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
+    ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -156,5 +158,5 @@ __all__ = [
     "mcq_by_language", "mcq_vs_macro", "models", "motivation", "motivation_by_model_type", "motivation_by_type",
     "profile_examples", "profile_impact", "published_setting", "regression", "regression_choices", "reliability",
     "setting_words", "responses", "run_view",
-    "selected_scores", "type_means", "type_scores",
+    "selected_scores", "type_means", "type_scores", "runs", "batch_jobs",
 ]
