@@ -230,9 +230,10 @@ except StoreError as exc:
     st.warning(f"The store is busy, usage not shown: {exc}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
 if usage.empty:
-    st.caption(f"No live run on dataset {sel.dataset} yet.")
+    st.caption("No run on the dataset chosen in the sidebar yet.")
 else:
-    st.caption(f"Dataset {sel.dataset}: answers, tokens and cost actually recorded per response (batch answers at "
+    st.caption("Runs of the dataset chosen in the sidebar: answers, tokens and cost actually recorded per response "
+               "(batch answers at "
                "the batch price), at the registry's prices: placeholders until you set yours. Mode of the runs "
                "launched here: batch, online, or mixed (a batch launch whose remainder was asked online); imported "
                "and simulated runs have no mode and no cost. `python -m eduart_core show runs` prints the same "
