@@ -278,6 +278,8 @@ class BatchEngine:
         for job_key in self.prepare_ready():
             created += 1
             self.submit(job_key)
+        if created:
+            self.images = ImageCache()  # the encoded images are not needed while polling for hours
         return created
 
     def prepare_ready(self) -> list[str]:
@@ -430,7 +432,8 @@ class BatchEngine:
         self.ledger.set_state(outcome.answered, state=REQUEST_ANSWERED)
         self.ledger.set_state(outcome.superseded, state=REQUEST_SUPERSEDED)
         self.ledger.set_state(list(outcome.errors), errors=outcome.errors, state=REQUEST_FAILED)
-        self.ledger.set_state(outcome.missing, state=REQUEST_MISSING, error=f"no result in job ({status.state})")
+        why = f"no result in job ({status.state}" + (f": {status.message})" if status.message else ")")
+        self.ledger.set_state(outcome.missing, state=REQUEST_MISSING, error=why)
         self.ledger.put_job(job_key, reconciled=True, finished_at=job.get("finished_at") or self.clock(),
                             n_answered=len(outcome.answered), n_errors=len(outcome.errors),
                             n_missing=len(outcome.missing), input_tokens=outcome.input_tokens,
