@@ -105,6 +105,7 @@ class BatchStub:
         self._sessions: dict[str, dict] = {}
         self.s3_endpoint = s3_endpoint
         self._s3 = None
+        self.idempotent_creates = 0        # Bedrock creates answered with an existing job (same token)
         self.create_delay_s = 0.0          # sleep after creating a job, before answering (crash window)
         self.online_requests: list[tuple[str, str]] = []   # (protocol, user text) of online calls
         stub = self
@@ -537,6 +538,7 @@ class BatchStub:
                 token = body.get("clientRequestToken")
                 for existing in self.jobs.values():
                     if existing.protocol == "bedrock" and token and existing.extra.get("token") == token:
+                        self.idempotent_creates += 1
                         self._send(handler, 200, {"jobArn": existing.id})  # idempotent create
                         return
                 uri = body["inputDataConfig"]["s3InputDataConfig"]["s3Uri"]

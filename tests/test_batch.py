@@ -416,3 +416,16 @@ def test_show_runs_prints_usage_per_run_per_model_and_the_batch_jobs(store, stub
     assert sum(r["cost_usd"] for r in per_model) == pytest.approx(sum(r["cost_usd"] for r in per_run))
     jobs = show("--option", "by=job")
     assert len(jobs) == 1 and jobs[0]["state"] == "completed" and jobs[0]["n_answered"] == 2 * len(records)
+
+
+@pytest.mark.parametrize("provider", ["openai", "gemini", "bedrock"])
+def test_a_create_call_that_times_out_is_looked_up_not_repeated(store, stub, env, provider, capsys):
+    records = fill_store(store, 1)
+    stub.create_delay_s = 3.0  # longer than --timeout: the job exists, the runner never hears of it
+    assert run(store, "--model", MODELS[provider], "--condition", "both", "--timeout", "1") == 0
+    assert len(stub.submissions) == 1
+    if provider == "bedrock":  # botocore retries the create with the same clientRequestToken: idempotent
+        assert stub.idempotent_creates >= 1
+    else:  # the SDK does not retry; the runner finds the job by its tag
+        assert "created by an interrupted submission" in capsys.readouterr().out
+    answered_once(store, records, MODELS[provider])

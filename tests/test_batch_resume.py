@@ -115,6 +115,6 @@ def test_kill_9_between_create_and_ledger_write_finds_the_job_instead_of_creatin
     assert [e["job"]["state"] for e in ledger if e["kind"] == "job" and "state" in e["job"]][-1] == "submitting"
     done = subprocess.run(_cli(store, "--resume", "window"), env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "found job" in done.stdout and "created before the restart" in done.stdout
+    assert "found job" in done.stdout and "created by an interrupted submission" in done.stdout
     assert len(stub.submissions) == 1
     _check_answered_once(store, records)

@@ -64,7 +64,8 @@ _STATES = {"Submitted": BATCH_VALIDATING, "Validating": BATCH_VALIDATING, "Sched
 @lru_cache(maxsize=8)
 def _clients(credentials: tuple, bedrock_endpoint: str | None, s3_endpoint: str | None, timeout_s: float):
     """One control-plane and one S3 client per account and endpoint, shared by every model's backend
-    (boto3 clients are thread-safe, and building one costs more than a whole batch file's encoding)."""
+    (boto3 clients are thread-safe, and building one costs more than a whole batch file's encoding).
+    botocore may retry a create: it carries our tag as ``clientRequestToken``, so a retry is idempotent."""
     creds = dict(credentials)
     profile = creds.pop("profile_name", None)
     session = boto3.session.Session(profile_name=profile) if profile else boto3.session.Session()
@@ -98,7 +99,7 @@ class BedrockBatch:
         self.role_arn = role_arn
         self.bucket, self.prefix = parse_s3_uri(s3_uri)
         self.bedrock, self.s3 = _clients(tuple(sorted(credentials.items())), bedrock_endpoint, s3_endpoint,
-                                         max(timeout_s, 300))
+                                         timeout_s)
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:

@@ -69,7 +69,9 @@ class GeminiBatch:
                  timeout_s: float = 120.0):
         self.model_id = model_id
         self.limits = limits
-        options = types.HttpOptions(api_version="v1beta", timeout=int(max(timeout_s, 300) * 1000),
+        # No retry_options: the SDK never retries by itself (a create that timed out may have created
+        # the job; the runner looks it up by its display name before trying again).
+        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
                                     **({"base_url": base_url} if base_url else {}))
         self.client = genai.Client(api_key=api_key, http_options=options)
 

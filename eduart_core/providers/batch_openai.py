@@ -65,10 +65,12 @@ class OpenAIBatch:
         # The online adapter builds the request body, so batch and online ask the same question.
         self.chat = OpenAIChatProvider(model_id, api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                                        compatible=provider != "openai")
-        # Control calls (upload, create, poll, download) may retry a little: each is idempotent or
-        # guarded by the ledger, and a failed poll is simply repeated next round.
-        # (same HTTP connection pool as the online adapter's client: one TLS context per model, not two)
-        self.client = self.chat.client.with_options(max_retries=2, timeout=max(timeout_s, 300))
+        # Reads (poll, list, download) may retry a little. Uploads and creates never retry inside the
+        # SDK: a create that timed out may still have created the job, and only the runner (which looks
+        # the job up by its tag first) may decide to try again. Both share the online adapter's
+        # connection pool (one TLS context per model).
+        self.client = self.chat.client.with_options(max_retries=2, timeout=timeout_s)
+        self.creator = self.chat.client.with_options(max_retries=0, timeout=timeout_s)
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:
@@ -93,8 +95,8 @@ class OpenAIBatch:
 
     def submit(self, job: JobInput) -> Submitted:
         with open(job.path, "rb") as handle:
-            uploaded = self._call("upload", self.client.files.create, file=(job.path.name, handle), purpose="batch")
-        batch = self._call("create batch", self.client.batches.create, input_file_id=uploaded.id, endpoint=ENDPOINT,
+            uploaded = self._call("upload", self.creator.files.create, file=(job.path.name, handle), purpose="batch")
+        batch = self._call("create batch", self.creator.batches.create, input_file_id=uploaded.id, endpoint=ENDPOINT,
                            completion_window=self.limits.completion_window, metadata={TAG_KEY: job.tag})
         logger.info("%s batch %s created for %s (%d requests, file %s)", self.provider, batch.id, job.job_key,
                     len(job.custom_ids), uploaded.id)

@@ -345,7 +345,9 @@ class BatchEngine:
                 return False
             self.submit_failures[job_key] += 1
             if exc.retryable and self.submit_failures[job_key] < self.settings.max_submit_failures:
-                self.ledger.put_job(job_key, state=BATCH_PREPARED, message=str(exc))
+                # Still "submitting": a timeout may hide a job the provider did create, so the next
+                # attempt looks for it by its tag before creating anything.
+                self.ledger.put_job(job_key, message=str(exc))
                 logger.warning("submitting %s failed (%s); will try again", job_key, exc)
                 return False
             self.ledger.put_job(job_key, state=BATCH_FAILED, message=str(exc), finished_at=self.clock(),
@@ -366,12 +368,10 @@ class BatchEngine:
         return True
 
     def recover(self) -> None:
-        """Finish what the last session left half done; never create a job twice."""
-        for job_key, job in list(self.ledger.jobs.items()):
-            if job.get("job_id") or job.get("state") not in (BATCH_PREPARED, BATCH_SUBMITTING):
-                continue
-            if job["model"] not in self.batch_models:
-                continue
+        """Finish submissions left half done (by the last session or a failed attempt); a job whose
+        create call may have reached the provider is looked up by its tag first, never created twice."""
+        for job in self.unsubmitted_jobs():
+            job_key = job["job_key"]
             if job["state"] == BATCH_SUBMITTING:
                 try:
                     found = self._backend(job["model"]).find(job["tag"])
@@ -382,7 +382,8 @@ class BatchEngine:
                     self.ledger.put_job(job_key, job_id=found.job_id, state=BATCH_VALIDATING, adopted=True,
                                         submitted_at=job.get("submitted_at") or self.clock())
                     self.outcome.adopted_jobs += 1
-                    self.say(f"{job['model']}: found job {found.job_id} created before the restart; polling it")
+                    self.say(f"{job['model']}: found job {found.job_id}, created by an interrupted submission; "
+                             "polling it instead of creating another")
                     continue
             self.submit(job_key)
 
@@ -501,11 +502,9 @@ class BatchEngine:
                 p.job.request_key for cid, p in self.pendings.items()
                 if self.ledger.requests[cid].get("state") == REQUEST_ONLINE and p.job.request_key not in self.answered_keys)
             ingester = Ingester(self.store, self.plan.members, self.ingest_interval_s).start()
-            self.recover()
             while not self.cancel.is_set():
+                self.recover()  # submissions a crash or a failed attempt left half done
                 self.submit_ready()
-                for job in self.unsubmitted_jobs():  # retryable submission failures
-                    self.submit(job["job_key"])
                 self.poll()
                 self.finalise()
                 if self.deadline_passed():
