@@ -241,9 +241,9 @@ else:
     st.dataframe(usage, hide_index=True, width="stretch")
 if not batch_jobs.empty:
     st.markdown("**Batch jobs**")
-    st.dataframe(batch_jobs[["launch_id", "model", "provider", "attempt", "job_id", "state", "provider_state",
-                             "n_requests", "n_completed", "n_failed", "n_answered", "n_errors", "n_missing",
-                             "estimated_cost_usd", "actual_cost_usd", "submitted_at", "finished_at", "message"]],
+    st.dataframe(batch_jobs[["model", "provider", "attempt", "state", "provider_state", "n_requests", "n_completed",
+                             "n_failed", "n_answered", "n_errors", "n_missing", "estimated_cost_usd", "actual_cost_usd",
+                             "submitted_at", "finished_at", "message", "job_id", "launch_id"]],
                  hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------- reproducibility

@@ -75,9 +75,10 @@ def batch_request_states(store: Store, launch_id: str | None = None) -> pd.DataF
             "WHERE ? IS NULL OR launch_id = ? GROUP BY ALL ORDER BY ALL", [launch_id, launch_id]).df()
 
 
-USAGE_COLUMNS = ["run_id", "launch_id", "dataset", "model", "model_key", "condition", "repetition", "origin", "mode",
-                 "answered", "errors", "batch_answers", "online_answers", "cached_or_free", "batch_jobs",
-                 "input_tokens", "output_tokens", "cost_usd"]
+#: What a reader looks for first comes first (model, condition, how it was asked, how much), ids last.
+USAGE_COLUMNS = ["model", "condition", "mode", "answered", "errors", "batch_answers", "online_answers",
+                 "cached_or_free", "batch_jobs", "input_tokens", "output_tokens", "cost_usd", "origin", "repetition",
+                 "run_id", "launch_id", "dataset", "model_key"]
 
 
 def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.DataFrame:

@@ -13,9 +13,9 @@ from ...store import Store
 from ..launch import process_alive, read_launch
 from .ledger import batch_launch_ids, read_ledger
 
-JOB_VIEW = ["launch_id", "model", "provider", "attempt", "turn", "job_id", "state", "provider_state", "n_requests",
-            "n_completed", "n_failed", "n_answered", "n_errors", "n_missing", "estimated_cost_usd",
-            "actual_cost_usd", "submitted_at", "finished_at", "message"]
+JOB_VIEW = ["model", "provider", "attempt", "turn", "state", "provider_state", "n_requests", "n_completed", "n_failed",
+            "n_answered", "n_errors", "n_missing", "estimated_cost_usd", "actual_cost_usd", "submitted_at",
+            "finished_at", "message", "job_id", "launch_id"]
 
 
 def _when(value) -> str:
