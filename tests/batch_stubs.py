@@ -50,35 +50,49 @@ class StubJob:
         return [ln["recordId"] for ln in self.lines]
 
 
-def request_text(protocol: str, line: dict) -> str:
-    """The user text of one input line."""
+def conversation(protocol: str, line: dict) -> list[tuple[str, str, bytes | None]]:
+    """(role, text, image bytes) of every message of one input line, oldest first; roles user|assistant."""
+    out = []
     if protocol == "openai":
-        content = line["body"]["messages"][-1]["content"]
-        return "".join(p.get("text", "") for p in content if p.get("type") == "text")
-    if protocol == "gemini":
-        return "".join(p.get("text", "") for p in line["request"]["contents"][0]["parts"] if "text" in p)
-    return "".join(b.get("text", "") for b in line["modelInput"]["messages"][0]["content"] if "text" in b)
+        for message in line["body"]["messages"]:
+            if message["role"] == "system":
+                continue
+            content = message["content"]
+            if isinstance(content, str):
+                out.append((message["role"], content, None))
+                continue
+            text = "".join(p.get("text", "") for p in content if p.get("type") == "text")
+            image = next((base64.b64decode(p["image_url"]["url"].split(",", 1)[1]) for p in content
+                          if p.get("type") == "image_url"), None)
+            out.append((message["role"], text, image))
+    elif protocol == "gemini":
+        for content in line["request"]["contents"]:
+            text = "".join(p.get("text", "") for p in content["parts"] if "text" in p)
+            image = None
+            for part in content["parts"]:
+                data = part.get("inlineData") or part.get("inline_data")
+                if data:
+                    raw = data["data"]
+                    padded = raw + "=" * (-len(raw) % 4)
+                    image = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+            out.append(("user" if content.get("role", "user") == "user" else "assistant", text, image))
+    else:
+        for message in line["modelInput"]["messages"]:
+            text = "".join(b.get("text", "") for b in message["content"] if "text" in b)
+            image = next((base64.b64decode(b["image"]["source"]["bytes"]) for b in message["content"]
+                          if "image" in b), None)
+            out.append((message["role"], text, image))
+    return out
+
+
+def request_text(protocol: str, line: dict) -> str:
+    """The user text of the question an input line asks (its last message)."""
+    return conversation(protocol, line)[-1][1]
 
 
 def request_image(protocol: str, line: dict) -> bytes | None:
-    """The image bytes of one input line, decoded from its base64 text, or None."""
-    if protocol == "openai":
-        for part in line["body"]["messages"][-1]["content"]:
-            if part.get("type") == "image_url":
-                return base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
-        return None
-    if protocol == "gemini":
-        for part in line["request"]["contents"][0]["parts"]:
-            data = part.get("inlineData") or part.get("inline_data")
-            if data:
-                text = data["data"]
-                padded = text + "=" * (-len(text) % 4)
-                return base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
-        return None
-    for block in line["modelInput"]["messages"][0]["content"]:
-        if "image" in block:
-            return base64.b64decode(block["image"]["source"]["bytes"])
-    return None
+    """The image bytes sent with the question of an input line, or None."""
+    return conversation(protocol, line)[-1][2]
 
 
 def default_answer(protocol: str, line: dict) -> str:

@@ -16,6 +16,7 @@ The record id is documented as an 11-character alphanumeric string, so a record 
 """
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import Iterator
@@ -37,7 +38,7 @@ from ..vocab import (
     BATCH_PARTIAL,
     BATCH_VALIDATING,
 )
-from .base import ProviderRequest, classify_status
+from .base import USER_ROLE, ProviderRequest, classify_status
 from .batch_base import (
     IMAGE_MARK,
     BatchError,
@@ -74,6 +75,16 @@ def _clients(credentials: tuple, bedrock_endpoint: str | None, s3_endpoint: str 
             session.client("s3", endpoint_url=s3_endpoint, config=config, **creds))
 
 
+def _content(text: str, image_b64: str | None, mime: str | None) -> list[dict]:
+    """A Converse content list: the image first, then the text (as the online adapter sends it)."""
+    content: list[dict] = []
+    if image_b64 is not None:
+        fmt = _FORMATS.get((mime or "image/jpeg").lower(), "jpeg")
+        content.append({"image": {"format": fmt, "source": {"bytes": image_b64}}})
+    content.append({"text": text})
+    return content
+
+
 def record_id(custom_id: str) -> str:
     """The Bedrock record id of a custom id (custom ids are upper-case alphanumeric)."""
     return custom_id[:RECORD_ID_LENGTH]
@@ -103,13 +114,14 @@ class BedrockBatch:
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:
-        """The Converse request of the online adapter, image as base64 text, no ``outputConfig``."""
-        content: list[dict] = []
-        if has_image:
-            fmt = _FORMATS.get((request.image_mime or "image/jpeg").lower(), "jpeg")
-            content.append({"image": {"format": fmt, "source": {"bytes": IMAGE_MARK}}})
-        content.append({"text": request.user_text})
-        model_input: dict = {"messages": [{"role": "user", "content": content}]}
+        """The Converse request of the online adapter (earlier turns of a dialogue first), images as
+        base64 text, no ``outputConfig``."""
+        messages = [{"role": "user" if m.role == USER_ROLE else "assistant",
+                     "content": _content(m.text, base64.b64encode(m.image).decode("ascii") if m.image else None,
+                                         m.image_mime)} for m in request.prior]
+        messages.append({"role": "user", "content": _content(request.user_text, IMAGE_MARK if has_image else None,
+                                                             request.image_mime)})
+        model_input: dict = {"messages": messages}
         if request.system:
             model_input["system"] = [{"text": request.system}]
         inference: dict = {}

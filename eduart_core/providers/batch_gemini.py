@@ -12,6 +12,7 @@ cancelled, expired); there are no per-request counts. Results come back inline
 """
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import tempfile
@@ -31,7 +32,7 @@ from ..vocab import (
     BATCH_PARTIAL,
     BATCH_VALIDATING,
 )
-from .base import ProviderRequest, classify_status
+from .base import USER_ROLE, ProviderRequest, classify_status
 from .batch_base import (
     IMAGE_MARK,
     BatchError,
@@ -77,10 +78,19 @@ class GeminiBatch:
 
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:
-        """A ``GenerateContentRequest`` in the REST form (camelCase): the online adapter's request."""
+        """A ``GenerateContentRequest`` in the REST form (camelCase): the online adapter's request,
+        earlier turns of a dialogue first (Gemini calls the assistant "model")."""
+        contents: list[dict] = []
+        for message in request.prior:
+            prior_parts: list[dict] = [{"text": message.text}]
+            if message.image is not None:
+                prior_parts.append({"inlineData": {"mimeType": message.image_mime or "image/jpeg",
+                                                   "data": base64.b64encode(message.image).decode("ascii")}})
+            contents.append({"role": "user" if message.role == USER_ROLE else "model", "parts": prior_parts})
         parts: list[dict] = [{"text": request.user_text}]
         if has_image:
             parts.append({"inlineData": {"mimeType": request.image_mime or "image/jpeg", "data": IMAGE_MARK}})
+        contents.append({"role": "user", "parts": parts})
         config: dict = {}
         if request.temperature is not None:
             config["temperature"] = request.temperature
@@ -91,7 +101,7 @@ class GeminiBatch:
         if request.json_schema is not None:
             config["responseMimeType"] = "application/json"
             config["responseJsonSchema"] = request.json_schema
-        body: dict = {"contents": [{"role": "user", "parts": parts}]}
+        body: dict = {"contents": contents}
         if request.system:
             body["systemInstruction"] = {"parts": [{"text": request.system}]}
         if config:

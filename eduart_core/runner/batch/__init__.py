@@ -6,10 +6,10 @@ custom id into the run journals), ``engine`` (submit, poll, resubmit, deadline),
 (online and batch cost side by side) and ``status`` (what ``run --batch --status`` and the Runs
 page show).
 
-Multi-turn items (a ``turn`` in a job's meta, 0 by default) run one batch per turn, in order: a
-request of turn t is submitted only when every request of its run with a lower turn is settled
-(answered or finally failed), because turn t's prompt carries the model's earlier answers. The
-turn is part of the custom id and of the job key. Building turn t's request from the earlier
-answers is the planner's job (``runner.launch``); the engine re-reads the plan's request for a
-turn only when that turn's wave is submitted.
+Multi-turn items (``Job.after`` names the previous turn of a dialogue, ``meta["turn"]`` its number)
+run one batch per turn, in order: a later turn is submitted only when its previous turn has an
+answer, and it carries the earlier questions and the model's own earlier answers (``prior``, as
+online). The turn is part of the custom id and of the job key, so each turn's jobs are separate.
+A turn whose previous turn failed for good is recorded as not asked; one whose previous turn went
+online follows it online.
 """

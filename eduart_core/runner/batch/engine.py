@@ -17,7 +17,8 @@ One session of ``run --batch`` (or of its resume) does, in a loop:
 5. **Deadline** (``--batch-deadline H`` hours after the first submission): live jobs are cancelled
    and everything still unanswered is handed to the online runner.
 
-Answers reach the store while the loop runs (the same ``Ingester`` as online runs). The engine
+Answers reach the store while the loop runs (the same ``Ingester`` as online runs, called between
+polls from the loop's own thread). The engine
 returns the request keys to ask online; ``commands.run`` then runs the ordinary online pool for
 those (and for models without a batch API), which also closes the runs with their totals.
 """
@@ -29,9 +30,10 @@ import sys
 import threading
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ...errors import UserError
+from ...providers.base import ProviderRequest
 from ...providers.batch_base import BatchBackend, BatchError, JobInput
 from ...providers.batch_config import BatchLimits, load_batch_limits
 from ...providers.batch_registry import make_batch_backend, supports_batch
@@ -50,13 +52,12 @@ from ...vocab import (
     REQUEST_FAILED,
     REQUEST_MISSING,
     REQUEST_ONLINE,
-    REQUEST_QUEUED,
     REQUEST_SUBMITTED,
     REQUEST_SUPERSEDED,
 )
 from ..estimate import estimate_request
 from ..journal import Journal, JournalSet
-from ..launch import Member, Plan, read_launch, write_launch
+from ..launch import Member, Plan, prior_messages, read_launch, write_launch
 from ..progress import Ingester
 from .ids import custom_id, job_tag
 from .ledger import Ledger, batch_dir, ledger_path
@@ -76,6 +77,18 @@ class BatchSettings:
     keep_files: bool = False             # keep the JSONL input files after submission
     max_submit_failures: int = 5         # retryable submission errors per job before it is given up
     timeout_s: float = 120.0
+
+
+@dataclass
+class Eligible:
+    """What ``_eligible`` found: groups to submit, and dialogue turns that cannot go to a batch."""
+
+    groups: dict[tuple[str, int], list[Pending]] = field(default_factory=lambda: defaultdict(list))
+    online: list[Pending] = field(default_factory=list)
+    blocked: list[Pending] = field(default_factory=list)
+
+    def any(self) -> bool:
+        return bool(self.groups or self.online or self.blocked)
 
 
 @dataclass
@@ -124,6 +137,8 @@ class BatchEngine:
         self.resubmitted: set[str] = set()             # ids resubmitted in this session (at most once)
         self.submit_failures: dict[str, int] = defaultdict(int)
         self.journals: JournalSet | None = None
+        self.ok_records: dict[str, dict] = {}             # request key -> its answer record (dialogue history)
+        self.by_key = {job.request_key: job for job in plan.jobs}
         self._token_memo: dict[tuple, tuple[int, int]] = {}
 
     # ------------------------------------------------------------ helpers
@@ -230,6 +245,7 @@ class BatchEngine:
         for key, record in latest.items():
             if record.get("status") == "ok":
                 self.answered_keys.add(key)
+                self.ok_records[key] = record
             else:
                 self.final_keys.add(key)
         done = [cid for cid, p in self.pendings.items() if p.job.request_key in self.answered_keys
@@ -239,33 +255,66 @@ class BatchEngine:
             self.ledger.set_meta(deadline_h=self.settings.deadline_h)
 
     # ------------------------------------------------------------ submission
-    def _eligible(self) -> dict[tuple[str, int], list[Pending]]:
-        """Requests to put in new jobs now, grouped by (model, turn)."""
-        open_turn: dict[str, int] = {}
-        candidates: list[tuple[Pending, bool]] = []
+    def _eligible(self) -> Eligible:
+        """Requests to put in new jobs now, grouped by (model, turn); and the later turns of a
+        dialogue that cannot be asked in batch (previous turn failed for good, or asked online)."""
+        found = Eligible()
         for cid, pending in self.pendings.items():
             row = self.ledger.requests[cid]
             key = pending.job.request_key
             state = row.get("state")
-            if key in self.answered_keys or state in (REQUEST_ONLINE, REQUEST_SUPERSEDED):
+            if key in self.answered_keys or state in (REQUEST_ONLINE, REQUEST_SUPERSEDED, REQUEST_SUBMITTED):
                 continue
-            final = key in self.final_keys and not (self.settings.retry_errors and cid not in self.resubmitted)
-            if state == REQUEST_SUBMITTED or final:
-                if state == REQUEST_SUBMITTED:
-                    run = pending.job.meta["run_id"]
-                    open_turn[run] = min(open_turn.get(run, pending.turn), pending.turn)
+            if key in self.final_keys and not (self.settings.retry_errors and cid not in self.resubmitted):
                 continue
             if state in (REQUEST_FAILED, REQUEST_MISSING) and cid in self.resubmitted:
                 continue  # had its resubmission this session: finalised by ``finalise``
-            run = pending.job.meta["run_id"]
-            open_turn[run] = min(open_turn.get(run, pending.turn), pending.turn)
-            candidates.append((pending, state in (REQUEST_FAILED, REQUEST_MISSING)))
-        groups: dict[tuple[str, int], list[Pending]] = defaultdict(list)
-        for pending, _retry in candidates:
-            if pending.turn != open_turn[pending.job.meta["run_id"]]:
-                continue  # a later turn waits for the earlier turns of its run
-            groups[(self._member(pending).spec.key, pending.turn)].append(pending)
-        return groups
+            after = pending.job.after
+            if after is not None and after not in self.ok_records:  # a later turn of a dialogue
+                if after in self.outcome.online_keys:
+                    found.online.append(pending)
+                elif after in self.final_keys:
+                    found.blocked.append(pending)
+                continue  # else its previous turn is still in a batch: it waits
+            found.groups[(self._member(pending).spec.key, pending.turn)].append(pending)
+        return found
+
+    def _history(self, job) -> tuple[dict, ...]:
+        """The answer records of a dialogue turn's predecessors, oldest first."""
+        history, key = [], job.after
+        while key is not None and key in self.ok_records:
+            history.append(self.ok_records[key])
+            previous = self.by_key.get(key)
+            key = previous.after if previous is not None else None
+        return tuple(reversed(history))
+
+    def _request(self, pending: Pending) -> ProviderRequest:
+        """What to send: the plan's request, plus the earlier turns (questions and the model's own
+        answers) for a later turn of a dialogue."""
+        request = pending.job.payload["request"]
+        prior = pending.job.payload.get("prior") or []
+        if prior:
+            request = replace(request, prior=prior_messages(prior, self._history(pending.job)))
+        return request
+
+    def _append(self, record: dict) -> None:
+        self.journals.append(record)
+        if record.get("status") == "ok":
+            self.ok_records[record["request_key"]] = record
+
+    def _unreachable(self, found: Eligible) -> None:
+        """Later turns whose previous turn went online follow it there; after a final failure they
+        are recorded as not asked (as the online runner does)."""
+        if found.online:
+            self._to_online(found.online, "the previous turn of its dialogue is asked online")
+        for pending in found.blocked:
+            reason = f"not asked: the previous turn ({pending.job.after}) has no answer"
+            row = self.ledger.requests[pending.custom_id]
+            self._append(error_record(pending, reason, None, int(row.get("attempt") or 0)))
+            self.final_keys.add(pending.job.request_key)
+            self.ledger.set_state([pending.custom_id], state=REQUEST_FAILED, error=reason,
+                                  finalised_at_attempt=row.get("attempt"))
+            self.outcome.final_errors += 1
 
     def _to_online(self, pendings: list[Pending], reason: str) -> None:
         ids = [p.custom_id for p in pendings]
@@ -285,14 +334,16 @@ class BatchEngine:
     def prepare_ready(self) -> list[str]:
         """Write the input files of every eligible group and record the jobs as prepared."""
         prepared = []
-        for (model, turn), pendings in sorted(self._eligible().items()):
+        found = self._eligible()
+        self._unreachable(found)
+        for (model, turn), pendings in sorted(found.groups.items()):
             pendings.sort(key=lambda p: (p.job.meta["run_id"], p.job.meta["item_id"]))
             retried = [p for p in pendings if self.ledger.requests[p.custom_id].get("state")
                        in (REQUEST_FAILED, REQUEST_MISSING) or p.job.request_key in self.final_keys]
             self.resubmitted.update(p.custom_id for p in retried)
             limits = self._limits(model)
             backend = self._backend(model)
-            encoded = encode(backend, pendings, self.images)
+            encoded = encode(backend, pendings, self.images, self._request)
             ranges, reason = split(encoded.sizes, limits)
             if reason:
                 self.say(f"{model}: {reason}: asked online instead")
@@ -320,7 +371,7 @@ class BatchEngine:
     def _rebuild(self, job: dict):
         """Write a prepared job's file again (a crash came before it was submitted)."""
         pendings = [self.pendings[c] for c in job["custom_ids"] if c in self.pendings]
-        encoded = encode(self._backend(job["model"]), pendings, self.images)
+        encoded = encode(self._backend(job["model"]), pendings, self.images, self._request)
         path = self.files / f"{job['tag']}.jsonl"
         write_file(path, encoded, range(len(pendings)), self.images)
         return path
@@ -426,7 +477,7 @@ class BatchEngine:
             # Read everything first: a failed download then leaves the journals untouched.
             results = list(backend.results(job["job_id"], status, ids))
             outcome = reconcile(results, ids, job["job_id"], int(job.get("attempt") or 0), self.pendings,
-                                self.answered_keys, self.journals.append, self._price, joined_before)
+                                self.answered_keys, self._append, self._price, joined_before)
         except BatchError as exc:
             logger.warning("reading the results of %s failed (%s); trying again next round", job_key, exc)
             return
@@ -459,8 +510,8 @@ class BatchEngine:
                 continue
             if row.get("finalised_at_attempt") == row.get("attempt"):
                 continue
-            self.journals.append(error_record(pending, row.get("error") or row.get("state"), job.get("job_id"),
-                                              int(row.get("attempt") or 0)))
+            self._append(error_record(pending, row.get("error") or row.get("state"), job.get("job_id"),
+                                      int(row.get("attempt") or 0)))
             self.final_keys.add(key)
             self.ledger.set_state([cid], state=row["state"], error=row.get("error"),
                                   finalised_at_attempt=row.get("attempt"))
@@ -495,13 +546,15 @@ class BatchEngine:
         self.classify()
         self.register_runs()
         self.journals = JournalSet({m.run_id: Journal(m.journal_path) for m in self.plan.members})
-        ingester = None
+        # Ingested from this thread, between polls: every store write of the session comes from one
+        # thread (two writing connections of one process conflict in DuckDB), and answers arrive in
+        # bursts when a job finishes anyway.
+        ingester = Ingester(self.store, self.plan.members, self.ingest_interval_s)
         try:
             self.load_requests()
             self.outcome.online_keys.update(
                 p.job.request_key for cid, p in self.pendings.items()
                 if self.ledger.requests[cid].get("state") == REQUEST_ONLINE and p.job.request_key not in self.answered_keys)
-            ingester = Ingester(self.store, self.plan.members, self.ingest_interval_s).start()
             while not self.cancel.is_set():
                 self.recover()  # submissions a crash or a failed attempt left half done
                 self.submit_ready()
@@ -510,9 +563,10 @@ class BatchEngine:
                 if self.deadline_passed():
                     self.go_online()
                     break
+                ingester.ingest()
                 if self.ledger.changed:
                     self.ledger.sync(self.store)
-                if not self.live_jobs() and not self.unsubmitted_jobs() and not self._eligible():
+                if not self.live_jobs() and not self.unsubmitted_jobs() and not self._eligible().any():
                     break
                 if self.cancel.wait(self.settings.poll_interval_s):
                     break
@@ -520,12 +574,8 @@ class BatchEngine:
             self.outcome.live_jobs = len([j for j in self.live_jobs() if j.get("state") not in BATCH_TERMINAL])
         finally:
             self.journals.close()
-            if ingester is not None:
-                ingester.stop()
+            ingester.ingest()
             self.ledger.sync(self.store)
             self.ledger.close()
         return self.outcome
 
-
-def queued_count(ledger: Ledger) -> int:
-    return len(ledger.ids_in_state(REQUEST_QUEUED))

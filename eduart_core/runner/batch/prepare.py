@@ -13,10 +13,11 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...providers.base import ProviderRequest
 from ...providers.batch_base import BatchBackend, LineParts
 from ...providers.batch_config import BatchLimits
 from ..pool import Job
@@ -75,11 +76,15 @@ class Encoded:
     sizes: list[int]
 
 
-def encode(backend: BatchBackend, pendings: list[Pending], images: ImageCache) -> Encoded:
+def encode(backend: BatchBackend, pendings: list[Pending], images: ImageCache,
+           request_of: Callable[[Pending], ProviderRequest] | None = None) -> Encoded:
+    """Line halves and sizes; ``request_of`` gives the request to send (a later turn of a dialogue
+    carries the earlier questions and answers), by default the plan's request."""
     parts, sizes = [], []
     for pending in pendings:
         path = pending.image_path
-        line = backend.encode(pending.custom_id, pending.job.payload["request"], path is not None)
+        request = request_of(pending) if request_of is not None else pending.job.payload["request"]
+        line = backend.encode(pending.custom_id, request, path is not None)
         parts.append(line)
         sizes.append(line.size(images.b64_length(path) if path else 0))
     return Encoded(pendings, parts, sizes)
