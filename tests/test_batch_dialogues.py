@@ -109,3 +109,16 @@ def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: S
     errors = {r["item_id"]: r["error"] for r in responses(store) if r["error"]}
     assert set(errors) == {"d-3", "d-1", "d-2"}
     assert "stub refused" in errors["d-3"] and "not asked: the previous turn" in errors["d-1"]
+    # a later resume with --retry-errors asks the failed turn again, then the turns after it, in order
+    with BatchStub(s3_endpoint=s3_url, answer=_answer) as stub:
+        registry = write_registry(tmp_path, stub.url)
+        for key, value in batch_environ(registry, stub.url, s3_url).items():
+            monkeypatch.setenv(key, value)
+        launch = table(store, "batch_jobs")[0]["launch_id"]
+        assert main(["run", "--db", str(store.path), "--resume", launch, "--retry-errors", "--quiet",
+                     "--poll-interval", "0.02"]) == 0
+        waves = [[_label(request_text(j.protocol, ln)) for ln in j.lines]
+                 for j in sorted(stub.jobs.values(), key=lambda j: j.created)]
+    assert waves == [["TURN-ONE"], ["TURN-TWO"], ["TURN-THREE"]]
+    answered = {r["item_id"] for r in responses(store) if r["error"] is None}
+    assert answered == {"solo", "d-3", "d-1", "d-2"}

@@ -139,6 +139,8 @@ class BatchEngine:
         self.journals: JournalSet | None = None
         self.ok_records: dict[str, dict] = {}             # request key -> its answer record (dialogue history)
         self.by_key = {job.request_key: job for job in plan.jobs}
+        self.cid_by_key: dict[str, str] = {}               # request key -> custom id (batch requests)
+        self.blocked: set[str] = set()                     # later turns recorded as not asked this session
         self._token_memo: dict[tuple, tuple[int, int]] = {}
 
     # ------------------------------------------------------------ helpers
@@ -237,6 +239,7 @@ class BatchEngine:
             if cid in self.pendings:
                 raise UserError(f"two requests of launch {self.plan.launch_id} share custom id {cid}")
             self.pendings[cid] = Pending(cid, job, turn)
+            self.cid_by_key[job.request_key] = cid
             rows.append({"custom_id": cid, "run_id": member.run_id, "item_id": job.meta["item_id"],
                          "model": member.spec.key, "condition": member.condition, "repetition": member.repetition,
                          "turn": turn, "request_key": job.request_key})
@@ -271,11 +274,15 @@ class BatchEngine:
                 continue  # had its resubmission this session: finalised by ``finalise``
             after = pending.job.after
             if after is not None and after not in self.ok_records:  # a later turn of a dialogue
+                if cid in self.blocked:
+                    continue
+                previous = self.cid_by_key.get(after)
+                retried = self.settings.retry_errors and previous is not None and previous not in self.resubmitted
                 if after in self.outcome.online_keys:
                     found.online.append(pending)
-                elif after in self.final_keys:
+                elif after in self.final_keys and not retried:
                     found.blocked.append(pending)
-                continue  # else its previous turn is still in a batch: it waits
+                continue  # else its previous turn is still in a batch (or about to be retried): it waits
             found.groups[(self._member(pending).spec.key, pending.turn)].append(pending)
         return found
 
@@ -308,6 +315,7 @@ class BatchEngine:
         if found.online:
             self._to_online(found.online, "the previous turn of its dialogue is asked online")
         for pending in found.blocked:
+            self.blocked.add(pending.custom_id)
             reason = f"not asked: the previous turn ({pending.job.after}) has no answer"
             row = self.ledger.requests[pending.custom_id]
             self._append(error_record(pending, reason, None, int(row.get("attempt") or 0)))
