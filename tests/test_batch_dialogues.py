@@ -103,7 +103,7 @@ def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: S
         for key, value in batch_environ(registry, stub.url, s3_url).items():
             monkeypatch.setenv(key, value)
         assert main(["run", "--db", str(store.path), "--batch", "--model", "stub-gpt", "--quiet",
-                     "--poll-interval", "0.02"]) == 0
+                     "--poll-interval", "0.02"]) == 1
         asked = [_label(request_text(j.protocol, ln)) for j in stub.jobs.values() for ln in j.lines]
     assert sorted(asked) == ["SOLO", "TURN-ONE", "TURN-ONE"]  # asked, resubmitted once, never followed
     errors = {r["item_id"]: r["error"] for r in responses(store) if r["error"]}

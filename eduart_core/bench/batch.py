@@ -204,7 +204,7 @@ class LocalResults:
 
 def phase_reconcile(db: Path, launch_id: str, results_dir: Path) -> dict:
     from ..providers.batch_base import JobStatus
-    from ..store import journal as store_journal
+    from ..runner.ingestion import ingest_journal
 
     store, plan = _plan(db, launch_id)
     backends, limits = _backends(plan)
@@ -227,7 +227,7 @@ def phase_reconcile(db: Path, launch_id: str, results_dir: Path) -> dict:
         create_run(store, member.run_id, plan.dataset, spec.key, member.condition, "live", launch_id=launch_id,
                    prompt_hash=member.template_hash, exist_ok=True)
     t2 = time.perf_counter()
-    stored = sum(store_journal.ingest_journal(store, m.run_id, m.journal_path) for m in plan.members)
+    stored = sum(ingest_journal(store, m.run_id, m.journal_path) for m in plan.members)
     t3 = time.perf_counter()
     return {"answered": answered, "reconcile_s": t1 - t0, "ingest_s": t3 - t2, "stored": stored,
             "peak_mb": _peak_mb()}

@@ -5,6 +5,7 @@ other option of ``run``: models, conditions, items, ``--run-id``/``--resume``, `
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -15,6 +16,8 @@ from ..errors import UserError
 from ..store import Store
 from ..store.runs import finish_run
 from ..vocab import BATCH_MODE
+
+logger = logging.getLogger(__name__)
 
 
 def default_poll_interval() -> float:
@@ -79,9 +82,15 @@ def print_status(store: Store, launch_id: str | None) -> int:
 
 
 def run_batch(args, store: Store, plan) -> int:
-    """One batch session, then the online pool for what batch cannot or did not answer."""
+    """One batch session, then the online pool for what batch cannot or did not answer.
+
+    Exit codes as for online runs (``launchfile.EXIT_*``): 0 all answered and stored, 1 some
+    requests failed or answers wait for ingest, 2 setup error, 130 cancelled (the batch jobs go on
+    at the provider; a resume collects them).
+    """
+    from ..runner import launchfile
     from ..runner.batch.engine import BatchEngine, BatchSettings
-    from ..runner.launch import execute, read_launch, write_launch
+    from ..runner.launch import execute
 
     settings = BatchSettings(poll_interval_s=args.poll_interval, deadline_h=args.batch_deadline,
                              retry_errors=args.retry_errors, keep_files=args.keep_batch_files, timeout_s=args.timeout)
@@ -104,18 +113,28 @@ def run_batch(args, store: Store, plan) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     planned = {m.run_id: sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id) for m in plan.members}
+    waiting = summary["status"] == launchfile.WAITING_INGEST
     for run_id, s in summary["runs"].items():
         s["jobs"] = planned[run_id]
-        if run_id in batch_runs and s["status"] == "completed" and s["jobs"] and not s["answered"] and s["n_errors"]:
-            s["status"] = "failed"
-            finish_run(store, run_id, "failed")
-    info = read_launch(store, plan.launch_id) or {}
-    info["mode"] = BATCH_MODE
-    info["total_jobs"] = len(plan.jobs)
+        if (not waiting and run_id in batch_runs and s["status"] == launchfile.COMPLETED and s["jobs"]
+                and not s["answered"] and s["n_errors"]):
+            s["status"] = launchfile.FAILED
+            finish_run(store, run_id, launchfile.FAILED)
+    result = summary["result"]
+    cancelled = outcome.cancelled or result.cancelled
+    n_errors = sum(s["n_errors"] for s in summary["runs"].values())
+    code, status, line = summary["exit_code"], summary["status"], summary["outcome"]
+    if not waiting and code != launchfile.EXIT_SETUP:  # the online pool saw only part of the launch
+        code, status, line = launchfile.outcome(store, plan.launch_id, cancelled=cancelled, n_errors=n_errors,
+                                                jobs=len(plan.jobs))
+    info = launchfile.read_launch(store, plan.launch_id) or {}
+    info.update(mode=BATCH_MODE, total_jobs=len(plan.jobs), status=status, exit_code=code, outcome=line)
     for member in info.get("members") or []:
         member["jobs"] = planned.get(member["run_id"], member.get("jobs", 0))
-    write_launch(store, plan.launch_id, info)
-    result = summary["result"]
+    try:
+        launchfile.write_launch(store, plan.launch_id, info)
+    except UserError as exc:  # bookkeeping only: the outcome line below still tells the user
+        logger.warning("launch file not updated: %s", exc)
     print(f"batch: {outcome.submitted_jobs} jobs submitted, {outcome.adopted_jobs} found again after a restart, "
           f"{outcome.finished_jobs} finished, {outcome.answered} answers joined, {outcome.final_errors} failed "
           f"after resubmission; online: {result.ok} answered, {result.errors} failed")
@@ -124,7 +143,8 @@ def run_batch(args, store: Store, plan) -> int:
               f"{s['input_tokens']}+{s['output_tokens']} tokens, {s['cost_usd']:.4f} USD")
     if outcome.cancelled and outcome.live_jobs:
         print(f"stopped polling; {outcome.live_jobs} batch jobs go on at the provider: collect them with "
-              f"--resume {plan.launch_id}", file=sys.stderr)
-    if any(s["n_errors"] for s in summary["runs"].values()):
-        print(f"some requests failed: retry them with --resume {plan.launch_id} --retry-errors", file=sys.stderr)
-    return 130 if outcome.cancelled or result.cancelled else 0
+              f"{launchfile.resume_command(store, plan.launch_id)}", file=sys.stderr)
+    if code == launchfile.EXIT_SETUP:
+        raise UserError(line)
+    print(line, file=sys.stderr if code else sys.stdout, flush=True)
+    return code

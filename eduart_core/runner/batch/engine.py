@@ -55,10 +55,12 @@ from ...vocab import (
     REQUEST_SUBMITTED,
     REQUEST_SUPERSEDED,
 )
+from ..calls import prior_messages
 from ..estimate import estimate_request
+from ..ingestion import Ingester
 from ..journal import Journal, JournalSet
-from ..launch import Member, Plan, prior_messages, read_launch, write_launch
-from ..progress import Ingester
+from ..launch import Member, Plan
+from ..launchfile import RUNNING, read_launch, write_launch
 from .ids import custom_id, job_tag
 from .ledger import Ledger, batch_dir, ledger_path
 from .prepare import ImageCache, Pending, encode, split, write_file
@@ -217,7 +219,7 @@ class BatchEngine:
         for job in plan.jobs:
             jobs_per_run[job.meta["run_id"]] += 1
         info = {**previous, "launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(self.store.path),
-                "pid": os.getpid(), "status": "running", "mode": BATCH_MODE, "started_at": time.time(),
+                "pid": os.getpid(), "status": RUNNING, "mode": BATCH_MODE, "started_at": time.time(),
                 "finished_at": None, "options": asdict(options), "item_ids": plan.item_ids,
                 "total_jobs": len(plan.jobs),
                 "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ...providers.batch_base import BatchResult
 from ...vocab import BATCH_MODE
+from ..calls import is_empty
 from .prepare import Pending
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,13 @@ def reconcile(results: Iterable[BatchResult], job_ids: list[str], job_id: str, a
             continue
         key = pending.job.request_key
         cost = price(pending, result.input_tokens, result.output_tokens)
+        if is_empty(result.text):  # as online: an empty reply is an error (its tokens were paid)
+            reason = f" (finish reason: {result.finish_reason})" if result.finish_reason else ""
+            outcome.errors[cid] = f"empty reply{reason}: recorded as an error, not as an answer"
+            outcome.input_tokens += int(result.input_tokens or 0)
+            outcome.output_tokens += int(result.output_tokens or 0)
+            outcome.cost_usd += cost
+            continue
         if key in answered_keys:
             if not already_joined(cid):  # answered online meanwhile (deadline): never stored twice
                 outcome.superseded.append(cid)

@@ -10,7 +10,7 @@ import time
 import pandas as pd
 
 from ...store import Store
-from ..launch import process_alive, read_launch
+from ..launchfile import RUNNING, process_alive, read_launch
 from .ledger import batch_launch_ids, read_ledger
 
 JOB_VIEW = ["model", "provider", "attempt", "turn", "state", "provider_state", "n_requests", "n_completed", "n_failed",
@@ -53,7 +53,7 @@ def launch_summary(store: Store, launch_id: str) -> dict:
     """Facts of one batch launch for a heading: process, first submission, deadline."""
     ledger = read_ledger(store, launch_id)
     info = read_launch(store, launch_id) or {}
-    alive = process_alive(info.get("pid")) and info.get("status") == "running"
+    alive = process_alive(info.get("pid")) and info.get("status") == RUNNING
     meta = ledger.meta if ledger else {}
     return {"launch_id": launch_id, "following": alive, "pid": info.get("pid") if alive else None,
             "first_submitted_at": _when(meta.get("first_submitted_at")), "deadline_h": meta.get("deadline_h"),
