@@ -125,7 +125,8 @@ def test_a_store_of_the_previous_schema_gains_the_ledger_and_cost_columns(tmp_pa
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
     schema_version(con)
-    for number, name, statements in MIGRATIONS[:2]:
+    ours = next(number for number, name, _ in MIGRATIONS if name == "batch ledger and per-response cost")
+    for number, name, statements in [m for m in MIGRATIONS if m[0] < ours]:
         for sql in statements:
             con.execute(sql)
         con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [number, name])
@@ -133,7 +134,7 @@ def test_a_store_of_the_previous_schema_gains_the_ledger_and_cost_columns(tmp_pa
     con.close()
     store = Store(path)
     with store.connect() as con:
-        assert schema_version(con) == 3
+        assert schema_version(con) == MIGRATIONS[-1][0] >= ours
         assert con.execute("SELECT raw_text, cost_usd, batch_job_id FROM responses").fetchall() == [
             ("old answer", None, None)]
         assert con.execute("SELECT count(*) FROM batch_jobs").fetchone()[0] == 0

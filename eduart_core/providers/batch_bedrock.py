@@ -119,8 +119,12 @@ class BedrockBatch:
         messages = [{"role": "user" if m.role == USER_ROLE else "assistant",
                      "content": _content(m.text, base64.b64encode(m.image).decode("ascii") if m.image else None,
                                          m.image_mime)} for m in request.prior]
-        messages.append({"role": "user", "content": _content(request.user_text, IMAGE_MARK if has_image else None,
-                                                             request.image_mime)})
+        content = _content(request.user_text, IMAGE_MARK if has_image else None, request.image_mime)
+        for extra in request.images:  # options that are images: label, then image, in order
+            content.append({"text": extra.label})
+            content.append({"image": {"format": _FORMATS.get(extra.mime.lower(), "jpeg"),
+                                      "source": {"bytes": base64.b64encode(extra.data).decode("ascii")}}})
+        messages.append({"role": "user", "content": content})
         model_input: dict = {"messages": messages}
         if request.system:
             model_input["system"] = [{"text": request.system}]

@@ -90,6 +90,9 @@ class GeminiBatch:
         parts: list[dict] = [{"text": request.user_text}]
         if has_image:
             parts.append({"inlineData": {"mimeType": request.image_mime or "image/jpeg", "data": IMAGE_MARK}})
+        for extra in request.images:  # options that are images: label, then image, in order
+            parts.append({"text": extra.label})
+            parts.append({"inlineData": {"mimeType": extra.mime, "data": base64.b64encode(extra.data).decode("ascii")}})
         contents.append({"role": "user", "parts": parts})
         config: dict = {}
         if request.temperature is not None:

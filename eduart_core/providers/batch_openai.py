@@ -75,9 +75,9 @@ class OpenAIBatch:
     # ------------------------------------------------------------ encoding
     def encode(self, custom_id: str, request: ProviderRequest, has_image: bool) -> LineParts:
         body = self.chat.build_kwargs(replace(request, image=None))
-        if has_image:
+        if has_image:  # right after the question's text, before any labelled option images (as online)
             uri = f"data:{request.image_mime or 'image/jpeg'};base64,{IMAGE_MARK}"
-            body["messages"][-1]["content"].append({"type": "image_url", "image_url": {"url": uri}})
+            body["messages"][-1]["content"].insert(1, {"type": "image_url", "image_url": {"url": uri}})
         return split_line({"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}, has_image)
 
     # ------------------------------------------------------------ control

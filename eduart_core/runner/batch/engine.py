@@ -31,9 +31,10 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from ...errors import UserError
-from ...providers.base import ProviderRequest
+from ...providers.base import ProviderRequest, RequestImage
 from ...providers.batch_base import BatchBackend, BatchError, JobInput
 from ...providers.batch_config import BatchLimits, load_batch_limits
 from ...providers.batch_registry import make_batch_backend, supports_batch
@@ -298,12 +299,17 @@ class BatchEngine:
         return tuple(reversed(history))
 
     def _request(self, pending: Pending) -> ProviderRequest:
-        """What to send: the plan's request, plus the earlier turns (questions and the model's own
-        answers) for a later turn of a dialogue."""
+        """What to send, as online: the plan's request, plus the earlier turns (questions and the
+        model's own answers) for a later turn of a dialogue, plus options that are images (labelled,
+        in order). The item image itself is written into the line from the image cache."""
         request = pending.job.payload["request"]
         prior = pending.job.payload.get("prior") or []
         if prior:
             request = replace(request, prior=prior_messages(prior, self._history(pending.job)))
+        extra = pending.job.payload.get("option_images") or []
+        if extra:
+            request = replace(request, images=[RequestImage(label, Path(file).read_bytes(), mime)
+                                               for label, file, mime in extra])
         return request
 
     def _append(self, record: dict) -> None:
