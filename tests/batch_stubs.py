@@ -85,6 +85,30 @@ def conversation(protocol: str, line: dict) -> list[tuple[str, str, bytes | None
     return out
 
 
+def question_parts(protocol: str, line: dict) -> list[tuple[str, object]]:
+    """("text", str) and ("image", bytes) parts of the question of one input line, in order."""
+    def b64(text: str) -> bytes:
+        padded = text + "=" * (-len(text) % 4)
+        return base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+
+    out: list[tuple[str, object]] = []
+    if protocol == "openai":
+        for part in line["body"]["messages"][-1]["content"]:
+            if part.get("type") == "text":
+                out.append(("text", part["text"]))
+            elif part.get("type") == "image_url":
+                out.append(("image", b64(part["image_url"]["url"].split(",", 1)[1])))
+    elif protocol == "gemini":
+        for part in line["request"]["contents"][-1]["parts"]:
+            data = part.get("inlineData") or part.get("inline_data")
+            out.append(("image", b64(data["data"])) if data else ("text", part.get("text", "")))
+    else:
+        for block in line["modelInput"]["messages"][-1]["content"]:
+            out.append(("image", b64(block["image"]["source"]["bytes"])) if "image" in block
+                       else ("text", block.get("text", "")))
+    return out
+
+
 def request_text(protocol: str, line: dict) -> str:
     """The user text of the question an input line asks (its last message)."""
     return conversation(protocol, line)[-1][1]

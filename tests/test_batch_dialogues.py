@@ -122,3 +122,29 @@ def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: S
     assert waves == [["TURN-ONE"], ["TURN-TWO"], ["TURN-THREE"]]
     answered = {r["item_id"] for r in responses(store) if r["error"] is None}
     assert answered == {"solo", "d-3", "d-1", "d-2"}
+
+
+@pytest.mark.parametrize("provider", ["openai", "gemini", "bedrock"])
+def test_options_that_are_images_go_labelled_in_order_after_the_item_image(store: Store, s3_url, tmp_path,
+                                                                          monkeypatch, provider):
+    from batch_stubs import question_parts
+    from format_items import COLOURS, PIECES, fill, png
+
+    fill(store)
+    with BatchStub(s3_endpoint=s3_url, answer=lambda protocol, line: '{"Answers": [{"id": "C"}]}') as stub:
+        registry = write_registry(tmp_path, stub.url, bedrock_min=1)
+        for key, value in batch_environ(registry, stub.url, s3_url).items():
+            monkeypatch.setenv(key, value)
+        assert main(["run", "--db", str(store.path), "--batch", "--dataset", "muse", "--model", MODELS[provider],
+                     "--items", "item_id=p1", "--quiet", "--poll-interval", "0.02"]) == 0
+        (job,) = stub.jobs.values()
+    parts = question_parts(job.protocol, job.lines[0])
+    kinds = [kind for kind, _ in parts]
+    item_first = ["text", "image"] if provider != "bedrock" else ["image", "text"]  # as each online adapter
+    assert kinds == item_first + ["text", "image"] * 3
+    texts = [v for k, v in parts if k == "text"]
+    assert PIECES["question_text"] in texts[0] and texts[1:] == ["Option A:", "Option B:", "Option C:"]
+    scene = png(COLOURS["scene.png"], (200, 100))
+    assert [v for k, v in parts if k == "image"] == [scene] + [png(COLOURS[f"piece_{c}.png"]) for c in "abc"]
+    (row,) = responses(store)
+    assert row["image_sent"] and row["error"] is None and row["batch_job_id"] == job.id
