@@ -223,7 +223,7 @@ def phase_reconcile(db: Path, launch_id: str, results_dir: Path) -> dict:
 
     for member in plan.members:
         spec = member.spec
-        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id)
+        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id, kind=spec.kind)
         create_run(store, member.run_id, plan.dataset, spec.key, member.condition, "live", launch_id=launch_id,
                    prompt_hash=member.template_hash, exist_ok=True)
     t2 = time.perf_counter()

@@ -202,7 +202,8 @@ class BatchEngine:
         """Models, runs and the launch file exist before the first answer arrives (live ingestion)."""
         plan, options = self.plan, self.plan.options
         for spec in {m.spec.key: m.spec for m in plan.members}.values():
-            ensure_model(self.store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id)
+            ensure_model(self.store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id,
+                         kind=spec.kind)
         for m in plan.members:
             params = {"temperature": m.spec.temperature, "max_output_tokens": m.spec.max_output_tokens,
                       "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,
