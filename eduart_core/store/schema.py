@@ -230,9 +230,10 @@ MIGRATIONS.append((4, "model kinds", [
 # row per provider job, one per request, keyed by the custom id), and per-response cost and
 # batch job id so that usage sums per run, model and condition whichever way a request was asked.
 MIGRATIONS.append((5, "batch ledger and per-response cost", [
-    "ALTER TABLE responses ADD COLUMN cost_usd DOUBLE",     # actual cost of this response (batch discount applied)
-    "ALTER TABLE responses ADD COLUMN batch_job_id TEXT",   # provider job id when answered in a batch
-    """CREATE TABLE batch_jobs (
+    # (idempotent: a store rebuilt from an older schema may meet it twice)
+    "ALTER TABLE responses ADD COLUMN IF NOT EXISTS cost_usd DOUBLE",    # actual cost (batch discount applied)
+    "ALTER TABLE responses ADD COLUMN IF NOT EXISTS batch_job_id TEXT",  # provider job id when answered in a batch
+    """CREATE TABLE IF NOT EXISTS batch_jobs (
         job_key TEXT NOT NULL,             -- '<model>:a<attempt>:t<turn>:<sequence>' within the launch
         launch_id TEXT NOT NULL,
         provider TEXT NOT NULL,
@@ -266,7 +267,7 @@ MIGRATIONS.append((5, "batch ledger and per-response cost", [
         actual_cost_usd DOUBLE,
         PRIMARY KEY (launch_id, job_key)
     )""",
-    """CREATE TABLE batch_requests (
+    """CREATE TABLE IF NOT EXISTS batch_requests (
         launch_id TEXT NOT NULL,
         custom_id TEXT NOT NULL,           -- hash of dataset, item, model, condition, prompt hash, turn
         run_id TEXT NOT NULL,
