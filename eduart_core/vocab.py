@@ -259,3 +259,44 @@ def format_rank(name: str) -> tuple[int, str]:
 def ordered_formats(names) -> list[str]:
     """The given format names in display order (unknown ones last, alphabetically)."""
     return sorted(set(names), key=format_rank)
+
+# ---------------------------------------------------------------- run modes and batch job states
+
+#: How a launch asks its questions: one request at a time (online) or as provider batch jobs,
+#: which cost about half and finish within a day.
+ONLINE_MODE = "online"
+BATCH_MODE = "batch"
+RUN_MODES: dict[str, str] = {ONLINE_MODE: "Online (answers in minutes)",
+                             BATCH_MODE: "Batch (about half the price, within 24 h)"}
+#: A batch launch whose remainder (deadline, minimum not met, no batch API) was asked online.
+MIXED_MODE = "mixed"
+
+#: Provider-independent states of a batch job (each provider's own state is kept next to it).
+BATCH_PREPARED = "prepared"          # input file written here, not yet handed to the provider
+BATCH_SUBMITTING = "submitting"      # upload done or in progress; the create call may have happened
+BATCH_VALIDATING = "validating"
+BATCH_IN_PROGRESS = "in_progress"
+BATCH_FINALIZING = "finalizing"
+BATCH_COMPLETED = "completed"
+BATCH_PARTIAL = "partially_completed"
+BATCH_FAILED = "failed"
+BATCH_EXPIRED = "expired"
+BATCH_CANCELLING = "cancelling"
+BATCH_CANCELLED = "cancelled"
+BATCH_STATES: tuple[str, ...] = (BATCH_PREPARED, BATCH_SUBMITTING, BATCH_VALIDATING, BATCH_IN_PROGRESS,
+                                 BATCH_FINALIZING, BATCH_COMPLETED, BATCH_PARTIAL, BATCH_FAILED, BATCH_EXPIRED,
+                                 BATCH_CANCELLING, BATCH_CANCELLED)
+#: States after which a job changes no more: its results (if any) can be read.
+BATCH_TERMINAL: frozenset[str] = frozenset({BATCH_COMPLETED, BATCH_PARTIAL, BATCH_FAILED, BATCH_EXPIRED,
+                                            BATCH_CANCELLED})
+
+#: States of one request in the batch ledger.
+REQUEST_QUEUED = "queued"            # planned, in no job yet
+REQUEST_SUBMITTED = "submitted"      # in a job that has not finished
+REQUEST_ANSWERED = "answered"        # an answer arrived and is in the run journal
+REQUEST_FAILED = "failed"            # the provider returned an error for it
+REQUEST_MISSING = "missing"          # its job finished without a line for it
+REQUEST_ONLINE = "online"            # handed to the online runner (deadline, minimum not met, no batch API)
+REQUEST_SUPERSEDED = "superseded"    # a batch answer that came after the online one (not stored twice)
+REQUEST_STATES: tuple[str, ...] = (REQUEST_QUEUED, REQUEST_SUBMITTED, REQUEST_ANSWERED, REQUEST_FAILED,
+                                   REQUEST_MISSING, REQUEST_ONLINE, REQUEST_SUPERSEDED)

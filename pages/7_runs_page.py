@@ -16,7 +16,10 @@ from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background, launchfile, recovery
-from eduart_core.runner.launch import LaunchOptions, estimate_plan, plan_launch
+from eduart_core.runner.batch.estimate import side_by_side
+from eduart_core.runner.batch.ledger import has_ledger
+from eduart_core.runner.batch.status import jobs_frame
+from eduart_core.runner.launch import LaunchOptions, plan_launch
 from eduart_core.runner.repro import reproducibility
 from eduart_core.store import Store, StoreError
 from eduart_core.store.journal import dataset_names, load_repetition_answers
@@ -70,6 +73,10 @@ with c1:
                             format_func=labels.get, key="runs_models")
     condition = st.radio("Condition", [*vocab.CONDITIONS, vocab.BOTH_CONDITIONS], horizontal=True, key="runs_condition",
                          help="'both' launches the two conditions of each model as one linked pair.")
+    mode = st.radio("Mode", list(vocab.RUN_MODES), format_func=vocab.RUN_MODES.get, horizontal=True,
+                    key="runs_mode", help="Batch: the provider's batch API (OpenAI, Gemini, Bedrock, compatible "
+                                          "servers), about half the price, results within 24 hours. Models "
+                                          "without a batch API are asked online.")
     concurrency = st.slider("Concurrent requests", 1, 64, 8, key="runs_concurrency")
     rpm = st.number_input("Requests per minute limit (0 = none)", 0, 100000, 0, key="runs_rpm")
 with c2:
@@ -108,11 +115,14 @@ if models:
     except (UserError, StoreError) as exc:
         st.warning(str(exc))
 if plan is not None:
-    estimates, method = estimate_plan(store, plan)
-    est = pd.DataFrame([e.__dict__ for e in estimates])
+    est, method = side_by_side(store, plan)
     st.markdown(f"**Estimate** for launch `{plan.launch_id}`: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
-                f"(tokens counted with {method}; prices from the registry, check your provider's price list).")
-    st.dataframe(est.rename(columns={"cost_usd": "cost (USD)"}), hide_index=True, width="stretch")
+                f"(tokens counted with {method}; prices and batch discounts from the registry, check your "
+                "provider's price list).")
+    st.dataframe(est.rename(columns={"cost_online_usd": "online (USD)", "cost_batch_usd": "batch (USD)"}),
+                 hide_index=True, width="stretch")
+    if has_ledger(store, plan.launch_id) and mode != vocab.BATCH_MODE:
+        st.info(f"Launch {plan.launch_id} has batch jobs: it continues in batch mode.")
     missing = [k for k in models if k not in ready]
     if missing:
         st.warning("No credentials for " + ", ".join(missing) + ": see 'Providers and credentials' above.")
@@ -120,7 +130,8 @@ if plan is not None:
         argv = background.build_argv(store.path, models=list(models), condition=condition, items=options.items,
                                      sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
                                      rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
-                                     text_only=options.text_only, refuse_images=options.refuse_images)
+                                     text_only=options.text_only, refuse_images=options.refuse_images,
+                                     batch=mode == vocab.BATCH_MODE)
         pid = background.start_launch(store, argv, plan.launch_id)
         st.success(f"Launch {plan.launch_id} started in the background (process {pid}).")
 
@@ -146,6 +157,11 @@ def live() -> None:
         st.progress(min(1.0, done / total) if total else 0.0, text=f"{done} of {total} requests finished")
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
+        if has_ledger(store, state["launch_id"]):
+            jobs = jobs_frame(store, state["launch_id"])
+            st.caption("Batch jobs: provider state and counts (done / failed / total as the provider reports "
+                       "them; Gemini reports the job state only), and what was joined on the custom ids.")
+            st.dataframe(jobs.drop(columns=["launch_id"]), hide_index=True, width="stretch")
         errors = [e for r in progress for e in r["recent_errors"]]
         if errors:
             st.error("Latest errors:\n\n" + "\n\n".join(plain(e) for e in errors[-5:]))
@@ -201,6 +217,34 @@ else:
             pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
                                           chosen)
             st.success(f"Resuming {chosen} (process {pid}).")
+
+# ---------------------------------------------------------------- usage and batch jobs
+st.subheader("Usage")
+sel = common.current_selection()
+by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
+              format_func={"run": "run", "model": "model and condition"}.get)
+try:
+    usage = views.runs(common.source(), sel, by=by)
+    batch_jobs = views.runs(common.source(), sel, by="job")
+except StoreError as exc:
+    st.warning(f"The store is busy, usage not shown: {exc}")
+    usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
+if usage.empty:
+    st.caption("No run on the dataset chosen in the sidebar yet.")
+else:
+    st.caption("Runs of the dataset chosen in the sidebar: answers, tokens and cost actually recorded per response "
+               "(batch answers at "
+               "the batch price), at the registry's prices: placeholders until you set yours. Mode of the runs "
+               "launched here: batch, online, or mixed (a batch launch whose remainder was asked online); imported "
+               "and simulated runs have no mode and no cost. `python -m eduart_core show runs` prints the same "
+               "table (`--option by=model`, `--option by=job` for the batch jobs).")
+    st.dataframe(usage, hide_index=True, width="stretch")
+if not batch_jobs.empty:
+    st.markdown("**Batch jobs**")
+    st.dataframe(batch_jobs[["model", "provider", "attempt", "state", "provider_state", "n_requests", "n_completed",
+                             "n_failed", "n_answered", "n_errors", "n_missing", "estimated_cost_usd", "actual_cost_usd",
+                             "submitted_at", "finished_at", "message", "job_id", "launch_id"]],
+                 hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------- reproducibility
 st.subheader("Reproducibility")

@@ -19,6 +19,7 @@ from ..providers.secrets import provider_status
 from ..runner.launchfile import EXIT_SETUP
 from ..store import Store
 from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, expand_conditions
+from . import run_batch
 
 EXIT_CODES_HELP = """exit codes:
   0    every request answered and stored
@@ -70,6 +71,7 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     p.add_argument("--list-models", action="store_true", help="list registry models and credential status")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    run_batch.add_arguments(p)
     p.set_defaults(func=run_command)
 
 
@@ -120,21 +122,28 @@ def options_from_args(args, store: Store):
 
 
 def print_estimate(store: Store, plan) -> None:
-    from ..runner.launch import estimate_plan
+    """Online and batch cost side by side (batch = online x the provider's batch price factor)."""
+    from ..runner.batch.estimate import side_by_side
 
-    estimates, method = estimate_plan(store, plan)
+    table, method = side_by_side(store, plan)
     print(f"launch {plan.launch_id}: dataset {plan.dataset}, {len(plan.item_ids)} items, {len(plan.jobs)} requests")
     print(f"tokens counted with {method}; images at a flat allowance; output tokens estimated per condition")
-    print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} {'cost USD':>9} {'answered':>8}")
-    total = 0.0
-    for e in estimates:
-        total += e.cost_usd
+    print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} "
+          f"{'online USD':>10} {'batch USD':>10} {'answered':>8}")
+    for e in table.itertuples(index=False):
+        batch = f"{e.cost_batch_usd:10.4f}" if e.cost_batch_usd is not None and e.cost_batch_usd == e.cost_batch_usd \
+            else f"{'-':>10}"
         print(f"{e.model:24} {e.condition:10} {e.requests:8d} {e.cached:7d} {e.images:7d} {e.input_tokens:10d} "
-              f"{e.output_tokens:10d} {e.cost_usd:9.4f} {e.answered:8d}")
+              f"{e.output_tokens:10d} {e.cost_online_usd:10.4f} {batch} {e.answered:8d}")
+    for row in table[table["batch"] != "yes"].drop_duplicates("model").itertuples(index=False):
+        print(f"{row.model}: batch {row.batch}")
     for run_id, n in plan.refused.items():
         if n:
             print(f"{run_id}: {n} image items refused (--refuse-images)")
-    print(f"estimated total: {total:.4f} USD (prices from the model registry: check your provider's price list)")
+    online = float(table["cost_online_usd"].sum())
+    batch = float(sum(b if b is not None and b == b else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
+    print(f"estimated total: {online:.4f} USD online, {batch:.4f} USD with --batch (prices and batch discounts from "
+          "the model registry: check your provider's price list)")
 
 
 def run_command(args) -> int:
@@ -167,6 +176,10 @@ def _run(args) -> int:
     if args.list_models:
         return list_models()
     store = Store(args.db)
+    if args.status:
+        if not args.batch:
+            raise UserError("--status shows batch jobs: use it with --batch")
+        return run_batch.print_status(store, args.resume if isinstance(args.resume, str) else args.run_id)
     if not store.exists():
         raise UserError(f"no store at {store.path}: run 'python -m eduart_core demo' or an import first")
     if not args.dry_run:  # a dry run changes nothing, not even pending bookkeeping
@@ -176,6 +189,12 @@ def _run(args) -> int:
     if args.dry_run:
         print_estimate(store, plan)
         return 0
+    from ..runner.batch.ledger import has_ledger
+
+    if args.batch or has_ledger(store, plan.launch_id):
+        if not args.batch:
+            print(f"launch {plan.launch_id} has batch jobs: continuing in batch mode", flush=True)
+        return run_batch.run_batch(args, store, plan)
     cancel = threading.Event()
 
     def on_term(signum, frame):  # cancel from the Runs page (SIGTERM) or Ctrl-C

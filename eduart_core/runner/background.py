@@ -36,7 +36,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEFAULT_CONDITION, items: str | None = None,
                limit: int | None = None, sample: int | None = None, repeat: int | None = None,
                concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
-               text_only: bool = False, refuse_images: bool = False, dataset: str | None = None) -> list[str]:
+               text_only: bool = False, refuse_images: bool = False, dataset: str | None = None,
+               batch: bool = False) -> list[str]:
     """The ``run`` command line for a new launch (no secrets: keys come from the environment)."""
     argv = ["run", "--db", str(db), "--condition", condition, "--concurrency", str(int(concurrency))]
     for model in models:
@@ -49,6 +50,8 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
         argv.append("--text-only")
     if refuse_images:
         argv.append("--refuse-images")
+    if batch:
+        argv.append("--batch")
     return argv
 
 

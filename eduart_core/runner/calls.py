@@ -79,7 +79,7 @@ class LaunchCaller:
             if hit is not None and not is_empty(hit.get("text")):  # an old cached empty reply is a miss
                 return {"raw_text": hit.get("text", ""), "input_tokens": hit.get("input_tokens"),
                         "output_tokens": hit.get("output_tokens"), "finish_reason": hit.get("finish_reason"),
-                        "cached": True}
+                        "cached": True, "cost_usd": 0.0}
         request: ProviderRequest = job.payload["request"]
         path = job.payload["image_path"]
         if path is not None:
@@ -93,10 +93,11 @@ class LaunchCaller:
                                                for label, file, mime in extra])
         reply = self.providers[member.spec.key].complete(request)
         fields = {"raw_text": reply.text, "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-                  "finish_reason": reply.finish_reason, "cached": False}
+                  "finish_reason": reply.finish_reason, "cached": False,
+                  "cost_usd": round(member.spec.cost(reply.input_tokens, reply.output_tokens), 8)}
         if is_empty(reply.text):
             raise EmptyReply(member.spec.key, reply.finish_reason,
-                             {k: fields[k] for k in ("input_tokens", "output_tokens", "finish_reason")})
+                             {k: fields[k] for k in ("input_tokens", "output_tokens", "finish_reason", "cost_usd")})
         return fields
 
     def after_journal(self, job: Job, record: dict) -> None:

@@ -56,7 +56,8 @@ def journal_rows(records: list[dict]) -> list[dict]:
                 "image_sent": record.get("image_sent"), "latency_s": record.get("latency_s")}
         if record.get("status") == "ok":
             rows.append({**base, "request_key": key, "raw_text": record.get("raw_text") or "",
-                         "input_tokens": record.get("input_tokens"), "output_tokens": record.get("output_tokens")})
+                         "input_tokens": record.get("input_tokens"), "output_tokens": record.get("output_tokens"),
+                         "cost_usd": record.get("cost_usd"), "batch_job_id": record.get("batch_job_id")})
         else:
             rows.append({**base, "request_key": f"{key}!error@{record.get('ts')}", "raw_text": None,
                          "error": record.get("error") or "error",

@@ -333,9 +333,13 @@ def run_totals(member: Member, records: list[dict]) -> dict:
             and (r.get("status") == "ok" or r.get("input_tokens") or r.get("output_tokens"))]
     tokens_in = sum(int(r.get("input_tokens") or 0) for r in paid)
     tokens_out = sum(int(r.get("output_tokens") or 0) for r in paid)
+    # A record carries its own cost (batch answers at the batch price); older records are priced here.
+    cost = sum(r["cost_usd"] if r.get("cost_usd") is not None else member.spec.cost(r.get("input_tokens"),
+                                                                                    r.get("output_tokens"))
+               for r in paid)
     errors = sum(1 for r in latest.values() if r.get("status") != "ok")
     return {"input_tokens": tokens_in, "output_tokens": tokens_out,
-            "cost_usd": round(member.spec.cost(tokens_in, tokens_out), 6), "n_errors": errors,
+            "cost_usd": round(cost, 6), "n_errors": errors,
             "answered": sum(1 for r in latest.values() if r.get("status") == "ok")}
 
 

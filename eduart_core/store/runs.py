@@ -370,6 +370,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
             "parse_error": parsed.parse_error,
             "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
             "latency_s": row.get("latency_s"), "error": row.get("error"), "image_sent": row.get("image_sent"),
+            "cost_usd": row.get("cost_usd"), "batch_job_id": row.get("batch_job_id"),
         })
         for profile in PROFILES:
             s = result[profile]
@@ -382,6 +383,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
         "request_key": object, "raw_text": object, "llm_answer": object, "parsed_answers": object,
         "motivation": object, "parse_error": object, "error": object,
         "input_tokens": "Int64", "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean",
+        "cost_usd": "Float64", "batch_job_id": object,
     })
     insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
     if scores:
@@ -395,7 +397,8 @@ def add_responses(store: Store, run_id: str, rows: list[dict]) -> int:
 
     Each row: item_id, raw_text, optional llm_answer (+ has_llm_answer, so that an imported
     JSON null is kept as such), motivation, input_tokens, output_tokens,
-    latency_s, error, image_sent, request_key, repetition. Returns how many were inserted.
+    latency_s, error, image_sent, request_key, repetition, cost_usd, batch_job_id. Returns how many
+    were inserted.
     """
     with store.transaction() as con:
         return add_responses_con(con, run_id, list(rows))

@@ -226,10 +226,69 @@ MIGRATIONS.append((4, "model kinds", [
     f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
 ]))
 
-# Migration 5 (issue 12, review studio): blind double review, adjudication, import/export of
+# Migration 5 (issue 17, batch mode): the batch ledger mirrored from the runner's ledger file (one
+# row per provider job, one per request, keyed by the custom id), and per-response cost and
+# batch job id so that usage sums per run, model and condition whichever way a request was asked.
+MIGRATIONS.append((5, "batch ledger and per-response cost", [
+    # (idempotent: a store rebuilt from an older schema may meet it twice)
+    "ALTER TABLE responses ADD COLUMN IF NOT EXISTS cost_usd DOUBLE",    # actual cost (batch discount applied)
+    "ALTER TABLE responses ADD COLUMN IF NOT EXISTS batch_job_id TEXT",  # provider job id when answered in a batch
+    """CREATE TABLE IF NOT EXISTS batch_jobs (
+        job_key TEXT NOT NULL,             -- '<model>:a<attempt>:t<turn>:<sequence>' within the launch
+        launch_id TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,               -- models.model
+        api_model_id TEXT,
+        attempt INTEGER NOT NULL,          -- 0 = first submission; k = k-th resubmission of failed/missing ids
+        turn INTEGER NOT NULL DEFAULT 0,   -- multi-turn items: one batch per turn, in order
+        part INTEGER NOT NULL,
+        tag TEXT NOT NULL,                 -- name/metadata given to the provider (finds a job after a crash)
+        job_id TEXT,                       -- the provider's id (batch id, batches/..., job ARN)
+        state TEXT NOT NULL,               -- vocab.BATCH_STATES
+        provider_state TEXT,
+        n_requests INTEGER NOT NULL,
+        n_completed INTEGER,               -- provider counts when it reports them
+        n_failed INTEGER,
+        n_answered INTEGER,                -- joined on custom id by us
+        n_errors INTEGER,
+        n_missing INTEGER,
+        input_bytes BIGINT,
+        input_location TEXT,
+        output_location TEXT,
+        error_location TEXT,
+        message TEXT,
+        prepared_at TIMESTAMP,
+        submitted_at TIMESTAMP,
+        finished_at TIMESTAMP,
+        updated_at TIMESTAMP,
+        estimated_cost_usd DOUBLE,
+        input_tokens BIGINT,
+        output_tokens BIGINT,
+        actual_cost_usd DOUBLE,
+        PRIMARY KEY (launch_id, job_key)
+    )""",
+    """CREATE TABLE IF NOT EXISTS batch_requests (
+        launch_id TEXT NOT NULL,
+        custom_id TEXT NOT NULL,           -- hash of dataset, item, model, condition, prompt hash, turn
+        run_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        repetition INTEGER NOT NULL DEFAULT 0,
+        turn INTEGER NOT NULL DEFAULT 0,
+        job_key TEXT,                      -- latest job that held it
+        attempt INTEGER,                   -- submissions so far minus one
+        state TEXT NOT NULL,               -- vocab.REQUEST_STATES
+        error TEXT,
+        updated_at TIMESTAMP,
+        PRIMARY KEY (launch_id, custom_id)
+    )""",
+]))
+
+# Migration 6 (issue 12, review studio): blind double review, adjudication, import/export of
 # decisions, the suspect-key queue and human score overrides. Everything stays append-only: a
 # decision, a round setting, a key review and an override are rows that later rows supersede.
-MIGRATIONS.append((5, "review studio", [
+MIGRATIONS.append((6, "review studio", [
     # who decided in which capacity, which side was shown first, where the decision came from,
     # whether it contradicted a settled field, and a content key that makes imports idempotent
     "ALTER TABLE review_decisions ADD COLUMN role TEXT DEFAULT 'review'",   # review | adjudicate

@@ -247,7 +247,7 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
                u.run_id, u.origin, CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS repetition,
                r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT) AS llm_answer,
                CAST(r.parsed_answers AS TEXT) AS parsed_answers, r.motivation, r.parse_error, r.error,
-               r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.created_at,
+               r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.cost_usd, r.batch_job_id, r.created_at,
                st.score AS {STRICT_PROFILE}_score, st.correct AS {STRICT_PROFILE}_correct, CAST(st.details AS TEXT) AS {STRICT_PROFILE}_details,
                pa.score AS {PAPER_PROFILE}_score, pa.correct AS {PAPER_PROFILE}_correct, CAST(pa.details AS TEXT) AS {PAPER_PROFILE}_details,
                row_number() OVER (PARTITION BY r.item_id, u.model, u.condition,

@@ -78,6 +78,7 @@ from .results import (
     type_scores,
 )
 from .review import review_agreement, review_queue, suspect_keys
+from .runs import batch_jobs, runs
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ _SPECS = (
     ViewSpec("review_queue", review_queue, "Review studio: the extraction review queue"),
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
+    ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -161,4 +163,6 @@ __all__ = [
     "profile_examples", "profile_impact", "published_setting", "regression", "regression_choices", "reliability",
     "setting_words", "responses", "review_agreement", "review_queue", "run_view",
     "selected_scores", "suspect_keys", "type_means", "type_scores",
+    "setting_words", "responses", "run_view",
+    "selected_scores", "type_means", "type_scores", "runs", "batch_jobs",
 ]
