@@ -291,20 +291,20 @@ MIGRATIONS.append((5, "batch ledger and per-response cost", [
 MIGRATIONS.append((6, "review studio", [
     # who decided in which capacity, which side was shown first, where the decision came from,
     # whether it contradicted a settled field, and a content key that makes imports idempotent
-    "ALTER TABLE review_decisions ADD COLUMN role TEXT DEFAULT 'review'",   # review | adjudicate
-    "ALTER TABLE review_decisions ADD COLUMN shown_order TEXT",             # 'AB' | 'BA' (A/B order shown)
-    "ALTER TABLE review_decisions ADD COLUMN source TEXT DEFAULT 'page'",   # page | import | bulk | cli
-    "ALTER TABLE review_decisions ADD COLUMN conflict BOOLEAN DEFAULT FALSE",
-    "ALTER TABLE review_decisions ADD COLUMN decision_key TEXT",
-    """CREATE TABLE review_rounds (
+    "ALTER TABLE review_decisions ADD COLUMN IF NOT EXISTS role TEXT DEFAULT 'review'",   # review | adjudicate
+    "ALTER TABLE review_decisions ADD COLUMN IF NOT EXISTS shown_order TEXT",             # 'AB' | 'BA' (A/B order shown)
+    "ALTER TABLE review_decisions ADD COLUMN IF NOT EXISTS source TEXT DEFAULT 'page'",   # page | import | bulk | cli
+    "ALTER TABLE review_decisions ADD COLUMN IF NOT EXISTS conflict BOOLEAN DEFAULT FALSE",
+    "ALTER TABLE review_decisions ADD COLUMN IF NOT EXISTS decision_key TEXT",
+    """CREATE TABLE IF NOT EXISTS review_rounds (
         dataset TEXT NOT NULL,
         round INTEGER NOT NULL,
         reviewers INTEGER NOT NULL,        -- independent reviewers each page needs (1 = single review)
         set_by TEXT,
         set_at TIMESTAMP NOT NULL DEFAULT current_timestamp
     )""",
-    "CREATE SEQUENCE key_flag_seq START 1",
-    """CREATE TABLE key_flags (
+    "CREATE SEQUENCE IF NOT EXISTS key_flag_seq START 1",
+    """CREATE TABLE IF NOT EXISTS key_flags (
         flag_id BIGINT PRIMARY KEY DEFAULT nextval('key_flag_seq'),
         dataset TEXT NOT NULL,
         item_id TEXT NOT NULL,
@@ -314,8 +314,8 @@ MIGRATIONS.append((6, "review studio", [
         detail TEXT,                       -- the numbers behind it, for the reviewer
         raised_at TIMESTAMP NOT NULL DEFAULT current_timestamp
     )""",
-    "CREATE SEQUENCE key_review_seq START 1",
-    """CREATE TABLE key_reviews (
+    "CREATE SEQUENCE IF NOT EXISTS key_review_seq START 1",
+    """CREATE TABLE IF NOT EXISTS key_reviews (
         review_id BIGINT PRIMARY KEY DEFAULT nextval('key_review_seq'),
         dataset TEXT NOT NULL,
         item_id TEXT NOT NULL,
@@ -327,8 +327,8 @@ MIGRATIONS.append((6, "review studio", [
         new_version INTEGER,               -- the corrected version (action correct)
         decided_at TIMESTAMP NOT NULL DEFAULT current_timestamp
     )""",
-    "CREATE SEQUENCE score_override_seq START 1",
-    """CREATE TABLE score_overrides (
+    "CREATE SEQUENCE IF NOT EXISTS score_override_seq START 1",
+    """CREATE TABLE IF NOT EXISTS score_overrides (
         override_id BIGINT PRIMARY KEY DEFAULT nextval('score_override_seq'),
         response_id BIGINT NOT NULL,
         profile TEXT NOT NULL,
