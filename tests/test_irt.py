@@ -241,3 +241,46 @@ def test_parallel_forms_give_within_model_contrasts(planted_store):
     assert row["differs"] == "language: English vs Italian" and row["n_examinees"] == 80
     assert row["n_item_better"] + row["n_parallel_better"] + row["n_tied"] == 80
     assert row["mean_diff"] == pytest.approx(row["mean_item"] - row["mean_parallel"])
+
+
+# ---------------------------------------------------------------- the demo store: panel sizes, baselines
+
+IRT_VIEWS = ("irt_items", "irt_abilities", "irt_information", "irt_wright_map", "irt_item_curve", "distractors", "dif",
+             "parallel_contrasts")
+
+
+def show(db, *args: str) -> list[dict]:
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from eduart_core.cli import main
+
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        assert main(["show", *args, "--db", str(db)]) == 0
+    return json.loads(buffer.getvalue())
+
+
+@pytest.mark.slow
+def test_every_view_is_labelled_with_its_panel_size(demo_db):
+    src = views.Source.of(str(demo_db))
+    pairs = len(views.selected_scores(src, Selection(), all_conditions=True)[["model", "condition"]].drop_duplicates())
+    models = views.selected_scores(src, Selection())["model"].nunique()
+    for name in IRT_VIEWS:
+        rows = show(demo_db, name)
+        assert rows and {r["panel_size"] for r in rows} == {pairs}, name
+    for name in ("irt_items", "irt_abilities", "distractors", "parallel_contrasts"):
+        rows = show(demo_db, name, "--option", "examinees=models")
+        assert {r["panel_size"] for r in rows} == {models}, name
+    assert len(show(demo_db, "irt_abilities", "--option", "examinees=models")) == models
+
+
+@pytest.mark.slow
+def test_baselines_are_not_examinees_unless_switched_in(demo_db, chance_db):
+    for name in ("irt_items", "irt_abilities", "distractors", "dif"):
+        assert show(chance_db, name) == show(demo_db, name), name
+    counted = show(chance_db, "irt_abilities", "--baselines", "--option", "examinees=models")
+    assert "Chance baseline" in {r["model"] for r in counted}
+    assert {r["panel_size"] for r in counted} == {len(show(demo_db, "irt_abilities", "--option",
+                                                                "examinees=models")) + 1}
