@@ -35,6 +35,16 @@ ALPHA = 0.05
 #: Jodoin & Gierl (2001) cut-offs on the change in Nagelkerke R2.
 R2_CLASS_B, R2_CLASS_C = 0.035, 0.070
 DEFAULT_STRATA = 5
+#: Below this many examinees per group DIF tests have little power (a common rule of thumb).
+SMALL_GROUP = 100
+
+
+def panel_warning(n_reference: int, n_focal: int) -> str | None:
+    """What a DIF analysis of this size can show, or None when the groups are large enough."""
+    if min(n_reference, n_focal) >= SMALL_GROUP:
+        return None
+    return (f"{n_reference} + {n_focal} examinees: DIF tests have little power below {SMALL_GROUP} per group; a "
+            "class A item is not shown to be free of DIF, and class C items deserve a look at the answers.")
 
 
 def _strata(total: np.ndarray, n_strata: int) -> np.ndarray:
@@ -160,7 +170,7 @@ def dif_analysis(df: pd.DataFrame, reference: str = DEFAULT_CONDITION, focal: st
     is_focal = (ex["condition"] == focal).to_numpy()
     n_ref, n_foc = int((~is_focal).sum()), int(is_focal.sum())
     attrs = {"n_examinees": len(ex), "n_reference": n_ref, "n_focal": n_foc, "strata": strata,
-             "reference": reference, "focal": focal}
+             "reference": reference, "focal": focal, "warning": panel_warning(n_ref, n_foc)}
     if n_ref == 0 or n_foc == 0:
         out = pd.DataFrame(columns=COLUMNS)
         out.attrs.update(attrs)
@@ -217,4 +227,4 @@ def dif_analysis(df: pd.DataFrame, reference: str = DEFAULT_CONDITION, focal: st
     return out
 
 
-__all__ = ["COLUMNS", "DEFAULT_STRATA", "dif_analysis", "ets_class", "mantel_haenszel"]
+__all__ = ["COLUMNS", "DEFAULT_STRATA", "SMALL_GROUP", "panel_warning", "dif_analysis", "ets_class", "mantel_haenszel"]

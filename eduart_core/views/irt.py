@@ -65,28 +65,33 @@ def irt_items(src: Source, sel: Selection, model: str = IRT_RASCH,
     fit = irt_fit(src, sel, model, examinees)
     mean_ability = float(fit.abilities["ability"].mean())
     frame = fit.items.assign(information_at_mean=information_at(fit.items, mean_ability))
-    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **fit.panel())
+    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **_panel(fit))
+
+
+def _panel(fit: irt_analysis.IrtFit) -> dict[str, object]:
+    """The fit's provenance plus the sentence every IRT view is shown with."""
+    return {**fit.panel(), "warning": irt_analysis.panel_warning(fit.n_examinees)}
 
 
 def irt_abilities(src: Source, sel: Selection, model: str = IRT_RASCH,
                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
     """Examinee abilities (EAP) with 95% intervals, ranked, with the ranks each could hold and who it ties with."""
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(ability_ranking(fit.abilities), fit.n_examinees, **fit.panel())
+    return _labelled(ability_ranking(fit.abilities), fit.n_examinees, **_panel(fit))
 
 
 def irt_information(src: Source, sel: Selection, model: str = IRT_RASCH,
                     examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
     """Test information along the ability scale per format and for all items (information curves)."""
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **fit.panel())
+    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **_panel(fit))
 
 
 def irt_wright_map(src: Source, sel: Selection, model: str = IRT_RASCH,
                    examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
     """Examinee abilities and item difficulties on one logit scale (Wright map)."""
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **fit.panel())
+    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **_panel(fit))
 
 
 def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT_RASCH,
@@ -102,7 +107,7 @@ def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT
     if row.empty:
         raise EmptySelection(f"No item {item!r} in the selection.")
     curve = item_curve(fit.items, item, fit.latent_sd)
-    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **fit.panel())
+    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **_panel(fit))
 
 
 @cached(maxsize=8)
