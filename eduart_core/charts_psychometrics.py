@@ -61,7 +61,9 @@ def figure_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.F
     fig.update_yaxes(title_text="logits (ability = difficulty: 50% chance of a right answer)", col=1)
     fig.update_xaxes(showticklabels=len(people) <= 30, tickangle=-45, col=1)
     fig.update_xaxes(title_text="items", col=2)
-    return _layout(fig, title, 560)
+    fig = _layout(fig, title, 560)
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.01))
+    return fig
 
 
 def figure_abilities(ranking: pd.DataFrame, *, title: str | None = None) -> go.Figure:

@@ -168,7 +168,9 @@ def distractors_tab() -> None:
     for col, (flag, words) in zip(cols, vocab.DISTRACTOR_FLAGS.items()):
         hit = table[table["flags"].str.contains(flag, regex=False, na=False)]
         col.metric(flag.replace("_", " "), f"{hit['item_id'].nunique()} item(s)", help=words)
-    flagged = table[table["flag"].notna()]
+    priority = {flag: i for i, flag in enumerate(vocab.DISTRACTOR_FLAGS)}
+    flagged = table[table["flag"].notna()].sort_values(["flag", "item_id", "option"], kind="stable",
+                                                        key=lambda c: c.map(priority) if c.name == "flag" else c)
     common.table(flagged[["item_id", "type", "option", "flag", "flags", "share", "share_upper", "share_lower", "r_pb",
                           "n_examinees"]], "distractor_flags",
                  f"Flagged options ({n_ex} examinees): consensus wrong first (a key error or a trap), then distractors "
@@ -182,6 +184,8 @@ def distractors_tab() -> None:
     common.chart(figures.figure_distractor_shares(table, item), "distractor_shares",
                  f"Item {item}: share of the lower third, all examinees and the upper third choosing each option "
                  f"({n_ex} examinees).")
+    if not common.presentation():
+        st.caption("Every option of every option item (the `show distractors` twin):")
     common.table(table, "distractors", "Every option of every option item", show=False)
 
 
@@ -211,10 +215,15 @@ def dif_tab() -> None:
                  "ETS classes for Mantel-Haenszel, Jodoin-Gierl for the change in R2, both only when significant at "
                  f".05). {att['n_examinees']} examinees.")
     shown = table[(table["method"] == method) & table["dif_class"].isin(["B", "C"])]
-    common.table(shown[["item_id", "type", "dif_class", "direction", "effect", "effect_name", "statistic", "p",
-                        "p_reference", "p_focal", "note"]], f"dif_items_{method}",
-                 f"Items with moderate or large DIF ({vocab.DIF_METHODS[method]}; {att['n_examinees']} examinees)",
-                 essential=True, percent=("p_reference", "p_focal"))
+    if shown.empty:
+        st.caption(f"No item shows moderate or large DIF by this method ({att['n_examinees']} examinees).")
+    else:
+        common.table(shown[["item_id", "type", "dif_class", "direction", "effect", "effect_name", "statistic", "p",
+                            "p_reference", "p_focal", "note"]], f"dif_items_{method}",
+                     f"Items with moderate or large DIF ({vocab.DIF_METHODS[method]}; {att['n_examinees']} "
+                     "examinees)", essential=True, percent=("p_reference", "p_focal"))
+    if not common.presentation():
+        st.caption("Every item and method (the `show dif` twin):")
     common.table(table, "dif", "Every item and method", show=False)
 
     st.markdown("**Language and image: parallel forms**")
