@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .analysis.intervals import Z95
 from .charts import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS
 from .text import inert_html
 from .vocab import format_label, ordered_formats
@@ -43,7 +44,7 @@ def figure_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.F
     labels = [inert_html(v) for v in people["label"]]
     fig.add_trace(go.Scatter(
         x=labels, y=people["location"], mode="markers", name="examinee", showlegend=False,
-        marker=dict(size=9, color="#333"), error_y=dict(type="data", array=1.96 * people["se"].fillna(0), color="#999"),
+        marker=dict(size=9, color="#333"), error_y=dict(type="data", array=Z95 * people["se"].fillna(0), color="#999"),
         hovertemplate="%{x}<br>ability %{y:.2f}<extra></extra>"), row=1, col=1)
     items = wright[wright["kind"] == "item"]
     if len(items):
