@@ -169,6 +169,31 @@ PUBLISHED_ITEM_SETTINGS: dict[str, dict[str, object]] = {
     PUBLISHED_FIGURE_SETTING: {"examinees": EXAMINEES_MODELS, "corrected": False, "condition": DEFAULT_CONDITION},
 }
 
+# ---------------------------------------------------------------- psychometrics beyond CTT
+
+#: Item response models: Rasch (slopes fixed at 1, ability spread estimated) and the exploratory 2PL.
+IRT_RASCH = "rasch"
+IRT_2PL = "2pl"
+IRT_MODELS: dict[str, str] = {IRT_RASCH: "Rasch (1PL)", IRT_2PL: "2PL (exploratory)"}
+#: Flags of the distractor analysis (one option of one item), in the order a page lists them.
+CONSENSUS_WRONG = "consensus_wrong"          # a wrong option chosen by at least half of the upper half
+NON_FUNCTIONAL = "non_functional"            # a wrong option chosen by under 5% of examinees
+POSITIVE_DISTRACTOR = "positive_distractor"  # a wrong option that stronger examinees choose more
+DISTRACTOR_FLAGS: dict[str, str] = {
+    CONSENSUS_WRONG: "consensus wrong: at least half of the upper half chose this wrong option",
+    POSITIVE_DISTRACTOR: "positive distractor: its point-biserial is above 0 (stronger examinees choose it more)",
+    NON_FUNCTIONAL: "non-functional: chosen by under 5% of examinees",
+}
+#: Differential item functioning between the prompt conditions.
+DIF_MANTEL_HAENSZEL = "mantel_haenszel"
+DIF_LOGISTIC_UNIFORM = "logistic_uniform"
+DIF_LOGISTIC_NONUNIFORM = "logistic_nonuniform"
+DIF_METHODS: dict[str, str] = {
+    DIF_MANTEL_HAENSZEL: "Mantel-Haenszel (total-score strata, ETS delta classes)",
+    DIF_LOGISTIC_UNIFORM: "Logistic regression, uniform DIF (condition term)",
+    DIF_LOGISTIC_NONUNIFORM: "Logistic regression, non-uniform DIF (condition x score term)",
+}
+
 # ---------------------------------------------------------------- embeddings
 
 #: The embedding model that scores free-text answers unless the store says otherwise: the local,

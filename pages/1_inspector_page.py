@@ -8,6 +8,8 @@ from pathlib import Path
 import streamlit as st
 
 from eduart_core import analysis, display, views, vocab
+from eduart_core import charts_psychometrics as figures
+from eduart_core.errors import UserError
 from pages import common
 
 src, sel = common.page_start(
@@ -171,6 +173,30 @@ with st.expander(f"Review: version history and key checks (version {item.get('ve
                   args=(current, sel.dataset), icon=":material/rule:")
     elif _flags is not None:
         st.caption("No open key flag for this item.")
+# ---------------------------------------------------------------- item response curve (IRT)
+st.divider()
+irt_box = st.expander("Item response curve (Rasch model)", expanded=True, key="insp_irt", on_change="rerun")
+if irt_box.open:
+    with irt_box:
+        try:
+            curve = views.irt_item_curve(src, sel, item=current)
+            fitted = views.irt_items(src, sel)
+        except UserError as exc:  # a panel too small or an item outside the selection: one line, page goes on
+            st.caption(f"No curve: {exc}")
+        else:
+            row = fitted[fitted["item_id"] == current]
+            n_ex = int(curve.attrs["n_examinees"])
+            status = curve.attrs.get("status", "")
+            if row.empty or status != "fitted":
+                st.caption(f"No curve: {status.replace('_', ' ') or 'not answered'} among the {n_ex} examinees, so the "
+                           "item carries no information on the ability scale (no finite difficulty).")
+            else:
+                b, se = float(row["difficulty"].iloc[0]), float(row["difficulty_se"].iloc[0])
+                common.chart(figures.figure_item_curve(curve), "item_curve",
+                             f"Chance of a right answer along the ability scale (logits) under the Rasch model fitted "
+                             f"to {n_ex} examinees (model x condition pairs), with the item's information (dotted). "
+                             f"Difficulty {b:.2f} (SE {se:.2f}): the ability at which the chance is 50%. "
+                             f"{curve.attrs['rule'].capitalize()}.", height=300)
 
 # ---------------------------------------------------------------- every model's answer
 st.divider()

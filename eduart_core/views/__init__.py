@@ -33,6 +33,17 @@ from ._base import (
     selected_scores,
 )
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
+from .irt import (
+    dif,
+    distractors,
+    irt_abilities,
+    irt_fit,
+    irt_information,
+    irt_item_curve,
+    irt_items,
+    irt_wright_map,
+    parallel_contrasts,
+)
 from .items import (
     dataset_glance,
     image_sizes,
@@ -122,6 +133,14 @@ _SPECS = (
     ViewSpec("difficulty_categories", difficulty_categories, "Psychometrics: difficulty categories (Table 6)"),
     ViewSpec("discrimination_by_format", discrimination_by_format, "Psychometrics: discrimination by format (Table 7)"),
     ViewSpec("reliability", reliability, "Psychometrics: mean p, mean r_pb, non-estimable items, KR-20/alpha"),
+    ViewSpec("irt_items", irt_items, "Psychometrics, IRT tab: item difficulties (Wright map) and the item table"),
+    ViewSpec("irt_abilities", irt_abilities, "Psychometrics, IRT tab: abilities with 95% intervals and ranks"),
+    ViewSpec("irt_information", irt_information, "Psychometrics, IRT tab: test information curves per format"),
+    ViewSpec("irt_wright_map", irt_wright_map, "Psychometrics, IRT tab: Wright map"),
+    ViewSpec("irt_item_curve", irt_item_curve, "Item inspector: item characteristic curve (option item=<id>)"),
+    ViewSpec("distractors", distractors, "Psychometrics, Distractors tab: option shares, r_pb and flags"),
+    ViewSpec("dif", dif, "Psychometrics, DIF tab: Mantel-Haenszel and logistic-regression DIF between conditions"),
+    ViewSpec("parallel_contrasts", parallel_contrasts, "Psychometrics, DIF tab: paired contrasts of parallel forms"),
     ViewSpec("items", item_list, "Item inspector: the item list"),
     ViewSpec("item_metadata", item_metadata, "Item inspector: task, dimension, tags, parallel form, dialogue turn"),
     ViewSpec("responses", responses, "Item inspector: every model's answer (option item=<id> for one item)"),
@@ -155,7 +174,9 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 __all__ = [
     "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
     "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
-    "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
+    "dataset_flags", "dataset_glance", "datasets", "dif", "distractors", "irt_abilities", "irt_fit",
+    "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "parallel_contrasts",
+    "difficulty_categories", "discrimination_by_format",
     "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
     "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",
     "item_texts", "items_by_format", "languages", "models_with_data", "items_by_image", "items_by_language", "key_findings", "leaderboard",
