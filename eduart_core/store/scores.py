@@ -326,7 +326,7 @@ def list_models(store: Store) -> pd.DataFrame:
     """Models with their kind, runs and responses, sorted by display name."""
     with store.connect(read_only=True) as con:
         return con.execute(
-            f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+            f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated, m.access,
                       {model_kind_sql(con)} AS kind, count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
                       list(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
                FROM models m LEFT JOIN runs u USING (model) LEFT JOIN responses r USING (run_id)

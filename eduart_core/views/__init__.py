@@ -77,6 +77,19 @@ from .results import (
     type_means,
     type_scores,
 )
+from .studies import (
+    StudyFeatures,
+    access_map,
+    consistency_checks,
+    dimension_scores,
+    distractor_choices,
+    external_correlations,
+    family_best,
+    image_attributes,
+    invalid_rates,
+    study_features,
+    task_correlations,
+)
 
 
 @dataclass(frozen=True)
@@ -130,6 +143,15 @@ _SPECS = (
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
     ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
+    ViewSpec("image_attributes", image_attributes, "Images: accuracy by image attribute (genre, figures, indoor, warm/cool)"),
+    ViewSpec("dimension_scores", dimension_scores, "Tasks and dimensions: table with marks and heatmap"),
+    ViewSpec("task_correlations", task_correlations, "Tasks and dimensions: Spearman matrix between tasks"),
+    ViewSpec("family_best", family_best, "Tasks and dimensions: best per family and the best-available envelope"),
+    ViewSpec("distractor_choices", distractor_choices, "Tasks and dimensions: distractor types chosen when wrong"),
+    ViewSpec("invalid_rates", invalid_rates, "Tasks and dimensions: refused and unreadable answers"),
+    ViewSpec("external_correlations", external_correlations,
+             "Tasks and dimensions: correlation with imported external benchmarks"),
+    ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -149,6 +171,9 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 __all__ = [
     "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
     "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
+    "StudyFeatures", "access_map", "consistency_checks", "dimension_scores", "distractor_choices",
+    "external_correlations", "family_best", "image_attributes", "invalid_rates", "study_features",
+    "task_correlations",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
     "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
     "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",

@@ -247,6 +247,11 @@ def models_with_data(src: Source, dataset: str, baselines: bool = False) -> list
              if _in_dataset(ds, dataset) and (baselines or kind != BASELINE_KIND)]
     if not names and dataset_flags(src, dataset).aggregate_only:
         names = sorted(published_type_means(src, dataset)["model"].unique())
+    if not names and dataset_flags(src, dataset).aggregate_only:  # a published per-task table (studies)
+        from .studies import study_reference
+
+        ref = study_reference(src, dataset)
+        names = sorted(ref[0]["model"].unique()) if ref is not None else []
     return names
 
 
