@@ -113,6 +113,13 @@ def build_study_references(store: Store, say: Progress) -> dict:
     return {"study_reference_cells": sum(load_study_references(store).values())}
 
 
+def build_vqa_study(store: Store, say: Progress) -> dict:
+    """`demo-vqa`: VQArt-style four-option questions in 7 dimensions on generated scenes, simulated models."""
+    from .studies.demo import build_vqa_demo
+
+    return build_vqa_demo(store, say)
+
+
 def build_extraction_round(store: Store, say: Progress) -> dict:
     """A simulated two-extractor review round on exam pages rendered from the demo items."""
     from .extraction.simulated import build_extraction_demo
@@ -123,7 +130,7 @@ def build_extraction_round(store: Store, say: Progress) -> dict:
 
 
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
-DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_study_references,
+DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_study_references, build_vqa_study,
                                       build_extraction_round)
 
 

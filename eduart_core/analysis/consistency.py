@@ -106,6 +106,12 @@ def _parts(d: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
     return d.loc[(kind != OVERALL_COLUMN) & (d["column"] != OVERALL_COLUMN)]
 
 
+def _relation_words(gap: float, rule: str, unit: str | None) -> str:
+    if abs(gap) < 1e-6:
+        return f"equals the {rule} mean"
+    return f"{_gap(gap, unit)} {'below' if gap < 0 else 'above'} the {rule} mean"
+
+
 def _overall_checks(d: pd.DataFrame, meta: pd.DataFrame, unit: str | None, declared: str) -> list[dict]:
     kind = d["column"].map(meta["kind"]) if "kind" in meta else pd.Series(None, index=d.index)
     overall = d.loc[(kind == OVERALL_COLUMN) | (d["column"] == OVERALL_COLUMN)]
@@ -140,8 +146,7 @@ def _overall_checks(d: pd.DataFrame, meta: pd.DataFrame, unit: str | None, decla
         verdict = VERDICT_PROBLEM if len(beyond) == len(used) else (VERDICT_NOTE if beyond else VERDICT_OK)
         expected = " or ".join(f"{r} mean {_fmt(means[r], unit)}" for r in used)
         expected += f" (rounding allows ±{_gap(allow - _EPS, unit)})" if allow > 2 * _EPS else " (exactly)"
-        found = f"{_fmt(value, unit)}: " + ", ".join(
-            f"{_gap(gaps[r], unit)} {'below' if gaps[r] < 0 else 'above'} the {r} mean" for r in used)
+        found = f"{_fmt(value, unit)}: " + ", ".join(_relation_words(gaps[r], r, unit) for r in used)
         if verdict == VERDICT_PROBLEM:
             detail = (f"{model}'s overall ({_fmt(value, unit)}) cannot come from its columns: it is "
                       + " and ".join(f"{_gap(gaps[r], unit)} {'below' if gaps[r] < 0 else 'above'} the {r} mean"

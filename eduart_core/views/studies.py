@@ -50,6 +50,8 @@ class StudyFeatures:
     image_attributes: bool        # images described by attributes
     conditions: int               # prompt conditions with answers
     formats: int                  # answer formats among the items
+    aggregate_only: bool = False  # published aggregates only (no item-level data)
+    with_and_without_image: bool = False  # items with and items without an image (the image comparison)
 
 
 @cached(maxsize=8)
@@ -71,9 +73,9 @@ def study_features(src: Source, dataset: str) -> StudyFeatures:
     ref = study_reference(src, dataset)
     if ref is not None:
         kinds = [k for k in STUDY_GROUPINGS if k in set(ref[1]["kind"])]
-        return StudyFeatures(dataset, kinds[0] if kinds else None, tuple(kinds), True, False, False, 0, 0)
+        return StudyFeatures(dataset, kinds[0] if kinds else None, tuple(kinds), True, False, False, 0, 0, True)
     if flags.aggregate_only or not flags.exists:
-        return StudyFeatures(dataset, None, (), False, False, False, 0, 0)
+        return StudyFeatures(dataset, None, (), False, False, False, 0, 0, flags.aggregate_only)
     it = items(src, dataset)
     kinds = tuple(k for k in STUDY_GROUPINGS if k in it and it[k].notna().any())
     records = [r for r in it["record"] if isinstance(r, dict)] if "record" in it else []
@@ -83,8 +85,9 @@ def study_features(src: Source, dataset: str) -> StudyFeatures:
     from ..store import studies as store_studies
 
     conditions = store_studies.dataset_conditions(src.store, dataset)
+    images = set(it["has_image"].astype(bool)) if "has_image" in it else set()
     return StudyFeatures(dataset, kinds[0] if kinds else None, kinds, False, distractors, attributes,
-                         len(conditions), int(it["type"].nunique()) if "type" in it else 0)
+                         len(conditions), int(it["type"].nunique()) if "type" in it else 0, False, len(images) == 2)
 
 
 def _grouping(src: Source, dataset: str, by: str) -> str:

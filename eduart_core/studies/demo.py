@@ -1,0 +1,83 @@
+"""Building the study demos into a store: the scenes, the items, and the simulated runs.
+
+Why one transaction per demo: the runs of all eleven simulated models on one demo (a few thousand
+responses) are parsed and scored by the store in one bulk call, which keeps the first-start build
+short; run ids are derived from dataset, model and seed, so building twice changes nothing.
+"""
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..store import Store
+from ..vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_VQA_DATASET
+from .respondents import STUDY_MODELS, StudyModel, model_params, respond
+from .scenes import make_scenes, render_scene, scene_attributes
+from .vqa import build_vqa_items, scene_file
+
+Progress = Callable[[str], None]
+STUDY_SEED = 2025
+VQA_SCENES = 16
+VQA_TITLE = "VQArt-style demo (generated scenes, simulated respondents)"
+
+
+def run_id_for(dataset: str, model: StudyModel, seed: int) -> str:
+    return f"sim:{dataset}:{model.key}:{DEFAULT_CONDITION}:s{seed}"
+
+
+def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyModel, ...] = STUDY_MODELS,
+                   respond_fn=respond) -> dict:
+    """Every model answers every current item of ``dataset`` once (default condition); idempotent."""
+    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con
+    from ..store.studies import set_model_access_con
+
+    created, stored = 0, 0
+    with store.transaction() as con:
+        items = current_items_con(con, dataset)
+        records = [{**record, "item_id": item_id} for item_id, (_v, record) in sorted(items.items())]
+        for model in models:
+            ensure_model_con(con, model.key, model.display_name, model.family, "simulated", None, simulated=True)
+            set_model_access_con(con, model.key, model.access)
+            run_id = run_id_for(dataset, model, seed)
+            if not create_run_con(con, run_id, dataset, model.key, DEFAULT_CONDITION, "simulated",
+                                  params=model_params(model, seed), status="completed", exist_ok=True):
+                continue
+            rows = []
+            for record in records:
+                raw = respond_fn(model, record, seed)
+                rows.append({"item_id": record["item_id"], "raw_text": raw, "request_key": record["item_id"],
+                             "input_tokens": 300 + len(str(record.get("question_text") or "")) // 4,
+                             "output_tokens": max(1, len(raw) // 4), "latency_s": 0.5, "image_sent": True})
+            stored += add_responses_con(con, run_id, rows, items=items)
+            con.execute("UPDATE runs SET finished_at = current_timestamp, input_tokens = ?, output_tokens = ? "
+                        "WHERE run_id = ?", [sum(r["input_tokens"] for r in rows),
+                                             sum(r["output_tokens"] for r in rows), run_id])
+            created += 1
+    return {"runs": created, "responses": stored}
+
+
+def build_vqa_demo(store: Store, say: Progress) -> dict:
+    """`demo-vqa`: 70 four-option questions in 7 dimensions on 16 generated scenes, 11 simulated models."""
+    from ..store.items import upsert_items
+    from ..store.runs import ensure_dataset
+
+    say("demo: drawing scenes and writing the VQArt-style demo (demo-vqa)")
+    ensure_dataset(store, DEMO_VQA_DATASET, VQA_TITLE, DEMO_KIND, simulated=True,
+                   description="Original four-option questions in the seven VQArt-Bench reasoning dimensions on "
+                               "generated scenes (answers right by construction), answered by simulated models.")
+    scenes = make_scenes(VQA_SCENES, STUDY_SEED)
+    with tempfile.TemporaryDirectory(prefix="eduart-scenes-") as tmp:
+        root = Path(tmp)
+        attributes = {}
+        for scene in scenes:
+            png = render_scene(scene)
+            path = root / scene_file(scene)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(png)
+            attributes[scene.scene_id] = scene_attributes(scene, png)
+        records = build_vqa_items(scenes, attributes, STUDY_SEED)
+        upsert_items(store, records, DEMO_VQA_DATASET, DEMO_KIND, images_root=root)
+    say(f"demo: {len(records)} VQArt-style items; simulating {len(STUDY_MODELS)} models")
+    sim = simulate_study(store, DEMO_VQA_DATASET, STUDY_SEED)
+    return {"vqa_items": len(records), "vqa_responses": sim["responses"]}
