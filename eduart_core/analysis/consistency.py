@@ -305,7 +305,9 @@ def _name_checks(meta: pd.DataFrame) -> list[dict]:
     rows = [_row(NAME_CHECK, f"all {len(both)} columns", "the same name in the table and the text",
                  f"{len(both) - len(differs)} of {len(both)} match ({abbreviated} abbreviated); {len(differs)} differ",
                  VERDICT_PROBLEM if differs else VERDICT_OK,
-                 (f"{len(differs)} column name(s) differ between the table and the text." if differs else
+                 ("Column names differ between the table and the text: " + "; ".join(
+                     f"'{both.loc[c, 'name_in_text']}' is called '{both.loc[c, 'name_in_table']}' in the table"
+                     for c in differs) + "." if differs else
                   "Every column has the same name in the table and the text (abbreviations spelled out)."))]
     for c in differs:
         r = both.loc[c]
@@ -341,5 +343,5 @@ def _claim_checks(d: pd.DataFrame, meta: pd.DataFrame, statements: pd.DataFrame,
                          "; ".join(beaten) if beaten else "best or tied everywhere",
                          VERDICT_PROBLEM if beaten else VERDICT_OK,
                          (f"The text says {model} is best on every measure, but the table shows it beaten in "
-                          f"{len(beaten)} column(s)." if beaten else f"{model} is best or tied in every column.")))
+                          + "; ".join(beaten) + "." if beaten else f"{model} is best or tied in every column.")))
     return rows

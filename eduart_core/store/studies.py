@@ -128,10 +128,8 @@ def write_external_scores(store: Store, frame: pd.DataFrame, source: str) -> dic
     with store.transaction() as con:
         before = {(m, b) for m, b in con.execute("SELECT model, benchmark FROM external_scores").fetchall()}
         rows = [[str(r.model), str(r.benchmark), float(r.score), source] for r in frame.itertuples(index=False)]
-        con.executemany(
-            "INSERT INTO external_scores (model, benchmark, score, source) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (model, benchmark) DO UPDATE SET score = excluded.score, source = excluded.source, "
-            "imported_at = current_timestamp", rows)
+        con.executemany("DELETE FROM external_scores WHERE model = ? AND benchmark = ?", [r[:2] for r in rows])
+        con.executemany("INSERT INTO external_scores (model, benchmark, score, source) VALUES (?, ?, ?, ?)", rows)
     replaced = sum(1 for r in rows if (r[0], r[1]) in before)
     return {"added": len(rows) - replaced, "replaced": replaced}
 

@@ -14,10 +14,27 @@ from ..vocab import OVERALL_COLUMN, VERDICT_FLAG, VERDICT_NOT_APPLICABLE, VERDIC
 VERDICT_ORDER = (VERDICT_PROBLEM, VERDICT_FLAG, VERDICT_NOTE, VERDICT_OK, VERDICT_NOT_APPLICABLE)
 
 
-def checks_in_words(checks: pd.DataFrame, *, limit: int = 12) -> list[tuple[str, str]]:
-    """(verdict, sentence) pairs, most serious first: every check's summary, then its individual findings."""
+def _is_summary(subject: object) -> bool:
+    """Summary rows speak of the whole table ('all 14 models', 'Table 2 rows (plain mean ...)')."""
+    text = str(subject)
+    return text.startswith("all ") or (text.endswith(")") and "(" in text and not text.startswith("rows "))
+
+
+def summaries(checks: pd.DataFrame) -> pd.DataFrame:
+    """Per check: its summary rows when it has any, else its individual rows (a name, a column, a claim)."""
+    keep = []
+    for _, g in checks.groupby("check", sort=False):
+        summary = g.loc[g["subject"].map(_is_summary)]
+        keep.append(summary if len(summary) else g)
+    return pd.concat(keep) if keep else checks
+
+
+def checks_in_words(checks: pd.DataFrame, *, limit: int = 12, summary_only: bool = False) -> list[tuple[str, str]]:
+    """(verdict, sentence) pairs, most serious first; ``summary_only`` tells each check once (reports)."""
     if checks.empty:
         return []
+    if summary_only:
+        checks = summaries(checks)
     rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
     ordered = checks.assign(_r=checks["verdict"].map(rank).fillna(len(rank))).sort_values("_r", kind="stable")
     out = []
