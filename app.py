@@ -122,13 +122,16 @@ MENU = {
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 
 #: Which pages apply to the sidebar's dataset (pages not listed always apply). A page that does not
-#: apply is hidden: per-task pages for datasets with tasks or dimensions, the motivation page where
-#: two prompt conditions were asked, item-level pages where answers exist.
+#: apply is hidden: the Tasks page needs tasks or dimensions; a study dataset (one with tasks or
+#: dimensions) keeps the formats, motivation and images pages only where it has several formats, two
+#: prompt conditions, or images to compare; item-level pages need item-level data. EduArt-style
+#: datasets keep today's pages.
 APPLIES = {
     "tasks": lambda f: bool(f.groupings),
-    "formats": lambda f: not f.reference and (f.aggregate_only or f.formats > 1),
-    "motivation": lambda f: not f.reference and (f.aggregate_only or f.conditions > 1),
-    "images": lambda f: not f.aggregate_only and (f.image_attributes or f.with_and_without_image),
+    "formats": lambda f: not f.reference and (not f.groupings or f.formats > 1),
+    "motivation": lambda f: not f.reference and (not f.groupings or f.conditions > 1),
+    "images": lambda f: not f.aggregate_only and (not f.groupings or f.image_attributes
+                                                  or f.with_and_without_image),
     "inspector": lambda f: not f.aggregate_only,
     "psychometrics": lambda f: not f.aggregate_only,
     "profiles": lambda f: not f.aggregate_only,

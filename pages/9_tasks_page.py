@@ -50,30 +50,44 @@ n_models = models_only["model"].nunique()
 agg_words = scores["aggregation"].iloc[0]
 interval = ("Wilson 95% on the printed item counts (answers not published)" if features.reference
             else "Wilson 95%, clustered by image where items share a picture")
-st.subheader("Scores by " + ("task" if by == vocab.TASK_COLUMN else "dimension"))
-common.chart(study_charts.figure_dimension_heatmap(scores), "study_heatmap", story=words.leader_sentence(scores),
-             caption=f"Score per model and {by} (0-100), {n_models} models, {common.scoring_label(sel)}; "
-                     f"{study_charts.BEST_MARK} best and {study_charts.SECOND_MARK} second best in the column (ties "
-                     f"share a mark), {study_charts.BELOW_MARK} below the column's chance level; the last row is the "
-                     f"median model. Overall column: {agg_words}.")
-common.table(study_charts.marked_table(scores), "study_table_marked",
-             f"Scores (percent) with marks; overall: {agg_words}", essential=True)
-common.table(scores, "study_scores", f"Scores with 95% intervals ({interval}), n, chance level and flags",
-             percent=("score", "ci_low", "ci_high", "chance"))
 
 st.subheader("Does the table add up?")
 st.markdown(plain(words.checks_headline(checks)))
-told = words.checks_in_words(checks)
-for verdict, sentence in told:
-    icon = {vocab.VERDICT_PROBLEM: ":material/error:", vocab.VERDICT_FLAG: ":material/flag:"}.get(
-        verdict, ":material/info:")
-    st.markdown(f"{icon} **{verdict}**: {plain(sentence)}")
-if not told:
-    st.caption("Every applicable check passes.")
-common.table(checks, "consistency_checks", "Every consistency check (check, subject, expected, found, verdict)")
 
-left, right = st.columns(2)
-with left:
+#: The page's parts; one is drawn at a time, so opening the page never waits for every analysis.
+SECTIONS = {"scores": "Scores", "checks": "All checks", "correlations": "Correlations",
+            "families": "Families", "errors": "Wrong answers"}
+shown = [k for k in SECTIONS if k != "errors" or not features.reference]
+section = st.segmented_control("Show", shown, default="scores", key="study_section", format_func=SECTIONS.get,
+                               label_visibility="collapsed") or "scores"
+
+
+def scores_section() -> None:
+    st.subheader("Scores by " + ("task" if by == vocab.TASK_COLUMN else "dimension"))
+    common.chart(study_charts.figure_dimension_heatmap(scores), "study_heatmap", story=words.leader_sentence(scores),
+                 caption=f"Score per model and {by} (0-100), {n_models} models, {common.scoring_label(sel)}; "
+                         f"{study_charts.BEST_MARK} best and {study_charts.SECOND_MARK} second best in the column "
+                         f"(ties share a mark), {study_charts.BELOW_MARK} below the column's chance level; the last "
+                         f"row is the median model. Overall column: {agg_words}.")
+    common.table(study_charts.marked_table(scores), "study_table_marked",
+                 f"Scores (percent) with marks; overall: {agg_words}", essential=True)
+    common.table(scores, "study_scores", f"Scores with 95% intervals ({interval}), n, chance level and flags",
+                 percent=("score", "ci_low", "ci_high", "chance"))
+
+
+def checks_section() -> None:
+    told = words.checks_in_words(checks, limit=60)
+    for verdict, sentence in told:
+        icon = {vocab.VERDICT_PROBLEM: ":material/error:", vocab.VERDICT_FLAG: ":material/flag:"}.get(
+            verdict, ":material/info:")
+        st.markdown(f"{icon} **{verdict}**: {plain(sentence)}")
+    if not told:
+        st.caption("Every applicable check passes.")
+    common.table(checks, "consistency_checks", "Every consistency check (check, subject, expected, found, verdict)",
+                 essential=True)
+
+
+def correlations_section() -> None:
     try:
         corr = views.task_correlations(src, sel, by=by)
         common.chart(study_charts.figure_correlation_matrix(corr), "study_correlations",
@@ -82,15 +96,28 @@ with left:
                      "related skills, or share a confound.")
     except UserError as exc:  # one task only, or too few models: no matrix
         st.info(str(exc))
-with right:
+    st.subheader("Against other benchmarks")
+    try:
+        external = views.external_correlations(src, sel, by=by)
+        common.chart(study_charts.figure_external_correlations(external), "study_external",
+                     "Spearman rank correlation between each column and each imported external benchmark, over the "
+                     "models present in both (pairwise-complete; n in each cell).")
+        if external.attrs.get("unmatched"):
+            st.caption("External models not found here: " + plain(", ".join(external.attrs["unmatched"])))
+    except UserError as exc:  # nothing imported yet
+        st.caption(f"{exc} The file has the columns model, benchmark, score.")
+
+
+def families_section() -> None:
     with common.guard():
         best = views.family_best(src, sel, by=by)
     common.chart(study_charts.figure_family_best(best), "study_family_best",
                  f"Best model of each family per {by} (lines) and the best-available envelope (thick black: best of "
                  "all models; dotted: best open-weights model; dashed: best closed model).")
+    common.table(best, "family_best", "Best model per family and the envelopes", percent=("score",))
 
-if not features.reference:
-    st.subheader("When models go wrong")
+
+def errors_section() -> None:
     c1, c2 = st.columns(2)
     with c1:
         if features.distractors:
@@ -116,16 +143,8 @@ if not features.reference:
         common.chart(study_charts.figure_invalid_rates(rates), "study_invalid",
                      f"Share of answers refused, unparseable or naming no option, per model ({int(overall['n'].max())} "
                      "answers each at most; the per-task rates with Wilson 95% intervals are in the table).")
-        common.table(rates, "invalid_rates", "Invalid answers per model and task",
-                     percent=("rate", "ci_low", "ci_high"))
+    common.table(rates, "invalid_rates", "Invalid answers per model and task", percent=("rate", "ci_low", "ci_high"))
 
-st.subheader("Against other benchmarks")
-try:
-    external = views.external_correlations(src, sel, by=by)
-    common.chart(study_charts.figure_external_correlations(external), "study_external",
-                 "Spearman rank correlation between each column and each imported external benchmark, over the models "
-                 "present in both (pairwise-complete; n in each cell).")
-    if external.attrs.get("unmatched"):
-        st.caption("External models not found here: " + plain(", ".join(external.attrs["unmatched"])))
-except UserError as exc:  # nothing imported yet
-    st.caption(f"{exc} The file has the columns model, benchmark, score.")
+
+{"scores": scores_section, "checks": checks_section, "correlations": correlations_section,
+ "families": families_section, "errors": errors_section}[section]()

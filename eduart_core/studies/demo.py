@@ -57,8 +57,29 @@ def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyMod
     return {"runs": created, "responses": stored}
 
 
+#: Simulated scores of the demo panel on two made-up external benchmarks (labelled simulated by name).
+EXTERNAL_BENCHMARKS = {"Sim general VQA (simulated)": 0.6, "Sim chart reading (simulated)": 1.2}
+EXTERNAL_SOURCE = "demo (simulated)"
+
+
+def simulated_external_scores(models: tuple[StudyModel, ...], seed: int):
+    """What the demo panel 'scores' elsewhere: its ability plus benchmark-specific noise, in percent."""
+    import math
+    import random
+
+    import pandas as pd
+
+    rows = []
+    for bench, noise in EXTERNAL_BENCHMARKS.items():
+        rng = random.Random(f"external|{seed}|{bench}")
+        for model in models:
+            value = 100 / (1 + math.exp(-(model.ability + rng.gauss(0.0, noise))))
+            rows.append({"model": model.display_name, "benchmark": bench, "score": round(value, 1)})
+    return pd.DataFrame(rows)
+
+
 def build_vqa_demo(store: Store, say: Progress) -> dict:
-    """`demo-vqa`: 70 four-option questions in 7 dimensions on 16 generated scenes, 11 simulated models."""
+    """`demo-vqa`: 74 four-option questions in 7 dimensions (8 to 14 each) on 16 generated scenes, 11 simulated models."""
     from ..store.items import upsert_items
     from ..store.runs import ensure_dataset
 
@@ -80,4 +101,7 @@ def build_vqa_demo(store: Store, say: Progress) -> dict:
         upsert_items(store, records, DEMO_VQA_DATASET, DEMO_KIND, images_root=root)
     say(f"demo: {len(records)} VQArt-style items; simulating {len(STUDY_MODELS)} models")
     sim = simulate_study(store, DEMO_VQA_DATASET, STUDY_SEED)
+    from ..store.studies import write_external_scores
+
+    write_external_scores(store, simulated_external_scores(STUDY_MODELS, STUDY_SEED), EXTERNAL_SOURCE)
     return {"vqa_items": len(records), "vqa_responses": sim["responses"]}

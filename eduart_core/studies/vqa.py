@@ -21,6 +21,8 @@ DIMENSIONS: tuple[str, ...] = (
     "Instance Identity", "Instance Attribute", "Instance Location", "Instance Counting", "Spatial Relation",
     "Instance Interaction", "Visual-Inspired Reasoning",
 )
+#: Questions per dimension: unequal, like VQArt-Bench's Table 1, so that a micro and a macro overall differ.
+PER_DIMENSION: dict[str, int] = dict(zip(DIMENSIONS, (10, 14, 12, 8, 10, 8, 12)))
 SCENES_FOLDER = "scenes"
 Question = dict  # question_text, right, wrong: [(text, distractor_type)], kind
 
@@ -170,8 +172,10 @@ def _record(item_id: str, dimension: str, scene: Scene, q: Question, attributes:
             "image_attributes": attributes}
 
 
-def build_vqa_items(scenes: list[Scene], attributes: dict[str, dict], seed: int, per_dimension: int = 10) -> list[dict]:
-    """Items in all seven dimensions, ``per_dimension`` each, spread over the scenes (deterministic)."""
+def build_vqa_items(scenes: list[Scene], attributes: dict[str, dict], seed: int,
+                    per_dimension: dict[str, int] | None = None) -> list[dict]:
+    """Items in all seven dimensions (`PER_DIMENSION` each by default), spread over the scenes (deterministic)."""
+    wanted = per_dimension or PER_DIMENSION
     rng = random.Random(f"vqa|{seed}")
     records: list[dict] = []
     for dimension, builder in QUESTION_BUILDERS.items():
@@ -185,11 +189,11 @@ def build_vqa_items(scenes: list[Scene], attributes: dict[str, dict], seed: int,
         for scene, q in candidates:
             by_scene.setdefault(scene.scene_id, []).append((scene, q))
         picked = []
-        while len(picked) < per_dimension and any(by_scene.values()):
+        while len(picked) < wanted[dimension] and any(by_scene.values()):
             for key in list(by_scene):
-                if by_scene[key] and len(picked) < per_dimension:
+                if by_scene[key] and len(picked) < wanted[dimension]:
                     picked.append(by_scene[key].pop(0))
-        if len(picked) < per_dimension:
+        if len(picked) < wanted[dimension]:
             raise ValueError(f"demo-vqa: only {len(picked)} questions for {dimension}; add scenes")
         for scene, q in picked:
             item_id = f"vqa-{len(records) + 1:03d}"

@@ -32,7 +32,6 @@ from ._base import (
     family_map,
     items,
     models,
-    selected_scores,
 )
 
 # ---------------------------------------------------------------- what a dataset offers
@@ -103,16 +102,29 @@ def _grouping(src: Source, dataset: str, by: str) -> str:
 
 # ---------------------------------------------------------------- the rows behind the views
 
-@cached(maxsize=16)
-def _item_rows(src: Source, sel: Selection) -> pd.DataFrame:
-    """Selected scores with the image each item shows (cluster) and its chance level."""
+@cached(maxsize=8)
+def _item_scores(src: Source, dataset: str, profile: str) -> pd.DataFrame:
+    """Every model's score per item with the item's format, language, image, task, dimension and chance."""
+    from ..store import studies as store_studies
     from ..studies.chance import item_chance
 
-    frame = selected_scores(src, sel)
-    it = items(src, sel.dataset)
-    cluster = dict(zip(it["item_id"], it["image_hash"])) if "image_hash" in it else {}
-    chance = {i: item_chance(r) for i, r in zip(it["item_id"], it["record"])}
-    return frame.assign(cluster=frame["item_id"].map(cluster), chance=frame["item_id"].map(chance).astype(float))
+    it = items(src, dataset)
+    meta = it[[c for c in ("item_id", "type", "language", "has_image", TASK_COLUMN, DIMENSION_COLUMN, "image_hash")
+               if c in it]].rename(columns={"image_hash": "cluster"})
+    meta = meta.assign(chance=[item_chance(r) for r in it["record"]]).astype({"chance": float})
+    return store_studies.load_item_scores(src.store, dataset, profile).merge(meta, on="item_id", how="inner")
+
+
+@cached(maxsize=16)
+def _item_rows(src: Source, sel: Selection) -> pd.DataFrame:
+    """The selected item scores, with the picture each item shows (`cluster`) and its chance level."""
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
+                                   "item-level data are not available for it.")
+    frame = sel.apply(_item_scores(src, sel.dataset, sel.profile))
+    if frame.empty:
+        raise EmptySelection("No scores match the current selection: widen the filters.")
+    return frame
 
 
 def _column_order(src: Source, dataset: str, by: str) -> list[str]:
@@ -189,12 +201,19 @@ def _answer_rows(src: Source, sel: Selection) -> tuple[pd.DataFrame, pd.DataFram
     return frame, items(src, sel.dataset)
 
 
+@cached(maxsize=8)
+def _statuses(src: Source, sel: Selection, by: str) -> pd.DataFrame:
+    """Every answer's status and chosen option (read once for the distractor and invalid-answer views)."""
+    answers, it = _answer_rows(src, sel)
+    return analysis.answer_statuses(answers, it, by=by)
+
+
 @cached()
 def distractor_choices(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
     """Among wrong option choices, the share per distractor type, per model and task (and all models pooled)."""
     by = _grouping(src, sel.dataset, by)
     answers, it = _answer_rows(src, sel)
-    out = analysis.distractor_choices(answers, it, by=by)
+    out = analysis.distractor_choices(answers, it, by=by, statuses=_statuses(src, sel, by))
     if out.empty:
         raise EmptySelection("No wrong option choices on items with labelled distractors in this selection.")
     return out
@@ -205,7 +224,7 @@ def invalid_rates(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
     """Share of refused, unparseable and not-an-option answers per model and task (Wilson 95%)."""
     by = _grouping(src, sel.dataset, by)
     answers, it = _answer_rows(src, sel)
-    return analysis.invalid_rates(answers, it, by=by)
+    return analysis.invalid_rates(answers, it, by=by, statuses=_statuses(src, sel, by))
 
 
 @cached()
@@ -260,7 +279,7 @@ def _attributes(src: Source, dataset: str) -> pd.DataFrame:
 @cached()
 def image_attributes(src: Source, sel: Selection) -> pd.DataFrame:
     """Mean score per image attribute value (genre, figures, indoor/outdoor, warm/cool) and model, Wilson 95%."""
-    frame = selected_scores(src, sel)
+    frame = _item_rows(src, sel)
     attributes = _attributes(src, sel.dataset)
     if attributes.empty:
         raise EmptySelection(f"The images of dataset '{sel.dataset}' carry no attributes.")
