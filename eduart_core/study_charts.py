@@ -112,7 +112,7 @@ def figure_family_best(best: pd.DataFrame, *, title: str | None = None) -> go.Fi
         fig.add_scatter(x=labels, y=_pct(g["score"]), mode="lines+markers", name=str(fam),
                         line=dict(color=colours[fam], width=1.5), marker=dict(size=7),
                         customdata=g["model"].fillna("").to_numpy(dtype=object),
-                        hovertemplate=f"{fam}<br>%{{x}}: %{{y:.1f}}% (%{{customdata}})<extra></extra>")
+                        hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (%{customdata})<extra></extra>")
     envelopes = best.loc[best["group_kind"] == "envelope"]
     styles = {"Best available": dict(color=ENVELOPE_COLOUR, width=4), "Best open": dict(color="#555555", width=2,
                                                                                           dash="dot"),
@@ -122,7 +122,7 @@ def figure_family_best(best: pd.DataFrame, *, title: str | None = None) -> go.Fi
         fig.add_scatter(x=labels, y=_pct(g["score"]), mode="lines", name=str(group),
                         line=styles.get(str(group), dict(color=ENVELOPE_COLOUR, width=2)),
                         customdata=g["model"].fillna("").to_numpy(dtype=object),
-                        hovertemplate=f"{group}<br>%{{x}}: %{{y:.1f}}% (%{{customdata}})<extra></extra>")
+                        hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (%{customdata})<extra></extra>")
     fig.update_yaxes(title="Best score in the family (%)", range=[0, 100])
     fig.update_xaxes(tickangle=-30)
     return _layout(fig, title, height=460)
@@ -137,7 +137,7 @@ def figure_distractors(choices: pd.DataFrame, *, model: str = "All models", titl
         g = g.set_index("column").reindex(columns)
         fig.add_bar(y=columns, x=_pct(g["share"].fillna(0)), orientation="h", name=str(kind),
                     customdata=np.dstack([_pct(g["expected_share"].fillna(0)), g["n_wrong"].fillna(0)])[0],
-                    hovertemplate=f"{kind}<br>%{{y}}: %{{x:.1f}}% of wrong choices "
+                    hovertemplate="%{fullData.name}<br>%{y}: %{x:.1f}% of wrong choices "
                                   "(uniform guessing: %{customdata[0]:.1f}%; n = %{customdata[1]:.0f})<extra></extra>")
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title="Share of wrong choices (%)", range=[0, 100])

@@ -1,13 +1,12 @@
 """Tasks and dimensions: per-task (or per reasoning dimension) results of VQArt-Bench- and MUSE-style datasets."""
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from eduart_core import study_charts, views, vocab
 from eduart_core.errors import UserError
 from eduart_core.studies import words
+from eduart_core.text import plain
 from pages import common
 
 src, sel = common.page_start(
@@ -19,14 +18,6 @@ if not features.groupings:
     st.info(f"Dataset '{sel.dataset}' has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style "
             "dataset (for example demo-vqa, vqart2025 or muse2026) in the sidebar.")
     st.stop()
-
-_MD = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
-
-
-def plain(text: object) -> str:
-    """Model and column names are data: shown as typed, never as markdown."""
-    return _MD.sub(r"\\\1", str(text))
-
 
 by, aggregation = features.grouping, ""
 if not common.presentation():

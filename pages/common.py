@@ -23,6 +23,7 @@ from eduart_core.charts import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
+from eduart_core.text import plain
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
     CONDITION_HELP,
@@ -286,7 +287,7 @@ def banner(sel: Selection) -> None:
         st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
                    "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
     if f.aggregate_only:
-        st.info(f"Published reference (aggregate only): {f.title}. Item-level views are not available for this "
+        st.info(f"Published reference (aggregate only): {plain(f.title)}. Item-level views are not available for this "
                 "dataset.", icon=":material/menu_book:")
 
 

@@ -32,6 +32,7 @@ from ._base import (
     family_map,
     items,
     models,
+    study_reference,
 )
 
 # ---------------------------------------------------------------- what a dataset offers
@@ -51,18 +52,6 @@ class StudyFeatures:
     formats: int                  # answer formats among the items
     aggregate_only: bool = False  # published aggregates only (no item-level data)
     with_and_without_image: bool = False  # items with and items without an image (the image comparison)
-
-
-@cached(maxsize=8)
-def study_reference(src: Source, dataset: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None:
-    """(cells, columns, statements) of a printed study table, or None when the dataset has none."""
-    from ..store import studies as store_studies
-
-    columns = store_studies.read_reference_columns(src.store, dataset)
-    if columns.empty:
-        return None
-    return (store_studies.read_reference_cells(src.store, dataset), columns,
-            store_studies.read_reference_statements(src.store, dataset))
 
 
 @cached(maxsize=8)
