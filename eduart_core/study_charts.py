@@ -55,28 +55,29 @@ def figure_dimension_heatmap(scores: pd.DataFrame, *, title: str | None = None) 
     columns = list(dict.fromkeys(scores["column"]))
     models = list(dict.fromkeys(scores.loc[~scores["is_median"], "model"])) + \
         list(dict.fromkeys(scores.loc[scores["is_median"], "model"]))
-    grid = scores.pivot_table(index="model", columns="column", values="score", aggfunc="first", sort=False)
-    grid = grid.reindex(index=models, columns=columns)
-    cell = scores.set_index(["model", "column"])
-    text = []
-    for m in models:
-        row = []
-        for c in columns:
-            if (m, c) not in cell.index or pd.isna(grid.loc[m, c]):
-                row.append("")
-                continue
-            r = cell.loc[(m, c)]
-            mark = {"best": f" {BEST_MARK}", "second": f" {SECOND_MARK}"}.get(str(r["mark"]), "")
-            below = f" {BELOW_MARK}" if bool(r["below_chance"]) else ""
-            row.append(f"{100 * float(grid.loc[m, c]):.1f}{mark}{below}")
-        text.append(row)
+    cells = _cell_texts(scores)
+    z = np.array([[cells.get((m, c), (np.nan, ""))[0] for c in columns] for m in models], dtype=float)
+    text = [[cells.get((m, c), (np.nan, ""))[1] for c in columns] for m in models]
     fig = go.Figure(go.Heatmap(
-        z=_pct(grid.to_numpy(dtype=float)), x=[_label(c) for c in columns], y=models, text=text,
+        z=_pct(z), x=[_label(c) for c in columns], y=models, text=text,
         texttemplate="%{text}", zmin=0, zmax=100, colorscale="Viridis", colorbar=dict(title="Score (%)"),
         hovertemplate="%{y}<br>%{x}: %{z:.1f}%<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(side="top", tickangle=-30, title=None)
     return _layout(fig, title, height=max(320, 30 * len(models) + 160))
+
+
+def _cell_texts(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[float, str]]:
+    """(model, column) -> (score, '73.5 ▲ ↓'): the value with its marks, as heatmap and table show it."""
+    out = {}
+    for model, column, score, mark, below in zip(scores["model"], scores["column"], scores["score"],
+                                                 scores["mark"], scores["below_chance"]):
+        if pd.isna(score):
+            out[(model, column)] = (np.nan, "")
+            continue
+        sign = {"best": f" {BEST_MARK}", "second": f" {SECOND_MARK}"}.get(str(mark), "")
+        out[(model, column)] = (float(score), f"{100 * float(score):.1f}{sign}{f' {BELOW_MARK}' if below else ''}")
+    return out
 
 
 def figure_correlation_matrix(corr: pd.DataFrame, *, title: str | None = None) -> go.Figure:
@@ -203,17 +204,6 @@ def marked_table(scores: pd.DataFrame) -> pd.DataFrame:
     columns = list(dict.fromkeys(scores["column"]))
     order = list(dict.fromkeys(scores.loc[~scores["is_median"], "model"])) + \
         list(dict.fromkeys(scores.loc[scores["is_median"], "model"]))
-    rows = []
-    for model in order:
-        sub = scores.loc[scores["model"] == model].set_index("column")
-        row = {"model": model}
-        for c in columns:
-            if c not in sub.index or pd.isna(sub.loc[c, "score"]):
-                row[_label(c)] = ""
-                continue
-            r = sub.loc[c]
-            mark = {"best": f" {BEST_MARK}", "second": f" {SECOND_MARK}"}.get(str(r["mark"]), "")
-            below = f" {BELOW_MARK}" if bool(r["below_chance"]) else ""
-            row[_label(c)] = f"{100 * float(r['score']):.1f}{mark}{below}"
-        rows.append(row)
-    return pd.DataFrame(rows)
+    cells = _cell_texts(scores)
+    return pd.DataFrame([{"model": m, **{_label(c): cells.get((m, c), (np.nan, ""))[1] for c in columns}}
+                         for m in order])

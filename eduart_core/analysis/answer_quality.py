@@ -76,24 +76,34 @@ def _item_options(items: pd.DataFrame) -> pd.DataFrame:
 
 
 def _choice_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """A choice item: readable when it names one of the item's option ids (the first such id counts)."""
-    texts = sub["parsed_answers"]
-    ids = {t: _ids_of(t) for t in texts.dropna().unique()}
-    first = texts.map({t: (v[0] if v else None) for t, v in ids.items()})
-    known = set((options["item_id"].astype(str) + "\x1f" + options["option"]).tolist())
-    item = sub["item_id"].astype(str)
-    ok = (item + "\x1f" + first.fillna("").astype(str)).isin(known).to_numpy() & first.notna().to_numpy()
-    chosen = pd.Series(np.where(ok, first.to_numpy(dtype=object), None), index=sub.index, dtype=object)
+    """A choice item: readable when it names one of the item's option ids (the first such id counts).
+
+    Integer codes throughout (distinct answer texts, option labels, items): a VQArt-scale panel
+    gives 200,000 answers but only a few dozen distinct answer texts.
+    """
+    text_codes, texts = pd.factorize(sub["parsed_answers"])          # -1: no parsed answer
+    ids = [_ids_of(t) if isinstance(t, str) else () for t in texts]
+    labels = sorted(set(options["option"]) | {i for v in ids for i in v})
+    label_index = {label: k for k, label in enumerate(labels)}
+    first = np.array([label_index[v[0]] if v else -1 for v in ids] + [-1])[text_codes]
+    item_codes, item_ids = pd.factorize(sub["item_id"])
+    option_item = pd.Index(item_ids).get_indexer(options["item_id"])
+    mine = option_item >= 0
+    known = np.zeros((len(item_ids), max(1, len(labels))), dtype=bool)
+    known[option_item[mine], [label_index[o] for o in options["option"].to_numpy()[mine]]] = True
+    ok = (first >= 0) & known[item_codes, np.maximum(first, 0)]
+    names = np.array(labels + [None], dtype=object)
+    chosen = np.where(ok, names[np.where(first >= 0, first, len(labels))], None)
     # rare: the first id is no option but a later one is ("E, B"): the first option named counts
-    several = ~ok & texts.map({t: len(v) > 1 for t, v in ids.items()}).fillna(False).to_numpy(dtype=bool)
-    for index in np.flatnonzero(several):
-        label = sub.index[index]
-        chosen[label] = next((i for i in ids[texts.iloc[index]] if f"{item.iloc[index]}\x1f{i}" in known), None)
-    status = pd.Series(np.where(chosen.notna(), OK, NOT_AN_OPTION), index=sub.index, dtype=object)
-    none = first.isna().to_numpy()
+    several = ~ok & np.array([len(v) > 1 for v in ids] + [False])[text_codes]
+    for row in np.flatnonzero(several):
+        found = [label_index[i] for i in ids[text_codes[row]] if known[item_codes[row], label_index[i]]]
+        chosen[row] = labels[found[0]] if found else None
+    status = np.where(pd.notna(chosen), OK, NOT_AN_OPTION).astype(object)
+    none = first < 0
     if none.any():
-        status[none] = _no_answer(sub.loc[none, "raw_text"])
-    return status, chosen
+        status[none] = _no_answer(sub["raw_text"].iloc[np.flatnonzero(none)]).to_numpy()
+    return pd.Series(status, index=sub.index, dtype=object), pd.Series(chosen, index=sub.index, dtype=object)
 
 
 def _generic_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -118,19 +128,21 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     missing = [c for c in ("model", "item_id", "parsed_answers", "raw_text") if c not in answers]
     if missing:
         raise UserError(f"answers lack column(s): {', '.join(missing)}")
-    types = dict(zip(items["item_id"], items["type"])) if "type" in items else {}
-    columns = dict(zip(items["item_id"], items[by])) if by in items else {}
     options = _item_options(items)
-    d = answers.loc[answers["item_id"].isin(set(items["item_id"]))]
-    fmt = d["item_id"].map(types)
-    status = pd.Series(index=d.index, dtype=object)
-    chosen = pd.Series(index=d.index, dtype=object)
-    for name, sub in d.groupby(fmt, sort=False):
+    position = pd.Index(items["item_id"]).get_indexer(answers["item_id"])
+    d = answers.iloc[np.flatnonzero(position >= 0)].reset_index(drop=True)
+    position = position[position >= 0]
+    fmt = (items["type"].to_numpy(dtype=object) if "type" in items else np.full(len(items), None))[position]
+    column = (items[by].to_numpy(dtype=object) if by in items else np.full(len(items), None))[position]
+    status = np.empty(len(d), dtype=object)
+    chosen = np.empty(len(d), dtype=object)
+    for name in pd.unique(fmt):
+        rows = np.flatnonzero(fmt == name)
         reader = ANSWER_READERS.get(str(name), _generic_status)
-        s, c = reader(sub, options)
-        status[sub.index], chosen[sub.index] = s, c
-    return pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": d["item_id"].map(columns),
-                         "status": status, "chosen": chosen}).reset_index(drop=True)
+        s, c = reader(d.iloc[rows], options)
+        status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)
+    return pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
+                         "chosen": chosen})
 
 
 def answer_status(record: dict, parsed: object, raw: object, parse_error: object = None) -> tuple[str, str | None]:

@@ -43,23 +43,36 @@ def _check_grouping(by: str) -> None:
         raise UserError(f"group by {by!r}? use {TASK_COLUMN} or {DIMENSION_COLUMN}")
 
 
-def _cluster_variance(d: pd.DataFrame, keys: list[str], weight: str | None = None) -> pd.DataFrame:
-    """Per group of ``keys``: G (clusters) and the cluster-robust variance of the (weighted) mean.
+def _clustered_stats(group: np.ndarray, n_groups: int, y: np.ndarray, cluster: np.ndarray, chance: np.ndarray,
+                     weight: np.ndarray | None = None, centre: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Per group code: n, mean (or the weighted sum), clusters, mean chance and the cluster-robust variance.
 
-    ``d`` has the keys, `resid` (score minus its column mean) and `cluster`; with ``weight`` the
-    estimator is sum(w * y) (weights summing to 1 per group), else the plain mean.
+    Integer codes and ``np.bincount`` instead of string group-bys: a VQArt-scale table has 200,000
+    answers. Without ``weight`` the estimator is the group's plain mean and the residuals are taken
+    from it; with ``weight`` (summing to 1 per group) it is sum(w * y) and ``centre`` gives each
+    answer's reference mean (its sub-group's mean), as the linearised variance of a mean of means needs.
     """
-    term = d["resid"] * (d[weight] if weight else 1.0)
-    per_cluster = term.groupby([d[k] for k in keys] + [d["cluster"]], sort=False).sum()
-    levels = list(range(len(keys)))
-    sq = per_cluster.pow(2).groupby(level=levels, sort=False).sum()
-    g = per_cluster.groupby(level=levels, sort=False).size()
-    out = pd.DataFrame({"ss": sq, "G": g})
-    if not weight:
-        n = d.groupby(keys, sort=False).size()
-        out["ss"] = out["ss"] / n.reindex(out.index).pow(2)
-    out["var"] = np.where(out["G"] > 1, out["G"] / (out["G"] - 1) * out["ss"], np.nan)
-    return out.reset_index()
+    n = np.bincount(group, minlength=n_groups).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.bincount(group, weights=y, minlength=n_groups) / n
+        if weight is None:
+            term = y - mean[group]
+            score = mean
+        else:
+            term = weight * (y - centre)
+            score = np.bincount(group, weights=weight * y, minlength=n_groups)
+        pairs, inverse = np.unique(group.astype(np.int64) * (int(cluster.max()) + 1) + cluster, return_inverse=True)
+        pair_group = pairs // (int(cluster.max()) + 1)
+        pair_sum = np.bincount(inverse, weights=term, minlength=len(pairs))
+        ss = np.bincount(pair_group, weights=pair_sum ** 2, minlength=n_groups)
+        g = np.bincount(pair_group, minlength=n_groups).astype(float)
+        if weight is None:
+            ss = ss / n ** 2
+        var = np.where(g > 1, g / (g - 1) * ss, np.nan)
+        defined = ~np.isnan(chance)
+        chance_mean = np.bincount(group[defined], weights=chance[defined], minlength=n_groups) / \
+            np.bincount(group[defined], minlength=n_groups)
+    return {"n": n, "score": score, "n_clusters": g, "var": var, "chance": chance_mean}
 
 
 def _effective_wilson(score: np.ndarray, n: np.ndarray, var: np.ndarray, clustered: np.ndarray):
@@ -124,7 +137,7 @@ def dimension_scores(df: pd.DataFrame, *, by: str = DIMENSION_COLUMN, aggregatio
         d["chance"] = np.nan
     d["column"] = d[by].astype(str)
 
-    cols = _column_rows(d, ["model", "column"])
+    cols = _column_rows(d)
     cols["kind"] = by
     dim_of = d.groupby("column", sort=False)[DIMENSION_COLUMN].first() if by == TASK_COLUMN and DIMENSION_COLUMN in d \
         else None
@@ -141,46 +154,70 @@ def dimension_scores(df: pd.DataFrame, *, by: str = DIMENSION_COLUMN, aggregatio
     return finish(frame[DIMENSION_SCORE_COLUMNS], dropped, aggregation=aggregation, grouping=by)
 
 
-def _column_rows(d: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean, n, chance and the (clustered when images are shared) Wilson interval per group of keys."""
-    g = d.groupby(keys, sort=False)
-    out = g.agg(n=("score", "size"), score=("score", "mean"), chance=("chance", "mean"),
-                n_clusters=("cluster", "nunique")).reset_index()
-    d = d.assign(resid=d["score"] - g["score"].transform("mean"))
-    var = _cluster_variance(d, keys)
-    out = out.merge(var[keys + ["var"]], on=keys, how="left")
-    clustered = (out["n_clusters"] < out["n"]).to_numpy()
+def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _with_interval(out: pd.DataFrame, clustered: np.ndarray, var: np.ndarray, words: tuple[str, str]) -> pd.DataFrame:
     out["ci_low"], out["ci_high"] = _effective_wilson(out["score"].to_numpy(float), out["n"].to_numpy(float),
-                                                      out["var"].to_numpy(float), clustered)
-    out["interval"] = np.where(clustered, "Wilson 95% on the effective n, clustered by image", "Wilson 95%")
-    return out.drop(columns="var")
+                                                      var, clustered)
+    out["interval"] = np.where(clustered, words[0], words[1])
+    return out
+
+
+def _column_rows(d: pd.DataFrame) -> pd.DataFrame:
+    """Per model x column: mean, n, chance and the Wilson interval (on the effective n when pictures are shared)."""
+    model, models = _codes(d["model"])
+    column, columns = _codes(d["column"])
+    cluster, _ = _codes(d["cluster"])
+    group = model * len(columns) + column
+    stats = _clustered_stats(group, len(models) * len(columns), d["score"].to_numpy(float), cluster,
+                             d["chance"].to_numpy(float))
+    present = stats["n"] > 0
+    index = np.flatnonzero(present)
+    out = pd.DataFrame({"model": models[index // len(columns)], "column": columns[index % len(columns)],
+                        "n": stats["n"][present], "score": stats["score"][present],
+                        "chance": stats["chance"][present], "n_clusters": stats["n_clusters"][present]})
+    clustered = out["n_clusters"].to_numpy() < out["n"].to_numpy()
+    return _with_interval(out, clustered, stats["var"][present],
+                          ("Wilson 95% on the effective n, clustered by image", "Wilson 95%"))
 
 
 def _overall_rows(d: pd.DataFrame, aggregation: str, macro_key: str | None) -> pd.DataFrame:
     """The overall column per model under the declared aggregation, with a clustered interval."""
+    if macro_key is not None:
+        d = d.loc[d[macro_key].notna()]
+    model, models = _codes(d["model"])
+    cluster, _ = _codes(d["cluster"])
+    y = d["score"].to_numpy(float)
+    chance = d["chance"].to_numpy(float)
     if macro_key is None:
-        out = _column_rows(d, ["model"])
+        stats = _clustered_stats(model, len(models), y, cluster, chance)
+        clustered = stats["n_clusters"] < stats["n"]
+        words = ("Wilson 95% on the effective n, clustered by image", "Wilson 95%")
     else:
-        d = d.loc[d[macro_key].notna()].copy()
-        g = d.groupby(["model", macro_key], sort=False)
-        d["resid"] = d["score"] - g["score"].transform("mean")
-        groups = g["score"].transform("size")
-        k = d.groupby("model", sort=False)[macro_key].transform("nunique")
-        d["w"] = 1.0 / (k * groups)           # each of the k groups weighs 1/k, shared by its items
-        means = g.agg(mean=("score", "mean"), chance=("chance", "mean")).reset_index()
-        out = means.groupby("model", sort=False).agg(score=("mean", "mean"), chance=("chance", "mean")).reset_index()
-        sizes = d.groupby("model", sort=False).agg(n=("score", "size"), n_clusters=("cluster", "nunique"))
-        out = out.merge(sizes.reset_index(), on="model")
-        var = _cluster_variance(d, ["model"], weight="w")
-        out = out.merge(var[["model", "var"]], on="model", how="left")
+        part, parts = _codes(d[macro_key])
+        sub = model * len(parts) + part                     # model x task (or dimension)
+        sub_n = np.bincount(sub, minlength=len(models) * len(parts)).astype(float)
+        sub_mean = np.bincount(sub, weights=y, minlength=len(sub_n)) / np.where(sub_n > 0, sub_n, 1)
+        k = np.bincount(np.flatnonzero(sub_n > 0) // len(parts), minlength=len(models)).astype(float)
+        weight = 1.0 / (k[model] * sub_n[sub])            # each of the k groups weighs 1/k, shared by its items
+        stats = _clustered_stats(model, len(models), y, cluster, chance, weight=weight, centre=sub_mean[sub])
+        # the chance of a macro mean is the mean of its groups' chance levels
+        sub_chance = _clustered_stats(sub, len(sub_n), y, cluster, chance)["chance"]
+        table = pd.DataFrame({"model": np.arange(len(sub_n)) // len(parts), "chance": sub_chance})[sub_n > 0]
+        stats["chance"] = table.groupby("model")["chance"].mean().reindex(range(len(models))).to_numpy(float)
         # the linearised variance of a mean of group means: clustered or not, an effective n follows
-        out["ci_low"], out["ci_high"] = _effective_wilson(out["score"].to_numpy(float), out["n"].to_numpy(float),
-                                                          out["var"].to_numpy(float),
-                                                          np.ones(len(out), dtype=bool))
-        shared = out["n_clusters"] < out["n"]
-        out["interval"] = np.where(shared, "Wilson 95% on the effective n of the macro mean, clustered by image",
-                                   "Wilson 95% on the effective n of the macro mean")
-        out = out.drop(columns="var")
+        clustered = np.ones(len(models), dtype=bool)
+        shared = stats["n_clusters"] < stats["n"]
+        words = ("Wilson 95% on the effective n of the macro mean, clustered by image",
+                 "Wilson 95% on the effective n of the macro mean")
+    out = pd.DataFrame({"model": models, "n": stats["n"], "score": stats["score"], "chance": stats["chance"],
+                        "n_clusters": stats["n_clusters"]})
+    out = _with_interval(out, clustered, stats["var"], words)
+    if macro_key is not None:
+        out["interval"] = np.where(shared, words[0], words[1])
     out["column"] = OVERALL_COLUMN
     out["kind"] = OVERALL_COLUMN
     out["dimension"] = None
