@@ -26,6 +26,12 @@ def run_id_for(dataset: str, model: StudyModel, seed: int) -> str:
     return f"sim:{dataset}:{model.key}:{DEFAULT_CONDITION}:s{seed}"
 
 
+def _in_turn_order(records: list[dict]) -> list[dict]:
+    """Items by id, except that the turns of a dialogue follow one another in turn order."""
+    return sorted(records, key=lambda r: (str(r.get("dialogue_id") or ""), int(r.get("turn") or 0),
+                                          str(r["item_id"])))
+
+
 def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyModel, ...] = STUDY_MODELS,
                    respond_fn=respond) -> dict:
     """Every model answers every current item of ``dataset`` once (default condition); idempotent."""
@@ -44,8 +50,12 @@ def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyMod
                                   params=model_params(model, seed), status="completed", exist_ok=True):
                 continue
             rows = []
-            for record in records:
-                raw = respond_fn(model, record, seed)
+            right_before: dict[str, bool] = {}  # dialogue id -> was the model's previous turn right?
+            for record in _in_turn_order(records):
+                dialogue = record.get("dialogue_id")
+                raw, right = respond_fn(model, record, seed, right_before.get(dialogue) if dialogue else None)
+                if dialogue:
+                    right_before[dialogue] = right
                 rows.append({"item_id": record["item_id"], "raw_text": raw, "request_key": record["item_id"],
                              "input_tokens": 300 + len(str(record.get("question_text") or "")) // 4,
                              "output_tokens": max(1, len(raw) // 4), "latency_s": 0.5, "image_sent": True})

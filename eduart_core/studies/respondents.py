@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..vocab import CLOSED_ACCESS, MCQ_TYPE, OPEN_ACCESS
+from .muse import MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE
 
 #: How tempting a kind of wrong option is to a model that does not know (1 = no pull).
 PLAUSIBILITY: dict[str, float] = {
@@ -108,18 +109,65 @@ def _wrong_choice(choices: list[dict], gold: set[str], model: StudyModel, rng: r
     return str(rng.choices(wrong, weights=weights)[0]["id"])
 
 
-def write_choice(record: dict, p: float, model: StudyModel, rng: random.Random) -> list[dict]:
-    """The Answers list of a one-option item: the right id with probability p, else a tempting wrong one."""
+def write_choice(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
+    """A one-option item: the right id with probability p, else a tempting wrong one."""
     choices = [c for c in record.get("choices") or [] if isinstance(c, dict)]
     gold = {str(a.get("id")) for a in record.get("answers") or [] if isinstance(a, dict)}
-    if rng.random() < p and gold:
-        return [{"id": sorted(gold)[0]}]
-    return [{"id": _wrong_choice(choices, gold, model, rng)}] if len(choices) > len(gold) else [{"id": sorted(gold)[0]}]
+    if (rng.random() < p and gold) or len(choices) <= len(gold):
+        return [{"id": sorted(gold)[0] if gold else "A"}], True
+    return [{"id": _wrong_choice(choices, gold, model, rng)}], False
 
 
-#: One answer writer per format (explicit): (record, p_know, model, rng) -> the Answers list.
-ANSWER_WRITERS: dict[str, Callable[[dict, float, StudyModel, random.Random], list[dict]]] = {
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def write_number(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
+    """A count: right with probability p, else off by one (the usual slip) or further; digits or a word."""
+    gold = int((record.get("answers") or [{}])[0].get("value") or 0)
+    value = gold
+    if rng.random() >= p:
+        step = 1 if rng.random() < 0.5 + 0.15 * model.lure else rng.choice((2, 3))
+        value = max(0, gold + step if rng.random() < 0.5 or gold - step < 0 else gold - step)
+    text = NUMBER_WORDS[value] if value < len(NUMBER_WORDS) and rng.random() < 0.3 else str(value)
+    return [{"id": "A", "text": text}], value == gold
+
+
+def write_parts(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
+    """A multi-part answer: each part right with probability p ** (1 / parts), so all parts right about p."""
+    gold = {str(a.get("id")): a.get("description") for a in record.get("answers") or [] if isinstance(a, dict)}
+    parts = [c for c in record.get("choices") or [] if isinstance(c, dict)]
+    p_part = p ** (1.0 / max(1, len(parts)))
+    out = []
+    for c in parts:
+        ident, options = str(c.get("id")), [str(o) for o in c.get("options") or []]
+        if rng.random() < p_part or len(options) < 2:
+            out.append({"id": ident, "text": gold.get(ident)})
+        else:
+            out.append({"id": ident, "text": rng.choice([o for o in options if o != gold.get(ident)])})
+    return out, all(e["text"] == gold.get(e["id"]) for e in out)
+
+
+UNRELATED = ("The picture shows a quiet scene with several objects.", "The colours of the painting are bright.",
+             "There is a building far away on the horizon.", "It is hard to say; the scene is ordinary.",
+             "The sky takes up the top of the picture.")
+HEDGES = ("I think ", "Probably ", "It seems that ", "")
+
+
+def write_text(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
+    """A free-text answer: close to a reference with probability p (reworded), else an unrelated sentence."""
+    references = [str(r) for r in (record.get("answers") or [{}])[0].get("references") or []]
+    if references and rng.random() < p:
+        sentence = rng.choice(references)
+        return [{"id": "A", "text": rng.choice(HEDGES) + sentence[0].lower() + sentence[1:]}], True
+    return [{"id": "A", "text": rng.choice(UNRELATED)}], False
+
+
+#: One answer writer per format (explicit): (record, p_know, model, rng) -> (the Answers list, right?).
+ANSWER_WRITERS: dict[str, Callable[[dict, float, StudyModel, random.Random], tuple[list[dict], bool]]] = {
     MCQ_TYPE: write_choice,
+    NUMERIC_TYPE: write_number,
+    MULTI_PART_TYPE: write_parts,
+    OPEN_TEXT_TYPE: write_text,
 }
 
 
@@ -128,23 +176,32 @@ def _render(answers: list[dict], fenced: bool) -> str:
     return f"```json\n{body}\n```" if fenced else body
 
 
-def respond(model: StudyModel, record: dict, seed: int) -> str:
-    """The raw text one model writes for one item (invalid output included, at the model's rates)."""
+def respond(model: StudyModel, record: dict, seed: int, prior_right: bool | None = None) -> tuple[str, bool]:
+    """(raw text, right by intent) of one model on one item, invalid output included at the model's rates.
+
+    ``prior_right``: in a dialogue, whether the model got the previous turn right; later turns build on
+    the model's own earlier answers, so a mistake makes the next turn harder (and a right answer easier).
+    """
     rng = random.Random(f"study-answer|{seed}|{model.key}|{record['item_id']}")
     roll = rng.random()
     if roll < model.refusal_rate:
-        return rng.choice(REFUSALS)
+        return rng.choice(REFUSALS), False
     roll -= model.refusal_rate
     if roll < model.prose_rate:
-        return rng.choice(PROSE)
+        return rng.choice(PROSE), False
     roll -= model.prose_rate
-    if roll < model.bad_option_rate and record.get("choices"):
-        return _render([{"id": "E" if len(record["choices"]) < 5 else "Z"}], False)
+    if roll < model.bad_option_rate and record.get("type") == NUMERIC_TYPE:
+        return "Maybe two or three, it is hard to count.", False  # two numbers: no single count to read
+    if roll < model.bad_option_rate and record.get("type") == MCQ_TYPE and record.get("choices"):
+        return _render([{"id": "E" if len(record["choices"]) < 5 else "Z"}], False), False
     writer = ANSWER_WRITERS.get(str(record.get("type")))
     if writer is None:
-        return rng.choice(PROSE)
-    answers = writer(record, know_probability(model, record, seed), model, rng)
-    return _render(answers, rng.random() < model.fence_rate)
+        return rng.choice(PROSE), False
+    p = know_probability(model, record, seed)
+    if prior_right is not None:
+        p = min(1.0, p * 1.15) if prior_right else p * 0.5
+    answers, right = writer(record, p, model, rng)
+    return _render(answers, rng.random() < model.fence_rate), right
 
 
 def model_params(model: StudyModel, seed: int) -> dict:

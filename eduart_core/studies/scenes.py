@@ -274,8 +274,8 @@ def _figure(draw: ImageDraw.ImageDraw, f: Figure) -> None:
             draw.ellipse([hx - 8, hy - 8, hx + 8, hy + 8], fill=colour, outline=dark)
 
 
-def render_scene(scene: Scene) -> bytes:
-    """The scene as PNG bytes (deterministic: the same scene always gives the same bytes)."""
+def render_scene(scene: Scene, blank: tuple[int, int] | None = None) -> bytes:
+    """The scene as PNG bytes (deterministic); ``blank`` greys out one place (the jigsaw's gap)."""
     image = Image.new("RGB", (WIDTH, HEIGHT), (255, 255, 255))
     draw = ImageDraw.Draw(image)
     _background(draw, scene)
@@ -283,15 +283,19 @@ def render_scene(scene: Scene) -> bytes:
         _thing(draw, t)
     for f in scene.figures:
         _figure(draw, f)
+    if blank is not None:
+        draw.rectangle(_box(*blank), fill=(128, 128, 128), outline=(60, 60, 60), width=3)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
 
 
-def crop_piece(png: bytes, row: int, col: int) -> bytes:
-    """One of the nine places cut out of a rendered scene (jigsaw pieces), as PNG bytes."""
+def crop_piece(png: bytes, row: int, col: int, mirrored: bool = False) -> bytes:
+    """One of the nine places cut out of a rendered scene (jigsaw pieces), as PNG bytes; maybe mirrored."""
     with Image.open(io.BytesIO(png)) as image:
         piece = image.crop(_box(row, col))
+        if mirrored:
+            piece = piece.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
         buffer = io.BytesIO()
         piece.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
