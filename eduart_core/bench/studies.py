@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..vocab import MUSE_REFERENCE_DATASET
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "pages/9_tasks_page.py"
 ANALYSIS_TARGET_S, PAGE_TARGET_S = 2.0, 1.5
@@ -85,9 +87,12 @@ def page_first_render(db: str, dataset: str, repeat: int) -> tuple[float, float]
     wall, cpu = [], []
     for _ in range(repeat):
         views.clear_caches()
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-        at.session_state["f_dataset"] = dataset
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+        # the session opens on the overview of a small dataset (a published table: one line), so that
+        # only the Tasks page is timed, then the sidebar's dataset becomes the benchmark's
+        at.session_state["f_dataset"] = MUSE_REFERENCE_DATASET
         at.run()
+        at.session_state["f_dataset"] = dataset
         views.clear_caches()
         start, start_cpu = time.perf_counter(), time.process_time()
         at.switch_page(PAGE).run()
@@ -100,6 +105,7 @@ def page_first_render(db: str, dataset: str, repeat: int) -> tuple[float, float]
 
 def main(args) -> int:
     from ..store import Store
+    from ..studies.references import load_study_references
     from ..studies.synthetic import build_synthetic_study
 
     with tempfile.TemporaryDirectory(prefix="eduart-bench-study-") as tmp:
@@ -107,6 +113,7 @@ def main(args) -> int:
         dataset = f"synthetic-{args.study}"
         start = time.perf_counter()
         build_synthetic_study(Store(db), args.study, args.models, args.items, seed=args.seed, dataset=dataset)
+        load_study_references(Store(db))  # a small dataset to open the session on
         print(f"\n{args.study}: {args.models} models x {args.items} items (simulated, one condition); store built in "
               f"{time.perf_counter() - start:.1f} s")
         calls = suite(db, dataset)
