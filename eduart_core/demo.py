@@ -120,6 +120,13 @@ def build_vqa_study(store: Store, say: Progress) -> dict:
     return build_vqa_demo(store, say)
 
 
+def build_muse_study(store: Store, say: Progress) -> dict:
+    """`demo-muse`: the twelve MUSE task kinds in every answer format they need, simulated models."""
+    from .studies.demo import build_muse_demo
+
+    return build_muse_demo(store, say)
+
+
 def build_extraction_round(store: Store, say: Progress) -> dict:
     """A simulated two-extractor review round on exam pages rendered from the demo items."""
     from .extraction.simulated import build_extraction_demo
@@ -131,7 +138,7 @@ def build_extraction_round(store: Store, say: Progress) -> dict:
 
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_study_references, build_vqa_study,
-                                      build_extraction_round)
+                                      build_muse_study, build_extraction_round)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

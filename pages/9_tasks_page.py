@@ -135,6 +135,17 @@ def errors_section() -> None:
                      f"Share of answers refused, unparseable or naming no option, per model ({int(overall['n'].max())} "
                      "answers each at most; the per-task rates with Wilson 95% intervals are in the table).")
     common.table(rates, "invalid_rates", "Invalid answers per model and task", percent=("rate", "ci_low", "ci_high"))
+    if vocab.NUMERIC_TYPE in features.types:
+        with common.guard():
+            numbers = views.numeric_errors(src, sel)
+        common.table(numbers, "numeric_errors", "Counting answers: share right, mean absolute error (MAE, over the "
+                     "answers naming one number) and off-by-one rate per model",
+                     percent=("accuracy", "off_by_one_rate", "exact_rate"), essential=True)
+    if vocab.MULTI_PART_TYPE in features.types:
+        with common.guard():
+            parts = views.part_accuracy(src, sel)
+        common.table(parts, "part_accuracy", "Multi-part answers: share of each part answered right (Wilson 95%)",
+                     percent=("accuracy", "ci_low", "ci_high"))
 
 
 {"scores": scores_section, "checks": checks_section, "correlations": correlations_section,

@@ -27,6 +27,8 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"]}
 #: Views of datasets with tasks or dimensions, run on the VQArt-style demo built with the demo.
 STUDY_VIEWS = {"dimension_scores", "task_correlations", "family_best", "distractor_choices", "invalid_rates",
                "consistency_checks", "image_attributes", "external_correlations"}
+#: Views of the formats beyond EduArt's, run on the MUSE-style demo.
+MUSE_VIEWS = {"numeric_errors", "part_accuracy", "dialogue"}
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -85,7 +87,7 @@ BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
     db = chance_db if name in BASELINE_VIEWS else demo_db
-    dataset = "demo-vqa" if name in STUDY_VIEWS else "demo"
+    dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
     rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"
     spec = views.VIEWS[name]
@@ -144,6 +146,7 @@ def test_pages_only_call_registered_views():
         "published_setting", "setting_words",  # caption words for the psychometrics views' setting
         "EmptySelection", "ItemLevelUnavailable", "DatasetFlags", "clear_caches",
         "study_features", "StudyFeatures",  # what a dataset offers: which pages and sections apply
+        "item_picture", "ItemPicture",  # the inspector's drawn image and image options
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..refusals import is_refusal
-from ..vocab import DIMENSION_COLUMN, MCQ_TYPE, OVERALL_COLUMN, TASK_COLUMN
+from ..vocab import DIMENSION_COLUMN, MCQ_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE, OVERALL_COLUMN, TASK_COLUMN
 from ._frame import finish
 from .intervals import wilson_interval
 
@@ -116,10 +116,58 @@ def _generic_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series
     return status, pd.Series(None, index=sub.index, dtype=object)
 
 
+@functools.lru_cache(maxsize=65536)
+def _entries_of(text: str) -> tuple:
+    try:
+        parsed = json.loads(text)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(e for e in parsed if isinstance(e, dict)) if isinstance(parsed, list) else ()
+
+
+def _first_text(parsed: object, raw: object) -> str:
+    """The answer text of a single-part answer (a free-form reply is its own answer text)."""
+    entries = _entries_of(parsed) if isinstance(parsed, str) else ()
+    for entry in entries:
+        value = entry.get("text", entry.get("description"))
+        if value is not None:
+            return str(value)
+    return raw if isinstance(raw, str) else ""
+
+
+def _rowwise(sub: pd.DataFrame, judge: Callable[[object, object], str]) -> tuple[pd.Series, pd.Series]:
+    status = [judge(p, r) for p, r in zip(sub["parsed_answers"], sub["raw_text"])]
+    return pd.Series(status, index=sub.index, dtype=object), pd.Series(None, index=sub.index, dtype=object)
+
+
+def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """A count: readable when its text names exactly one number (the scorer's own reading rule)."""
+    from ..formats.numbers import parse_number
+
+    def judge(parsed: object, raw: object) -> str:
+        text = _first_text(parsed, raw)
+        if parse_number(text) is not None:
+            return OK
+        return REFUSED if is_refusal(text) else UNPARSEABLE
+    return _rowwise(sub, judge)
+
+
+def _text_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """A free-text answer: any text is an answer, unless it declines to give one."""
+    def judge(parsed: object, raw: object) -> str:
+        text = _first_text(parsed, raw).strip()
+        if not text:
+            return UNPARSEABLE
+        return REFUSED if is_refusal(text) else OK
+    return _rowwise(sub, judge)
+
+
 #: How an answer of each format is read for these analyses (explicit; other formats use the generic rule).
 #: A reader takes the answers of one format (and every item option) and returns (status, chosen option).
 ANSWER_READERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series, pd.Series]]] = {
     MCQ_TYPE: _choice_status,
+    NUMERIC_TYPE: _number_status,
+    OPEN_TEXT_TYPE: _text_status,
 }
 
 

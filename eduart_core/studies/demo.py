@@ -11,15 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..store import Store
-from ..vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_VQA_DATASET
+from ..vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_MUSE_DATASET, DEMO_VQA_DATASET
+from .muse import PIECES_FOLDER, Draft, build_muse_drafts, finish_records
 from .respondents import STUDY_MODELS, StudyModel, model_params, respond
-from .scenes import make_scenes, render_scene, scene_attributes
-from .vqa import build_vqa_items, scene_file
+from .scenes import crop_piece, make_scenes, render_scene, scene_attributes
+from .vqa import SCENES_FOLDER, build_vqa_items, scene_file
 
 Progress = Callable[[str], None]
 STUDY_SEED = 2025
 VQA_SCENES = 16
 VQA_TITLE = "VQArt-style demo (generated scenes, simulated respondents)"
+MUSE_SCENES = 16
+MUSE_SEED = 2026
+MUSE_TITLE = "MUSE-style demo (generated scenes, simulated respondents)"
 
 
 def run_id_for(dataset: str, model: StudyModel, seed: int) -> str:
@@ -115,3 +119,49 @@ def build_vqa_demo(store: Store, say: Progress) -> dict:
 
     write_external_scores(store, simulated_external_scores(STUDY_MODELS, STUDY_SEED), EXTERNAL_SOURCE)
     return {"vqa_items": len(records), "vqa_responses": sim["responses"]}
+
+
+def build_muse_demo(store: Store, say: Progress) -> dict:
+    """`demo-muse`: the twelve MUSE task kinds (5 questions each, a four-turn dialogue among them) on generated
+    scenes, in every answer format they need, answered by the eleven simulated models."""
+    from ..store.items import upsert_items
+    from ..store.runs import ensure_dataset
+
+    say("demo: drawing scenes and writing the MUSE-style demo (demo-muse)")
+    ensure_dataset(store, DEMO_MUSE_DATASET, MUSE_TITLE, DEMO_KIND, simulated=True,
+                   description="Original questions of the twelve MUSE task kinds on generated scenes (answers right "
+                               "by construction; counts, box options, three-part positions, entity/evidence pairs, "
+                               "jigsaw pieces, free-text clues and causes, a four-turn dialogue), answered by "
+                               "simulated models.")
+    scenes = make_scenes(MUSE_SCENES, MUSE_SEED)
+    drafts = build_muse_drafts(scenes, MUSE_SEED)
+    with tempfile.TemporaryDirectory(prefix="eduart-muse-") as tmp:
+        root = Path(tmp)
+        rendered = {scene.scene_id: render_scene(scene) for scene in scenes}
+        attributes = {scene.scene_id: scene_attributes(scene, rendered[scene.scene_id]) for scene in scenes}
+
+        def write(rel: str, data: bytes) -> str:
+            path = root / rel
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            return rel
+
+        def image_of(draft: Draft) -> str:
+            scene = draft.scene
+            if draft.blank is None:
+                return write(scene_file(scene), rendered[scene.scene_id])
+            row, col = draft.blank
+            return write(f"{SCENES_FOLDER}/{scene.scene_id}-gap-{row}{col}.png", render_scene(scene, blank=(row, col)))
+
+        def piece_of(draft: Draft, option: str) -> str:
+            scene, row, col, mirrored = draft.pieces[option]
+            name = f"{PIECES_FOLDER}/{scene.scene_id}-{row}{col}{'-mirrored' if mirrored else ''}.png"
+            return write(name, crop_piece(rendered[scene.scene_id], row, col, mirrored=mirrored))
+
+        records = finish_records(drafts, image_of, piece_of, attributes)
+        upsert_items(store, records, DEMO_MUSE_DATASET, DEMO_KIND, images_root=root)
+    say(f"demo: {len(records)} MUSE-style items; simulating {len(STUDY_MODELS)} models (free text scored by "
+        "sentence embeddings)")
+    sim = simulate_study(store, DEMO_MUSE_DATASET, MUSE_SEED)
+    return {"muse_items": len(records), "muse_responses": sim["responses"]}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..text import letter_id
-from ..vocab import MCQ_TYPE
+from ..vocab import MCQ_TYPE, MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE
 from .scenes import EMOTIONS, Figure, Scene, place_name, region_bbox
 
 #: MUSE's tasks and their capability dimensions (Table 1), in the published column order.
@@ -27,9 +27,6 @@ TASKS: dict[str, str] = {
     "Relative Position": "Compositional Reasoning", "Remote Interaction": "Compositional Reasoning",
     "Jigsaw Puzzle": "Compositional Reasoning", "Cultural Identification": "Cultural Understanding",
 }
-NUMERIC_TYPE = "numeric"
-MULTI_PART_TYPE = "multi_part_choice"
-OPEN_TEXT_TYPE = "open_text"
 ALL_EMOTIONS = ("happy", "sad", "surprised", "calm", "angry", "afraid", "disgusted", "excited", "bored", "confused",
                 "proud")
 SIMILAR_EMOTION = {"happy": {"excited", "proud"}, "sad": {"bored", "afraid"}, "surprised": {"afraid", "confused"},
@@ -353,6 +350,8 @@ def finish_records(drafts: list[Draft], image_of: Callable[[Draft], str], piece_
                    attributes: dict[str, dict]) -> list[dict]:
     """Records with ids, task, dimension, image paths (and option image paths for the jigsaw)."""
     records = []
+    order = {task: i for i, task in enumerate(TASKS)}  # ids follow MUSE's column order (dialogue turns included)
+    drafts = sorted(drafts, key=lambda d: order[d.task])
     for index, draft in enumerate(drafts, start=1):
         record = {"item_id": f"muse-{index:03d}", **draft.record, "language": "en",
                   "source": "demo-muse (generated scene)", "has_image": True, "image": image_of(draft),

@@ -16,8 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..vocab import CLOSED_ACCESS, MCQ_TYPE, OPEN_ACCESS
-from .muse import MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE
+from ..vocab import CLOSED_ACCESS, MCQ_TYPE, MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_ACCESS, OPEN_TEXT_TYPE
 
 #: How tempting a kind of wrong option is to a model that does not know (1 = no pull).
 PLAUSIBILITY: dict[str, float] = {
@@ -25,6 +24,8 @@ PLAUSIBILITY: dict[str, float] = {
     "held by another person": 2.5, "another time of day": 1.5, "refuses to infer": 0.4,
     "same category, other object": 2.5, "nearby box": 2.5, "same scene, other person": 2.5,
     "piece from the same picture": 2.5, "similar emotion": 2.5, "visually similar building": 2.5,
+    "related scene type": 2.5, "object elsewhere in the picture": 2.0, "similar shape": 2.0, "mirrored piece": 2.0,
+    "none of the above": 0.5,
 }
 #: Mean item difficulty (logit) per task or dimension: counting and relations are hard, as published.
 DIFFICULTY: dict[str, float] = {

@@ -78,15 +78,18 @@ from .results import (
     type_scores,
 )
 from .studies import (
+    ItemPicture,
     StudyFeatures,
     access_map,
     consistency_checks,
+    dialogue,
     dimension_scores,
     distractor_choices,
     external_correlations,
     family_best,
     image_attributes,
     invalid_rates,
+    item_picture,
     study_features,
     task_correlations,
 )
@@ -143,6 +146,10 @@ _SPECS = (
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
     ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
+    ViewSpec("numeric_errors", numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
+                                               "off-by-one rate"),
+    ViewSpec("part_accuracy", part_accuracy, "Tasks and dimensions: accuracy per part of multi-part answers"),
+    ViewSpec("dialogue", dialogue, "Item inspector: a dialogue turn by turn with every model's answers"),
     ViewSpec("image_attributes", image_attributes, "Images: accuracy by image attribute (genre, figures, indoor, warm/cool)"),
     ViewSpec("dimension_scores", dimension_scores, "Tasks and dimensions: table with marks and heatmap"),
     ViewSpec("task_correlations", task_correlations, "Tasks and dimensions: Spearman matrix between tasks"),
@@ -171,7 +178,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 __all__ = [
     "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
     "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
-    "StudyFeatures", "access_map", "consistency_checks", "dimension_scores", "distractor_choices",
+    "ItemPicture", "StudyFeatures", "access_map", "dialogue", "item_picture", "consistency_checks", "dimension_scores", "distractor_choices",
     "external_correlations", "family_best", "image_attributes", "invalid_rates", "study_features",
     "task_correlations",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",

@@ -7,6 +7,7 @@ resolved here once so the page, the report and `show` state the same rule.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import pandas as pd
@@ -22,6 +23,7 @@ from ..vocab import (
     OVERALL_COLUMN,
     STUDY_GROUPINGS,
     TASK_COLUMN,
+    ordered_formats,
 )
 from ._base import (
     EmptySelection,
@@ -34,6 +36,8 @@ from ._base import (
     models,
     study_reference,
 )
+
+logger = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------- what a dataset offers
 
@@ -52,6 +56,7 @@ class StudyFeatures:
     formats: int                  # answer formats among the items
     aggregate_only: bool = False  # published aggregates only (no item-level data)
     with_and_without_image: bool = False  # items with and items without an image (the image comparison)
+    types: tuple[str, ...] = ()   # the answer formats of the items
 
 
 @cached(maxsize=8)
@@ -74,8 +79,9 @@ def study_features(src: Source, dataset: str) -> StudyFeatures:
 
     conditions = store_studies.dataset_conditions(src.store, dataset)
     images = set(it["has_image"].astype(bool)) if "has_image" in it else set()
+    types = tuple(ordered_formats(it["type"].dropna())) if "type" in it else ()
     return StudyFeatures(dataset, kinds[0] if kinds else None, kinds, False, distractors, attributes,
-                         len(conditions), int(it["type"].nunique()) if "type" in it else 0, False, len(images) == 2)
+                         len(conditions), len(types), False, len(images) == 2, types)
 
 
 def _grouping(src: Source, dataset: str, by: str) -> str:
@@ -278,3 +284,74 @@ def image_attributes(src: Source, sel: Selection) -> pd.DataFrame:
 __all__ = ["OVERALL_COLUMN", "StudyFeatures", "TASK_COLUMN", "DIMENSION_COLUMN", "access_map", "consistency_checks",
            "dimension_scores", "distractor_choices", "external_correlations", "family_best", "image_attributes",
            "invalid_rates", "study_features", "study_reference", "task_correlations"]
+
+
+# ---------------------------------------------------------------- the inspector's pictures and dialogues
+
+@dataclass(frozen=True)
+class ItemPicture:
+    """What the inspector draws for an item: its image (boxes and regions drawn on it) and image options."""
+
+    image: object | None                       # a PIL image with boxes drawn, a file path, or None
+    boxes: bool                                 # True when option boxes or regions were drawn
+    option_images: tuple[tuple[str, str], ...]  # (option id, image file) in option order
+
+
+def item_picture(src: Source, dataset: str, item_id: str) -> ItemPicture:
+    """The item image as a model saw it plus what the question points at (boxes, regions), and image options."""
+    from ..formats import draw_boxes
+    from ..store import StoreError
+    from ..store import items as store_items
+
+    try:
+        row = store_items.get_item(src.store, dataset, item_id)
+    except UserError:
+        return ItemPicture(None, False, ())
+    record = row.get("record") if isinstance(row.get("record"), dict) else {}
+    path = None
+    if row.get("image_hash"):
+        try:
+            path = str(store_items.image_path(src.store, row["image_hash"]))
+        except (StoreError, OSError, KeyError) as exc:
+            logger.warning("item %s/%s: image not found (%s)", dataset, item_id, exc)
+    stored = row.get("option_images") or {}
+    options = []
+    for choice in record.get("choices") or []:
+        if isinstance(choice, dict) and str(choice.get("id")) in stored:
+            try:
+                options.append((str(choice["id"]), str(store_items.image_path(src.store, stored[str(choice["id"])]))))
+            except (StoreError, OSError, KeyError) as exc:
+                logger.warning("item %s/%s: option image %s not found (%s)", dataset, item_id, choice["id"], exc)
+    has_boxes = any(isinstance(c, dict) and c.get("bbox") is not None for c in record.get("choices") or []) \
+        or bool(record.get("regions"))
+    if path and has_boxes:
+        gold = {str(a.get("id")) for a in record.get("answers") or [] if isinstance(a, dict)}
+        try:
+            with open(path, "rb") as handle:
+                return ItemPicture(draw_boxes(handle.read(), record, gold_ids=gold), True, tuple(options))
+        except OSError as exc:
+            logger.warning("item %s/%s: boxes not drawn (%s)", dataset, item_id, exc)
+    return ItemPicture(path, False, tuple(options))
+
+
+@cached()
+def dialogue(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
+    """A dialogue turn by turn: the questions and every model's answers and scores (option item=<id> of a turn).
+
+    Without ``item`` the dataset's first dialogue. The selection's models and condition apply (a turn
+    nobody answered keeps its question row).
+    """
+    from ..dialogues import dialogue_of, dialogue_turns, turn_order
+
+    it = items(src, sel.dataset)
+    if it.empty:
+        raise EmptySelection(f"Dataset '{sel.dataset}' has no items.")
+    found = dialogue_of(it, item) if item else next(iter(turn_order(it)), None)
+    if not found:
+        raise EmptySelection(f"{'Item ' + item + ' is not part of a dialogue' if item else 'No dialogue'} "
+                             f"in dataset '{sel.dataset}'.")
+    frame = dialogue_turns(src.store, sel.dataset, found)
+    keep = frame["model"].isna() | (frame["condition"] == sel.condition)
+    if sel.models:
+        keep &= frame["model"].isna() | frame["model"].isin(sel.models)
+    return frame[keep].reset_index(drop=True)
