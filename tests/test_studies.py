@@ -38,11 +38,11 @@ def show(db: Path, *args: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def study_db(tmp_path_factory) -> Path:
-    """A store with the study references and demo-vqa only (the demo builders themselves)."""
-    from eduart_core.demo import build_demo, build_study_references, build_vqa_study
+    """A store with the study references, demo-vqa and demo-muse only (the demo builders themselves)."""
+    from eduart_core.demo import build_demo, build_muse_study, build_study_references, build_vqa_study
 
     path = tmp_path_factory.mktemp("studies") / "eduart.duckdb"
-    build_demo(Store(path), force=True, builders=(build_study_references, build_vqa_study))
+    build_demo(Store(path), force=True, builders=(build_study_references, build_vqa_study, build_muse_study))
     return path
 
 
@@ -189,3 +189,52 @@ def test_report_has_the_study_sections(study_db, tmp_path):
     write_report(str(study_db), str(demo), dataset="demo-vqa")
     assert "Simulated respondents" in demo.read_text(encoding="utf-8")
     assert "Intervals clustered by image" in demo.read_text(encoding="utf-8")
+
+
+def test_demo_muse_is_what_its_description_says(study_db):
+    from eduart_core.store.items import load_items
+
+    items = load_items(Store(study_db), "demo-muse")
+    assert items["data_issue"].sum() == 0
+    per_task = items["task"].value_counts()
+    assert len(per_task) >= 10 and per_task.min() >= 4
+    records = {r["item_id"]: r for r in items["record"]}
+    by_task = {t: [r for r in records.values() if r["task"] == t] for t in per_task.index}
+    assert all(r["type"] == "numeric" and isinstance(r["answers"][0]["value"], int) for r in by_task["Object Count"])
+    assert all(all(c.get("bbox") for c in r["choices"] if c["text"] != "None of the above")
+               for r in by_task["Activity Localization"])
+    position = by_task["Relative Position"][0]
+    assert [c["label"] for c in position["choices"]] == ["lateral", "depth", "vertical"]
+    assert [c["label"] for c in by_task["Remote Interaction"][0]["choices"]] == ["entity", "evidence"]
+    jigsaw = items[items["task"] == "Jigsaw Puzzle"]
+    assert all(len(o) == 4 for o in jigsaw["option_images"])  # the four pieces are stored images
+    assert all(r["type"] == "open_text" and len(r["answers"][0]["references"]) >= 2
+               for r in by_task["Emotion Cause Inference"])
+    turns = items[items["dialogue_id"].notna()].sort_values("turn")
+    assert turns["turn"].tolist() == [1, 2, 3, 4] and turns["dialogue_id"].nunique() == 1
+    labelled = [c for r in records.values() if r["type"] == "multiple_choice_radio" for c in r["choices"]
+                if c.get("distractor_type")]
+    assert len({c["distractor_type"] for c in labelled}) >= 8
+
+
+def test_demo_muse_answers_go_through_every_scorer(study_db):
+    src = views.Source.of(study_db)
+    sel = Selection(dataset="demo-muse")
+    scores = views.dimension_scores(src, sel)
+    chance = scores.drop_duplicates("column").set_index("column")["chance"]
+    assert chance["Relative Position"] == pytest.approx(1 / 27) and chance["Jigsaw Puzzle"] == pytest.approx(0.25)
+    assert np.isnan(chance["Visual Clue Identification"])  # free text has no chance level
+    open_text = scores[(scores["column"] == "Emotion Cause Inference") & ~scores["is_median"]]["score"]
+    assert ((open_text > 0) & (open_text < 1)).all()  # similarities, not 0/1
+    numbers = views.numeric_errors(src, sel)
+    assert len(numbers) == 11 and (numbers["off_by_one_rate"] > 0).any() and numbers["mae"].notna().all()
+    rates = views.invalid_rates(src, sel)
+    counting = rates[rates["column"] == "Object Count"]
+    assert counting["n_unparseable"].sum() + counting["n_refused"].sum() > 0  # "two or three" names no one count
+    turns = views.dialogue(src, sel)
+    assert sorted(turns["turn"].unique()) == [1, 2, 3, 4] and turns["model"].nunique() == 11
+    parts = views.part_accuracy(src, sel)
+    assert {"lateral", "depth", "vertical", "entity", "evidence"} <= set(parts["part"])
+    by_dimension = views.dimension_scores(src, sel, by="dimension", aggregation="task_macro")
+    assert set(by_dimension["column"]) == {"Visual Perception", "Semantic Understanding", "Affective Interpretation",
+                                           "Compositional Reasoning", "Cultural Understanding", "overall"}

@@ -64,12 +64,12 @@ def test_heatmap_equals_the_dimension_scores_view(app, demo_db):
     assert any("Overall column: micro" in c.value for c in app.caption)
 
 
-@pytest.mark.parametrize("dataset", ["demo-vqa", "vqart2025", "muse2026"])
+@pytest.mark.parametrize("dataset", ["demo-vqa", "demo-muse", "vqart2025", "muse2026"])
 def test_every_section_renders(app, dataset):
     open_dataset(app, dataset).switch_page(TASKS).run()
     assert_clean(app)
     for section in SECTIONS:
-        if section == "errors" and dataset != "demo-vqa":
+        if section == "errors" and dataset not in ("demo-vqa", "demo-muse"):
             continue
         app.session_state["study_section"] = section
         app.run()
@@ -130,3 +130,31 @@ def test_images_page_breaks_accuracy_down_by_image_attribute(app):
     titles = {s["layout"]["xaxis"]["title"]["text"] for s in specs}
     assert {"genre", "figures", "setting", "warm ratio"} <= titles
     assert not any("with/without" in i.value for i in app.info)
+
+
+def test_errors_section_has_the_counting_table_on_demo_muse(app):
+    open_dataset(app, "demo-muse").switch_page(TASKS).run()
+    app.session_state["study_section"] = "errors"
+    app.run()
+    assert_clean(app)
+    titles = " ".join(m.value for m in app.markdown)
+    assert "Counting answers" in titles and "Multi-part answers" in titles
+
+
+@pytest.mark.parametrize("task,images", [("Jigsaw Puzzle", 5), ("Activity Localization", 1)])
+def test_inspector_draws_boxes_image_options_and_dialogues(app, demo_db, task, images):
+    from eduart_core.store import Store
+    from eduart_core.store.items import load_items
+
+    items = load_items(Store(demo_db), "demo-muse")
+    item_id = items[items["task"] == task]["item_id"].iloc[0]
+    app.query_params["item"] = item_id
+    open_dataset(app, "demo-muse").switch_page("pages/1_inspector_page.py").run()
+    assert_clean(app)
+    assert len(app.get("image")) == images  # the item image (boxes drawn) and, for a jigsaw, its four pieces
+    dialogue = items[items["dialogue_id"].notna()]["item_id"].iloc[0]
+    app.query_params["item"] = dialogue
+    app.session_state["insp_current"] = dialogue
+    app.run()
+    assert_clean(app)
+    assert any(e.label.startswith("Dialogue ") for e in app.expander)
