@@ -197,6 +197,9 @@ def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser
 
 @pytest.mark.parametrize("link,shot", [
     ("tasks?dataset=demo-vqa", "tasks_demo_vqa.png"),
+    ("tasks?dataset=demo-muse", "tasks_demo_muse.png"),
+    ("inspector?dataset=demo-muse&item=muse-051", "inspector_jigsaw.png"),
+    ("inspector?dataset=demo-muse&item=muse-001", "inspector_dialogue_boxes.png"),
     ("tasks?dataset=vqart2025", "tasks_vqart2025.png"),
     ("tasks?dataset=muse2026&present=1", "presentation_tasks_muse2026.png"),
     ("images?dataset=demo-vqa", "images_demo_vqa.png"),
