@@ -45,8 +45,8 @@ from .scores import (
     type_scores,
     type_scores_by,
 )
-from .variance import format_model_variance
 from .study_scores import dimension_scores, family_best, published_dimension_scores, score_grid
+from .variance import format_model_variance
 
 __all__ = [
     "answer_status", "answer_statuses", "attribute_scores", "consistency_checks", "dimension_scores",

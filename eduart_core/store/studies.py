@@ -17,11 +17,22 @@ import pandas as pd
 from ..errors import UserError
 from ..vocab import REFERENCE_KIND, access_level
 from .core import Store
+from .scores import model_access_sql, model_kind_sql
 
 COLUMN_FIELDS = ("column_name", "kind", "dimension", "position", "n_items", "name_in_table", "name_in_text",
                  "chance", "chance_basis", "answer_format", "scorer")
 CELL_FIELDS = ("model", "column_name", "score", "printed", "unit", "table_order")
 STATEMENT_FIELDS = ("statement", "subject", "value", "source")
+
+
+def _has(con: duckdb.DuckDBPyConnection, table: str, column: str | None = None) -> bool:
+    """Whether the store has a table (or a column of it). A read-only connection does not migrate, so a
+    store written before the study migration lacks these tables: it reads as holding no study data."""
+    if column is None:
+        return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                                [table]).fetchone()[0])
+    return bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                            "AND column_name = ?", [table, column]).fetchone()[0])
 
 
 def set_model_access_con(con: duckdb.DuckDBPyConnection, model: str, access: str | None) -> None:
@@ -77,9 +88,11 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, dataset: str, frame: pd.
 def read_reference_cells(store: Store, dataset: str) -> pd.DataFrame:
     """Printed cells: model (display name), family, access, column_name, score (fraction), printed, unit, table_order."""
     with store.connect(read_only=True) as con:
+        if not _has(con, "reference_cells"):
+            return pd.DataFrame(columns=["model", "family", "access", *CELL_FIELDS[1:]])
         return con.execute(
-            """SELECT m.display_name AS model, m.family, m.access, c.column_name, c.score, c.printed, c.unit,
-                      c.table_order
+            f"""SELECT m.display_name AS model, m.family, {model_access_sql(con)} AS access, c.column_name, c.score,
+                       c.printed, c.unit, c.table_order
                FROM reference_cells c JOIN models m ON m.model = c.model
                WHERE c.dataset = ? ORDER BY c.table_order, m.display_name, c.column_name""",
             [dataset],
@@ -89,6 +102,8 @@ def read_reference_cells(store: Store, dataset: str) -> pd.DataFrame:
 def read_reference_columns(store: Store, dataset: str) -> pd.DataFrame:
     """The printed table's columns with kind, dimension, n_items, names in table and text, chance."""
     with store.connect(read_only=True) as con:
+        if not _has(con, "reference_columns"):
+            return pd.DataFrame(columns=list(COLUMN_FIELDS))
         return con.execute(
             f"SELECT {', '.join(COLUMN_FIELDS)} FROM reference_columns WHERE dataset = ? "
             "ORDER BY position NULLS LAST, column_name", [dataset]).df()
@@ -97,6 +112,8 @@ def read_reference_columns(store: Store, dataset: str) -> pd.DataFrame:
 def read_reference_statements(store: Store, dataset: str) -> pd.DataFrame:
     """What the paper states about its table (ordering, chance, claimed leader), with the source."""
     with store.connect(read_only=True) as con:
+        if not _has(con, "reference_statements"):
+            return pd.DataFrame(columns=list(STATEMENT_FIELDS))
         return con.execute(
             f"SELECT {', '.join(STATEMENT_FIELDS)} FROM reference_statements WHERE dataset = ? "
             "ORDER BY statement, subject", [dataset]).df()
@@ -105,6 +122,8 @@ def read_reference_statements(store: Store, dataset: str) -> pd.DataFrame:
 def study_reference_datasets(store: Store) -> list[str]:
     """Datasets that hold a published per-task / per-dimension table."""
     with store.connect(read_only=True) as con:
+        if not _has(con, "reference_cells"):
+            return []
         return [r[0] for r in con.execute("SELECT DISTINCT dataset FROM reference_cells ORDER BY 1").fetchall()]
 
 
@@ -118,7 +137,8 @@ def dataset_conditions(store: Store, dataset: str) -> list[str]:
 def model_access(store: Store) -> pd.DataFrame:
     """display name -> access ('open' | 'closed' | None) of every model."""
     with store.connect(read_only=True) as con:
-        return con.execute("SELECT display_name AS model, access FROM models ORDER BY display_name").df()
+        return con.execute(f"SELECT display_name AS model, {model_access_sql(con, 'models')} AS access FROM models "
+                           "ORDER BY display_name").df()
 
 
 # ---------------------------------------------------------------- external benchmark scores
@@ -137,6 +157,8 @@ def write_external_scores(store: Store, frame: pd.DataFrame, source: str) -> dic
 def read_external_scores(store: Store) -> pd.DataFrame:
     """Every imported external score: model (as named in the file), benchmark, score, source."""
     with store.connect(read_only=True) as con:
+        if not _has(con, "external_scores"):
+            return pd.DataFrame(columns=["model", "benchmark", "score", "source"])
         return con.execute("SELECT model, benchmark, score, source FROM external_scores "
                            "ORDER BY benchmark, model").df()
 
@@ -161,11 +183,11 @@ def load_item_scores(store: Store, dataset: str, profile: str) -> pd.DataFrame:
     Same responses as `scores.load_scores` (see `_LATEST`), without the item columns: the study
     views take those from the items they have loaded anyway, which keeps a 200,000-row read fast.
     """
-    sql = _LATEST.format(extra="") + """
-        SELECT m.display_name AS model, l.condition, l.item_id, s.score
-        FROM latest l JOIN models m ON m.model = l.model_key
-        JOIN scores s ON s.response_id = l.response_id AND s.profile = ?"""
     with store.connect(read_only=True) as con:
+        sql = _LATEST.format(extra="") + f"""
+            SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, s.score
+            FROM latest l JOIN models m ON m.model = l.model_key
+            JOIN scores s ON s.response_id = l.response_id AND s.profile = ?"""
         frame = con.execute(sql, [dataset, profile]).df()
     frame["score"] = frame["score"].astype(float)
     return frame
@@ -178,13 +200,14 @@ def load_answer_rows(store: Store, dataset: str, profile: str) -> pd.DataFrame:
     raw_text, score (under ``profile``; NaN when the response has no score). What the distractor and
     invalid-answer analyses read: which option a model chose and whether its answer could be read.
     """
-    sql = _LATEST.format(extra=", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") + """
-        SELECT m.display_name AS model, l.condition, l.item_id, l.parsed_answers, l.parse_error, l.raw_text,
-               s.score
-        FROM latest l JOIN models m ON m.model = l.model_key
-        LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
-        ORDER BY m.display_name, l.condition, l.item_id"""
     with store.connect(read_only=True) as con:
+        sql = _LATEST.format(extra=", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") \
+            + f"""
+            SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, l.parsed_answers,
+                   l.parse_error, l.raw_text, s.score
+            FROM latest l JOIN models m ON m.model = l.model_key
+            LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
+            ORDER BY m.display_name, l.condition, l.item_id"""
         frame = con.execute(sql, [dataset, profile]).df()
     frame["score"] = frame["score"].astype(float)
     return frame
