@@ -238,3 +238,22 @@ def test_demo_muse_answers_go_through_every_scorer(study_db):
     by_dimension = views.dimension_scores(src, sel, by="dimension", aggregation="task_macro")
     assert set(by_dimension["column"]) == {"Visual Perception", "Semantic Understanding", "Affective Interpretation",
                                            "Compositional Reasoning", "Cultural Understanding", "overall"}
+
+
+def test_a_store_older_than_the_study_tables_reads_as_holding_no_study_data(tmp_path, monkeypatch):
+    """The app opens stores read-only, and a read-only connection does not migrate."""
+    from eduart_core.store import core, schema
+    from eduart_core.store.runs import ensure_dataset, ensure_model
+    from eduart_core.store.scores import list_models
+    from eduart_core.store.studies import read_external_scores, read_reference_cells
+
+    older = [m for m in schema.MIGRATIONS if m[1] != "study tables, external scores, model access"]
+    monkeypatch.setattr(core, "MIGRATIONS", older)
+    store = Store(tmp_path / "old.duckdb")
+    ensure_dataset(store, "items", "Imported items", "benchmark")
+    ensure_model(store, "m1", "Model One", "Fam", "openai", "x")
+    monkeypatch.undo()
+    assert read_reference_cells(store, "items").empty and read_external_scores(store).empty
+    assert list_models(store).set_index("display_name").loc["Model One", "access"] is None
+    features = views.study_features(views.Source.of(store), "items")
+    assert features.groupings == () and not features.reference
