@@ -101,6 +101,7 @@ def register(bench_sub) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--growth", action="store_true",
                         help="run 12x871 and 100x10000 and print the growth ratio")
+    parser.add_argument("--db", default=None, help="with --study: a bench store to reuse (built there when missing)")
     parser.add_argument("--study", choices=("vqa", "muse"), default=None,
                         help="time the study analyses and the Tasks page instead (e.g. --study muse --models 30 "
                              "--items 2400, --study vqa --models 14 --items 14463)")
