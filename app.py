@@ -22,6 +22,12 @@ def overview() -> None:
         "How well do multimodal language models answer art-history exam questions? "
         "This page sums up the dataset, ranks the models and lists the main findings.")
     fam = common.families()
+    features = views.study_features(src, sel.dataset)
+    if features.reference:  # a published per-task table: its story is on the Tasks and dimensions page
+        st.info("This dataset is a published per-task results table (aggregates only). Its scores, marks and "
+                "consistency checks are on the Tasks and dimensions page.")
+        st.page_link(PAGES["tasks"], label="Open Tasks and dimensions", icon=":material/view_column:")
+        return
     with common.guard():
         board = views.leaderboard(src, sel)
         found = views.key_findings(src, sel)
@@ -105,21 +111,48 @@ PAGES = {
     "runs": st.Page("pages/7_runs_page.py", title="Runs", icon=":material/rocket_launch:", url_path="runs"),
     "review": st.Page("pages/8_review_page.py", title="Extraction review", icon=":material/rate_review:",
                       url_path="review"),
+    "tasks": st.Page("pages/9_tasks_page.py", title="Tasks and dimensions", icon=":material/view_column:",
+                     url_path="tasks"),
 }
 MENU = {
-    "Results": ("overview", "formats", "motivation", "images"),
+    "Results": ("overview", "tasks", "formats", "motivation", "images"),
     "Items and statistics": ("inspector", "psychometrics", "profiles"),
     "Work": ("runs", "review"),
 }
-STORY = ("overview", "formats", "motivation", "images")
+STORY = ("overview", "tasks", "formats", "motivation", "images")
+
+#: Which pages apply to the sidebar's dataset (pages not listed always apply). A page that does not
+#: apply is hidden: the Tasks page needs tasks or dimensions; a study dataset (one with tasks or
+#: dimensions) keeps the formats, motivation and images pages only where it has several formats, two
+#: prompt conditions, or images to compare; item-level pages need item-level data. EduArt-style
+#: datasets keep today's pages.
+APPLIES = {
+    "tasks": lambda f: bool(f.groupings),
+    "formats": lambda f: not f.reference and (not f.groupings or f.formats > 1),
+    "motivation": lambda f: not f.reference and (not f.groupings or f.conditions > 1),
+    "images": lambda f: not f.aggregate_only and (not f.groupings or f.image_attributes
+                                                  or f.with_and_without_image),
+    "inspector": lambda f: not f.aggregate_only,
+    "psychometrics": lambda f: not f.aggregate_only,
+    "profiles": lambda f: not f.aggregate_only,
+}
+
+
+def _shown(keys) -> list[str]:
+    """The pages of ``keys`` that apply to the dataset of this session (all of them before the store exists)."""
+    dataset = st.session_state.get("f_dataset") or st.query_params.get("dataset")
+    features = common.dataset_features(dataset)
+    if features is None:
+        return list(keys)
+    return [k for k in keys if k not in APPLIES or APPLIES[k](features)]
 
 
 def navigation():
     """The menu: built before anything can stop the script, so a deep link never falls back to
     Streamlit's automatic list of the pages/ folder (which would show helper modules as pages)."""
     if common.presentation():
-        return st.navigation([PAGES[k] for k in STORY])
-    return st.navigation({group: [PAGES[k] for k in keys] for group, keys in MENU.items()})
+        return st.navigation([PAGES[k] for k in _shown(STORY)])
+    return st.navigation({group: [PAGES[k] for k in _shown(keys)] for group, keys in MENU.items()})
 
 
 def main() -> None:

@@ -105,6 +105,28 @@ def build_reference(store: Store, say: Progress) -> dict:
     return {"reference_models": load_reference(store)["models"]}
 
 
+def build_study_references(store: Store, say: Progress) -> dict:
+    """The published VQArt-Bench (2025) and MUSE (2026) tables as aggregate-only datasets."""
+    from .studies.references import load_study_references
+
+    say("demo: loading the published VQArt-Bench and MUSE tables (references, aggregates only)")
+    return {"study_reference_cells": sum(load_study_references(store).values())}
+
+
+def build_vqa_study(store: Store, say: Progress) -> dict:
+    """`demo-vqa`: VQArt-style four-option questions in 7 dimensions on generated scenes, simulated models."""
+    from .studies.demo import build_vqa_demo
+
+    return build_vqa_demo(store, say)
+
+
+def build_muse_study(store: Store, say: Progress) -> dict:
+    """`demo-muse`: the twelve MUSE task kinds in every answer format they need, simulated models."""
+    from .studies.demo import build_muse_demo
+
+    return build_muse_demo(store, say)
+
+
 def build_extraction_round(store: Store, say: Progress) -> dict:
     """A simulated two-extractor review round on exam pages rendered from the demo items."""
     from .extraction.simulated import build_extraction_demo
@@ -115,7 +137,8 @@ def build_extraction_round(store: Store, say: Progress) -> dict:
 
 
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
-DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_extraction_round)
+DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_study_references, build_vqa_study,
+                                      build_muse_study, build_extraction_round)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from . import charts, findings, views
+from . import charts, findings, report_studies, views
 from .analysis.intervals import WILSON_WORDS, Z95
 from .analysis.paired import N_BOOT
 from .errors import UserError
@@ -84,6 +84,23 @@ METHODS = [
 ]
 
 
+STYLE = """
+body{font-family:Arial,Helvetica,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
+h1{font-size:1.9rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}
+.tbl{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}.tbl td,.tbl th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
+.tbl td:nth-child(-n+2),.tbl th:nth-child(-n+2){text-align:left}figcaption{color:#444;font-size:.92rem}
+.numbers{display:flex;gap:2rem;list-style:none;padding:0;font-size:1.1rem}.na{color:#777;font-style:italic}
+dt{font-weight:bold;margin-top:.6rem}"""
+
+
+def _document(title: str, parts: list[str]) -> str:
+    """The self-contained HTML page around the report's parts."""
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+            + "\n".join(parts) + "</body></html>")
+
+
 def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
     shown = frame.copy()
     for col in shown.columns:
@@ -126,6 +143,15 @@ def _figure(fig, div_id: str, first: bool) -> str:
                        full_html=False, div_id=div_id, config={"displaylogo": False, "responsive": True})
 
 
+_AGGREGATE_BANNER = ("<p class='banner ref'>Published reference (aggregate only): item-level figures are not "
+                     "available for this dataset.</p>")
+
+
+def _meta(dataset: str, profile: str, condition: str) -> str:
+    return (f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{html.escape(profile)}</b> · "
+            f"condition <b>{html.escape(condition)}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
+
+
 def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
                  condition: str = DEFAULT_CONDITION, reference: dict | None = None, baselines: bool = False) -> str:
     """The report as one HTML string (no external URLs; plotly.js embedded once).
@@ -139,6 +165,11 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     if not flags.exists:
         names = ", ".join(views.datasets(src)["dataset"]) or "none"
         raise UserError(f"no dataset {dataset!r} in {src.path} (available: {names})")
+    features = views.study_features(src, dataset)
+    if features.reference:  # a published per-task table: its own report (no formats, conditions, items)
+        return report_studies.build_study_report(
+            src, sel, f"EduArt Studio report: {flags.title}", _meta(dataset, profile, condition),
+            [_AGGREGATE_BANNER], _figure, _table, METHODS[-1:], _document)
     fam = views.family_map(src)
     board = views.leaderboard(src, sel)
     type_means = views.type_scores(src, sel)
@@ -165,14 +196,12 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
 
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
-    parts.append(f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{html.escape(profile)}</b> · "
-                 f"condition <b>{html.escape(condition)}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
+    parts.append(_meta(dataset, profile, condition))
     if flags.simulated:
         parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
                      "real ones. The numbers show how the analysis works, not how real models perform.</p>")
     if flags.aggregate_only:
-        parts.append("<p class='banner ref'>Published reference (aggregate only): item-level figures are not "
-                     "available for this dataset.</p>")
+        parts.append(_AGGREGATE_BANNER)
 
     n_items = int(board["n_items"].max()) if "n_items" in board and len(board) else 0
     parts.append("<h2>Overview</h2><ul class='numbers'>"
@@ -220,12 +249,16 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
                  + _table(tm, percent=("mean", "ci_low", "ci_high")) + "</details>")
 
     parts.append("<h2>3. Asking for a justification (motivation)</h2>")
-    figure(charts.figure_motivation_dumbbell(effect, measure="macro", families=fam), FIGURE_IDS[2],
-           "Figure 3. Macro average per model, default (open circle) vs motivation (filled; blue higher, red lower); "
-           "marks * p < .05, † p < .10 from a Wilcoxon signed-rank test on per-item differences.")
-    cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "delta_micro", "p_ttest",
-                        "p_wilcoxon", "n_improved", "n_same", "n_degraded") if c in effect]
-    parts.append(_table(effect[cols], percent=("default_macro", "motivation_macro", "delta_macro", "delta_micro")))
+    if not flags.aggregate_only and features.conditions < 2:
+        parts.append("<p class='na'>Not available: this dataset was asked in one prompt condition only.</p>")
+    else:
+        figure(charts.figure_motivation_dumbbell(effect, measure="macro", families=fam), FIGURE_IDS[2],
+               "Figure 3. Macro average per model, default (open circle) vs motivation (filled; blue higher, red "
+               "lower); marks * p < .05, † p < .10 from a Wilcoxon signed-rank test on per-item differences.")
+        cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "delta_micro", "p_ttest",
+                            "p_wilcoxon", "n_improved", "n_same", "n_degraded") if c in effect]
+        parts.append(_table(effect[cols], percent=("default_macro", "motivation_macro", "delta_macro",
+                                                   "delta_micro")))
 
     parts.append("<h2>4. Items with and without an image</h2>")
     if image is not None:
@@ -247,19 +280,12 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     parts.append("<h2>6. Reviewing the gold</h2>")
     parts.extend(_review_section(src, sel))
 
+    if features.groupings:
+        parts.extend(report_studies.study_section(src, sel, figure, _table, 7))
+    methods = METHODS + (report_studies.STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
-                                                   for name, text in METHODS) + "</dl>")
-    style = """
-body{font-family:Arial,Helvetica,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
-h1{font-size:1.9rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}
-.tbl{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}.tbl td,.tbl th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
-.tbl td:nth-child(-n+2),.tbl th:nth-child(-n+2){text-align:left}figcaption{color:#444;font-size:.92rem}
-.numbers{display:flex;gap:2rem;list-style:none;padding:0;font-size:1.1rem}.na{color:#777;font-style:italic}
-dt{font-weight:bold;margin-top:.6rem}"""
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{html.escape(title)}</title><style>{style}</style></head><body>"
-            + "\n".join(parts) + "</body></html>")
+                                                   for name, text in methods) + "</dl>")
+    return _document(title, parts)
 
 
 def write_report(store_path: str, out: str, **options) -> int:

@@ -112,6 +112,15 @@ REFERENCE_DATASET = "eduart2026"
 DEMO_EXTRACTION_DATASET = "demo-extraction"
 
 
+#: The sibling-benchmark studies (issue 15): two original demo benchmarks built with the demo, and
+#: the published result tables of VQArt-Bench (2025) and MUSE (2026) as aggregate-only references.
+DEMO_VQA_DATASET = "demo-vqa"
+DEMO_MUSE_DATASET = "demo-muse"
+VQART_REFERENCE_DATASET = "vqart2025"
+MUSE_REFERENCE_DATASET = "muse2026"
+STUDY_DEMO_DATASETS: tuple[str, ...] = (DEMO_VQA_DATASET, DEMO_MUSE_DATASET)
+STUDY_REFERENCE_DATASETS: tuple[str, ...] = (VQART_REFERENCE_DATASET, MUSE_REFERENCE_DATASET)
+
 #: Dataset kinds: what a dataset is for (which pages and analyses apply to it).
 BENCHMARK_KIND = "benchmark"      # items, possibly with model responses (imported or run here)
 DEMO_KIND = "demo"                # built-in, simulated respondents
@@ -148,6 +157,52 @@ REFERENCE_FACTORS: tuple[str, ...] = ("type", "has_image", "language", "model")
 #: display names may be changed on import; the view maps it to the dataset's display name.
 PUBLISHED_REFERENCE_MODEL = "gemini-3.1-flash-lite"
 PUBLISHED_REFERENCE_LANGUAGE = "en"
+
+#: How a model is reached: open weights or a closed (API-only) model; None when not known.
+OPEN_ACCESS = "open"
+CLOSED_ACCESS = "closed"
+ACCESS_LEVELS: dict[str, str] = {OPEN_ACCESS: "open weights", CLOSED_ACCESS: "closed (API only)"}
+#: Spellings of access found in published tables, mapped to the two levels.
+ACCESS_SYNONYMS: dict[str, str] = {"open": OPEN_ACCESS, "open source": OPEN_ACCESS, "open-source": OPEN_ACCESS,
+                                   "closed": CLOSED_ACCESS, "closed source": CLOSED_ACCESS,
+                                   "proprietary": CLOSED_ACCESS, "api": CLOSED_ACCESS}
+
+
+def access_level(value: object) -> str | None:
+    """'Proprietary' -> 'closed', 'Open Source' -> 'open'; unknown or empty -> None."""
+    return ACCESS_SYNONYMS.get(str(value or "").strip().lower())
+
+
+# ---------------------------------------------------------------- tasks and dimensions (studies)
+
+#: What a study table's columns are: the tasks of an item, its reasoning dimension, or the overall.
+TASK_COLUMN = "task"
+DIMENSION_COLUMN = "dimension"
+OVERALL_COLUMN = "overall"
+STUDY_GROUPINGS: tuple[str, ...] = (TASK_COLUMN, DIMENSION_COLUMN)
+
+#: How the overall column of a per-task / per-dimension table is aggregated (always stated with it).
+MICRO_AGGREGATION = "micro"
+TASK_MACRO_AGGREGATION = "task_macro"
+DIMENSION_MACRO_AGGREGATION = "dimension_macro"
+AS_PRINTED_AGGREGATION = "as_printed"
+AGGREGATIONS: dict[str, str] = {
+    MICRO_AGGREGATION: "micro: mean over all items pooled",
+    TASK_MACRO_AGGREGATION: "task-macro: unweighted mean of the task means",
+    DIMENSION_MACRO_AGGREGATION: "dimension-macro: unweighted mean of the dimension means",
+    AS_PRINTED_AGGREGATION: "as printed in the publication (rule not stated)",
+}
+
+#: Verdicts of a consistency check (`consistency_checks`).
+#: inconsistent: the table contradicts itself or its text beyond what rounding allows; flag: a result
+#: that should not happen in a sound benchmark (the median model below chance); note: worth knowing
+#: but explainable (one aggregation rule fits, a few models below chance).
+VERDICT_OK = "consistent"
+VERDICT_PROBLEM = "inconsistent"
+VERDICT_FLAG = "flag"
+VERDICT_NOTE = "note"
+VERDICT_NOT_APPLICABLE = "not applicable"
+VERDICTS: tuple[str, ...] = (VERDICT_PROBLEM, VERDICT_FLAG, VERDICT_NOTE, VERDICT_OK, VERDICT_NOT_APPLICABLE)
 
 # ---------------------------------------------------------------- examinees (item statistics)
 

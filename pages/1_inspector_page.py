@@ -83,10 +83,18 @@ st.divider()
 left, right = st.columns([2, 3])
 with left:
     img = item.get("_image_path")
-    if img and Path(img).exists():
+    picture = views.item_picture(src, sel.dataset, current)
+    if picture.boxes:  # the boxes and regions the question points at, labelled; the gold option drawn thicker
+        st.image(picture.image, caption="Image with the option boxes and regions the question refers to",
+                 width="stretch")
+    elif img and Path(img).exists():
         st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
     elif record.get("has_image"):
         st.caption("This item has an image, but its file is missing from the store.")
+    if picture.option_images:  # options that are images (a jigsaw's pieces), in option order
+        cols = st.columns(len(picture.option_images))
+        for col, (option, path) in zip(cols, picture.option_images):
+            col.image(path, caption=f"Option {option}", width="stretch")
     if row is not None and row["p"] == row["p"]:
         p, r = row["p"], row["r_pb"]
         st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
@@ -139,6 +147,17 @@ with right:
     elif itype == "select_errors":
         st.markdown("**Errors in the passage (gold):** " + "; ".join(
             f":red-background[{a.get('error')}] → :green-background[{a.get('correct')}]" for a in gold if isinstance(a, dict)))
+    else:  # formats beyond EduArt's (numbers, parts, free text): the answer key in the format's own rows
+        with common.guard():
+            key = views.answer_key(src, sel, item=current)
+        common.table(key[["element", "label", "text", "gold"]], "answer_key", "Answer key", essential=True)
+
+if record.get("dialogue_id"):  # a turn of a dialogue: the whole conversation, as each model had it
+    with st.expander(f"Dialogue {record['dialogue_id']}: this is turn {record.get('turn')}", expanded=False):
+        with common.guard():
+            turns = views.dialogue(src, sel, item=current)
+        common.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
+                     "dialogue", "The dialogue turn by turn: each model's answers in the selected condition")
 
 # ---------------------------------------------------------------- review studio links (issue 12)
 # Version history, and a link to the suspect-key queue when this item's key is flagged. Kept as

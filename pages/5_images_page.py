@@ -3,13 +3,42 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, views, vocab
+from eduart_core import charts, findings, study_charts, views, vocab
 from eduart_core.errors import UserError
+from eduart_core.text import plain
 from pages import common
 
 src, sel = common.page_start(
-    "Images", "Do models do better or worse when the question comes with an artwork image?")
+    "Images", "Do models do better or worse when the question comes with an artwork image, and with which images?")
 fam = common.families()
+features = views.study_features(src, sel.dataset)
+
+
+def attribute_breakdown() -> None:
+    """Accuracy by what the picture shows, for datasets whose images carry attributes (VQArt-style)."""
+    st.subheader("By what the image shows")
+    with common.guard():
+        by_attribute = views.image_attributes(src, sel)
+    names = list(dict.fromkeys(by_attribute["attribute"]))
+    columns = st.columns(2)
+    for index, name in enumerate(names):
+        values = by_attribute[(by_attribute["attribute"] == name) & (by_attribute["model"] == "All models")]
+        with columns[index % 2]:
+            common.chart(study_charts.figure_attribute_scores(by_attribute, attribute=name), f"attribute_{name}",
+                         f"Mean score by image attribute '{plain(name)}' over all models (condition {sel.condition}, "
+                         f"{common.scoring_label(sel)}), Wilson 95% intervals on the answers; "
+                         + ", ".join(f"{plain(v)}: {int(n)} items" for v, n in zip(values["value"], values["n_items"]))
+                         + ". Numeric attributes with many values are cut into three equal-count bins.")
+    common.table(by_attribute, "image_attributes", "Mean score per image attribute value and model (percent)",
+                 percent=("score", "ci_low", "ci_high"))
+
+
+if not features.with_and_without_image:
+    if features.image_attributes:
+        attribute_breakdown()
+    else:
+        st.info("Every item of this dataset has an image (or none has), so there is no with/without comparison.")
+    st.stop()
 with common.guard():
     effect = views.image_effect(src, sel)
 
@@ -43,3 +72,5 @@ with right:
         st.info("The adjusted odds ratio needs items both with and without an image in the selection.")
 common.table(effect, "image_effect", "Mean score with and without an image per model (percent)",
              percent=tuple(c for c in ("mean_without", "mean_with", "delta") if c in effect))
+if features.image_attributes:
+    attribute_breakdown()

@@ -23,6 +23,7 @@ from eduart_core.charts import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
+from eduart_core.text import plain
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
     CONDITION_HELP,
@@ -84,6 +85,25 @@ def data_version() -> int:
 def source() -> views.Source:
     """The store at its current data version: the first argument of every view."""
     return views.Source(store_path(), data_version())
+
+
+def dataset_features(dataset: str | None) -> views.StudyFeatures | None:
+    """What the dataset offers (tasks, conditions, item-level data) for the menu; None before a store exists
+    or when it cannot be read (the menu then shows every page and the page says what is wrong)."""
+    path = store_path()
+    if not Path(path).exists():
+        return None
+    try:
+        seen = _versions.get(path)
+        version = seen[1] if seen and time.monotonic() - seen[0] < _VERSION_TTL_S else \
+            int(Store(path, lock_timeout_s=3.0).data_version())
+        src = views.Source(path, version)
+        names = list(views.datasets(src)["dataset"])
+        chosen = dataset if dataset in names else default_dataset(names)
+        return views.study_features(src, chosen) if chosen else None
+    except (UserError, StoreError) as exc:
+        logger.warning("menu shows every page: the features of dataset %s could not be read (%s)", dataset, exc)
+        return None
 
 
 def ensure_store() -> None:
@@ -267,8 +287,8 @@ def banner(sel: Selection) -> None:
         st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
                    "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
     if f.aggregate_only:
-        st.info("Published reference (aggregate only): per-model per-format means from the EduArt publication. "
-                "Item-level views are not available for this dataset.", icon=":material/menu_book:")
+        st.info(f"Published reference (aggregate only): {plain(f.title)}. Item-level views are not available for this "
+                "dataset.", icon=":material/menu_book:")
 
 
 def scoring_label(sel: Selection) -> str:

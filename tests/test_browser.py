@@ -193,3 +193,47 @@ def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser
         problems = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
     assert not problems, problems[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
+
+
+@pytest.mark.parametrize("link,shot", [
+    ("tasks?dataset=demo-vqa", "tasks_demo_vqa.png"),
+    ("tasks?dataset=demo-muse", "tasks_demo_muse.png"),
+    ("inspector?dataset=demo-muse&item=muse-051", "inspector_jigsaw.png"),
+    ("inspector?dataset=demo-muse&item=muse-001", "inspector_dialogue_boxes.png"),
+    ("tasks?dataset=vqart2025", "tasks_vqart2025.png"),
+    ("tasks?dataset=muse2026&present=1", "presentation_tasks_muse2026.png"),
+    ("images?dataset=demo-vqa", "images_demo_vqa.png"),
+])
+def test_study_pages_render_in_a_real_browser(server, browser, link, shot):
+    server, _ = server
+    problems = _open(browser, f"{server}/{link}", SHOTS / shot)
+    assert not problems, problems[0][:400]
+
+
+def test_tasks_page_sections_and_checks_in_a_real_browser(server, browser):
+    """The checks are told in words, and each section of the page draws when chosen."""
+    server, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    ready = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+    try:
+        page.goto(f"{server}/tasks?dataset=vqart2025", wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector(ready, timeout=90_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        if page.locator('[role="dialog"]').count():  # a deep link on a new session may greet with a
+            page.keyboard.press("Escape")           # "page not found" notice (also on main): close it
+            page.wait_for_selector('[role="dialog"]', state="detached", timeout=10_000)
+        assert page.get_by_text("13 of 14 models", exact=False).count() >= 1
+        assert page.locator(".js-plotly-plot .heatmaplayer, .js-plotly-plot .hm").count() >= 1
+        page.get_by_text("All checks", exact=True).click()
+        page.wait_for_timeout(300)
+        page.wait_for_selector(ready, timeout=90_000)
+        assert page.get_by_text("Instance Localization", exact=False).count() >= 1
+        for section in ("Correlations", "Families"):
+            page.get_by_text(section, exact=True).click()
+            page.wait_for_timeout(300)
+            page.wait_for_selector(ready, timeout=90_000)
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+            assert not page.locator('[data-testid="stException"]').count(), section
+        page.screenshot(path=str(SHOTS / "tasks_vqart2025_families.png"), full_page=True)
+    finally:
+        page.close()

@@ -24,6 +24,11 @@ pytestmark = pytest.mark.slow
 
 #: Options a view needs before it can run on the demo store.
 NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"]}
+#: Views of datasets with tasks or dimensions, run on the VQArt-style demo built with the demo.
+STUDY_VIEWS = {"dimension_scores", "task_correlations", "family_best", "distractor_choices", "invalid_rates",
+               "consistency_checks", "image_attributes", "external_correlations"}
+#: Views of the formats beyond EduArt's, run on the MUSE-style demo.
+MUSE_VIEWS = {"numeric_errors", "part_accuracy", "dialogue"}
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -82,11 +87,12 @@ BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
     db = chance_db if name in BASELINE_VIEWS else demo_db
-    rows = records(db, name, *NEEDS.get(name, []))
+    dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
+    rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"
     spec = views.VIEWS[name]
     options = dict(o.split("=", 1) for o in NEEDS.get(name, [])[1::2])
-    frame = spec.fn(views.Source.of(str(db)), Selection(), **options)
+    frame = spec.fn(views.Source.of(str(db)), Selection(dataset=dataset), **options)
     assert len(rows) == len(frame) and list(rows[0]) == [str(c) for c in frame.columns]
 
 
@@ -139,6 +145,8 @@ def test_pages_only_call_registered_views():
         "regression_choices",  # the levels of the reference pickers of `regression`
         "published_setting", "setting_words",  # caption words for the psychometrics views' setting
         "EmptySelection", "ItemLevelUnavailable", "DatasetFlags", "clear_caches",
+        "study_features", "StudyFeatures",  # what a dataset offers: which pages and sections apply
+        "item_picture", "ItemPicture",  # the inspector's drawn image and image options
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:

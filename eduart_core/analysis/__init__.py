@@ -8,6 +8,9 @@ Aggregate-only data (published type means) go through `published`, with the same
 """
 from __future__ import annotations
 
+from .answer_quality import answer_status, answer_statuses, distractor_choices, invalid_rates
+from .consistency import consistency_checks
+from .correlations import external_correlations, task_correlations
 from .ctt import (
     DIFFICULTY_CATEGORIES,
     DISCRIMINATION_CATEGORIES,
@@ -16,6 +19,7 @@ from .ctt import (
     reliability,
 )
 from .formats import chance_levels, numeric_errors, part_accuracy
+from .image_attributes import attribute_scores
 from .images import image_effect
 from .intervals import WILSON_WORDS, Z95, t_interval, wilson_interval
 from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
@@ -41,9 +45,13 @@ from .scores import (
     type_scores,
     type_scores_by,
 )
+from .study_scores import dimension_scores, family_best, published_dimension_scores, score_grid
 from .variance import format_model_variance
 
 __all__ = [
+    "answer_status", "answer_statuses", "attribute_scores", "consistency_checks", "dimension_scores",
+    "distractor_choices", "external_correlations", "family_best", "invalid_rates", "published_dimension_scores",
+    "score_grid", "task_correlations",
     "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",

@@ -78,6 +78,10 @@ def run(models: int, items: int, repeat: int, seed: int = 0, out=sys.stdout) -> 
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.study:  # the VQArt-Bench / MUSE study analyses and their page (issue 15)
+        from .studies import main as study_main
+
+        return study_main(args)
     scales = [PUBLISHED, LARGE] if args.growth else [(args.models, args.items)]
     totals = [run(m, i, args.repeat, args.seed) for m, i in scales]
     if args.growth:
@@ -97,4 +101,8 @@ def register(bench_sub) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--growth", action="store_true",
                         help="run 12x871 and 100x10000 and print the growth ratio")
+    parser.add_argument("--db", default=None, help="with --study: a bench store to reuse (built there when missing)")
+    parser.add_argument("--study", choices=("vqa", "muse"), default=None,
+                        help="time the study analyses and the Tasks page instead (e.g. --study muse --models 30 "
+                             "--items 2400, --study vqa --models 14 --items 14463)")
     parser.set_defaults(func=main)

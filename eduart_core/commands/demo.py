@@ -43,8 +43,12 @@ def cmd_demo(args) -> int:
     from ..store import Store
 
     summary = build_demo(Store(args.db), force=args.force, progress=_print)
+    studies = ""
+    if "vqa_items" in summary or "muse_items" in summary:
+        studies = (f"; studies: {summary.get('vqa_items', 0)} VQArt-style and {summary.get('muse_items', 0)} "
+                   f"MUSE-style items, {summary.get('study_reference_cells', 0)} published cells")
     print(f"demo store ready: {summary['items']} items, {summary['runs']} simulated runs, "
-          f"{summary['reference_models']} reference models ({summary['seconds']} s)")
+          f"{summary['reference_models']} reference models{studies} ({summary['seconds']} s)")
     return 0
 
 

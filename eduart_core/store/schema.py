@@ -340,3 +340,52 @@ MIGRATIONS.append((6, "review studio", [
         created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
     )""",
 ]))
+
+# Migration 7 (issue 15, VQArt-Bench and MUSE studies): published per-task / per-dimension tables
+# as aggregate-only datasets (their columns, their cells as printed, and the statements the papers
+# make about them, which the consistency checks test), external benchmark scores to correlate with,
+# and whether a model is open or closed (a property of the model, as published tables group them).
+MIGRATIONS.append((7, "study tables, external scores, model access", [
+    "ALTER TABLE models ADD COLUMN IF NOT EXISTS access TEXT",   # 'open' | 'closed' | NULL (not known)
+    """CREATE TABLE IF NOT EXISTS reference_columns (
+        dataset TEXT NOT NULL,
+        column_name TEXT NOT NULL,         -- task or dimension name as in the text (or 'overall')
+        kind TEXT NOT NULL,                -- 'task' | 'dimension' | 'overall'
+        dimension TEXT,                    -- the dimension a task belongs to
+        position INTEGER,                  -- column order in the printed table
+        n_items INTEGER,                   -- items behind the column, NULL when not printed
+        name_in_table TEXT,                -- header as printed in the table
+        name_in_text TEXT,                 -- name used in the text or another table
+        chance DOUBLE,                     -- chance level of an item (fraction), NULL when not defined
+        chance_basis TEXT,
+        answer_format TEXT,
+        scorer TEXT,
+        PRIMARY KEY (dataset, column_name)
+    )""",
+    """CREATE TABLE IF NOT EXISTS reference_cells (
+        dataset TEXT NOT NULL,
+        model TEXT NOT NULL,               -- models.model
+        column_name TEXT NOT NULL,
+        score DOUBLE,                      -- fraction in [0, 1]
+        printed TEXT,                      -- the cell exactly as printed ('0.80', '50.90')
+        unit TEXT,                         -- 'fraction' | 'percent' (of the printed value)
+        table_order INTEGER,               -- row of the model in the printed table
+        PRIMARY KEY (dataset, model, column_name)
+    )""",
+    """CREATE TABLE IF NOT EXISTS reference_statements (
+        dataset TEXT NOT NULL,
+        statement TEXT NOT NULL,           -- 'ordering' | 'chance' | 'best_everywhere' | ...
+        subject TEXT NOT NULL,
+        value TEXT,
+        source TEXT,                       -- where the paper says it
+        PRIMARY KEY (dataset, statement, subject)
+    )""",
+    """CREATE TABLE IF NOT EXISTS external_scores (
+        model TEXT NOT NULL,               -- the model as named in the imported file
+        benchmark TEXT NOT NULL,
+        score DOUBLE NOT NULL,
+        source TEXT,                       -- file it came from
+        imported_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (model, benchmark)
+    )""",
+]))

@@ -132,6 +132,14 @@ def _require_dataset(store: Store, dataset: str) -> None:
             raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
 
 
+def model_access_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
+    """SQL for a model's access ('open' | 'closed' | NULL), also on a store older than that column
+    (a read-only connection does not migrate)."""
+    has_access = con.execute("SELECT count(*) FROM information_schema.columns "
+                             "WHERE table_name = 'models' AND column_name = 'access'").fetchone()[0]
+    return f"{alias}.access" if has_access else "CAST(NULL AS TEXT)"
+
+
 def model_kind_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
     """SQL for the kind of a model row (`models` aliased ``alias``).
 
@@ -342,6 +350,7 @@ def list_models(store: Store) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         return con.execute(
             f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+                      {model_access_sql(con)} AS access,
                       {model_kind_sql(con)} AS kind, count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
                       list(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
                FROM models m LEFT JOIN runs u USING (model) LEFT JOIN responses r USING (run_id)

@@ -90,6 +90,22 @@ from .results import (
 )
 from .review import review_agreement, review_queue, suspect_keys
 from .runs import batch_jobs, runs
+from .studies import (
+    ItemPicture,
+    StudyFeatures,
+    access_map,
+    consistency_checks,
+    dialogue,
+    dimension_scores,
+    distractor_choices,
+    external_correlations,
+    family_best,
+    image_attributes,
+    invalid_rates,
+    item_picture,
+    study_features,
+    task_correlations,
+)
 
 
 @dataclass(frozen=True)
@@ -155,6 +171,19 @@ _SPECS = (
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
+    ViewSpec("numeric_errors", numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
+                                               "off-by-one rate"),
+    ViewSpec("part_accuracy", part_accuracy, "Tasks and dimensions: accuracy per part of multi-part answers"),
+    ViewSpec("dialogue", dialogue, "Item inspector: a dialogue turn by turn with every model's answers"),
+    ViewSpec("image_attributes", image_attributes, "Images: accuracy by image attribute (genre, figures, indoor, warm/cool)"),
+    ViewSpec("dimension_scores", dimension_scores, "Tasks and dimensions: table with marks and heatmap"),
+    ViewSpec("task_correlations", task_correlations, "Tasks and dimensions: Spearman matrix between tasks"),
+    ViewSpec("family_best", family_best, "Tasks and dimensions: best per family and the best-available envelope"),
+    ViewSpec("distractor_choices", distractor_choices, "Tasks and dimensions: distractor types chosen when wrong"),
+    ViewSpec("invalid_rates", invalid_rates, "Tasks and dimensions: refused and unreadable answers"),
+    ViewSpec("external_correlations", external_correlations,
+             "Tasks and dimensions: correlation with imported external benchmarks"),
+    ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -172,18 +201,19 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
-    "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
-    "dataset_flags", "dataset_glance", "datasets", "dif", "distractors", "irt_abilities", "irt_fit",
-    "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "parallel_contrasts",
-    "difficulty_categories", "discrimination_by_format",
-    "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
-    "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",
-    "item_texts", "items_by_format", "languages", "models_with_data", "items_by_image", "items_by_language", "key_findings", "leaderboard",
-    "mcq_by_language", "mcq_vs_macro", "models", "motivation", "motivation_by_model_type", "motivation_by_type",
-    "profile_examples", "profile_impact", "published_setting", "regression", "regression_choices", "reliability",
-    "setting_words", "responses", "review_agreement", "review_queue", "run_view",
-    "selected_scores", "suspect_keys", "type_means", "type_scores",
-    "setting_words", "responses", "run_view",
-    "selected_scores", "type_means", "type_scores", "runs", "batch_jobs",
+    "VIEWS", "access_map", "answer_key", "baseline_models", "baseline_type_scores", "baselines", "batch_jobs",
+    "chance_levels", "clear_caches", "consistency_checks", "dataset_flags", "dataset_glance", "DatasetFlags",
+    "datasets", "dialogue", "dif", "difficulty_categories", "dimension_scores", "discrimination_by_format",
+    "distractor_choices", "distractors", "EmptySelection", "examinee_setting", "external_correlations",
+    "family_best", "family_map", "findings_table", "format_spread", "image_attributes", "image_effect",
+    "image_sizes", "invalid_rates", "irt_abilities", "irt_fit", "irt_information", "irt_item_curve",
+    "irt_items", "irt_wright_map", "item_changes", "item_detail", "item_lengths", "item_list",
+    "item_metadata", "item_picture", "item_responses", "item_statistics", "item_texts",
+    "ItemLevelUnavailable", "ItemPicture", "items_by_format", "items_by_image", "items_by_language",
+    "key_findings", "languages", "leaderboard", "mcq_by_language", "mcq_vs_macro", "models",
+    "models_with_data", "motivation", "motivation_by_model_type", "motivation_by_type", "numeric_errors",
+    "parallel_contrasts", "part_accuracy", "profile_examples", "profile_impact", "published_setting",
+    "regression", "regression_choices", "reliability", "responses", "review_agreement", "review_queue",
+    "run_view", "runs", "selected_scores", "setting_words", "Source", "study_features", "StudyFeatures",
+    "suspect_keys", "task_correlations", "type_means", "type_scores", "ViewSpec",
 ]

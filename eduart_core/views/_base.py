@@ -247,6 +247,9 @@ def models_with_data(src: Source, dataset: str, baselines: bool = False) -> list
              if _in_dataset(ds, dataset) and (baselines or kind != BASELINE_KIND)]
     if not names and dataset_flags(src, dataset).aggregate_only:
         names = sorted(published_type_means(src, dataset)["model"].unique())
+    if not names and dataset_flags(src, dataset).aggregate_only:  # a published per-task table (studies)
+        ref = study_reference(src, dataset)
+        names = sorted(ref[0]["model"].unique()) if ref is not None else []
     return names
 
 
@@ -257,3 +260,15 @@ def baseline_models(src: Source, dataset: str) -> list[str]:
         return []
     return [name for name, ds, kind in zip(table["display_name"], table["datasets"], table["kind"])
             if kind == BASELINE_KIND and _in_dataset(ds, dataset)]
+
+
+@cached(maxsize=8)
+def study_reference(src: Source, dataset: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None:
+    """(cells, columns, statements) of a printed per-task / per-dimension table, or None when the dataset has none."""
+    from ..store import studies as store_studies
+
+    columns = store_studies.read_reference_columns(src.store, dataset)
+    if columns.empty:
+        return None
+    return (store_studies.read_reference_cells(src.store, dataset), columns,
+            store_studies.read_reference_statements(src.store, dataset))

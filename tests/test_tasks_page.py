@@ -1,0 +1,160 @@
+"""The Tasks and dimensions page (and the pages that adapt to a study dataset) under AppTest.
+
+What a user relies on: the page draws the same numbers `show dimension_scores` prints, every section
+renders for the demo and both published references, the consistency checks are told in words, the
+overall's aggregation is stated and switchable, and the menu offers only the pages that apply.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_app_pages import assert_clean, decode
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = "pages/9_tasks_page.py"
+SECTIONS = ("scores", "checks", "correlations", "families", "errors")
+
+
+@pytest.fixture
+def app(demo_db, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
+
+    monkeypatch.setenv("EDUART_DB", str(demo_db))
+    views.clear_caches()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+
+
+def open_dataset(app, dataset: str):
+    app.session_state["f_dataset"] = dataset
+    app.run()
+    assert_clean(app)
+    return app
+
+
+def heatmap(app) -> dict:
+    specs = [json.loads(el.proto.spec) for el in app.get("plotly_chart")]
+    return next(s["data"][0] for s in specs if s["data"][0].get("type") == "heatmap")
+
+
+def test_heatmap_equals_the_dimension_scores_view(app, demo_db):
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    open_dataset(app, "demo-vqa").switch_page(TASKS).run()
+    assert_clean(app)
+    trace = heatmap(app)
+    z = decode(trace["z"])
+    expected = views.dimension_scores(views.Source.of(str(demo_db)), Selection(dataset="demo-vqa"))
+    models = list(trace["y"]) if isinstance(trace["y"], list) else decode(trace["y"]).tolist()
+    assert models[-1] == "Median of models" and len(models) == expected["model"].nunique()
+    columns = list(dict.fromkeys(expected["column"]))
+    for i, model in enumerate(models):
+        for j, column in enumerate(columns):
+            row = expected[(expected["model"] == model) & (expected["column"] == column)].iloc[0]
+            assert z[i][j] == pytest.approx(round(100 * row["score"], 1), abs=0.051)
+    texts = [t for row in trace["text"] for t in row]
+    assert any("▲" in t for t in texts) and any("△" in t for t in texts)
+    assert any("Overall column: micro" in c.value for c in app.caption)
+
+
+@pytest.mark.parametrize("dataset", ["demo-vqa", "demo-muse", "vqart2025", "muse2026"])
+def test_every_section_renders(app, dataset):
+    open_dataset(app, dataset).switch_page(TASKS).run()
+    assert_clean(app)
+    for section in SECTIONS:
+        if section == "errors" and dataset not in ("demo-vqa", "demo-muse"):
+            continue
+        app.session_state["study_section"] = section
+        app.run()
+        assert_clean(app)
+        assert not app.error, (dataset, section, app.error[0].value)
+        if section != "checks":
+            assert app.get("plotly_chart"), (dataset, section)
+
+
+def test_checks_are_told_in_plain_words(app):
+    open_dataset(app, "vqart2025").switch_page(TASKS).run()
+    assert any("13 of 14 models" in m.value for m in app.markdown)
+    app.session_state["study_section"] = "checks"
+    app.run()
+    assert_clean(app)
+    text = " ".join(m.value for m in app.markdown)
+    assert "Instance Localization" in text and "inconsistent" in text and "Kimi" in text
+    open_dataset(app, "muse2026").switch_page(TASKS).run()
+    app.session_state["study_section"] = "checks"
+    app.run()
+    text = " ".join(m.value for m in app.markdown)
+    assert "8 places" in text and "Jigsaw Puzzle" in text
+
+
+def test_the_overall_aggregation_is_stated_and_switchable(app):
+    def rows() -> dict[str, list[float]]:
+        trace = heatmap(app)
+        return dict(zip(list(trace["y"]), decode(trace["z"]).tolist()))
+
+    open_dataset(app, "demo-vqa").switch_page(TASKS).run()
+    micro = rows()
+    app.selectbox(key="study_aggregation").set_value("dimension_macro").run()
+    assert_clean(app)
+    assert any("unweighted mean of the dimension means" in c.value for c in app.caption)
+    macro = rows()
+    assert {m: r[:-1] for m, r in micro.items()} == {m: r[:-1] for m, r in macro.items()}  # columns unchanged
+    assert {m: r[-1] for m, r in micro.items()} != {m: r[-1] for m, r in macro.items()}  # the overall moves
+
+
+def test_menu_offers_only_the_pages_that_apply(app):
+    open_dataset(app, "demo")
+    with pytest.raises(ValueError):
+        app.switch_page(TASKS)  # an EduArt-style dataset has no tasks or dimensions
+    open_dataset(app, "demo-vqa")
+    with pytest.raises(ValueError):
+        app.switch_page("pages/4_motivation_page.py")  # asked in one condition
+    open_dataset(app, "vqart2025")
+    for page in ("pages/1_inspector_page.py", "pages/5_images_page.py", "pages/3_formats_page.py"):
+        with pytest.raises(ValueError):
+            app.switch_page(page)
+    assert any("Tasks and dimensions page" in i.value for i in app.info)  # the overview points there
+
+
+def test_images_page_breaks_accuracy_down_by_image_attribute(app):
+    open_dataset(app, "demo-vqa").switch_page("pages/5_images_page.py").run()
+    assert_clean(app)
+    specs = [json.loads(el.proto.spec) for el in app.get("plotly_chart")]
+    titles = {s["layout"]["xaxis"]["title"]["text"] for s in specs}
+    assert {"genre", "figures", "setting", "warm ratio"} <= titles
+    assert not any("with/without" in i.value for i in app.info)
+
+
+def test_errors_section_has_the_counting_table_on_demo_muse(app):
+    open_dataset(app, "demo-muse").switch_page(TASKS).run()
+    app.session_state["study_section"] = "errors"
+    app.run()
+    assert_clean(app)
+    titles = " ".join(m.value for m in app.markdown)
+    assert "Counting answers" in titles and "Multi-part answers" in titles
+
+
+@pytest.mark.parametrize("task,images", [("Jigsaw Puzzle", 5), ("Activity Localization", 1)])
+def test_inspector_draws_boxes_image_options_and_dialogues(app, demo_db, task, images):
+    from eduart_core.store import Store
+    from eduart_core.store.items import load_items
+
+    items = load_items(Store(demo_db), "demo-muse")
+    item_id = items[items["task"] == task]["item_id"].iloc[0]
+    app.query_params["item"] = item_id
+    open_dataset(app, "demo-muse").switch_page("pages/1_inspector_page.py").run()
+    assert_clean(app)
+    assert len(app.get("image")) == images  # the item image (boxes drawn) and, for a jigsaw, its four pieces
+    dialogue = items[items["dialogue_id"].notna()]["item_id"].iloc[0]
+    app.query_params["item"] = dialogue
+    app.session_state["insp_current"] = dialogue
+    app.run()
+    assert_clean(app)
+    assert any(e.label.startswith("Dialogue ") for e in app.expander)
