@@ -15,10 +15,29 @@ from .ctt import (
     item_statistics_summary,
     reliability,
 )
+from .explorer import (
+    CELL_STATES,
+    COMPARE_FILTERS,
+    cell_state,
+    cell_states,
+    compare_models,
+    comparison_summary,
+    failure_matrix,
+    filter_comparison,
+    item_flags,
+)
 from .formats import chance_levels, numeric_errors, part_accuracy
 from .images import image_effect
 from .intervals import WILSON_WORDS, Z95, t_interval, wilson_interval
-from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
+from .items import (
+    ITEM_FILTER_RULES,
+    ITEM_FILTERS,
+    counts_by,
+    filter_items,
+    image_summary,
+    item_overview,
+    length_summary,
+)
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
 from .paired import paired_macro_difference
 from .published import (
@@ -44,6 +63,8 @@ from .scores import (
 from .variance import format_model_variance
 
 __all__ = [
+    "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
+    "failure_matrix", "filter_comparison", "item_flags", "ITEM_FILTER_RULES",
     "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
