@@ -32,6 +32,15 @@ from ._base import (
     models_with_data,
     selected_scores,
 )
+from .explorer import (
+    answer_marks,
+    explorer_items,
+    failure_matrix,
+    item_card,
+    item_flags,
+    latest_responses,
+    model_comparison,
+)
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
 from .items import (
     dataset_glance,
@@ -123,6 +132,12 @@ _SPECS = (
     ViewSpec("items", item_list, "Item inspector: the item list"),
     ViewSpec("item_metadata", item_metadata, "Item inspector: task, dimension, tags, parallel form, dialogue turn"),
     ViewSpec("responses", responses, "Item inspector: every model's answer (option item=<id> for one item)"),
+    ViewSpec("item_flags", item_flags, "Item inspector: the counts behind the failure filters"),
+    ViewSpec("explorer_items", explorer_items, "Item inspector: the item list, kept by a failure filter and a search"),
+    ViewSpec("failure_matrix", failure_matrix, "Item inspector: the items x (model, condition) matrix"),
+    ViewSpec("item_card", item_card, "Item inspector: the item card (options, statements or blanks with the key)"),
+    ViewSpec("answer_marks", answer_marks, "Item inspector: one response marked under both profiles"),
+    ViewSpec("compare_models", model_comparison, "Item inspector: two models compared item by item"),
     ViewSpec("items_by_format", items_by_format, "Overview: items by format"),
     ViewSpec("items_by_language", items_by_language, "Overview: items by language"),
     ViewSpec("items_by_image", items_by_image, "Overview: items with and without an image"),
@@ -147,6 +162,8 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
+    "answer_marks", "explorer_items", "failure_matrix", "item_card", "item_flags", "latest_responses",
+    "model_comparison",
     "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
     "ItemLevelUnavailable", "Source", "ViewSpec", "baseline_models", "baseline_type_scores", "baselines", "clear_caches",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
