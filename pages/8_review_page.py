@@ -16,6 +16,7 @@ from eduart_core.extraction.stats import discrepancy_table, review_progress, rou
 from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
+from eduart_core.text import plain
 from pages import common
 
 st.title("Extraction review")
@@ -33,7 +34,7 @@ try:
     queue_all = review.review_queue(store)
     pages = db.load_pages(store)
 except StoreError as exc:
-    st.error(f"Cannot read the store: {exc}")
+    st.error(f"Cannot read the store: {plain(exc)}")
     st.stop()
 
 if pages.empty:
@@ -54,7 +55,7 @@ def _set_reviewer() -> None:
 if not st.session_state.get("reviewer"):
     st.text_input("Your name (stored with every decision)", key="review_name", on_change=_set_reviewer)
 else:
-    st.markdown(f"Reviewing as **{st.session_state['reviewer']}**.")
+    st.markdown(f"Reviewing as **{plain(st.session_state['reviewer'])}**.")
 reviewer = st.session_state.get("reviewer", "")
 
 
@@ -123,7 +124,7 @@ def _bulk(category_key: str, side: str, round_: int | None, page_id: str | None)
 
 flash = st.session_state.pop("review_flash", None)
 if flash:
-    getattr(st, flash[0])(flash[1])
+    getattr(st, flash[0])(plain(flash[1]))
 
 # ---------------------------------------------------------------- rounds side by side
 with st.expander("Rounds: agreement and discrepancies per round", expanded=False):
@@ -194,29 +195,29 @@ diff_dicts = [{"path": r["path"], "category": r["category"], "a": r["value_a"], 
               for r in all_diffs.to_dict("records")]
 outcome = db.get_outcome(store, page_id, round_)
 
-st.subheader(f"Page {page_id} (round {round_})")
+st.subheader(f"Page {plain(page_id)} (round {round_})")
 if outcome.get("promoted_version") is not None:
-    st.success(f"Promoted to dataset **{page['dataset']}** as item **{page['item_id']}**, "
+    st.success(f"Promoted to dataset **{plain(page['dataset'])}** as item **{plain(page['item_id'])}**, "
                f"version {outcome['promoted_version']} (see its history in the item inspector).")
 elif outcome.get("promotion_error"):
-    st.error(f"Resolved but not promoted: {outcome['promotion_error']}. Edit the field at fault.")
+    st.error(f"Resolved but not promoted: {plain(outcome['promotion_error'])}. Edit the field at fault.")
 
 zoom = st.slider("Screenshot zoom (px wide)", 400, 1600, 900, step=100, key="review_zoom")
 if page.get("image_hash"):
     try:
         st.image(str(image_path(store, page["image_hash"])), width=zoom)
     except UserError as exc:
-        st.warning(str(exc))
+        st.warning(plain(exc))
 
 left, right = st.columns(2)
 for column, side in ((left, "A"), (right, "B")):
     row = extractions.loc[side] if side in extractions.index else None
     with column:
-        st.markdown(f"**Extraction {side}** · {row['model'] if row is not None else 'missing'}")
+        st.markdown(f"**Extraction {side}** · {plain(row['model']) if row is not None else 'missing'}")
         if row is not None and row["validation_errors"]:
-            st.warning("Fails item validation: " + "; ".join(row["validation_errors"]))
+            st.warning("Fails item validation: " + plain("; ".join(row["validation_errors"])))
         if row is not None and row["error"]:
-            st.error(f"Extraction failed: {row['error']}")
+            st.error(f"Extraction failed: {plain(row['error'])}")
         st.html(display.item_html(row["record"] if row is not None else None, diff_dicts, side))
 
 st.markdown("#### Fields to decide")
@@ -236,8 +237,8 @@ for field in fields_frame.to_dict("records"):
     st.session_state[seen_key] = field["decision_id"]  # what this reviewer sees now
     with st.container(border=True):
         state = field["state"] + (f" by {field['reviewer']}" if field["reviewer"] else "")
-        st.markdown(f"**{path}** · `{field['category']}` · {state}"
-                    + (f" · note: {field['note']}" if field["note"] else ""))
+        st.markdown(f"**{plain(path)}** · {plain(field['category'])} · {plain(state)}"
+                    + (f" · note: {plain(field['note'])}" if field["note"] else ""))
         a_html, b_html = display.diff_pair_html(field["a"], field["b"])
         fa, fb = st.columns(2)
         fa.html(f"<div><small>A</small><br>{a_html}</div>")

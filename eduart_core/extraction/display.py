@@ -112,11 +112,12 @@ def _answers_html(record: dict, diffs: dict[str, dict], side: str) -> str:
             continue
         if "id" in answer:
             ident = str(answer["id"])
-            parts = [f"{k}: " + _leaf(v, f"answers[{ident}].{k}", diffs, side)
+            parts = [f"{html.escape(str(k))}: " + _leaf(v, f"answers[{ident}].{k}", diffs, side)
                      for k, v in answer.items() if k != "id"]
             lines.append(f"<b>{html.escape(ident)}</b> → " + "; ".join(parts))
         else:
-            parts = [f"{k}: " + _leaf(v, f"answers[{index}].{k}", diffs, side) for k, v in answer.items()]
+            parts = [f"{html.escape(str(k))}: " + _leaf(v, f"answers[{index}].{k}", diffs, side)
+                     for k, v in answer.items()]
             lines.append("; ".join(parts))
     return _block("<br>".join(lines), "answers", diffs)
 
