@@ -252,8 +252,14 @@ def card(record: Mapping[str, Any] | None) -> dict:
     return {"type": record.get("type"), "question_title": record.get("question_title"),
             "instructions": record.get("instructions"), "question_text": record.get("question_text"),
             "source": record.get("source"), "rows": rows, "extras": shown.extras(record),
-            "gold": "; ".join(f"{r['element']}: {r['gold']}" if r["element"] else str(r["gold"])
-                              for r in rows if r.get("gold"))}
+            "gold": "; ".join(_gold_words(r) for r in rows if r.get("gold"))}
+
+
+def _gold_words(row: dict) -> str:
+    """One card row's key in a line: 'B. option text' for a right option, 'A: term' otherwise."""
+    if row["gold"] == CORRECT_OPTION:
+        return f"{row['element']}. {row['text']}" if row["text"] else str(row["element"])
+    return f"{row['element']}: {row['gold']}" if row["element"] else str(row["gold"])
 
 
 def _frame_of(details: Any) -> list[dict]:

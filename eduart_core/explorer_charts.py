@@ -64,6 +64,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
             x=sub["column"].tolist(), y=sub["item_id"].tolist(), mode="markers", name=CELL_STATES[state],
             marker=dict(symbol=symbol, color=colour, size=13 if state != MISSING else 9,
                         line=dict(width=2 if state in (WRONG, MISSING) else 0, color=colour)),
+            selected=dict(marker=dict(size=17)), unselected=dict(marker=dict(opacity=0.7)),
             customdata=np.array(sub[["item_id", "model", "condition", "score"]].astype(object), dtype=object),
             text=sub["hover"].tolist(),
             hovertemplate="item %{customdata[0]}: %{text}<br>%{customdata[1]}, %{customdata[2]}<br>"

@@ -15,13 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core import analysis, display, explorer_charts, views, vocab
-from eduart_core.text import plain
+from eduart_core.text import plain, truncate
 from pages import common
 
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
 ROWS_PER_PAGE = (25, 50, 100)
 CARDS_PER_PAGE = 10
+OVERVIEW_CHARS = 300  # an answer in the table of all answers; the opened response shows it in full
 STATE_BADGES = {analysis.explorer.RIGHT: ":green-badge[✓ right]", analysis.explorer.PARTIAL: ":orange-badge[◆ partial]",
                 analysis.explorer.WRONG: ":red-badge[✕ wrong]", analysis.explorer.MISSING: ":gray-badge[no answer]"}
 
@@ -106,8 +107,9 @@ def compare_models() -> None:
         f"{s.get('b_right_a_wrong', 0)}**, both right on {s.get('both_right', 0)}, both wrong on "
         f"{s.get('both_wrong', 0)}; the scores differ on {s.get('n_differ', 0)} items. Mean score A "
         f"{_score(s.get('mean_a'))}, B {_score(s.get('mean_b'))}"
-        + (f"; exact McNemar test on the {s['a_right_b_wrong'] + s['b_right_a_wrong']} discordant items p = {p:.3f}."
-           if p is not None else "; the two never disagree on right and wrong."))
+        + (f"; exact McNemar test on the {s['a_right_b_wrong'] + s['b_right_a_wrong']} discordant items "
+           + ("p < 0.001." if p < 0.001 else f"p = {p:.3f}.") if p is not None
+           else "; the two never disagree on right and wrong."))
     st.caption(f"A = {plain(a)} · B = {plain(b)}")
     if shown.empty:
         st.info("No item in this list.")
@@ -134,7 +136,8 @@ def compare_models() -> None:
                 with col:
                     st.markdown(f"{_badge(getattr(row, f'score_{side}'))} **{side.upper()}** · score "
                                 f"{_score(getattr(row, f'score_{side}'))} · {plain(name)}")
-                    st.markdown("**Answer:** " + plain(getattr(row, f"answer_{side}")))
+                    st.markdown("**Answer:**")
+                    common.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
                     reason = getattr(row, f"justification_{side}")
                     if reason:
                         st.markdown("**Justification:**")
@@ -370,8 +373,8 @@ if opened:
                 st.caption("The request failed: " + plain(r["error"]))
             if r.get("parse_error"):
                 st.caption("Could not read the answer as asked: " + plain(r["parse_error"]))
-            st.markdown(f"**Answer ({prof} reading):** " + plain(display.answer_summary(r.get(f"{prof}_details"),
-                                                                                       record)))
+            st.markdown(f"**Answer ({prof} reading):**")
+            common.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
             marks = display.profile_marks({p_: r.get(f"{p_}_details") for p_ in vocab.PROFILES}, record)
             if len(marks):
                 cells = marks.map(lambda v: plain(v) if v not in display.MARKS.values() else v)
@@ -389,6 +392,6 @@ if opened:
 overview = pd.DataFrame([{
     "model": plain(r.model), "condition": r.condition,
     **{p_: f"{_badge(getattr(r, f'{p_}_score'))} {_score(getattr(r, f'{p_}_score'))}" for p_ in vocab.PROFILES},
-    "answer": plain(display.answer_summary(getattr(r, f"{prof}_details"), record)),
+    "answer": plain(truncate(display.answer_summary(getattr(r, f"{prof}_details"), record), OVERVIEW_CHARS)[0]),
 } for r in latest.sort_values(["model", "condition"]).itertuples()])
 st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)

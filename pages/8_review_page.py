@@ -78,29 +78,30 @@ def _decide(page_id: str, round_: int, path: str, action: str, seen_key: str,
             try:
                 value = json.loads(raw)
             except ValueError as exc:
-                _flash("error", f"{path}: not valid JSON ({exc.msg}); nothing saved.")
+                _flash("error", f"{plain(path)}: not valid JSON ({plain(exc.msg)}); nothing saved.")
                 return
     note = st.session_state.get(note_key, "") if note_key else None
     try:
         result = review.decide(store, page_id, round_, path, action, reviewer, value=value, note=note or None,
                                based_on=st.session_state.get(seen_key))
     except review.ReviewConflict as exc:
-        _flash("warning", f"Conflict: {exc}")
+        _flash("warning", f"Conflict: {plain(exc)}")
         return
     except review.EditRejected as exc:
-        _flash("error", "Not saved, the item would be invalid: " + "; ".join(exc.problems))
+        _flash("error", "Not saved, the item would be invalid: " + plain("; ".join(exc.problems)))
         return
     except (UserError, StoreError) as exc:
-        _flash("error", str(exc))
+        _flash("error", plain(exc))
         return
     except Exception as exc:  # e.g. a write conflict with another session: one line, no traceback
-        _flash("error", f"{path}: not saved ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); try again.")
+        _flash("error", f"{plain(path)}: not saved ({type(exc).__name__}: {plain(str(exc).splitlines()[0][:200])}); "
+                        "try again.")
         return
-    text = f"{path}: {action.replace('_', ' ')} saved."
+    text = f"{plain(path)}: {action.replace('_', ' ')} saved."
     if result.promoted_version is not None:
         text += f" Page resolved and promoted as gold (version {result.promoted_version})."
     elif result.promotion_error:
-        text += f" Page resolved but not promoted: {result.promotion_error}"
+        text += f" Page resolved but not promoted: {plain(result.promotion_error)}"
     _flash("success", text)
 
 
@@ -112,7 +113,7 @@ def _bulk(category_key: str, side: str, round_: int | None, page_id: str | None)
     try:
         result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id)
     except Exception as exc:  # decisions made before the failure stay; report in one line
-        _flash("error", f"Bulk accept stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        _flash("error", f"Bulk accept stopped: {type(exc).__name__}: {plain(str(exc).splitlines()[0][:200])}")
         return
     text = f"Accepted {side} for {result.decided} {category} field(s)"
     if result.promoted:
@@ -124,7 +125,7 @@ def _bulk(category_key: str, side: str, round_: int | None, page_id: str | None)
 
 flash = st.session_state.pop("review_flash", None)
 if flash:
-    getattr(st, flash[0])(plain(flash[1]))
+    getattr(st, flash[0])(flash[1])  # data in it (paths, errors) went through plain() when it was composed
 
 # ---------------------------------------------------------------- rounds side by side
 with st.expander("Rounds: agreement and discrepancies per round", expanded=False):

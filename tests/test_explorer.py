@@ -60,6 +60,7 @@ def test_both_profiles_side_by_side_keep_their_own_reading():
 def test_card_marks_the_key_in_each_format():
     assert [r["gold"] for r in display.card(TF)["rows"]] == ["TRUE", "FALSE"]
     assert [r["gold"] for r in display.card(RADIO)["rows"]] == ["", display.CORRECT_OPTION]
+    assert display.card(RADIO)["gold"] == "B. The Gonzaga of Mantua"
     blanks = {"type": "positioning", "question_text": "A [A]", "choices": ["cupola", "campanile"],
               "answers": [{"id": "A", "description": "cupola"}]}
     shown = display.card(blanks)
