@@ -268,11 +268,15 @@ def _go(target: str | None) -> None:
 
 
 st.divider()
-b1, b2, b3 = st.columns([1, 1, 6])
+b1, b2, b3, b4 = st.columns([1, 1, 5, 1])
 b1.button("◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="insp_prev")
 b2.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="insp_next")
 b3.markdown(f"Item **{plain(current)}**" + (f" ({ids.index(current) + 1} of {len(ids)} in this list)"
                                             if current in ids else " (outside the current list)"))
+with b4.popover("Link", icon=":material/link:"):
+    st.caption("This item (and the open response) with the dataset, profile, condition and models:")
+    st.code(common.inspector_link(current, sel, model=opened[1] if opened else None,
+                                  condition=opened[0] if opened else None), language=None, wrap_lines=True)
 
 with common.guard():
     item = views.item_detail(src, sel.dataset, current)

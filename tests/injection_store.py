@@ -14,7 +14,8 @@ HOST = "203.0.113.9"
 #: One payload per trick: a markdown image, an HTML image, a Streamlit colour directive, a link,
 #: raw bold HTML and maths.
 PAYLOAD = (f"![x](http://{HOST}/x.png) <img src=http://{HOST}/y.png> :red[redtext] "
-           f"[link](http://{HOST}/l) <b>boldtag</b> $x^2$")
+           f"[link](http://{HOST}/l) <b>boldtag</b> $x^2$ <http://{HOST}/auto> http://{HOST}/bare "
+           f"<script>fetch('http://{HOST}/js')</script> <svg><image href=\"http://{HOST}/svg.png\"/></svg>")
 DATASET = "inj"
 #: Model display names and families carrying markup (display names must be unique).
 MODELS = {

@@ -84,6 +84,8 @@ def test_planted_markup_stays_text_and_nothing_leaves_the_machine(server, browse
             "image": page.locator(f"img[src*='{HOST}']").count(),
             "link": page.locator(f"a[href*='{HOST}']").count(),
             "any src": page.locator(f"[src*='{HOST}']").count(),
+            "any href": page.locator(f"[href*='{HOST}']").count(),
+            "script": page.locator("script", has_text=HOST).count(),  # (plotly heatmaps are svg images: not counted)
             # an element made from a planted tag holds exactly the planted word (our own bold or
             # coloured wrappers around a whole planted text hold the text as typed, tags included)
             "bold tag": page.locator("b, strong").filter(has_text=ONLY_BOLD).count(),

@@ -216,6 +216,9 @@ def test_a_deep_link_opens_one_response_under_both_profiles(app, monkeypatch):
     assert any(m.value.startswith("##### Sim H") and "motivation" in m.value for m in app.markdown)
     marks = [t for t in app.table if "given (strict)" in t.value.columns]
     assert marks and "given (paper)" in marks[0].value.columns
+    share = [c.value for c in app.code if c.value.startswith("/inspector?")]
+    assert share and all(f in share[0] for f in ("dataset=demo", "profile=strict", "condition=motivation",
+                                                 "item=demo-0007", "open=motivation%3ASim+H"))
     assert app.get("download_button")  # the long justification: truncated, full text as a download
     assert any("Shown: the first" in c.value for c in app.caption)
 
