@@ -170,8 +170,8 @@ with common.guard():
     every = views.item_list(src, sel)
     table = views.explorer_items(src, sel, filter=quick, search=search)
 ids = list(table["item_id"])
-_set_url(filter=quick if quick != "all" else None)
-if quick == "baseline_only_right" and not views.baseline_models(src):
+_set_url(filter=quick if quick != analysis.EVERY_ITEM else None)
+if quick == analysis.BASELINE_ONLY and not views.baseline_models(src):
     st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
 # Which item and which response: a click in the matrix or the table > a jump from another page

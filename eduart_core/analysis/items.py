@@ -19,11 +19,13 @@ def _column(table: pd.DataFrame, name: str, fill: object = 0) -> pd.Series:
     return table[name] if name in table else pd.Series(fill, index=table.index)
 
 
+#: The filter that keeps every item, and the one that needs baseline models (`vocab.BASELINE_KIND`).
+EVERY_ITEM, BASELINE_ONLY = "all", "baseline_only_right"
 #: Quick filters of the item list: name -> (words a page shows, rule over the item table). An
 #: explicit registry: a new filter is one entry. The flag columns come from `explorer.item_flags`;
 #: a table without them keeps no row for those filters.
 ITEM_FILTER_RULES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = {
-    "all": ("All items", lambda t: pd.Series(True, index=t.index)),
+    EVERY_ITEM: ("All items", lambda t: pd.Series(True, index=t.index)),
     "all_wrong": ("No model fully right", lambda t: (t["models_right"] == 0) & (_column(t, "n_models") > 0)),
     "disagree": ("Models disagree", lambda t: (t["models_right"] > 0) & (t["models_right"] < t["n_models"])),
     "wrong_with_justification": ("Wrong only with justification (right without it)",
@@ -31,7 +33,7 @@ ITEM_FILTER_RULES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = 
     "profile_change": ("Score changes between the profiles", lambda t: _column(t, "n_profile_changes") > 0),
     "negative_rpb": ("Suspect key (negative discrimination)", lambda t: _column(t, "r_pb", np.nan) < 0),
     "top_fail": ("Top models fail, weak ones pass", lambda t: _column(t, "top_minus_weak", np.nan) < 0),
-    "baseline_only_right": ("Only a baseline is right",
+    BASELINE_ONLY: ("Only a baseline is right",
                             lambda t: _column(t, "baseline_only_right", False).fillna(False).astype(bool)),
 }
 #: The filters' names and words (what a selector lists).

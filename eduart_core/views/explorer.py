@@ -45,7 +45,7 @@ def item_flags(src: Source, sel: Selection) -> pd.DataFrame:
 
 
 @cached()
-def explorer_items(src: Source, sel: Selection, filter: str = "all", search: str = "") -> pd.DataFrame:
+def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "") -> pd.DataFrame:
     """The inspector's item list with the filter counts, kept by a quick filter and a search (options: filter, search).
 
     Filters: see `analysis.ITEM_FILTERS` (`show --list` names them). Items nobody has answered are
@@ -66,7 +66,7 @@ def explorer_items(src: Source, sel: Selection, filter: str = "all", search: str
 
 
 @cached()
-def failure_matrix(src: Source, sel: Selection, filter: str = "all", search: str = "") -> pd.DataFrame:
+def failure_matrix(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "") -> pd.DataFrame:
     """Right / partial / wrong for every item x model x condition of the explorer's list (options: filter, search).
 
     Both conditions, the selected profile and models; right = score 1, partial = between, wrong = 0.
