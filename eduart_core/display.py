@@ -5,8 +5,8 @@ the tests must show the same words for the same scorer details. Each answer form
 `FormatDisplay` in `DISPLAYS` (an explicit registry; unknown formats fall back to the plain
 `FormatDisplay`), so "expected" and "given" always use the same words: a true/false statement
 reads TRUE/FALSE on both sides, a multiple-choice answer reads "C. option text" on both sides, a
-check box reads "selected"/"not selected" on both sides. When the answer-format registry
-(`eduart_core.formats`) lands, its `display_rows` can feed `card_rows` without changing callers.
+check box reads "selected"/"not selected" on both sides. The rows of the item card come from the
+answer-format registry (`formats.display_item`); this module only puts its key into words.
 
 Everything here returns plain data (strings, lists, DataFrames); pages decide how to draw them
 and render every string as text (`text.plain`), never as markup.
@@ -19,8 +19,17 @@ from typing import Any
 
 import pandas as pd
 
+from .formats import display_item
 from .text import norm_id, norm_strict
-from .vocab import EDUART_FORMATS
+from .vocab import (
+    CHECK_TYPE,
+    COMPLETION_CLOSED_TYPE,
+    COMPLETION_OPEN_TYPE,
+    MCQ_TYPE,
+    POSITIONING_TYPE,
+    SELECT_ERRORS_TYPE,
+    TRUE_FALSE_TYPE,
+)
 
 __all__ = ["DISPLAYS", "FormatDisplay", "answer_rows", "answer_summary", "card", "display_for", "mark",
            "neighbours", "profile_marks"]
@@ -51,40 +60,17 @@ def _ids(record: Mapping[str, Any], key: str) -> list[dict]:
     return [v for v in values if isinstance(v, dict)] if isinstance(values, list) else []
 
 
-def _gold_text(entry: Mapping[str, Any]) -> str:
-    for key in ("description", "text"):
-        value = entry.get(key)
-        if value not in (None, ""):
-            return str(value)
-    return ""
-
-
-def _gold_entries(record: Mapping[str, Any]) -> list[dict]:
-    """Gold answers keyed by id; old plain-list answers are keyed A, B, ... in order."""
-    answers = record.get("answers")
-    if not isinstance(answers, list):
-        return []
-    out = []
-    for index, a in enumerate(answers):
-        if isinstance(a, dict):
-            out.append(a)
-        elif a is not None:
-            out.append({"id": chr(65 + index) if index < 26 else str(index + 1), "description": str(a)})
-    return out
-
-
 class FormatDisplay:
     """The plain display: values shown as written, one card row per gold answer."""
 
-    def card_rows(self, record: Mapping[str, Any]) -> list[dict]:
-        """Rows of the item card: ``element`` (id), ``text`` (what the student sees), ``gold``
-        (the right answer in this format's words, or "" when this row is not part of it)."""
-        return [{"element": norm_id(a.get("id")), "text": "", "gold": _gold_text(a)}
-                for a in _gold_entries(record)]
-
-    def extras(self, record: Mapping[str, Any]) -> dict[str, str]:
-        """Extra lines of the card (a word bank), as label -> text."""
-        return {}
+    def gold_word(self, gold: Any) -> str:
+        """The key of one card row (``formats.display_item``) in this format's words; "" when the
+        row is not part of the answer (an option that is not the right one)."""
+        if gold is True:
+            return CORRECT_OPTION
+        if gold is False or _missing(gold):
+            return ""
+        return str(gold)
 
     def value(self, value: Any, record: Mapping[str, Any]) -> str:
         """An expected or given value in this format's words (the same function for both sides)."""
@@ -116,12 +102,6 @@ class ChoiceDisplay(FormatDisplay):
 
     def _labels(self, record: Mapping[str, Any]) -> dict[str, str]:
         return {norm_id(c.get("id")): str(c.get("text") or "") for c in _ids(record, "choices")}
-
-    def card_rows(self, record: Mapping[str, Any]) -> list[dict]:
-        gold = {norm_id(a.get("id")) for a in _gold_entries(record)}
-        return [{"element": norm_id(c.get("id")), "text": str(c.get("text") or ""),
-                 "gold": CORRECT_OPTION if norm_id(c.get("id")) in gold else ""}
-                for c in _ids(record, "choices")]
 
     def option(self, ident: Any, record: Mapping[str, Any]) -> str:
         key = norm_id(ident)
@@ -169,10 +149,8 @@ def verdict(value: Any) -> str | None:
 class TrueFalseDisplay(ChoiceDisplay):
     """Statements judged true or false: expected and given both read TRUE / FALSE."""
 
-    def card_rows(self, record: Mapping[str, Any]) -> list[dict]:
-        gold = {norm_id(a.get("id")): verdict(_gold_text(a)) or _gold_text(a) for a in _gold_entries(record)}
-        return [{"element": norm_id(c.get("id")), "text": str(c.get("text") or ""),
-                 "gold": gold.get(norm_id(c.get("id")), "")} for c in _ids(record, "choices")]
+    def gold_word(self, gold: Any) -> str:
+        return "" if _missing(gold) else (verdict(gold) or str(gold))
 
     def value(self, value: Any, record: Mapping[str, Any]) -> str:
         if _missing(value):
@@ -193,25 +171,14 @@ class TrueFalseDisplay(ChoiceDisplay):
 class BlankDisplay(FormatDisplay):
     """Blanks [A], [B], ...: a value is the term written in the blank."""
 
-    def card_rows(self, record: Mapping[str, Any]) -> list[dict]:
-        options = {norm_id(c.get("id")): " / ".join(str(o) for o in c.get("options") or [])
-                   for c in _ids(record, "choices")}
-        return [{"element": norm_id(a.get("id")), "text": options.get(norm_id(a.get("id")), ""),
-                 "gold": _gold_text(a)} for a in _gold_entries(record)]
-
-    def extras(self, record: Mapping[str, Any]) -> dict[str, str]:
-        choices = record.get("choices")
-        if isinstance(choices, list) and choices and all(not isinstance(c, dict) for c in choices):
-            return {"Word bank": ", ".join(str(c) for c in choices)}
-        return {}
+    """(The card rows and the word bank come from the format registry as they are.)"""
 
 
 class SelectErrorsDisplay(FormatDisplay):
     """Errors in a passage: a value is a word of the passage; "extra" rows are spans that are no error."""
 
-    def card_rows(self, record: Mapping[str, Any]) -> list[dict]:
-        return [{"element": str(a.get("error") or ""), "text": str(a.get("error") or ""),
-                 "gold": f"error, correct: {a.get('correct') or NOTHING}"} for a in _gold_entries(record)]
+    def gold_word(self, gold: Any) -> str:
+        return f"error, correct: {NOTHING if _missing(gold) or gold == '' else gold}"
 
     def value(self, value: Any, record: Mapping[str, Any]) -> str:
         return NOTHING if _missing(value) else super().value(value, record)
@@ -225,17 +192,16 @@ class SelectErrorsDisplay(FormatDisplay):
 
 
 _DEFAULT = FormatDisplay()
-_RADIO, _CHECK, _TRUE_FALSE, _POSITIONING, _CLOSED, _OPEN, _ERRORS = EDUART_FORMATS  # published order
 #: One display per answer format (explicit registry; a new format adds one line, an unknown
-#: format falls back to the plain display).
+#: format, like numeric, multi-part or open text for now, reads values as written).
 DISPLAYS: dict[str, FormatDisplay] = {
-    _RADIO: ChoiceDisplay(),
-    _CHECK: CheckDisplay(),
-    _TRUE_FALSE: TrueFalseDisplay(),
-    _POSITIONING: BlankDisplay(),
-    _CLOSED: BlankDisplay(),
-    _OPEN: BlankDisplay(),
-    _ERRORS: SelectErrorsDisplay(),
+    MCQ_TYPE: ChoiceDisplay(),
+    CHECK_TYPE: CheckDisplay(),
+    TRUE_FALSE_TYPE: TrueFalseDisplay(),
+    POSITIONING_TYPE: BlankDisplay(),
+    COMPLETION_CLOSED_TYPE: BlankDisplay(),
+    COMPLETION_OPEN_TYPE: BlankDisplay(),
+    SELECT_ERRORS_TYPE: SelectErrorsDisplay(),
 }
 
 
@@ -245,13 +211,26 @@ def display_for(record: Mapping[str, Any] | None) -> FormatDisplay:
 
 
 def card(record: Mapping[str, Any] | None) -> dict:
-    """What the item card shows, as plain data: title, instructions, text, rows, extras, gold."""
+    """What the item card shows, as plain data: title, instructions, text, rows, extras, gold.
+
+    Rows are the format registry's (`formats.display_item`: one per option, statement, blank,
+    part or error) with the key put into words: "correct option", TRUE/FALSE, the term, the
+    correction. ``extras`` holds the word bank of a positioning item; ``chance`` the chance level.
+    """
     record = record or {}
     shown = display_for(record)
-    rows = shown.card_rows(record)
+    item = display_item(record)
+    rows = []
+    for row in item["rows"]:
+        element = "" if _missing(row.get("element")) else str(row.get("element"))
+        if row.get("label"):
+            element = f"{element} ({row['label']})" if element else str(row["label"])
+        rows.append({"element": element, "text": "" if _missing(row.get("text")) else str(row.get("text")),
+                     "gold": shown.gold_word(row.get("gold"))})
+    extras = {"Word bank": ", ".join(item["word_bank"])} if item.get("word_bank") else {}
     return {"type": record.get("type"), "question_title": record.get("question_title"),
             "instructions": record.get("instructions"), "question_text": record.get("question_text"),
-            "source": record.get("source"), "rows": rows, "extras": shown.extras(record),
+            "source": record.get("source"), "rows": rows, "extras": extras, "chance": item.get("chance"),
             "gold": "; ".join(_gold_words(r) for r in rows if r.get("gold"))}
 
 

@@ -312,7 +312,8 @@ with right:
     st.markdown(f"#### {plain(shown_card['question_title'] or current)}")
     st.caption(f"{plain(vocab.format_label(str(record.get('type', ''))))} · "
                f"{plain(vocab.language_label(record.get('language')))} · source {plain(record.get('source') or '—')}"
-               f" · version {plain(item.get('version', '—'))}")
+               f" · version {plain(item.get('version', '—'))}"
+               + (f" · chance level {100 * shown_card['chance']:.0f}%" if shown_card.get("chance") is not None else ""))
     if shown_card["instructions"]:
         st.markdown(f"*{plain(shown_card['instructions'])}*")
     if shown_card["question_text"]:  # blank markers [A] in bold, the rest as written
