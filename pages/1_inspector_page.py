@@ -244,7 +244,8 @@ if ids:
                      on_select="rerun")
     with st.expander(f"The item list with its statistics ({len(ids)} items)", expanded=False):
         cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",
-                "n_wrong_with_justification", "n_profile_changes", "text"]
+                "n_wrong_with_justification", *(["n_profile_changes"] if quick == analysis.PROFILE_CHANGE else []),
+                "text"]
         st.dataframe(
             table[cols].assign(type=table["type"].map(vocab.format_label)), hide_index=True, width="stretch",
             height=280, key="insp_table", on_select="rerun", selection_mode="single-row",

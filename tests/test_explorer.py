@@ -154,6 +154,14 @@ def test_views_filter_and_mark_what_the_scores_say(src):
     assert len(search) and all("scrovegni" in t.lower() for t in search["text"])
 
 
+def test_profile_filter_keeps_the_items_whose_score_differs_between_profiles(src):
+    sel = Selection()
+    both = views.selected_scores(src, sel).merge(views.selected_scores(src, sel.with_(profile="paper")),
+                                                 on=["model", "item_id"], suffixes=("_strict", "_paper"))
+    differ = set(both.loc[(both["score_strict"] - both["score_paper"]).abs() > 1e-9, "item_id"])
+    assert differ and set(views.explorer_items(src, sel, filter="profile_change")["item_id"]) == differ
+
+
 def test_comparison_view_gives_both_answers_and_justifications(src):
     sel = Selection(condition="motivation")
     a, b = "Sim A (strong recogniser)", "Sim H (format-fragile)"

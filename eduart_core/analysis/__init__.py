@@ -34,6 +34,7 @@ from .items import (
     EVERY_ITEM,
     ITEM_FILTER_RULES,
     ITEM_FILTERS,
+    PROFILE_CHANGE,
     counts_by,
     filter_items,
     image_summary,
@@ -66,7 +67,7 @@ from .variance import format_model_variance
 
 __all__ = [
     "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
-    "failure_matrix", "filter_comparison", "item_flags", "BASELINE_ONLY", "EVERY_ITEM", "ITEM_FILTER_RULES",
+    "failure_matrix", "filter_comparison", "item_flags", "BASELINE_ONLY", "EVERY_ITEM", "ITEM_FILTER_RULES", "PROFILE_CHANGE",
     "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",

@@ -80,11 +80,11 @@ def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: 
     per = cond.groupby("item_id").agg(n_models=("model", "nunique"), models_right=("right", "sum"))
     per["baselines_right"] = cond[cond["base"]].groupby("item_id")["right"].sum()
     per["others_right"] = cond[~cond["base"]].groupby("item_id")["right"].sum()
-    wide = frame.assign(right=frame["score"] >= 0.5).pivot_table(
-        index=["item_id", "model"], columns="condition", values="right", aggfunc="first")
-    if DEFAULT_CONDITION in wide and MOTIVATION_CONDITION in wide:
-        hurt = (wide[DEFAULT_CONDITION] == True) & (wide[MOTIVATION_CONDITION] == False)  # noqa: E712 (NaN stays False)
-        per["n_wrong_with_justification"] = hurt.groupby(level="item_id").sum()
+    keys = ["item_id", "model"]
+    right_default = frame.loc[(frame["condition"] == DEFAULT_CONDITION) & (frame["score"] >= 0.5), keys]
+    wrong_motivation = frame.loc[(frame["condition"] == MOTIVATION_CONDITION) & (frame["score"] < 0.5), keys]
+    hurt = right_default.merge(wrong_motivation, on=keys)  # right without, wrong with the justification
+    per["n_wrong_with_justification"] = hurt.groupby("item_id").size()
     changes = _profile_changes(by_profile, condition)
     if changes is not None:
         per["n_profile_changes"] = changes

@@ -21,6 +21,8 @@ def _column(table: pd.DataFrame, name: str, fill: object = 0) -> pd.Series:
 
 #: The filter that keeps every item, and the one that needs baseline models (`vocab.BASELINE_KIND`).
 EVERY_ITEM, BASELINE_ONLY = "all", "baseline_only_right"
+#: The filter that compares the two scoring profiles (it needs both profiles' scores).
+PROFILE_CHANGE = "profile_change"
 #: Quick filters of the item list: name -> (words a page shows, rule over the item table). An
 #: explicit registry: a new filter is one entry. The flag columns come from `explorer.item_flags`;
 #: a table without them keeps no row for those filters.
@@ -30,7 +32,7 @@ ITEM_FILTER_RULES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = 
     "disagree": ("Models disagree", lambda t: (t["models_right"] > 0) & (t["models_right"] < t["n_models"])),
     "wrong_with_justification": ("Wrong only with justification (right without it)",
                                  lambda t: _column(t, "n_wrong_with_justification") > 0),
-    "profile_change": ("Score changes between the profiles", lambda t: _column(t, "n_profile_changes") > 0),
+    PROFILE_CHANGE: ("Score changes between the profiles", lambda t: _column(t, "n_profile_changes") > 0),
     "negative_rpb": ("Suspect key (negative discrimination)", lambda t: _column(t, "r_pb", np.nan) < 0),
     "top_fail": ("Top models fail, weak ones pass", lambda t: _column(t, "top_minus_weak", np.nan) < 0),
     BASELINE_ONLY: ("Only a baseline is right",

@@ -30,14 +30,16 @@ def _both_conditions(src: Source, sel: Selection) -> pd.DataFrame | None:
 
 
 @cached()
-def item_flags(src: Source, sel: Selection) -> pd.DataFrame:
+def item_flags(src: Source, sel: Selection, profiles: bool = True) -> pd.DataFrame:
     """Per item: models right, wrong only with justification, score changes between profiles, baselines right.
 
     Counts over the selected models; right means score >= 0.5 in the selected profile and condition,
     except `n_wrong_with_justification` (right in default, wrong in motivation) and
-    `n_profile_changes` (models whose strict and paper scores differ in the selected condition).
+    `n_profile_changes` (models whose strict and paper scores differ in the selected condition;
+    ``profiles=False`` skips it, and the second profile's scores, and counts 0).
     """
-    by_profile = {p: _both_conditions(src, sel.with_(profile=p)) for p in PROFILES}
+    wanted = PROFILES if profiles else (sel.profile,)
+    by_profile = {p: _both_conditions(src, sel.with_(profile=p)) for p in wanted}
     if by_profile[sel.profile] is None:
         raise EmptySelection("No model has answered the items of this selection yet.")
     usable = {p: f for p, f in by_profile.items() if f is not None}
@@ -54,8 +56,8 @@ def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITE
     if filter not in analysis.ITEM_FILTERS:
         raise UserError(f"unknown filter {filter!r}; use one of {', '.join(analysis.ITEM_FILTERS)}")
     table = item_list(src, sel)
-    try:
-        flags = item_flags(src, sel)[["item_id", *_FLAG_COLUMNS]]
+    try:  # the other profile's scores are read only for the filter that compares the profiles
+        flags = item_flags(src, sel, profiles=filter == analysis.PROFILE_CHANGE)[["item_id", *_FLAG_COLUMNS]]
     except EmptySelection:
         flags = pd.DataFrame(columns=["item_id", *_FLAG_COLUMNS])
     table = table.merge(flags, on="item_id", how="left")
