@@ -28,19 +28,21 @@ STATE_MARKS: dict[str, tuple[str, str, str]] = {
 ROW_PX = 22
 
 
-def column_label(model: str, condition: str) -> str:
-    """The matrix column of one model in one condition."""
-    return f"{model} · {condition}"
+def column_label(model: str, condition: str, baseline: bool = False) -> str:
+    """The matrix column of one model in one condition (a baseline says so)."""
+    return f"{model}{' (baseline)' if baseline else ''} · {condition}"
 
 
 def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Sequence[str], *,
                           conditions: Sequence[str] = CONDITIONS, texts: Mapping[str, str] | None = None,
-                          profile: str = "", title: str | None = None) -> go.Figure:
+                          profile: str = "", baselines: Sequence[str] = (), title: str | None = None) -> go.Figure:
     """One point per item x (model, condition); missing answers drawn as grey rings.
 
-    ``items`` fixes the rows (top to bottom), ``models`` x ``conditions`` the columns; ``texts``
-    gives each item a short hover text. customdata per point: [item_id, model, condition, score].
+    ``items`` fixes the rows (top to bottom), ``models`` x ``conditions`` the columns (``baselines``
+    among them are labelled as such); ``texts`` gives each item a short hover text. customdata per
+    point: [item_id, model, condition, score].
     """
+    baselines = set(baselines)
     texts = texts or {}
     columns = [(m, c) for m in models for c in conditions]
     grid = pd.DataFrame([(i, m, c) for i in items for (m, c) in columns], columns=["item_id", "model", "condition"])
@@ -50,7 +52,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
     else:
         grid["score"], grid["state"] = np.nan, MISSING
     grid["state"] = grid["state"].fillna(MISSING)
-    grid["column"] = [column_label(m, c) for m, c in zip(grid["model"], grid["condition"])]
+    grid["column"] = [column_label(m, c, m in baselines) for m, c in zip(grid["model"], grid["condition"])]
     grid["hover"] = [str(texts.get(i, ""))[:90] for i in grid["item_id"]]
     fig = go.Figure()
     scored = f" ({profile})" if profile else ""
@@ -71,7 +73,8 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
                           + score_line + "<extra></extra>")
     fig.update_yaxes(categoryorder="array", categoryarray=list(items), autorange="reversed", title=None,
                      type="category", showgrid=True, gridcolor="#f1f3f5")
-    fig.update_xaxes(categoryorder="array", categoryarray=[column_label(m, c) for m, c in columns], side="top",
+    fig.update_xaxes(categoryorder="array", categoryarray=[column_label(m, c, m in baselines) for m, c in columns],
+                     side="top",
                      tickangle=-40, title=None, type="category", showgrid=True, gridcolor="#f1f3f5")
     fig.update_layout(title=dict(text=title) if title else None, font=FONT, template="plotly_white",
                       height=max(260, ROW_PX * len(items) + 60 + 7 * max((len(c) for c, _ in columns), default=10)),

@@ -79,6 +79,7 @@ mode = st.radio("View", list(MODES), format_func=MODES.get, horizontal=True, key
 def compare_models() -> None:
     """Pick A and B; list the items where they differ with both answers and justifications."""
     names = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+    names += [b for b in views.baseline_models(src, sel.dataset) if b not in names]  # "A against chance"
     if len(names) < 2:
         st.info("Comparing needs two models with answers in this selection.")
         st.stop()
@@ -161,9 +162,9 @@ _set_url(view=None, a=None, b=None, only=None)
 # ================================================================ the item list and the matrix
 c1, c2, c3 = st.columns([3, 3, 1])
 quick = c1.selectbox("Show", list(analysis.ITEM_FILTERS), format_func=analysis.ITEM_FILTERS.get, key="insp_quick",
-                     help="Counts over the selected models: right means score ≥ 0.5 in the selected profile and "
-                          "condition; 'wrong only with justification' compares the two conditions, 'score changes' "
-                          "the two profiles.")
+                     help="Counts over the selected models: right means full credit (score 1) in the selected "
+                          "profile and condition; 'wrong only with justification' compares the two conditions, "
+                          "'score changes' the two profiles; baselines (such as chance) are counted apart.")
 search = c2.text_input("Search id or text (opens the first match)", key="insp_search").strip()
 per_page = c3.selectbox("Rows", ROWS_PER_PAGE, key="insp_rows")
 with common.guard():
@@ -171,7 +172,8 @@ with common.guard():
     table = views.explorer_items(src, sel, filter=quick, search=search)
 ids = list(table["item_id"])
 _set_url(filter=quick if quick != analysis.EVERY_ITEM else None)
-if quick == analysis.BASELINE_ONLY and not views.baseline_models(src):
+baselines = views.baseline_models(src, sel.dataset)
+if quick == analysis.BASELINE_ONLY and not baselines:
     st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
 # Which item and which response: a click in the matrix or the table > a jump from another page
@@ -234,13 +236,15 @@ if ids:
         st.info("No model has answered these items yet: the item card below shows the question and its key.")
     else:
         fam = common.families()
-        models = sorted(models, key=lambda m: (fam.get(m, "Other"), m))
+        models = sorted(models, key=lambda m: (fam.get(m, "Other"), m)) + [b for b in baselines if b not in models]
         fig = explorer_charts.figure_failure_matrix(matrix[matrix["item_id"].isin(page_ids)], page_ids, models,
-                                                    texts=views.item_texts(src, sel.dataset), profile=sel.profile)
+                                                    texts=views.item_texts(src, sel.dataset), profile=sel.profile,
+                                                    baselines=baselines)
         common.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
                      f"{(page - 1) * per_page + len(page_ids)} of this list; columns: model and condition; "
                      f"{common.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
-                     "answer recorded; the score is in the hover. Click a mark to open that response below.",
+                     "answer recorded; the score is in the hover; baselines (references, not examinees) come last. "
+                     "Click a mark to open that response below.",
                      on_select="rerun")
     with st.expander(f"The item list with its statistics ({len(ids)} items)", expanded=False):
         cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",

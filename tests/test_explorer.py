@@ -96,10 +96,14 @@ def test_each_quick_filter_keeps_the_items_its_name_promises():
     flags = analysis.item_flags(frames, "strict", "default", baselines=["m3"])
     table = flags.assign(r_pb=[np.nan, -0.3, 0.2, 0.1, 0.5], top_minus_weak=[0, 0.2, -0.1, 0, 0], text="")
     kept = {name: list(analysis.filter_items(table, name)["item_id"]) for name in analysis.ITEM_FILTERS}
-    assert kept == {"all": ["i1", "i2", "i3", "i4", "i5"], "all_wrong": ["i1"], "disagree": ["i2", "i3", "i4"],
+    # right = full credit; the baseline m3 is a reference, not an examinee (counted apart)
+    assert kept == {"all": ["i1", "i2", "i3", "i4", "i5"], "all_wrong": ["i1", "i4"], "disagree": ["i2", "i5"],
                     "wrong_with_justification": ["i3"], "profile_change": ["i5"], "negative_rpb": ["i2"],
                     "top_fail": ["i3"], "baseline_only_right": ["i4"]}
-    assert flags.set_index("item_id").loc["i5", "models_right"] == 3  # 0.5 counts as right (score >= 0.5)
+    by_item = flags.set_index("item_id")
+    assert by_item.loc["i5", "models_right"] == 1 and by_item.loc["i5", "n_models"] == 2  # 0.5 is partial
+    counted = analysis.item_flags(frames, "strict", "default", baselines=["m3"], count_baselines=True)
+    assert counted.set_index("item_id").loc["i4", ["models_right", "n_models"]].tolist() == [1, 3]
     without_baselines = analysis.item_flags(frames, "strict", "default")
     assert not without_baselines["baseline_only_right"].any()
     with pytest.raises(ValueError, match="unknown item filter"):
@@ -142,7 +146,7 @@ def src(demo_db):
 def test_views_filter_and_mark_what_the_scores_say(src):
     sel = Selection()
     scores = views.selected_scores(src, sel)
-    right = scores.assign(r=scores["score"] >= 0.5).groupby("item_id")["r"].sum()
+    right = scores.assign(r=scores["score"] == 1).groupby("item_id")["r"].sum()  # right = full credit
     assert list(views.explorer_items(src, sel, filter="all_wrong")["item_id"]) == sorted(right[right == 0].index)
     both = views.selected_scores(src, sel, all_conditions=True)
     matrix = views.failure_matrix(src, sel)
@@ -173,9 +177,23 @@ def test_comparison_view_gives_both_answers_and_justifications(src):
     assert summary["a_right_b_wrong"] == len(shown) and summary["n_items"] == 88
 
 
-def test_baseline_filter_is_harmless_while_models_have_no_kind(src):
-    assert views.baseline_models(src) == ()
+def test_baseline_filter_is_harmless_without_baselines(src):
+    assert views.baseline_models(src, "demo") == []
     assert views.explorer_items(src, Selection(), filter="baseline_only_right").empty
+
+
+def test_only_a_baseline_right_and_baselines_marked_in_the_matrix(chance_db):
+    views.clear_caches()
+    src, sel = views.Source.of(str(chance_db)), Selection(models=("Sim H (format-fragile)",))
+    (chance,) = views.baseline_models(src, "demo")
+    everyone = views.selected_scores(src, sel.with_(baselines=True, models=(*sel.models, chance)))
+    full = everyone[everyone["score"] == 1]
+    expected = sorted(set(full.loc[full["model"] == chance, "item_id"]) - set(full.loc[full["model"] != chance, "item_id"]))
+    kept = views.explorer_items(src, sel, filter="baseline_only_right")
+    assert expected and list(kept["item_id"]) == expected
+    assert (kept["models_right"] == 0).all()  # the examinees' count leaves the baseline out
+    matrix = views.failure_matrix(src, sel)
+    assert chance in set(matrix["model"])  # a reference mark in the matrix, whatever the switch
 
 
 # ---------------------------------------------------------------- the page (AppTest)

@@ -16,6 +16,7 @@ from scipy.stats import binomtest
 
 from ..vocab import DEFAULT_CONDITION, MOTIVATION_CONDITION
 from ._frame import finish, prepare
+from .items import FULL_CREDIT
 
 RIGHT, PARTIAL, WRONG, MISSING = "right", "partial", "wrong", "missing"
 #: Cell states of the matrix, with the words a page shows (full credit, some credit, none, no answer).
@@ -64,47 +65,55 @@ def failure_matrix(df: pd.DataFrame, items: Iterable[str] | None = None) -> pd.D
 
 
 def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: str,
-               baselines: Iterable[str] = ()) -> pd.DataFrame:
+               baselines: Iterable[str] = (), count_baselines: bool = False) -> pd.DataFrame:
     """Per item, the counts behind the explorer's filters.
 
-    ``by_profile`` holds the long frame of each profile with both conditions (selection applied).
-    Columns: item_id; in the selected ``profile`` and ``condition``: n_models, models_right
-    (score >= 0.5), baselines_right, others_right; ``n_wrong_with_justification`` (models right in
-    the default condition and wrong in the motivation condition); ``n_profile_changes`` (models
-    whose score differs between the profiles in the selected condition); ``baseline_only_right``.
+    ``by_profile`` holds the long frame of each profile with both conditions (selection applied,
+    baseline rows included). Right means full credit (score 1), as in the item list's "models
+    right", so the counts agree with the difficulty p. Columns: item_id; in the selected
+    ``profile`` and ``condition``: n_models and models_right over the examinees (baselines only
+    with ``count_baselines``, the selection's switch), baselines_right; ``n_wrong_with_justification``
+    (examinees right in the default condition, not right in the motivation condition);
+    ``n_profile_changes`` (examinees whose score differs between the profiles in the selected
+    condition); ``baseline_only_right`` (a baseline right and no other model right).
     """
     frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
     baselines = set(baselines)
-    cond = frame[frame["condition"] == condition].assign(right=lambda d: d["score"] >= 0.5)
-    cond = cond.assign(base=cond["model"].isin(baselines))
-    per = cond.groupby("item_id").agg(n_models=("model", "nunique"), models_right=("right", "sum"))
+    frame = frame.assign(right=frame["score"] >= FULL_CREDIT - _EPS, base=frame["model"].isin(baselines))
+    cond = frame[frame["condition"] == condition]
+    examinees = cond if count_baselines else cond[~cond["base"]]
+    per = examinees.groupby("item_id").agg(n_models=("model", "nunique"), models_right=("right", "sum"))
     per["baselines_right"] = cond[cond["base"]].groupby("item_id")["right"].sum()
-    per["others_right"] = cond[~cond["base"]].groupby("item_id")["right"].sum()
+    others_right = cond[~cond["base"]].groupby("item_id")["right"].sum()
     keys = ["item_id", "model"]
-    right_default = frame.loc[(frame["condition"] == DEFAULT_CONDITION) & (frame["score"] >= 0.5), keys]
-    wrong_motivation = frame.loc[(frame["condition"] == MOTIVATION_CONDITION) & (frame["score"] < 0.5), keys]
-    hurt = right_default.merge(wrong_motivation, on=keys)  # right without, wrong with the justification
+    pool = frame if count_baselines else frame[~frame["base"]]
+    right_default = pool.loc[(pool["condition"] == DEFAULT_CONDITION) & pool["right"], keys]
+    not_right_motivation = pool.loc[(pool["condition"] == MOTIVATION_CONDITION) & ~pool["right"], keys]
+    hurt = right_default.merge(not_right_motivation, on=keys)  # right without, not with the justification
     per["n_wrong_with_justification"] = hurt.groupby("item_id").size()
-    changes = _profile_changes(by_profile, condition)
+    changes = _profile_changes(by_profile, condition, () if count_baselines else baselines)
     if changes is not None:
         per["n_profile_changes"] = changes
     all_items = pd.Index(sorted(set(frame["item_id"])), name="item_id")
     per = per.reindex(all_items)
-    for column in ("n_models", "models_right", "baselines_right", "others_right", "n_wrong_with_justification",
-                   "n_profile_changes"):
+    for column in ("n_models", "models_right", "baselines_right", "n_wrong_with_justification", "n_profile_changes"):
         per[column] = per[column].fillna(0).astype(int) if column in per else 0
-    per["baseline_only_right"] = (per["baselines_right"] > 0) & (per["others_right"] == 0)
+    others = others_right.reindex(all_items).fillna(0)
+    per["baseline_only_right"] = (per["baselines_right"] > 0) & (others == 0)
     return finish(per.reset_index(), dropped, baselines=sorted(baselines), profile=profile, condition=condition)
 
 
-def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str) -> pd.Series | None:
+def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str,
+                     leave_out: Iterable[str] = ()) -> pd.Series | None:
     if len(by_profile) < 2:
         return None
     keys = ["model", "item_id"]
+    leave_out = set(leave_out)
     merged = None
     for name, frame in by_profile.items():
         d, _ = prepare(frame, ["model", "condition", "item_id", "score"])
-        d = d[d["condition"] == condition][keys + ["score"]].rename(columns={"score": name})
+        d = d[(d["condition"] == condition) & ~d["model"].isin(leave_out)][keys + ["score"]].rename(
+            columns={"score": name})
         merged = d if merged is None else merged.merge(d, on=keys)
     values = merged[[c for c in merged.columns if c not in keys]].to_numpy(dtype=float)
     differ = (np.nanmax(values, axis=1) - np.nanmin(values, axis=1)) > _EPS

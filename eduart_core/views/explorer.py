@@ -22,6 +22,13 @@ logger = logging.getLogger(__name__)
 _FLAG_COLUMNS = ["n_wrong_with_justification", "n_profile_changes", "baselines_right", "baseline_only_right"]
 
 
+def _with_baselines(src: Source, sel: Selection) -> Selection:
+    """The selection widened to the baseline models too (read as references, even when the user
+    picked some models: a picker never offers baselines)."""
+    extra = tuple(b for b in baseline_models(src, sel.dataset) if b not in sel.models)
+    return sel.with_(baselines=True, models=(*sel.models, *extra) if sel.models else ())
+
+
 def _both_conditions(src: Source, sel: Selection) -> pd.DataFrame | None:
     try:
         return selected_scores(src, sel, all_conditions=True)
@@ -33,17 +40,20 @@ def _both_conditions(src: Source, sel: Selection) -> pd.DataFrame | None:
 def item_flags(src: Source, sel: Selection, profiles: bool = True) -> pd.DataFrame:
     """Per item: models right, wrong only with justification, score changes between profiles, baselines right.
 
-    Counts over the selected models; right means score >= 0.5 in the selected profile and condition,
-    except `n_wrong_with_justification` (right in default, wrong in motivation) and
+    Counts over the selected models; right means full credit in the selected profile and condition,
+    except `n_wrong_with_justification` (right in default, not in motivation) and
     `n_profile_changes` (models whose strict and paper scores differ in the selected condition;
-    ``profiles=False`` skips it, and the second profile's scores, and counts 0).
+    ``profiles=False`` skips it, and the second profile's scores, and counts 0). Baselines are
+    counted apart (`baselines_right`) unless the selection counts them as examinees.
     """
     wanted = PROFILES if profiles else (sel.profile,)
-    by_profile = {p: _both_conditions(src, sel.with_(profile=p)) for p in wanted}
+    with_baselines = _with_baselines(src, sel)  # read them: "only a baseline is right" needs their answers
+    by_profile = {p: _both_conditions(src, with_baselines.with_(profile=p)) for p in wanted}
     if by_profile[sel.profile] is None:
         raise EmptySelection("No model has answered the items of this selection yet.")
     usable = {p: f for p, f in by_profile.items() if f is not None}
-    return analysis.item_flags(usable, sel.profile, sel.condition, baseline_models(src, sel.dataset))
+    return analysis.item_flags(usable, sel.profile, sel.condition, baseline_models(src, sel.dataset),
+                               count_baselines=sel.baselines)
 
 
 @cached()
@@ -72,9 +82,10 @@ def failure_matrix(src: Source, sel: Selection, filter: str = analysis.EVERY_ITE
     """Right / partial / wrong for every item x model x condition of the explorer's list (options: filter, search).
 
     Both conditions, the selected profile and models; right = score 1, partial = between, wrong = 0.
+    Baseline models are marked too (as references), whatever the selection's baselines switch.
     """
     listed = explorer_items(src, sel, filter=filter, search=search)["item_id"]
-    frame = _both_conditions(src, sel)
+    frame = _both_conditions(src, _with_baselines(src, sel))
     if frame is None:
         return pd.DataFrame(columns=["item_id", "model", "condition", "score", "correct", "state"])
     return analysis.failure_matrix(frame, list(listed))
@@ -133,7 +144,7 @@ def model_comparison(src: Source, sel: Selection, a: str = "", b: str = "", only
         raise UserError("Choose two different models A and B (options a=<display name>, b=<display name>).")
     if only not in analysis.COMPARE_FILTERS:
         raise UserError(f"unknown comparison filter {only!r}; use one of {', '.join(analysis.COMPARE_FILTERS)}")
-    frame = selected_scores(src, sel.with_(models=(a, b)))
+    frame = selected_scores(src, sel.with_(models=(a, b), baselines=True))  # a baseline may be A or B
     compared = analysis.compare_models(frame, a, b)
     if compared.empty:
         raise EmptySelection(f"{a} and {b} have no item in common in this selection.")
