@@ -10,9 +10,10 @@ import streamlit as st
 
 from eduart_core import analysis, charts, views, vocab
 from eduart_core.runner.recovery import recover_at_start
+from eduart_core.text import plain
 from pages import common
 
-st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
+st.set_page_config(page_title="EduArt Studio", page_icon=common.page_icon(), layout="wide")  # a local icon
 
 
 def overview() -> None:
@@ -35,7 +36,7 @@ def overview() -> None:
     st.subheader("Key findings")
     for f in found:
         size = f"; n = {f.n} {f.n_unit}".rstrip() if f.n is not None else ""
-        st.markdown(f"- **{f.headline}** {f.detail} _Test: {f.test}{size}._")
+        st.markdown(f"- **{plain(f.headline)}** {plain(f.detail)} _Test: {plain(f.test + size)}._")
     if not found:
         st.caption("Not enough data in the current selection for findings.")
 

@@ -120,15 +120,19 @@ class Selection:
 
     # ------------------------------------------------------------ URL query string
 
-    def to_query(self, defaults: Selection | None = None) -> dict[str, str | list[str]]:
-        """The query-string parameters of this selection (fields equal to the default are left out)."""
+    def to_query(self, defaults: Selection | None = None, *, full: bool = False) -> dict[str, str | list[str]]:
+        """The query-string parameters of this selection (fields equal to the default are left out).
+
+        ``full=True`` also names the profile and the condition when they are the defaults, so a
+        shared deep link keeps meaning the same view if a default ever changes.
+        """
         base = defaults or Selection(dataset=self.dataset)
         out: dict[str, str | list[str]] = {QUERY_NAMES["dataset"]: self.dataset}
         for f in fields(self):
             if f.name == "dataset":
                 continue
             value = getattr(self, f.name)
-            if value != getattr(base, f.name):
+            if value != getattr(base, f.name) or (full and f.name in ("profile", "condition")):
                 if f.name in _BOOL_FIELDS:
                     out[QUERY_NAMES[f.name]] = "1" if value else "0"
                 else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from eduart_core import analysis, charts, findings, views, vocab
+from eduart_core.text import plain
 from pages import common
 
 src, sel = common.page_start(
@@ -59,7 +60,7 @@ try:
                  f"with {analysis.WILSON_WORDS} (n = " + ", ".join(f"{vocab.language_label(k)} {int(v)}"
                                                                for k, v in n_lang.items()) + " items).")
 except views.EmptySelection as exc:
-    st.info(str(exc))
+    st.info(plain(exc))
 
 st.subheader("What predicts a correct answer?")
 clustered = True

@@ -72,7 +72,7 @@ if changes.empty:
     st.caption("No item changed its score for this model.")
 else:
     changes = changes.assign(type=changes["type"].map(vocab.format_label),
-                             inspect=[common.inspector_link(i) for i in changes["item_id"]])
+                             inspect=[common.inspector_link(i, sel, model=model) for i in changes["item_id"]])
     common.table(changes, "item_changes", f"Items whose score changed most for {model} (score in percent)",
                  essential=True, percent=(*vocab.CONDITIONS, "delta"),
                  column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})

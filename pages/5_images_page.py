@@ -60,14 +60,14 @@ with right:
         reg = views.regression(src, sel.with_(image=vocab.ALL_ITEMS), clustered=True)
     except (UserError, ValueError) as exc:  # too few rows or levels for the regression
         reg = None
-        st.caption(f"No adjusted odds ratio: {exc}")
+        st.caption(f"No adjusted odds ratio: {plain(exc)}")
     verdict = findings.image_adjusted_verdict(reg)
     if verdict is not None:
         row = reg[reg["predictor"] == "has_image:True"].iloc[0]
         st.metric("Adjusted odds ratio for an image", f"{row['odds_ratio']:.2f}",
                   help="From the logistic regression correct ~ format + image + language + model.")
-        st.markdown(f"{verdict.detail} ({verdict.test}).")
-        st.markdown(f"**{verdict.headline}**")
+        st.markdown(f"{plain(verdict.detail)} ({plain(verdict.test)}).")
+        st.markdown(f"**{plain(verdict.headline)}**")
     else:
         st.info("The adjusted odds ratio needs items both with and without an image in the selection.")
 common.table(effect, "image_effect", "Mean score with and without an image per model (percent)",

@@ -45,7 +45,8 @@ else:
     }
     for t, sub in examples.groupby("type", sort=False):
         st.markdown(f"**{vocab.format_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")
-        shown = sub.assign(inspect=[common.inspector_link(i) for i in sub["item_id"]])
+        shown = sub.assign(inspect=[common.inspector_link(r.item_id, sel, model=r.model, condition=r.condition)
+                                    for r in sub.itertuples()])
         common.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],
                      f"examples_{t}", f"Examples ({vocab.format_label(t)})", essential=True,
                      column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})

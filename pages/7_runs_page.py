@@ -39,7 +39,7 @@ if not store.exists():
 try:
     registry = load_registry()
 except UserError as exc:
-    st.error(str(exc))
+    st.error(plain(exc))
     st.stop()
 status = provider_status()
 
@@ -57,7 +57,7 @@ st.subheader("New launch")
 try:
     datasets = dataset_names(store)
 except StoreError as exc:
-    st.error(f"Cannot read the store: {exc}")
+    st.error(f"Cannot read the store: {plain(exc)}")
     st.stop()
 if not datasets:
     st.info("The store holds no items yet: import a dataset or build the demo first.")
@@ -93,7 +93,7 @@ with c2:
     no_image_models = [k for k in models if not registry[k].accepts_images]
     image_policy = "send"
     if no_image_models:
-        image_policy = st.radio(f"{', '.join(no_image_models)} cannot see images. For image items:",
+        image_policy = st.radio(f"{plain(', '.join(no_image_models))} cannot see images. For image items:",
                                 ["text only", "skip them"], key="runs_image_policy")
 
 filters = []
@@ -113,10 +113,10 @@ if models:
     try:
         plan = plan_launch(store, options, registry)
     except (UserError, StoreError) as exc:
-        st.warning(str(exc))
+        st.warning(plain(exc))
 if plan is not None:
     est, method = side_by_side(store, plan)
-    st.markdown(f"**Estimate** for launch `{plan.launch_id}`: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
+    st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
                 f"(tokens counted with {method}; prices and batch discounts from the registry, check your "
                 "provider's price list).")
     st.dataframe(est.rename(columns={"cost_online_usd": "online (USD)", "cost_batch_usd": "batch (USD)"}),
@@ -125,7 +125,7 @@ if plan is not None:
         st.info(f"Launch {plan.launch_id} has batch jobs: it continues in batch mode.")
     missing = [k for k in models if k not in ready]
     if missing:
-        st.warning("No credentials for " + ", ".join(missing) + ": see 'Providers and credentials' above.")
+        st.warning("No credentials for " + plain(", ".join(missing)) + ": see 'Providers and credentials' above.")
     if st.button("Launch", type="primary", disabled=bool(missing), key="runs_launch"):
         argv = background.build_argv(store.path, models=list(models), condition=condition, items=options.items,
                                      sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
@@ -133,7 +133,7 @@ if plan is not None:
                                      text_only=options.text_only, refuse_images=options.refuse_images,
                                      batch=mode == vocab.BATCH_MODE)
         pid = background.start_launch(store, argv, plan.launch_id)
-        st.success(f"Launch {plan.launch_id} started in the background (process {pid}).")
+        st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
 
 
 # ---------------------------------------------------------------- live launches
@@ -153,7 +153,7 @@ def live() -> None:
         progress = background.launch_progress(state)
         total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
         done = sum(r["answered"] + r["failed"] for r in progress)
-        st.markdown(f"**{state['launch_id']}** · process {state['pid']}")
+        st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
         st.progress(min(1.0, done / total) if total else 0.0, text=f"{done} of {total} requests finished")
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
@@ -198,7 +198,7 @@ st.subheader("History")
 try:
     history = background.run_history(store)
 except StoreError as exc:
-    st.warning(f"The store is busy, history not shown: {exc}")
+    st.warning(f"The store is busy, history not shown: {plain(exc)}")
     history = pd.DataFrame()
 if history.empty:
     st.caption("No run has been launched from this tool yet.")
@@ -216,7 +216,7 @@ else:
         if c3.button("Resume", key="runs_resume"):
             pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
                                           chosen)
-            st.success(f"Resuming {chosen} (process {pid}).")
+            st.success(f"Resuming {plain(chosen)} (process {pid}).")
 
 # ---------------------------------------------------------------- usage and batch jobs
 st.subheader("Usage")
@@ -227,7 +227,7 @@ try:
     usage = views.runs(common.source(), sel, by=by)
     batch_jobs = views.runs(common.source(), sel, by="job")
 except StoreError as exc:
-    st.warning(f"The store is busy, usage not shown: {exc}")
+    st.warning(f"The store is busy, usage not shown: {plain(exc)}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
 if usage.empty:
     st.caption("No run on the dataset chosen in the sidebar yet.")
@@ -251,7 +251,7 @@ st.subheader("Reproducibility")
 try:
     repro = reproducibility(load_repetition_answers(store))
 except StoreError as exc:
-    st.warning(f"The store is busy: {exc}")
+    st.warning(f"The store is busy: {plain(exc)}")
     repro = pd.DataFrame()
 if repro.empty:
     st.caption("No repeated runs yet: launch with 'Repetitions' above (or `run --repeat K --sample N`).")

@@ -24,6 +24,7 @@ from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
 from eduart_core.store.overrides import load_overrides
+from eduart_core.text import plain
 from eduart_core.vocab import format_label
 from pages import common
 
@@ -41,7 +42,7 @@ store = Store(common.store_path())
 try:
     db.ensure_schema(store)
 except StoreError as exc:
-    st.error(f"Cannot open the store: {exc}")
+    st.error(f"Cannot open the store: {plain(exc)}")
     st.stop()
 
 
@@ -59,9 +60,9 @@ if goto:
 
 
 def inspector_button(item_id: str, dataset: str, key: str, label: str | None = None) -> None:
-    st.button(label or f"Open item {item_id} in the inspector", key=key, on_click=_go_inspector,
+    st.button(label or f"Open item {plain(item_id)} in the inspector", key=key, on_click=_go_inspector,
               args=(item_id, dataset), icon=":material/search:")
-    st.caption(f"Link: /inspector?item={item_id}&dataset={dataset}")
+    st.caption(plain(f"Link: /inspector?item={item_id}&dataset={dataset}"))
 
 
 # ---------------------------------------------------------------- who is reviewing
@@ -83,7 +84,7 @@ with who:
                       on_change=_set_reviewer)
     else:
         line = st.container(horizontal=True, vertical_alignment="center")
-        line.markdown(f"Reviewing as **{display.md_escape(st.session_state['reviewer'])}**")
+        line.markdown(f"Reviewing as **{plain(st.session_state['reviewer'])}**")
         line.button("Change name", key="review_change_name", on_click=_forget_reviewer, type="tertiary")
 reviewer = st.session_state.get("reviewer", "")
 role = role_box.radio("Role", list(ROLE_LABELS), format_func=ROLE_LABELS.get, horizontal=True, key="review_role",
@@ -115,7 +116,7 @@ def extraction_section() -> None:
     try:
         state = current_state()
     except StoreError as exc:
-        st.error(f"Cannot read the store: {exc}")
+        st.error(f"Cannot read the store: {plain(exc)}")
         return
     if state.pages.empty:
         st.info("No extracted pages yet. Run `python -m eduart_core extract --input DIR --extractor A=... "
@@ -304,7 +305,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
             inspector_button(outcome["item_id"], outcome["dataset"], key="review_open_gold",
                              label="Open the gold item and its version history")
     elif outcome["promotion_error"]:
-        st.error(f"Resolved but not promoted: {outcome['promotion_error']}. Edit the field at fault.")
+        st.error(f"Resolved but not promoted: {plain(outcome['promotion_error'])}. Edit the field at fault.")
 
     page = state.pages[state.pages["page_id"] == page_id].iloc[0]
     shot, cards = st.columns([2, 3], gap="medium")
@@ -325,7 +326,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                 else:
                     st.html(display.zoomed_image_html(shot_file.read_bytes(), zoom))
             except (UserError, OSError) as exc:
-                st.warning(f"Screenshot unavailable: {exc}")
+                st.warning(f"Screenshot unavailable: {plain(exc)}")
         else:
             st.caption("No screenshot stored for this page.")
         both_extractions(page_id, round_, fields, blind, needed)
@@ -363,9 +364,9 @@ def both_extractions(page_id: str, round_: int, fields, blind: bool, needed: int
         for shown, extractor in zip("AB", order):
             row = extractions.loc[extractor] if extractor in extractions.index else None
             model = "" if blind else f" · {row['model'] if row is not None else 'missing'}"
-            st.markdown(f"**Extraction {shown}**{display.md_escape(model)}")
+            st.markdown(f"**Extraction {shown}**{plain(model)}")
             if row is not None and row["error"]:
-                st.error(f"Extraction failed: {row['error']}")
+                st.error(f"Extraction failed: {plain(row['error'])}")
             st.html(display.item_html(row["record"] if row is not None else None, diffs, shown))
 
 
@@ -384,8 +385,8 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
             status = f"flagged by {f['reviewer']}"
         elif blind and f["state"] == OPEN and f["votes"]:
             status = "open"
-        st.markdown(f"**{display.md_escape(label)}** · `{f['category']}` · {display.md_escape(status)}"
-                    + (f" · note: {display.md_escape(f['note'])}" if f["note"] else ""))
+        st.markdown(f"**{plain(label)}** · `{f['category']}` · {plain(status)}"
+                    + (f" · note: {plain(f['note'])}" if f["note"] else ""))
         ca, cb, cd = st.columns(3)
         ca.caption("A")
         ca.text(editors.describe(f["a"], path, fmt))
@@ -474,7 +475,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
                                based_on=None if based_on is None or based_on != based_on else int(based_on),
                                role=role, order=order, state=st.session_state.get("_review_state"))
     except review.ReviewConflict as exc:
-        st.session_state[f"card_error::{base}"] = f"Conflict: {exc}"
+        st.session_state[f"card_error::{base}"] = f"Conflict: {plain(exc)}"
         return False
     except review.EditRejected as exc:
         st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
@@ -506,7 +507,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
             text += f" Opened the next page, {target[0]}."
         else:
             text += " Nothing else waits for you in this round."
-    toast(display.md_escape(text))
+    toast(plain(text))
     return True
 
 
@@ -540,9 +541,9 @@ def edit_panel(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
 
 
 def draw_control(container, control: editors.Control, key: str, row_label: str | None = None) -> None:
-    label = ("≠ " if control.marked else "") + display.md_escape(control.label)
+    label = ("≠ " if control.marked else "") + plain(control.label)
     if row_label:
-        label = f"{display.md_escape(row_label)}: {label}"
+        label = f"{plain(row_label)}: {label}"
     if control.kind == "text":
         container.text_input(label, value=control.value, key=key)
     elif control.kind == "textarea":
@@ -596,7 +597,7 @@ def page_history(state, page_id: str, round_: int, blind: bool) -> None:
 def suspects_section() -> None:
     filters = common.current_selection()
     dataset, profile = filters.dataset, filters.profile
-    st.markdown(f"Items of dataset **{display.md_escape(dataset)}** whose statistics suggest a wrong answer key "
+    st.markdown(f"Items of dataset **{plain(dataset)}** whose statistics suggest a wrong answer key "
                 f"(profile {profile}, with reviewed score overrides): negative discrimination, a wrong option "
                 "chosen by at least half of the stronger half of the models, or an item every model fails. "
                 "Confirm the key, or correct it: a correction is a new item version and every stored answer is "
@@ -604,7 +605,7 @@ def suspects_section() -> None:
     try:  # the store's version right now (a key corrected a moment ago must leave the queue at once)
         queue = views.suspect_keys(views.Source.of(store), filters)
     except (StoreError, UserError) as exc:
-        st.info(f"No item statistics for dataset {dataset}: {exc}")
+        st.info(f"No item statistics for dataset {plain(dataset)}: {plain(exc)}")
         return
     requested = st.session_state.pop("review_suspect_item", None) or st.query_params.get("suspect")
     if requested:
@@ -627,7 +628,7 @@ def suspects_section() -> None:
     current = st.session_state.get("suspect_current")
     if current not in set(queue["item_id"]):
         if current:
-            st.caption(f"Item {current} is not in the queue (its key was reviewed, or it is not flagged).")
+            st.caption(f"Item {plain(current)} is not in the queue (its key was reviewed, or it is not flagged).")
         current = queue["item_id"].iloc[0]
     flagged = queue[queue["item_id"] == current].iloc[0]
     suspect_detail(dataset, current, list(flagged["flags"]), flagged)
@@ -639,16 +640,16 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
     fmt = record.get("type", "")
     st.divider()
     head, link = st.columns([3, 2], vertical_alignment="center")
-    head.subheader(f"Item {item_id} · version {item['version']}")
+    head.subheader(plain(f"Item {item_id} · version {item['version']}"))
     head.caption(f"{format_label(fmt)} · flagged: {flagged['reasons']}")
     with link:
         inspector_button(item_id, dataset, key="suspect_open_inspector")
     for line in str(flagged["details"]).split(" · "):
-        st.markdown(f"- {display.md_escape(line)}")
+        st.markdown(f"- {plain(line)}")
     left, right = st.columns([3, 2])
     with left:
         if record.get("question_title"):
-            st.markdown(f"**{display.md_escape(record['question_title'])}**")
+            st.markdown(f"**{plain(record['question_title'])}**")
         if record.get("instructions"):
             st.text(record["instructions"])
         if record.get("question_text"):
@@ -700,7 +701,7 @@ def _confirm_key(dataset: str, item_id: str, flags: list[str]) -> None:
         st.session_state["suspect_error"] = str(exc)
         return
     st.session_state.pop("suspect_current", None)
-    toast(f"Key of item {display.md_escape(item_id)} confirmed; its flags are cleared.")
+    toast(f"Key of item {plain(item_id)} confirmed; its flags are cleared.")
 
 
 def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.Editor, prefix: str) -> None:
@@ -715,7 +716,7 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
     except (UserError, StoreError) as exc:
         st.session_state["suspect_error"] = str(exc)
         return
-    toast(f"Item {display.md_escape(item_id)}: key corrected as version {version}; {rescored} stored answer(s) "
+    toast(f"Item {plain(item_id)}: key corrected as version {version}; {rescored} stored answer(s) "
           "re-scored.")
 
 
@@ -758,7 +759,7 @@ def audit_section() -> None:
     else:
         st.caption("No review decision yet.")
     filters = common.current_selection()
-    st.markdown(f"**Human score overrides** (dataset {display.md_escape(filters.dataset)})")
+    st.markdown(f"**Human score overrides** (dataset {plain(filters.dataset)})")
     overrides = load_overrides(store, filters.dataset)
     if overrides.empty:
         st.caption("No score override yet. Overrides are made in the item inspector.")

@@ -23,7 +23,7 @@ from eduart_core.charts import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
-from eduart_core.text import plain
+from eduart_core.text import plain, truncate
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
     CONDITION_HELP,
@@ -49,6 +49,27 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 #: Widget keys of the sidebar, by Selection field (tests and benchmarks set them too).
 WIDGET_KEYS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_condition", "models": "f_models",
                "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines"}
+
+
+# ---------------------------------------------------------------- page icon
+
+_ICON = None
+
+
+def page_icon():
+    """The browser-tab icon, drawn here: a ``:material/...:`` or emoji icon makes every page fetch
+    the glyph from a font or emoji CDN on the internet, and no page may load anything from outside."""
+    global _ICON
+    if _ICON is None:
+        from PIL import Image, ImageDraw
+
+        icon = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+        draw = ImageDraw.Draw(icon)
+        draw.rounded_rectangle((2, 2, 62, 62), radius=14, fill="#f4ede0", outline="#7a5c3a", width=3)
+        for (x, y), colour in zip(((20, 22), (42, 20), (22, 43), (43, 42)), ("#D55E00", "#0072B2", "#009E73", "#E69F00")):
+            draw.ellipse((x - 8, y - 8, x + 8, y + 8), fill=colour)
+        _ICON = icon
+    return _ICON
 
 
 # ---------------------------------------------------------------- store
@@ -139,19 +160,19 @@ def guard() -> Iterator[None]:
     try:
         yield
     except ItemLevelUnavailable as exc:
-        st.info(f"{exc} Switch the dataset in the sidebar to see this page.")
+        st.info(f"{plain(exc)} Switch the dataset in the sidebar to see this page.")
         st.stop()
     except EmptySelection as exc:
-        st.warning(str(exc))
+        st.warning(plain(exc))
         st.stop()
     except StoreLockedError:
         st.error("The store is busy (another process is writing to it). Wait a moment and reload the page.")
         st.stop()
     except StoreError as exc:
-        st.error(f"Cannot read the store: {exc}")
+        st.error(f"Cannot read the store: {plain(exc)}")
         st.stop()
     except UserError as exc:
-        st.warning(str(exc))
+        st.warning(plain(exc))
         st.stop()
 
 
@@ -242,10 +263,10 @@ def sidebar() -> Selection:
         image = technical.radio("Images", list(IMAGE_FILTERS), key="f_image", format_func=IMAGE_FILTERS.get,
                                 horizontal=True)
         if not pres:
-            legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {_inert(f)}"
+            legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {plain(f)}"
                               for f in sorted({fam.get(m, 'Other') for m in ordered}))
             st.markdown(f"<small>{legend}</small>", unsafe_allow_html=True)
-            st.caption(f"Store: {store_path()}")
+            st.caption(f"Store: {plain(store_path())}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
                     types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines))
     _write_query_params(sel)
@@ -256,10 +277,13 @@ def sidebar() -> Selection:
 
 
 def _inert(text: str) -> str:
-    """A name shown inside the HTML legend, escaped so it stays text."""
+    """Text inside an HTML block of our own (the presentation headline), escaped so it stays text.
+
+    Line breaks become spaces: a blank line would end the HTML block and let markdown parse the rest.
+    """
     import html
 
-    return html.escape(str(text))
+    return " ".join(html.escape(str(text)).split())
 
 
 def current_selection() -> Selection:
@@ -305,7 +329,7 @@ def header(title: str, intro: str, sel: Selection) -> None:
                else f"profile {sel.profile}")
     scope = [f"dataset {sel.dataset}", scoring, f"condition {sel.condition}", *sel.scope()]
     if not presentation():
-        st.caption("Showing " + " · ".join(scope))
+        st.caption("Showing " + " · ".join(plain(s) for s in scope))
 
 
 def page_start(title: str, intro: str) -> tuple[views.Source, Selection]:
@@ -330,6 +354,7 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, on_select: s
         fig.update_layout(font=dict(size=18))
     if height:
         fig.update_layout(height=height)
+    fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
     config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
@@ -337,10 +362,10 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, on_select: s
     else:
         state = st.plotly_chart(fig, **kwargs)
     if not pres:
-        st.caption(caption)
+        st.caption(plain(caption))
         _chart_downloads(fig, key)
     elif story:
-        st.caption(caption)
+        st.caption(plain(caption))
     return state
 
 
@@ -348,7 +373,20 @@ def selected_points(state) -> list[dict]:
     """The points a user clicked in a chart drawn with ``on_select`` (empty when none)."""
     if not state or not hasattr(state, "get"):
         return []
-    return list((state.get("selection") or {}).get("points") or [])
+    return [_uninert(p) for p in (state.get("selection") or {}).get("points") or []]
+
+
+def _uninert(value):
+    """A clicked point's values as the data hold them (`chart` escaped the figure's strings)."""
+    import html
+
+    if isinstance(value, str):
+        return html.unescape(value)
+    if isinstance(value, list):
+        return [_uninert(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _uninert(v) for k, v in value.items()}
+    return value
 
 
 def _chart_downloads(fig, key: str) -> None:
@@ -373,7 +411,7 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
     shown = exports.display_frame(frame, percent=percent)
     result = None
     if show:
-        st.markdown(f"**{_inert(caption)}**")
+        st.markdown(f"**{plain(caption)}**")
         result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
                               key=f"table_{key}", height=height or "auto", **kwargs)
     if not presentation():
@@ -393,15 +431,62 @@ def pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
-def inspector_link(item_id: str) -> str:
-    """Relative URL of the item inspector showing one item (deep link ?item=<id>)."""
-    return f"/inspector?item={item_id}"
+def inspector_link(item_id: str, sel: Selection | None = None, *, model: str | None = None,
+                   condition: str | None = None) -> str:
+    """Relative URL of the item inspector showing one item, carrying the whole selection.
+
+    The link names dataset, profile and condition explicitly (and the models when some are chosen),
+    so it opens the same view in a new tab; with ``model`` it also opens that model's response
+    (in ``condition``, by default the selected one).
+    """
+    from urllib.parse import urlencode
+
+    sel = sel or current_selection()
+    query = sel.to_query(full=True)
+    query["item"] = str(item_id)
+    if model:
+        query["open"] = response_param(condition or sel.condition, model)
+    return "/inspector?" + urlencode(query, doseq=True)
+
+
+def response_param(condition: str, model: str) -> str:
+    """The inspector's ``open`` parameter: one model's response in one condition."""
+    return f"{condition}:{model}"
+
+
+def parse_response_param(value: str | None) -> tuple[str, str] | None:
+    """(condition, model) of an ``open`` parameter, or None when it names no valid response."""
+    if not value or ":" not in value:
+        return None
+    condition, model = str(value).split(":", 1)
+    return (condition, model) if condition in CONDITIONS and model else None
 
 
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
     st.switch_page("pages/1_inspector_page.py")
+
+
+# ---------------------------------------------------------------- data shown as text (issue 18)
+
+def long_text(value, key: str, *, code: bool = False, limit: int | None = None, name: str = "full text") -> None:
+    """Show a text from data (an answer, a justification, a raw response) as plain text.
+
+    Longer than EDUART_MAX_SHOWN_CHARS (or ``limit``): the beginning is shown and the whole text is
+    offered as a download, so one huge answer never stalls the page.
+    """
+    full = "" if value is None else str(value)
+    shown, cut = truncate(full, limit)
+    if code:
+        st.code(shown, language=None, wrap_lines=True)
+    else:
+        st.markdown(plain(shown))
+    if cut:
+        c1, c2 = st.columns([3, 1])
+        c1.caption(f"Shown: the first {len(shown):,} of {len(full):,} characters.")
+        c2.download_button("Download full text", data=full.encode("utf-8"), file_name=f"{key}.txt",
+                           mime="text/plain", key=f"full_{key}", on_click="ignore", icon=":material/download:")
 
 
 def env_flag(name: str) -> bool:

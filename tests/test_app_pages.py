@@ -14,11 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from eduart_core.text import plain
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
-    "pages/1_inspector_page.py": 0, "pages/2_psychometrics_page.py": 1, "pages/3_formats_page.py": 4,
+    "pages/1_inspector_page.py": 1, "pages/2_psychometrics_page.py": 1, "pages/3_formats_page.py": 4,
     "pages/4_motivation_page.py": 2, "pages/5_images_page.py": 1, "pages/6_profiles_page.py": 1,
 }
 
@@ -192,10 +194,10 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
     app.run()
     app.switch_page("pages/1_inspector_page.py").run()
     assert_clean(app)
-    assert any(f"Item **{item_id}**" in m.value for m in app.markdown)
+    assert any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()
     assert_clean(app)
-    assert not any(f"Item **{item_id}**" in m.value for m in app.markdown)
+    assert not any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
 
 
 def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
@@ -206,7 +208,7 @@ def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
     item_id = str(decode(points["customdata"]).tolist()[0])
     app.selectbox(key="psy_open").set_value(item_id).run()
     assert_clean(app)
-    assert any(f"Item **{item_id}**" in m.value for m in app.markdown)
+    assert any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
 
 
 def test_presentation_mode_hides_tables_and_keeps_story_pages(app):

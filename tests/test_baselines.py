@@ -18,6 +18,7 @@ import pytest
 from eduart_core import charts, views
 from eduart_core.cli import main
 from eduart_core.selection import Selection
+from eduart_core.text import plain
 from eduart_core.vocab import BASELINE_KIND, MODEL_KIND, SIMULATED_KIND
 
 CHANCE = "Chance baseline"
@@ -182,7 +183,7 @@ def test_overview_and_sidebar_switch(chance_db, monkeypatch):
     assert CHANCE not in leaderboard_bars(at)
     shapes = specs(at)[0]["layout"].get("shapes", [])
     assert any(s.get("line", {}).get("dash") == "dash" for s in shapes)
-    assert any("Dashed lines: baseline models" in c.value for c in at.caption)
+    assert any(plain("Dashed lines: baseline models") in c.value for c in at.caption)  # captions are text
     assert at.toggle(key="f_baselines").value is False
     at.toggle(key="f_baselines").set_value(True).run()
     assert_clean(at)

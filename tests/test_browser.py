@@ -237,3 +237,46 @@ def test_tasks_page_sections_and_checks_in_a_real_browser(server, browser):
         page.screenshot(path=str(SHOTS / "tasks_vqart2025_families.png"), full_page=True)
     finally:
         page.close()
+
+
+def test_clicking_a_matrix_mark_opens_that_response(server, browser):
+    """The failure explorer: a mark in the items x (model, condition) matrix opens that answer."""
+    from urllib.parse import parse_qs, urlparse
+
+    server, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    try:
+        page.goto(f"{server}/inspector", wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        marks = page.locator(".js-plotly-plot .scatterlayer .trace").last.locator(".points path")
+        assert marks.count() > 0
+        marks.nth(marks.count() // 2).click(force=True)
+        page.wait_for_url(lambda url: "open=" in url, timeout=30_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        query = parse_qs(urlparse(page.url).query)
+        condition, model = query["open"][0].split(":", 1)
+        heading = page.locator("h5", has_text=model)
+        heading.first.wait_for(timeout=30_000)
+        assert condition in heading.first.inner_text()
+        assert page.get_by_text(f"Item {query['item'][0]}", exact=False).count() >= 1
+        assert page.get_by_text("given (paper)").count() >= 1  # both profiles side by side
+        page.screenshot(path=str(SHOTS / "explorer_matrix_click.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_compare_two_models_in_the_browser(server, browser):
+    server, _ = server
+    a, b = "Sim A (strong recogniser)", "Sim H (format-fragile)"
+    link = f"{server}/inspector?view=compare&a={a}&b={b}&only=a_right_b_wrong&condition=motivation"
+    problems = _open(browser, link.replace(" ", "%20"), SHOTS / "explorer_compare.png", charts=False)
+    assert not problems, problems[0][:400]
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    try:
+        page.goto(link.replace(" ", "%20"), wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        page.get_by_text("A right, B wrong on", exact=False).first.wait_for(timeout=30_000)
+        assert page.get_by_text("Justification:", exact=False).count() >= 2  # both sides, motivation condition
+    finally:
+        page.close()

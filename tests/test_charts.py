@@ -113,11 +113,14 @@ def test_item_filters_and_neighbours():
 
 
 def test_answer_marks_render_selection_and_blanks():
-    rows = display.answer_rows([{"element": "A", "expected": True, "given": False, "right": False},
-                              {"element": "B", "expected": "volta", "given": None, "right": False},
-                              {"element": "C", "expected": "1480", "given": "1480", "right": True}])
-    assert list(rows["mark"]) == ["wrong", "wrong", "right"]
-    assert list(rows["given"]) == ["not selected", "—", "1480"]
+    check = {"type": "multiple_choice_check", "choices": [{"id": "A", "text": "volta"}]}
+    rows = display.answer_rows([{"element": "A", "expected": True, "given": False, "right": False}], check)
+    assert rows.iloc[0].tolist() == ["✗ wrong", "A. volta", "selected", "not selected"]
+    blanks = {"type": "completion_open"}
+    rows = display.answer_rows([{"element": "B", "expected": "volta", "given": None, "right": False},
+                                {"element": "C", "expected": "1480", "given": "1480", "right": True}], blanks)
+    assert list(rows["mark"]) == ["✗ wrong", "✓ right"]
+    assert list(rows["given"]) == ["—", "1480"]
 
 
 def test_tables_export_as_csv_and_latex():
@@ -144,7 +147,8 @@ def test_png_and_svg_export_or_clear_fallback(frame):
 
 
 def test_answer_marks_name_the_option_text():
-    rows = display.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}],
-                             {"B": "De prospectiva pingendi", "C": "De pictura"})
+    record = {"type": "multiple_choice_radio",
+              "choices": [{"id": "B", "text": "De prospectiva pingendi"}, {"id": "C", "text": "De pictura"}]}
+    rows = display.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}], record)
     assert rows.iloc[0]["expected"] == "B. De prospectiva pingendi"
     assert rows.iloc[0]["given"] == "C. De pictura"

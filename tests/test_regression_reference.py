@@ -21,6 +21,7 @@ from eduart_core.cli import main
 from eduart_core.errors import UserError
 from eduart_core.ingest import import_eduart
 from eduart_core.store import Store
+from eduart_core.text import plain
 from tests.test_ingest import ITEMS, RIGHT, WRONG, build_published_folder, models_csv, png_bytes
 
 GEMINI, HAIKU, GPT = "Gemini 3.1 Flash Lite Preview", "Claude Haiku 4.5", "GPT-5.5"
@@ -196,12 +197,12 @@ def test_formats_page_names_and_switches_the_references(published_store, monkeyp
     at.switch_page("pages/3_formats_page.py").run()
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
-    assert f"model {GEMINI} [published reference]" in captions
+    assert plain(f"model {GEMINI} [published reference]") in captions  # captions are text (markdown escaped)
     assert at.selectbox(key="reg_ref_model").value == GEMINI
     at.selectbox(key="reg_ref_model").set_value(HAIKU).run()
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
-    assert f"model {HAIKU} [chosen by the user]" in captions
+    assert plain(f"model {HAIKU} [chosen by the user]") in captions
 
 
 @pytest.mark.slow

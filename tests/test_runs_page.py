@@ -12,6 +12,7 @@ from stubs import StubServer
 
 from eduart_core.runner import background
 from eduart_core.store import Store
+from eduart_core.text import plain
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +55,7 @@ def test_chance_launch_from_the_page_runs_in_background_and_shows_history(page_s
     at.button(key="runs_launch").click().run()
     success = [s.value for s in at.success]
     assert success and "started in the background" in success[0]
-    launch_id = success[0].split()[1]
+    launch_id = success[0].split()[1].replace("\\", "")  # names are shown as text (markdown escaped)
     state = _wait(page_store, launch_id)
     assert state["status"] == "completed"
     at = _page()
@@ -69,7 +70,7 @@ def test_chance_launch_from_the_page_runs_in_background_and_shows_history(page_s
 def test_missing_credentials_are_shown_and_block_the_launch(page_store):
     at = _page()
     at.multiselect(key="runs_models").set_value(["gpt-5.5"]).run()
-    assert any("No credentials for gpt-5.5" in w.value for w in at.warning)
+    assert any(f"No credentials for {plain('gpt-5.5')}" in w.value for w in at.warning)
     assert at.button(key="runs_launch").disabled
     creds = next(d.value for d in at.dataframe if "provider" in d.value.columns)
     openai_row = creds[creds["provider"] == "openai"].iloc[0]
@@ -87,12 +88,12 @@ def test_cancel_then_resume_from_the_page(page_store, tmp_path, monkeypatch):
         at.multiselect(key="runs_models").set_value(["slow-stub"]).run()
         at.slider(key="runs_concurrency").set_value(1).run()
         at.button(key="runs_launch").click().run()
-        launch_id = at.success[0].value.split()[1]
+        launch_id = at.success[0].value.split()[1].replace("\\", "")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and len(stub.requests) < 2:
             time.sleep(0.1)
         at = _page()
-        assert any(launch_id in m.value for m in at.markdown)  # live progress section shows it
+        assert any(plain(launch_id) in m.value for m in at.markdown)  # live progress section shows it
         at.button(key=f"cancel_{launch_id}").click().run()
         _wait(page_store, launch_id, ("cancelled",))
         asked = len(stub.requests)

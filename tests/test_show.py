@@ -23,7 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 #: Options a view needs before it can run on the demo store.
-NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"]}
+NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
+         "item_card": ["--option", "item=demo-0007"],
+         "answer_marks": ["--option", "item=demo-0007", "--option", "model=Sim H (format-fragile)"],
+         "compare_models": ["--option", "a=Sim A (strong recogniser)", "--option", "b=Sim H (format-fragile)"]}
 #: Views of datasets with tasks or dimensions, run on the VQArt-style demo built with the demo.
 STUDY_VIEWS = {"dimension_scores", "task_correlations", "family_best", "distractor_choices", "invalid_rates",
                "consistency_checks", "image_attributes", "external_correlations"}
@@ -140,6 +143,7 @@ def test_pages_only_call_registered_views():
     helpers = {  # not tables: lookups for widgets, the item card, and the parts of registered views
         "Source", "datasets", "dataset_flags", "family_map", "models_with_data", "languages", "item_detail",
         "item_texts", "item_responses",  # the card of `responses`
+        "baseline_models",  # the names behind the explorer's baseline filter
         "dataset_glance",  # the parts of items_by_* / item_lengths / image_sizes
         "key_findings",  # the rows of `findings`
         "regression_choices",  # the levels of the reference pickers of `regression`

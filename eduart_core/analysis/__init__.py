@@ -18,11 +18,33 @@ from .ctt import (
     item_statistics_summary,
     reliability,
 )
+from .explorer import (
+    CELL_STATES,
+    COMPARE_FILTERS,
+    cell_state,
+    cell_states,
+    compare_models,
+    comparison_summary,
+    failure_matrix,
+    filter_comparison,
+    item_flags,
+)
 from .formats import chance_levels, numeric_errors, part_accuracy
 from .image_attributes import attribute_scores
 from .images import image_effect
 from .intervals import WILSON_WORDS, Z95, t_interval, wilson_interval
-from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
+from .items import (
+    BASELINE_ONLY,
+    EVERY_ITEM,
+    ITEM_FILTER_RULES,
+    ITEM_FILTERS,
+    PROFILE_CHANGE,
+    counts_by,
+    filter_items,
+    image_summary,
+    item_overview,
+    length_summary,
+)
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
 from .paired import paired_macro_difference
 from .published import (
@@ -52,6 +74,8 @@ __all__ = [
     "answer_status", "answer_statuses", "attribute_scores", "consistency_checks", "dimension_scores",
     "distractor_choices", "external_correlations", "family_best", "invalid_rates", "published_dimension_scores",
     "score_grid", "task_correlations",
+    "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
+    "failure_matrix", "filter_comparison", "item_flags", "BASELINE_ONLY", "EVERY_ITEM", "ITEM_FILTER_RULES", "PROFILE_CHANGE",
     "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",

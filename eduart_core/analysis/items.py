@@ -6,19 +6,40 @@ on them, so they are computed once, from the same frames, by these functions.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
 from ._frame import finish, prepare, sort_frame
 
-#: Quick filters of the item list, with the words a page shows for them.
-ITEM_FILTERS: dict[str, str] = {
-    "all": "All items",
-    "all_wrong": "No model fully right",
-    "disagree": "Models disagree",
-    "negative_rpb": "Negative discrimination (suspect key)",
-    "top_fail": "Top models fail, weak ones pass",
+
+def _column(table: pd.DataFrame, name: str, fill: object = 0) -> pd.Series:
+    """A column of the item table, or ``fill`` everywhere when the table lacks it (no flags yet)."""
+    return table[name] if name in table else pd.Series(fill, index=table.index)
+
+
+#: The filter that keeps every item, and the one that needs baseline models (`vocab.BASELINE_KIND`).
+EVERY_ITEM, BASELINE_ONLY = "all", "baseline_only_right"
+#: The filter that compares the two scoring profiles (it needs both profiles' scores).
+PROFILE_CHANGE = "profile_change"
+#: Quick filters of the item list: name -> (words a page shows, rule over the item table). An
+#: explicit registry: a new filter is one entry. The flag columns come from `explorer.item_flags`;
+#: a table without them keeps no row for those filters.
+ITEM_FILTER_RULES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = {
+    EVERY_ITEM: ("All items", lambda t: pd.Series(True, index=t.index)),
+    "all_wrong": ("No model fully right", lambda t: (t["models_right"] == 0) & (_column(t, "n_models") > 0)),
+    "disagree": ("Models disagree", lambda t: (t["models_right"] > 0) & (t["models_right"] < t["n_models"])),
+    "wrong_with_justification": ("Wrong only with justification (right without it)",
+                                 lambda t: _column(t, "n_wrong_with_justification") > 0),
+    PROFILE_CHANGE: ("Score changes between the profiles", lambda t: _column(t, "n_profile_changes") > 0),
+    "negative_rpb": ("Suspect key (negative discrimination)", lambda t: _column(t, "r_pb", np.nan) < 0),
+    "top_fail": ("Top models fail, weak ones pass", lambda t: _column(t, "top_minus_weak", np.nan) < 0),
+    BASELINE_ONLY: ("Only a baseline is right",
+                            lambda t: _column(t, "baseline_only_right", False).fillna(False).astype(bool)),
 }
+#: The filters' names and words (what a selector lists).
+ITEM_FILTERS: dict[str, str] = {name: label for name, (label, _) in ITEM_FILTER_RULES.items()}
 
 
 #: "Right" in counts of models right: full credit. With this rule "right for every examinee" is
@@ -48,23 +69,16 @@ def item_overview(df: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def filter_items(table: pd.DataFrame, kind: str, search: str = "") -> pd.DataFrame:
-    """Rows of ``item_overview`` kept by a quick filter and a case-insensitive search on id and text."""
-    if kind not in ITEM_FILTERS:
-        raise ValueError(f"unknown item filter {kind!r}; use one of {', '.join(ITEM_FILTERS)}")
-    out = table
-    if kind == "all_wrong":
-        out = out[out["models_right"] == 0]
-    elif kind == "disagree":
-        out = out[(out["models_right"] > 0) & (out["models_right"] < out["n_models"])]
-    elif kind == "negative_rpb":
-        out = out[out["r_pb"] < 0]
-    elif kind == "top_fail":
-        out = out[out["top_minus_weak"] < 0]
+    """Rows of the item table kept by a quick filter and a case-insensitive search on id and text."""
+    if kind not in ITEM_FILTER_RULES:
+        raise ValueError(f"unknown item filter {kind!r}; use one of {', '.join(ITEM_FILTER_RULES)}")
+    keep = ITEM_FILTER_RULES[kind][1](table)
+    out = table[keep.fillna(False).to_numpy(dtype=bool)] if len(table) else table
     if search:
         s = search.lower()
         text = out["text"] if "text" in out else pd.Series("", index=out.index)
-        out = out[out["item_id"].str.lower().str.contains(s, regex=False)
-                  | text.str.lower().str.contains(s, regex=False)]
+        out = out[out["item_id"].astype(str).str.lower().str.contains(s, regex=False)
+                  | text.fillna("").astype(str).str.lower().str.contains(s, regex=False)]
     return out
 
 

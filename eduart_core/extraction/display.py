@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import html
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -115,11 +114,12 @@ def _answers_html(record: dict, diffs: dict[str, dict], side: str) -> str:
             continue
         if "id" in answer:
             ident = str(answer["id"])
-            parts = [f"{k}: " + _leaf(v, f"answers[{ident}].{k}", diffs, side)
+            parts = [f"{html.escape(str(k))}: " + _leaf(v, f"answers[{ident}].{k}", diffs, side)
                      for k, v in answer.items() if k != "id"]
             lines.append(f"<b>{html.escape(ident)}</b> → " + "; ".join(parts))
         else:
-            parts = [f"{k}: " + _leaf(v, f"answers[{index}].{k}", diffs, side) for k, v in answer.items()]
+            parts = [f"{html.escape(str(k))}: " + _leaf(v, f"answers[{index}].{k}", diffs, side)
+                     for k, v in answer.items()]
             lines.append("; ".join(parts))
     return _block("<br>".join(lines), "answers", diffs)
 
@@ -161,13 +161,6 @@ def filter_queue(queue: pd.DataFrame, *, categories: list[str] | None = None, fi
         keep &= queue["status"].isin(statuses)
     return queue[keep]
 
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
-
-
-def md_escape(text: Any) -> str:
-    """Text from records or reviewers, safe inside a markdown line (no links, no directives)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 def diff_view(a: Any, b: Any, path: str, format_name: str) -> tuple[str, str]:

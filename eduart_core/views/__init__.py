@@ -32,6 +32,15 @@ from ._base import (
     models_with_data,
     selected_scores,
 )
+from .explorer import (
+    answer_marks,
+    explorer_items,
+    failure_matrix,
+    item_card,
+    item_flags,
+    latest_responses,
+    model_comparison,
+)
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
 from .irt import (
     dif,
@@ -160,6 +169,12 @@ _SPECS = (
     ViewSpec("items", item_list, "Item inspector: the item list"),
     ViewSpec("item_metadata", item_metadata, "Item inspector: task, dimension, tags, parallel form, dialogue turn"),
     ViewSpec("responses", responses, "Item inspector: every model's answer (option item=<id> for one item)"),
+    ViewSpec("item_flags", item_flags, "Item inspector: the counts behind the failure filters"),
+    ViewSpec("explorer_items", explorer_items, "Item inspector: the item list, kept by a failure filter and a search"),
+    ViewSpec("failure_matrix", failure_matrix, "Item inspector: the items x (model, condition) matrix"),
+    ViewSpec("item_card", item_card, "Item inspector: the item card (options, statements or blanks with the key)"),
+    ViewSpec("answer_marks", answer_marks, "Item inspector: one response marked under both profiles"),
+    ViewSpec("compare_models", model_comparison, "Item inspector: two models compared item by item"),
     ViewSpec("items_by_format", items_by_format, "Overview: items by format"),
     ViewSpec("items_by_language", items_by_language, "Overview: items by language"),
     ViewSpec("items_by_image", items_by_image, "Overview: items with and without an image"),
@@ -201,19 +216,21 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "access_map", "answer_key", "baseline_models", "baseline_type_scores", "baselines", "batch_jobs",
-    "chance_levels", "clear_caches", "consistency_checks", "dataset_flags", "dataset_glance", "DatasetFlags",
-    "datasets", "dialogue", "dif", "difficulty_categories", "dimension_scores", "discrimination_by_format",
-    "distractor_choices", "distractors", "EmptySelection", "examinee_setting", "external_correlations",
-    "family_best", "family_map", "findings_table", "format_spread", "image_attributes", "image_effect",
-    "image_sizes", "invalid_rates", "irt_abilities", "irt_fit", "irt_information", "irt_item_curve",
-    "irt_items", "irt_wright_map", "item_changes", "item_detail", "item_lengths", "item_list",
+    "VIEWS", "access_map", "answer_key", "answer_marks", "baseline_models", "baseline_type_scores",
+    "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks", "dataset_flags",
+    "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif", "difficulty_categories",
+    "dimension_scores", "discrimination_by_format", "distractor_choices", "distractors", "EmptySelection",
+    "examinee_setting", "explorer_items", "external_correlations", "failure_matrix", "family_best",
+    "family_map", "findings_table", "format_spread", "image_attributes", "image_effect", "image_sizes",
+    "invalid_rates", "irt_abilities", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
+    "irt_wright_map", "item_card", "item_changes", "item_detail", "item_flags", "item_lengths", "item_list",
     "item_metadata", "item_picture", "item_responses", "item_statistics", "item_texts",
     "ItemLevelUnavailable", "ItemPicture", "items_by_format", "items_by_image", "items_by_language",
-    "key_findings", "languages", "leaderboard", "mcq_by_language", "mcq_vs_macro", "models",
-    "models_with_data", "motivation", "motivation_by_model_type", "motivation_by_type", "numeric_errors",
-    "parallel_contrasts", "part_accuracy", "profile_examples", "profile_impact", "published_setting",
-    "regression", "regression_choices", "reliability", "responses", "review_agreement", "review_queue",
-    "run_view", "runs", "selected_scores", "setting_words", "Source", "study_features", "StudyFeatures",
-    "suspect_keys", "task_correlations", "type_means", "type_scores", "ViewSpec",
+    "key_findings", "languages", "latest_responses", "leaderboard", "mcq_by_language", "mcq_vs_macro",
+    "model_comparison", "models", "models_with_data", "motivation", "motivation_by_model_type",
+    "motivation_by_type", "numeric_errors", "parallel_contrasts", "part_accuracy", "profile_examples",
+    "profile_impact", "published_setting", "regression", "regression_choices", "reliability", "responses",
+    "review_agreement", "review_queue", "run_view", "runs", "selected_scores", "setting_words", "Source",
+    "study_features", "StudyFeatures", "suspect_keys", "task_correlations", "type_means", "type_scores",
+    "ViewSpec",
 ]

@@ -1,0 +1,180 @@
+"""The failure explorer's statistics: cell states of the model x condition matrix, per-item flags
+behind the explorer's filters, and the comparison of two models on the same items.
+
+Why here and not in the page: "all models wrong", "wrong only with justification" or "A right, B
+wrong" are counts over the score frame; the inspector, `show failure_matrix` / `show item_flags`
+/ `show compare_models` and the tests must agree on them, so they are computed once, here, from
+the long frames the views load. Pure functions, DataFrame in, DataFrame out.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from ..vocab import DEFAULT_CONDITION, MOTIVATION_CONDITION
+from ._frame import finish, prepare
+from .items import FULL_CREDIT
+
+RIGHT, PARTIAL, WRONG, MISSING = "right", "partial", "wrong", "missing"
+#: Cell states of the matrix, with the words a page shows (full credit, some credit, none, no answer).
+CELL_STATES: dict[str, str] = {
+    RIGHT: "right (score 1)",
+    PARTIAL: "partial (0 < score < 1)",
+    WRONG: "wrong (score 0)",
+    MISSING: "no answer recorded",
+}
+_EPS = 1e-9
+
+
+def cell_state(score: float | None) -> str:
+    """right (full credit), partial (some), wrong (none) or missing (no score)."""
+    if score is None or score != score:
+        return MISSING
+    if score >= 1 - _EPS:
+        return RIGHT
+    if score <= _EPS:
+        return WRONG
+    return PARTIAL
+
+
+def cell_states(scores: pd.Series) -> pd.Series:
+    """Vectorised `cell_state`."""
+    s = pd.to_numeric(scores, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    out = np.where(np.isnan(s), MISSING, np.where(s >= 1 - _EPS, RIGHT, np.where(s <= _EPS, WRONG, PARTIAL)))
+    return pd.Series(out, index=scores.index, dtype=object)
+
+
+def failure_matrix(df: pd.DataFrame, items: Iterable[str] | None = None) -> pd.DataFrame:
+    """One row per item x model x condition: score, correct (score >= 0.5) and cell state.
+
+    ``items`` keeps those items, in that order (the page's current list); pairs without a score
+    are left out (the chart shows them as "no answer").
+    """
+    d, dropped = prepare(df, ["model", "condition", "item_id", "score"])
+    if items is not None:
+        order = {item: i for i, item in enumerate(items)}
+        d = d[d["item_id"].isin(order)].assign(_order=lambda x: x["item_id"].map(order))
+        d = d.sort_values(["_order", "model", "condition"], kind="stable").drop(columns="_order")
+    else:
+        d = d.sort_values(["item_id", "model", "condition"], kind="stable")
+    out = d.assign(correct=d["score"] >= 0.5, state=cell_states(d["score"]))
+    return finish(out[["item_id", "model", "condition", "score", "correct", "state"]], dropped)
+
+
+def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: str,
+               baselines: Iterable[str] = (), count_baselines: bool = False) -> pd.DataFrame:
+    """Per item, the counts behind the explorer's filters.
+
+    ``by_profile`` holds the long frame of each profile with both conditions (selection applied,
+    baseline rows included). Right means full credit (score 1), as in the item list's "models
+    right", so the counts agree with the difficulty p. Columns: item_id; in the selected
+    ``profile`` and ``condition``: n_models and models_right over the examinees (baselines only
+    with ``count_baselines``, the selection's switch), baselines_right; ``n_wrong_with_justification``
+    (examinees right in the default condition, not right in the motivation condition);
+    ``n_profile_changes`` (examinees whose score differs between the profiles in the selected
+    condition); ``baseline_only_right`` (a baseline right and no other model right).
+    """
+    frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
+    baselines = set(baselines)
+    frame = frame.assign(right=frame["score"] >= FULL_CREDIT - _EPS, base=frame["model"].isin(baselines))
+    cond = frame[frame["condition"] == condition]
+    examinees = cond if count_baselines else cond[~cond["base"]]
+    per = examinees.groupby("item_id").agg(n_models=("model", "nunique"), models_right=("right", "sum"))
+    per["baselines_right"] = cond[cond["base"]].groupby("item_id")["right"].sum()
+    others_right = cond[~cond["base"]].groupby("item_id")["right"].sum()
+    keys = ["item_id", "model"]
+    pool = frame if count_baselines else frame[~frame["base"]]
+    right_default = pool.loc[(pool["condition"] == DEFAULT_CONDITION) & pool["right"], keys]
+    not_right_motivation = pool.loc[(pool["condition"] == MOTIVATION_CONDITION) & ~pool["right"], keys]
+    hurt = right_default.merge(not_right_motivation, on=keys)  # right without, not with the justification
+    per["n_wrong_with_justification"] = hurt.groupby("item_id").size()
+    changes = _profile_changes(by_profile, condition, () if count_baselines else baselines)
+    if changes is not None:
+        per["n_profile_changes"] = changes
+    all_items = pd.Index(sorted(set(frame["item_id"])), name="item_id")
+    per = per.reindex(all_items)
+    for column in ("n_models", "models_right", "baselines_right", "n_wrong_with_justification", "n_profile_changes"):
+        per[column] = per[column].fillna(0).astype(int) if column in per else 0
+    others = others_right.reindex(all_items).fillna(0)
+    per["baseline_only_right"] = (per["baselines_right"] > 0) & (others == 0)
+    return finish(per.reset_index(), dropped, baselines=sorted(baselines), profile=profile, condition=condition)
+
+
+def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str,
+                     leave_out: Iterable[str] = ()) -> pd.Series | None:
+    if len(by_profile) < 2:
+        return None
+    keys = ["model", "item_id"]
+    leave_out = set(leave_out)
+    merged = None
+    for name, frame in by_profile.items():
+        d, _ = prepare(frame, ["model", "condition", "item_id", "score"])
+        d = d[(d["condition"] == condition) & ~d["model"].isin(leave_out)][keys + ["score"]].rename(
+            columns={"score": name})
+        merged = d if merged is None else merged.merge(d, on=keys)
+    values = merged[[c for c in merged.columns if c not in keys]].to_numpy(dtype=float)
+    differ = (np.nanmax(values, axis=1) - np.nanmin(values, axis=1)) > _EPS
+    return pd.Series(differ, index=merged.index).groupby(merged["item_id"]).sum()
+
+
+# ---------------------------------------------------------------- two models on the same items
+
+#: What the comparison lists, with the words a page shows ({a} and {b} are the model names).
+COMPARE_FILTERS: dict[str, str] = {
+    "differ": "Every item where their scores differ",
+    "a_right_b_wrong": "{a} right, {b} wrong",
+    "b_right_a_wrong": "{b} right, {a} wrong",
+}
+
+
+def compare_models(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Items both models answered (one condition, one profile), with both scores side by side.
+
+    Columns: item_id, type, score_a, score_b, correct_a, correct_b (score >= 0.5), state_a,
+    state_b, difference (a - b), outcome (a_right_b_wrong, b_right_a_wrong, both_right,
+    both_wrong), differ (scores differ).
+    """
+    d, dropped = prepare(df, ["model", "item_id", "type", "score"])
+    left = d[d["model"] == a][["item_id", "type", "score"]]
+    right = d[d["model"] == b][["item_id", "score"]]
+    both = left.merge(right, on="item_id", suffixes=("_a", "_b")).sort_values("item_id", kind="stable")
+    both["correct_a"] = both["score_a"] >= 0.5
+    both["correct_b"] = both["score_b"] >= 0.5
+    both["state_a"] = cell_states(both["score_a"])
+    both["state_b"] = cell_states(both["score_b"])
+    both["difference"] = both["score_a"] - both["score_b"]
+    both["outcome"] = np.select(
+        [both["correct_a"] & ~both["correct_b"], ~both["correct_a"] & both["correct_b"], both["correct_a"]],
+        ["a_right_b_wrong", "b_right_a_wrong", "both_right"], default="both_wrong")
+    both["differ"] = both["difference"].abs() > _EPS
+    return finish(both, dropped, model_a=a, model_b=b)
+
+
+def filter_comparison(comparison: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """Rows of `compare_models` kept by one of `COMPARE_FILTERS`."""
+    if kind not in COMPARE_FILTERS:
+        raise ValueError(f"unknown comparison filter {kind!r}; use one of {', '.join(COMPARE_FILTERS)}")
+    keep = comparison["differ"] if kind == "differ" else comparison["outcome"] == kind
+    return comparison[keep.to_numpy(dtype=bool)]
+
+
+def comparison_summary(comparison: pd.DataFrame) -> dict:
+    """Counts of the comparison and the exact McNemar test on the discordant items (score >= 0.5).
+
+    ``p_mcnemar`` is the two-sided exact binomial test of the A-only vs B-only counts (None when
+    the two models never disagree on right/wrong).
+    """
+    a_only = int((comparison["outcome"] == "a_right_b_wrong").sum())
+    b_only = int((comparison["outcome"] == "b_right_a_wrong").sum())
+    discordant = a_only + b_only
+    p = float(binomtest(min(a_only, b_only), discordant, 0.5).pvalue) if discordant else None
+    return {"n_items": int(len(comparison)), "n_differ": int(comparison["differ"].sum()),
+            "a_right_b_wrong": a_only, "b_right_a_wrong": b_only,
+            "both_right": int((comparison["outcome"] == "both_right").sum()),
+            "both_wrong": int((comparison["outcome"] == "both_wrong").sum()),
+            "mean_a": float(comparison["score_a"].mean()) if len(comparison) else float("nan"),
+            "mean_b": float(comparison["score_b"].mean()) if len(comparison) else float("nan"),
+            "p_mcnemar": p}
