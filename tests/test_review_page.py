@@ -3,6 +3,8 @@ decisions field by field, editors, flags, bulk accept, conflicts, blind review w
 the suspect-key queue, agreement and the audit log; every action checked in the store."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from eduart_core.extraction import review
@@ -55,12 +57,17 @@ def open_page(at, page_id: str, round_: int = 1):
     return at
 
 
+def as_read(markdown: str) -> str:
+    """What a reader sees of text the page passed through text.plain (escapes and word joiners gone)."""
+    return re.sub(r"\\([^\w\s])", r"\1", markdown).replace("\u2060", "")
+
+
 def toasts(at) -> str:
-    return " ".join(t.value for t in at.toast)
+    return " ".join(as_read(t.value) for t in at.toast)
 
 
 def errors(at) -> str:
-    return " ".join(e.value for e in at.error)
+    return " ".join(as_read(e.value) for e in at.error)
 
 
 def test_page_shows_the_demo_queue_and_opens_the_first_open_page(review_store):
