@@ -3,14 +3,13 @@ decisions field by field, editors, flags, bulk accept, conflicts, blind review w
 the suspect-key queue, agreement and the audit log; every action checked in the store."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item
+from tests.reading import as_read
 from tests.review_fixtures import build_template, copy_store
 from tests.test_review_keys import DATASET as KEYS_DATASET
 from tests.test_review_keys import keyed_store  # noqa: F401 - fixture
@@ -55,11 +54,6 @@ def open_page(at, page_id: str, round_: int = 1):
     at.run()
     assert not at.exception, at.exception
     return at
-
-
-def as_read(markdown: str) -> str:
-    """What a reader sees of text the page passed through text.plain (escapes and word joiners gone)."""
-    return re.sub(r"\\([^\w\s])", r"\1", markdown).replace("\u2060", "")
 
 
 def toasts(at) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reading import as_read
 from tests.test_app_pages import assert_clean, decode
 
 pytestmark = pytest.mark.slow
@@ -61,7 +62,7 @@ def test_heatmap_equals_the_dimension_scores_view(app, demo_db):
             assert z[i][j] == pytest.approx(round(100 * row["score"], 1), abs=0.051)
     texts = [t for row in trace["text"] for t in row]
     assert any("▲" in t for t in texts) and any("△" in t for t in texts)
-    assert any("Overall column: micro" in c.value for c in app.caption)
+    assert any("Overall column: micro" in as_read(c.value) for c in app.caption)
 
 
 @pytest.mark.parametrize("dataset", ["demo-vqa", "demo-muse", "vqart2025", "muse2026"])
@@ -137,7 +138,7 @@ def test_errors_section_has_the_counting_table_on_demo_muse(app):
     app.session_state["study_section"] = "errors"
     app.run()
     assert_clean(app)
-    titles = " ".join(m.value for m in app.markdown)
+    titles = " ".join(as_read(m.value) for m in app.markdown)
     assert "Counting answers" in titles and "Multi-part answers" in titles
 
 
