@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from ..errors import UserError
@@ -190,6 +191,101 @@ def _embedding_models(frame: pd.DataFrame) -> list[str]:
                         f"({', '.join(models)}); rescore them with one: python -m eduart_core score "
                         "--embedding-model MODEL")
     return models
+
+
+#: Key columns of the encoded score table, in the long frame's column order.
+TABLE_KEYS = ("model", "condition", "item_id", "type", "language", "has_image", "family", "simulated", "dataset",
+              "model_key")
+
+
+def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
+    """The latest answer of every model x condition x item of one dataset with the scores of every
+    profile side by side (``score_<profile>``, ``correct_<profile>``; NaN/False where a profile
+    has no score), key columns encoded once as pandas categoricals.
+
+    Why this shape: the dashboard used to read the long frame once per profile, and converting
+    500,000 rows of text columns to Python strings cost several seconds. Here the database
+    returns small integer codes (sorted like ``load_scores``: model display name, condition,
+    item), the text of each key is read once from the small models and items tables, and
+    ``long_scores`` derives the long frame of a profile without another read. Repetition-0 runs
+    only; the latest answered request per key (``responses.is_latest``, marked when written).
+    """
+    profile_cols = ", ".join(
+        f"coalesce(s{i}.score, 'NaN'::DOUBLE) AS score_{p}, coalesce(s{i}.correct, FALSE) AS correct_{p}"
+        for i, p in enumerate(PROFILES))
+    profile_joins = " ".join(
+        f"LEFT JOIN scores s{i} ON s{i}.response_id = r.response_id AND s{i}.profile = '{p}'"
+        for i, p in enumerate(PROFILES))
+    sql = f"""
+        WITH mk AS (SELECT model, (row_number() OVER (ORDER BY display_name) - 1)::INTEGER AS m FROM models),
+             ik AS (SELECT item_id, (row_number() OVER (ORDER BY item_id) - 1)::INTEGER AS i
+                    FROM items WHERE dataset = $dataset AND is_current),
+             ck AS (SELECT condition, (row_number() OVER (ORDER BY condition) - 1)::INTEGER AS c
+                    FROM (SELECT DISTINCT condition FROM runs WHERE dataset = $dataset))
+        SELECT mk.m, ck.c, ik.i, {profile_cols}
+        FROM responses r JOIN runs u USING (run_id)
+        JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
+        {profile_joins}
+        WHERE u.dataset = $dataset AND r.is_latest
+          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
+        ORDER BY mk.m, ck.c, ik.i"""
+    with store.connect(read_only=True) as con:
+        if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
+            names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
+            raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
+        models = con.execute("SELECT model, display_name, family, simulated FROM models "
+                             "ORDER BY display_name").fetchall()
+        items = con.execute("SELECT item_id, type, language, has_image FROM items WHERE dataset = ? AND is_current "
+                            "ORDER BY item_id", [dataset]).fetchall()
+        conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
+                                                [dataset]).fetchall()]
+        codes = con.execute(sql, {"dataset": dataset}).fetchnumpy()
+    return _decode_table(codes, models, items, conditions, dataset)
+
+
+def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
+    """Codes into ``labels`` (None labels become missing values) as a categorical."""
+    distinct = sorted({x for x in labels if x is not None})
+    position = {x: k for k, x in enumerate(distinct)}
+    recode = np.array([position.get(x, -1) if x is not None else -1 for x in labels] + [-1], dtype=np.int64)
+    return pd.Categorical.from_codes(recode[codes], categories=distinct)
+
+
+def _decode_table(codes: dict, models: list, items: list, conditions: list, dataset: str) -> pd.DataFrame:
+    m = np.asarray(codes["m"], dtype=np.int64)
+    i = np.asarray(codes["i"], dtype=np.int64)
+    c = np.asarray(codes["c"], dtype=np.int64)
+    model_keys, names, families, simulated = (list(col) for col in zip(*models)) if models else ([], [], [], [])
+    item_ids, types, languages, images = (list(col) for col in zip(*items)) if items else ([], [], [], [])
+    out = {
+        "model": _categorical(m, names),
+        "condition": _categorical(c, conditions),
+        "item_id": _categorical(i, item_ids),
+        "type": _categorical(i, types),
+        "language": _categorical(i, languages),
+        "has_image": np.asarray([bool(x) for x in images] + [False], dtype=bool)[i],
+        "family": _categorical(m, families),
+        "simulated": np.asarray([bool(x) for x in simulated] + [False], dtype=bool)[m],
+        "dataset": pd.Categorical.from_codes(np.zeros(len(m), dtype=np.int64), categories=[dataset]),
+        "model_key": _categorical(m, model_keys),
+    }
+    for profile in PROFILES:
+        out[f"score_{profile}"] = np.asarray(codes[f"score_{profile}"], dtype=float)
+        out[f"correct_{profile}"] = np.asarray(codes[f"correct_{profile}"], dtype=bool)
+    return pd.DataFrame(out)
+
+
+def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The long score frame of one profile (``load_scores`` columns) from ``load_score_table``."""
+    _check_profiles([profile])
+    score = table[f"score_{profile}"].to_numpy()
+    keep = ~np.isnan(score)
+    keys = table.loc[keep, list(TABLE_KEYS)] if not keep.all() else table[list(TABLE_KEYS)]
+    frame = keys.reset_index(drop=True)
+    frame.insert(6, "profile", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int64), categories=[profile]))
+    frame.insert(7, "score", score[keep])
+    frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
+    return frame
 
 
 def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:

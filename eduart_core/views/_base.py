@@ -148,12 +148,23 @@ def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
                         bool(r.get("simulated") or False), bool(r.get("aggregate_only") or False))
 
 
-@cached(maxsize=8)
-def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
-    """The long score frame of one dataset and profile (every model, every condition)."""
+@cached(maxsize=4)
+def score_table(src: Source, dataset: str) -> pd.DataFrame:
+    """Every profile's scores of a dataset in one read, keys encoded once (see `load_score_table`)."""
     from ..store import scores as store_scores
 
-    return store_scores.load_scores(src.store, profile=profile, dataset=dataset)
+    return store_scores.load_score_table(src.store, dataset)
+
+
+@cached(maxsize=8)
+def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
+    """The long score frame of one dataset and profile (every model, every condition).
+
+    Derived from the shared `score_table`, so switching the profile never reads the store again.
+    """
+    from ..store import scores as store_scores
+
+    return store_scores.long_scores(score_table(src, dataset), profile)
 
 
 @cached(maxsize=8)
