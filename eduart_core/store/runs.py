@@ -390,6 +390,22 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
 _EFFECTIVE_REPETITION = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
 
 
+def latest_clause(con: duckdb.DuckDBPyConnection, alias: str = "r") -> str:
+    """SQL condition on the responses table aliased ``alias`` that keeps the latest answers.
+
+    A store written before migration 3 and opened read-only (reading never migrates) has no
+    ``is_latest`` column: the same rows are then found with the window this column replaces.
+    """
+    marked = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'responses' "
+                         "AND column_name = 'is_latest'").fetchone()[0]
+    if marked:
+        return f"{alias}.is_latest"
+    return f"""{alias}.response_id IN (
+        SELECT r.response_id FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL
+        QUALIFY row_number() OVER (PARTITION BY u.dataset, u.model, u.condition, r.item_id, {_EFFECTIVE_REPETITION}
+                                   ORDER BY r.response_id DESC) = 1)"""
+
+
 def mark_latest_con(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Recompute ``responses.is_latest`` for the model x condition of one run (inside the caller's
     transaction).

@@ -17,7 +17,7 @@ import pandas as pd
 from ..errors import UserError
 from ..vocab import DEFAULT_PROFILE, FORMATS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 from .core import Store
-from .runs import ScoringContext, insert_frame, paper_input, parse_for, safe_score
+from .runs import ScoringContext, insert_frame, latest_clause, paper_input, parse_for, safe_score
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
@@ -210,25 +210,17 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
     ``long_scores`` derives the long frame of a profile without another read. Repetition-0 runs
     only; the latest answered request per key (``responses.is_latest``, marked when written).
     """
-    profile_cols = ", ".join(
-        f"coalesce(s{i}.score, 'NaN'::DOUBLE) AS score_{p}, coalesce(s{i}.correct, FALSE) AS correct_{p}"
-        for i, p in enumerate(PROFILES))
-    profile_joins = " ".join(
-        f"LEFT JOIN scores s{i} ON s{i}.response_id = r.response_id AND s{i}.profile = '{p}'"
-        for i, p in enumerate(PROFILES))
-    sql = f"""
+    latest_sql = """
         WITH mk AS (SELECT model, (row_number() OVER (ORDER BY display_name) - 1)::INTEGER AS m FROM models),
              ik AS (SELECT item_id, (row_number() OVER (ORDER BY item_id) - 1)::INTEGER AS i
                     FROM items WHERE dataset = $dataset AND is_current),
              ck AS (SELECT condition, (row_number() OVER (ORDER BY condition) - 1)::INTEGER AS c
                     FROM (SELECT DISTINCT condition FROM runs WHERE dataset = $dataset))
-        SELECT mk.m, ck.c, ik.i, {profile_cols}
+        SELECT r.response_id AS rid, mk.m, ck.c, ik.i
         FROM responses r JOIN runs u USING (run_id)
         JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
-        {profile_joins}
-        WHERE u.dataset = $dataset AND r.is_latest
-          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
-        ORDER BY mk.m, ck.c, ik.i"""
+        WHERE u.dataset = $dataset AND {latest}
+          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0"""
     with store.connect(read_only=True) as con:
         if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
             names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
@@ -239,7 +231,32 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
                             "ORDER BY item_id", [dataset]).fetchall()
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
-        codes = con.execute(sql, {"dataset": dataset}).fetchnumpy()
+        latest = con.execute(latest_sql.format(latest=latest_clause(con)), {"dataset": dataset}).fetchnumpy()
+        rid = np.asarray(latest["rid"], dtype=np.int64)
+        # The scores of those responses: a range scan (responses of a dataset are written together)
+        # matched in numpy, about twice as fast as joining a million score rows in the database.
+        profile_code = " ".join(f"WHEN '{p}' THEN {k}" for k, p in enumerate(PROFILES))
+        score_rows = con.execute(
+            f"SELECT response_id, (CASE profile {profile_code} ELSE -1 END)::TINYINT AS profile, score, correct "
+            "FROM scores WHERE response_id BETWEEN ? AND ?",
+            [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]).fetchnumpy()
+    order = np.lexsort((latest["i"], latest["c"], latest["m"]))  # as load_scores: model, condition, item
+    codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i")}
+    rid = rid[order]
+    by_id = np.argsort(rid)
+    sorted_ids = rid[by_id]
+    found = np.searchsorted(sorted_ids, np.asarray(score_rows["response_id"], dtype=np.int64))
+    found = np.minimum(found, max(len(sorted_ids) - 1, 0))
+    hit = (sorted_ids[found] == score_rows["response_id"]) if len(sorted_ids) else np.zeros(0, dtype=bool)
+    row = by_id[found] if len(sorted_ids) else found
+    profiles = np.asarray(score_rows["profile"], dtype=np.int64)
+    for k, profile in enumerate(PROFILES):
+        chosen = hit & (profiles == k)
+        score = np.full(len(rid), np.nan)
+        score[row[chosen]] = np.asarray(score_rows["score"], dtype=float)[chosen]
+        correct = np.zeros(len(rid), dtype=bool)
+        correct[row[chosen]] = np.asarray(score_rows["correct"], dtype=bool)[chosen]
+        codes[f"score_{profile}"], codes[f"correct_{profile}"] = score, correct
     return _decode_table(codes, models, items, conditions, dataset)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from ..errors import UserError
@@ -107,22 +108,26 @@ def clear_caches() -> None:
 
 @cached(maxsize=16)
 def datasets(src: Source) -> pd.DataFrame:
-    """Datasets in the store with their flags (kind, simulated, aggregate_only, title)."""
-    from ..store import scores as store_scores
+    """Datasets in the store with their flags (kind, simulated, aggregate_only, title, has_answers)."""
+    from ..store import catalog
 
-    frame = store_scores.list_datasets(src.store)
-    for col, default in (("simulated", False), ("aggregate_only", False), ("title", None), ("kind", None)):
-        if col not in frame:
-            frame[col] = default
-    return frame
+    return catalog.dataset_catalog(src.store)
 
 
 @cached(maxsize=16)
 def models(src: Source) -> pd.DataFrame:
     """Models with display name, family, simulated flag and the datasets they have data in."""
-    from ..store import scores as store_scores
+    from ..store import catalog
 
-    return store_scores.list_models(src.store)
+    return catalog.model_catalog(src.store)
+
+
+@cached(maxsize=8)
+def item_keys(src: Source, dataset: str) -> pd.DataFrame:
+    """Current items of a dataset without their records (item_id, type, language, has_image, image_hash)."""
+    from ..store import catalog
+
+    return catalog.item_keys(src.store, dataset)
 
 
 @dataclass(frozen=True)
@@ -210,14 +215,14 @@ def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -
     return frame
 
 
+@cached(maxsize=8)
 def family_map(src: Source) -> dict[str, str]:
     """Display name -> family; simulated models without a family are 'Simulated'."""
     frame = models(src)
-    name_col = "display_name" if "display_name" in frame else "model"
     out = {}
-    for _, r in frame.iterrows():
-        fam = r.get("family") or ("Simulated" if r.get("simulated") else "Other")
-        out[str(r[name_col])] = str(fam)
+    for name, family, simulated in zip(frame["display_name"], frame["family"], frame["simulated"]):
+        fam = family if isinstance(family, str) and family else ("Simulated" if simulated else "Other")
+        out[str(name)] = str(fam)
     return out
 
 
@@ -231,8 +236,8 @@ def item_text(record: Any) -> str:
 
 def languages(src: Source, dataset: str) -> list[str]:
     """Language codes of a dataset's items, sorted (empty for an aggregate-only dataset)."""
-    frame = items(src, dataset)
-    return sorted(frame["language"].dropna().unique()) if "language" in frame else []
+    frame = item_keys(src, dataset)
+    return sorted(frame["language"].dropna().unique())
 
 
 def models_with_data(src: Source, dataset: str) -> list[str]:
@@ -240,7 +245,7 @@ def models_with_data(src: Source, dataset: str) -> list[str]:
     table = models(src)
     # `datasets` is a list per model, or NA for a model without runs
     names = [name for name, ds in zip(table["display_name"], table["datasets"])
-             if not isinstance(ds, type(pd.NA)) and ds is not None and dataset in list(ds)]
+             if isinstance(ds, list | tuple | np.ndarray) and dataset in list(ds)]
     if not names and dataset_flags(src, dataset).aggregate_only:
         names = sorted(published_type_means(src, dataset)["model"].unique())
     return names

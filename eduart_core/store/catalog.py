@@ -1,0 +1,57 @@
+"""The store's catalogue for pickers and page routing: datasets, models and item keys, read light.
+
+Why a module apart from `scores.list_datasets`/`list_models`: those count every response (the
+`stats` command wants the numbers), which at 50 models x 5,000 items x 2 conditions costs a scan
+and a group-by over a million rows on every cold page. The sidebar needs only names, flags and
+whether a dataset has answers to analyse, and the item keys without the item records.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .core import Store
+from .runs import latest_clause
+
+
+def dataset_catalog(store: Store) -> pd.DataFrame:
+    """Datasets with flags, item/run/model counts and ``has_answers`` (at least one scored answer)."""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(
+            f"""WITH answered AS (SELECT DISTINCT u.dataset FROM runs u
+                                 WHERE EXISTS (SELECT 1 FROM responses r WHERE r.run_id = u.run_id
+                                               AND {latest_clause(con)})),
+                    counts AS (SELECT dataset, count(*) AS n_runs, count(DISTINCT model) AS n_models
+                               FROM runs GROUP BY dataset),
+                    item_counts AS (SELECT dataset, count(*) AS n_items FROM items WHERE is_current GROUP BY dataset)
+               SELECT d.dataset, d.title, d.kind, d.simulated, d.aggregate_only, d.description, d.created_at,
+                      coalesce(i.n_items, 0) AS n_items, coalesce(c.n_runs, 0) AS n_runs,
+                      coalesce(c.n_models, 0) AS n_models, a.dataset IS NOT NULL AS has_answers
+               FROM datasets d LEFT JOIN counts c USING (dataset) LEFT JOIN item_counts i USING (dataset)
+               LEFT JOIN answered a USING (dataset)
+               ORDER BY d.dataset""").df()
+    for column in ("simulated", "aggregate_only", "has_answers"):
+        frame[column] = frame[column].astype(bool)
+    return frame
+
+
+def model_catalog(store: Store) -> pd.DataFrame:
+    """Models (key, display name, family, provider, API id, simulated) with the datasets they ran on."""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(
+            """SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+                      d.datasets
+               FROM models m LEFT JOIN (SELECT model, list(DISTINCT dataset ORDER BY dataset) AS datasets
+                                        FROM runs GROUP BY model) d USING (model)
+               ORDER BY m.display_name""").df()
+    frame["simulated"] = frame["simulated"].astype(bool)
+    return frame
+
+
+def item_keys(store: Store, dataset: str) -> pd.DataFrame:
+    """Current items of a dataset without their records: item_id, type, language, has_image, image_hash."""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(
+            "SELECT item_id, type, language, has_image, image_hash FROM items WHERE dataset = ? AND is_current "
+            "ORDER BY item_id", [dataset]).df()
+    frame["has_image"] = frame["has_image"].astype(bool)
+    return frame
