@@ -265,7 +265,9 @@ def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
     distinct = sorted({x for x in labels if x is not None})
     position = {x: k for k, x in enumerate(distinct)}
     recode = np.array([position.get(x, -1) if x is not None else -1 for x in labels] + [-1], dtype=np.int64)
-    return pd.Categorical.from_codes(recode[codes], categories=distinct)
+    # Object categories, not pandas' Arrow strings: turning a column back into values (a chart,
+    # a table, `to_numpy`) is then a numpy take, not an Arrow conversion of every row.
+    return pd.Categorical.from_codes(recode[codes], categories=pd.Index(distinct, dtype=object))
 
 
 def _decode_table(codes: dict, models: list, items: list, conditions: list, dataset: str) -> pd.DataFrame:
@@ -283,7 +285,8 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
         "has_image": np.asarray([bool(x) for x in images] + [False], dtype=bool)[i],
         "family": _categorical(m, families),
         "simulated": np.asarray([bool(x) for x in simulated] + [False], dtype=bool)[m],
-        "dataset": pd.Categorical.from_codes(np.zeros(len(m), dtype=np.int64), categories=[dataset]),
+        "dataset": pd.Categorical.from_codes(np.zeros(len(m), dtype=np.int64),
+                                             categories=pd.Index([dataset], dtype=object)),
         "model_key": _categorical(m, model_keys),
     }
     for profile in PROFILES:
@@ -299,7 +302,8 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
     keep = ~np.isnan(score)
     keys = table.loc[keep, list(TABLE_KEYS)] if not keep.all() else table[list(TABLE_KEYS)]
     frame = keys.reset_index(drop=True)
-    frame.insert(6, "profile", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int64), categories=[profile]))
+    frame.insert(6, "profile", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int64),
+                                                         categories=pd.Index([profile], dtype=object)))
     frame.insert(7, "score", score[keep])
     frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
     return frame
