@@ -6,13 +6,17 @@ In presentation mode only the story pages are offered, in story order.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from eduart_core import charts, findings, views, vocab
 from eduart_core.runner.recovery import recover_at_start
 from pages import common
 
-st.set_page_config(page_title="EduArt Studio", page_icon=":material/palette:", layout="wide")
+#: A local favicon: a Material icon or an emoji here makes every page fetch its icon from a CDN.
+ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+st.set_page_config(page_title="EduArt Studio", page_icon=str(ICON), layout="wide")
 
 
 def overview() -> None:
@@ -26,20 +30,28 @@ def overview() -> None:
         board = views.leaderboard(src, sel)
         found = views.key_findings(src, sel)
 
-    st.subheader("Key findings")
-    for f in found:
-        st.markdown(f"- **{f.headline}** {f.detail} _Test: {f.test}._")
-    if not found:
-        st.caption("Not enough data in the current selection for findings.")
+    pres = common.presentation()
+    if not pres:
+        st.subheader("Key findings")
+        for f in found:
+            st.markdown(f"- **{common.md_text(f.headline)}** {common.md_text(f.detail)}")
+            st.caption(f"{f.test}")
+        if not found:
+            st.caption("Not enough data in the current selection for findings.")
 
-    st.subheader("Leaderboard")
+    if not pres:
+        st.subheader("Leaderboard")
     n_items = int(board["n_items"].max()) if "n_items" in board else 0
-    caption = (f"Macro average (bars: unweighted mean of the format means) and multiple-choice accuracy "
-               f"(diamonds, 95% Wilson interval) per model; condition {sel.condition}, "
+    caption = (f"Macro average (bars, labelled: unweighted mean of the format means) and multiple-choice accuracy "
+               f"(diamonds below each bar, 95% Wilson interval) per model; condition {sel.condition}, "
                f"{common.scoring_label(sel)}, n = {n_items} items. Colours show the model family.")
     lead = findings.leader_finding(board)
     common.chart(charts.figure_leaderboard(board, families=fam), "leaderboard", caption,
-                 story=lead.headline if lead else None)
+                 story=lead.headline if lead else None, main=True,
+                 context=common.context(sel, "Leaderboard", "Macro average and multiple-choice accuracy (%)",
+                                        test="Wilson 95% interval on multiple choice", n=f"n = {n_items} items"))
+    if pres:
+        return
     shown = board.assign(family=board["model"].map(fam))[
         ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
     common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition})",
@@ -104,20 +116,29 @@ MENU = {
     "Work": ("runs", "review"),
 }
 STORY = ("overview", "formats", "motivation", "images")
+#: Pages that need item-level data: hidden for a dataset of published aggregates.
+ITEM_LEVEL = ("inspector", "psychometrics", "images", "profiles")
 
 
 def navigation():
     """The menu: built before anything can stop the script, so a deep link never falls back to
-    Streamlit's automatic list of the pages/ folder (which would show helper modules as pages)."""
-    if common.presentation():
-        return st.navigation([PAGES[k] for k in STORY])
-    return st.navigation({group: [PAGES[k] for k in keys] for group, keys in MENU.items()})
+    Streamlit's automatic list of the pages/ folder (which would show helper modules as pages).
+
+    Presentation mode (the toggle, or ``present=1`` in a shared link) offers only the story pages;
+    pages that do not apply to the dataset (item-level pages for published aggregates) are left out.
+    """
+    item_level = common.requested_item_level()
+    keep = [k for k in PAGES if item_level or k not in ITEM_LEVEL]
+    if common.requested_presentation():
+        return st.navigation([PAGES[k] for k in STORY if k in keep])
+    return st.navigation({group: [PAGES[k] for k in keys if k in keep] for group, keys in MENU.items()})
 
 
 def main() -> None:
     nav = navigation()
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
+    common.warm_up()
     common.sidebar()
     nav.run()
 

@@ -55,3 +55,14 @@ def item_keys(store: Store, dataset: str) -> pd.DataFrame:
             "ORDER BY item_id", [dataset]).df()
     frame["has_image"] = frame["has_image"].astype(bool)
     return frame
+
+
+def answered_conditions(store: Store, dataset: str) -> list[str]:
+    """Prompt conditions in which some model answered an item of ``dataset`` (sorted)."""
+    with store.connect(read_only=True) as con:
+        rows = con.execute(
+            f"""SELECT DISTINCT u.condition FROM runs u
+                WHERE u.dataset = ? AND EXISTS (SELECT 1 FROM responses r WHERE r.run_id = u.run_id
+                                                AND {latest_clause(con)})
+                ORDER BY 1""", [dataset]).fetchall()
+    return [r[0] for r in rows]

@@ -71,6 +71,7 @@ from .results import (
     type_means,
     type_scores,
 )
+from .scope import FilterState, analysable_datasets, dataset_filters, item_level
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,9 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
+    "FilterState", "analysable_datasets", "dataset_filters", "item_level",
+    "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
+    "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
     "dataset_flags", "dataset_glance", "datasets", "difficulty_categories", "discrimination_by_format",
     "examinee_setting", "family_map", "findings_table", "format_spread", "image_effect", "image_sizes",
     "item_changes", "item_detail", "item_lengths", "item_list", "item_metadata", "item_responses", "item_statistics",
