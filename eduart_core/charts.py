@@ -102,12 +102,12 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     fams = _families(frame["model"], families)
     pos = np.arange(len(frame), dtype=float)
     has_mcq = "mcq" in frame and frame["mcq"].notna().any()
-    bar_y = pos + (0.17 if has_mcq else 0.0)
+    bar_y = pos + (0.12 if has_mcq else 0.0)
     macro_pct = _pct(frame["macro"])
     fig = go.Figure()
     fig.add_bar(
         y=bar_y, x=macro_pct, orientation="h", name="Macro average", showlegend=False,
-        width=0.46 if has_mcq else 0.7, marker_color=[family_colour(f) for f in fams],
+        width=0.5 if has_mcq else 0.7, marker_color=[family_colour(f) for f in fams],
         text=[fmt(v) for v in macro_pct], textposition="auto", cliponaxis=False,
         customdata=np.array(list(zip(frame["model"], fams)), dtype=object),
         hovertemplate="%{customdata[0]}<br>family %{customdata[1]}<br>macro average %{x:.1f}%<extra></extra>",
@@ -118,7 +118,7 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     if has_mcq:
         mcq = _pct(frame["mcq"])
         fig.add_scatter(
-            y=pos - 0.27, x=mcq, mode="markers", name="Multiple choice (95% Wilson CI)",
+            y=pos - 0.3, x=mcq, mode="markers", name="Multiple choice (95% Wilson CI)",
             marker=dict(symbol="diamond", size=9, color="black"),
             error_x=dict(type="data", symmetric=False, thickness=1.5, width=3,
                          array=_pct(frame["mcq_ci_high"]) - mcq,
@@ -126,6 +126,10 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
             customdata=np.array(frame["model"], dtype=object),
             hovertemplate="%{customdata}<br>multiple choice %{x:.1f}%<extra></extra>",
         )
+    # a light band behind every other model ties its bar and its diamond together
+    fig.update_layout(shapes=[dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=p - 0.5, y1=p + 0.5,
+                                   fillcolor="rgba(0,0,0,0.035)", line=dict(width=0), layer="below")
+                              for p in pos[(len(pos) - 1) % 2::2]] if has_mcq else [])
     fig.update_xaxes(title="Score (%)", range=[0, 100])
     fig.update_yaxes(title=None, tickmode="array", tickvals=pos, ticktext=list(frame["model"]),
                      range=[-0.6, len(frame) - 0.4], showgrid=False, zeroline=False)

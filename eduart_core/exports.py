@@ -222,17 +222,18 @@ def with_context(fig: go.Figure, context: ChartContext | None) -> go.Figure:
     out = go.Figure(fig)
     if context is None:
         return out
-    subtitle = _wrap(context.subtitle(), 150)
+    subtitle = _wrap(context.subtitle(), 130)
     lines = subtitle.count("<br>") + 1
-    top = 70 + 16 * lines
-    margin = out.layout.margin
+    old_top = out.layout.margin.t or 0
+    top = 70 + 17 * lines + old_top
     out.update_layout(
-        title=dict(text=f"<b>{html.escape(context.title)}</b><br><span style='font-size:12px'>{subtitle}</span>",
-                   x=0.01, xanchor="left", y=0.98, yanchor="top"),
-        margin=dict(t=max(top, (margin.t or 0) + 50), l=margin.l, r=margin.r, b=margin.b),
+        title=dict(text=f"<b>{html.escape(context.title)}</b>", x=0.01, xanchor="left",
+                   yref="container", y=1.0, yanchor="top", pad=dict(t=14),
+                   subtitle=dict(text=subtitle, font=dict(size=12))),
+        margin=dict(t=top),
     )
     if out.layout.height:
-        out.update_layout(height=out.layout.height + top - (margin.t or 0))
+        out.update_layout(height=out.layout.height + top - old_top)
     legend = out.layout.legend
     if legend is not None and legend.orientation == "h" and (legend.y or 0) > 1:
         out.update_layout(legend=dict(y=1.0, yanchor="bottom"))
@@ -337,7 +338,7 @@ def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = S
     if caption:
         lines.append(r"\caption{" + _latex_escape(caption) + "}")
     if label:
-        lines.append(r"\label{tab:" + re.sub(r"[^A-Za-z0-9:.-]+", "-", label) + "}")
+        lines.append(r"\label{tab:" + re.sub(r"[^A-Za-z0-9:._-]+", "-", label) + "}")
     lines += [r"\begin{tabular}{" + align + "}", r"\toprule",
               " & ".join(_latex_escape(column_label(c, is_percent=c in percent_columns)) for c in cols) + r" \\",
               r"\midrule"]
