@@ -135,11 +135,13 @@ def navigation():
 
 
 def main() -> None:
+    common.register_pages(PAGES)
     nav = navigation()
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
     common.warm_up()
     common.sidebar()
+    common.follow_page_request()
     nav.run()
 
 

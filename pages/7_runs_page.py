@@ -15,7 +15,7 @@ from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
-from eduart_core.runner import background, launchfile, recovery
+from eduart_core.runner import background, launchfile, pace, recovery
 from eduart_core.runner.launch import LaunchOptions, estimate_plan, plan_launch
 from eduart_core.runner.repro import reproducibility
 from eduart_core.store import Store, StoreError
@@ -125,6 +125,40 @@ if plan is not None:
         st.success(f"Launch {plan.launch_id} started in the background (process {pid}).")
 
 
+# ---------------------------------------------------------------- the launch that ended last
+def _dismiss(launch_id: str) -> None:
+    st.session_state["runs_dismissed"] = launch_id
+
+
+def last_launch_summary() -> None:
+    """The latest finished launch stays summarised here, with the way to its results."""
+    state = pace.latest_finished(background.list_launches(store))
+    if state is None or st.session_state.get("runs_dismissed") == state["launch_id"]:
+        return
+    summary = pace.launch_summary(state)
+    if summary is None:
+        return
+    shown = {str(k): str(v) for k, v in zip(views.models(common.source())["model"],
+                                            views.models(common.source())["display_name"])}
+    names = tuple(shown.get(m, m) for m in summary.models)
+    took = f" in {pace.duration(summary.seconds)}" if summary.seconds is not None else ""
+    kind = {"completed": st.success, "cancelled": st.warning}.get(summary.status, st.error)
+    with st.container(border=True):
+        kind(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
+             f"failed requests of {summary.total}, dataset {summary.dataset}, "
+             f"{', '.join(names)} ({', '.join(summary.conditions)}).")
+        row = st.container(horizontal=True)
+        filters = {"dataset": summary.dataset, "models": names}
+        row.button("Overview for these models", key="runs_to_overview", icon=":material/home:",
+                   on_click=common.request_page, args=("overview",), kwargs=filters)
+        row.button("Failure explorer for these models", key="runs_to_explorer", icon=":material/search:",
+                   on_click=common.request_page, args=("inspector",), kwargs=filters)
+        row.button("Dismiss", key="runs_dismiss", on_click=_dismiss, args=(summary.launch_id,))
+
+
+last_launch_summary()
+
+
 # ---------------------------------------------------------------- live launches
 @st.fragment(run_every=2.0)
 def live() -> None:
@@ -132,7 +166,7 @@ def live() -> None:
     running = {s["launch_id"] for s in launches}
     finished = st.session_state.get("runs_live", set()) - running
     st.session_state["runs_live"] = running
-    if finished:  # a launch just ended: redraw the whole page so the history shows it
+    if finished:  # a launch just ended: redraw the whole page so its summary and the history show it
         st.rerun()
     st.subheader("Running now")
     if not launches:
@@ -143,7 +177,7 @@ def live() -> None:
         total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
         done = sum(r["answered"] + r["failed"] for r in progress)
         st.markdown(f"**{state['launch_id']}** · process {state['pid']}")
-        st.progress(min(1.0, done / total) if total else 0.0, text=f"{done} of {total} requests finished")
+        st.progress(min(1.0, done / total) if total else 0.0, text=pace.launch_pace(state).describe())
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
         errors = [e for r in progress for e in r["recent_errors"]]

@@ -495,6 +495,31 @@ def pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
+_PAGES: dict = {}
+
+
+def register_pages(pages: dict) -> None:
+    """The app's pages by key (app.py registers them), so a page can send the user to another."""
+    _PAGES.clear()
+    _PAGES.update(pages)
+
+
+def request_page(page: str, **fields) -> None:
+    """Button callback: set the sidebar filters (Selection field -> value) and ask for ``page``;
+    `follow_page_request` then switches. Filters must change before the sidebar is drawn, which
+    only a callback can do."""
+    for field, value in fields.items():
+        st.session_state[WIDGET_KEYS[field]] = list(value) if isinstance(value, tuple | list) else value
+    st.session_state["_go_to_page"] = page
+
+
+def follow_page_request() -> None:
+    """Switch to the page a `request_page` callback asked for (no-op otherwise)."""
+    page = st.session_state.pop("_go_to_page", None)
+    if page and page in _PAGES:
+        st.switch_page(_PAGES[page])
+
+
 def inspector_link(item_id: str) -> str:
     """Relative URL of the item inspector showing one item (deep link ?item=<id>)."""
     return f"/inspector?item={item_id}"
