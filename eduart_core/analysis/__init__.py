@@ -18,7 +18,15 @@ from .ctt import (
 from .formats import chance_levels, numeric_errors, part_accuracy
 from .images import image_effect
 from .intervals import Z95, t_interval, wilson_interval
-from .items import ITEM_FILTERS, counts_by, filter_items, image_summary, item_overview, length_summary
+from .items import (
+    ITEM_FILTERS,
+    counts_by,
+    disagreement_examples,
+    filter_items,
+    image_summary,
+    item_overview,
+    length_summary,
+)
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
 from .published import (
     pooled_motivation_fractions,
@@ -42,7 +50,7 @@ from .scores import (
 )
 
 __all__ = [
-    "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
+    "ITEM_FILTERS", "counts_by", "disagreement_examples", "filter_items", "image_summary", "item_overview", "length_summary",
     "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
     "item_statistics", "item_statistics_summary", "largest_condition_changes", "leaderboard",
     "logistic_regression", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",

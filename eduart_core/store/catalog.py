@@ -66,3 +66,26 @@ def answered_conditions(store: Store, dataset: str) -> list[str]:
                                                 AND {latest_clause(con)})
                 ORDER BY 1""", [dataset]).fetchall()
     return [r[0] for r in rows]
+
+
+def store_versions(store: Store) -> dict:
+    """Schema version (last migration applied) and data version of the store."""
+    with store.connect(read_only=True) as con:
+        schema = con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+        data = con.execute("SELECT value FROM meta WHERE key = 'data_version'").fetchone()
+    return {"schema_version": int(schema or 0), "data_version": int(data[0]) if data else -1}
+
+
+def run_provenance(store: Store, dataset: str) -> pd.DataFrame:
+    """Per model and condition of a dataset: display name, provider, API model id, origin, runs and
+    the prompt hashes they were asked with (what a reader needs to reproduce the numbers)."""
+    with store.connect(read_only=True) as con:
+        frame = con.execute(
+            """SELECT m.display_name AS model, m.provider, m.api_model_id, u.condition,
+                      string_agg(DISTINCT u.origin, ', ' ORDER BY u.origin) AS origin, count(*) AS runs,
+                      string_agg(DISTINCT coalesce(u.prompt_hash, '—'), ', ' ORDER BY coalesce(u.prompt_hash, '—'))
+                          AS prompt_hashes
+               FROM runs u JOIN models m ON m.model = u.model
+               WHERE u.dataset = ?
+               GROUP BY ALL ORDER BY m.display_name, u.condition""", [dataset]).df()
+    return frame

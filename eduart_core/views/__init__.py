@@ -53,6 +53,7 @@ from .psychometrics import (
     item_statistics,
     reliability,
 )
+from .report import failure_examples, provenance, scorer_fingerprint
 from .results import (
     findings_table,
     format_spread,
@@ -123,6 +124,8 @@ _SPECS = (
     ViewSpec("image_sizes", image_sizes, "Overview: image width, height and file size"),
     ViewSpec("chance_levels", chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
+    ViewSpec("failure_examples", failure_examples, "Report: failure examples (items where the models disagree)"),
+    ViewSpec("provenance", provenance, "Report: provenance block (versions, scorer, prompts, API model ids)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -140,6 +143,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
+    "failure_examples", "provenance", "scorer_fingerprint",
     "FilterState", "analysable_datasets", "dataset_filters", "item_level",
     "VIEWS", "answer_key", "chance_levels", "numeric_errors", "part_accuracy", "DatasetFlags", "EmptySelection",
     "ItemLevelUnavailable", "Source", "ViewSpec", "clear_caches",
