@@ -106,6 +106,11 @@ def image_from_json(fig_json: str, fmt: str) -> bytes | None:
     return figure_image(pio.from_json(fig_json), fmt)
 
 
+def figure_file(fig: go.Figure, context: ChartContext | None, fmt: str) -> bytes | None:
+    """The PNG/SVG file of a chart with its context (built when a download is asked for)."""
+    return image_from_json(with_context(fig, context).to_json(), fmt)
+
+
 def figure_image_cached(fig: go.Figure, fmt: str = "png") -> bytes | None:
     """Same as figure_image, memoised on the figure's JSON so reruns of a page cost nothing."""
     return image_from_json(fig.to_json(), fmt)

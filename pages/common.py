@@ -454,10 +454,10 @@ def _chart_downloads(fig, stem: str, key: str, context: exports.ChartContext | N
         st.caption(exports.NO_BROWSER_MESSAGE)
         return
     row = st.container(horizontal=True)
-    fig_json = exports.with_context(fig, context).to_json()
-    row.download_button("PNG", data=lambda: exports.image_from_json(fig_json, "png"), file_name=f"{stem}.png",
+    # the files are made when a button is clicked: copying a figure costs more than drawing it
+    row.download_button("PNG", data=lambda: exports.figure_file(fig, context, "png"), file_name=f"{stem}.png",
                         mime="image/png", key=f"png_{key}", on_click="ignore", icon=":material/download:")
-    row.download_button("SVG", data=lambda: exports.image_from_json(fig_json, "svg"), file_name=f"{stem}.svg",
+    row.download_button("SVG", data=lambda: exports.figure_file(fig, context, "svg"), file_name=f"{stem}.svg",
                         mime="image/svg+xml", key=f"svg_{key}", on_click="ignore", icon=":material/download:")
 
 

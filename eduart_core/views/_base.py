@@ -142,8 +142,9 @@ class DatasetFlags:
     aggregate_only: bool
 
 
+@cached(maxsize=64)
 def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
-    """Flags of one dataset (exists=False for an unknown name)."""
+    """Flags of one dataset (exists=False for an unknown name); asked many times per page run."""
     frame = datasets(src)
     row = frame[frame["dataset"] == dataset]
     if row.empty:
