@@ -93,22 +93,18 @@ def overview() -> None:
                      f"Image width and height (pixels) and file size (kB), {len(glance['images'])} distinct images")
 
 
-#: Every page of the app, in menu order within its group (an explicit list: no file-system probing).
-PAGES = {
-    "overview": st.Page(overview, title="Overview", icon=":material/home:", url_path="overview", default=True),
-    "inspector": st.Page("pages/1_inspector_page.py", title="Item inspector", icon=":material/search:",
-                         url_path="inspector"),
-    "psychometrics": st.Page("pages/2_psychometrics_page.py", title="Psychometrics",
-                             icon=":material/scatter_plot:", url_path="psychometrics"),
-    "formats": st.Page("pages/3_formats_page.py", title="Formats", icon=":material/grid_on:", url_path="formats"),
-    "motivation": st.Page("pages/4_motivation_page.py", title="Motivation", icon=":material/chat:",
-                          url_path="motivation"),
-    "images": st.Page("pages/5_images_page.py", title="Images", icon=":material/image:", url_path="images"),
-    "profiles": st.Page("pages/6_profiles_page.py", title="Scoring profiles", icon=":material/balance:",
-                        url_path="profiles"),
-    "runs": st.Page("pages/7_runs_page.py", title="Runs", icon=":material/rocket_launch:", url_path="runs"),
-    "review": st.Page("pages/8_review_page.py", title="Extraction review", icon=":material/rate_review:",
-                      url_path="review"),
+#: Every page of the app: key -> (script or function, title, icon, URL path). An explicit list:
+#: no file-system probing.
+PAGE_SPECS = {
+    "overview": (overview, "Overview", ":material/home:", "overview"),
+    "inspector": ("pages/1_inspector_page.py", "Item inspector", ":material/search:", "inspector"),
+    "psychometrics": ("pages/2_psychometrics_page.py", "Psychometrics", ":material/scatter_plot:", "psychometrics"),
+    "formats": ("pages/3_formats_page.py", "Formats", ":material/grid_on:", "formats"),
+    "motivation": ("pages/4_motivation_page.py", "Motivation", ":material/chat:", "motivation"),
+    "images": ("pages/5_images_page.py", "Images", ":material/image:", "images"),
+    "profiles": ("pages/6_profiles_page.py", "Scoring profiles", ":material/balance:", "profiles"),
+    "runs": ("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
+    "review": ("pages/8_review_page.py", "Extraction review", ":material/rate_review:", "review"),
 }
 MENU = {
     "Results": ("overview", "formats", "motivation", "images"),
@@ -120,22 +116,50 @@ STORY = ("overview", "formats", "motivation", "images")
 ITEM_LEVEL = ("inspector", "psychometrics", "images", "profiles")
 
 
+def pages(visible, presenting: bool = False) -> dict:
+    """The st.Page of every page; those not in ``visible`` are hidden from the menu but still open
+    by link (a shared link to a hidden page then explains itself instead of "page not found").
+    While presenting, a page outside the story keeps its URL but shows the way back to the story."""
+    out = {}
+    for key, (page, title, icon, url) in PAGE_SPECS.items():
+        if presenting and key not in STORY:
+            page = outside_story
+        out[key] = st.Page(page, title=title, icon=icon, url_path=url, default=key == "overview",
+                           visibility="visible" if key in visible else "hidden")
+    return out
+
+
+def outside_story() -> None:
+    """Presentation mode shows the story pages only; a link to another page offers them instead."""
+    st.title("Presentation mode")
+    st.info("Presentation mode shows the story pages only. Turn it off in the sidebar to see this page.")
+    row = st.container(horizontal=True)
+    for key in STORY:
+        row.page_link(common.page(key), label=PAGE_SPECS[key][1], icon=PAGE_SPECS[key][2])
+
+
+#: The pages as registered on import (every page visible), for code that needs the objects.
+PAGES = pages(PAGE_SPECS)
+
+
 def navigation():
     """The menu: built before anything can stop the script, so a deep link never falls back to
     Streamlit's automatic list of the pages/ folder (which would show helper modules as pages).
 
-    Presentation mode (the toggle, or ``present=1`` in a shared link) offers only the story pages;
-    pages that do not apply to the dataset (item-level pages for published aggregates) are left out.
+    Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
+    pages that do not apply to the dataset (item-level pages for published aggregates) are hidden.
     """
     item_level = common.requested_item_level()
-    keep = [k for k in PAGES if item_level or k not in ITEM_LEVEL]
-    if common.requested_presentation():
-        return st.navigation([PAGES[k] for k in STORY if k in keep])
-    return st.navigation({group: [PAGES[k] for k in keys if k in keep] for group, keys in MENU.items()})
+    presenting = common.requested_presentation()
+    visible = {k for k in PAGE_SPECS if (item_level or k not in ITEM_LEVEL) and (not presenting or k in STORY)}
+    current = pages(visible, presenting)
+    common.register_pages(current)
+    if presenting:
+        return st.navigation([current[k] for k in STORY] + [current[k] for k in PAGE_SPECS if k not in STORY])
+    return st.navigation({group: [current[k] for k in keys] for group, keys in MENU.items()})
 
 
 def main() -> None:
-    common.register_pages(PAGES)
     nav = navigation()
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)

@@ -504,6 +504,11 @@ def register_pages(pages: dict) -> None:
     _PAGES.update(pages)
 
 
+def page(key: str):
+    """The st.Page of this run registered under ``key`` (for st.page_link / st.switch_page)."""
+    return _PAGES[key]
+
+
 def request_page(page: str, **fields) -> None:
     """Button callback: set the sidebar filters (Selection field -> value) and ask for ``page``;
     `follow_page_request` then switches. Filters must change before the sidebar is drawn, which

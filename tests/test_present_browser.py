@@ -141,6 +141,15 @@ def test_a_present_link_shows_only_the_story(server, watch, dataset):
     watch.page.screenshot(path=str(SHOTS / f"story_formats_{dataset}.png"), full_page=True)
 
 
+@pytest.mark.parametrize("slug", ["runs", "inspector"])
+def test_a_present_link_to_a_page_outside_the_story_offers_the_story(server, watch, slug):
+    watch.open(f"{server}/{slug}?present=1")
+    assert watch.menu() == ["Overview", "Formats", "Motivation", "Images"]
+    text = watch.page.locator('[data-testid="stMain"]').inner_text()
+    assert "Presentation mode" in text and "story pages only" in text
+    assert watch.outside == []
+
+
 def _boxes(page, selector: str) -> list[dict]:
     return [b for b in (el.bounding_box() for el in page.locator(selector).all()) if b and b["width"] > 0]
 

@@ -22,6 +22,7 @@ changed on disk, so checking for new data costs no connection at all.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -148,11 +149,14 @@ class _ReadPool:
         self.max_age_s = max_age_s
         self._anchors: dict[str, _Anchor] = {}
         self._cond = threading.Condition()
+        self._closing = False
 
     def lease(self, key: str, open_anchor) -> duckdb.DuckDBPyConnection:
         """A connection of the caller's own to the pooled instance (opening the anchor if needed)."""
         inode = _inode(key)
         with self._cond:
+            if self._closing:  # exiting: a plain connection, closed by its caller
+                return open_anchor()
             anchor = self._anchors.get(key)
             if anchor is not None and anchor.inode != inode and not anchor.users:
                 self._close(key)  # the file was replaced (a rebuilt demo): never read the old one
@@ -174,6 +178,8 @@ class _ReadPool:
 
     def _left(self, key: str) -> None:
         with self._cond:
+            if self._closing:
+                return
             anchor = self._anchors.get(key)
             if anchor is None:
                 return
@@ -235,8 +241,18 @@ class _ReadPool:
                 if not self._anchors[key].users:
                     self._close(key)
 
+    def shutdown(self) -> None:
+        """At interpreter exit: close every anchor from the main thread. A daemon timer closing
+        one during finalisation would be stopped inside DuckDB's C++ code and abort the process
+        ("FATAL: exception not rethrown")."""
+        with self._cond:
+            self._closing = True
+            for key in list(self._anchors):
+                self._close(key)
+
 
 _POOL = _ReadPool()
+atexit.register(_POOL.shutdown)
 #: Data version last read per store file, with the file signature it was read at.
 _VERSIONS: dict[str, tuple[tuple, int]] = {}
 _VERSIONS_LOCK = threading.Lock()
