@@ -89,3 +89,18 @@ def run_provenance(store: Store, dataset: str) -> pd.DataFrame:
                WHERE u.dataset = ?
                GROUP BY ALL ORDER BY m.display_name, u.condition""", [dataset]).df()
     return frame
+
+
+def scorer_rule_sets(store: Store, dataset: str) -> dict[str, list[str]]:
+    """Per profile, the rule sets (``<format>/<version>``, open text with its embedding model) that
+    scored the dataset's answers; empty lists for a store whose scores do not record them."""
+    with store.connect(read_only=True) as con:
+        has_column = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'scores' "
+                                 "AND column_name = 'scorer'").fetchone()[0]
+        if not has_column:
+            return {}
+        rows = con.execute(
+            """SELECT s.profile, list(DISTINCT s.scorer ORDER BY s.scorer) FILTER (WHERE s.scorer IS NOT NULL)
+               FROM scores s JOIN responses r USING (response_id) JOIN runs u USING (run_id)
+               WHERE u.dataset = ? GROUP BY s.profile ORDER BY s.profile""", [dataset]).fetchall()
+    return {profile: list(rules or []) for profile, rules in rows}

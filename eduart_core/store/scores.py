@@ -195,7 +195,7 @@ def _embedding_models(frame: pd.DataFrame) -> list[str]:
 
 #: Key columns of the encoded score table, in the long frame's column order.
 TABLE_KEYS = ("model", "condition", "item_id", "type", "language", "has_image", "family", "simulated", "dataset",
-              "model_key")
+              "model_key", "task", "dimension")
 
 
 def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
@@ -227,7 +227,8 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
             raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
         models = con.execute("SELECT model, display_name, family, simulated FROM models "
                              "ORDER BY display_name").fetchall()
-        items = con.execute("SELECT item_id, type, language, has_image FROM items WHERE dataset = ? AND is_current "
+        items = con.execute("SELECT item_id, type, language, has_image, json_extract_string(record, '$.task'), "
+                            "json_extract_string(record, '$.dimension') FROM items WHERE dataset = ? AND is_current "
                             "ORDER BY item_id", [dataset]).fetchall()
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
@@ -236,10 +237,13 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
         # The scores of those responses: a range scan (responses of a dataset are written together)
         # matched in numpy, about twice as fast as joining a million score rows in the database.
         profile_code = " ".join(f"WHEN '{p}' THEN {k}" for k, p in enumerate(PROFILES))
+        span = [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]
+        scorers = [r[0] for r in con.execute("SELECT DISTINCT scorer FROM scores WHERE response_id BETWEEN ? AND ? "
+                                             "AND scorer IS NOT NULL ORDER BY 1", span).fetchall()]
         score_rows = con.execute(
-            f"SELECT response_id, (CASE profile {profile_code} ELSE -1 END)::TINYINT AS profile, score, correct "
-            "FROM scores WHERE response_id BETWEEN ? AND ?",
-            [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]).fetchnumpy()
+            f"SELECT response_id, (CASE profile {profile_code} ELSE -1 END)::TINYINT AS profile, score, correct, "
+            "(coalesce(list_position(?::VARCHAR[], scorer), 0) - 1)::INTEGER AS scorer "
+            "FROM scores WHERE response_id BETWEEN ? AND ?", [scorers, *span]).fetchnumpy()
     order = np.lexsort((latest["i"], latest["c"], latest["m"]))  # as load_scores: model, condition, item
     codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i")}
     rid = rid[order]
@@ -256,7 +260,10 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
         score[row[chosen]] = np.asarray(score_rows["score"], dtype=float)[chosen]
         correct = np.zeros(len(rid), dtype=bool)
         correct[row[chosen]] = np.asarray(score_rows["correct"], dtype=bool)[chosen]
+        scorer = np.full(len(rid), -1, dtype=np.int64)
+        scorer[row[chosen]] = np.asarray(score_rows["scorer"], dtype=np.int64)[chosen]
         codes[f"score_{profile}"], codes[f"correct_{profile}"] = score, correct
+        codes[f"scorer_{profile}"] = pd.Categorical.from_codes(scorer, categories=pd.Index(scorers, dtype=object))
     return _decode_table(codes, models, items, conditions, dataset)
 
 
@@ -275,7 +282,8 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
     i = np.asarray(codes["i"], dtype=np.int64)
     c = np.asarray(codes["c"], dtype=np.int64)
     model_keys, names, families, simulated = (list(col) for col in zip(*models)) if models else ([], [], [], [])
-    item_ids, types, languages, images = (list(col) for col in zip(*items)) if items else ([], [], [], [])
+    item_ids, types, languages, images, tasks, dimensions = (
+        (list(col) for col in zip(*items)) if items else ([], [], [], [], [], []))
     out = {
         "model": _categorical(m, names),
         "condition": _categorical(c, conditions),
@@ -288,10 +296,13 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
         "dataset": pd.Categorical.from_codes(np.zeros(len(m), dtype=np.int64),
                                              categories=pd.Index([dataset], dtype=object)),
         "model_key": _categorical(m, model_keys),
+        "task": _categorical(i, tasks),
+        "dimension": _categorical(i, dimensions),
     }
     for profile in PROFILES:
         out[f"score_{profile}"] = np.asarray(codes[f"score_{profile}"], dtype=float)
         out[f"correct_{profile}"] = np.asarray(codes[f"correct_{profile}"], dtype=bool)
+        out[f"scorer_{profile}"] = codes[f"scorer_{profile}"]
     return pd.DataFrame(out)
 
 
@@ -306,6 +317,8 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
                                                          categories=pd.Index([profile], dtype=object)))
     frame.insert(7, "score", score[keep])
     frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
+    frame["scorer"] = table[f"scorer_{profile}"].to_numpy()[keep] if len(frame) else pd.Categorical([])
+    frame.attrs["embedding_models"] = _embedding_models(frame)  # refuses a mix, as load_scores does
     return frame
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import pkgutil
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -20,18 +21,31 @@ from ..vocab import MOTIVATION_CONDITION
 from ._base import EmptySelection, Source, cached, dataset_flags
 from .items import item_table
 
-#: Modules whose source decides a score (parsing, normalisation, the scorers): their hash is the
-#: scorer version a report names.
-SCORER_MODULES = ("eduart_core.answers", "eduart_core.text", "eduart_core.scoring")
+#: Modules whose source decides a score (parsing, normalisation, the published evaluator, and
+#: every module of the format registry): their hash is the scoring code version a report names.
+SCORER_MODULES = ("eduart_core.answers", "eduart_core.text", "eduart_core.scoring", "eduart_core.paper")
 EXAMPLE_COLUMNS = ["type", "item_id", "models_right", "n_models", "model", "condition", "correct", "score",
                    "answer", "rationale"]
+
+
+def _scoring_modules() -> list[str]:
+    names = list(SCORER_MODULES)
+    try:
+        package = importlib.import_module("eduart_core.formats")
+        names += sorted(f"eduart_core.formats.{m.name}" for m in pkgutil.iter_modules(package.__path__))
+    except ImportError:  # a build without the format registry: the listed modules decide alone
+        pass
+    return names
 
 
 def scorer_fingerprint() -> str:
     """sha256 (first 12 hex digits) of the scoring code, plus the package version."""
     digest = hashlib.sha256()
-    for name in SCORER_MODULES:
-        module = importlib.import_module(name)
+    for name in _scoring_modules():
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
         digest.update(inspect.getsource(module).encode("utf-8"))
     return f"eduart_core {__version__}, scoring code sha256:{digest.hexdigest()[:12]}"
 
@@ -97,7 +111,9 @@ def provenance(src: Source, sel: Selection) -> pd.DataFrame:
                                   + (", published aggregates" if flags.aggregate_only else "") + ")"),
         ("selection", "profile", "published scores" if flags.aggregate_only else sel.profile),
         ("selection", "condition", sel.condition),
-        ("scoring", "scorer", scorer_fingerprint()),
+        ("scoring", "scoring code", scorer_fingerprint()),
+        *[("scoring", f"rule sets ({profile})", ", ".join(rules) or "—")
+          for profile, rules in catalog.scorer_rule_sets(src.store, sel.dataset).items()],
         ("report", "generated", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
     ]
     for run in catalog.run_provenance(src.store, sel.dataset).itertuples():
