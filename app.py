@@ -12,6 +12,7 @@ import streamlit as st
 
 from eduart_core import charts, findings, views, vocab
 from eduart_core.runner.recovery import recover_at_start
+from eduart_core.text import plain
 from pages import common
 
 #: A local favicon: a Material icon or an emoji here makes every page fetch its icon from a CDN.
@@ -34,7 +35,7 @@ def overview() -> None:
     if not pres:
         st.subheader("Key findings")
         for f in found:
-            st.markdown(f"- **{common.md_text(f.headline)}** {common.md_text(f.detail)}")
+            st.markdown(f"- **{plain(f.headline)}** {plain(f.detail)}")
             st.caption(f"{f.test}")
         if not found:
             st.caption("Not enough data in the current selection for findings.")

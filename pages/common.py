@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -307,14 +306,6 @@ def warm_up() -> None:
         from eduart_core.tokens import warm_up as warm_tokens
 
         warm_tokens()
-
-
-_MD_SPECIALS = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$:])")
-
-
-def md_text(text: object) -> str:
-    """Data (a model name, a finding) inside st.markdown: every markdown character escaped."""
-    return _MD_SPECIALS.sub(r"\\\1", str(text))
 
 
 def _inert(text: str) -> str:
