@@ -140,23 +140,30 @@ class _ReadPool:
 
     Callers get their own connection to the anchor's database instance (DuckDB hands those out in
     microseconds while an instance is open) and close it when done. The anchor closes ``idle_s``
-    after its last user left, or as soon as no one uses it after ``max_age_s``, so the file's lock
-    is free for writers in other processes most of the time.
+    after its last user left, or as soon as no one uses it once it is ``max_age_s`` old; after such
+    a close, reads take plain short connections for ``gap_s`` (as before the pool), so a process
+    that reads without pause (a page following a run) still leaves the writer of that run its
+    chances to take the lock.
     """
 
-    def __init__(self, idle_s: float = 0.5, max_age_s: float = 5.0):
+    def __init__(self, idle_s: float = 0.3, max_age_s: float = 1.0, gap_s: float = 0.5):
         self.idle_s = idle_s
         self.max_age_s = max_age_s
+        self.gap_s = gap_s
         self._anchors: dict[str, _Anchor] = {}
+        self._gaps: dict[str, float] = {}
         self._cond = threading.Condition()
         self._closing = False
 
-    def lease(self, key: str, open_anchor) -> duckdb.DuckDBPyConnection:
-        """A connection of the caller's own to the pooled instance (opening the anchor if needed)."""
+    def lease(self, key: str, open_anchor) -> tuple[duckdb.DuckDBPyConnection, bool]:
+        """(a connection of the caller's own, pooled?): a cursor of the pooled instance (opening the
+        anchor if needed), or a plain connection while exiting or in the gap after a long use."""
         inode = _inode(key)
         with self._cond:
-            if self._closing:  # exiting: a plain connection, closed by its caller
-                return open_anchor()
+            plain = self._closing or (key not in self._anchors and time.monotonic() < self._gaps.get(key, 0.0))
+        if plain:
+            return open_anchor(), False
+        with self._cond:
             anchor = self._anchors.get(key)
             if anchor is not None and anchor.inode != inode and not anchor.users:
                 self._close(key)  # the file was replaced (a rebuilt demo): never read the old one
@@ -165,16 +172,17 @@ class _ReadPool:
                 anchor = self._anchors[key] = _Anchor(open_anchor(), inode)
             anchor.users += 1
             try:
-                return anchor.con.cursor()
+                return anchor.con.cursor(), True
             except duckdb.Error:
                 anchor.users -= 1
                 raise
 
-    def release(self, key: str, con: duckdb.DuckDBPyConnection) -> None:
+    def release(self, key: str, con: duckdb.DuckDBPyConnection, pooled: bool = True) -> None:
         try:
             con.close()
         finally:
-            self._left(key)
+            if pooled:
+                self._left(key)
 
     def _left(self, key: str) -> None:
         with self._cond:
@@ -189,12 +197,16 @@ class _ReadPool:
                 self._cond.notify_all()
                 if anchor.last_used - anchor.opened >= self.max_age_s:
                     self._close(key)
+                    self._gaps[key] = time.monotonic() + self.gap_s
                 elif anchor.timer is None:
                     self._arm(key, anchor, self.idle_s)
 
     def _arm(self, key: str, anchor: _Anchor, delay: float) -> None:
         timer = threading.Timer(delay, self._expire, args=(key, anchor))
-        timer.daemon = True
+        # Not a daemon: Python joins it before exiting (at most ``idle_s``). A daemon thread still
+        # inside DuckDB when the interpreter finalises is stopped there and aborts the process
+        # ("FATAL: exception not rethrown").
+        timer.daemon = False
         anchor.timer = timer
         timer.start()
 
@@ -242,9 +254,8 @@ class _ReadPool:
                     self._close(key)
 
     def shutdown(self) -> None:
-        """At interpreter exit: close every anchor from the main thread. A daemon timer closing
-        one during finalisation would be stopped inside DuckDB's C++ code and abort the process
-        ("FATAL: exception not rethrown")."""
+        """At interpreter exit: close every anchor still open from the main thread, so no DuckDB
+        instance outlives the interpreter."""
         with self._cond:
             self._closing = True
             for key in list(self._anchors):
@@ -328,11 +339,11 @@ class Store:
             raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an import first")
         key = str(self.path)
         if read_only:
-            con = _POOL.lease(key, self._open_reader)
+            con, pooled = _POOL.lease(key, self._open_reader)
             try:
                 yield con
             finally:
-                _POOL.release(key, con)
+                _POOL.release(key, con, pooled)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _POOL.close(key, wait_s=self.lock_timeout_s)
