@@ -33,17 +33,21 @@ def overview() -> None:
         board = views.leaderboard(src, sel)
         found = views.key_findings(src, sel)
 
-    st.subheader("Key findings")
-    for f in found:
-        size = f"; n = {f.n} {f.n_unit}".rstrip() if f.n is not None else ""
-        st.markdown(f"- **{plain(f.headline)}** {plain(f.detail)} _Test: {plain(f.test + size)}._")
-    if not found:
-        st.caption("Not enough data in the current selection for findings.")
+    pres = common.presentation()
+    if not pres:
+        st.subheader("Key findings")
+        for f in found:
+            size = f"; n = {f.n} {f.n_unit}".rstrip() if f.n is not None else ""
+            st.markdown(f"- **{plain(f.headline)}** {plain(f.detail)}")
+            st.caption(plain(f"Test: {f.test}{size}."))
+        if not found:
+            st.caption("Not enough data in the current selection for findings.")
 
-    st.subheader("Leaderboard")
+    if not pres:
+        st.subheader("Leaderboard")
     n_items = int(board["n_items"].max()) if "n_items" in board else 0
-    caption = (f"Macro average (bars: unweighted mean of the format means) and multiple-choice accuracy "
-               f"(diamonds, {analysis.WILSON_WORDS}) per model; condition {sel.condition}, "
+    caption = (f"Macro average (bars, labelled: unweighted mean of the format means) and multiple-choice accuracy "
+               f"(diamonds below each bar, {analysis.WILSON_WORDS}) per model; condition {sel.condition}, "
                f"{common.scoring_label(sel)}, n = {n_items} items. Colours show the model family.")
     lead = found[0] if found else None  # the leader finding (first), with its paired comparison
     fig = charts.figure_leaderboard(board, families=fam)
@@ -54,7 +58,11 @@ def overview() -> None:
             charts.add_baseline_lines(fig, base)
             caption += (" Dashed lines: baseline models (" + ", ".join(base["model"]) + "), macro average; "
                         "references, not ranked.")
-    common.chart(fig, "leaderboard", caption, story=lead.headline if lead else None)
+    common.chart(fig, "leaderboard", caption, story=lead.headline if lead else None, main=True,
+                 context=common.context(sel, "Leaderboard", "Macro average and multiple-choice accuracy (%)",
+                                        test=f"{analysis.WILSON_WORDS} on multiple choice", n=f"n = {n_items} items"))
+    if pres:
+        return
     shown = board.assign(family=board["model"].map(fam))[
         ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
     common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition})",
@@ -96,24 +104,19 @@ def overview() -> None:
                      f"Image width and height (pixels) and file size (kB), {len(glance['images'])} distinct images")
 
 
-#: Every page of the app, in menu order within its group (an explicit list: no file-system probing).
-PAGES = {
-    "overview": st.Page(overview, title="Overview", icon=":material/home:", url_path="overview", default=True),
-    "inspector": st.Page("pages/1_inspector_page.py", title="Item inspector", icon=":material/search:",
-                         url_path="inspector"),
-    "psychometrics": st.Page("pages/2_psychometrics_page.py", title="Psychometrics",
-                             icon=":material/scatter_plot:", url_path="psychometrics"),
-    "formats": st.Page("pages/3_formats_page.py", title="Formats", icon=":material/grid_on:", url_path="formats"),
-    "motivation": st.Page("pages/4_motivation_page.py", title="Motivation", icon=":material/chat:",
-                          url_path="motivation"),
-    "images": st.Page("pages/5_images_page.py", title="Images", icon=":material/image:", url_path="images"),
-    "profiles": st.Page("pages/6_profiles_page.py", title="Scoring profiles", icon=":material/balance:",
-                        url_path="profiles"),
-    "runs": st.Page("pages/7_runs_page.py", title="Runs", icon=":material/rocket_launch:", url_path="runs"),
-    "review": st.Page("pages/8_review_page.py", title="Extraction review", icon=":material/rate_review:",
-                      url_path="review"),
-    "tasks": st.Page("pages/9_tasks_page.py", title="Tasks and dimensions", icon=":material/view_column:",
-                     url_path="tasks"),
+#: Every page of the app: key -> (script or function, title, icon, URL path). An explicit list:
+#: no file-system probing.
+PAGE_SPECS = {
+    "overview": (overview, "Overview", ":material/home:", "overview"),
+    "inspector": ("pages/1_inspector_page.py", "Item inspector", ":material/search:", "inspector"),
+    "psychometrics": ("pages/2_psychometrics_page.py", "Psychometrics", ":material/scatter_plot:", "psychometrics"),
+    "formats": ("pages/3_formats_page.py", "Formats", ":material/grid_on:", "formats"),
+    "motivation": ("pages/4_motivation_page.py", "Motivation", ":material/chat:", "motivation"),
+    "images": ("pages/5_images_page.py", "Images", ":material/image:", "images"),
+    "profiles": ("pages/6_profiles_page.py", "Scoring profiles", ":material/balance:", "profiles"),
+    "runs": ("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
+    "review": ("pages/8_review_page.py", "Review studio", ":material/rate_review:", "review"),
+    "tasks": ("pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", "tasks"),
 }
 MENU = {
     "Results": ("overview", "tasks", "formats", "motivation", "images"),
@@ -123,7 +126,7 @@ MENU = {
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 
 #: Which pages apply to the sidebar's dataset (pages not listed always apply). A page that does not
-#: apply is hidden: the Tasks page needs tasks or dimensions; a study dataset (one with tasks or
+#: apply is hidden from the menu (a link still opens it and it says why): the Tasks page needs tasks or dimensions; a study dataset (one with tasks or
 #: dimensions) keeps the formats, motivation and images pages only where it has several formats, two
 #: prompt conditions, or images to compare; item-level pages need item-level data. EduArt-style
 #: datasets keep today's pages.
@@ -139,28 +142,57 @@ APPLIES = {
 }
 
 
-def _shown(keys) -> list[str]:
-    """The pages of ``keys`` that apply to the dataset of this session (all of them before the store exists)."""
-    dataset = st.session_state.get("f_dataset") or st.query_params.get("dataset")
-    features = common.dataset_features(dataset)
-    if features is None:
-        return list(keys)
-    return [k for k in keys if k not in APPLIES or APPLIES[k](features)]
+def pages(visible, presenting: bool = False) -> dict:
+    """The st.Page of every page; those not in ``visible`` are hidden from the menu but still open
+    by link (a shared link to a hidden page then explains itself instead of "page not found").
+    While presenting, a page outside the story keeps its URL but shows the way back to the story."""
+    out = {}
+    for key, (page, title, icon, url) in PAGE_SPECS.items():
+        if presenting and key not in STORY:
+            page = outside_story
+        out[key] = st.Page(page, title=title, icon=icon, url_path=url, default=key == "overview",
+                           visibility="visible" if key in visible else "hidden")
+    return out
+
+
+def outside_story() -> None:
+    """Presentation mode shows the story pages only; a link to another page offers them instead."""
+    st.title("Presentation mode")
+    st.info("Presentation mode shows the story pages only. Turn it off in the sidebar to see this page.")
+    row = st.container(horizontal=True)
+    for key in STORY:
+        row.page_link(common.page(key), label=PAGE_SPECS[key][1], icon=PAGE_SPECS[key][2])
+
+
+#: The pages as registered on import (every page visible), for code that needs the objects.
+PAGES = pages(PAGE_SPECS)
 
 
 def navigation():
     """The menu: built before anything can stop the script, so a deep link never falls back to
-    Streamlit's automatic list of the pages/ folder (which would show helper modules as pages)."""
-    if common.presentation():
-        return st.navigation([PAGES[k] for k in _shown(STORY)])
-    return st.navigation({group: [PAGES[k] for k in _shown(keys)] for group, keys in MENU.items()})
+    Streamlit's automatic list of the pages/ folder (which would show helper modules as pages).
+
+    Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
+    pages that do not apply to the dataset (`APPLIES`) are hidden from the menu but open by link.
+    """
+    features = common.dataset_features()
+    presenting = common.requested_presentation()
+    visible = {k for k in PAGE_SPECS if (features is None or k not in APPLIES or APPLIES[k](features))
+               and (not presenting or k in STORY)}
+    current = pages(visible, presenting)
+    common.register_pages(current)
+    if presenting:
+        return st.navigation([current[k] for k in STORY] + [current[k] for k in PAGE_SPECS if k not in STORY])
+    return st.navigation({group: [current[k] for k in keys] for group, keys in MENU.items()})
 
 
 def main() -> None:
     nav = navigation()
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
+    common.warm_up()
     common.sidebar()
+    common.follow_page_request()
     nav.run()
 
 

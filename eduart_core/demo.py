@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .store import Store
-from .store.core import PROJECT_ROOT
+from .store.core import PROJECT_ROOT, release_readers
 from .vocab import DEFAULT_DATASET, DEMO_KIND
 
 logger = logging.getLogger(__name__)
@@ -180,6 +180,8 @@ def _build_fresh(target: Store, say: Progress, builders: tuple[Builder, ...]) ->
         for path in _side_paths(tmp):
             _remove(path)
         raise
+    release_readers(tmp.path)
+    release_readers(target.path)  # this process must not keep reading the file being replaced
     for path in _side_paths(target):
         _remove(path)
     for src, dst in zip(_side_paths(tmp), _side_paths(target)):

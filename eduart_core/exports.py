@@ -1,5 +1,12 @@
 """Downloads for every chart and table: PNG/SVG through kaleido, CSV and LaTeX for tables.
 
+An exported file travels without the page around it, so it carries its context: a chart image
+has the title and a subtitle naming the statistic, the test, n, the scoring profile, the
+condition and whether the data are simulated or published (`ChartContext`); a LaTeX table has
+readable headers, percentages with one decimal, a caption and a label; every file name carries
+the dataset, the profile and the condition (`file_stem`). Numbers are rounded by
+`eduart_core.rounding`, exactly as on screen.
+
 kaleido 1.x drives a system Chromium (Debian's ``/usr/bin/chromium`` here). When no browser is
 installed the static export cannot work; ``static_export_available`` says so once and the page
 falls back to plotly's own client-side PNG button (the camera icon in the chart toolbar).
@@ -12,16 +19,20 @@ every special character.
 """
 from __future__ import annotations
 
+import html
 import logging
 import os
+import re
 import shutil
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .rounding import PERCENT_DIGITS, STAT_DIGITS, fmt, percent, rounded
 from .text import inert_html
 
 logger = logging.getLogger(__name__)
@@ -95,19 +106,25 @@ def image_from_json(fig_json: str, fmt: str) -> bytes | None:
     return figure_image(pio.from_json(fig_json), fmt)
 
 
+def figure_file(fig: go.Figure, context: ChartContext | None, fmt: str) -> bytes | None:
+    """The PNG/SVG file of a chart with its context (built when a download is asked for)."""
+    return image_from_json(with_context(fig, context).to_json(), fmt)
+
+
 def figure_image_cached(fig: go.Figure, fmt: str = "png") -> bytes | None:
     """Same as figure_image, memoised on the figure's JSON so reruns of a page cost nothing."""
     return image_from_json(fig.to_json(), fmt)
 
 
-def display_frame(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> pd.DataFrame:
-    """The table as shown and downloaded: ``percent`` columns x 100 to one decimal, other floats rounded."""
+def display_frame(frame: pd.DataFrame, percent: tuple = (), digits: int = STAT_DIGITS) -> pd.DataFrame:
+    """The table as shown and downloaded: ``percent`` columns x 100 to one decimal, other floats
+    rounded to ``digits`` (`eduart_core.rounding`, the rounding of the chart labels)."""
     shown = frame.copy()
     for col in shown.columns:
         if col in percent:
-            shown[col] = (shown[col] * 100).round(1)
+            shown[col] = _percent_column(shown[col])
         elif pd.api.types.is_float_dtype(shown[col]):
-            shown[col] = shown[col].round(digits)
+            shown[col] = rounded(shown[col].to_numpy(dtype=float, na_value=float("nan")), digits)
     return shown
 
 
@@ -164,6 +181,93 @@ def _csv_cell(value):
     return value
 
 
+def _percent_column(values: pd.Series):
+    return percent(pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=float("nan")))
+
+
+# ---------------------------------------------------------------- context of an exported chart
+
+@dataclass(frozen=True)
+class ChartContext:
+    """What a chart image must say about itself once it leaves the page."""
+
+    title: str
+    statistic: str
+    test: str | None = None
+    n: str | None = None
+    dataset: str | None = None
+    profile: str | None = None
+    condition: str | None = None
+    #: "simulated respondents", "published aggregates" or None for real item-level data.
+    data_label: str | None = None
+
+    def subtitle(self) -> str:
+        """One line: statistic · test · n · profile · condition · data label."""
+        parts = [self.statistic]
+        if self.test:
+            parts.append(self.test)
+        if self.n:
+            parts.append(self.n)
+        if self.dataset:
+            parts.append(f"dataset {self.dataset}")
+        if self.profile:
+            parts.append(f"profile {self.profile}")
+        if self.condition:
+            parts.append(f"condition {self.condition}")
+        if self.data_label:
+            parts.append(self.data_label.upper())
+        return " · ".join(p for p in parts if p)
+
+
+def with_context(fig: go.Figure, context: ChartContext | None) -> go.Figure:
+    """A copy of ``fig`` with the context as title and subtitle (for PNG/SVG files).
+
+    Text is escaped: plotly reads a few HTML tags in titles, and a model or dataset name is data.
+    """
+    out = go.Figure(fig)
+    if context is None:
+        return out
+    subtitle = _wrap(context.subtitle(), 130)
+    lines = subtitle.count("<br>") + 1
+    old_top = out.layout.margin.t or 0
+    top = 70 + 17 * lines + old_top
+    out.update_layout(
+        title=dict(text=f"<b>{html.escape(context.title)}</b>", x=0.01, xanchor="left",
+                   yref="container", y=1.0, yanchor="top", pad=dict(t=14),
+                   subtitle=dict(text=subtitle, font=dict(size=12))),
+        margin=dict(t=top),
+    )
+    if out.layout.height:
+        out.update_layout(height=out.layout.height + top - old_top)
+    legend = out.layout.legend
+    if legend is not None and legend.orientation == "h" and (legend.y or 0) > 1:
+        out.update_layout(legend=dict(y=1.0, yanchor="bottom"))
+    return out
+
+
+def _wrap(text: str, width: int) -> str:
+    """Escaped text broken into lines of at most ``width`` characters (at the separators)."""
+    words, lines, line = text.split(" · "), [], ""
+    for word in words:
+        candidate = f"{line} · {word}" if line else word
+        if len(candidate) > width and line:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    lines.append(line)
+    return "<br>".join(html.escape(x) for x in lines)
+
+
+def file_stem(key: str, dataset: str | None = None, profile: str | None = None,
+              condition: str | None = None) -> str:
+    """A file name (without extension) that says what it holds: ``<key>_<dataset>_<profile>_<condition>``."""
+    parts = [key, dataset, profile, condition]
+    return "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-") for p in parts if p)
+
+
+# ---------------------------------------------------------------- tables
+
 def table_csv(frame: pd.DataFrame) -> bytes:
     """UTF-8 CSV of a table, without the index; text cells never start a formula."""
     shown = frame.copy()
@@ -174,29 +278,77 @@ def table_csv(frame: pd.DataFrame) -> bytes:
     return shown.to_csv(index=False).encode("utf-8")
 
 
+#: Readable headers for the column names the views use (others: underscores become spaces).
+COLUMN_LABELS: dict[str, str] = {
+    "model": "Model", "family": "Family", "rank": "Rank", "condition": "Condition", "type": "Format",
+    "format": "Format", "language": "Language", "n": "n", "n_items": "Items", "n_mcq": "MCQ items",
+    "n_types": "Formats", "n_paired": "Paired items", "n_models": "Models", "n_examinees": "Examinees",
+    "macro": "Macro avg.", "micro": "Micro avg.", "mcq": "MCQ acc.", "mcq_ci_low": "MCQ 95% CI low",
+    "mcq_ci_high": "MCQ 95% CI high", "mean": "Mean", "ci_low": "95% CI low", "ci_high": "95% CI high",
+    "mcq_minus_macro": "MCQ minus macro", "best_type": "Best format", "worst_type": "Worst format",
+    "best_mean": "Best mean", "worst_mean": "Worst mean", "spread": "Spread",
+    "default_macro": "Default macro", "motivation_macro": "Motivation macro", "delta_macro": "Change, macro",
+    "default_micro": "Default micro", "motivation_micro": "Motivation micro", "delta_micro": "Change, micro",
+    "delta_micro_ci_low": "Change 95% CI low", "delta_micro_ci_high": "Change 95% CI high",
+    "p_ttest": "p (paired t)", "p_wilcoxon": "p (Wilcoxon)", "p_mcnemar": "p (McNemar)", "p_holm": "p (Holm)",
+    "n_improved": "Improved", "n_same": "Same", "n_degraded": "Degraded", "n_discordant": "Discordant",
+    "mean_delta": "Mean change", "min_delta": "Lowest change", "max_delta": "Highest change",
+    "mean_without": "Without image", "mean_with": "With image", "delta": "Difference",
+    "n_without": "Items without image", "n_with": "Items with image",
+    "strict_mean": "Strict mean", "paper_mean": "Paper mean", "n_changed": "Scores changed",
+    "odds_ratio": "Odds ratio", "predictor": "Predictor", "p": "p", "r_pb": "r_pb", "mean_r_pb": "Mean r_pb",
+    "share": "Share", "category": "Category", "items": "Items", "item_id": "Item",
+}
+
+
+def column_label(name: str, *, is_percent: bool = False) -> str:
+    """The header a reader sees for a column name (``(%)`` marks percentages)."""
+    label = COLUMN_LABELS.get(str(name))
+    if label is None:
+        text = str(name).replace("_", " ").strip()
+        label = text[:1].upper() + text[1:]
+    return f"{label} (%)" if is_percent else label
+
+
+_LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                   "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " "}
+_LATEX_TABLE = str.maketrans(_LATEX_SPECIALS)
+
+
 def _latex_escape(text: str) -> str:
-    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " "}
-    return "".join(repl.get(ch, ch) for ch in str(text))
+    return str(text).translate(_LATEX_TABLE)
 
 
-def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = 3) -> bytes:
-    """A booktabs LaTeX tabular of a table (no jinja2 needed), numbers rounded to ``digits``."""
+def _latex_cell(value, column_is_percent: bool, digits: int) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return fmt(value, PERCENT_DIGITS if column_is_percent else digits)
+    return _latex_escape(value)
+
+
+def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = STAT_DIGITS, *,
+                label: str | None = None, percent_columns: tuple = ()) -> bytes:
+    """A booktabs LaTeX table: readable headers, percentages (``percent_columns``, already x 100)
+    with one decimal, other decimals with ``digits``, a caption and a ``tab:`` label."""
     cols = list(frame.columns)
-    align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in cols)
+    align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+                    else "l" for c in cols)
     lines = [r"\begin{table}[ht]", r"\centering"]
     if caption:
         lines.append(r"\caption{" + _latex_escape(caption) + "}")
+    if label:
+        lines.append(r"\label{tab:" + re.sub(r"[^A-Za-z0-9:._-]+", "-", label) + "}")
     lines += [r"\begin{tabular}{" + align + "}", r"\toprule",
-              " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]
+              " & ".join(_latex_escape(column_label(c, is_percent=c in percent_columns)) for c in cols) + r" \\",
+              r"\midrule"]
+    flags = [c in percent_columns for c in cols]
     for row in frame.itertuples(index=False):
-        cells = []
-        for v in row:
-            if isinstance(v, float):
-                cells.append("" if pd.isna(v) else f"{v:.{digits}f}")
-            else:
-                cells.append(_latex_escape("" if v is None else v))
-        lines.append(" & ".join(cells) + r" \\")
+        lines.append(" & ".join(_latex_cell(v, f, digits) for v, f in zip(row, flags)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines).encode("utf-8")

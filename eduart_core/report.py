@@ -12,7 +12,10 @@ written atomically: a failure (a full disk) leaves no partial report.
 """
 from __future__ import annotations
 
+import base64
 import html
+import io
+import logging
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -22,11 +25,23 @@ from . import charts, findings, report_studies, views
 from .analysis.intervals import WILSON_WORDS, Z95
 from .analysis.paired import N_BOOT
 from .errors import UserError
-from .exports import inert_figure
+from .exports import display_frame, inert_figure
 from .fileio import atomic_write, write_error
 from .selection import Selection
 from .store import Store
-from .vocab import DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, EXAMINEES_MODELS_CONDITIONS
+from .vocab import (
+    CONDITIONS,
+    DEFAULT_CONDITION,
+    DEFAULT_DATASET,
+    DEFAULT_PROFILE,
+    EXAMINEES_MODELS_CONDITIONS,
+    format_label,
+    ordered_formats,
+)
+
+logger = logging.getLogger(__name__)
+#: Width of the image thumbnails of the failure examples (pixels).
+THUMBNAIL_PX = 220
 
 FIGURE_IDS = ("fig-difficulty-discrimination", "fig-format-heatmap", "fig-motivation", "fig-images")
 
@@ -91,7 +106,10 @@ h1{font-size:1.9rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bo
 .tbl{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}.tbl td,.tbl th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
 .tbl td:nth-child(-n+2),.tbl th:nth-child(-n+2){text-align:left}figcaption{color:#444;font-size:.92rem}
 .numbers{display:flex;gap:2rem;list-style:none;padding:0;font-size:1.1rem}.na{color:#777;font-style:italic}
-dt{font-weight:bold;margin-top:.6rem}"""
+dt{font-weight:bold;margin-top:.6rem}.example{margin:1rem 0 1.6rem 0;overflow:auto}
+.thumb{float:right;margin:0 0 .5rem 1rem;border:1px solid #ddd;max-width:220px}.stem{white-space:pre-wrap}
+.ex td,.ex th{text-align:left;vertical-align:top}.ex .why{color:#444;font-size:.85rem}.ok{color:#1a7f37}.ko{color:#b42318}
+.prov td{text-align:left}"""
 
 
 def _document(title: str, parts: list[str]) -> str:
@@ -102,12 +120,7 @@ def _document(title: str, parts: list[str]) -> str:
 
 
 def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
-    shown = frame.copy()
-    for col in shown.columns:
-        if col in percent:
-            shown[col] = (shown[col] * 100).round(1)
-        elif pd.api.types.is_float_dtype(shown[col]):
-            shown[col] = shown[col].round(digits)
+    shown = display_frame(frame, percent=percent, digits=digits)  # the rounding of the dashboard
     return shown.to_html(index=False, classes="tbl", border=0, na_rep="—", escape=True)
 
 
@@ -136,6 +149,95 @@ def _review_section(src: views.Source, sel: Selection) -> list[str]:
         out.append(f"<p>No response score of this dataset was overridden by a reviewer (profile "
                    f"{html.escape(sel.profile)}).</p>")
     return out
+
+
+def _thumbnail(path: str | None) -> str:
+    """An <img> with the image scaled down and embedded (the report stays one offline file)."""
+    if not path:
+        return ""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as im:
+            im = im.convert("RGB")
+            im.thumbnail((THUMBNAIL_PX, THUMBNAIL_PX * 2))
+            buffer = io.BytesIO()
+            im.save(buffer, format="JPEG", quality=80)
+    except (OSError, UnidentifiedImageError) as exc:
+        logger.warning("report: image %s left out of the failure examples: %s", path, exc)
+        return "<p class='na'>(image file missing)</p>"
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f"<img class='thumb' alt='item image' src='data:image/jpeg;base64,{data}'>"
+
+
+def _gold(record: dict) -> str:
+    """The answer key of a record in one line (every value escaped by the caller)."""
+    parts = []
+    for answer in record.get("answers") or []:
+        if isinstance(answer, dict):
+            if "error" in answer:
+                parts.append(f"{answer.get('error')} → {answer.get('correct')}")
+            else:
+                value = answer.get("description") or answer.get("text") or ""
+                parts.append(f"{answer.get('id', '')}: {value}".strip(": "))
+        else:
+            parts.append(str(answer))
+    return "; ".join(parts) or "—"
+
+
+def _failure_examples(src, sel: Selection) -> str:
+    """The report's failure examples: per format, items that split the models, every answer
+    (both conditions) marked right or wrong, and the model's justification. All text escaped."""
+    try:
+        examples = views.failure_examples(src, sel)
+    except views.EmptySelection as exc:
+        return f"<p class='na'>{html.escape(str(exc))}</p>"
+    out = []
+    for fmt in ordered_formats(examples["type"].unique()):
+        out.append(f"<h3>{html.escape(format_label(fmt))}</h3>")
+        of_format = examples[examples["type"] == fmt]
+        for item_id in dict.fromkeys(of_format["item_id"]):
+            rows = of_format[of_format["item_id"] == item_id]
+            detail = views.item_detail(src, sel.dataset, item_id)
+            record = detail.get("record") or {}
+            first = rows.iloc[0]
+            stem = " ".join(str(x) for x in (record.get("question_title"), record.get("instructions"),
+                                             record.get("question_text")) if x)
+            choices = "".join(f"<li>{html.escape(str(c.get('id')))}. {html.escape(str(c.get('text')))}</li>"
+                              for c in record.get("choices") or [] if isinstance(c, dict) and c.get("text"))
+            out.append("<div class='example'>" + _thumbnail(detail.get("_image_path"))
+                       + f"<p><b>Item {html.escape(str(item_id))}</b> · {int(first['models_right'])} of "
+                       f"{int(first['n_models'])} models right in condition {html.escape(sel.condition)}</p>"
+                       + f"<p class='stem'>{html.escape(stem)}</p>"
+                       + (f"<ul class='choices'>{choices}</ul>" if choices else "")
+                       + f"<p>Answer key: <b>{html.escape(_gold(record))}</b></p>")
+            head = "".join(f"<th>{html.escape(c)}</th>" for c in CONDITIONS)
+            body = []
+            for model, answers in rows.groupby("model", sort=True):
+                cells = []
+                for condition in CONDITIONS:
+                    hit = answers[answers["condition"] == condition]
+                    if hit.empty:
+                        cells.append("<td>—</td>")
+                        continue
+                    a = hit.iloc[0]
+                    right = a["correct"]
+                    mark = ("" if right is None or pd.isna(right) else
+                            "<span class='ok'>✓ right</span>" if bool(right) else "<span class='ko'>✗ wrong</span>")
+                    cells.append(f"<td>{mark} {html.escape(str(a['answer']))}</td>")
+                rationale = answers["rationale"].dropna()
+                why = html.escape(str(rationale.iloc[0])) if len(rationale) else "—"
+                body.append(f"<tr><td>{html.escape(str(model))}</td>{''.join(cells)}<td class='why'>{why}</td></tr>")
+            out.append(f"<table class='tbl ex'><tr><th>model</th>{head}<th>justification (motivation)</th></tr>"
+                       + "".join(body) + "</table></div>")
+    return "".join(out)
+
+
+def _provenance(src, sel: Selection) -> str:
+    facts = views.provenance(src, sel)
+    rows = "".join(f"<tr><td>{html.escape(str(r.part))}</td><td>{html.escape(str(r.name))}</td>"
+                   f"<td>{html.escape(str(r.value))}</td></tr>" for r in facts.itertuples())
+    return f"<table class='tbl prov'><tr><th>part</th><th>name</th><th>value</th></tr>{rows}</table>"
 
 
 def _figure(fig, div_id: str, first: bool) -> str:
@@ -277,14 +379,25 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 
-    parts.append("<h2>6. Reviewing the gold</h2>")
+    parts.append("<h2>6. Failure examples</h2>")
+    if flags.aggregate_only:
+        parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
+    else:
+        parts.append("<p>Items on which the models split most evenly (some right, some wrong), a few per format, "
+                     f"scored with the {html.escape(profile)} profile. Answers and justifications are shown as the "
+                     "models wrote them.</p>")
+        parts.append(_failure_examples(src, sel))
+
+    parts.append("<h2>7. Reviewing the gold</h2>")
     parts.extend(_review_section(src, sel))
 
     if features.groupings:
-        parts.extend(report_studies.study_section(src, sel, figure, _table, 7))
+        parts.extend(report_studies.study_section(src, sel, figure, _table, 8))
     methods = METHODS + (report_studies.STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
                                                    for name, text in methods) + "</dl>")
+    parts.append("<h2>Provenance</h2>")
+    parts.append(_provenance(src, sel))
     return _document(title, parts)
 
 

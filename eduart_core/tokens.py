@@ -9,6 +9,7 @@ its ``method``, so every number it produces can be labelled.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,9 +23,28 @@ class Counter:
     method: str  # "tiktoken o200k_base" or the approximation used
 
 
-@lru_cache(maxsize=1)
+_LOCK = threading.Lock()
+
+
 def token_counter() -> Counter:
-    """The best offline counter available; ``method`` says which one it is."""
+    """The best offline counter available; ``method`` says which one it is.
+
+    Building it reads the vocabulary (seconds on a busy machine), once per process: concurrent
+    callers wait for the first instead of each building their own.
+    """
+    with _LOCK:
+        return _build()
+
+
+def warm_up() -> threading.Thread:
+    """Build the counter in the background (the app starts it at launch, before a page needs it)."""
+    thread = threading.Thread(target=token_counter, name="token-counter-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+@lru_cache(maxsize=1)
+def _build() -> Counter:
     try:
         import tiktoken
     except ImportError:

@@ -125,7 +125,10 @@ STUDY_REFERENCE_DATASETS: tuple[str, ...] = (VQART_REFERENCE_DATASET, MUSE_REFER
 BENCHMARK_KIND = "benchmark"      # items, possibly with model responses (imported or run here)
 DEMO_KIND = "demo"                # built-in, simulated respondents
 REFERENCE_KIND = "reference"      # published aggregates only
-DATASET_KINDS: tuple[str, ...] = (BENCHMARK_KIND, DEMO_KIND, REFERENCE_KIND)
+EXTRACTION_KIND = "extraction"    # items extracted from exam pages, under review: no model answers
+DATASET_KINDS: tuple[str, ...] = (BENCHMARK_KIND, DEMO_KIND, REFERENCE_KIND, EXTRACTION_KIND)
+#: Kinds whose datasets live on the review page, never in the analysis dataset selector.
+REVIEW_ONLY_KINDS: tuple[str, ...] = (EXTRACTION_KIND,)
 
 
 def default_dataset(names) -> str:

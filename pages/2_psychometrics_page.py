@@ -44,7 +44,10 @@ def ctt_tab() -> None:
         f"Each dot is an item: difficulty p (mean item score; right = easier) against discrimination r_pb; {setting}; "
         f"{n_ex} examinees, {common.scoring_label(sel)}. Dashed line r_pb = .30 (good), dotted .10 (poor), dash-dot "
         f"the mean p ({overall['mean_p']:.2f}). The last panel shows each format's centre. Click a dot to open the item.",
-        on_select="rerun")
+        on_select="rerun",
+        context=common.context(sel, "Item difficulty and discrimination", f"difficulty p vs r_pb; {setting}",
+                               test="point-biserial correlation, Fisher-z 95% intervals in the table",
+                               n=f"{n_ex} examinees, {len(stats)} items"))
     for point in common.selected_points(state):
         item = point.get("customdata")
         if isinstance(item, list):

@@ -29,13 +29,19 @@ else:
     test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
 n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
 mot_story = findings.motivation_finding(effect)
+n_text = f"n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else None
 state = common.chart(
     charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
-    story=mot_story.headline if mot_story else None, caption=
+    story=mot_story.headline if mot_story else None, main=True, caption=
     f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
     f"red when lower; the label is the difference in points ({test}); {common.scoring_label(sel)}"
-    + (f", n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else "")
-    + ". Click a model to list the items that changed most.", on_select="rerun")
+    + (f", {n_text}" if n_text else "")
+    + ("." if common.presentation() else ". Click a model to list the items that changed most."),
+    on_select=None if common.presentation() else "rerun",
+    context=common.context(sel, "Asking for a justification", f"{measure.capitalize()} average, motivation vs default (%)",
+                           test=test, n=n_text))
+if common.presentation():
+    st.stop()
 clicked = [p.get("y") for p in common.selected_points(state)]
 
 cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "default_micro", "motivation_micro",
@@ -49,7 +55,9 @@ with common.guard():
     by_type = views.motivation_by_type(src, sel)
     per_model = views.motivation_by_model_type(src, sel)
 common.chart(charts.figure_delta_heatmap(per_model), "motivation_heatmap",
-             "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).")
+             "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).",
+             context=common.context(sel, "Motivation by format", "Motivation minus default mean score (pp)",
+                                    n=f"{per_model['model'].nunique()} models"))
 tbl = by_type.assign(format=by_type["type"].map(vocab.format_label))
 common.table(tbl[["format", "mean_delta", "min_delta", "max_delta"]], "motivation_by_type",
              "Mean, lowest and highest change over models per format (percentage points; published Table 9)",

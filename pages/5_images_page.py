@@ -44,17 +44,25 @@ with common.guard():
 
 n_with = int(effect["n_with"].max()) if "n_with" in effect else 0
 n_without = int(effect["n_without"].max()) if "n_without" in effect else 0
-st.warning("Caveat: items with and without an image differ in format and language, so the raw difference "
-           "mixes the image effect with those differences. The adjusted odds ratio below takes them into account.")
-left, right = st.columns([3, 2])
+pres = common.presentation()
+if not pres:
+    st.warning("Caveat: items with and without an image differ in format and language, so the raw difference "
+               "mixes the image effect with those differences. The adjusted odds ratio below takes them into account.")
+left, right = st.columns([3, 2]) if not pres else (st.container(), None)
 with left:
     raw = findings.image_raw_finding(effect)
     common.chart(charts.figure_image_dumbbell(effect, families=fam), "image_dumbbell",
-                 story=raw.headline if raw else None,
+                 story=raw.headline if raw else None, main=True,
                  caption=
                  f"Mean score without an image (open circle) and with an image (filled; blue higher, red lower), "
                  f"condition {sel.condition}, {common.scoring_label(sel)}; n = {n_without} items without and "
-                 f"{n_with} with an image.")
+                 f"{n_with} with an image. Raw comparison: the two sets of items also differ in format and "
+                 "language.",
+                 context=common.context(sel, "Items with and without an image", "Mean score per model (%)",
+                                        test="raw means, not adjusted for format and language",
+                                        n=f"n = {n_without} items without, {n_with} with an image"))
+if pres:
+    st.stop()
 with right:
     try:
         reg = views.regression(src, sel.with_(image=vocab.ALL_ITEMS), clustered=True)

@@ -15,7 +15,9 @@ with common.guard():
 n_changed = int(impact["n_changed"].sum()) if "n_changed" in impact else 0
 common.chart(charts.figure_profile_impact(impact), "profile_impact",
              f"Paper minus strict mean score per model and format, percentage points; condition {sel.condition}; "
-             f"{n_changed} model x item scores differ between the profiles.")
+             f"{n_changed} model x item scores differ between the profiles.",
+             context=common.context(sel, "Paper vs strict scoring", "Paper minus strict mean score (pp)",
+                                    n=f"{n_changed} model x item scores differ"))
 tbl = impact.assign(format=impact["type"].map(vocab.format_label))
 cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
 common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",

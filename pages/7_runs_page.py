@@ -15,7 +15,7 @@ from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
-from eduart_core.runner import background, launchfile, recovery
+from eduart_core.runner import background, launchfile, pace, recovery
 from eduart_core.runner.batch.estimate import side_by_side
 from eduart_core.runner.batch.ledger import has_ledger
 from eduart_core.runner.batch.status import jobs_frame
@@ -108,21 +108,34 @@ options = LaunchOptions(models=list(models), conditions=vocab.expand_conditions(
                         dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
                         text_only=image_policy == "text only", refuse_images=image_policy == "skip them")
 
+def planned(options: LaunchOptions):
+    """The plan and estimate of these options, kept for the session until the options or the data
+    change: planning tokenises every item (about half a second at 871 items), and the page reruns
+    every time anything on it moves."""
+    key = (repr(options), tuple(sorted(registry)), common.data_version())
+    memo = st.session_state.get("_runs_plan")
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    plan = plan_launch(store, options, registry)
+    result = (plan, *side_by_side(store, plan))  # online and batch cost per model and condition
+    st.session_state["_runs_plan"] = (key, result)
+    return result
+
+
 plan = None
 if models:
     try:
-        plan = plan_launch(store, options, registry)
+        plan, est, method = planned(options)
     except (UserError, StoreError) as exc:
         st.warning(plain(exc))
 if plan is not None:
-    est, method = side_by_side(store, plan)
     st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
                 f"(tokens counted with {method}; prices and batch discounts from the registry, check your "
                 "provider's price list).")
     st.dataframe(est.rename(columns={"cost_online_usd": "online (USD)", "cost_batch_usd": "batch (USD)"}),
                  hide_index=True, width="stretch")
     if has_ledger(store, plan.launch_id) and mode != vocab.BATCH_MODE:
-        st.info(f"Launch {plan.launch_id} has batch jobs: it continues in batch mode.")
+        st.info(f"Launch {plain(plan.launch_id)} has batch jobs: it continues in batch mode.")
     missing = [k for k in models if k not in ready]
     if missing:
         st.warning("No credentials for " + plain(", ".join(missing)) + ": see 'Providers and credentials' above.")
@@ -136,6 +149,40 @@ if plan is not None:
         st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
 
 
+# ---------------------------------------------------------------- the launch that ended last
+def _dismiss(launch_id: str) -> None:
+    st.session_state["runs_dismissed"] = launch_id
+
+
+def last_launch_summary() -> None:
+    """The latest finished launch stays summarised here, with the way to its results."""
+    state = pace.latest_finished(background.list_launches(store))
+    if state is None or st.session_state.get("runs_dismissed") == state["launch_id"]:
+        return
+    summary = pace.launch_summary(state)
+    if summary is None:
+        return
+    shown = {str(k): str(v) for k, v in zip(views.models(common.source())["model"],
+                                            views.models(common.source())["display_name"])}
+    names = tuple(shown.get(m, m) for m in summary.models)
+    took = f" in {pace.duration(summary.seconds)}" if summary.seconds is not None else ""
+    kind = {"completed": st.success, "cancelled": st.warning}.get(summary.status, st.error)
+    with st.container(border=True):
+        kind(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
+             f"failed requests of {summary.total}, dataset {summary.dataset}, "
+             f"{', '.join(names)} ({', '.join(summary.conditions)}).")
+        row = st.container(horizontal=True)
+        filters = {"dataset": summary.dataset, "models": names}
+        row.button("Overview for these models", key="runs_to_overview", icon=":material/home:",
+                   on_click=common.request_page, args=("overview",), kwargs=filters)
+        row.button("Failure explorer for these models", key="runs_to_explorer", icon=":material/search:",
+                   on_click=common.request_page, args=("inspector",), kwargs=filters)
+        row.button("Dismiss", key="runs_dismiss", on_click=_dismiss, args=(summary.launch_id,))
+
+
+last_launch_summary()
+
+
 # ---------------------------------------------------------------- live launches
 @st.fragment(run_every=2.0)
 def live() -> None:
@@ -143,7 +190,7 @@ def live() -> None:
     running = {s["launch_id"] for s in launches}
     finished = st.session_state.get("runs_live", set()) - running
     st.session_state["runs_live"] = running
-    if finished:  # a launch just ended: redraw the whole page so the history shows it
+    if finished:  # a launch just ended: redraw the whole page so its summary and the history show it
         st.rerun()
     st.subheader("Running now")
     if not launches:
@@ -154,7 +201,7 @@ def live() -> None:
         total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
         done = sum(r["answered"] + r["failed"] for r in progress)
         st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
-        st.progress(min(1.0, done / total) if total else 0.0, text=f"{done} of {total} requests finished")
+        st.progress(min(1.0, done / total) if total else 0.0, text=pace.launch_pace(state).describe())
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
         if has_ledger(store, state["launch_id"]):

@@ -26,6 +26,7 @@ from eduart_core.store import Store, StoreError, StoreLockedError, default_db_pa
 from eduart_core.text import plain, truncate
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
+    ALL_ITEMS,
     CONDITION_HELP,
     CONDITIONS,
     IMAGE_FILTERS,
@@ -108,9 +109,11 @@ def source() -> views.Source:
     return views.Source(store_path(), data_version())
 
 
-def dataset_features(dataset: str | None) -> views.StudyFeatures | None:
-    """What the dataset offers (tasks, conditions, item-level data) for the menu; None before a store exists
-    or when it cannot be read (the menu then shows every page and the page says what is wrong)."""
+def dataset_features() -> views.StudyFeatures | None:
+    """What the dataset this run shows (`requested_dataset`) offers: tasks, conditions, item-level data;
+    for the menu, before the sidebar. None before a store exists or when it cannot be read (the menu
+    then shows every page and the page says what is wrong)."""
+    dataset = requested_dataset()
     path = store_path()
     if not Path(path).exists():
         return None
@@ -119,7 +122,7 @@ def dataset_features(dataset: str | None) -> views.StudyFeatures | None:
         version = seen[1] if seen and time.monotonic() - seen[0] < _VERSION_TTL_S else \
             int(Store(path, lock_timeout_s=3.0).data_version())
         src = views.Source(path, version)
-        names = list(views.datasets(src)["dataset"])
+        names = views.analysable_datasets(src)
         chosen = dataset if dataset in names else default_dataset(names)
         return views.study_features(src, chosen) if chosen else None
     except (UserError, StoreError) as exc:
@@ -218,25 +221,66 @@ def presentation() -> bool:
     return bool(st.session_state.get("presentation", False))
 
 
+def requested_dataset() -> str | None:
+    """The dataset this run shows, known before the sidebar is drawn (menu building needs it):
+    the sidebar's choice, else the shared link's ``dataset`` parameter."""
+    chosen = st.session_state.get("f_dataset")
+    if chosen:
+        return str(chosen)
+    return st.query_params.get("dataset") or None
+
+
+def requested_presentation() -> bool:
+    """Presentation mode, known before the sidebar is drawn: the toggle, else the link's ``present=1``."""
+    if "presentation" in st.session_state:
+        return bool(st.session_state["presentation"])
+    return st.query_params.get("present") == "1"
+
+
+def _apply_scope(dataset: str, src: views.Source) -> dict[str, views.FilterState]:
+    """Put every filter that does not apply to ``dataset`` at the value it must take."""
+    scope = views.dataset_filters(src, dataset)
+    neutral = {"languages": [], "image": ALL_ITEMS, "types": [], "models": []}
+    for field, state in scope.items():
+        key = WIDGET_KEYS[field]
+        if state.value is not None:
+            st.session_state[key] = state.value
+        elif field in neutral:
+            st.session_state[key] = neutral[field]
+    return scope
+
+
+def _disabled_note(container, state: views.FilterState | None) -> bool:
+    """True when the filter is disabled; its one-line reason goes under it."""
+    if state is None or state.applies:
+        return False
+    container.caption(state.reason or "Does not apply to this dataset.")
+    return True
+
+
 def sidebar() -> Selection:
     """Draw the global controls and return the selection (also kept in session_state['selection'])."""
     src = source()
     with guard():
         ds = views.datasets(src)
+        names = views.analysable_datasets(src)
     if ds.empty:
         st.error("The store holds no dataset yet. Import one (`python -m eduart_core import-eduart ...`) "
                  "or build the demo.")
         st.stop()
-    names = list(ds["dataset"])
     _load_query_params(names, src)
     if st.session_state.get("f_dataset") not in names:
         st.session_state["f_dataset"] = default_dataset(names)
 
     with st.sidebar:
         st.toggle("Presentation mode", key="presentation",
-                  help="Bigger fonts, captions above charts, technical controls and tables hidden.")
+                  help="Only the story pages, each with one headline, its chart and a short technical caption.")
         titles = dict(zip(ds["dataset"], ds["title"].fillna(ds["dataset"])))
-        dataset = st.selectbox("Dataset", names, key="f_dataset", format_func=lambda d: f"{titles.get(d) or d} ({d})")
+        dataset = st.selectbox("Dataset", names, key="f_dataset", format_func=lambda d: f"{titles.get(d) or d} ({d})",
+                               help="Datasets with results to analyse. Extracted items under review are on the "
+                                    "Extraction review page.")
+        with guard():
+            scope = _apply_scope(dataset, src)
         fam = views.family_map(src)
         with_baselines = bool(st.session_state.get("f_baselines", False))
         ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines),
@@ -245,7 +289,8 @@ def sidebar() -> Selection:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
         pres = presentation()
         condition = st.radio("Prompt condition", list(CONDITIONS), key="f_condition", horizontal=True,
-                             help=CONDITION_HELP)
+                             help=CONDITION_HELP, disabled=_is_off(scope, "condition"))
+        _disabled_note(st, scope.get("condition"))
         chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
                                 format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
                                 help="Grouped by family; each family keeps its colour on every chart.")
@@ -255,13 +300,16 @@ def sidebar() -> Selection:
                                    "motivation tests. On: they are treated like every other model.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
         profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
-                                  help=PROFILE_HELP)
+                                  help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
+        _disabled_note(technical, scope.get("profile"))
         types = technical.multiselect("Formats (empty = all)", list(format_names()), key="f_types",
                                       format_func=format_label)
         langs = technical.multiselect("Languages (empty = all)", views.languages(src, dataset), key="f_languages",
-                                      format_func=language_label)
+                                      format_func=language_label, disabled=_is_off(scope, "languages"))
+        _disabled_note(technical, scope.get("languages"))
         image = technical.radio("Images", list(IMAGE_FILTERS), key="f_image", format_func=IMAGE_FILTERS.get,
-                                horizontal=True)
+                                horizontal=True, disabled=_is_off(scope, "image"))
+        _disabled_note(technical, scope.get("image"))
         if not pres:
             legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {plain(f)}"
                               for f in sorted({fam.get(m, 'Other') for m in ordered}))
@@ -274,6 +322,24 @@ def sidebar() -> Selection:
     if presentation():
         st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)
     return sel
+
+
+def _is_off(scope: dict[str, views.FilterState], field: str) -> bool:
+    state = scope.get(field)
+    return state is not None and not state.applies
+
+
+_WARMED = False
+
+
+def warm_up() -> None:
+    """Start slow one-time builds in the background once per server process (the token counter)."""
+    global _WARMED
+    if not _WARMED:
+        _WARMED = True
+        from eduart_core.tokens import warm_up as warm_tokens
+
+        warm_tokens()
 
 
 def _inert(text: str) -> str:
@@ -302,12 +368,25 @@ def flags(sel: Selection) -> views.DatasetFlags:
     return views.dataset_flags(source(), sel.dataset)
 
 
+def simulated_selection(sel: Selection) -> bool:
+    """True when the numbers on screen come (partly) from simulated respondents."""
+    fam = families()
+    return flags(sel).simulated or any(fam.get(m) == "Simulated" for m in sel.models)
+
+
+def data_label(sel: Selection) -> str | None:
+    """The label an exported chart carries: simulated respondents, published aggregates, or none."""
+    if flags(sel).aggregate_only:
+        return "published aggregates"
+    if simulated_selection(sel):
+        return "simulated respondents"
+    return None
+
+
 def banner(sel: Selection) -> None:
     """Say loudly when the numbers come from simulated respondents or published aggregates only."""
     f = flags(sel)
-    fam = families()
-    simulated = f.simulated or any(fam.get(m) == "Simulated" for m in sel.models)
-    if simulated:
+    if simulated_selection(sel):
         st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
                    "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
     if f.aggregate_only:
@@ -321,9 +400,12 @@ def scoring_label(sel: Selection) -> str:
 
 
 def header(title: str, intro: str, sel: Selection) -> None:
-    """Page title, a one-line purpose, the data banner and a line saying what the numbers are."""
+    """Page title, a one-line purpose, the data banner and a line saying what the numbers are.
+
+    In presentation mode the purpose line and the scope line give way to the story."""
     st.title(title)
-    st.markdown(intro)
+    if not presentation():
+        st.markdown(intro)
     banner(sel)
     scoring = ("published scores (the profile does not apply)" if flags(sel).aggregate_only
                else f"profile {sel.profile}")
@@ -341,31 +423,51 @@ def page_start(title: str, intro: str) -> tuple[views.Source, Selection]:
 
 # ---------------------------------------------------------------- charts and tables
 
-def chart(fig, key: str, caption: str, *, story: str | None = None, on_select: str | None = None,
-          height: int | None = None):
+def context(sel: Selection, title: str, statistic: str, *, test: str | None = None,
+            n: str | None = None) -> exports.ChartContext:
+    """The context an exported chart carries, with the selection's dataset, profile and condition."""
+    return exports.ChartContext(title=title, statistic=statistic, test=test, n=n, dataset=sel.dataset,
+                                profile="published scores" if flags(sel).aggregate_only else sel.profile,
+                                condition=sel.condition, data_label=data_label(sel))
+
+
+def file_stem(key: str, sel: Selection | None = None) -> str:
+    """Download file name: the element key plus the selection's dataset, profile and condition."""
+    sel = sel or current_selection()
+    profile = "published" if flags(sel).aggregate_only else sel.profile
+    return exports.file_stem(key, sel.dataset, profile, sel.condition)
+
+
+def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool = False,
+          context: exports.ChartContext | None = None, on_select: str | None = None, height: int | None = None):
     """Draw a figure with its caption and PNG/SVG downloads; returns the selection state.
 
-    In presentation mode the plain-language ``story`` line (or the caption) goes above the chart in
-    large type and the technical caption stays below in small type, so every number stays labelled.
+    ``main`` marks the page's story chart. In presentation mode only that chart is drawn: the
+    plain-language ``story`` headline above it in large type (never the technical caption), the
+    chart, and the technical caption in small type under it. PNG/SVG downloads carry ``context``
+    (title and subtitle) and file names carry the dataset, profile and condition.
     """
     pres = presentation()
+    if pres and not main:
+        return None
     if pres:
-        st.markdown(f"<div class='story-caption'>{_inert(story or caption)}</div>", unsafe_allow_html=True)
+        headline = story or (context.title if context else None)
+        if headline:
+            st.markdown(f"<div class='story-caption'>{_inert(headline)}</div>", unsafe_allow_html=True)
         fig.update_layout(font=dict(size=18))
     if height:
         fig.update_layout(height=height)
     fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}}
+    stem = file_stem(key)
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)
     else:
         state = st.plotly_chart(fig, **kwargs)
+    st.caption(plain(caption))
     if not pres:
-        st.caption(plain(caption))
-        _chart_downloads(fig, key)
-    elif story:
-        st.caption(plain(caption))
+        _chart_downloads(fig, stem, key, context)
     return state
 
 
@@ -389,15 +491,15 @@ def _uninert(value):
     return value
 
 
-def _chart_downloads(fig, key: str) -> None:
+def _chart_downloads(fig, stem: str, key: str, context: exports.ChartContext | None) -> None:
     if not exports.static_export_available():
         st.caption(exports.NO_BROWSER_MESSAGE)
         return
     row = st.container(horizontal=True)
-    fig_json = fig.to_json()
-    row.download_button("PNG", data=lambda: exports.image_from_json(fig_json, "png"), file_name=f"{key}.png",
+    # the files are made when a button is clicked: copying a figure costs more than drawing it
+    row.download_button("PNG", data=lambda: exports.figure_file(fig, context, "png"), file_name=f"{stem}.png",
                         mime="image/png", key=f"png_{key}", on_click="ignore", icon=":material/download:")
-    row.download_button("SVG", data=lambda: exports.image_from_json(fig_json, "svg"), file_name=f"{key}.svg",
+    row.download_button("SVG", data=lambda: exports.figure_file(fig, context, "svg"), file_name=f"{stem}.svg",
                         mime="image/svg+xml", key=f"svg_{key}", on_click="ignore", icon=":material/download:")
 
 
@@ -405,7 +507,8 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
           column_config: dict | None = None, height: int | None = None, show: bool = True, **kwargs):
     """Show a table with CSV and LaTeX downloads; hidden in presentation mode unless essential.
 
-    ``show=False`` only offers the downloads (for a table the page draws itself)."""
+    ``show=False`` only offers the downloads (for a table the page draws itself). The files are
+    built when a download is clicked, not on every rerun (a 5,000-item list costs a second)."""
     if presentation() and not essential:
         return None
     shown = exports.display_frame(frame, percent=percent)
@@ -415,11 +518,14 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
         result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
                               key=f"table_{key}", height=height or "auto", **kwargs)
     if not presentation():
+        stem = file_stem(key)
+        latex_columns = tuple(c for c in percent if c in shown.columns)
         row = st.container(horizontal=True)
-        row.download_button("CSV", data=exports.table_csv(shown), file_name=f"{key}.csv", mime="text/csv",
+        row.download_button("CSV", data=lambda: exports.table_csv(shown), file_name=f"{stem}.csv", mime="text/csv",
                             key=f"csv_{key}", on_click="ignore", icon=":material/download:")
-        row.download_button("LaTeX", data=exports.table_latex(shown, caption=caption), file_name=f"{key}.tex",
-                            mime="application/x-tex", key=f"tex_{key}", on_click="ignore",
+        row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=caption, label=stem,
+                                                                      percent_columns=latex_columns),
+                            file_name=f"{stem}.tex", mime="application/x-tex", key=f"tex_{key}", on_click="ignore",
                             icon=":material/download:")
     return result
 
@@ -429,6 +535,36 @@ def pct(x: float | None, digits: int = 1) -> str:
     if x is None or pd.isna(x):
         return "—"
     return f"{100 * float(x):.{digits}f}%"
+
+
+_PAGES: dict = {}
+
+
+def register_pages(pages: dict) -> None:
+    """The app's pages by key (app.py registers them), so a page can send the user to another."""
+    _PAGES.clear()
+    _PAGES.update(pages)
+
+
+def page(key: str):
+    """The st.Page of this run registered under ``key`` (for st.page_link / st.switch_page)."""
+    return _PAGES[key]
+
+
+def request_page(page: str, **fields) -> None:
+    """Button callback: set the sidebar filters (Selection field -> value) and ask for ``page``;
+    `follow_page_request` then switches. Filters must change before the sidebar is drawn, which
+    only a callback can do."""
+    for field, value in fields.items():
+        st.session_state[WIDGET_KEYS[field]] = list(value) if isinstance(value, tuple | list) else value
+    st.session_state["_go_to_page"] = page
+
+
+def follow_page_request() -> None:
+    """Switch to the page a `request_page` callback asked for (no-op otherwise)."""
+    page = st.session_state.pop("_go_to_page", None)
+    if page and page in _PAGES:
+        st.switch_page(_PAGES[page])
 
 
 def inspector_link(item_id: str, sel: Selection | None = None, *, model: str | None = None,

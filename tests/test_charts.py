@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eduart_core import analysis, charts, display, exports, findings
+from eduart_core import analysis, charts, display, exports, findings, rounding
 from eduart_core.synthetic import synthetic_scores
 
 
@@ -22,10 +22,56 @@ def test_leaderboard_bars_are_macro_percent_with_family_colours(frame):
     fig = charts.figure_leaderboard(macro, families=fams)
     bar = fig.data[0]
     expected = macro[macro["condition"] == "default"].set_index("model")["macro"]
-    for model, x, colour in zip(bar.y, bar.x, bar.marker.color):
+    names = [c[0] for c in bar.customdata]
+    for model, x, colour, label in zip(names, bar.x, bar.marker.color, bar.text):
         assert x == pytest.approx(round(100 * expected[model], 1))
+        assert label == rounding.fmt_percent(expected[model])
         assert colour == charts.FAMILY_COLOURS[fams[model]]
     assert list(bar.x) == sorted(bar.x)  # best model on top
+    assert list(fig.layout.yaxis.ticktext) == names
+
+
+def test_leaderboard_labels_and_markers_sit_in_separate_lanes(frame):
+    """A value label lives in the bar's lane, the diamond and its interval in the lane below."""
+    macro = analysis.macro_scores(frame[frame["condition"] == "default"])
+    fig = charts.figure_leaderboard(macro)
+    bar = fig.data[0]
+    mcq = next(t for t in fig.data if t.name and t.name.startswith("Multiple choice"))
+    half = bar.width / 2
+    for y_bar, y_mark in zip(bar.y, mcq.y):
+        assert y_bar - half > y_mark + 0.05  # the bar lane ends above the marker row
+
+
+def test_legends_match_the_marks(frame):
+    macro = analysis.macro_scores(frame[frame["condition"] == "default"])
+    fams = {m: ("OpenAI" if i % 2 else "Google") for i, m in enumerate(sorted(frame["model"].unique()))}
+    fig = charts.figure_leaderboard(macro, families=fams)
+    legend = {t.name: t for t in fig.data if t.showlegend is not False}
+    assert {"OpenAI", "Google"} <= set(legend)
+    for family in ("OpenAI", "Google"):
+        assert legend[family].marker.color == charts.FAMILY_COLOURS[family]
+    assert fig.data[0].showlegend is False  # the multi-coloured bars have no single swatch
+    effect = analysis.motivation_effect(frame)
+    dumbbell = charts.figure_motivation_dumbbell(effect)
+    for trace in dumbbell.data:
+        if trace.showlegend is False or trace.mode != "markers":
+            continue
+        assert isinstance(trace.marker.color, str)  # one colour per legend entry
+        if "higher" in trace.name:
+            assert trace.marker.color == charts.HIGHER_COLOUR
+        if "lower" in trace.name:
+            assert trace.marker.color == charts.LOWER_COLOUR
+
+
+def test_no_label_reads_minus_zero():
+    frame = pd.DataFrame({"model": ["a", "a", "b", "b"], "type": ["true_false", "positioning"] * 2,
+                          "delta": [-0.003, 0.0004, -0.0, 0.2]})
+    fig = charts.figure_delta_heatmap(frame)
+    texts = [t for row in fig.data[0].text for t in row]
+    assert "-0.0" not in texts and "-0" not in texts
+    assert "0.0" in texts and "+20.0" in texts
+    assert rounding.fmt(-0.04) == "0.0" and rounding.fmt(-0.04, signed=True) == "0.0"
+    assert rounding.fmt(-0.06) == "-0.1"
 
 
 def test_unknown_family_gets_the_neutral_colour():
@@ -41,7 +87,7 @@ def test_heatmap_is_sorted_by_macro_and_labels_cells(frame):
     order = macro[macro["condition"] == "default"].sort_values("macro")["model"].tolist()
     assert list(heat.y) == order
     assert heat.zmin == 0 and heat.zmax == 100
-    assert heat.text[0][0] == f"{heat.z[0][0]:.0f}"
+    assert heat.text[0][0] == rounding.fmt(heat.z[0][0])
 
 
 def test_motivation_dumbbell_colours_and_labels_follow_the_delta(frame):
@@ -55,10 +101,13 @@ def test_motivation_dumbbell_colours_and_labels_follow_the_delta(frame):
     assert default.marker.symbol == "circle-open"
     delta = next(t for t in fig.data if t.name == "delta")
     label_of = dict(zip(delta.y, delta.text))
-    p_of = effect.set_index("model")["p_wilcoxon"]
+    by_model = effect.set_index("model")
+    shown = exports.display_frame(effect, percent=("delta_macro",)).set_index("model")["delta_macro"]
     for line in lines:
         model = line.y[0]
-        assert label_of[model] == f"{line.x[1] - line.x[0]:+.1f}{charts.significance_mark(p_of[model])}"
+        mark = charts.significance_mark(by_model.loc[model, "p_wilcoxon"])
+        # the label is the table's rounded delta (not the difference of two rounded ends)
+        assert label_of[model] == rounding.fmt(shown[model], signed=True) + mark
 
 
 def test_significance_marks():

@@ -93,3 +93,50 @@ def test_report_renders_offline_in_chromium(report_db, tmp_path):
         finally:
             browser.close()
     assert requests == []
+
+
+def test_failure_examples_show_disagreeing_items_with_images_answers_and_justifications(report_db, tmp_path):
+    out = tmp_path / "report.html"
+    assert run_cli("report", "--db", str(report_db), "--out", str(out)).returncode == 0
+    text = out.read_text(encoding="utf-8")
+    section = text.split("<h2>6. Failure examples</h2>")[1].split("<h2>Methods</h2>")[0]
+    examples = section.count("class='example'")
+    assert examples >= 7  # at least one item per format where the models split
+    assert section.count("<h3>") == 7
+    assert "✓ right" in section and "✗ wrong" in section  # a split: both marks on one item
+    assert "data:image/jpeg;base64," in section  # thumbnails embedded, the file stays offline
+    assert "Answer key:" in section and "justification (motivation)" in section
+
+
+def test_provenance_names_versions_scorer_prompts_and_api_ids(report_db, tmp_path):
+    out = tmp_path / "report.html"
+    assert run_cli("report", "--db", str(report_db), "--out", str(out)).returncode == 0
+    section = out.read_text(encoding="utf-8").split("<h2>Provenance</h2>")[1]
+    for words in ("schema version", "data version", "profile", "strict", "scoring code sha256:", "generated",
+                  "API id", "prompt"):
+        assert words in section, words
+
+
+def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
+    """A model answer or justification holding HTML stays text in the report."""
+    from eduart_core.report import build_report
+    from eduart_core.store import Store
+    from eduart_core.store.runs import add_responses, create_run, ensure_model
+    from eduart_core.store.scores import load_scores
+    from tests.conftest import build_dashboard_store
+
+    db = build_dashboard_store(tmp_path / "hostile" / "eduart.duckdb")
+    store = Store(db)
+    frame = load_scores(store, dataset="demo")
+    item = frame.groupby("item_id")["correct"].mean().sub(0.5).abs().idxmin()  # an item the models split on
+    ensure_model(store, "evil", "Evil <b>model</b>", "Other", "offline", "evil-1")
+    for condition in ("default", "motivation"):
+        create_run(store, f"evil:{condition}", "demo", "evil", condition, "live")
+        add_responses(store, f"evil:{condition}", [{
+            "item_id": item, "request_key": f"k-{condition}",
+            "raw_text": '{"Answers": [{"id": "<script>alert(1)</script>"}], '
+                        '"motivation": "<img src=x onerror=alert(2)> because"}'}])
+    text = build_report(str(db))
+    assert "<script>alert(1)" not in text and "<img src=x" not in text
+    assert "&lt;img src=x onerror=alert(2)&gt; because" in text
+    assert "Evil &lt;b&gt;model&lt;/b&gt;" in text

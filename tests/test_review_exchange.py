@@ -206,6 +206,6 @@ def test_the_report_shows_reviewer_agreement_and_overrides(demo_db, tmp_path, ca
     response = load_responses(store, "demo").iloc[0]
     add_override(store, int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
     text = build_report(str(path), dataset="demo")
-    section = text.split("6. Reviewing the gold")[1].split("Methods")[0]
+    section = text.split("7. Reviewing the gold")[1].split("Methods")[0]
     assert "demo-extraction" in section and f"{expected['alpha']:.3f}" in section
     assert "1 response score(s) of this dataset carry a reviewed override" in section

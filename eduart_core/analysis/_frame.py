@@ -70,9 +70,21 @@ def group_codes(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, pd.Da
     return codes, pd.DataFrame({c: keys[c] for c in columns})
 
 
+def plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical key columns (the views encode model, item, condition... once per load) back to
+    plain values, so a result sorts, prints and concatenates like any other frame."""
+    cats = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not cats:
+        return frame
+    return frame.assign(**{c: frame[c].astype(frame[c].cat.categories.dtype) for c in cats})
+
+
 def finish(result: pd.DataFrame, n_dropped: int, **attrs: object) -> pd.DataFrame:
-    """Attach the dropped-row count (and any other provenance) as ``result.attrs``."""
-    result = result.reset_index(drop=True)
+    """Attach the dropped-row count (and any other provenance) as ``result.attrs``; key columns
+    leave as plain values (see `plain`)."""
+    kept = dict(result.attrs)
+    result = plain(result.reset_index(drop=True))
+    result.attrs.update(kept)
     result.attrs["n_dropped"] = int(n_dropped)
     result.attrs.update(attrs)
     return result
@@ -80,13 +92,13 @@ def finish(result: pd.DataFrame, n_dropped: int, **attrs: object) -> pd.DataFram
 
 def type_rank(types: pd.Series) -> pd.Series:
     """Sort key: the vocabulary's format order first, unknown formats after, alphabetically."""
-    return types.map(format_rank)
+    return types.astype(object).map(format_rank)
 
 
 def condition_rank(conditions: pd.Series) -> pd.Series:
     """Sort key: default before motivation, others after."""
     order = {c: i for i, c in enumerate(CONDITIONS)}
-    return conditions.map(lambda c: (order.get(c, len(order)), str(c)))
+    return conditions.astype(object).map(lambda c: (order.get(c, len(order)), str(c)))
 
 
 def sort_frame(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:

@@ -6,7 +6,7 @@ and n the number of items), so `wilson_interval` is the one place that formula l
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 #: The normal quantile of every 95% interval in EduArt Studio (the publication rounds it to 1.96).
 Z95 = 1.96
@@ -47,5 +47,5 @@ def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
         return float("nan"), float("nan")
     mean = values.mean()
     se = values.std(ddof=1) / np.sqrt(n)
-    half = stats.t.ppf(0.5 + level / 2.0, n - 1) * se
+    half = special.stdtrit(n - 1, 0.5 + level / 2.0) * se  # = stats.t.ppf, without its per-call overhead
     return float(mean - half), float(mean + half)

@@ -102,3 +102,19 @@ def image_summary(images: pd.DataFrame) -> pd.DataFrame:
     desc = images[columns].describe().loc[["mean", "min", "50%", "max"]]
     desc.index = ["mean", "min", "median", "max"]
     return desc.reset_index(names="statistic")
+
+
+def disagreement_examples(table: pd.DataFrame, per_format: int = 2) -> pd.DataFrame:
+    """The items of ``item_overview`` on which the models split most evenly, ``per_format`` per format.
+
+    Models disagree on an item when some answer it right and some wrong; the closer the share
+    right is to one half, the more telling the example (ties: item id). Formats in published
+    order. Adds ``share_right``.
+    """
+    d = table[(table["models_right"] > 0) & (table["models_right"] < table["n_models"])].copy()
+    if d.empty:
+        return d.assign(share_right=pd.Series(dtype=float))
+    d["share_right"] = d["models_right"] / d["n_models"]
+    d["_closeness"] = (d["share_right"] - 0.5).abs()
+    d = d.sort_values(["_closeness", "item_id"], kind="stable").groupby("type", sort=False).head(per_format)
+    return sort_frame(d.drop(columns="_closeness"), ["type", "item_id"])

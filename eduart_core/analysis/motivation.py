@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from ..vocab import CONDITIONS, DEFAULT_CONDITION, MOTIVATION_CONDITION
@@ -27,15 +27,31 @@ _TOL = 1e-9
 
 def paired_scores(df: pd.DataFrame) -> tuple[pd.DataFrame, int, list]:
     """(model, item_id, type, default, motivation) for items answered in both conditions,
-    rows dropped for a missing score, and every model seen)."""
+    rows dropped for a missing score, and every model seen).
+
+    A model x item grid of row numbers replaces a merge: with the keys encoded once per load
+    (categoricals) pairing 250,000 rows takes milliseconds. When a key repeats, its last row wins.
+    """
     d, dropped = prepare(df, ["model", "condition", "item_id", "type", "score"])
     models = list(pd.unique(d["model"]))
-    keys = ["model", "item_id"]
-    base = d.loc[d["condition"] == DEFAULT_CONDITION].drop_duplicates(keys, keep="last")
-    treat = d.loc[d["condition"] == MOTIVATION_CONDITION].drop_duplicates(keys, keep="last")
-    paired = base[keys + ["type", "score"]].merge(
-        treat[keys + ["score"]], on=keys, suffixes=("_base", "_treat"))
-    paired = paired.rename(columns={"score_base": DEFAULT_CONDITION, "score_treat": MOTIVATION_CONDITION})
+    m_codes, m_names = pd.factorize(d["model"])
+    i_codes, i_names = pd.factorize(d["item_id"])
+    rows = np.arange(len(d))
+    last = {}
+    for condition in CONDITIONS:
+        grid = np.full((len(m_names), len(i_names)), -1, dtype=np.int64)
+        chosen = rows[(d["condition"] == condition).to_numpy()]
+        np.maximum.at(grid, (m_codes[chosen], i_codes[chosen]), chosen)
+        last[condition] = grid
+    base = last[DEFAULT_CONDITION]
+    base_rows = np.sort(base[base >= 0])
+    treat_rows = last[MOTIVATION_CONDITION][m_codes[base_rows], i_codes[base_rows]]
+    both = treat_rows >= 0
+    base_rows, treat_rows = base_rows[both], treat_rows[both]
+    score = d["score"].to_numpy(dtype=float)
+    paired = d.iloc[base_rows][["model", "item_id", "type"]].reset_index(drop=True)
+    paired[DEFAULT_CONDITION] = score[base_rows]
+    paired[MOTIVATION_CONDITION] = score[treat_rows]
     return paired, dropped, models
 
 
@@ -51,6 +67,45 @@ def holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def wilcoxon_p(nonzero: np.ndarray) -> float:
+    """Two-sided p of scipy's ``wilcoxon(nonzero)`` (defaults: zeros dropped, no continuity
+    correction), computed directly for more than 50 differences, where scipy uses the normal
+    approximation with the tie correction; smaller samples (exact or permutation p) go to scipy.
+
+    Why: scipy's call costs a few milliseconds of input handling, times every model on every
+    cold Overview and Motivation page.
+    """
+    n = len(nonzero)
+    if n <= 50:
+        return float(stats.wilcoxon(nonzero).pvalue)
+    magnitude = np.abs(nonzero)
+    _, inverse, ties = np.unique(magnitude, return_inverse=True, return_counts=True)
+    upper = np.cumsum(ties)
+    ranks = (upper - (ties - 1) / 2.0)[inverse]  # average ranks of |d|
+    r_plus = float(ranks[nonzero > 0].sum())
+    mean = n * (n + 1.0) * 0.25
+    var = (n * (n + 1.0) * (2.0 * n + 1.0) - float((ties.astype(float) ** 3 - ties).sum()) / 2.0) / 24.0
+    if var <= 0:
+        return float("nan")
+    z = (r_plus - mean) / np.sqrt(var)
+    return float(min(1.0, 2.0 * special.ndtr(-abs(z))))  # = 2 * stats.norm.sf(|z|)
+
+
+def paired_t_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided p of scipy's ``ttest_rel(b, a)``, from its formula (t = mean difference over its
+    standard error, n - 1 degrees of freedom) without scipy's per-call input handling."""
+    diff = b - a
+    n = len(diff)
+    if n < 2:
+        return float("nan")
+    sd = diff.std(ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = diff.mean() / (sd / np.sqrt(n))
+    if np.isnan(t):
+        return float("nan")
+    return float(min(1.0, 2.0 * special.stdtr(n - 1, -abs(t))))
+
+
 def _model_row(model: str, a: np.ndarray, b: np.ndarray, threshold: float) -> dict:
     """Paired statistics for one model's default scores `a` and motivation scores `b`."""
     diff = b - a
@@ -63,9 +118,8 @@ def _model_row(model: str, a: np.ndarray, b: np.ndarray, threshold: float) -> di
     row["delta_micro_ci_low"], row["delta_micro_ci_high"] = t_interval(diff)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        row["p_ttest"] = (float(stats.ttest_rel(b, a).pvalue)
-                          if len(a) >= 2 and nonzero.size else np.nan)
-        row["p_wilcoxon"] = float(stats.wilcoxon(nonzero).pvalue) if nonzero.size else np.nan
+        row["p_ttest"] = paired_t_p(a, b) if len(a) >= 2 and nonzero.size else np.nan
+        row["p_wilcoxon"] = wilcoxon_p(nonzero) if nonzero.size else np.nan
     ra, rb = a >= threshold, b >= threshold
     right_wrong = int((ra & ~rb).sum())
     wrong_right = int((~ra & rb).sum())

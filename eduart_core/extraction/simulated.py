@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 
 from ..store import Store
-from ..vocab import DEMO_EXTRACTION_DATASET, DEMO_KIND
+from ..vocab import DEMO_EXTRACTION_DATASET, EXTRACTION_KIND
 
 DEMO_DATASET = DEMO_EXTRACTION_DATASET
 DEMO_TITLE = "Extraction review demo (simulated extractors)"
@@ -226,7 +226,7 @@ def build_extraction_demo(store: Store) -> dict:
     from .pages_render import page_text, render_page
     from .review import record_comparisons
 
-    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, DEMO_KIND, simulated=True,
+    ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, EXTRACTION_KIND, simulated=True,
                    description="Exam pages rendered from original demo items; both extractors are simulated.")
     pages = []
     for record in demo_truth():

@@ -12,7 +12,8 @@ from .core import (
     StoreVersionError,
     default_db_path,
     migrate,
+    release_readers,
 )
 
 __all__ = ["DEFAULT_DB", "Store", "StoreError", "StoreFullError", "StoreLockedError", "StoreVersionError",
-           "default_db_path", "migrate"]
+           "default_db_path", "migrate", "release_readers"]

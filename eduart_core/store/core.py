@@ -11,11 +11,21 @@ auto-install/auto-load are off so DuckDB never reaches for the network; a store 
 newer EduArt Studio (a schema version we do not know) is refused rather than written to; a full
 disk says "no space left on device" with the path, instead of the rollback error that used to
 hide it.
+
+Reading is pooled: opening a DuckDB file costs 20-150 ms (more on a busy machine), and one page
+render used to open it five to ten times. ``_ReadPool`` keeps one read-only "anchor" connection
+per file while reads come in and hands every caller its own cheap connection to the same
+database instance; the anchor closes after a short idle time, so a writer in another process
+(a run's ingest, the CLI) waits at most that long for the lock. A write in this process closes
+the anchor first. ``data_version`` is answered from the files' stat signature when nothing has
+changed on disk, so checking for new data costs no connection at all.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,6 +101,182 @@ def _is_mode_clash(exc: Exception) -> bool:
     return "different configuration" in str(exc).lower()
 
 
+def _signature(path: Path) -> tuple | None:
+    """What the file system says about the store and its WAL: changes whenever DuckDB writes."""
+    parts = []
+    for file in (path, path.with_name(path.name + ".wal")):
+        try:
+            st = file.stat()
+        except FileNotFoundError:
+            parts.append(None)
+            continue
+        except OSError:
+            return None
+        parts.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(parts) if parts[0] is not None else None
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+class _Anchor:
+    """The pooled read-only connection of one file and who is using it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, inode: int | None):
+        self.con = con
+        self.inode = inode
+        self.users = 0
+        self.opened = time.monotonic()
+        self.last_used = self.opened
+        self.timer: threading.Timer | None = None
+
+
+class _ReadPool:
+    """One read-only anchor connection per store file, shared by every thread of the process.
+
+    Callers get their own connection to the anchor's database instance (DuckDB hands those out in
+    microseconds while an instance is open) and close it when done. The anchor closes ``idle_s``
+    after its last user left, or as soon as no one uses it once it is ``max_age_s`` old; after such
+    a close, reads take plain short connections for ``gap_s`` (as before the pool), so a process
+    that reads without pause (a page following a run) still leaves the writer of that run its
+    chances to take the lock.
+    """
+
+    def __init__(self, idle_s: float = 0.3, max_age_s: float = 1.0, gap_s: float = 0.5):
+        self.idle_s = idle_s
+        self.max_age_s = max_age_s
+        self.gap_s = gap_s
+        self._anchors: dict[str, _Anchor] = {}
+        self._gaps: dict[str, float] = {}
+        self._cond = threading.Condition()
+        self._closing = False
+
+    def lease(self, key: str, open_anchor) -> tuple[duckdb.DuckDBPyConnection, bool]:
+        """(a connection of the caller's own, pooled?): a cursor of the pooled instance (opening the
+        anchor if needed), or a plain connection while exiting or in the gap after a long use."""
+        inode = _inode(key)
+        with self._cond:
+            plain = self._closing or (key not in self._anchors and time.monotonic() < self._gaps.get(key, 0.0))
+        if plain:
+            return open_anchor(), False
+        with self._cond:
+            anchor = self._anchors.get(key)
+            if anchor is not None and anchor.inode != inode and not anchor.users:
+                self._close(key)  # the file was replaced (a rebuilt demo): never read the old one
+                anchor = None
+            if anchor is None:
+                anchor = self._anchors[key] = _Anchor(open_anchor(), inode)
+            anchor.users += 1
+            try:
+                return anchor.con.cursor(), True
+            except duckdb.Error:
+                anchor.users -= 1
+                raise
+
+    def release(self, key: str, con: duckdb.DuckDBPyConnection, pooled: bool = True) -> None:
+        try:
+            con.close()
+        finally:
+            if pooled:
+                self._left(key)
+
+    def _left(self, key: str) -> None:
+        with self._cond:
+            if self._closing:
+                return
+            anchor = self._anchors.get(key)
+            if anchor is None:
+                return
+            anchor.users -= 1
+            anchor.last_used = time.monotonic()
+            if anchor.users == 0:
+                self._cond.notify_all()
+                if anchor.last_used - anchor.opened >= self.max_age_s:
+                    self._close(key)
+                    self._gaps[key] = time.monotonic() + self.gap_s
+                elif anchor.timer is None:
+                    self._arm(key, anchor, self.idle_s)
+
+    def _arm(self, key: str, anchor: _Anchor, delay: float) -> None:
+        timer = threading.Timer(delay, self._expire, args=(key, anchor))
+        # Not a daemon: Python joins it before exiting (at most ``idle_s``). A daemon thread still
+        # inside DuckDB when the interpreter finalises is stopped there and aborts the process
+        # ("FATAL: exception not rethrown").
+        timer.daemon = False
+        anchor.timer = timer
+        timer.start()
+
+    def _expire(self, key: str, anchor: _Anchor) -> None:
+        with self._cond:
+            if self._anchors.get(key) is not anchor:
+                return
+            anchor.timer = None
+            if anchor.users:
+                return  # the last user to leave arms a new timer
+            left = self.idle_s - (time.monotonic() - anchor.last_used)
+            if left > 0.01:
+                self._arm(key, anchor, left)
+            else:
+                self._close(key)
+
+    def _close(self, key: str) -> None:
+        anchor = self._anchors.pop(key, None)
+        if anchor is None:
+            return
+        if anchor.timer is not None:
+            anchor.timer.cancel()
+        try:
+            anchor.con.close()
+        except duckdb.Error as exc:  # closing a connection that failed: nothing left to free
+            logger.info("closing the pooled read connection of %s: %s", key, exc)
+
+    def close(self, key: str, wait_s: float = 10.0) -> None:
+        """Close the anchor of one file once its current readers are done (before a write)."""
+        deadline = time.monotonic() + wait_s
+        with self._cond:
+            while key in self._anchors and self._anchors[key].users:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    logger.warning("store %s: %d reader(s) still busy; writing alongside them",
+                                   key, self._anchors[key].users)
+                    return
+                self._cond.wait(left)
+            self._close(key)
+
+    def close_all(self) -> None:
+        with self._cond:
+            for key in list(self._anchors):
+                if not self._anchors[key].users:
+                    self._close(key)
+
+    def shutdown(self) -> None:
+        """At interpreter exit: close every anchor still open from the main thread, so no DuckDB
+        instance outlives the interpreter."""
+        with self._cond:
+            self._closing = True
+            for key in list(self._anchors):
+                self._close(key)
+
+
+_POOL = _ReadPool()
+atexit.register(_POOL.shutdown)
+#: Data version last read per store file, with the file signature it was read at.
+_VERSIONS: dict[str, tuple[tuple, int]] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def release_readers(path: str | os.PathLike | None = None) -> None:
+    """Close the pooled read connection(s) now (tests and tools that open the file themselves)."""
+    if path is None:
+        _POOL.close_all()
+    else:
+        _POOL.close(str(Path(path).expanduser()))
+
+
 class Store:
     """A store file plus the folders that live next to it (images, run journals, cache)."""
 
@@ -143,23 +329,45 @@ class Store:
 
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A short-lived connection, migrated to the current schema; closed on exit."""
+        """A short-lived connection, migrated to the current schema; closed on exit.
+
+        Read-only connections come from the process's read pool (see the module docstring); a
+        read-write one first closes this file's pooled reader, since DuckDB cannot hold one file
+        in both modes in one process.
+        """
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an import first")
-        if not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        key = str(self.path)
+        if read_only:
+            con, pooled = _POOL.lease(key, self._open_reader)
+            try:
+                yield con
+            finally:
+                _POOL.release(key, con, pooled)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _POOL.close(key, wait_s=self.lock_timeout_s)
         con = self._open(read_only)
         try:
             try:
-                if read_only:
-                    check_schema(con, self.path)
-                else:
-                    migrate(con, self.path)
+                migrate(con, self.path)
             except duckdb.Error as exc:
                 raise _one_line_error(self.path, exc) from None
             yield con
         finally:
             con.close()
+
+    def _open_reader(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection whose schema this code knows (checked once per pooled anchor)."""
+        con = self._open(True)
+        try:
+            check_schema(con, self.path)
+        except BaseException as exc:
+            con.close()
+            if isinstance(exc, duckdb.Error):
+                raise _one_line_error(self.path, exc) from None
+            raise
+        return con
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -180,15 +388,29 @@ class Store:
                 raise
 
     def data_version(self) -> int:
-        """A counter bumped by every committed write: the cache key for analysis results."""
-        if not self.path.exists():
+        """A counter bumped by every committed write: the cache key for analysis results.
+
+        Answered without opening the file when its stat signature (and its WAL's) is the one the
+        version was last read at: any write changes the signature.
+        """
+        key = str(self.path)
+        before = _signature(self.path)
+        if before is None:
             return -1
+        with _VERSIONS_LOCK:
+            seen = _VERSIONS.get(key)
+        if seen is not None and seen[0] == before:
+            return seen[1]
         with self.connect(read_only=True) as con:
             try:
                 row = con.execute("SELECT value FROM meta WHERE key = 'data_version'").fetchone()
             except duckdb.Error:
                 return -1
-        return int(row[0]) if row else -1
+        version = int(row[0]) if row else -1
+        if _signature(self.path) == before:  # nothing was written while we read
+            with _VERSIONS_LOCK:
+                _VERSIONS[key] = (before, version)
+        return version
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

@@ -389,3 +389,16 @@ MIGRATIONS.append((7, "study tables, external scores, model access", [
         PRIMARY KEY (model, benchmark)
     )""",
 ]))
+
+# Migration 8 (issue 13, performance): the response the long score frame uses (the latest answered
+# request per dataset, model, condition, item and repetition) is marked when written
+# (`store.runs.mark_latest_con`), instead of being found by a window over every response on each
+# read. Existing stores are marked once here.
+MIGRATIONS.append((8, "latest response marker", [
+    "ALTER TABLE responses ADD COLUMN IF NOT EXISTS is_latest BOOLEAN DEFAULT FALSE",
+    """UPDATE responses SET is_latest = TRUE WHERE response_id IN (
+        SELECT r.response_id FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL
+        QUALIFY row_number() OVER (PARTITION BY u.dataset, u.model, u.condition, r.item_id,
+            CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
+            ORDER BY r.response_id DESC) = 1)""",
+]))

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from ..errors import UserError
@@ -26,7 +27,7 @@ from ..vocab import (
 )
 from .core import Store
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
-from .runs import ScoringContext, insert_frame, paper_input, parse_for, safe_score
+from .runs import ScoringContext, insert_frame, latest_clause, paper_input, parse_for, safe_score
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
@@ -240,6 +241,151 @@ def _embedding_models(frame: pd.DataFrame) -> list[str]:
                         f"({', '.join(models)}); rescore them with one: python -m eduart_core score "
                         "--embedding-model MODEL")
     return models
+
+
+#: Key columns of the encoded score table, in the long frame's column order.
+TABLE_KEYS = ("model", "condition", "item_id", "type", "language", "has_image", "family", "simulated", "dataset",
+              "model_key", "task", "dimension", "kind")
+
+
+def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
+    """The latest answer of every model x condition x item of one dataset with the scores of every
+    profile side by side (``score_<profile>``, ``correct_<profile>``; NaN/False where a profile
+    has no score), key columns encoded once as pandas categoricals.
+
+    Why this shape: the dashboard used to read the long frame once per profile, and converting
+    500,000 rows of text columns to Python strings cost several seconds. Here the database
+    returns small integer codes (sorted like ``load_scores``: model display name, condition,
+    item), the text of each key is read once from the small models and items tables, and
+    ``long_scores`` derives the long frame of a profile without another read. Repetition-0 runs
+    only; the latest answered request per key (``responses.is_latest``, marked when written).
+    Reviewed score overrides apply as in ``load_scores`` (``overridden_<profile>`` marks them), and
+    ``kind`` is each model's kind, so the selection can keep baselines out.
+    """
+    latest_sql = """
+        WITH mk AS (SELECT model, (row_number() OVER (ORDER BY display_name) - 1)::INTEGER AS m FROM models),
+             ik AS (SELECT item_id, (row_number() OVER (ORDER BY item_id) - 1)::INTEGER AS i
+                    FROM items WHERE dataset = $dataset AND is_current),
+             ck AS (SELECT condition, (row_number() OVER (ORDER BY condition) - 1)::INTEGER AS c
+                    FROM (SELECT DISTINCT condition FROM runs WHERE dataset = $dataset))
+        SELECT r.response_id AS rid, mk.m, ck.c, ik.i
+        FROM responses r JOIN runs u USING (run_id)
+        JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
+        WHERE u.dataset = $dataset AND {latest}
+          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0"""
+    with store.connect(read_only=True) as con:
+        if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
+            names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
+            raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
+        models = con.execute(f"SELECT m.model, m.display_name, m.family, m.simulated, {model_kind_sql(con)} "
+                             "FROM models m ORDER BY m.display_name").fetchall()
+        items = con.execute("SELECT item_id, type, language, has_image, json_extract_string(record, '$.task'), "
+                            "json_extract_string(record, '$.dimension') FROM items WHERE dataset = ? AND is_current "
+                            "ORDER BY item_id", [dataset]).fetchall()
+        conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
+                                                [dataset]).fetchall()]
+        latest = con.execute(latest_sql.format(latest=latest_clause(con)), {"dataset": dataset}).fetchnumpy()
+        rid = np.asarray(latest["rid"], dtype=np.int64)
+        # The scores of those responses: a range scan (responses of a dataset are written together)
+        # matched in numpy, about twice as fast as joining a million score rows in the database.
+        profile_code = " ".join(f"WHEN '{p}' THEN {k}" for k, p in enumerate(PROFILES))
+        span = [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]
+        scorers = [r[0] for r in con.execute("SELECT DISTINCT scorer FROM scores WHERE response_id BETWEEN ? AND ? "
+                                             "AND scorer IS NOT NULL ORDER BY 1", span).fetchall()]
+        reviewed = has_overrides_table(con)  # a store from before the review studio has no overrides
+        score_rows = con.execute(
+            (f"WITH ov AS ({LATEST_OVERRIDES_SQL}) " if reviewed else "")
+            + f"SELECT s.response_id, (CASE s.profile {profile_code} ELSE -1 END)::TINYINT AS profile, "
+            + ("coalesce(ov.score, s.score) AS score, CASE WHEN ov.score IS NULL THEN s.correct ELSE ov.score >= 0.5 "
+               "END AS correct, ov.score IS NOT NULL AS overridden, " if reviewed else
+               "s.score, s.correct, FALSE AS overridden, ")
+            + "(coalesce(list_position(?::VARCHAR[], s.scorer), 0) - 1)::INTEGER AS scorer FROM scores s "
+            + ("LEFT JOIN ov ON ov.response_id = s.response_id AND ov.profile = s.profile "
+               "AND ov.item_version = s.item_version AND ov.score IS NOT NULL " if reviewed else "")
+            + "WHERE s.response_id BETWEEN ? AND ?", [scorers, *span]).fetchnumpy()
+    order = np.lexsort((latest["i"], latest["c"], latest["m"]))  # as load_scores: model, condition, item
+    codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i")}
+    rid = rid[order]
+    by_id = np.argsort(rid)
+    sorted_ids = rid[by_id]
+    found = np.searchsorted(sorted_ids, np.asarray(score_rows["response_id"], dtype=np.int64))
+    found = np.minimum(found, max(len(sorted_ids) - 1, 0))
+    hit = (sorted_ids[found] == score_rows["response_id"]) if len(sorted_ids) else np.zeros(0, dtype=bool)
+    row = by_id[found] if len(sorted_ids) else found
+    profiles = np.asarray(score_rows["profile"], dtype=np.int64)
+    for k, profile in enumerate(PROFILES):
+        chosen = hit & (profiles == k)
+        score = np.full(len(rid), np.nan)
+        score[row[chosen]] = np.asarray(score_rows["score"], dtype=float)[chosen]
+        correct = np.zeros(len(rid), dtype=bool)
+        correct[row[chosen]] = np.asarray(score_rows["correct"], dtype=bool)[chosen]
+        overridden = np.zeros(len(rid), dtype=bool)
+        overridden[row[chosen]] = np.asarray(score_rows["overridden"], dtype=bool)[chosen]
+        codes[f"overridden_{profile}"] = overridden
+        scorer = np.full(len(rid), -1, dtype=np.int64)
+        scorer[row[chosen]] = np.asarray(score_rows["scorer"], dtype=np.int64)[chosen]
+        codes[f"score_{profile}"], codes[f"correct_{profile}"] = score, correct
+        codes[f"scorer_{profile}"] = pd.Categorical.from_codes(scorer, categories=pd.Index(scorers, dtype=object))
+    return _decode_table(codes, models, items, conditions, dataset)
+
+
+def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
+    """Codes into ``labels`` (None labels become missing values) as a categorical."""
+    distinct = sorted({x for x in labels if x is not None})
+    position = {x: k for k, x in enumerate(distinct)}
+    recode = np.array([position.get(x, -1) if x is not None else -1 for x in labels] + [-1], dtype=np.int64)
+    # Object categories, not pandas' Arrow strings: turning a column back into values (a chart,
+    # a table, `to_numpy`) is then a numpy take, not an Arrow conversion of every row.
+    return pd.Categorical.from_codes(recode[codes], categories=pd.Index(distinct, dtype=object))
+
+
+def _decode_table(codes: dict, models: list, items: list, conditions: list, dataset: str) -> pd.DataFrame:
+    m = np.asarray(codes["m"], dtype=np.int64)
+    i = np.asarray(codes["i"], dtype=np.int64)
+    c = np.asarray(codes["c"], dtype=np.int64)
+    model_keys, names, families, simulated, kinds = (
+        (list(col) for col in zip(*models)) if models else ([], [], [], [], []))
+    item_ids, types, languages, images, tasks, dimensions = (
+        (list(col) for col in zip(*items)) if items else ([], [], [], [], [], []))
+    out = {
+        "model": _categorical(m, names),
+        "condition": _categorical(c, conditions),
+        "item_id": _categorical(i, item_ids),
+        "type": _categorical(i, types),
+        "language": _categorical(i, languages),
+        "has_image": np.asarray([bool(x) for x in images] + [False], dtype=bool)[i],
+        "family": _categorical(m, families),
+        "simulated": np.asarray([bool(x) for x in simulated] + [False], dtype=bool)[m],
+        "dataset": pd.Categorical.from_codes(np.zeros(len(m), dtype=np.int64),
+                                             categories=pd.Index([dataset], dtype=object)),
+        "model_key": _categorical(m, model_keys),
+        "task": _categorical(i, tasks),
+        "dimension": _categorical(i, dimensions),
+        "kind": _categorical(m, kinds),
+    }
+    for profile in PROFILES:
+        out[f"score_{profile}"] = np.asarray(codes[f"score_{profile}"], dtype=float)
+        out[f"correct_{profile}"] = np.asarray(codes[f"correct_{profile}"], dtype=bool)
+        out[f"scorer_{profile}"] = codes[f"scorer_{profile}"]
+        out[f"overridden_{profile}"] = np.asarray(codes[f"overridden_{profile}"], dtype=bool)
+    return pd.DataFrame(out)
+
+
+def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The long score frame of one profile (``load_scores`` columns) from ``load_score_table``."""
+    _check_profiles([profile])
+    score = table[f"score_{profile}"].to_numpy()
+    keep = ~np.isnan(score)
+    keys = table.loc[keep, list(TABLE_KEYS)] if not keep.all() else table[list(TABLE_KEYS)]
+    frame = keys.reset_index(drop=True)
+    frame.insert(6, "profile", pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int64),
+                                                         categories=pd.Index([profile], dtype=object)))
+    frame.insert(7, "score", score[keep])
+    frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
+    frame["scorer"] = table[f"scorer_{profile}"].to_numpy()[keep] if len(frame) else pd.Categorical([])
+    frame["overridden"] = table[f"overridden_{profile}"].to_numpy()[keep]
+    frame.attrs["embedding_models"] = _embedding_models(frame)  # refuses a mix, as load_scores does
+    return frame
 
 
 def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:

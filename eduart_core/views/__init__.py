@@ -76,6 +76,7 @@ from .psychometrics import (
     reliability,
     setting_words,
 )
+from .report import failure_examples, provenance, scorer_fingerprint
 from .results import (
     baseline_type_scores,
     baselines,
@@ -99,6 +100,7 @@ from .results import (
 )
 from .review import review_agreement, review_queue, suspect_keys
 from .runs import batch_jobs, runs
+from .scope import FilterState, analysable_datasets, dataset_filters, item_level
 from .studies import (
     ItemPicture,
     StudyFeatures,
@@ -199,6 +201,8 @@ _SPECS = (
     ViewSpec("external_correlations", external_correlations,
              "Tasks and dimensions: correlation with imported external benchmarks"),
     ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
+    ViewSpec("failure_examples", failure_examples, "Report: failure examples (items where the models disagree)"),
+    ViewSpec("provenance", provenance, "Report: provenance block (versions, scorer, prompts, API model ids)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -216,21 +220,21 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "access_map", "answer_key", "answer_marks", "baseline_models", "baseline_type_scores",
-    "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks", "dataset_flags",
-    "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif", "difficulty_categories",
-    "dimension_scores", "discrimination_by_format", "distractor_choices", "distractors", "EmptySelection",
-    "examinee_setting", "explorer_items", "external_correlations", "failure_matrix", "family_best",
-    "family_map", "findings_table", "format_spread", "image_attributes", "image_effect", "image_sizes",
-    "invalid_rates", "irt_abilities", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
-    "irt_wright_map", "item_card", "item_changes", "item_detail", "item_flags", "item_lengths", "item_list",
-    "item_metadata", "item_picture", "item_responses", "item_statistics", "item_texts",
-    "ItemLevelUnavailable", "ItemPicture", "items_by_format", "items_by_image", "items_by_language",
-    "key_findings", "languages", "latest_responses", "leaderboard", "mcq_by_language", "mcq_vs_macro",
-    "model_comparison", "models", "models_with_data", "motivation", "motivation_by_model_type",
-    "motivation_by_type", "numeric_errors", "parallel_contrasts", "part_accuracy", "profile_examples",
-    "profile_impact", "published_setting", "regression", "regression_choices", "reliability", "responses",
-    "review_agreement", "review_queue", "run_view", "runs", "selected_scores", "setting_words", "Source",
-    "study_features", "StudyFeatures", "suspect_keys", "task_correlations", "type_means", "type_scores",
-    "ViewSpec",
+    "VIEWS", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
+    "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
+    "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
+    "distractors", "EmptySelection", "examinee_setting", "explorer_items", "external_correlations",
+    "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
+    "format_spread", "image_attributes", "image_effect", "image_sizes", "invalid_rates", "irt_abilities",
+    "irt_fit", "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "item_card",
+    "item_changes", "item_detail", "item_flags", "item_lengths", "item_level", "item_list", "item_metadata",
+    "item_picture", "item_responses", "item_statistics", "item_texts", "ItemLevelUnavailable", "ItemPicture",
+    "items_by_format", "items_by_image", "items_by_language", "key_findings", "languages", "latest_responses",
+    "leaderboard", "mcq_by_language", "mcq_vs_macro", "model_comparison", "models", "models_with_data",
+    "motivation", "motivation_by_model_type", "motivation_by_type", "numeric_errors", "parallel_contrasts",
+    "part_accuracy", "profile_examples", "profile_impact", "provenance", "published_setting", "regression",
+    "regression_choices", "reliability", "responses", "review_agreement", "review_queue", "run_view", "runs",
+    "scorer_fingerprint", "selected_scores", "setting_words", "Source", "study_features", "StudyFeatures",
+    "suspect_keys", "task_correlations", "type_means", "type_scores", "ViewSpec",
 ]

@@ -108,22 +108,26 @@ def clear_caches() -> None:
 
 @cached(maxsize=16)
 def datasets(src: Source) -> pd.DataFrame:
-    """Datasets in the store with their flags (kind, simulated, aggregate_only, title)."""
-    from ..store import scores as store_scores
+    """Datasets in the store with their flags (kind, simulated, aggregate_only, title, has_answers)."""
+    from ..store import catalog
 
-    frame = store_scores.list_datasets(src.store)
-    for col, default in (("simulated", False), ("aggregate_only", False), ("title", None), ("kind", None)):
-        if col not in frame:
-            frame[col] = default
-    return frame
+    return catalog.dataset_catalog(src.store)
 
 
 @cached(maxsize=16)
 def models(src: Source) -> pd.DataFrame:
     """Models with display name, family, simulated flag and the datasets they have data in."""
-    from ..store import scores as store_scores
+    from ..store import catalog
 
-    return store_scores.list_models(src.store)
+    return catalog.model_catalog(src.store)
+
+
+@cached(maxsize=8)
+def item_keys(src: Source, dataset: str) -> pd.DataFrame:
+    """Current items of a dataset without their records (item_id, type, language, has_image, image_hash)."""
+    from ..store import catalog
+
+    return catalog.item_keys(src.store, dataset)
 
 
 @dataclass(frozen=True)
@@ -138,8 +142,9 @@ class DatasetFlags:
     aggregate_only: bool
 
 
+@cached(maxsize=64)
 def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
-    """Flags of one dataset (exists=False for an unknown name)."""
+    """Flags of one dataset (exists=False for an unknown name); asked many times per page run."""
     frame = datasets(src)
     row = frame[frame["dataset"] == dataset]
     if row.empty:
@@ -149,12 +154,23 @@ def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
                         bool(r.get("simulated") or False), bool(r.get("aggregate_only") or False))
 
 
-@cached(maxsize=8)
-def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
-    """The long score frame of one dataset and profile (every model, every condition)."""
+@cached(maxsize=4)
+def score_table(src: Source, dataset: str) -> pd.DataFrame:
+    """Every profile's scores of a dataset in one read, keys encoded once (see `load_score_table`)."""
     from ..store import scores as store_scores
 
-    return store_scores.load_scores(src.store, profile=profile, dataset=dataset)
+    return store_scores.load_score_table(src.store, dataset)
+
+
+@cached(maxsize=8)
+def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
+    """The long score frame of one dataset and profile (every model, every condition).
+
+    Derived from the shared `score_table`, so switching the profile never reads the store again.
+    """
+    from ..store import scores as store_scores
+
+    return store_scores.long_scores(score_table(src, dataset), profile)
 
 
 @cached(maxsize=8)
@@ -205,14 +221,14 @@ def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -
     return frame
 
 
+@cached(maxsize=8)
 def family_map(src: Source) -> dict[str, str]:
     """Display name -> family; simulated models without a family are 'Simulated'."""
     frame = models(src)
-    name_col = "display_name" if "display_name" in frame else "model"
     out = {}
-    for _, r in frame.iterrows():
-        fam = r.get("family") or ("Simulated" if r.get("simulated") else "Other")
-        out[str(r[name_col])] = str(fam)
+    for name, family, simulated in zip(frame["display_name"], frame["family"], frame["simulated"]):
+        fam = family if isinstance(family, str) and family else ("Simulated" if simulated else "Other")
+        out[str(name)] = str(fam)
     return out
 
 
@@ -226,8 +242,8 @@ def item_text(record: Any) -> str:
 
 def languages(src: Source, dataset: str) -> list[str]:
     """Language codes of a dataset's items, sorted (empty for an aggregate-only dataset)."""
-    frame = items(src, dataset)
-    return sorted(frame["language"].dropna().unique()) if "language" in frame else []
+    frame = item_keys(src, dataset)
+    return sorted(frame["language"].dropna().unique())
 
 
 def _in_dataset(ds: Any, dataset: str) -> bool:

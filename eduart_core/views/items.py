@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -85,9 +87,13 @@ def item_metadata(src: Source, sel: Selection, task: str = "", dimension: str = 
 
 
 @cached(maxsize=8)
-def item_texts(src: Source, dataset: str) -> dict[str, str]:
-    """item_id -> readable text (title, instructions, stem) for hovers and search."""
-    return {r.item_id: item_text(r.record) for r in items(src, dataset).itertuples()}
+def item_texts(src: Source, dataset: str) -> Mapping[str, str]:
+    """item_id -> readable text (title, instructions, stem) for hovers and search.
+
+    Read-only (a mapping proxy), so the cache hands out the same mapping without copying 5,000
+    entries on every call."""
+    frame = items(src, dataset)
+    return MappingProxyType(dict(zip(frame["item_id"].astype(object), map(item_text, frame["record"]))))
 
 
 @cached()

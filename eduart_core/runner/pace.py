@@ -1,0 +1,119 @@
+"""How fast a launch goes and what it produced: the Runs page's live rate, ETA and end summary.
+
+Why from the journals: a launch runs in another process; its journals (one JSONL line per
+finished request, with a ``ts``) are the only live record the page can read without touching
+the store. The rate is measured over the last few minutes of this session, so a resumed launch
+or a slow start does not distort the estimate; the end summary adds up the same journals.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .journal import latest_by_key, read_records
+from .launchfile import FINISHED_STATUSES, WAITING_INGEST
+
+#: Rates are measured over the requests finished in this window (seconds).
+RATE_WINDOW_S = 180.0
+#: A launch has ended in these states (answers waiting for ingest included: the run is over).
+FINISHED = (*FINISHED_STATUSES, WAITING_INGEST)
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Progress of a running launch: requests done of total, requests per minute, seconds left."""
+
+    done: int
+    total: int
+    per_minute: float | None
+    eta_s: float | None
+
+    def describe(self) -> str:
+        """One line for the page: "120 of 400 requests · 35.2 per minute · about 8 min left"."""
+        parts = [f"{self.done} of {self.total} requests"]
+        if self.per_minute is None:
+            parts.append("measuring the rate")
+        else:
+            parts.append(f"{self.per_minute:.1f} per minute")
+            if self.eta_s is not None and self.done < self.total:
+                parts.append(f"about {duration(self.eta_s)} left")
+        return " · ".join(parts)
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words a person reads at a glance: 45 s, 8 min, 2 h 05 min."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    return f"{int(minutes // 60)} h {int(minutes % 60):02d} min"
+
+
+def _member_records(state: dict) -> list[list[dict]]:
+    return [list(read_records(Path(m["journal"]))) for m in state.get("members") or [] if m.get("journal")]
+
+
+def launch_pace(state: dict, now: float | None = None, window_s: float = RATE_WINDOW_S) -> Pace:
+    """Requests done (answered or failed for good), the rate over the last ``window_s`` seconds of
+    this session (requests finished before the session started do not count), and the ETA."""
+    now = time.time() if now is None else now
+    started = float(state.get("started_at") or 0.0)
+    total = sum(int(m.get("jobs") or 0) for m in state.get("members") or []) or int(state.get("total_jobs") or 0)
+    done = 0
+    stamps: list[float] = []
+    for records in _member_records(state):
+        done += len(latest_by_key(iter(records)))
+        stamps += [float(r["ts"]) for r in records if isinstance(r.get("ts"), int | float) and r["ts"] >= started]
+    since = max(started, now - window_s) if started else now - window_s
+    recent = [t for t in stamps if t >= since]
+    span = now - since
+    if len(recent) < 2 or span <= 1.0:
+        return Pace(done, total, None, None)
+    per_second = len(recent) / span
+    eta = (total - done) / per_second if total > done else 0.0
+    return Pace(done, total, per_second * 60.0, eta)
+
+
+@dataclass(frozen=True)
+class LaunchSummary:
+    """What a finished launch produced, for the summary that stays on the Runs page."""
+
+    launch_id: str
+    status: str
+    dataset: str | None
+    models: tuple[str, ...]
+    conditions: tuple[str, ...]
+    answered: int
+    failed: int
+    total: int
+    seconds: float | None
+    finished_at: float | None
+
+
+def launch_summary(state: dict) -> LaunchSummary | None:
+    """The summary of a finished launch (None while it runs)."""
+    if state.get("status") not in FINISHED:
+        return None
+    answered = failed = 0
+    for records in _member_records(state):
+        latest = latest_by_key(iter(records))
+        answered += sum(1 for r in latest.values() if r.get("status") == "ok")
+        failed += sum(1 for r in latest.values() if r.get("status") != "ok")
+    members = state.get("members") or []
+    started, finished = state.get("started_at"), state.get("finished_at")
+    seconds = float(finished) - float(started) if started and finished else None
+    return LaunchSummary(
+        launch_id=str(state.get("launch_id")), status=str(state.get("status")), dataset=state.get("dataset"),
+        models=tuple(dict.fromkeys(str(m.get("model")) for m in members)),
+        conditions=tuple(dict.fromkeys(str(m.get("condition")) for m in members)),
+        answered=answered, failed=failed, total=sum(int(m.get("jobs") or 0) for m in members),
+        seconds=seconds, finished_at=float(finished) if finished else None)
+
+
+def latest_finished(states: list[dict]) -> dict | None:
+    """The most recently finished launch among ``states`` (newest first or in any order)."""
+    done = [s for s in states if s.get("status") in FINISHED and s.get("finished_at")]
+    return max(done, key=lambda s: float(s["finished_at"])) if done else None
