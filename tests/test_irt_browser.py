@@ -18,13 +18,6 @@ def _settle(page) -> None:
     page.wait_for_selector(READY, timeout=90_000)
 
 
-def _warm(page, url: str) -> None:
-    """A first request after a server start shows Streamlit's "Page not found" dialog over a
-    deep-linked page (seen on main too): open the overview first."""
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-    _settle(page)
-
-
 def _problems(page) -> list[str]:
     return (page.locator('[data-testid="stException"]').all_inner_texts()
             + page.locator('[data-testid="stAlertContentError"]').all_inner_texts())
@@ -34,7 +27,6 @@ def test_psychometrics_tabs_switch_and_draw(server, browser):  # noqa: F811
     url, _ = server
     page = browser.new_page(viewport={"width": 1400, "height": 3200})
     try:
-        _warm(page, url)
         page.goto(f"{url}/psychometrics", wait_until="domcontentloaded", timeout=60_000)
         _settle(page)
         for tab, charts in (("IRT", 3), ("Distractors", 1), ("DIF", 2)):
@@ -59,7 +51,6 @@ def test_inspector_draws_the_item_curve(server, browser):  # noqa: F811
     item_id = str(items[items["informative"]]["item_id"].iloc[0])
     page = browser.new_page(viewport={"width": 1400, "height": 3000})
     try:
-        _warm(page, url)
         page.goto(f"{url}/inspector?item={item_id}", wait_until="domcontentloaded", timeout=60_000)
         _settle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)

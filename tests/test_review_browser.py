@@ -57,15 +57,6 @@ def settle(page) -> None:
     page.wait_for_selector(IDLE, timeout=90_000)
 
 
-def dismiss_dialog(page) -> None:
-    """A cold server answers the very first deep link with Streamlit's "Page not found" notice
-    (while still drawing the page); close it so it does not cover the page."""
-    dialog = page.locator('[role="dialog"]')
-    if dialog.count() and "Page not found" in " ".join(dialog.all_inner_texts()):
-        page.keyboard.press("Escape")
-        page.wait_for_timeout(300)
-
-
 def no_errors(page) -> None:
     problems = (page.locator('[data-testid="stException"]').all_inner_texts()
                 + page.locator('[data-testid="stAlertContentError"]').all_inner_texts())
@@ -77,7 +68,6 @@ def open_review(browser, url: str, name: str, query: str = ""):
     page = context.new_page()
     page.goto(f"{url}/review{query}", wait_until="domcontentloaded", timeout=60_000)
     settle(page)
-    dismiss_dialog(page)
     box = page.get_by_label("Your name (kept for this browser session and stored with every decision)")
     box.fill(name)
     box.press("Enter")
@@ -200,7 +190,6 @@ def test_suspect_key_from_the_inspector_to_a_corrected_key(server, browser):
     try:
         page.goto(f"{url}/inspector?item={item_id}&dataset=demo", wait_until="domcontentloaded", timeout=60_000)
         settle(page)
-        dismiss_dialog(page)
         page.get_by_text("Review: version history and key checks").click()
         page.get_by_role("button", name="Open it in the suspect-key queue").click()
         page.wait_for_url(lambda u: "/review" in u and f"suspect={item_id}" in u, timeout=60_000)
