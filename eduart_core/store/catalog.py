@@ -11,6 +11,7 @@ import pandas as pd
 
 from .core import Store
 from .runs import latest_clause
+from .scores import model_access_sql, model_kind_sql
 
 
 def dataset_catalog(store: Store) -> pd.DataFrame:
@@ -35,11 +36,12 @@ def dataset_catalog(store: Store) -> pd.DataFrame:
 
 
 def model_catalog(store: Store) -> pd.DataFrame:
-    """Models (key, display name, family, provider, API id, simulated) with the datasets they ran on."""
+    """Models (key, display name, family, provider, API id, simulated, kind, access) with the datasets
+    they ran on. The kind keeps baselines out of model pickers unless the selection switches them in."""
     with store.connect(read_only=True) as con:
         frame = con.execute(
-            """SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
-                      d.datasets
+            f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
+                      {model_kind_sql(con)} AS kind, {model_access_sql(con)} AS access, d.datasets
                FROM models m LEFT JOIN (SELECT model, list(DISTINCT dataset ORDER BY dataset) AS datasets
                                         FROM runs GROUP BY model) d USING (model)
                ORDER BY m.display_name""").df()
