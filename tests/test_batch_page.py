@@ -12,6 +12,7 @@ from runner_items import fill_store
 from streamlit.testing.v1 import AppTest
 
 from eduart_core.runner import background
+from tests.reading import as_read
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "7_runs_page.py")
@@ -63,7 +64,7 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
     row = est.iloc[0]
     assert row["batch (USD)"] == pytest.approx(row["online (USD)"] * 0.5) and row["batch"] == "yes"
     at.button(key="runs_launch").click().run()
-    launch_id = at.success[0].value.split()[1]
+    launch_id = as_read(at.success[0].value).split()[1]
     _until(lambda: stub.submissions and stub.polls >= 2)
     at = _page()
     live = _frame_with(at, "job_id")
