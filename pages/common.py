@@ -278,7 +278,7 @@ def sidebar() -> Selection:
         titles = dict(zip(ds["dataset"], ds["title"].fillna(ds["dataset"])))
         dataset = st.selectbox("Dataset", names, key="f_dataset", format_func=lambda d: f"{titles.get(d) or d} ({d})",
                                help="Datasets with results to analyse. Extracted items under review are on the "
-                                    "Extraction review page.")
+                                    "Review studio page.")
         with guard():
             scope = _apply_scope(dataset, src)
         fam = views.family_map(src)

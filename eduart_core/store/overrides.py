@@ -29,7 +29,7 @@ LATEST_OVERRIDES_SQL = (
 
 
 def has_overrides_table(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the store has the overrides table (a store from before migration 3 has not)."""
+    """Whether the store has the overrides table (a store from before migration 6 (review studio) has not)."""
     return bool(con.execute("SELECT count(*) FROM information_schema.tables "
                             "WHERE table_name = 'score_overrides'").fetchone()[0])
 

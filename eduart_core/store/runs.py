@@ -401,7 +401,7 @@ _EFFECTIVE_REPETITION = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.re
 def latest_clause(con: duckdb.DuckDBPyConnection, alias: str = "r") -> str:
     """SQL condition on the responses table aliased ``alias`` that keeps the latest answers.
 
-    A store written before migration 3 and opened read-only (reading never migrates) has no
+    A store written before migration 8 (latest marker) and opened read-only (reading never migrates) has no
     ``is_latest`` column: the same rows are then found with the window this column replaces.
     """
     marked = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'responses' "
