@@ -61,6 +61,7 @@ def test_models_right_means_full_credit_over_the_same_examinees_as_p():
 def test_psychometrics_page_captions_follow_the_setting(demo_db, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
+    from tests.reading import as_read
     from tests.test_app_pages import assert_clean
 
     monkeypatch.setenv("EDUART_DB", str(demo_db))
@@ -70,7 +71,7 @@ def test_psychometrics_page_captions_follow_the_setting(demo_db, monkeypatch):
     assert_clean(at)
 
     def text() -> str:
-        return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+        return as_read(" ".join([m.value for m in at.markdown] + [c.value for c in at.caption]))
 
     assert "mean item score" in text() and "share of examinees who get an item right" not in text()
     assert "published Figure 1 (as published)" in text()  # default: models, default condition, uncorrected

@@ -75,7 +75,7 @@ def _clustered_stats(group: np.ndarray, n_groups: int, y: np.ndarray, cluster: n
     return {"n": n, "score": score, "n_clusters": g, "var": var, "chance": chance_mean}
 
 
-def _effective_wilson(score: np.ndarray, n: np.ndarray, var: np.ndarray, clustered: np.ndarray):
+def _clustered_interval(score: np.ndarray, n: np.ndarray, var: np.ndarray, clustered: np.ndarray):
     """Wilson 95% on the effective n = p(1-p) / clustered variance (never above n); plain n otherwise."""
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(clustered & (var > 0), score * (1 - score) / var, n)
@@ -160,7 +160,7 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _with_interval(out: pd.DataFrame, clustered: np.ndarray, var: np.ndarray, words: tuple[str, str]) -> pd.DataFrame:
-    out["ci_low"], out["ci_high"] = _effective_wilson(out["score"].to_numpy(float), out["n"].to_numpy(float),
+    out["ci_low"], out["ci_high"] = _clustered_interval(out["score"].to_numpy(float), out["n"].to_numpy(float),
                                                       var, clustered)
     out["interval"] = np.where(clustered, words[0], words[1])
     return out

@@ -382,8 +382,8 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
                                                          categories=pd.Index([profile], dtype=object)))
     frame.insert(7, "score", score[keep])
     frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
+    frame.insert(13, "overridden", table[f"overridden_{profile}"].to_numpy()[keep])  # load_scores' column order
     frame["scorer"] = table[f"scorer_{profile}"].to_numpy()[keep] if len(frame) else pd.Categorical([])
-    frame["overridden"] = table[f"overridden_{profile}"].to_numpy()[keep]
     frame.attrs["embedding_models"] = _embedding_models(frame)  # refuses a mix, as load_scores does
     return frame
 
