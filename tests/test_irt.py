@@ -191,6 +191,18 @@ def test_distractor_analysis_flags_the_planted_consensus_wrong_item(planted_stor
     assert set(table.groupby("item_id").size()) == {4}  # every option of every item, once
 
 
+def test_the_planted_consensus_wrong_item_reaches_the_suspect_key_queue(planted_store):
+    """The distractor analysis and the art historian's queue apply one rule: the same item, the same option."""
+    from eduart_core import suspects
+
+    store, _ = planted_store
+    queue = suspects.suspect_queue(store, DATASET).set_index("item_id")
+    assert "irt-0003" in queue.index
+    assert "distractor:B" in queue.loc["irt-0003", "reasons"] and "distractors" in queue.loc["irt-0003", "sources"]
+    others = [item for item, reasons in queue["reasons"].items() if "distractor:" in reasons and item != "irt-0003"]
+    assert others == []
+
+
 def test_non_functional_distractor_is_named(tmp_path):
     x, _, _ = rasch_matrix(60, 6, seed=2)
     scores = long_frame(x)

@@ -10,12 +10,12 @@ Built-in rules (EduArt reference, section 4):
 - ``negative_discrimination``: corrected point-biserial r_pb < 0 over the (model, condition)
   examinees (stronger examinees do worse on the item than weaker ones);
 - ``all_fail``: every examinee's answer is wrong (score < 0.5);
-- ``distractor:<id>``: on a multiple-choice item, a wrong option chosen by at least half of the
-  stronger half of the models (models ranked by mean score, default condition).
+- ``distractor:<id>``: on a multiple-choice item, a consensus-wrong option as the distractor
+  analysis defines it (`analysis.distractors`): chosen by at least half of the upper half of the
+  models (ranked by mean score, default condition).
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..vocab import DEFAULT_CONDITION, OPTION_FORMATS
 from .ctt import item_statistics
+from .distractors import consensus_wrong_items, distractor_analysis
 
 FLAG_COLUMNS = ["item_id", "source", "reason", "detail"]
 
@@ -80,28 +81,32 @@ def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
 
 
 def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
-    """Wrong options chosen by at least half of the stronger half of the models."""
+    """Consensus-wrong options, by the distractor analysis' own rule (`analysis.distractors`): a
+    wrong option chosen by at least half of the upper half of the examinees (the models, in the
+    context's condition). One rule for the Psychometrics page and the queue."""
+    empty = pd.DataFrame(columns=["item_id", "reason", "detail"])
     d = scores[scores["condition"] == context.condition]
-    choices = context.choices
-    if d.empty or choices.empty:
-        return pd.DataFrame(columns=["item_id", "reason", "detail"])
-    strength = d.groupby("model")["score"].mean().sort_values(ascending=False, kind="stable")
-    strong = list(strength.index[: math.ceil(len(strength) / 2)])
-    need = math.ceil(len(strong) / 2)
-    c = choices[(choices["condition"] == context.condition) & choices["model"].isin(strong)]
+    choices = context.choices[context.choices["condition"] == context.condition]
     types = d.drop_duplicates("item_id").set_index("item_id")["type"]
-    c = c[c["item_id"].map(types).isin(OPTION_FORMATS) & c["item_id"].isin(list(context.keys))]
-    picked = c.assign(option=c["ids"].map(lambda ids: sorted(set(ids)))).explode("option").dropna(subset=["option"])
-    if picked.empty or need == 0:
-        return pd.DataFrame(columns=["item_id", "reason", "detail"])
-    counts = picked.groupby(["item_id", "option"]).size()
-    rows = []
-    for (item_id, ident), n in counts[counts >= need].items():
-        key = context.keys[item_id]
-        if ident not in key:
-            rows.append({"item_id": item_id, "reason": f"distractor:{ident}",
-                         "detail": f"wrong option {ident} chosen by {n} of the {len(strong)} stronger models "
-                                   f"({context.condition} condition); key {', '.join(sorted(key))}"})
+    choices = choices[choices["item_id"].map(types).isin(OPTION_FORMATS) & choices["item_id"].isin(list(context.keys))]
+    if d.empty or choices.empty:
+        return empty
+    chosen: dict[str, set[str]] = {}
+    for item_id, ids in zip(choices["item_id"], choices["ids"]):
+        chosen.setdefault(str(item_id), set()).update(ids)
+    keys = {str(item_id): (sorted(set(key) | chosen.get(str(item_id), set())), set(key))
+            for item_id, key in context.keys.items() if str(item_id) in chosen}
+    picked = choices[["model", "condition", "item_id", "ids"]].rename(columns={"ids": "answers"})
+    table = distractor_analysis(d, picked, keys)
+    hit = consensus_wrong_items(table)
+    if hit.empty:
+        return empty
+    half = table.attrs["n_upper_half"]
+    rows = [{"item_id": r.item_id, "reason": f"distractor:{r.option}",
+             "detail": f"wrong option {r.option} chosen by at least half of the {half} strongest of "
+                       f"{int(r.n_examinees)} models ({context.condition} condition; {int(r.n_chose)} chose it in "
+                       f"all); key {', '.join(sorted(context.keys[r.item_id]))}"}
+            for r in hit.itertuples()]
     return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
 
 
