@@ -125,23 +125,6 @@ MENU = {
 }
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 
-#: Which pages apply to the sidebar's dataset (pages not listed always apply). A page that does not
-#: apply is hidden from the menu (a link still opens it and it says why): the Tasks page needs tasks or dimensions; a study dataset (one with tasks or
-#: dimensions) keeps the formats, motivation and images pages only where it has several formats, two
-#: prompt conditions, or images to compare; item-level pages need item-level data. EduArt-style
-#: datasets keep today's pages.
-APPLIES = {
-    "tasks": lambda f: bool(f.groupings),
-    "formats": lambda f: not f.reference and (not f.groupings or f.formats > 1),
-    "motivation": lambda f: not f.reference and (not f.groupings or f.conditions > 1),
-    "images": lambda f: not f.aggregate_only and (not f.groupings or f.image_attributes
-                                                  or f.with_and_without_image),
-    "inspector": lambda f: not f.aggregate_only,
-    "psychometrics": lambda f: not f.aggregate_only,
-    "profiles": lambda f: not f.aggregate_only,
-}
-
-
 def pages(visible, presenting: bool = False) -> dict:
     """The st.Page of every page; those not in ``visible`` are hidden from the menu but still open
     by link (a shared link to a hidden page then explains itself instead of "page not found").
@@ -173,11 +156,12 @@ def navigation():
     Streamlit's automatic list of the pages/ folder (which would show helper modules as pages).
 
     Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
-    pages that do not apply to the dataset (`APPLIES`) are hidden from the menu but open by link.
+    pages that do not apply to the dataset (`views.PAGE_RULES`) are hidden from the menu; a link to
+    one opens the line that says why (`main`).
     """
     features = common.dataset_features()
     presenting = common.requested_presentation()
-    visible = {k for k in PAGE_SPECS if (features is None or k not in APPLIES or APPLIES[k](features))
+    visible = {k for k in PAGE_SPECS if (features is None or not views.page_not_applicable(k, features))
                and (not presenting or k in STORY)}
     current = pages(visible, presenting)
     common.register_pages(current)
@@ -193,6 +177,14 @@ def main() -> None:
     common.warm_up()
     common.sidebar()
     common.follow_page_request()
+    key = next((k for k, spec in PAGE_SPECS.items() if spec[3] == nav.url_path), None)
+    features = common.dataset_features()
+    why = views.page_not_applicable(key, features) if key and features else None
+    if why:  # a link to a page the menu hides for this dataset: say why instead of drawing an empty page
+        st.title(nav.title)
+        st.info(plain(why))
+        st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
+        return
     nav.run()
 
 

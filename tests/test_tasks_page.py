@@ -110,18 +110,18 @@ def test_the_overall_aggregation_is_stated_and_switchable(app):
     assert {m: r[-1] for m, r in micro.items()} != {m: r[-1] for m, r in macro.items()}  # the overall moves
 
 
-def test_menu_offers_only_the_pages_that_apply(app):
-    open_dataset(app, "demo")
-    with pytest.raises(ValueError):
-        app.switch_page(TASKS)  # an EduArt-style dataset has no tasks or dimensions
-    open_dataset(app, "demo-vqa")
-    with pytest.raises(ValueError):
-        app.switch_page("pages/4_motivation_page.py")  # asked in one condition
-    open_dataset(app, "vqart2025")
-    for page in ("pages/1_inspector_page.py", "pages/5_images_page.py", "pages/3_formats_page.py"):
-        with pytest.raises(ValueError):
-            app.switch_page(page)
-    assert any("Tasks and dimensions page" in i.value for i in app.info)  # the overview points there
+def test_pages_that_do_not_apply_say_why_when_opened_by_link(app):
+    """The menu hides them (views.page_not_applicable); a link still opens them, with the reason."""
+    cases = [("demo", TASKS, "no tasks or reasoning dimensions"),
+             ("demo-vqa", "pages/4_motivation_page.py", "one prompt condition only"),
+             ("vqart2025", "pages/1_inspector_page.py", "not available"),
+             ("vqart2025", "pages/5_images_page.py", "not available"),
+             ("vqart2025", "pages/3_formats_page.py", "Tasks and dimensions page")]
+    for dataset, page, why in cases:
+        open_dataset(app, dataset).switch_page(page).run()
+        assert_clean(app)
+        assert any(why in as_read(i.value) for i in app.info), (dataset, page)
+        assert not app.get("plotly_chart"), (dataset, page)  # the reason, not an empty page
 
 
 def test_images_page_breaks_accuracy_down_by_image_attribute(app):

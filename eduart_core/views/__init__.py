@@ -100,7 +100,7 @@ from .results import (
 )
 from .review import review_agreement, review_queue, suspect_keys
 from .runs import batch_jobs, runs
-from .scope import FilterState, analysable_datasets, dataset_filters, item_level
+from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import (
     ItemPicture,
     StudyFeatures,
@@ -220,7 +220,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
     "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",

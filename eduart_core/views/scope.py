@@ -80,3 +80,68 @@ def dataset_filters(src: Source, dataset: str) -> dict[str, FilterState]:
         out["condition"] = FilterState(False, f"Only answers in the {answered[0]} condition.", answered[0])
     return out
 
+
+
+#: When a page does not apply to a dataset, and the one line that says why (None: it applies).
+#: The menu hides such a page; a link to it opens this line instead of an empty page. Pages not
+#: listed always apply. A study dataset (tasks or dimensions) keeps the formats, motivation and
+#: images pages only where it has several formats, two prompt conditions, or images to compare.
+_ITEM_LEVEL_WHY = ("Dataset {d} holds only published aggregates: item-level data are not available for it. "
+                   "Choose a dataset with item-level answers in the sidebar.")
+_REFERENCE_WHY = ("Dataset {d} is a published per-task table: its scores, marks and consistency checks are on the "
+                  "Tasks and dimensions page.")
+
+
+def _tasks_why(f) -> str | None:
+    if f.groupings:
+        return None
+    return ("Dataset {d} has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style dataset "
+            "(for example demo-vqa or demo-muse) in the sidebar.")
+
+
+def _formats_why(f) -> str | None:
+    if f.reference:
+        return _REFERENCE_WHY
+    if f.groupings and f.formats <= 1:
+        return "Every item of dataset {d} has the same answer format, so there is no comparison across formats."
+    return None
+
+
+def _motivation_why(f) -> str | None:
+    if f.reference:
+        return _REFERENCE_WHY
+    if f.groupings and f.conditions <= 1:
+        return ("Dataset {d} was answered in one prompt condition only, so there is no effect of asking for a "
+                "justification to show.")
+    return None
+
+
+def _images_why(f) -> str | None:
+    if f.aggregate_only:
+        return _ITEM_LEVEL_WHY
+    if f.groupings and not (f.image_attributes or f.with_and_without_image):
+        return ("Every item of dataset {d} has an image (or none has) and its images carry no attributes, so "
+                "there is nothing to compare.")
+    return None
+
+
+def _item_level_why(f) -> str | None:
+    return _ITEM_LEVEL_WHY if f.aggregate_only else None
+
+
+PAGE_RULES = {
+    "tasks": _tasks_why,
+    "formats": _formats_why,
+    "motivation": _motivation_why,
+    "images": _images_why,
+    "inspector": _item_level_why,
+    "psychometrics": _item_level_why,
+    "profiles": _item_level_why,
+}
+
+
+def page_not_applicable(page: str, features) -> str | None:
+    """Why ``page`` does not apply to the dataset of ``features`` (a `StudyFeatures`), or None."""
+    rule = PAGE_RULES.get(page)
+    why = rule(features) if rule else None
+    return why.format(d=repr(features.dataset)) if why else None
