@@ -66,7 +66,7 @@ def _first_visit(url: str) -> None:
 
 
 @contextmanager
-def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
+def streamlit_server(db: Path, log_path: Path, first_visit: bool = True) -> Iterator[str]:
     """`streamlit run app.py` on a free port over the store ``db``; ended by PID on exit."""
     port = _free_port()
     env = {**os.environ, "EDUART_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
@@ -87,7 +87,8 @@ def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
                 time.sleep(0.3)
         else:
             pytest.fail("streamlit did not start within 60 s")
-        _first_visit(url)
+        if first_visit:
+            _first_visit(url)
         yield url
     finally:
         try:
@@ -207,7 +208,7 @@ def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser
     """A shared link opened on a freshly started server with no store yet: app.py must still run
     (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
     db = tmp_path / "cold" / "eduart.duckdb"
-    with streamlit_server(db, tmp_path / "streamlit.log") as url:
+    with streamlit_server(db, tmp_path / "streamlit.log", first_visit=False) as url:
         problems = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
     assert not problems, problems[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
