@@ -41,8 +41,9 @@ from .vocab import (
 QUERY_NAMES: dict[str, str] = {
     "dataset": "dataset", "profile": "profile", "condition": "condition", "image": "image",
     "models": "models", "types": "types", "languages": "lang", "baselines": "baselines",
+    "reviewed": "reviewed",
 }
-_BOOL_FIELDS = ("baselines",)
+_BOOL_FIELDS = ("baselines", "reviewed")
 _TRUE_WORDS = ("1", "true", "yes", "on")
 _LIST_FIELDS = ("models", "types", "languages")
 
@@ -59,6 +60,7 @@ class Selection:
     languages: tuple[str, ...] = ()       # ISO 639-1 codes; empty = every language
     image: str = ALL_ITEMS                # one of vocab.IMAGE_FILTERS
     baselines: bool = False               # True: baseline models count as examinees too
+    reviewed: bool = True                 # True: a reviewer's score override replaces the computed score
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -70,6 +72,7 @@ class Selection:
         for name in _LIST_FIELDS:  # lists given by callers become tuples (hashable, order kept)
             object.__setattr__(self, name, tuple(getattr(self, name) or ()))
         object.__setattr__(self, "baselines", bool(self.baselines))
+        object.__setattr__(self, "reviewed", bool(self.reviewed))
 
     def with_(self, **changes) -> Selection:
         """A copy with some fields changed (validated like a new selection)."""
@@ -116,6 +119,8 @@ class Selection:
             parts.append(IMAGE_FILTERS[self.image].lower())
         if self.baselines:
             parts.append("baselines counted as examinees")
+        if not self.reviewed:
+            parts.append("computed scores (reviewed overrides off)")
         return parts
 
     # ------------------------------------------------------------ URL query string
@@ -185,6 +190,9 @@ class Selection:
         parser.add_argument("--baselines", action="store_true",
                             help="count baseline models (such as chance) as examinees; by default they are "
                                  "references only")
+        parser.add_argument("--no-overrides", dest="reviewed", action="store_false",
+                            help="use the computed scores only (by default a reviewer's score override "
+                                 "replaces the computed score)")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, dataset: str) -> Selection:
@@ -194,4 +202,5 @@ class Selection:
 
         return cls(dataset=dataset, profile=args.profile, condition=args.condition, models=split(args.models),
                    types=split(args.types), languages=split(args.languages), image=args.image,
-                   baselines=bool(getattr(args, "baselines", False)))
+                   baselines=bool(getattr(args, "baselines", False)),
+                   reviewed=bool(getattr(args, "reviewed", True)))

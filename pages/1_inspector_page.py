@@ -483,7 +483,7 @@ st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_i
 
 # ---------------------------------------------------------------- human score override (issue 12)
 # A researcher re-scores one response with a reason. Append-only: the computed score is kept and
-# every statistic uses the override. Separate block; the
+# every statistic uses the override while "With reviewed overrides" is on. Separate block; the
 # store does the work (store.overrides).
 def _save_override(options: dict) -> None:
     from eduart_core.errors import UserError
@@ -527,4 +527,4 @@ with st.expander("Override a score (human review)", expanded=False):
         st.dataframe(_overrides[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
                                  "item_version", "created_at", "applied"]], hide_index=True, width="stretch")
     st.caption("Overrides are append-only and apply while the gold version they were made on is current; every "
-               "statistic on these pages uses them.")
+               "statistic uses them while \"With reviewed overrides\" is on in the sidebar (the default).")

@@ -49,7 +49,8 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 """
 #: Widget keys of the sidebar, by Selection field (tests and benchmarks set them too).
 WIDGET_KEYS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_condition", "models": "f_models",
-               "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines"}
+               "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines",
+               "reviewed": "f_reviewed"}
 
 
 # ---------------------------------------------------------------- page icon
@@ -310,13 +311,19 @@ def sidebar() -> Selection:
         image = technical.radio("Images", list(IMAGE_FILTERS), key="f_image", format_func=IMAGE_FILTERS.get,
                                 horizontal=True, disabled=_is_off(scope, "image"))
         _disabled_note(technical, scope.get("image"))
+        st.session_state.setdefault("f_reviewed", True)  # on unless the user or a link turned it off
+        reviewed = technical.toggle("With reviewed overrides", key="f_reviewed",
+                                    help="On (default): where a reviewer re-scored a response by hand (Item "
+                                         "inspector, Override a score), every statistic uses that score. Off: the "
+                                         "computed scores only.")
         if not pres:
             legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {plain(f)}"
                               for f in sorted({fam.get(m, 'Other') for m in ordered}))
             st.markdown(f"<small>{legend}</small>", unsafe_allow_html=True)
             st.caption(f"Store: {plain(store_path())}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
-                    types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines))
+                    types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines),
+                    reviewed=bool(reviewed))
     _write_query_params(sel)
     st.session_state["selection"] = sel
     if presentation():

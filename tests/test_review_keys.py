@@ -153,6 +153,33 @@ def test_overrides_change_every_statistic_unless_switched_off(keyed_store, tmp_p
     assert len(load_overrides(keyed_store, DATASET, "k07")) == 4
 
 
+def test_the_selection_switch_turns_reviewed_overrides_off_everywhere(keyed_store):
+    """One visible switch (sidebar "With reviewed overrides", URL reviewed=0, --no-overrides): the
+    views' one read of a dataset carries the human score when on, the computed one when off."""
+    import argparse
+
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    responses = load_responses(keyed_store, DATASET, "k07")
+    target = responses[responses["model"] == "Sim 0"].iloc[0]
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
+    src = views.Source.of(keyed_store)
+    on = views.selected_scores(src, Selection(dataset=DATASET))
+    off = views.selected_scores(src, Selection(dataset=DATASET, reviewed=False))
+    pick = (on["item_id"] == "k07") & (on["model"] == "Sim 0")
+    assert on[pick]["score"].iloc[0] == 1.0 and bool(on[pick]["overridden"].iloc[0])
+    pick = (off["item_id"] == "k07") & (off["model"] == "Sim 0")
+    assert off[pick]["score"].iloc[0] == 0.0 and not off["overridden"].any()
+    assert "computed scores (reviewed overrides off)" in Selection(dataset=DATASET, reviewed=False).scope()
+    assert Selection(dataset=DATASET, reviewed=False).to_query() == {"dataset": DATASET, "reviewed": "0"}
+    assert Selection.from_query({"reviewed": "0"}) == {"reviewed": False}
+    parser = argparse.ArgumentParser()
+    Selection.add_arguments(parser)
+    assert Selection.from_args(parser.parse_args(["--no-overrides"]), dataset=DATASET).reviewed is False
+    assert Selection.from_args(parser.parse_args([]), dataset=DATASET).reviewed is True
+
+
 def test_an_override_stops_applying_when_the_key_changes(keyed_store):
     responses = load_responses(keyed_store, DATASET, "k07")
     weak = responses[responses["model"] == "Sim 7"].iloc[0]  # chose B, right under the wrong key

@@ -248,7 +248,7 @@ TABLE_KEYS = ("model", "condition", "item_id", "type", "language", "has_image", 
               "model_key", "task", "dimension", "kind")
 
 
-def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
+def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.DataFrame:
     """The latest answer of every model x condition x item of one dataset with the scores of every
     profile side by side (``score_<profile>``, ``correct_<profile>``; NaN/False where a profile
     has no score), key columns encoded once as pandas categoricals.
@@ -292,7 +292,7 @@ def load_score_table(store: Store, dataset: str) -> pd.DataFrame:
         span = [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]
         scorers = [r[0] for r in con.execute("SELECT DISTINCT scorer FROM scores WHERE response_id BETWEEN ? AND ? "
                                              "AND scorer IS NOT NULL ORDER BY 1", span).fetchall()]
-        reviewed = has_overrides_table(con)  # a store from before the review studio has no overrides
+        reviewed = overrides and has_overrides_table(con)  # a store from before the review studio has none
         score_rows = con.execute(
             (f"WITH ov AS ({LATEST_OVERRIDES_SQL}) " if reviewed else "")
             + f"SELECT s.response_id, (CASE s.profile {profile_code} ELSE -1 END)::TINYINT AS profile, "

@@ -155,22 +155,23 @@ def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
 
 
 @cached(maxsize=4)
-def score_table(src: Source, dataset: str) -> pd.DataFrame:
-    """Every profile's scores of a dataset in one read, keys encoded once (see `load_score_table`)."""
+def score_table(src: Source, dataset: str, reviewed: bool = True) -> pd.DataFrame:
+    """Every profile's scores of a dataset in one read, keys encoded once (see `load_score_table`);
+    ``reviewed``: a reviewer's score override replaces the computed score."""
     from ..store import scores as store_scores
 
-    return store_scores.load_score_table(src.store, dataset)
+    return store_scores.load_score_table(src.store, dataset, overrides=reviewed)
 
 
 @cached(maxsize=8)
-def scores(src: Source, profile: str, dataset: str) -> pd.DataFrame:
+def scores(src: Source, profile: str, dataset: str, reviewed: bool = True) -> pd.DataFrame:
     """The long score frame of one dataset and profile (every model, every condition).
 
     Derived from the shared `score_table`, so switching the profile never reads the store again.
     """
     from ..store import scores as store_scores
 
-    return store_scores.long_scores(score_table(src, dataset), profile)
+    return store_scores.long_scores(score_table(src, dataset, reviewed), profile)
 
 
 @cached(maxsize=8)
@@ -210,7 +211,7 @@ def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
                                    "item-level data are not available for it.")
-    everything = scores(src, sel.profile, sel.dataset)
+    everything = scores(src, sel.profile, sel.dataset, sel.reviewed)
     frame = sel.apply(everything, all_conditions=all_conditions)
     if frame.empty:
         if not sel.baselines and not sel.with_(baselines=True).apply(everything, all_conditions=all_conditions).empty:
