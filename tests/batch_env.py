@@ -6,6 +6,8 @@ import json
 import re
 import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eduart_core.store import Store
@@ -29,6 +31,17 @@ def start_moto() -> tuple[object, str]:
     server.start()
     host, port = server.get_host_and_port()
     return server, f"http://{host}:{port}"
+
+
+@contextmanager
+def moto_s3() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1 with the batch bucket (Bedrock's input and output); yields its URL."""
+    server, url = start_moto()
+    try:
+        make_bucket(url)
+        yield url
+    finally:
+        server.stop()
 
 
 def write_registry(folder: Path, stub_url: str, *, bedrock_min: int = 5, gemini_inline_max: int = 20_000_000,
@@ -96,6 +109,15 @@ def batch_environ(registry: Path, stub_url: str, s3_url: str) -> dict[str, str]:
     return {**SECRETS, "EDUART_MODELS": str(registry), "AWS_REGION": "us-east-1",
             "AWS_ENDPOINT_URL_BEDROCK": stub_url, "AWS_ENDPOINT_URL_S3": s3_url,
             "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": stub_url}
+
+
+def use_registry(monkeypatch, folder: Path, stub_url: str, s3_url: str, **limits) -> Path:
+    """Write the stub registry into ``folder`` and point this test's environment (keys, endpoints,
+    registry) at it and at the stubs; ``limits`` as for ``write_registry``."""
+    registry = write_registry(folder, stub_url, **limits)
+    for key, value in batch_environ(registry, stub_url, s3_url).items():
+        monkeypatch.setenv(key, value)
+    return registry
 
 
 def item_answer(protocol: str, line: dict) -> str:

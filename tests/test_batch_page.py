@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_env import batch_environ, item_answer, make_bucket, start_moto, write_registry
+from batch_env import item_answer, moto_s3, use_registry
 from batch_stubs import BatchStub
 from runner_items import fill_store
 from streamlit.testing.v1 import AppTest
@@ -20,18 +20,13 @@ PAGE = str(ROOT / "pages" / "7_runs_page.py")
 
 @pytest.fixture
 def batch_page(store, monkeypatch, tmp_path):
-    server, s3_url = start_moto()
-    make_bucket(s3_url)
-    with BatchStub(s3_endpoint=s3_url, answer=item_answer) as stub:
-        registry = write_registry(tmp_path, stub.url)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+    with moto_s3() as s3_url, BatchStub(s3_endpoint=s3_url, answer=item_answer) as stub:
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url)
         monkeypatch.setenv("EDUART_DB", str(store.path))
         monkeypatch.setenv("EDUART_BATCH_POLL_S", "0.1")
         monkeypatch.chdir(ROOT)
         fill_store(store, 1)
         yield store, stub
-    server.stop()
 
 
 def _page() -> AppTest:

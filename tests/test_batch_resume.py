@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_env import batch_environ, item_answer, journal_records, make_bucket, responses, start_moto, write_registry
+from batch_env import batch_environ, item_answer, journal_records, responses, write_registry
 from batch_stubs import BatchStub
 from runner_items import fill_store
 
@@ -19,14 +19,6 @@ from eduart_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = {"openai": "stub-gpt", "gemini": "stub-gemini", "bedrock": "stub-claude"}
-
-
-@pytest.fixture(scope="module")
-def s3_url():
-    server, url = start_moto()
-    make_bucket(url)
-    yield url
-    server.stop()
 
 
 @pytest.fixture
@@ -37,8 +29,7 @@ def stub(s3_url):
 
 def _environ(tmp_path: Path, stub: BatchStub, s3_url: str, **limits) -> dict:
     registry = write_registry(tmp_path, stub.url, **limits)
-    env = {**os.environ, **batch_environ(registry, stub.url, s3_url), "PYTHONPATH": str(ROOT)}
-    return env
+    return {**os.environ, **batch_environ(registry, stub.url, s3_url), "PYTHONPATH": str(ROOT)}
 
 
 def _cli(store: Store, *args: str) -> list[str]:
