@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,6 +43,17 @@ def moto_s3() -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+def wait_until(condition: Callable[[], object], timeout: float, *, step: float = 0.05,
+               what: str = "timed out") -> None:
+    """Poll ``condition`` until it holds (a run in another thread or process gets somewhere); fail with ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(step)
+    raise AssertionError(what)
 
 
 def write_registry(folder: Path, stub_url: str, *, bedrock_min: int = 5, gemini_inline_max: int = 20_000_000,

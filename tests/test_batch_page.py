@@ -2,11 +2,10 @@
 launch against the loopback stubs, live job states and counts, and usage summed per run and model."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-from batch_env import item_answer, moto_s3, use_registry
+from batch_env import item_answer, moto_s3, use_registry, wait_until
 from batch_stubs import BatchStub
 from runner_items import fill_store
 from streamlit.testing.v1 import AppTest
@@ -40,15 +39,6 @@ def _frame_with(at: AppTest, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
-def _until(condition, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
 def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page):
     store, stub = batch_page
     stub.hold = True
@@ -60,7 +50,7 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
     assert row["batch (USD)"] == pytest.approx(row["online (USD)"] * 0.5) and row["batch"] == "yes"
     at.button(key="runs_launch").click().run()
     launch_id = as_read(at.success[0].value).split()[1]
-    _until(lambda: stub.submissions and stub.polls >= 2)
+    wait_until(lambda: stub.submissions and stub.polls >= 2, 90, step=0.1)
     at = _page()
     live = _frame_with(at, "job_id")
     assert live.iloc[0]["state"] == "in_progress" and live.iloc[0]["n_requests"] == 7
@@ -70,7 +60,7 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
         state = next((s for s in background.list_launches(store) if s["launch_id"] == launch_id), None)
         return state and state["status"] == "completed" and not state["alive"]
 
-    _until(finished)
+    wait_until(finished, 90, step=0.1)
     at = _page()
     usage = _frame_with(at, "batch_answers")
     assert list(usage["mode"]) == ["batch"] and usage.iloc[0]["batch_answers"] == 7
