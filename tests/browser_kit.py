@@ -66,6 +66,17 @@ def goto(page, url: str, timeout: int = 90_000) -> None:
     page.wait_for_selector(READY, timeout=timeout)
 
 
+@contextmanager
+def opened(browser, url: str, *, height: int = 2000) -> Iterator:
+    """A new page of ``browser`` on ``url`` once Streamlit has run it (see `goto`); closed on exit."""
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    try:
+        goto(page, url)
+        yield page
+    finally:
+        page.close()
+
+
 def settle(page, *, pause: int = 500, charts: bool = False) -> None:
     """Wait until Streamlit has finished the run a visit, click or key started: a pause in which the run
     begins, idle, a pause in which a follow-up rerun may begin, idle again, a pause for the last elements
@@ -141,11 +152,20 @@ def serve(script: Path | str, log_path: Path, *, cwd: Path = ROOT, env: dict[str
 
 
 @contextmanager
-def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
-    """The app (`streamlit run app.py`) over the store ``db``, its root visited once (see `_first_visit`)."""
+def streamlit_server(db: Path, log_path: Path, *, first_visit: bool = True) -> Iterator[str]:
+    """The app (`streamlit run app.py`) over the store ``db``, its root visited once (see `_first_visit`)
+    unless a test is about the very first request itself (``first_visit=False``)."""
     with serve("app.py", log_path, env={"EDUART_DB": str(db)}) as url:
-        _first_visit(url)
+        if first_visit:
+            _first_visit(url)
         yield url
+
+
+def dashboard_store(path: Path) -> Path:
+    """The demo store (``tests.conftest.build_dashboard_store``), imported when a server needs it."""
+    from tests.conftest import build_dashboard_store
+
+    return build_dashboard_store(path)
 
 
 @contextmanager
@@ -156,3 +176,21 @@ def store_server(tmp_path_factory, build: Callable[[Path], Path], name: str) -> 
     db = build(tmp_path_factory.mktemp(name) / "eduart.duckdb")
     with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
         yield url, db
+
+
+def module_fixtures(build: Callable[[Path], Path], name: str, *, with_db: bool = True) -> tuple:
+    """The two module-scoped fixtures of a browser test module, for ``server, browser = module_fixtures(...)``:
+    ``server`` is the app over a store made by ``build`` in tmp folder ``name`` and gives (url, db path), or
+    only the url without ``with_db``; ``browser`` is one chromium for the module's tests."""
+
+    @pytest.fixture(scope="module", name="server")
+    def server(tmp_path_factory):
+        with store_server(tmp_path_factory, build, name) as (url, db):
+            yield (url, db) if with_db else url
+
+    @pytest.fixture(scope="module", name="browser")
+    def browser():
+        with chromium() as b:
+            yield b
+
+    return server, browser

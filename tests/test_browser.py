@@ -16,11 +16,11 @@ from tests.browser_kit import (
     READY,
     ROOT,
     SHOTS,
-    chromium,
-    goto,
+    dashboard_store,
+    module_fixtures,
+    opened,
     problems,
     settle,
-    store_server,
     streamlit_server,
 )
 
@@ -33,19 +33,7 @@ if (ROOT / "pages" / "8_review_page.py").exists():
     PAGES.append("review")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A streamlit server over a demo store in a tmp dir: (url, db path)."""
-    from tests.conftest import build_dashboard_store
-
-    with store_server(tmp_path_factory, build_dashboard_store, "browser") as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+server, browser = module_fixtures(dashboard_store, "browser")
 
 
 def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
@@ -90,21 +78,15 @@ def test_item_deep_link_opens_the_item(server, browser):
 
     server, db = server
     item_id = str(load_items(Store(db), "demo")["item_id"].iloc[2])
-    page = browser.new_page(viewport={"width": 1400, "height": 2000})
-    try:
-        goto(page, f"{server}/inspector?item={item_id}")
+    with opened(browser, f"{server}/inspector?item={item_id}") as page:
         page.wait_for_timeout(500)
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
         page.screenshot(path=str(SHOTS / "inspector_item.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2000})
-    try:
-        goto(page, f"{server}/psychometrics")
+    with opened(browser, f"{server}/psychometrics") as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         points = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
         assert points.count() > 10
@@ -113,15 +95,13 @@ def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
         page.wait_for_selector(READY, timeout=90_000)
         item_id = page.url.split("item=")[1].split("&")[0]
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
-    finally:
-        page.close()
 
 
 def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser, tmp_path):
     """A shared link opened on a freshly started server with no store yet: app.py must still run
     (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
     db = tmp_path / "cold" / "eduart.duckdb"
-    with streamlit_server(db, tmp_path / "streamlit.log") as url:
+    with streamlit_server(db, tmp_path / "streamlit.log", first_visit=False) as url:
         found = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
     assert not found, found[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
@@ -145,9 +125,7 @@ def test_study_pages_render_in_a_real_browser(server, browser, link, shot):
 def test_tasks_page_sections_and_checks_in_a_real_browser(server, browser):
     """The checks are told in words, and each section of the page draws when chosen."""
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    try:
-        goto(page, f"{server}/tasks?dataset=vqart2025")
+    with opened(browser, f"{server}/tasks?dataset=vqart2025", height=2400) as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.locator('[role="dialog"]').count() == 0  # a deep link opens its page, no "not found" notice
         assert page.get_by_text("13 of 14 models", exact=False).count() >= 1
@@ -163,8 +141,6 @@ def test_tasks_page_sections_and_checks_in_a_real_browser(server, browser):
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
             assert not page.locator(EXCEPTION).count(), section
         page.screenshot(path=str(SHOTS / "tasks_vqart2025_families.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_clicking_a_matrix_mark_opens_that_response(server, browser):
@@ -172,9 +148,7 @@ def test_clicking_a_matrix_mark_opens_that_response(server, browser):
     from urllib.parse import parse_qs, urlparse
 
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    try:
-        goto(page, f"{server}/inspector")
+    with opened(browser, f"{server}/inspector", height=2400) as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         marks = page.locator(".js-plotly-plot .scatterlayer .trace").last.locator(".points path")
         assert marks.count() > 0
@@ -189,8 +163,6 @@ def test_clicking_a_matrix_mark_opens_that_response(server, browser):
         assert page.get_by_text(f"Item {query['item'][0]}", exact=False).count() >= 1
         assert page.get_by_text("given (paper)").count() >= 1  # both profiles side by side
         page.screenshot(path=str(SHOTS / "explorer_matrix_click.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_compare_two_models_in_the_browser(server, browser):
@@ -199,10 +171,6 @@ def test_compare_two_models_in_the_browser(server, browser):
     link = f"{server}/inspector?view=compare&a={a}&b={b}&only=a_right_b_wrong&condition=motivation"
     found = _open(browser, link.replace(" ", "%20"), SHOTS / "explorer_compare.png", charts=False)
     assert not found, found[0][:400]
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    try:
-        goto(page, link.replace(" ", "%20"))
+    with opened(browser, link.replace(" ", "%20"), height=2400) as page:
         page.get_by_text("A right, B wrong on", exact=False).first.wait_for(timeout=30_000)
         assert page.get_by_text("Justification:", exact=False).count() >= 2  # both sides, motivation condition
-    finally:
-        page.close()

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser_kit import SHOTS, chromium, problems, settle, store_server
+from tests.browser_kit import SHOTS, module_fixtures, problems, settle
 from tests.injection_store import HOST, MODELS, build_injection_store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -36,16 +36,7 @@ SHOWS_TEXT = {LINKS[9], LINKS[10], LINKS[11], LINKS[12], LINKS[13]}
 ONLY_BOLD, ONLY_RED = re.compile(r"^\s*boldtag\s*$"), re.compile(r"^\s*redtext\s*$")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with store_server(tmp_path_factory, build_injection_store, "inject") as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+server, browser = module_fixtures(build_injection_store, "inject", with_db=False)
 
 
 @pytest.mark.parametrize("link", LINKS)

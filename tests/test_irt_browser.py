@@ -6,30 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_kit import SHOTS, chromium, problems, settle, store_server
+from tests.browser_kit import SHOTS, dashboard_store, module_fixtures, opened, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    from tests.conftest import build_dashboard_store
-
-    with store_server(tmp_path_factory, build_dashboard_store, "irt-browser") as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+server, browser = module_fixtures(dashboard_store, "irt-browser")
 
 
 def test_psychometrics_tabs_switch_and_draw(server, browser):
     url, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 3200})
-    try:
-        page.goto(f"{url}/psychometrics", wait_until="domcontentloaded", timeout=60_000)
+    with opened(browser, f"{url}/psychometrics", height=3200) as page:
         settle(page)
         for tab, charts in (("IRT", 3), ("Distractors", 1), ("DIF", 2)):
             page.get_by_role("tab", name=tab).click()
@@ -40,8 +27,6 @@ def test_psychometrics_tabs_switch_and_draw(server, browser):
             assert not problems(page), (tab, problems(page)[0][:300])
             assert page.get_by_text("examinees", exact=False).count() >= 1
             page.screenshot(path=str(SHOTS / f"psychometrics_{tab.lower()}.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_inspector_draws_the_item_curve(server, browser):
@@ -51,14 +36,10 @@ def test_inspector_draws_the_item_curve(server, browser):
     url, db = server
     items = views.irt_items(views.Source.of(str(db)), Selection())
     item_id = str(items[items["informative"]]["item_id"].iloc[0])
-    page = browser.new_page(viewport={"width": 1400, "height": 3000})
-    try:
-        page.goto(f"{url}/inspector?item={item_id}", wait_until="domcontentloaded", timeout=60_000)
+    with opened(browser, f"{url}/inspector?item={item_id}", height=3000) as page:
         settle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
         assert page.get_by_text("Item response curve", exact=False).count() >= 1
         assert page.get_by_text("the ability at which the chance is 50%", exact=False).count() >= 1
         assert not problems(page)
         page.screenshot(path=str(SHOTS / "inspector_item_curve.png"), full_page=True)
-    finally:
-        page.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_kit import SHOTS, chromium, problems, settle, store_server
+from tests.browser_kit import SHOTS, dashboard_store, module_fixtures, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,18 +27,7 @@ SLUGS = ["formats", "motivation", "images", "inspector", "psychometrics", "profi
 BASE_PATH_PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|host-config)$")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    from tests.conftest import build_dashboard_store
-
-    with store_server(tmp_path_factory, build_dashboard_store, "present") as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+server, browser = module_fixtures(dashboard_store, "present", with_db=False)
 
 
 class Watch:

@@ -18,7 +18,7 @@ from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store.items import get_item
 from eduart_core.store.scores import load_responses
-from tests.browser_kit import SHOTS, chromium, problems, settle, store_server
+from tests.browser_kit import SHOTS, dashboard_store, module_fixtures, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,23 +27,12 @@ EXTRACTION = "demo-extraction"
 
 def _two_reviewer_store(path: Path) -> Path:
     """A fresh demo store whose extraction round 2 needs two blind reviewers."""
-    from tests.conftest import build_dashboard_store
-
-    db = build_dashboard_store(path)
+    db = dashboard_store(path)
     review.set_reviewers(Store(db), EXTRACTION, 2, 2, set_by="test")
     return db
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with store_server(tmp_path_factory, _two_reviewer_store, "review-browser") as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+server, browser = module_fixtures(_two_reviewer_store, "review-browser")
 
 
 def no_errors(page) -> None:
