@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eduart_core.store import Store
@@ -29,6 +32,28 @@ def start_moto() -> tuple[object, str]:
     server.start()
     host, port = server.get_host_and_port()
     return server, f"http://{host}:{port}"
+
+
+@contextmanager
+def moto_s3() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1 with the batch bucket (Bedrock's input and output); yields its URL."""
+    server, url = start_moto()
+    try:
+        make_bucket(url)
+        yield url
+    finally:
+        server.stop()
+
+
+def wait_until(condition: Callable[[], object], timeout: float, *, step: float = 0.05,
+               what: str = "timed out") -> None:
+    """Poll ``condition`` until it holds (a run in another thread or process gets somewhere); fail with ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(step)
+    raise AssertionError(what)
 
 
 def write_registry(folder: Path, stub_url: str, *, bedrock_min: int = 5, gemini_inline_max: int = 20_000_000,
@@ -96,6 +121,15 @@ def batch_environ(registry: Path, stub_url: str, s3_url: str) -> dict[str, str]:
     return {**SECRETS, "EDUART_MODELS": str(registry), "AWS_REGION": "us-east-1",
             "AWS_ENDPOINT_URL_BEDROCK": stub_url, "AWS_ENDPOINT_URL_S3": s3_url,
             "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": stub_url}
+
+
+def use_registry(monkeypatch, folder: Path, stub_url: str, s3_url: str, **limits) -> Path:
+    """Write the stub registry into ``folder`` and point this test's environment (keys, endpoints,
+    registry) at it and at the stubs; ``limits`` as for ``write_registry``."""
+    registry = write_registry(folder, stub_url, **limits)
+    for key, value in batch_environ(registry, stub_url, s3_url).items():
+        monkeypatch.setenv(key, value)
+    return registry
 
 
 def item_answer(protocol: str, line: dict) -> str:

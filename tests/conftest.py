@@ -27,6 +27,15 @@ def _isolate_env(monkeypatch, tmp_path):
         monkeypatch.delenv(key, raising=False)
 
 
+@pytest.fixture(scope="module")
+def s3_url():
+    """moto's S3 server with the batch bucket, one per test module that asks for it (batch tests)."""
+    from batch_env import moto_s3
+
+    with moto_s3() as url:
+        yield url
+
+
 def build_dashboard_store(path: Path) -> Path:
     """The demo store, built by the demo builder itself: a broken builder fails the tests that use it."""
     from eduart_core.demo import build_demo

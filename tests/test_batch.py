@@ -11,30 +11,12 @@ import threading
 import time
 
 import pytest
-from batch_env import (
-    MODELS,
-    batch_environ,
-    item_answer,
-    journal_records,
-    make_bucket,
-    responses,
-    start_moto,
-    table,
-    write_registry,
-)
+from batch_env import MODELS, item_answer, journal_records, responses, table, use_registry
 from batch_stubs import BatchStub, request_image
 from runner_items import fill_store
 
 from eduart_core.cli import main
 from eduart_core.store import Store
-
-
-@pytest.fixture(scope="module")
-def s3_url():
-    server, url = start_moto()
-    make_bucket(url)
-    yield url
-    server.stop()
 
 
 @pytest.fixture
@@ -43,16 +25,9 @@ def stub(s3_url):
         yield server
 
 
-def use_registry(monkeypatch, tmp_path, stub, s3_url, **limits):
-    registry = write_registry(tmp_path, stub.url, **limits)
-    for key, value in batch_environ(registry, stub.url, s3_url).items():
-        monkeypatch.setenv(key, value)
-    return registry
-
-
 @pytest.fixture
 def env(monkeypatch, tmp_path, stub, s3_url):
-    return use_registry(monkeypatch, tmp_path, stub, s3_url)
+    return use_registry(monkeypatch, tmp_path, stub.url, s3_url)
 
 
 def run(store: Store, *args: str) -> int:
@@ -82,7 +57,7 @@ def image_bytes(store: Store) -> dict[str, bytes]:
 def test_happy_path_per_provider_records_batch_ids_tokens_cost_and_images(store, stub, env, monkeypatch,
                                                                           tmp_path, s3_url, provider, capsys):
     if provider == "gemini-file":
-        use_registry(monkeypatch, tmp_path, stub, s3_url, gemini_inline_max=0)
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url, gemini_inline_max=0)
     model = MODELS[provider.split("-")[0]]
     records = fill_store(store, 1)
     assert run(store, "--model", model, "--condition", "both") == 0
@@ -226,7 +201,7 @@ def test_failing_twice_records_an_error_and_retry_errors_gives_one_more_resubmis
 def test_bedrock_minimum_is_met_by_pooling_conditions_or_the_run_goes_online(store, stub, monkeypatch, tmp_path,
                                                                            s3_url, capsys):
     records = fill_store(store, 1)
-    use_registry(monkeypatch, tmp_path, stub, s3_url, bedrock_min=10)
+    use_registry(monkeypatch, tmp_path, stub.url, s3_url, bedrock_min=10)
     assert run(store, "--model", "stub-claude", "--condition", "both") == 0  # 14 >= 10: one pooled job
     assert [n for _, _, n in stub.submissions] == [14]
     pooled = table(store, "batch_requests")
@@ -240,12 +215,12 @@ def test_bedrock_minimum_is_met_by_pooling_conditions_or_the_run_goes_online(sto
 
 def test_files_are_split_by_request_count_and_by_bytes(store, stub, monkeypatch, tmp_path, s3_url):
     records = fill_store(store, 2)  # 14 items
-    use_registry(monkeypatch, tmp_path, stub, s3_url, openai_max_requests=4)
+    use_registry(monkeypatch, tmp_path, stub.url, s3_url, openai_max_requests=4)
     assert run(store, "--model", "stub-gpt", "--run-id", "by-count") == 0
     assert sorted(n for _, _, n in stub.submissions) == [3, 3, 4, 4]
     answered_once(store, records, "stub-gpt", conditions=("default",))
     sizes = [len(u) for u in stub.uploads]
-    use_registry(monkeypatch, tmp_path, stub, s3_url, openai_max_bytes=max(sizes) // 2)
+    use_registry(monkeypatch, tmp_path, stub.url, s3_url, openai_max_bytes=max(sizes) // 2)
     assert run(store, "--model", "stub-gpt", "--run-id", "by-bytes") == 0
     new = stub.uploads[4:]
     assert len(new) > 4 and all(len(u) <= max(sizes) // 2 for u in new)

@@ -2,42 +2,17 @@
 questions and the model's own earlier answers; real SDKs against the loopback batch stubs."""
 from __future__ import annotations
 
-import io
 import json
 import re
 
 import pytest
-from batch_env import MODELS, batch_environ, make_bucket, responses, start_moto, table, write_registry
+from batch_env import MODELS, responses, table, use_registry
 from batch_stubs import BatchStub, conversation, request_text
+from dialogue_items import DIALOGUE, fill_dialogue
+from dialogue_items import png as plate_png
 
 from eduart_core.cli import main
 from eduart_core.store import Store
-from eduart_core.store.items import upsert_items
-
-
-def _png() -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", (10, 8), (180, 140, 40)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _mcq(item_id: str, question: str, **extra) -> dict:
-    return {"item_id": item_id, "type": "multiple_choice_radio", "question_title": f"Title {item_id}",
-            "question_text": question, "choices": [{"id": "A", "text": "yes"}, {"id": "B", "text": "no"}],
-            "answers": [{"id": "A", "description": "yes"}], "language": "en", "has_image": False, "image": None,
-            **extra}
-
-
-# Made-up items; ids deliberately out of turn order (the turn number decides).
-DIALOGUE = [
-    _mcq("d-3", "TURN-ONE: is the plate golden?", dialogue_id="plate", turn=1, has_image=True, image="plate.png"),
-    _mcq("d-1", "TURN-TWO: does that colour fill the whole plate?", dialogue_id="plate", turn=2),
-    _mcq("d-2", "TURN-THREE: looking again at the plate, is it one colour?", dialogue_id="plate", turn=3,
-         has_image=True, image="plate.png"),
-    _mcq("solo", "SOLO: is a fresco painted on wet plaster?"),
-]
 
 
 def _label(text: str) -> str:
@@ -48,25 +23,12 @@ def _answer(protocol: str, line: dict) -> str:
     return json.dumps({"Answers": [{"id": "A"}], "motivation": f"reply to {_label(request_text(protocol, line))}"})
 
 
-@pytest.fixture(scope="module")
-def s3_url():
-    server, url = start_moto()
-    make_bucket(url)
-    yield url
-    server.stop()
-
-
 @pytest.mark.parametrize("provider", ["openai", "gemini", "bedrock"])
 def test_dialogue_turns_go_one_batch_per_turn_with_the_models_own_earlier_answers(store: Store, s3_url, tmp_path,
                                                                                    monkeypatch, provider):
-    root = store.path.parent / "src"
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "plate.png").write_bytes(_png())
-    upsert_items(store, DIALOGUE, "demo", "test", images_root=root)
+    fill_dialogue(store)
     with BatchStub(s3_endpoint=s3_url, answer=_answer) as stub:
-        registry = write_registry(tmp_path, stub.url, bedrock_min=1)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url, bedrock_min=1)
         assert main(["run", "--db", str(store.path), "--batch", "--model", MODELS[provider], "--condition", "both",
                      "--quiet", "--poll-interval", "0.02"]) == 0
         jobs = sorted(stub.jobs.values(), key=lambda j: j.created)
@@ -75,7 +37,7 @@ def test_dialogue_turns_go_one_batch_per_turn_with_the_models_own_earlier_answer
     assert sorted(map(tuple, labels[:2])) == [("SOLO",), ("TURN-ONE",)]
     assert labels[2:] == [["TURN-TWO"], ["TURN-THREE"]]
     assert all(len(j.lines) == 2 for j in jobs)  # both conditions pooled per turn
-    png = _png()
+    png = plate_png()
     for line in jobs[3].lines:
         talk = conversation(jobs[3].protocol, line)
         assert [(role, image is not None) for role, _text, image in talk] == [
@@ -93,15 +55,10 @@ def test_dialogue_turns_go_one_batch_per_turn_with_the_models_own_earlier_answer
 
 
 def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: Store, s3_url, tmp_path, monkeypatch):
-    root = store.path.parent / "src"
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "plate.png").write_bytes(_png())
-    upsert_items(store, DIALOGUE, "demo", "test", images_root=root)
+    fill_dialogue(store)
     with BatchStub(s3_endpoint=s3_url, answer=_answer) as stub:
         stub.outcome = lambda job: {"fail": lambda cid, i: "TURN-ONE" in request_text(job.protocol, job.lines[i])}
-        registry = write_registry(tmp_path, stub.url)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url)
         assert main(["run", "--db", str(store.path), "--batch", "--model", "stub-gpt", "--quiet",
                      "--poll-interval", "0.02"]) == 1
         asked = [_label(request_text(j.protocol, ln)) for j in stub.jobs.values() for ln in j.lines]
@@ -111,9 +68,7 @@ def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: S
     assert "stub refused" in errors["d-3"] and "not asked: the previous turn" in errors["d-1"]
     # a later resume with --retry-errors asks the failed turn again, then the turns after it, in order
     with BatchStub(s3_endpoint=s3_url, answer=_answer) as stub:
-        registry = write_registry(tmp_path, stub.url)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url)
         launch = table(store, "batch_jobs")[0]["launch_id"]
         assert main(["run", "--db", str(store.path), "--resume", launch, "--retry-errors", "--quiet",
                      "--poll-interval", "0.02"]) == 0
@@ -132,9 +87,7 @@ def test_options_that_are_images_go_labelled_in_order_after_the_item_image(store
 
     fill(store)
     with BatchStub(s3_endpoint=s3_url, answer=lambda protocol, line: '{"Answers": [{"id": "C"}]}') as stub:
-        registry = write_registry(tmp_path, stub.url, bedrock_min=1)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url, bedrock_min=1)
         assert main(["run", "--db", str(store.path), "--batch", "--dataset", "muse", "--model", MODELS[provider],
                      "--items", "item_id=p1", "--quiet", "--poll-interval", "0.02"]) == 0
         (job,) = stub.jobs.values()

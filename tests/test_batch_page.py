@@ -2,11 +2,10 @@
 launch against the loopback stubs, live job states and counts, and usage summed per run and model."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-from batch_env import batch_environ, item_answer, make_bucket, start_moto, write_registry
+from batch_env import item_answer, moto_s3, use_registry, wait_until
 from batch_stubs import BatchStub
 from runner_items import fill_store
 from streamlit.testing.v1 import AppTest
@@ -20,18 +19,13 @@ PAGE = str(ROOT / "pages" / "7_runs_page.py")
 
 @pytest.fixture
 def batch_page(store, monkeypatch, tmp_path):
-    server, s3_url = start_moto()
-    make_bucket(s3_url)
-    with BatchStub(s3_endpoint=s3_url, answer=item_answer) as stub:
-        registry = write_registry(tmp_path, stub.url)
-        for key, value in batch_environ(registry, stub.url, s3_url).items():
-            monkeypatch.setenv(key, value)
+    with moto_s3() as s3_url, BatchStub(s3_endpoint=s3_url, answer=item_answer) as stub:
+        use_registry(monkeypatch, tmp_path, stub.url, s3_url)
         monkeypatch.setenv("EDUART_DB", str(store.path))
         monkeypatch.setenv("EDUART_BATCH_POLL_S", "0.1")
         monkeypatch.chdir(ROOT)
         fill_store(store, 1)
         yield store, stub
-    server.stop()
 
 
 def _page() -> AppTest:
@@ -45,15 +39,6 @@ def _frame_with(at: AppTest, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
-def _until(condition, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
 def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page):
     store, stub = batch_page
     stub.hold = True
@@ -65,7 +50,7 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
     assert row["batch (USD)"] == pytest.approx(row["online (USD)"] * 0.5) and row["batch"] == "yes"
     at.button(key="runs_launch").click().run()
     launch_id = as_read(at.success[0].value).split()[1]
-    _until(lambda: stub.submissions and stub.polls >= 2)
+    wait_until(lambda: stub.submissions and stub.polls >= 2, 90, step=0.1)
     at = _page()
     live = _frame_with(at, "job_id")
     assert live.iloc[0]["state"] == "in_progress" and live.iloc[0]["n_requests"] == 7
@@ -75,7 +60,7 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
         state = next((s for s in background.list_launches(store) if s["launch_id"] == launch_id), None)
         return state and state["status"] == "completed" and not state["alive"]
 
-    _until(finished)
+    wait_until(finished, 90, step=0.1)
     at = _page()
     usage = _frame_with(at, "batch_answers")
     assert list(usage["mode"]) == ["batch"] and usage.iloc[0]["batch_answers"] == 7

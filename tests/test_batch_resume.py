@@ -7,26 +7,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from batch_env import batch_environ, item_answer, journal_records, make_bucket, responses, start_moto, write_registry
+from batch_env import batch_environ, item_answer, journal_records, responses, wait_until, write_registry
 from batch_stubs import BatchStub
 from runner_items import fill_store
 
 from eduart_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
+STUCK = "the run did not get there in time"
 MODEL = {"openai": "stub-gpt", "gemini": "stub-gemini", "bedrock": "stub-claude"}
-
-
-@pytest.fixture(scope="module")
-def s3_url():
-    server, url = start_moto()
-    make_bucket(url)
-    yield url
-    server.stop()
 
 
 @pytest.fixture
@@ -37,22 +29,12 @@ def stub(s3_url):
 
 def _environ(tmp_path: Path, stub: BatchStub, s3_url: str, **limits) -> dict:
     registry = write_registry(tmp_path, stub.url, **limits)
-    env = {**os.environ, **batch_environ(registry, stub.url, s3_url), "PYTHONPATH": str(ROOT)}
-    return env
+    return {**os.environ, **batch_environ(registry, stub.url, s3_url), "PYTHONPATH": str(ROOT)}
 
 
 def _cli(store: Store, *args: str) -> list[str]:
     return [sys.executable, "-m", "eduart_core", "run", "--db", str(store.path), "--quiet", "--poll-interval",
             "0.05", *args]
-
-
-def _wait(condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError("the run did not get there in time")
 
 
 def _check_answered_once(store: Store, records: list[dict]) -> None:
@@ -77,7 +59,8 @@ def test_kill_9_while_polling_then_resume_submits_every_file_exactly_once(store,
     proc = subprocess.Popen(_cli(store, "--batch", "--model", MODEL[provider], "--condition", "both", "--run-id",
                                  "kill"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait(lambda: len(stub.submissions) == expected and stub.polls >= 2 * expected)
+        wait_until(lambda: len(stub.submissions) == expected and stub.polls >= 2 * expected, 60, step=0.02,
+                   what=STUCK)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
@@ -105,7 +88,7 @@ def test_kill_9_between_create_and_ledger_write_finds_the_job_instead_of_creatin
     proc = subprocess.Popen(_cli(store, "--batch", "--model", MODEL[provider], "--condition", "both", "--run-id",
                                  "window"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait(lambda: len(stub.submissions) == 1)
+        wait_until(lambda: len(stub.submissions) == 1, 60, step=0.02, what=STUCK)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)

@@ -7,144 +7,47 @@ Mandatory when EDUART_REQUIRE_BROWSER=1 (CI); skipped locally only when chromium
 """
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from tests.browser_kit import (
+    EXCEPTION,
+    READY,
+    ROOT,
+    SHOTS,
+    dashboard_store,
+    module_fixtures,
+    opened,
+    problems,
+    settle,
+    streamlit_server,
+)
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = ["", "inspector", "psychometrics", "formats", "motivation", "images", "profiles"]
 if (ROOT / "pages" / "7_runs_page.py").exists():
     PAGES.append("runs")
 if (ROOT / "pages" / "8_review_page.py").exists():
     PAGES.append("review")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
 
 
-def _require_browser() -> None:
-    if os.path.exists(CHROMIUM):
-        return
-    if os.environ.get("EDUART_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"EDUART_REQUIRE_BROWSER=1 but {CHROMIUM} is missing (apt-get install chromium)")
-    pytest.skip(f"{CHROMIUM} not installed and EDUART_REQUIRE_BROWSER is unset: browser test skipped locally")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _first_visit(url: str) -> None:
-    """Open the app's root once, as `streamlit run` does for a user. A server's very first session
-    runs Streamlit's pages-folder compatibility pass, which greets a deep link with a "Page not
-    found" notice (README, Troubleshooting); every later session resolves links through the app's
-    own menu, which is what the tests check."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        try:
-            page = b.new_page()
-            page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-            page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
-        finally:
-            b.close()
-
-
-@contextmanager
-def streamlit_server(db: Path, log_path: Path, first_visit: bool = True) -> Iterator[str]:
-    """`streamlit run app.py` on a free port over the store ``db``; ended by PID on exit."""
-    port = _free_port()
-    env = {**os.environ, "EDUART_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("streamlit did not start within 60 s")
-        if first_visit:
-            _first_visit(url)
-        yield url
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A streamlit server over a demo store in a tmp dir."""
-    _require_browser()
-    from tests.conftest import build_dashboard_store
-
-    db = build_dashboard_store(tmp_path_factory.mktemp("browser") / "eduart.duckdb")
-    with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
-        yield url, db
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+server, browser = module_fixtures(dashboard_store, "browser")
 
 
 def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
+    """Open ``url``, let it settle, save a screenshot; return what is wrong on the page."""
     page = browser.new_page(viewport={"width": 1400, "height": 2600})
     try:
         page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
-        page.wait_for_timeout(300)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
-        if charts and page.locator(".js-plotly-plot").count():
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-        page.wait_for_timeout(800)
+        settle(page, charts=charts)
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True)
         menu = " ".join(page.locator('[data-testid="stSidebarNav"]').all_inner_texts())
-        problems = [page.locator('[data-testid="stException"]').all_inner_texts(),
-                    page.locator('[data-testid="stAlertContentError"]').all_inner_texts(),
-                    # Streamlit's automatic page list (it shows the helper module) instead of our menu
-                    [f"wrong menu: {menu}"] if "common" in menu.lower() or "Overview" not in menu else []]
-        return [t for group in problems for t in group]
+        # Streamlit's automatic page list (it shows the helper module) instead of our menu
+        wrong_menu = [f"wrong menu: {menu}"] if "common" in menu.lower() or "Overview" not in menu else []
+        return problems(page) + wrong_menu
     finally:
         page.close()
 
@@ -152,8 +55,8 @@ def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
 @pytest.mark.parametrize("slug", PAGES)
 def test_every_page_renders_in_a_real_browser(server, browser, slug):
     server, _ = server
-    problems = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png")
-    assert not problems, f"page /{slug} shows an error: {problems[0][:400]}"
+    found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png")
+    assert not found, f"page /{slug} shows an error: {found[0][:400]}"
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000
 
 
@@ -165,8 +68,8 @@ def test_every_page_renders_in_a_real_browser(server, browser, slug):
 ])
 def test_shared_links_restore_filters_and_presentation_mode(server, browser, link, shot):
     server, _ = server
-    problems = _open(browser, f"{server}/{link}", SHOTS / shot)
-    assert not problems, problems[0][:400]
+    found = _open(browser, f"{server}/{link}", SHOTS / shot)
+    assert not found, found[0][:400]
 
 
 def test_item_deep_link_opens_the_item(server, browser):
@@ -175,33 +78,23 @@ def test_item_deep_link_opens_the_item(server, browser):
 
     server, db = server
     item_id = str(load_items(Store(db), "demo")["item_id"].iloc[2])
-    page = browser.new_page(viewport={"width": 1400, "height": 2000})
-    try:
-        page.goto(f"{server}/inspector?item={item_id}", wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+    with opened(browser, f"{server}/inspector?item={item_id}") as page:
         page.wait_for_timeout(500)
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
         page.screenshot(path=str(SHOTS / "inspector_item.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2000})
-    try:
-        page.goto(f"{server}/psychometrics", wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+    with opened(browser, f"{server}/psychometrics") as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         points = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
         assert points.count() > 10
         points.first.click(force=True)
         page.wait_for_url(lambda url: "/inspector" in url and "item=" in url, timeout=30_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        page.wait_for_selector(READY, timeout=90_000)
         item_id = page.url.split("item=")[1].split("&")[0]
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
-    finally:
-        page.close()
 
 
 def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser, tmp_path):
@@ -209,8 +102,8 @@ def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser
     (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
     db = tmp_path / "cold" / "eduart.duckdb"
     with streamlit_server(db, tmp_path / "streamlit.log", first_visit=False) as url:
-        problems = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
-    assert not problems, problems[0][:400]
+        found = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
+    assert not found, found[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
 
 
@@ -225,35 +118,29 @@ def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser
 ])
 def test_study_pages_render_in_a_real_browser(server, browser, link, shot):
     server, _ = server
-    problems = _open(browser, f"{server}/{link}", SHOTS / shot)
-    assert not problems, problems[0][:400]
+    found = _open(browser, f"{server}/{link}", SHOTS / shot)
+    assert not found, found[0][:400]
 
 
 def test_tasks_page_sections_and_checks_in_a_real_browser(server, browser):
     """The checks are told in words, and each section of the page draws when chosen."""
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    ready = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-    try:
-        page.goto(f"{server}/tasks?dataset=vqart2025", wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector(ready, timeout=90_000)
+    with opened(browser, f"{server}/tasks?dataset=vqart2025", height=2400) as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.locator('[role="dialog"]').count() == 0  # a deep link opens its page, no "not found" notice
         assert page.get_by_text("13 of 14 models", exact=False).count() >= 1
         assert page.locator(".js-plotly-plot .heatmaplayer, .js-plotly-plot .hm").count() >= 1
         page.get_by_text("All checks", exact=True).click()
         page.wait_for_timeout(300)
-        page.wait_for_selector(ready, timeout=90_000)
+        page.wait_for_selector(READY, timeout=90_000)
         assert page.get_by_text("Instance Localization", exact=False).count() >= 1
         for section in ("Correlations", "Families"):
             page.get_by_text(section, exact=True).click()
             page.wait_for_timeout(300)
-            page.wait_for_selector(ready, timeout=90_000)
+            page.wait_for_selector(READY, timeout=90_000)
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-            assert not page.locator('[data-testid="stException"]').count(), section
+            assert not page.locator(EXCEPTION).count(), section
         page.screenshot(path=str(SHOTS / "tasks_vqart2025_families.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_clicking_a_matrix_mark_opens_that_response(server, browser):
@@ -261,16 +148,13 @@ def test_clicking_a_matrix_mark_opens_that_response(server, browser):
     from urllib.parse import parse_qs, urlparse
 
     server, _ = server
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    try:
-        page.goto(f"{server}/inspector", wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+    with opened(browser, f"{server}/inspector", height=2400) as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         marks = page.locator(".js-plotly-plot .scatterlayer .trace").last.locator(".points path")
         assert marks.count() > 0
         marks.nth(marks.count() // 2).click(force=True)
         page.wait_for_url(lambda url: "open=" in url, timeout=30_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+        page.wait_for_selector(READY, timeout=90_000)
         query = parse_qs(urlparse(page.url).query)
         condition, model = query["open"][0].split(":", 1)
         heading = page.locator("h5", has_text=model)
@@ -279,21 +163,14 @@ def test_clicking_a_matrix_mark_opens_that_response(server, browser):
         assert page.get_by_text(f"Item {query['item'][0]}", exact=False).count() >= 1
         assert page.get_by_text("given (paper)").count() >= 1  # both profiles side by side
         page.screenshot(path=str(SHOTS / "explorer_matrix_click.png"), full_page=True)
-    finally:
-        page.close()
 
 
 def test_compare_two_models_in_the_browser(server, browser):
     server, _ = server
     a, b = "Sim A (strong recogniser)", "Sim H (format-fragile)"
     link = f"{server}/inspector?view=compare&a={a}&b={b}&only=a_right_b_wrong&condition=motivation"
-    problems = _open(browser, link.replace(" ", "%20"), SHOTS / "explorer_compare.png", charts=False)
-    assert not problems, problems[0][:400]
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
-    try:
-        page.goto(link.replace(" ", "%20"), wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=90_000)
+    found = _open(browser, link.replace(" ", "%20"), SHOTS / "explorer_compare.png", charts=False)
+    assert not found, found[0][:400]
+    with opened(browser, link.replace(" ", "%20"), height=2400) as page:
         page.get_by_text("A right, B wrong on", exact=False).first.wait_for(timeout=30_000)
         assert page.get_by_text("Justification:", exact=False).count() >= 2  # both sides, motivation condition
-    finally:
-        page.close()

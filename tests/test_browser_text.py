@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.browser_kit import SHOTS, module_fixtures, problems, settle
 from tests.injection_store import HOST, MODELS, build_injection_store
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, SHOTS, _require_browser, streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,34 +36,7 @@ SHOWS_TEXT = {LINKS[9], LINKS[10], LINKS[11], LINKS[12], LINKS[13]}
 ONLY_BOLD, ONLY_RED = re.compile(r"^\s*boldtag\s*$"), re.compile(r"^\s*redtext\s*$")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    _require_browser()
-    db = build_injection_store(tmp_path_factory.mktemp("inject") / "eduart.duckdb")
-    with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _settled(page) -> None:
-    for _ in range(2):
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
-        page.wait_for_timeout(700)
-    if page.locator(".js-plotly-plot").count():
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-    page.wait_for_timeout(500)
+server, browser = module_fixtures(build_injection_store, "inject", with_db=False)
 
 
 @pytest.mark.parametrize("link", LINKS)
@@ -75,7 +48,7 @@ def test_planted_markup_stays_text_and_nothing_leaves_the_machine(server, browse
     try:
         sep = "&" if "?" in link else "?"
         page.goto(f"{server}/{link}{sep}{COMMON}", wait_until="domcontentloaded", timeout=60_000)
-        _settled(page)
+        settle(page, pause=700, charts=True)
         name = "text_" + "".join(c if c.isalnum() else "_" for c in link)[:60]
         page.screenshot(path=str(SHOTS / f"{name or 'text_overview'}.png"), full_page=True)
         outside = sorted({u for u in requests if not u.startswith(LOCAL)})
@@ -94,7 +67,7 @@ def test_planted_markup_stays_text_and_nothing_leaves_the_machine(server, browse
             "colour directive": page.locator("span").filter(has_text=ONLY_RED).count(),
         }
         assert not any(injected.values()), f"/{link}: planted markup became elements: {injected}"
-        errors = page.locator('[data-testid="stException"]').all_inner_texts()
+        errors = problems(page, error_boxes=False)
         assert not errors, f"/{link}: {errors[0][:300]}"
         body = page.inner_text("body").replace("\u2060", "")  # word joiners that keep URLs unlinked
         if link in SHOWS_TEXT:

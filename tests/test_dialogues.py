@@ -3,48 +3,15 @@ conversation per model and condition, each request carrying the earlier question
 own earlier answers. Real CLI, real store, real SDKs over HTTP to the stub servers. Made-up items."""
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
+from dialogue_items import fill_dialogue
 from stubs import StubServer
 
 from eduart_core.cli import main
 from eduart_core.dialogues import dialogue_turns
 from eduart_core.store import Store
-from eduart_core.store.items import upsert_items
-
-
-def _png() -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", (10, 8), (180, 140, 40)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _mcq(item_id: str, question: str, **extra) -> dict:
-    return {"item_id": item_id, "type": "multiple_choice_radio", "question_title": f"Title {item_id}",
-            "question_text": question, "choices": [{"id": "A", "text": "yes"}, {"id": "B", "text": "no"}],
-            "answers": [{"id": "A", "description": "yes"}], "language": "en", "has_image": False, "image": None,
-            **extra}
-
-
-# Item ids deliberately out of turn order: the turn number decides, not the id.
-DIALOGUE = [
-    _mcq("d-3", "TURN-ONE: is the plate golden?", dialogue_id="plate", turn=1, has_image=True, image="plate.png"),
-    _mcq("d-1", "TURN-TWO: does that colour fill the whole plate?", dialogue_id="plate", turn=2),
-    _mcq("d-2", "TURN-THREE: looking again at the plate, is it one colour?", dialogue_id="plate", turn=3,
-         has_image=True, image="plate.png"),
-    _mcq("solo", "SOLO: is a fresco painted on wet plaster?"),
-]
-
-
-def _fill(store: Store) -> None:
-    root = store.path.parent / "src"
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "plate.png").write_bytes(_png())
-    upsert_items(store, DIALOGUE, "demo", "test", images_root=root)
 
 
 def _answer(info) -> str:
@@ -85,7 +52,7 @@ def _check_conversation(requests, condition: str) -> None:
 
 
 def test_dialogue_turns_carry_the_earlier_questions_and_the_models_own_answers(store):
-    _fill(store)
+    fill_dialogue(store)
     with StubServer(answer=_answer) as stub:
         assert _adhoc(stub, store, "--condition", "both", "--concurrency", "4", "--run-id", "talk") == 0
         seen = list(stub.requests)
@@ -107,7 +74,7 @@ def test_dialogue_turns_carry_the_earlier_questions_and_the_models_own_answers(s
 
 @pytest.mark.parametrize("model,protocol", [("gemini-3.5-flash", "gemini"), ("claude-haiku-4.5", "bedrock")])
 def test_gemini_and_bedrock_send_the_conversation(store, monkeypatch, model, protocol):
-    _fill(store)
+    fill_dialogue(store)
     with StubServer(answer=_answer) as stub:
         monkeypatch.setenv("GEMINI_API_KEY", "gem-test-key-000000")
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stub.url)
@@ -122,7 +89,7 @@ def test_gemini_and_bedrock_send_the_conversation(store, monkeypatch, model, pro
 
 
 def test_a_failed_turn_stops_the_dialogue_and_resume_continues_it(store, capsys):
-    _fill(store)
+    fill_dialogue(store)
     with StubServer(answer=_answer) as stub:
         stub.fault_for = lambda info: {"kind": "status", "status": 400} if "TURN-TWO:" in info.user_text else None
         assert _adhoc(stub, store, "--run-id", "broken") == 1  # exit 1: some requests failed (issue 18)
@@ -146,7 +113,7 @@ def test_a_failed_turn_stops_the_dialogue_and_resume_continues_it(store, capsys)
 
 
 def test_a_later_turn_brings_its_earlier_turns_and_the_cache_is_per_conversation(store):
-    _fill(store)
+    fill_dialogue(store)
     with StubServer(answer=_answer) as stub:
         assert _adhoc(stub, store, "--items", "item=d-2", "--run-id", "first") == 0
         labels = sorted(r.user_text.split(":")[0].rsplit("\n", 1)[-1] for r in stub.requests)
@@ -160,7 +127,7 @@ def test_a_later_turn_brings_its_earlier_turns_and_the_cache_is_per_conversation
 
 
 def test_the_offline_chance_model_answers_a_dialogue(store, capsys, monkeypatch):
-    _fill(store)
+    fill_dialogue(store)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dryrun-0000000000")
     assert main(["run", "--db", str(store.path), "--model", "gpt-5.5", "--items", "dialogue=plate", "--dry-run"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("gpt-5.5"))

@@ -7,17 +7,9 @@ page and the real HTML report in Chromium, with hostile strings pointing at a ca
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,11 +17,7 @@ import pytest
 
 from eduart_core.exports import inert_figure, table_csv, table_latex
 from eduart_core.text import inert_html, plain, truncate
-
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync"]
+from tests.browser_kit import READY, ROOT, chromium, require_browser, serve
 
 
 def hostile(base: str) -> list[str]:
@@ -98,20 +86,6 @@ def test_inert_figure_escapes_data_strings_only():
 
 # ---------------------------------------------------------------- browser helpers
 
-def _require_browser() -> None:
-    if os.path.exists(CHROMIUM):
-        return
-    if os.environ.get("EDUART_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"EDUART_REQUIRE_BROWSER=1 but {CHROMIUM} is missing (apt-get install chromium)")
-    pytest.skip(f"{CHROMIUM} not installed: browser test skipped locally")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Canary:
     """An HTTP server on 127.0.0.1 standing for "outside": it counts every request it gets."""
 
@@ -169,43 +143,20 @@ st.error(plain("\\n".join(json.load(open(sys.argv[1], encoding="utf-8"))[:3])))
 @pytest.mark.browser
 @pytest.mark.slow
 def test_plain_text_in_a_real_streamlit_page_loads_nothing_and_injects_nothing(tmp_path):
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
     with Canary() as canary:
         strings = hostile(canary.base)
         (tmp_path / "strings.json").write_text(json.dumps(strings), encoding="utf-8")
         (tmp_path / "page.py").write_text(SCRIPT, encoding="utf-8")
-        port = _free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-        log = open(tmp_path / "streamlit.log", "w")
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(tmp_path / "page.py"),
-                                 "--server.headless", "true", "--server.port", str(port), "--server.address",
-                                 "127.0.0.1", "--", str(tmp_path / "strings.json")],
-                                cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                        break
-                except OSError:
-                    time.sleep(0.3)
-            requests: list[str] = []
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-                page = browser.new_page()
-                page.on("request", lambda r: requests.append(r.url))
-                page.goto(url)
-                page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60000)
-                page.wait_for_timeout(1000)  # let any image or font the content asked for be requested
-                found = page.evaluate(INJECTED_JS)
-                browser.close()
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-            log.close()
+        requests: list[str] = []
+        with chromium() as browser, serve(tmp_path / "page.py", tmp_path / "streamlit.log", cwd=tmp_path,
+                                          env={"PYTHONPATH": str(ROOT)},
+                                          script_args=[str(tmp_path / "strings.json")]) as url:
+            page = browser.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(url)
+            page.wait_for_selector(READY, timeout=60000)
+            page.wait_for_timeout(1000)  # let any image or font the content asked for be requested
+            found = page.evaluate(INJECTED_JS)
     assert canary.hits == []
     assert _outside(requests, (url, "data:", "blob:")) == []
     assert found["injected"] == 0
@@ -239,9 +190,7 @@ def _hostile_store(store, names: list[str]) -> None:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_html_report_with_hostile_names_loads_nothing_and_injects_nothing(store, tmp_path):
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
+    require_browser()
     from eduart_core.report import write_report
 
     with Canary() as canary:
@@ -257,15 +206,13 @@ def test_html_report_with_hostile_names_loads_nothing_and_injects_nothing(store,
                            "", html_text)
         assert "<img" not in html_text.replace("&lt;img", "")
         requests: list[str] = []
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        with chromium() as browser:
             page = browser.new_page()
             page.on("request", lambda r: requests.append(r.url))
             page.goto(out.as_uri())
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60000)
             page.wait_for_timeout(1000)
             found = page.evaluate(INJECTED_JS)
-            browser.close()
     assert canary.hits == []
     assert _outside(requests, ("file://", "data:", "blob:")) == []
     assert found["injected"] == 0 and all(src.startswith("data:image/jpeg;base64,") for src in found["images"])

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, SHOTS, _require_browser, streamlit_server
+from tests.browser_kit import SHOTS, dashboard_store, module_fixtures, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 MENU = '[data-testid="stSidebarNav"]'
 #: Every page of the menu (URL path), reached by clicking the menu.
 SLUGS = ["formats", "motivation", "images", "inspector", "psychometrics", "profiles", "runs", "review"]
@@ -28,27 +27,7 @@ SLUGS = ["formats", "motivation", "images", "inspector", "psychometrics", "profi
 BASE_PATH_PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|host-config)$")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    _require_browser()
-    from tests.conftest import build_dashboard_store
-
-    db = build_dashboard_store(tmp_path_factory.mktemp("present") / "eduart.duckdb")
-    with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+server, browser = module_fixtures(dashboard_store, "present", with_db=False)
 
 
 class Watch:
@@ -79,12 +58,7 @@ class Watch:
         self.settle()
 
     def settle(self) -> None:
-        self.page.wait_for_selector(IDLE, timeout=120_000)
-        self.page.wait_for_timeout(400)
-        self.page.wait_for_selector(IDLE, timeout=120_000)
-        if self.page.locator(".js-plotly-plot").count():
-            self.page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-        self.page.wait_for_timeout(600)
+        settle(self.page, charts=True)
 
     def menu(self) -> list[str]:
         """Page titles of the menu (each link also holds its icon's ligature name on a first line)."""
@@ -107,7 +81,7 @@ def test_every_page_through_the_menu_offline_without_console_errors(server, watc
         watch.page.locator(f'{MENU} a[href$="/{slug}"]').first.click()
         watch.page.wait_for_url(re.compile(rf"/{slug}(\?|$)"), timeout=60_000)
         watch.settle()
-        exceptions = watch.page.locator('[data-testid="stException"]').all_inner_texts()
+        exceptions = problems(watch.page, error_boxes=False)
         assert not exceptions, f"/{slug}: {exceptions[0][:300]}"
     assert watch.outside == [], f"requests left the machine: {watch.outside[:5]}"
     assert watch.console == [], f"console errors: {watch.console[:5]}"

@@ -10,68 +10,45 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store.items import get_item
 from eduart_core.store.scores import load_responses
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, SHOTS, _require_browser, streamlit_server
+from tests.browser_kit import SHOTS, dashboard_store, module_fixtures, problems, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 EXTRACTION = "demo-extraction"
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A server over a fresh demo store whose extraction round 2 needs two blind reviewers."""
-    _require_browser()
-    from tests.conftest import build_dashboard_store
-
-    db = build_dashboard_store(tmp_path_factory.mktemp("review-browser") / "eduart.duckdb")
+def _two_reviewer_store(path: Path) -> Path:
+    """A fresh demo store whose extraction round 2 needs two blind reviewers."""
+    db = dashboard_store(path)
     review.set_reviewers(Store(db), EXTRACTION, 2, 2, set_by="test")
-    with streamlit_server(db, tmp_path_factory.mktemp("log") / "streamlit.log") as url:
-        yield url, db
+    return db
 
 
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def settle(page) -> None:
-    """Wait until Streamlit has finished the run a click or key started."""
-    page.wait_for_timeout(250)
-    page.wait_for_selector(IDLE, timeout=90_000)
-    page.wait_for_timeout(150)
-    page.wait_for_selector(IDLE, timeout=90_000)
+server, browser = module_fixtures(_two_reviewer_store, "review-browser")
 
 
 def no_errors(page) -> None:
-    problems = (page.locator('[data-testid="stException"]').all_inner_texts()
-                + page.locator('[data-testid="stAlertContentError"]').all_inner_texts())
-    assert not problems, problems[0][:400]
+    found = problems(page)
+    assert not found, found[0][:400]
 
 
 def open_review(browser, url: str, name: str, query: str = ""):
     context = browser.new_context(viewport={"width": 1500, "height": 1800})
     page = context.new_page()
     page.goto(f"{url}/review{query}", wait_until="domcontentloaded", timeout=60_000)
-    settle(page)
+    settle(page, pause=250)
     box = page.get_by_label("Your name (kept for this browser session and stored with every decision)")
     box.fill(name)
     box.press("Enter")
-    settle(page)
+    settle(page, pause=250)
     assert page.get_by_text(f"Reviewing as {name}").count() >= 1
     return context, page
 
@@ -84,7 +61,7 @@ def choose_round(page, round_: int) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has=page.get_by_text("Round", exact=True))
     box.first.click()  # Streamlit's selectbox opens its option list
     page.get_by_role("option", name=str(round_), exact=True).click()
-    settle(page)
+    settle(page, pause=250)
 
 
 def test_a_whole_demo_round_is_finished_in_the_browser(server, browser):
@@ -97,7 +74,7 @@ def test_a_whole_demo_round_is_finished_in_the_browser(server, browser):
         page.screenshot(path=str(SHOTS / "review_workbench.png"), full_page=False)
         page.locator("h1").first.click()  # focus out of the name box: shortcuts reach the page
         page.keyboard.press("a")  # the focused field's "Accept A" shortcut
-        settle(page)
+        settle(page, pause=250)
         no_errors(page)
         clicks = 1
         while clicks < 40:
@@ -105,7 +82,7 @@ def test_a_whole_demo_round_is_finished_in_the_browser(server, browser):
             if buttons.count() == 0:
                 break
             buttons.last.click()  # the page's last open field first: any order works
-            settle(page)
+            settle(page, pause=250)
             no_errors(page)
             clicks += 1
         assert clicks == int(queued["fields"].sum())
@@ -136,7 +113,7 @@ def test_blind_double_review_and_adjudication_in_two_browsers(server, browser):
             assert page.get_by_text("blind review: 2 independent reviewers per page").count() >= 1
             assert page.get_by_text("sim-extractor").count() == 0  # which extractor is which stays hidden
         accept_buttons(anna, "A").first.click()
-        settle(anna)
+        settle(anna, pause=250)
         no_errors(anna)
         anna_action = review.true_action("A", order["Anna"])
         bruno_side = "B" if review.true_action("A", order["Bruno"]) == anna_action else "A"
@@ -144,18 +121,18 @@ def test_blind_double_review_and_adjudication_in_two_browsers(server, browser):
         choose_round(bruno, 2)
         assert bruno.get_by_text("Anna").count() == 0  # he sees neither her name nor her decision
         accept_buttons(bruno, bruno_side).first.click()
-        settle(bruno)
+        settle(bruno, pause=250)
         no_errors(bruno)
         state = review.load_state(store, 2).state(page_id, 2, path)
         assert state.state == "adjudication"
         carla_ctx, carla = open_review(browser, url, "Carla")
         carla.get_by_text("Adjudicator", exact=True).click()
-        settle(carla)
+        settle(carla, pause=250)
         choose_round(carla, 2)
         assert carla.get_by_text("Every decision on this field").count() >= 1
         carla.screenshot(path=str(SHOTS / "review_adjudication.png"), full_page=False)
         accept_buttons(carla, "A").first.click()
-        settle(carla)
+        settle(carla, pause=250)
         no_errors(carla)
     finally:
         for ctx in (anna_ctx, bruno_ctx, carla_ctx):
@@ -189,20 +166,20 @@ def test_suspect_key_from_the_inspector_to_a_corrected_key(server, browser):
     page = context.new_page()
     try:
         page.goto(f"{url}/inspector?item={item_id}&dataset=demo", wait_until="domcontentloaded", timeout=60_000)
-        settle(page)
+        settle(page, pause=250)
         page.get_by_text("Review: version history and key checks").click()
         page.get_by_role("button", name="Open it in the suspect-key queue").click()
         page.wait_for_url(lambda u: "/review" in u and f"suspect={item_id}" in u, timeout=60_000)
-        settle(page)
+        settle(page, pause=250)
         assert page.get_by_text(f"Item {item_id}").count() >= 1
         box = page.get_by_label("Your name (kept for this browser session and stored with every decision)")
         box.fill("Carla")
         box.press("Enter")
-        settle(page)
+        settle(page, pause=250)
         page.get_by_text(f"{new['id']}. {new['text']}", exact=True).last.click()
         page.get_by_label("Why (kept with the new version)").fill("checked against the source")
         page.get_by_role("button", name="Save the corrected key").click()
-        settle(page)
+        settle(page, pause=250)
         no_errors(page)
         page.screenshot(path=str(SHOTS / "review_suspect_corrected.png"), full_page=False)
     finally:

@@ -95,17 +95,21 @@ def regression_references(df: pd.DataFrame, requested: dict | None = None,
     def present(column: str) -> list:
         return list(pd.unique(d[column]))
 
-    # format
-    types = present("type")
-    if "type" in requested:
-        if requested["type"] not in types:
-            raise UserError(f"reference format {requested['type']!r} is not in the data "
-                            f"(present: {', '.join(sorted(map(str, types), key=format_rank))})")
-        refs["type"], rules["type"] = requested["type"], RULE_CHOSEN
-    elif published.get("type") in types:
-        refs["type"], rules["type"] = published["type"], RULE_PUBLISHED
-    else:
-        refs["type"], rules["type"] = sorted(types, key=lambda t: format_rank(str(t)))[0], RULE_FIRST_FORMAT
+    def pick(column: str, what: str, order, fallback: str) -> None:
+        """The user's level (checked against the data), else the published one when the data hold it,
+        else the first level present in ``order`` (the rule says which, for the caption)."""
+        levels = sorted(present(column), key=order)
+        if column in requested:
+            if requested[column] not in levels:
+                raise UserError(f"reference {what} {requested[column]!r} is not in the data "
+                                f"(present: {', '.join(map(str, levels))})")
+            refs[column], rules[column] = requested[column], RULE_CHOSEN
+        elif published.get(column) in levels:
+            refs[column], rules[column] = published[column], RULE_PUBLISHED
+        else:
+            refs[column], rules[column] = levels[0], fallback
+
+    pick("type", "format", lambda t: format_rank(str(t)), RULE_FIRST_FORMAT)
     # image
     images = set(d["has_image"].astype(bool))
     if "has_image" in requested:
@@ -121,17 +125,7 @@ def regression_references(df: pd.DataFrame, requested: dict | None = None,
         refs["has_image"], rules["has_image"] = bool(published.get("has_image", False)), RULE_PUBLISHED
     else:
         refs["has_image"], rules["has_image"] = True, RULE_ONLY_IMAGE
-    # language
-    langs = present("language")
-    if "language" in requested:
-        if requested["language"] not in langs:
-            raise UserError(f"reference language {requested['language']!r} is not in the data "
-                            f"(present: {', '.join(sorted(map(str, langs)))})")
-        refs["language"], rules["language"] = requested["language"], RULE_CHOSEN
-    elif published.get("language") in langs:
-        refs["language"], rules["language"] = published["language"], RULE_PUBLISHED
-    else:
-        refs["language"], rules["language"] = sorted(langs, key=str)[0], RULE_FIRST_LANGUAGE
+    pick("language", "language", str, RULE_FIRST_LANGUAGE)
     # model (display names in `model`; registry keys in `model_key` when the frame has them)
     names = present("model")
     keys = ({} if "model_key" not in df.columns else

@@ -126,6 +126,14 @@ def null_choices(rec: dict, out: Problems, item_type: str) -> None:
         out.add("choices", f"{item_type} must have null choices")
 
 
+def free_answer_entry(rec: dict, out: Problems, item_type: str) -> dict | None:
+    """The checks every free-answer format (a question, no choices, one gold entry: numeric, open text)
+    starts with; returns the gold entry for the format's own checks, or None with the problems recorded."""
+    single_question_text(rec, out, item_type)
+    null_choices(rec, out, item_type)
+    return single_answer(rec, out, item_type)
+
+
 # ---------------------------------------------------------------- strict scoring helpers
 
 def entries(values: list) -> list[dict]:

@@ -71,9 +71,7 @@ class Numeric(AnswerFormat):
     editor = EDITOR
 
     def validate(self, rec: dict, out: Problems) -> None:
-        common.single_question_text(rec, out, self.name)
-        common.null_choices(rec, out, self.name)
-        entry = common.single_answer(rec, out, self.name)
+        entry = common.free_answer_entry(rec, out, self.name)
         if entry is None:
             return
         if not common.is_number(entry.get("value")):

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from ..vocab import BATCH_IN_PROGRESS
 from .base import ProviderRequest, redact
+from .batch_config import BatchLimits
 
 logger = logging.getLogger(__name__)
 
 #: Stands where the image's base64 text goes in a line; split out before writing.
 IMAGE_MARK = "@@EDUART_IMAGE_BASE64@@"
+#: How many of the most recent jobs ``find`` looks through for a tag.
+FIND_LIMIT = 1000
 
 
 @dataclass
@@ -136,6 +140,61 @@ class BatchBackend(Protocol):
         """Every result line of a finished job (answers and per-request errors), in the provider's order."""
 
     def cancel(self, job_id: str) -> None: ...
+
+
+class BackendBase:
+    """What every backend does the same way, whatever its provider: read a job's state through the
+    provider's table of state words, read result files line by line, look a job up by its tag.
+    A backend subclasses it and sets ``provider`` and ``STATES``; everything provider-specific
+    (encoding, the SDK calls, result records) stays in the backend."""
+
+    provider: str
+    #: The provider's own word for a job's state -> the shared vocabulary (``vocab.BATCH_*``).
+    STATES: dict[str, str] = {}
+
+    def __init__(self, model_id: str, limits: BatchLimits) -> None:
+        self.model_id = model_id
+        self.limits = limits
+
+    def status(self, raw: str, **details) -> JobStatus:
+        """The job's state in the shared vocabulary; a word we do not know reads as in progress, so the
+        runner polls again rather than closing a job on a state it cannot interpret."""
+        return JobStatus(state=self.STATES.get(raw, BATCH_IN_PROGRESS), provider_state=raw, **details)
+
+    def records(self, lines: Iterable[bytes | str], source: str) -> Iterator[dict]:
+        """The JSON objects of a result file; blank lines are skipped, a line that is not a JSON object
+        is logged (file named) and skipped, so one bad line never loses the job's other results."""
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                logger.warning("%s result file %s: a line is not JSON, skipped", self.provider, source)
+                continue
+            if isinstance(record, dict):
+                yield record
+            else:
+                logger.warning("%s result file %s: a line is not a JSON object, skipped", self.provider, source)
+
+    def parsed(self, lines: Iterable[bytes | str], source: str,
+               parse: Callable[[dict], BatchResult | None]) -> Iterator[BatchResult]:
+        """``parse`` applied to every record of a result file; records it cannot place (None) are dropped."""
+        for record in self.records(lines, source):
+            result = parse(record)
+            if result is not None:
+                yield result
+
+    @staticmethod
+    def first_listed(listing: Iterable, ours: Callable[[Any], bool], limit: int = FIND_LIMIT) -> Any | None:
+        """The first job of a provider's listing (newest first) for which ``ours`` holds, looking at no more
+        than ``limit`` jobs (a job created under our tag before a crash is recent), or None."""
+        for seen, job in enumerate(listing, start=1):
+            if ours(job):
+                return job
+            if seen >= limit:
+                break
+        return None
 
 
 @dataclass

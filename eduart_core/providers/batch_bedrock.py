@@ -17,7 +17,6 @@ The record id is documented as an 11-character alphanumeric string, so a record 
 from __future__ import annotations
 
 import base64
-import json
 import logging
 from collections.abc import Iterator
 from functools import lru_cache
@@ -41,6 +40,7 @@ from ..vocab import (
 from .base import USER_ROLE, ProviderRequest, classify_status
 from .batch_base import (
     IMAGE_MARK,
+    BackendBase,
     BatchError,
     BatchResult,
     JobInput,
@@ -98,15 +98,15 @@ def parse_s3_uri(uri: str) -> tuple[str, str]:
     return parsed.netloc, parsed.path.strip("/")
 
 
-class BedrockBatch:
+class BedrockBatch(BackendBase):
     """Model invocation jobs for one Bedrock model; input and output in one S3 prefix."""
 
     provider = "bedrock"
+    STATES = _STATES
 
     def __init__(self, model_id: str, limits: BatchLimits, *, credentials: dict, role_arn: str, s3_uri: str,
                  bedrock_endpoint: str | None = None, s3_endpoint: str | None = None, timeout_s: float = 120.0):
-        self.model_id = model_id
-        self.limits = limits
+        super().__init__(model_id, limits)
         self.role_arn = role_arn
         self.bucket, self.prefix = parse_s3_uri(s3_uri)
         self.bedrock, self.s3 = _clients(tuple(sorted(credentials.items())), bedrock_endpoint, s3_endpoint,
@@ -184,10 +184,9 @@ class BedrockBatch:
         job = self._call("poll", self.bedrock.get_model_invocation_job, jobIdentifier=job_id)
         raw = job.get("status") or "Submitted"
         output = ((job.get("outputDataConfig") or {}).get("s3OutputDataConfig") or {}).get("s3Uri")
-        return JobStatus(state=_STATES.get(raw, BATCH_IN_PROGRESS), provider_state=raw,
-                         total=job.get("totalRecordCount"), completed=job.get("successRecordCount"),
-                         failed=job.get("errorRecordCount"), output_location=output,
-                         message=text_of(job["message"]) if job.get("message") else None)
+        return self.status(raw, total=job.get("totalRecordCount"), completed=job.get("successRecordCount"),
+                           failed=job.get("errorRecordCount"), output_location=output,
+                           message=text_of(job["message"]) if job.get("message") else None)
 
     def results(self, job_id: str, status: JobStatus, custom_ids: list[str]) -> Iterator[BatchResult]:
         by_record = {record_id(c): c for c in custom_ids}
@@ -205,17 +204,7 @@ class BedrockBatch:
                 break
         for key in sorted(keys):
             body = self._call("download results", self.s3.get_object, Bucket=bucket, Key=key)["Body"]
-            for line in body.iter_lines():
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    logger.warning("bedrock result file %s: a line is not JSON, skipped", key)
-                    continue
-                result = parse_result(record, by_record)
-                if result is not None:
-                    yield result
+            yield from self.parsed(body.iter_lines(), key, lambda record: parse_result(record, by_record))
 
     def cancel(self, job_id: str) -> None:
         self._call("stop job", self.bedrock.stop_model_invocation_job, jobIdentifier=job_id)

@@ -35,6 +35,7 @@ from ..vocab import (
 from .base import USER_ROLE, ProviderRequest, classify_status
 from .batch_base import (
     IMAGE_MARK,
+    BackendBase,
     BatchError,
     BatchResult,
     JobInput,
@@ -54,22 +55,21 @@ _STATES = {"JOB_STATE_QUEUED": BATCH_VALIDATING, "JOB_STATE_PENDING": BATCH_VALI
            "JOB_STATE_PARTIALLY_SUCCEEDED": BATCH_PARTIAL, "JOB_STATE_FAILED": BATCH_FAILED,
            "JOB_STATE_CANCELLING": BATCH_CANCELLING, "JOB_STATE_CANCELLED": BATCH_CANCELLED,
            "JOB_STATE_EXPIRED": BATCH_EXPIRED}
-FIND_LIMIT = 1000
 
 
 def _state_name(state) -> str:
     return str(getattr(state, "value", state) or "JOB_STATE_UNSPECIFIED")
 
 
-class GeminiBatch:
+class GeminiBatch(BackendBase):
     """Batch jobs for one Gemini model."""
 
     provider = "gemini"
+    STATES = _STATES
 
     def __init__(self, model_id: str, limits: BatchLimits, *, api_key: str, base_url: str | None = None,
                  timeout_s: float = 120.0):
-        self.model_id = model_id
-        self.limits = limits
+        super().__init__(model_id, limits)
         # No retry_options: the SDK never retries by itself (a create that timed out may have created
         # the job; the runner looks it up by its display name before trying again).
         options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
@@ -162,14 +162,9 @@ class GeminiBatch:
         return Submitted(batch.name, input_location=location)
 
     def find(self, tag: str) -> Submitted | None:
-        seen = 0
-        for batch in self._call("list batches", self.client.batches.list, config={"page_size": 100}):
-            if batch.display_name == tag:
-                return Submitted(batch.name)
-            seen += 1
-            if seen >= FIND_LIMIT:
-                break
-        return None
+        listing = self._call("list batches", self.client.batches.list, config={"page_size": 100})
+        batch = self.first_listed(listing, lambda b: b.display_name == tag)
+        return Submitted(batch.name) if batch is not None else None
 
     def poll(self, job_id: str) -> JobStatus:
         batch = self._call("poll", self.client.batches.get, name=job_id)
@@ -178,8 +173,7 @@ class GeminiBatch:
         output = "inline" if dest is not None and dest.inlined_responses else (dest.file_name if dest else None)
         error = getattr(batch, "error", None)
         message = text_of(error.message) if error is not None and error.message else None
-        return JobStatus(state=_STATES.get(raw, BATCH_IN_PROGRESS), provider_state=raw, output_location=output,
-                         message=message)
+        return self.status(raw, output_location=output, message=message)
 
     def results(self, job_id: str, status: JobStatus, custom_ids: list[str]) -> Iterator[BatchResult]:
         batch = self._call("read results", self.client.batches.get, name=job_id)
@@ -200,17 +194,7 @@ class GeminiBatch:
             with tempfile.TemporaryFile() as buffer:
                 self._call("download results", self.client.files.download, file=dest.file_name, destination=buffer)
                 buffer.seek(0)
-                for line in buffer:
-                    if not line.strip():
-                        continue
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        logger.warning("gemini result file %s: a line is not JSON, skipped", dest.file_name)
-                        continue
-                    result = parse_result(record)
-                    if result is not None:
-                        yield result
+                yield from self.parsed(buffer, dest.file_name, parse_result)
 
     def cancel(self, job_id: str) -> None:
         self._call("cancel", self.client.batches.cancel, name=job_id)

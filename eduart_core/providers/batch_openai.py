@@ -11,7 +11,6 @@ exactly the online adapter's chat request, so a batch asks the same question as 
 """
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator
 from dataclasses import replace
@@ -31,6 +30,7 @@ from ..vocab import (
 from .base import ProviderRequest, classify_status
 from .batch_base import (
     IMAGE_MARK,
+    BackendBase,
     BatchError,
     BatchResult,
     JobInput,
@@ -50,18 +50,17 @@ TAG_KEY = "eduart_tag"
 _STATES = {"validating": BATCH_VALIDATING, "in_progress": BATCH_IN_PROGRESS, "finalizing": BATCH_FINALIZING,
            "completed": BATCH_COMPLETED, "failed": BATCH_FAILED, "expired": BATCH_EXPIRED,
            "cancelling": BATCH_CANCELLING, "cancelled": BATCH_CANCELLED}
-#: How many of the most recent batches ``find`` looks through for a tag.
-FIND_LIMIT = 1000
 
 
-class OpenAIBatch:
+class OpenAIBatch(BackendBase):
     """Batch jobs for one model of the OpenAI API or of an OpenAI-compatible server."""
+
+    STATES = _STATES
 
     def __init__(self, provider: str, model_id: str, limits: BatchLimits, *, api_key: str,
                  base_url: str | None = None, timeout_s: float = 120.0):
+        super().__init__(model_id, limits)
         self.provider = provider
-        self.limits = limits
-        self.model_id = model_id
         # The online adapter builds the request body, so batch and online ask the same question.
         self.chat = OpenAIChatProvider(model_id, api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                                        compatible=provider != "openai")
@@ -103,37 +102,23 @@ class OpenAIBatch:
         return Submitted(batch.id, input_location=uploaded.id)
 
     def find(self, tag: str) -> Submitted | None:
-        seen = 0
-        for batch in self._call("list batches", self.client.batches.list, limit=100):
-            if (batch.metadata or {}).get(TAG_KEY) == tag:
-                return Submitted(batch.id, input_location=batch.input_file_id)
-            seen += 1
-            if seen >= FIND_LIMIT:
-                break
-        return None
+        listing = self._call("list batches", self.client.batches.list, limit=100)
+        batch = self.first_listed(listing, lambda b: (b.metadata or {}).get(TAG_KEY) == tag)
+        return Submitted(batch.id, input_location=batch.input_file_id) if batch is not None else None
 
     def poll(self, job_id: str) -> JobStatus:
         batch = self._call("poll", self.client.batches.retrieve, job_id)
         counts = batch.request_counts
         errors = [e.message for e in ((batch.errors.data if batch.errors else None) or []) if e.message]
-        return JobStatus(state=_STATES.get(batch.status, BATCH_IN_PROGRESS), provider_state=batch.status,
-                         total=counts.total if counts else None, completed=counts.completed if counts else None,
-                         failed=counts.failed if counts else None, output_location=batch.output_file_id,
-                         error_location=batch.error_file_id, message="; ".join(errors)[:500] or None)
+        return self.status(batch.status, total=counts.total if counts else None,
+                           completed=counts.completed if counts else None, failed=counts.failed if counts else None,
+                           output_location=batch.output_file_id, error_location=batch.error_file_id,
+                           message="; ".join(errors)[:500] or None)
 
     def _lines(self, file_id: str) -> Iterator[dict]:
         try:
             with self.client.files.with_streaming_response.content(file_id) as response:
-                for line in response.iter_lines():
-                    if not line.strip():
-                        continue
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        logger.warning("%s result file %s: a line is not JSON, skipped", self.provider, file_id)
-                        continue
-                    if isinstance(record, dict):
-                        yield record
+                yield from self.records(response.iter_lines(), file_id)
         except openai.APIStatusError as exc:
             raise BatchError(f"download {file_id}: HTTP {exc.status_code}: {exc.message}",
                              retryable=classify_status(exc.status_code)) from None

@@ -37,18 +37,24 @@ def item_table(src: Source, sel: Selection) -> pd.DataFrame:
     return table
 
 
+def _catalogue(src: Source, dataset: str) -> pd.DataFrame:
+    """The dataset's items; a dataset without items says why (only published aggregates, or empty)."""
+    catalogue = items(src, dataset)
+    if catalogue.empty:
+        if dataset_flags(src, dataset).aggregate_only:
+            raise ItemLevelUnavailable(f"Dataset '{dataset}' holds only the published aggregates: "
+                                       "item-level data are not available for it.")
+        raise EmptySelection(f"Dataset '{dataset}' has no items.")
+    return catalogue
+
+
 @cached()
 def item_list(src: Source, sel: Selection) -> pd.DataFrame:
     """Every item the format, language and image filters keep, with its statistics when models answered it.
 
     The inspector's list: items nobody has answered yet are listed too (their statistics are empty).
     """
-    catalogue = items(src, sel.dataset)
-    if catalogue.empty:
-        if dataset_flags(src, sel.dataset).aggregate_only:
-            raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
-                                       "item-level data are not available for it.")
-        raise EmptySelection(f"Dataset '{sel.dataset}' has no items.")
+    catalogue = _catalogue(src, sel.dataset)
     keep = ["item_id", "type", "language", "has_image", "version", "data_issue"]
     out = sel.apply(catalogue[[c for c in keep if c in catalogue]])
     if out.empty:
@@ -73,12 +79,7 @@ def item_metadata(src: Source, sel: Selection, task: str = "", dimension: str = 
     """
     from ..item_table import filter_items, metadata_table, parse_tag_filter
 
-    catalogue = items(src, sel.dataset)
-    if catalogue.empty:
-        if dataset_flags(src, sel.dataset).aggregate_only:
-            raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
-                                       "item-level data are not available for it.")
-        raise EmptySelection(f"Dataset '{sel.dataset}' has no items.")
+    catalogue = _catalogue(src, sel.dataset)
     chosen = filter_items(sel.apply(catalogue), tasks=[v for v in task.split("|") if v],
                           dimensions=[v for v in dimension.split("|") if v], tags=parse_tag_filter(tag))
     if chosen.empty:
