@@ -162,17 +162,20 @@ def last_launch_summary() -> None:
     summary = pace.launch_summary(state)
     if summary is None:
         return
-    shown = {str(k): str(v) for k, v in zip(views.models(common.source())["model"],
-                                            views.models(common.source())["display_name"])}
+    catalogue = views.models(common.source())
+    shown = {str(k): str(v) for k, v in zip(catalogue["model"], catalogue["display_name"])}
     names = tuple(shown.get(m, m) for m in summary.models)
+    baselines = set(views.baseline_models(common.source(), summary.dataset))
     took = f" in {pace.duration(summary.seconds)}" if summary.seconds is not None else ""
     kind = {"completed": st.success, "cancelled": st.warning}.get(summary.status, st.error)
     with st.container(border=True):
-        kind(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
-             f"failed requests of {summary.total}, dataset {summary.dataset}, "
-             f"{', '.join(names)} ({', '.join(summary.conditions)}).")
+        kind(plain(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
+                   f"failed requests of {summary.total}, dataset {summary.dataset}, "
+                   f"{', '.join(names)} ({', '.join(summary.conditions)})."))
         row = st.container(horizontal=True)
         filters = {"dataset": summary.dataset, "models": names}
+        if baselines & set(names):  # a baseline run: show it, which means counting baselines in
+            filters["baselines"] = True
         row.button("Overview for these models", key="runs_to_overview", icon=":material/home:",
                    on_click=common.request_page, args=("overview",), kwargs=filters)
         row.button("Failure explorer for these models", key="runs_to_explorer", icon=":material/search:",
