@@ -300,3 +300,18 @@ def test_a_small_selection_is_one_line_on_every_page(app):
     for page in [*PAGES, "pages/7_runs_page.py", "pages/8_review_page.py"]:
         app.switch_page(page).run()
         assert not app.exception, (page, app.exception[0].value if app.exception else None)
+
+
+def test_flags_are_the_same_on_the_views_encoded_keys_at_scale():
+    """The views hand the explorer categorical keys (one encoded read per dataset); with more than
+    127 items and no baseline the counts must not depend on that encoding."""
+    items = [f"i{k:03d}" for k in range(200)]
+    rows = [(m, c, i, ((k + len(m) + len(c)) % 3) / 2) for m in ("A", "B", "C") for c in ("default", "motivation")
+            for k, i in enumerate(items)]
+    frame = pd.DataFrame(rows, columns=["model", "condition", "item_id", "score"])
+    plain = analysis.item_flags({"strict": frame, "paper": frame}, "strict", "default")
+    encoded = frame.assign(**{c: pd.Categorical(frame[c], categories=pd.Index(sorted(frame[c].unique()), dtype=object))
+                              for c in ("model", "condition", "item_id")})
+    flags = analysis.item_flags({"strict": encoded, "paper": encoded}, "strict", "default")
+    assert len(flags) == 200
+    pd.testing.assert_frame_equal(flags, plain)

@@ -78,6 +78,7 @@ def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: 
     condition); ``baseline_only_right`` (a baseline right and no other model right).
     """
     frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
+    frame = _plain_keys(frame)
     baselines = set(baselines)
     frame = frame.assign(right=frame["score"] >= FULL_CREDIT - _EPS, base=frame["model"].isin(baselines))
     cond = frame[frame["condition"] == condition]
@@ -103,6 +104,14 @@ def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: 
     return finish(per.reset_index(), dropped, baselines=sorted(baselines), profile=profile, condition=condition)
 
 
+def _plain_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """Key columns as plain objects: the counts below are aligned on item ids across sub-frames,
+    and categorical keys (the views' encoded read) would carry different category sets there."""
+    keys = {c: frame[c].astype(object) for c in ("model", "condition", "item_id")
+            if isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    return frame.assign(**keys) if keys else frame
+
+
 def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str,
                      leave_out: Iterable[str] = ()) -> pd.Series | None:
     if len(by_profile) < 2:
@@ -112,6 +121,7 @@ def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str,
     merged = None
     for name, frame in by_profile.items():
         d, _ = prepare(frame, ["model", "condition", "item_id", "score"])
+        d = _plain_keys(d)
         d = d[(d["condition"] == condition) & ~d["model"].isin(leave_out)][keys + ["score"]].rename(
             columns={"score": name})
         merged = d if merged is None else merged.merge(d, on=keys)
