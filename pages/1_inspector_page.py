@@ -366,30 +366,33 @@ def _open_suspect_queue(item_id: str, dataset: str) -> None:
 _goto_review = st.session_state.pop("_insp_goto_review", None)
 if _goto_review:
     st.switch_page("pages/8_review_page.py", query_params={"suspect": _goto_review[0], "dataset": _goto_review[1]})
-with st.expander(f"Review: version history and key checks (version {item.get('version', '—')})"):
-    from eduart_core.errors import UserError as _UserError
-    from eduart_core.store import Store as _Store
-    from eduart_core.store import StoreError as _StoreError
-    from eduart_core.store.items import item_history
+review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
+                         key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
+if review_box.open:
+    with review_box:
+        from eduart_core.errors import UserError as _UserError
+        from eduart_core.store import Store as _Store
+        from eduart_core.store import StoreError as _StoreError
+        from eduart_core.store.items import item_history
 
-    try:
-        _history = item_history(_Store(common.store_path()), sel.dataset, current)
-        st.dataframe(_history[["version", "is_current", "origin", "note", "created_at"]], hide_index=True,
-                     width="stretch")
-        _flags = views.suspect_keys(src, sel)
-        _flags = _flags[_flags["item_id"] == current]
-    except (_StoreError, _UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
-        st.caption(f"Review details unavailable: {type(exc).__name__}: {plain(str(exc).splitlines()[0][:160])}")
-        _flags = None
-    if _flags is not None and len(_flags):
-        st.warning("This item is in the suspect-key queue: " + plain(_flags["reasons"].iloc[0]) + ".")
-        st.button("Open it in the suspect-key queue", key="insp_open_suspect", on_click=_open_suspect_queue,
-                  args=(current, sel.dataset), icon=":material/rule:")
-    elif _flags is not None:
-        st.caption("No open key flag for this item.")
+        try:
+            _history = item_history(_Store(common.store_path()), sel.dataset, current)
+            st.dataframe(_history[["version", "is_current", "origin", "note", "created_at"]], hide_index=True,
+                         width="stretch")
+            _flags = views.suspect_keys(src, sel)
+            _flags = _flags[_flags["item_id"] == current]
+        except (_StoreError, _UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
+            st.caption(f"Review details unavailable: {type(exc).__name__}: {plain(str(exc).splitlines()[0][:160])}")
+            _flags = None
+        if _flags is not None and len(_flags):
+            st.warning("This item is in the suspect-key queue: " + plain(_flags["reasons"].iloc[0]) + ".")
+            st.button("Open it in the suspect-key queue", key="insp_open_suspect", on_click=_open_suspect_queue,
+                      args=(current, sel.dataset), icon=":material/rule:")
+        elif _flags is not None:
+            st.caption("No open key flag for this item.")
 # ---------------------------------------------------------------- item response curve (IRT)
 st.divider()
-irt_box = st.expander("Item response curve (Rasch model)", expanded=True, key="insp_irt", on_change="rerun")
+irt_box = st.expander("Item response curve (Rasch model)", expanded=False, key="insp_irt", on_change="rerun")  # fitted when opened
 if irt_box.open:
     with irt_box:
         try:

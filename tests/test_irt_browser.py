@@ -38,8 +38,9 @@ def test_inspector_draws_the_item_curve(server, browser):
     item_id = str(items[items["informative"]]["item_id"].iloc[0])
     with opened(browser, f"{url}/inspector?item={item_id}", height=3000) as page:
         settle(page)
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-        assert page.get_by_text("Item response curve", exact=False).count() >= 1
+        page.get_by_text("Item response curve", exact=False).first.click()  # fitted when opened
+        settle(page)
+        page.get_by_text("the ability at which the chance is 50%", exact=False).first.wait_for(timeout=60_000)
         assert page.get_by_text("the ability at which the chance is 50%", exact=False).count() >= 1
         assert not problems(page)
         page.screenshot(path=str(SHOTS / "inspector_item_curve.png"), full_page=True)

@@ -88,6 +88,7 @@ def test_inspector_shows_the_item_curve(app, demo_db):
     fitted = items[items["informative"]]["item_id"].iloc[0]
     app.switch_page("pages/1_inspector_page.py")
     app.query_params["item"] = fitted
+    app.session_state["insp_irt"] = True  # the curve is fitted when its section is opened
     app.run()
     assert not app.exception
     assert any("Difficulty" in c.value and "16 examinees" in c.value for c in app.caption)
