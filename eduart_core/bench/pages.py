@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..store import Store
 from ..vocab import DEFAULT_DATASET, PAPER_PROFILE
+from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Published scale: 12 models x 871 items (above it only the first-render target applies).
@@ -91,11 +92,10 @@ def _change(at, key: str, value) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def measure(store_path: str, repeats: int = 3) -> list[dict]:
+def measure(store_path: str, repeats: int = 3, recompile: bool = False) -> list[dict]:
     """Medians per page: first render (fresh session, empty caches), a model filter change, and a
     scoring-profile switch (the heaviest change: a second score frame is read from the store)."""
     from streamlit import logger as st_logger
-    from streamlit.testing.v1 import AppTest
 
     from ..store import Store
     from ..store.scores import list_models
@@ -105,6 +105,21 @@ def measure(store_path: str, repeats: int = 3) -> list[dict]:
     models = list_models(Store(store_path))
     names = [m for m, ds in zip(models["display_name"], models["datasets"]) if _has(ds, DEFAULT_DATASET)]
     fewer = sorted(names)[1:] if len(names) > 2 else names  # drop one model: a real recomputation
+    with compiled_once(not recompile):
+        results = _measure_pages(fewer, repeats)
+
+    def median(pairs: list[tuple[float, float]], k: int) -> float:
+        return statistics.median(p[k] for p in pairs)
+
+    return [{"page": p, "first_render_s": median(v["first"], 0), "model_filter_s": median(v["models"], 0),
+             "profile_switch_s": median(v["profile"], 0), "first_render_cpu_s": median(v["first"], 1),
+             "model_filter_cpu_s": median(v["models"], 1), "profile_switch_cpu_s": median(v["profile"], 1)}
+            for p, v in results.items()]
+
+
+def _measure_pages(fewer: list[str], repeats: int) -> dict[str, dict[str, list]]:
+    from streamlit.testing.v1 import AppTest
+
     results = {p: {k: [] for k in ("first", "models", "profile")} for p in PAGES}
     for _ in range(repeats):
         for page in PAGES:
@@ -116,14 +131,7 @@ def measure(store_path: str, repeats: int = 3) -> list[dict]:
             results[page]["first"].append(_render(at, page))
             results[page]["models"].append(_change(at, "f_models", fewer))
             results[page]["profile"].append(_change(at, "f_profile", PAPER_PROFILE))
-
-    def median(pairs: list[tuple[float, float]], k: int) -> float:
-        return statistics.median(p[k] for p in pairs)
-
-    return [{"page": p, "first_render_s": median(v["first"], 0), "model_filter_s": median(v["models"], 0),
-             "profile_switch_s": median(v["profile"], 0), "first_render_cpu_s": median(v["first"], 1),
-             "model_filter_cpu_s": median(v["models"], 1), "profile_switch_cpu_s": median(v["profile"], 1)}
-            for p, v in results.items()]
+    return results
 
 
 def scale_of(models: int, items: int) -> str:
@@ -148,7 +156,7 @@ def run(args) -> int:
             print(f"built simulated store ({args.models} models x {args.items} items x 2 conditions) "
                   f"in {time.perf_counter() - t0:.1f} s")
         n_models, n_items = _store_size(path)
-        rows = measure(str(path), repeats=args.repeats)
+        rows = measure(str(path), repeats=args.repeats, recompile=args.recompile)
     scale = scale_of(n_models, n_items)
     target = TARGETS[scale]
     print(f"store: {n_models} models x {n_items} items x 2 conditions ({scale} scale); "
@@ -177,4 +185,6 @@ def register(bench_sub) -> None:
     parser.add_argument("--items", type=int, default=871)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--recompile", action="store_true",
+                        help="let AppTest recompile app.py and the page on every run (a server compiles them once)")
     parser.set_defaults(func=run)

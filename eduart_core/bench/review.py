@@ -17,9 +17,9 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+
+from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "pages/8_review_page.py"
@@ -63,24 +63,6 @@ def _edit_targets(store) -> list[tuple[tuple[str, int], dict]]:
             if isinstance(f["a"], str) and f["a"].strip() and f["path"] in ("question_text", "question_title"):
                 out.append(((page_id, int(rnd)), f))
     return out
-
-
-@contextmanager
-def compiled_once(enabled: bool = True) -> Iterator[None]:
-    """Let every AppTest run share one script cache (as a server's runs do), then restore."""
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import app_test, local_script_runner
-
-    if not enabled:
-        yield
-        return
-    shared = ScriptCache()
-    saved = app_test.ScriptCache, local_script_runner.ScriptCache
-    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
-    try:
-        yield
-    finally:
-        app_test.ScriptCache, local_script_runner.ScriptCache = saved
 
 
 def measure_actions(demo_store: Path, repeats: int = 3, recompile: bool = False) -> dict[str, list[float]]:
