@@ -20,7 +20,7 @@ from eduart_core.analysis.motivation import paired_t_p, wilcoxon_p
 from eduart_core.store import Store, release_readers
 from eduart_core.store.items import upsert_items
 from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model
-from eduart_core.store.scores import load_score_table, load_scores, long_scores
+from eduart_core.store.scores import load_responses, load_score_table, load_scores, long_scores
 from eduart_core.vocab import EXTRACTION_KIND
 
 RADIO = {"item_id": "r1", "type": "multiple_choice_radio", "question_text": "Which pigment is made up here?",
@@ -92,6 +92,15 @@ def test_only_the_latest_answer_is_marked(filled):
     assert marked == [("r1", _answer("B")), ("r2", _answer("B"))]  # a failed request is not an answer
     table = load_score_table(filled, "ds")
     assert sorted(table["item_id"].astype(str)) == ["r1", "r2"] and table["score_strict"].tolist() == [1.0, 1.0]
+
+
+def test_the_inspector_marks_the_answer_the_statistics_use_when_the_newest_request_failed(filled):
+    add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("B")}])
+    add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": None, "error": "timeout"}])
+    responses = load_responses(filled, "ds", "r1")
+    latest = responses[responses["is_latest"]]
+    assert latest["raw_text"].tolist() == [_answer("B")] and latest["error"].tolist() == [None]
+    assert load_scores(filled, "strict", "ds")["score"].tolist() == [1.0]  # the same answer
 
 
 def test_both_profiles_in_one_read_equal_the_long_frame(filled):
