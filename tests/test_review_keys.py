@@ -180,6 +180,20 @@ def test_the_selection_switch_turns_reviewed_overrides_off_everywhere(keyed_stor
     assert Selection.from_args(parser.parse_args([]), dataset=DATASET).reviewed is True
 
 
+def test_the_suspect_queue_view_follows_the_reviewed_switch(keyed_store):
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    responses = load_responses(keyed_store, DATASET, "k07")
+    target = responses[responses["model"] == "Sim 0"].iloc[0]  # strong, answered A, marked wrong
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
+    src = views.Source.of(keyed_store)
+    on = views.suspect_keys(src, Selection(dataset=DATASET)).set_index("item_id")
+    off = views.suspect_keys(src, Selection(dataset=DATASET, reviewed=False)).set_index("item_id")
+    assert off.loc["k07", "p"] == 0.5  # computed: four of eight right
+    assert on.loc["k07", "p"] == 0.625  # the reviewer's point counts
+
+
 def test_an_override_stops_applying_when_the_key_changes(keyed_store):
     responses = load_responses(keyed_store, DATASET, "k07")
     weak = responses[responses["model"] == "Sim 7"].iloc[0]  # chose B, right under the wrong key

@@ -44,15 +44,16 @@ def review_agreement(src: Source, sel: Selection, by: str = "round") -> pd.DataF
 
 
 @cached(maxsize=8)
-def _suspects(src: Source, dataset: str, profile: str) -> pd.DataFrame:
+def _suspects(src: Source, dataset: str, profile: str, reviewed: bool) -> pd.DataFrame:
     from .. import suspects
     from ._base import items, scores
 
     # the score and item frames the other views already hold in the cache (every model and condition)
-    return suspects.suspect_queue(src.store, dataset, profile, scores=scores(src, profile, dataset),
-                                  items=items(src, dataset))
+    return suspects.suspect_queue(src.store, dataset, profile, overrides=reviewed,
+                                  scores=scores(src, profile, dataset, reviewed), items=items(src, dataset))
 
 
 def suspect_keys(src: Source, sel: Selection) -> pd.DataFrame:
-    """Items whose statistics suggest a wrong key, still waiting for review (selected dataset and profile)."""
-    return _suspects(src, sel.dataset, sel.profile)
+    """Items whose statistics suggest a wrong key, still waiting for review (selected dataset and profile;
+    with the reviewed score overrides unless the selection switches them off)."""
+    return _suspects(src, sel.dataset, sel.profile, sel.reviewed)
