@@ -19,7 +19,8 @@ import logging
 import pandas as pd
 
 from .analysis.ctt import item_statistics
-from .analysis.keyflags import FlagContext, chosen_ids, key_flags, option_shares
+from .analysis.distractors import chosen_options
+from .analysis.keyflags import FlagContext, key_flags, option_shares
 from .errors import UserError
 from .store import Store
 from .store.items import get_item, item_history, load_items, save_item_version
@@ -35,9 +36,9 @@ KEY_REVIEW_ORIGIN = "key-review"
 
 
 def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None) -> FlagContext:
-    choices = choices.assign(ids=pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object,
+    choices = choices.assign(ids=pd.Series([chosen_options(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
-    keys = {str(i): set(chosen_ids(r.get("answers"))) for i, r in zip(items["item_id"], items["record"])
+    keys = {str(i): set(chosen_options(r.get("answers"))) for i, r in zip(items["item_id"], items["record"])
             if isinstance(r, dict) and r.get("type") in OPTION_FORMATS}
     return FlagContext(choices=choices, keys=keys, stats=stats)
 
@@ -122,9 +123,9 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
     latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
     answers = latest[["model", "condition", "raw_text", "parsed_answers", "motivation", "strict_score", "paper_score",
                       "parse_error"]].copy()
-    answers["chosen"] = [", ".join(chosen_ids(a)) for a in answers["parsed_answers"]]
+    answers["chosen"] = [", ".join(chosen_options(a)) for a in answers["parsed_answers"]]
     choices = load_choices(store, dataset, item_id=str(item_id))
-    choices = choices.assign(ids=pd.Series([chosen_ids(a) for a in choices["answers"]], dtype=object,
+    choices = choices.assign(ids=pd.Series([chosen_options(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
     return {"item": item, "answers": answers.reset_index(drop=True), "options": option_shares(choices, str(item_id)),
             "history": item_history(store, dataset, item_id), "reviews": load_key_reviews(store, dataset, item_id)}

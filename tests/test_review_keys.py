@@ -74,6 +74,18 @@ def test_detail_shows_key_answers_and_rationales(keyed_store):
     assert counts["A"] == 4 and counts["B"] == 4
 
 
+def test_an_answer_marking_options_true_or_false_chose_only_the_true_ones(keyed_store):
+    ensure_model(keyed_store, "marker", "Marker", "Simulated", "offline", None, simulated=True)
+    create_run(keyed_store, "run-marker", DATASET, "marker", "default", "simulated")
+    marked = json.dumps({"Answers": [{"id": "A", "text": "TRUE"}, {"id": "B", "text": "FALSE"}]})
+    add_responses(keyed_store, "run-marker", [{"item_id": "k01", "raw_text": marked}])
+    detail = suspects.suspect_detail(keyed_store, DATASET, "k01")
+    answers = detail["answers"].set_index("model")
+    assert answers.loc["Marker", "chosen"] == "A"
+    counts = detail["options"].set_index("option")["answers"]
+    assert "B" not in counts.index  # nobody else chose B on k01 (they answer A or C)
+
+
 def test_confirming_clears_the_flags_the_reviewer_saw(keyed_store):
     flags = list(suspects.suspect_queue(keyed_store, DATASET).set_index("item_id").loc["k12", "flags"])
     with pytest.raises(UserError, match="reviewer"):

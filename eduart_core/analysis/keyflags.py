@@ -33,6 +33,7 @@ class FlagContext:
     """What flag sources may look at besides the long score frame."""
 
     #: one row per (model, condition, item_id) with ``ids``: the option ids the answer chose
+    #: (``analysis.distractors.chosen_options``: entries marked FALSE are not chosen)
     choices: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["model", "condition", "item_id", "ids"]))
     #: item_id -> the gold option ids (multiple-choice items)
     keys: dict[str, set[str]] = field(default_factory=dict)
@@ -49,18 +50,6 @@ def register_flag_source(name: str, fn: FlagSource) -> FlagSource:
     """Add a source of key flags (``fn(scores, context) -> item_id, reason, detail`` rows)."""
     FLAG_SOURCES[name] = fn
     return fn
-
-
-def chosen_ids(answers) -> list[str]:
-    """The option ids an answer picked (parsed answer entries: {"id": ...} or plain strings)."""
-    if not isinstance(answers, list):
-        return []
-    out = []
-    for entry in answers:
-        ident = entry.get("id") if isinstance(entry, dict) else entry
-        if ident is not None and str(ident).strip():
-            out.append(str(ident).strip().upper())
-    return out
 
 
 def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
@@ -137,5 +126,5 @@ def option_shares(choices: pd.DataFrame, item_id: str) -> pd.DataFrame:
     return frame.groupby(["condition", "option"]).size().rename("answers").reset_index()
 
 
-__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "chosen_ids", "distractor_flags", "key_flags",
+__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "distractor_flags", "key_flags",
            "option_shares", "register_flag_source", "statistics_flags"]
