@@ -25,9 +25,9 @@ def attribute_breakdown() -> None:
         values = by_attribute[(by_attribute["attribute"] == name) & (by_attribute["model"] == "All models")]
         with columns[index % 2]:
             common.chart(study_charts.figure_attribute_scores(by_attribute, attribute=name), f"attribute_{name}",
-                         f"Mean score by image attribute '{plain(name)}' over all models (condition {sel.condition}, "
+                         f"Mean score by image attribute '{name}' over all models (condition {sel.condition}, "
                          f"{common.scoring_label(sel)}), Wilson 95% intervals on the answers; "
-                         + ", ".join(f"{plain(v)}: {int(n)} items" for v, n in zip(values["value"], values["n_items"]))
+                         + ", ".join(f"{v}: {int(n)} items" for v, n in zip(values["value"], values["n_items"]))
                          + ". Numeric attributes with many values are cut into three equal-count bins.")
     common.table(by_attribute, "image_attributes", "Mean score per image attribute value and model (percent)",
                  percent=("score", "ci_low", "ci_high"))

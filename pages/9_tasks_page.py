@@ -121,7 +121,7 @@ def errors_section() -> None:
                 n_wrong = int(choices.loc[choices["model"] == who].drop_duplicates("column")["n_wrong"].sum())
                 common.chart(study_charts.figure_distractors(choices, model=who), "study_distractors",
                              f"Which kind of wrong option was chosen, per {by}: share of the {n_wrong} wrong choices "
-                             f"({plain(who)}); the hover gives the share uniform guessing among the wrong options "
+                             f"({who}); the hover gives the share uniform guessing among the wrong options "
                              "would give.")
             except views.EmptySelection as exc:
                 st.info(str(exc))

@@ -7,6 +7,7 @@ overall's aggregation is stated and switchable, and the menu offers only the pag
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,34 @@ def test_images_page_breaks_accuracy_down_by_image_attribute(app):
     titles = {s["layout"]["xaxis"]["title"]["text"] for s in specs}
     assert {"genre", "figures", "setting", "warm ratio"} <= titles
     assert not any("with/without" in i.value for i in app.info)
+    captions = [as_read(c.value) for c in app.caption if "image attribute" in c.value]
+    escaped_twice = [c for c in captions if re.search(r"\\[^\w\s]", c)]  # an escape left after reading
+    assert captions and not escaped_twice, escaped_twice  # attribute names and values escaped once
+
+
+def test_the_distractor_caption_names_the_chosen_model_as_written(demo_db, tmp_path, monkeypatch):
+    import shutil
+
+    import duckdb
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
+
+    path = tmp_path / "eduart.duckdb"
+    shutil.copy(demo_db, path)
+    model = "Sim *Aurora* Pro (v2.1)"  # markdown punctuation in a model name
+    with duckdb.connect(str(path)) as con:
+        con.execute("UPDATE models SET display_name = ? WHERE display_name = 'Sim Aurora Pro'", [model])
+    monkeypatch.setenv("EDUART_DB", str(path))
+    views.clear_caches()
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    open_dataset(app, "demo-vqa").switch_page(TASKS).run()
+    app.session_state["study_section"] = "errors"
+    app.run()
+    app.selectbox(key="study_distractor_model").set_value(model).run()
+    assert_clean(app)
+    captions = [as_read(c.value) for c in app.caption if "wrong option" in c.value]
+    assert any(f"({model})" in c for c in captions), captions
 
 
 def test_errors_section_has_the_counting_table_on_demo_muse(app):
