@@ -348,7 +348,8 @@ with right:
         st.caption("No answer key recorded for this item.")
 
 if record.get("dialogue_id"):  # a turn of a dialogue: the whole conversation, as each model had it
-    with st.expander(f"Dialogue {record['dialogue_id']}: this is turn {record.get('turn')}", expanded=False):
+    with st.expander(f"Dialogue {plain(record['dialogue_id'])}: this is turn {plain(record.get('turn'))}",
+                     expanded=False):
         with common.guard():
             turns = views.dialogue(src, sel, item=current)
         common.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],

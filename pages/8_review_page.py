@@ -99,12 +99,13 @@ section = st.segmented_control("Work on", list(SECTIONS), format_func=SECTIONS.g
 
 
 def toast(text: str, icon: str = ":material/check_circle:") -> None:
+    """Queue a toast for the next run; ``text`` is plain text (escaped once, when shown)."""
     st.session_state["review_toast"] = (text, icon)
 
 
 pending_toast = st.session_state.pop("review_toast", None)
 if pending_toast:
-    st.toast(pending_toast[0], icon=pending_toast[1])
+    st.toast(plain(pending_toast[0]), icon=pending_toast[1])
 
 
 def one_line(exc: Exception) -> str:
@@ -283,7 +284,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
 
     st.divider()
     head, nav = st.columns([3, 2], vertical_alignment="center")
-    head.subheader(f"Page {page_id} · round {round_}")
+    head.subheader(plain(f"Page {page_id} · round {round_}"))
     head.caption(f"Page {position + 1} of {len(queue)} in this round · {format_label(fmt)} · "
                  f"{decided} of {len(fields)} field(s) decided" + (" by you" if reviewer else ""))
     after = review.next_page(queue, current)
@@ -299,8 +300,8 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
     if outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
         ok, link = st.columns([3, 2], vertical_alignment="center")
-        ok.success(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
-                   f"{int(outcome['promoted_version'])}.")
+        ok.success(plain(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
+                         f"{int(outcome['promoted_version'])}."))
         with link:
             inspector_button(outcome["item_id"], outcome["dataset"], key="review_open_gold",
                              label="Open the gold item and its version history")
@@ -399,7 +400,7 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
             adjudication_panel(state, page_id, round_, path, fmt)
         error = st.session_state.pop(f"card_error::{base}", None)
         if error:
-            st.error(error)
+            st.error(plain(error))
         if blind and f["my_action"]:
             shown = _shown_choice(f["my_action"], f["order"])
             st.caption(f"Your decision: {'Accept ' + shown if shown else 'an edit'}. You can change it until "
@@ -475,7 +476,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
                                based_on=None if based_on is None or based_on != based_on else int(based_on),
                                role=role, order=order, state=st.session_state.get("_review_state"))
     except review.ReviewConflict as exc:
-        st.session_state[f"card_error::{base}"] = f"Conflict: {plain(exc)}"
+        st.session_state[f"card_error::{base}"] = f"Conflict: {exc}"
         return False
     except review.EditRejected as exc:
         st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
@@ -507,7 +508,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
             text += f" Opened the next page, {target[0]}."
         else:
             text += " Nothing else waits for you in this round."
-    toast(plain(text))
+    toast(text)
     return True
 
 
@@ -670,7 +671,7 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
                  width="stretch", column_config={"rationale": st.column_config.TextColumn(width="large")})
     error = st.session_state.pop("suspect_error", None)
     if error:
-        st.error(error)
+        st.error(plain(error))
     confirm, correct = st.columns(2)
     with confirm.container(border=True):
         st.markdown("**The key is right**")
@@ -701,7 +702,7 @@ def _confirm_key(dataset: str, item_id: str, flags: list[str]) -> None:
         st.session_state["suspect_error"] = str(exc)
         return
     st.session_state.pop("suspect_current", None)
-    toast(f"Key of item {plain(item_id)} confirmed; its flags are cleared.")
+    toast(f"Key of item {item_id} confirmed; its flags are cleared.")
 
 
 def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.Editor, prefix: str) -> None:
@@ -716,7 +717,7 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
     except (UserError, StoreError) as exc:
         st.session_state["suspect_error"] = str(exc)
         return
-    toast(f"Item {plain(item_id)}: key corrected as version {version}; {rescored} stored answer(s) "
+    toast(f"Item {item_id}: key corrected as version {version}; {rescored} stored answer(s) "
           "re-scored.")
 
 

@@ -15,7 +15,7 @@ src, sel = common.page_start(
     "table adds up.")
 features = views.study_features(src, sel.dataset)
 if not features.groupings:
-    st.info(f"Dataset '{sel.dataset}' has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style "
+    st.info(f"Dataset '{plain(sel.dataset)}' has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style "
             "dataset (for example demo-vqa, vqart2025 or muse2026) in the sidebar.")
     st.stop()
 
@@ -86,7 +86,7 @@ def correlations_section() -> None:
                      f"hover, up to {int(corr['n'].max())} models). Tasks that rank the models alike measure "
                      "related skills, or share a confound.")
     except UserError as exc:  # one task only, or too few models: no matrix
-        st.info(str(exc))
+        st.info(plain(exc))
     st.subheader("Against other benchmarks")
     try:
         external = views.external_correlations(src, sel, by=by)
@@ -96,7 +96,7 @@ def correlations_section() -> None:
         if external.attrs.get("unmatched"):
             st.caption("External models not found here: " + plain(", ".join(external.attrs["unmatched"])))
     except UserError as exc:  # nothing imported yet
-        st.caption(f"{exc} The file has the columns model, benchmark, score.")
+        st.caption(plain(f"{exc} The file has the columns model, benchmark, score."))
 
 
 def families_section() -> None:
@@ -124,7 +124,7 @@ def errors_section() -> None:
                              f"({who}); the hover gives the share uniform guessing among the wrong options "
                              "would give.")
             except views.EmptySelection as exc:
-                st.info(str(exc))
+                st.info(plain(exc))
         else:
             st.caption("The options of this dataset carry no distractor labels.")
     with c2:

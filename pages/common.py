@@ -148,12 +148,12 @@ def ensure_store() -> None:
             ensure_demo(path, progress)
         except (UserError, StoreError, OSError) as exc:
             status.update(label="Building the demo store failed", state="error")
-            st.error(f"Could not build the demo store: {exc}")
+            st.error(f"Could not build the demo store: {plain(exc)}")
             st.stop()
         except Exception as exc:  # the start page must still say what happened in one line
             logger.exception("building the demo store at %s failed", path)
             status.update(label="Building the demo store failed", state="error")
-            st.error(f"Could not build the demo store ({type(exc).__name__}: {exc}); see the server log.")
+            st.error(f"Could not build the demo store ({type(exc).__name__}: {plain(exc)}); see the server log.")
             st.stop()
         status.update(label="Demo store ready", state="complete", expanded=False)
 

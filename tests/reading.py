@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import re
+import string
+
+_ESCAPED = re.compile("\\\\([" + re.escape(string.punctuation) + "])")  # what text.plain escapes
 
 
 def as_read(markdown: str) -> str:
     """Text the page passed through ``text.plain``, with its escapes and word joiners removed."""
-    return re.sub(r"\\([^\w\s])", r"\1", markdown).replace("\u2060", "")
+    return _ESCAPED.sub(r"\1", markdown).replace("\u2060", "")
