@@ -143,8 +143,10 @@ def _review_section(src: views.Source, sel: Selection) -> list[str]:
     overrides = load_overrides(src.store, sel.dataset)
     applied = overrides[overrides["applied"] & (overrides["profile"] == sel.profile)] if len(overrides) else overrides
     if len(applied):
+        uses = ("every number in this report uses them" if sel.reviewed
+                else "this report uses the computed scores instead (built with --no-overrides)")
         out.append(f"<p>{len(applied)} response score(s) of this dataset carry a reviewed override (profile "
-                   f"{html.escape(sel.profile)}); every number in this report uses them.</p>")
+                   f"{html.escape(sel.profile)}); {uses}.</p>")
     else:
         out.append(f"<p>No response score of this dataset was overridden by a reviewer (profile "
                    f"{html.escape(sel.profile)}).</p>")
@@ -249,20 +251,26 @@ _AGGREGATE_BANNER = ("<p class='banner ref'>Published reference (aggregate only)
                      "available for this dataset.</p>")
 
 
-def _meta(dataset: str, profile: str, condition: str) -> str:
-    return (f"<p class='meta'>Dataset <b>{html.escape(dataset)}</b> · scoring profile <b>{html.escape(profile)}</b> · "
-            f"condition <b>{html.escape(condition)}</b> · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
+def _meta(sel: Selection) -> str:
+    scope = "".join(f" · {html.escape(part)}" for part in sel.scope())  # the narrowing filters, in words
+    return (f"<p class='meta'>Dataset <b>{html.escape(sel.dataset)}</b> · scoring profile "
+            f"<b>{html.escape(sel.profile)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
+            f"generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
 
 
-def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: str = DEFAULT_DATASET,
-                 condition: str = DEFAULT_CONDITION, reference: dict | None = None, baselines: bool = False) -> str:
+def build_report(store_path: str, selection: Selection | None = None, *, profile: str = DEFAULT_PROFILE,
+                 dataset: str = DEFAULT_DATASET, condition: str = DEFAULT_CONDITION, reference: dict | None = None,
+                 baselines: bool = False) -> str:
     """The report as one HTML string (no external URLs; plotly.js embedded once).
 
-    ``reference`` holds regression reference options of the `regression` view (ref_model,
-    ref_type, ref_language, ref_image); ``baselines`` counts baseline models as examinees.
+    ``selection`` is what the report covers (the CLI's selection flags, as `show` takes them); without
+    it, ``dataset``, ``profile``, ``condition`` and ``baselines`` build one. ``reference`` holds
+    regression reference options of the `regression` view (ref_model, ref_type, ref_language,
+    ref_image); with ``baselines`` set, baseline models count as examinees.
     """
     src = views.Source.of(Store(store_path))
-    sel = Selection(dataset=dataset, profile=profile, condition=condition, baselines=baselines)
+    sel = selection or Selection(dataset=dataset, profile=profile, condition=condition, baselines=baselines)
+    dataset, profile, baselines = sel.dataset, sel.profile, sel.baselines
     flags = views.dataset_flags(src, dataset)
     if not flags.exists:
         names = ", ".join(views.datasets(src)["dataset"]) or "none"
@@ -270,7 +278,7 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
     features = views.study_features(src, dataset)
     if features.reference:  # a published per-task table: its own report (no formats, conditions, items)
         return report_studies.build_study_report(
-            src, sel, f"EduArt Studio report: {flags.title}", _meta(dataset, profile, condition),
+            src, sel, f"EduArt Studio report: {flags.title}", _meta(sel),
             [_AGGREGATE_BANNER], _figure, _table, METHODS[-1:], _document)
     fam = views.family_map(src)
     board = views.leaderboard(src, sel)
@@ -298,7 +306,7 @@ def build_report(store_path: str, *, profile: str = DEFAULT_PROFILE, dataset: st
 
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
-    parts.append(_meta(dataset, profile, condition))
+    parts.append(_meta(sel))
     if flags.simulated:
         parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
                      "real ones. The numbers show how the analysis works, not how real models perform.</p>")

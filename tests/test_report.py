@@ -66,6 +66,21 @@ def test_unknown_dataset_is_one_line_error(report_db, tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_the_report_takes_the_selection_flags_of_show(report_db, tmp_path):
+    """The same flags as `show` (one Selection): --models narrows the leaderboard, --no-overrides is said."""
+    every, two = tmp_path / "all.html", tmp_path / "two.html"
+    assert run_cli("report", "--db", str(report_db), "--out", str(every)).returncode == 0
+    board = lambda p: p.read_text().split("<h2>Leaderboard</h2>")[1].split("</table>")[0]  # noqa: E731
+    names = re.findall(r"<td>(Sim [^<]+)</td>", board(every))
+    assert len(set(names)) > 2
+    picked = sorted(set(names))[:2]
+    result = run_cli("report", "--db", str(report_db), "--models", ",".join(picked), "--no-overrides",
+                     "--out", str(two))
+    assert result.returncode == 0, result.stderr
+    assert set(re.findall(r"<td>(Sim [^<]+)</td>", board(two))) == set(picked)
+    assert "computed scores (reviewed overrides off)" in two.read_text().split("<h2>")[0]  # the header says so
+
+
 def test_report_renders_offline_in_chromium(report_db, tmp_path):
     if not os.path.exists("/usr/bin/chromium"):
         if os.environ.get("EDUART_REQUIRE_BROWSER") == "1":

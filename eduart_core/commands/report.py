@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 from ..errors import UserError
-from ..vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET, DEFAULT_PROFILE, PROFILES
+from ..vocab import DEFAULT_DATASET
 
 
 def run(args) -> int:
     from ..report import write_report
+    from ..selection import Selection
     from ..store import Store
 
     store = Store(args.db)
     if not store.exists():
         raise UserError(f"no store at {store.path}: run `python -m eduart_core demo` or pass --db")
-    size = write_report(str(store.path), args.out, profile=args.profile, dataset=args.dataset,
-                        condition=args.condition, reference=parse_references(args.reference),
-                        baselines=args.baselines)
+    sel = Selection.from_args(args, dataset=args.dataset or DEFAULT_DATASET)  # the report's default dataset
+    size = write_report(str(store.path), args.out, selection=sel, reference=parse_references(args.reference))
     print(f"wrote {args.out} ({size / 1024:.0f} kB; opens offline)")
     return 0
 
@@ -37,16 +37,13 @@ def parse_references(pairs: list[str]) -> dict[str, str]:
 
 def register(sub) -> None:
     from ..cli import add_db_option
+    from ..selection import Selection
 
     parser = sub.add_parser("report", help="write a self-contained HTML report (figures, findings, methods)")
     add_db_option(parser)
-    parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="scoring profile")
-    parser.add_argument("--dataset", default=DEFAULT_DATASET, help=f"dataset to report on (default: {DEFAULT_DATASET})")
-    parser.add_argument("--condition", choices=CONDITIONS, default=DEFAULT_CONDITION)
+    Selection.add_arguments(parser)  # the sidebar's selection, as `show` takes it
     parser.add_argument("--reference", action="append", default=[], metavar="NAME=VALUE",
                         help="regression reference level, NAME one of model, type, language, image (with|without); "
                              "repeatable (default: the published references where the data have them)")
-    parser.add_argument("--baselines", action="store_true",
-                        help="count baseline models (such as chance) as examinees (default: reference marks only)")
     parser.add_argument("--out", required=True, help="output HTML file")
     parser.set_defaults(func=run)
