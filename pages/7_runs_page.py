@@ -167,7 +167,7 @@ def last_launch_summary() -> None:
     names = tuple(shown.get(m, m) for m in summary.models)
     baselines = set(views.baseline_models(common.source(), summary.dataset))
     took = f" in {pace.duration(summary.seconds)}" if summary.seconds is not None else ""
-    kind = {"completed": st.success, "cancelled": st.warning}.get(summary.status, st.error)
+    kind = {launchfile.COMPLETED: st.success, launchfile.CANCELLED: st.warning}.get(summary.status, st.error)
     with st.container(border=True):
         kind(plain(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
                    f"failed requests of {summary.total}, dataset {summary.dataset}, "
@@ -189,7 +189,7 @@ last_launch_summary()
 # ---------------------------------------------------------------- live launches
 @st.fragment(run_every=2.0)
 def live() -> None:
-    launches = [s for s in background.list_launches(store) if s["status"] in ("running", "starting")]
+    launches = [s for s in background.list_launches(store) if s["status"] in launchfile.LIVE_STATUSES]
     running = {s["launch_id"] for s in launches}
     finished = st.session_state.get("runs_live", set()) - running
     st.session_state["runs_live"] = running
@@ -223,7 +223,7 @@ def live() -> None:
 live()
 
 # ---------------------------------------------------------------- how launches ended
-ended = [s for s in background.list_launches(store) if s["status"] not in ("running", "starting")][:20]
+ended = [s for s in background.list_launches(store) if s["status"] not in launchfile.LIVE_STATUSES][:20]
 if ended:
     st.subheader("How launches ended")
     st.caption("Exit code of the run command: " + "; ".join(f"{code} {meaning}" for code, meaning

@@ -25,7 +25,7 @@ from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
 from eduart_core.store.overrides import load_overrides
 from eduart_core.text import plain
-from eduart_core.vocab import format_label
+from eduart_core.vocab import PROFILES, format_label
 from pages import common
 
 logger = logging.getLogger(__name__)
@@ -665,9 +665,9 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
             st.caption("How many answers chose each option")
             st.dataframe(detail["options"], hide_index=True, width="stretch")
     st.markdown("**Every model's answer** (rationale in the motivation condition)")
-    answers = detail["answers"].rename(columns={"chosen": "chose", "strict_score": "strict", "paper_score": "paper",
-                                                "motivation": "rationale"})
-    st.dataframe(answers[["model", "condition", "chose", "strict", "paper", "rationale", "raw_text"]], hide_index=True,
+    answers = detail["answers"].rename(columns={"chosen": "chose", "motivation": "rationale",
+                                                **{f"{p}_score": p for p in PROFILES}})
+    st.dataframe(answers[["model", "condition", "chose", *PROFILES, "rationale", "raw_text"]], hide_index=True,
                  width="stretch", column_config={"rationale": st.column_config.TextColumn(width="large")})
     error = st.session_state.pop("suspect_error", None)
     if error:

@@ -15,8 +15,9 @@ src, sel = common.page_start(
     "table adds up.")
 features = views.study_features(src, sel.dataset)
 if not features.groupings:
+    examples = (vocab.DEMO_VQA_DATASET, *vocab.STUDY_REFERENCE_DATASETS)
     st.info(f"Dataset '{plain(sel.dataset)}' has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style "
-            "dataset (for example demo-vqa, vqart2025 or muse2026) in the sidebar.")
+            f"dataset (for example {plain(', '.join(examples[:-1]))} or {plain(examples[-1])}) in the sidebar.")
     st.stop()
 
 by, aggregation = features.grouping, ""

@@ -105,7 +105,7 @@ def _launch_state(store: Store, launch_id: str) -> dict:
     if spawn.get("started_at", 0) > (info.get("started_at") or 0):
         pid = spawn.get("pid")
     alive = pid_alive(pid)
-    status = info.get("status") or ("starting" if alive else launchfile.INTERRUPTED)
+    status = info.get("status") or (launchfile.STARTING if alive else launchfile.INTERRUPTED)
     if status == launchfile.RUNNING and not alive:
         status = launchfile.INTERRUPTED
     if status in (*launchfile.FINISHED_STATUSES, launchfile.WAITING_INGEST) and alive:

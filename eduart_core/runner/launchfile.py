@@ -29,7 +29,10 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 INTERRUPTED = "interrupted"
 WAITING_INGEST = "waiting_ingest"
+#: a background launch whose process is alive but has not written its status yet (never stored)
+STARTING = "starting"
 FINISHED_STATUSES = (COMPLETED, FAILED, CANCELLED, INTERRUPTED)
+LIVE_STATUSES = (RUNNING, STARTING)
 
 # Exit codes of the `run` command (documented in `run --help` and the README).
 EXIT_OK = 0            # every request answered, everything stored

@@ -34,7 +34,7 @@ def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
     chosen = tuple(profiles)
     bad = [p for p in chosen if p not in PROFILES]
     if bad or not chosen:
-        raise UserError(f"unknown scoring profile {', '.join(bad) or '(none)'}; use strict or paper")
+        raise UserError(f"unknown scoring profile {', '.join(bad) or '(none)'}; use {' or '.join(PROFILES)}")
     return chosen
 
 
