@@ -9,7 +9,6 @@ which cache their results (keyed by the store's data version and the selection).
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -630,7 +629,3 @@ def long_text(value, key: str, *, code: bool = False, limit: int | None = None, 
         c1.caption(f"Shown: the first {len(shown):,} of {len(full):,} characters.")
         c2.download_button("Download full text", data=full.encode("utf-8"), file_name=f"{key}.txt",
                            mime="text/plain", key=f"full_{key}", on_click="ignore", icon=":material/download:")
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip() not in ("", "0", "false")

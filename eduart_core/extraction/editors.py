@@ -750,11 +750,6 @@ def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any
                   lambda value: widget.validate(value, ctx), widget.help)
 
 
-def format_of(record: dict | None) -> str:
-    """The record's format name ('' when unknown)."""
-    return str((record or {}).get("type") or "")
-
-
 def describe(value: Any, path: str, format_name: str) -> str:
     """A value in the item's words, as plain text (cards show this; never markdown or HTML)."""
     top = top_field(path)

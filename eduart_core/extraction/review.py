@@ -102,12 +102,6 @@ class ReviewState:
     def reviewers_needed(self, dataset: str, round: int) -> int:
         return self.needed.get((str(dataset), int(round)), 1)
 
-    def page_dataset(self, page_id: str) -> str:
-        found = self.pages.loc[self.pages["page_id"] == page_id, "dataset"]
-        if found.empty:
-            raise UserError(f"no extraction page {page_id}")
-        return str(found.iloc[0])
-
     def state(self, page_id: str, round: int, path: str) -> FieldState:
         return self.states.get((page_id, int(round), path), FieldState())
 

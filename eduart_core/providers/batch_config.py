@@ -82,9 +82,3 @@ def load_batch_limits(path: str | os.PathLike | None = None) -> dict[str, BatchL
         for provider, entry in _tables(Path(source)).items():
             merged.setdefault(provider, {}).update(entry)
     return {provider: BatchLimits(provider=provider, **entry) for provider, entry in merged.items()}
-
-
-def batch_limits(provider: str, limits: dict[str, BatchLimits] | None = None) -> BatchLimits | None:
-    """The limits of ``provider``, or None when it has no batch API."""
-    limits = limits if limits is not None else load_batch_limits()
-    return limits.get(provider)

@@ -65,16 +65,6 @@ def load_batch_jobs(store: Store, launch_id: str | None = None, dataset: str | N
             "ORDER BY prepared_at DESC NULLS LAST, job_key", [launch_id, launch_id, dataset, dataset]).df()
 
 
-def batch_request_states(store: Store, launch_id: str | None = None) -> pd.DataFrame:
-    """Requests per launch, model, condition and state (how far a batch launch has come)."""
-    if not store.exists():
-        return pd.DataFrame(columns=["launch_id", "model", "condition", "state", "requests"])
-    with store.connect(read_only=True) as con:
-        return con.execute(
-            "SELECT launch_id, model, condition, state, count(*) AS requests FROM batch_requests "
-            "WHERE ? IS NULL OR launch_id = ? GROUP BY ALL ORDER BY ALL", [launch_id, launch_id]).df()
-
-
 #: What a reader looks for first comes first (model, condition, how it was asked, how much), ids last.
 USAGE_COLUMNS = ["model", "condition", "mode", "answered", "errors", "batch_answers", "online_answers",
                  "cached_or_free", "batch_jobs", "input_tokens", "output_tokens", "cost_usd", "origin", "repetition",

@@ -376,12 +376,6 @@ _ROUNDS_SQL = ("SELECT dataset, round, reviewers, set_by, set_at FROM review_rou
                "QUALIFY row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, rowid DESC) = 1")
 
 
-def round_settings(store: Store) -> pd.DataFrame:
-    """The current reviewer requirement per (dataset, round); rounds not listed need one reviewer."""
-    with store.connect(read_only=True) as con:
-        return _frame(con, _ROUNDS_SQL + " ORDER BY dataset, round")
-
-
 def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.DataFrame]:
     """Everything the review logic needs, read through ONE connection (a page redraw opens one).
 

@@ -119,26 +119,11 @@ def read_reference_statements(store: Store, dataset: str) -> pd.DataFrame:
             "ORDER BY statement, subject", [dataset]).df()
 
 
-def study_reference_datasets(store: Store) -> list[str]:
-    """Datasets that hold a published per-task / per-dimension table."""
-    with store.connect(read_only=True) as con:
-        if not _has(con, "reference_cells"):
-            return []
-        return [r[0] for r in con.execute("SELECT DISTINCT dataset FROM reference_cells ORDER BY 1").fetchall()]
-
-
 def dataset_conditions(store: Store, dataset: str) -> list[str]:
     """Prompt conditions a dataset has runs in (a study asked in one condition has no motivation page)."""
     with store.connect(read_only=True) as con:
         return [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                           [dataset]).fetchall()]
-
-
-def model_access(store: Store) -> pd.DataFrame:
-    """display name -> access ('open' | 'closed' | None) of every model."""
-    with store.connect(read_only=True) as con:
-        return con.execute(f"SELECT display_name AS model, {model_access_sql(con, 'models')} AS access FROM models "
-                           "ORDER BY display_name").df()
 
 
 # ---------------------------------------------------------------- external benchmark scores

@@ -92,12 +92,6 @@ def raise_flags(store: Store, dataset: str, rows: Iterable[dict]) -> int:
 _FLAG_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "raised_at"]
 
 
-def load_stored_flags(store: Store, dataset: str) -> pd.DataFrame:
-    """Flags raised by other analyses (item_id, item_version, source, reason, detail, raised_at)."""
-    with store.connect(read_only=True) as con:
-        return _stored_flags_con(con, dataset)
-
-
 def _stored_flags_con(con: duckdb.DuckDBPyConnection, dataset: str) -> pd.DataFrame:
     if not _has(con, "key_flags"):
         return pd.DataFrame(columns=_FLAG_COLUMNS)

@@ -142,9 +142,6 @@ class Ledger:
                 self._handle = None
 
     # ------------------------------------------------------------ views
-    def ids_in_state(self, *states: str) -> list[str]:
-        return [cid for cid, row in self.requests.items() if row.get("state") in states]
-
     def job_rows(self) -> list[dict]:
         return [{**{k: v for k, v in job.items() if k != "custom_ids"}, "launch_id": self.launch_id}
                 for job in self.jobs.values()]
