@@ -27,7 +27,7 @@ def overview() -> None:
     if features.reference:  # a published per-task table: its story is on the Tasks and dimensions page
         st.info("This dataset is a published per-task results table (aggregates only). Its scores, marks and "
                 "consistency checks are on the Tasks and dimensions page.")
-        st.page_link(PAGES["tasks"], label="Open Tasks and dimensions", icon=":material/view_column:")
+        st.page_link(common.page("tasks"), label="Open Tasks and dimensions", icon=":material/view_column:")
         return
     with common.guard():
         board = views.leaderboard(src, sel)
@@ -145,10 +145,6 @@ def outside_story() -> None:
     row = st.container(horizontal=True)
     for key in STORY:
         row.page_link(common.page(key), label=PAGE_SPECS[key][1], icon=PAGE_SPECS[key][2])
-
-
-#: The pages as registered on import (every page visible), for code that needs the objects.
-PAGES = pages(PAGE_SPECS)
 
 
 def navigation():

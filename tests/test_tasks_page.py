@@ -110,6 +110,12 @@ def test_the_overall_aggregation_is_stated_and_switchable(app):
     assert {m: r[-1] for m, r in micro.items()} != {m: r[-1] for m, r in macro.items()}  # the overall moves
 
 
+def test_the_overview_of_a_published_table_links_to_the_tasks_page(app):
+    open_dataset(app, "vqart2025")
+    links = [el.proto for el in app.get("page_link")]
+    assert any(link.label == "Open Tasks and dimensions" and link.page.endswith("tasks") for link in links), links
+
+
 def test_pages_that_do_not_apply_say_why_when_opened_by_link(app):
     """The menu hides them (views.page_not_applicable); a link still opens them, with the reason."""
     cases = [("demo", TASKS, "no tasks or reasoning dimensions"),
