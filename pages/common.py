@@ -94,12 +94,17 @@ def data_version() -> int:
     if not Path(path).exists():
         st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
         st.stop()
+    with guard():  # a locked or unreadable store: one clear line, then stop
+        return _store_version(path)
+
+
+def _store_version(path: str) -> int:
+    """The data version of the store at ``path``, reused for one second (see `data_version`)."""
     seen = _versions.get(path)
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    with guard():  # a locked or unreadable store: one clear line, then stop
-        version = int(Store(path, lock_timeout_s=3.0).data_version())
+    version = int(Store(path, lock_timeout_s=3.0).data_version())
     _versions[path] = (now, version)
     return version
 
@@ -118,10 +123,7 @@ def dataset_features() -> views.StudyFeatures | None:
     if not Path(path).exists():
         return None
     try:
-        seen = _versions.get(path)
-        version = seen[1] if seen and time.monotonic() - seen[0] < _VERSION_TTL_S else \
-            int(Store(path, lock_timeout_s=3.0).data_version())
-        src = views.Source(path, version)
+        src = views.Source(path, _store_version(path))
         names = views.analysable_datasets(src)
         chosen = dataset if dataset in names else default_dataset(names)
         return views.study_features(src, chosen) if chosen else None
