@@ -206,6 +206,20 @@ def test_the_suspect_queue_view_follows_the_reviewed_switch(keyed_store):
     assert on.loc["k07", "p"] == 0.625  # the reviewer's point counts
 
 
+def test_the_study_tables_read_overrides_under_the_same_switch(keyed_store):
+    """The Tasks page's lean score rows follow "With reviewed overrides" like every other page."""
+    from eduart_core.store.studies import load_item_scores
+
+    responses = load_responses(keyed_store, DATASET, "k07")
+    target = responses[responses["model"] == "Sim 0"].iloc[0]
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
+    on = load_item_scores(keyed_store, DATASET, "strict")
+    off = load_item_scores(keyed_store, DATASET, "strict", overrides=False)
+    pick = lambda f: f[(f["item_id"] == "k07") & (f["model"] == "Sim 0")]["score"].iloc[0]  # noqa: E731
+    assert (pick(on), pick(off)) == (1.0, 0.0)
+    assert len(on) == len(off) == len(load_scores(keyed_store, dataset=DATASET))  # the same responses
+
+
 def test_an_override_stops_applying_when_the_key_changes(keyed_store):
     responses = load_responses(keyed_store, DATASET, "k07")
     weak = responses[responses["model"] == "Sim 7"].iloc[0]  # chose B, right under the wrong key

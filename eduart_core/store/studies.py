@@ -17,6 +17,8 @@ import pandas as pd
 from ..errors import UserError
 from ..vocab import REFERENCE_KIND, access_level
 from .core import Store
+from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
+from .runs import latest_clause
 from .scores import model_access_sql, model_kind_sql
 
 COLUMN_FIELDS = ("column_name", "kind", "dimension", "position", "n_items", "name_in_table", "name_in_text",
@@ -150,43 +152,49 @@ def read_external_scores(store: Store) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- answers behind the study analyses
 
-#: The response a statistic uses, as in `scores.load_scores`: per model x condition x item the latest
-#: response of repetition 0 that arrived (a transport error is no answer and leaves the item out).
-_LATEST = """
+def _latest(con: duckdb.DuckDBPyConnection, extra: str = "") -> str:
+    """The response a statistic uses, as in `scores.load_scores`: per model x condition x item the
+    latest response of repetition 0 that arrived (`runs.latest_clause`: the marker written with the
+    response; a transport error is no answer and leaves the item out)."""
+    return f"""
     WITH latest AS (
         SELECT r.response_id, u.model AS model_key, u.condition, r.item_id{extra}
         FROM responses r JOIN runs u USING (run_id)
-        WHERE u.dataset = ? AND r.error IS NULL
+        WHERE u.dataset = ? AND {latest_clause(con)}
           AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
-        QUALIFY row_number() OVER (PARTITION BY u.model, u.condition, r.item_id ORDER BY r.response_id DESC) = 1
     )"""
 
 
-def load_item_scores(store: Store, dataset: str, profile: str) -> pd.DataFrame:
+def load_item_scores(store: Store, dataset: str, profile: str, overrides: bool = True) -> pd.DataFrame:
     """model (display name), condition, item_id, score: the lean score rows of the study tables.
 
-    Same responses as `scores.load_scores` (see `_LATEST`), without the item columns: the study
+    Same responses as `scores.load_scores` (see `_latest`), without the item columns: the study
     views take those from the items they have loaded anyway, which keeps a 200,000-row read fast.
+    ``overrides``: a reviewer's score override replaces the computed score, as in `load_scores`.
     """
     with store.connect(read_only=True) as con:
-        sql = _LATEST.format(extra="") + f"""
-            SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, s.score
+        reviewed = overrides and has_overrides_table(con)
+        sql = _latest(con) + (f", ov AS ({LATEST_OVERRIDES_SQL})" if reviewed else "") + f"""
+            SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id,
+                   {"coalesce(ov.score, s.score)" if reviewed else "s.score"} AS score
             FROM latest l JOIN models m ON m.model = l.model_key
-            JOIN scores s ON s.response_id = l.response_id AND s.profile = ?"""
+            JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
+            {"LEFT JOIN ov ON ov.response_id = l.response_id AND ov.profile = s.profile "
+             "AND ov.item_version = s.item_version AND ov.score IS NOT NULL" if reviewed else ""}"""
         frame = con.execute(sql, [dataset, profile]).df()
     frame["score"] = frame["score"].astype(float)
     return frame
 
 
 def load_answer_rows(store: Store, dataset: str, profile: str) -> pd.DataFrame:
-    """One row per model x condition x item (the responses of `load_item_scores`) with what was answered.
+    """One row per model x condition x item (the responses of `load_item_scores`; computed scores) with what was answered.
 
     Columns: model (display name), condition, item_id, parsed_answers (JSON text), parse_error,
     raw_text, score (under ``profile``; NaN when the response has no score). What the distractor and
     invalid-answer analyses read: which option a model chose and whether its answer could be read.
     """
     with store.connect(read_only=True) as con:
-        sql = _LATEST.format(extra=", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") \
+        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") \
             + f"""
             SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, l.parsed_answers,
                    l.parse_error, l.raw_text, s.score

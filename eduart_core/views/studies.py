@@ -99,8 +99,9 @@ def _grouping(src: Source, dataset: str, by: str) -> str:
 # ---------------------------------------------------------------- the rows behind the views
 
 @cached(maxsize=8)
-def _item_scores(src: Source, dataset: str, profile: str) -> pd.DataFrame:
-    """Every model's score per item with the item's format, language, image, task, dimension and chance."""
+def _item_scores(src: Source, dataset: str, profile: str, reviewed: bool = True) -> pd.DataFrame:
+    """Every model's score per item with the item's format, language, image, task, dimension and chance
+    (``reviewed``: a reviewer's score override replaces the computed score)."""
     from ..store import studies as store_studies
     from ..studies.chance import item_chance
 
@@ -108,7 +109,7 @@ def _item_scores(src: Source, dataset: str, profile: str) -> pd.DataFrame:
     meta = it[[c for c in ("type", "language", "has_image", TASK_COLUMN, DIMENSION_COLUMN, "image_hash")
                if c in it]].rename(columns={"image_hash": "cluster"})
     meta = meta.assign(chance=np.array([item_chance(r) for r in it["record"]], dtype=float))
-    frame = store_studies.load_item_scores(src.store, dataset, profile)
+    frame = store_studies.load_item_scores(src.store, dataset, profile, overrides=reviewed)
     at = pd.Index(it["item_id"]).get_indexer(frame["item_id"])  # one lookup instead of a string merge
     frame = frame.loc[at >= 0].reset_index(drop=True)
     at = at[at >= 0]
@@ -123,7 +124,7 @@ def _item_rows(src: Source, sel: Selection) -> pd.DataFrame:
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
                                    "item-level data are not available for it.")
-    frame = sel.apply(_item_scores(src, sel.dataset, sel.profile))
+    frame = sel.apply(_item_scores(src, sel.dataset, sel.profile, sel.reviewed))
     if frame.empty:
         raise EmptySelection("No scores match the current selection: widen the filters.")
     return frame
