@@ -69,8 +69,8 @@ def dialogue_turns(store: Store, dataset: str, dialogue_id: str, *, model: str |
     """The whole conversation of a dialogue: one row per turn and answering model x condition.
 
     Each row holds the turn's question (model-ready text), the model's answer as it wrote it (or
-    the error that stopped the dialogue there), and its scores under both profiles (the response
-    the score frame uses: the latest, repetition 0). A turn nobody answered yet keeps one row with
+    the error that stopped the dialogue there), and its scores under both profiles (the newest
+    request of repetition 0; once answered, the response the score frame uses). A turn nobody answered yet keeps one row with
     empty model columns, so the page still shows the question. ``model`` (key or display name)
     and ``condition`` narrow the rows.
     """
@@ -85,7 +85,9 @@ def dialogue_turns(store: Store, dataset: str, dialogue_id: str, *, model: str |
         base = {"dialogue_id": str(dialogue_id), "turn": record.get("turn"), "item_id": item_id,
                 "type": record.get("type"), "question": render_prompt_text(record)}
         answers = load_responses(store, dataset, item_id)
-        answers = answers[answers["is_latest"] & (answers["repetition"] == 0)]
+        # the newest request per model and condition (rows come newest first): the answer, or the
+        # error that stopped the dialogue there (a failed request is never the score frame's answer)
+        answers = answers[answers["repetition"] == 0].drop_duplicates(["model_key", "condition"])
         if model is not None:
             answers = answers[(answers["model_key"] == model) | (answers["model"] == model)]
         if condition is not None:
