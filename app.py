@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import analysis, charts, views, vocab
+from eduart_core import analysis, views, vocab
+from eduart_core.charts import results as charts
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
 from pages import common

@@ -14,8 +14,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, display, explorer_charts, views, vocab
-from eduart_core import charts_psychometrics as figures
+from eduart_core import analysis, display, views, vocab
+from eduart_core.charts import explorer as explorer_charts
+from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
 from pages import common

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import analysis, charts, findings, views, vocab
+from eduart_core import analysis, findings, views, vocab
+from eduart_core.charts import results as charts
 from eduart_core.text import plain
 from pages import common
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, views, vocab
+from eduart_core import findings, views, vocab
+from eduart_core.charts import results as charts
 from pages import common
 
 src, sel = common.page_start(

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, findings, study_charts, views, vocab
+from eduart_core import findings, views, vocab
+from eduart_core.charts import results as charts
+from eduart_core.charts import studies as study_charts
 from eduart_core.errors import UserError
 from eduart_core.text import plain
 from pages import common

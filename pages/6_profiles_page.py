@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import charts, views, vocab
+from eduart_core import views, vocab
+from eduart_core.charts import results as charts
 from pages import common
 
 src, sel = common.page_start(

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import study_charts, views, vocab
+from eduart_core import views, vocab
+from eduart_core.charts import studies as study_charts
 from eduart_core.errors import UserError
 from eduart_core.studies import words
 from eduart_core.text import plain

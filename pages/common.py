@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core import exports, views
-from eduart_core.charts import family_colour
+from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path

@@ -30,7 +30,7 @@ from eduart_core.analysis import (
     wilson_interval,
 )
 from eduart_core.errors import UserError
-from eduart_core.synthetic import scaled_mix, synthetic_scores
+from eduart_core.simulate.score_frames import scaled_mix, synthetic_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -326,7 +326,7 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from eduart_core import views
-    from eduart_core.ingest import import_eduart
+    from eduart_core.importers.records import import_eduart
     from eduart_core.store import Store
     from tests.test_ingest import build_published_folder, models_csv
 

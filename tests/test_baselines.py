@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from eduart_core import charts, views
+from eduart_core import views
+from eduart_core.charts import results as charts
 from eduart_core.cli import main
 from eduart_core.selection import Selection
 from eduart_core.text import plain

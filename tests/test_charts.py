@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eduart_core import analysis, charts, display, exports, findings, rounding
-from eduart_core.synthetic import synthetic_scores
+from eduart_core import analysis, display, exports, findings, rounding
+from eduart_core.charts import results as charts
+from eduart_core.simulate.score_frames import synthetic_scores
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from eduart_core.errors import UserError
-from eduart_core.ingest import import_eduart, import_items
+from eduart_core.importers.records import import_eduart, import_items
 from eduart_core.items import ItemValidationError
 from eduart_core.store.items import get_item, image_path, item_history, load_items
 from eduart_core.store.scores import list_models, load_scores, stats
@@ -318,7 +318,7 @@ def test_import_items_duplicate_ids_and_missing_files(store, tmp_path):
 
 
 def test_model_names_from_folder_names():
-    from eduart_core.ingest import load_model_table, model_from_dir
+    from eduart_core.importers.records import load_model_table, model_from_dir
 
     shipped = load_model_table()  # data/reference/models.csv: published models keep their names
     gpt = model_from_dir("openai_gpt-5.5-2026-04-23", shipped)

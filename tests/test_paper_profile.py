@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from eduart_core.answers import StoredAnswer, published_parse
-from eduart_core.ingest import import_eduart
+from eduart_core.importers.records import import_eduart
 from eduart_core.scoring import score_item
 from eduart_core.store.items import upsert_items
 from eduart_core.store.runs import add_responses, create_run, ensure_model

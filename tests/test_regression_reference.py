@@ -19,7 +19,7 @@ import pytest
 from eduart_core import analysis
 from eduart_core.cli import main
 from eduart_core.errors import UserError
-from eduart_core.ingest import import_eduart
+from eduart_core.importers.records import import_eduart
 from eduart_core.store import Store
 from eduart_core.text import plain
 from tests.test_ingest import ITEMS, RIGHT, WRONG, build_published_folder, models_csv, png_bytes

@@ -23,7 +23,7 @@ from eduart_core.simulate import (
     synthesise_items,
 )
 from eduart_core.simulate.formatting import RECOVERABLE
-from eduart_core.simulate.synthetic import PLACEHOLDER_IMAGE
+from eduart_core.simulate.placeholders import PLACEHOLDER_IMAGE
 from eduart_core.vocab import CONDITIONS
 
 ROOT = Path(__file__).resolve().parents[1]

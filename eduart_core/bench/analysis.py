@@ -60,7 +60,7 @@ def peak_rss_mb() -> float:
 def run(models: int, items: int, repeat: int, seed: int = 0, out=sys.stdout) -> float:
     """Print the per-function table for one scale; return the full-suite median in seconds."""
     start = time.perf_counter()
-    from ..synthetic import synthetic_scores
+    from ..simulate.score_frames import synthetic_scores
 
     df = synthetic_scores(models, items, seed=seed)
     paper = df.assign(score=df["score"].round())  # a second profile that differs on partial credit

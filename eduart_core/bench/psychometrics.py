@@ -5,7 +5,7 @@ exploratory 2PL at that size under 10 s; Rasch at 10,000 items x 200 examinees (
 conditions) under 60 s and under 2 GB.
 
 Each fit is the whole library call a view makes (`analysis.irt.fit_irt`: response matrix, fit,
-standard errors, EAP abilities) on the synthetic long frame (`eduart_core.synthetic`, the
+standard errors, EAP abilities) on the synthetic long frame (`eduart_core.simulate.score_frames`, the
 published format mix with partial credit, dichotomised at 0.5). Each scale runs in a fresh
 child process, so its peak memory (the child's maximum resident set, synthetic frame included)
 is that scale's alone. Every time is the median of --repeat runs; CPU seconds (the child, all
@@ -39,7 +39,7 @@ def _scale(models: int, items: int, calls: tuple[str, ...], repeat: int, seed: i
     """Run in a child: time each call at one scale; report the child's peak memory."""
     from ..analysis.dif import dif_analysis
     from ..analysis.irt import fit_irt
-    from ..synthetic import synthetic_scores
+    from ..simulate.score_frames import synthetic_scores
     from ..vocab import IRT_2PL, IRT_RASCH
 
     frame = synthetic_scores(models, items, seed=seed)

@@ -106,7 +106,7 @@ def page_first_render(db: str, dataset: str, repeat: int) -> tuple[float, float]
 def main(args) -> int:
     from ..store import Store
     from ..studies.references import load_study_references
-    from ..studies.synthetic import build_synthetic_study
+    from ..studies.scaled import build_synthetic_study
 
     with tempfile.TemporaryDirectory(prefix="eduart-bench-study-") as tmp:
         db = str(Path(args.db) if getattr(args, "db", None) else Path(tmp) / "study.duckdb")

@@ -1,6 +1,6 @@
 """Data commands: import-items, import-eduart, score, stats, export-scores.
 
-Thin wrappers: parse arguments, call ``eduart_core.ingest`` / ``eduart_core.store``, print a
+Thin wrappers: parse arguments, call ``eduart_core.importers`` / ``eduart_core.store``, print a
 short summary. Problems the user can fix are one line on stderr and a non-zero exit.
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _nothing_imported(report) -> bool:
 
 
 def cmd_import_items(args: argparse.Namespace) -> int:
-    from ..ingest import import_items
+    from ..importers.records import import_items
     from ..items import ItemValidationError
 
     try:
@@ -85,7 +85,7 @@ def _print_skipped(skipped: list[tuple[str, str]], what: str) -> int:
 
 
 def cmd_import_eduart(args: argparse.Namespace) -> int:
-    from ..ingest import import_eduart
+    from ..importers.records import import_eduart
 
     report = import_eduart(_store(args), args.root, dataset=args.dataset)
     if _nothing_imported(report):
@@ -100,7 +100,7 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
 
 
 def cmd_import_responses(args: argparse.Namespace) -> int:
-    from ..response_import import import_responses
+    from ..importers.responses import import_responses
 
     report = import_responses(_store(args), args.path, models_csv=args.models)
     print(f"{report.lines} line(s): {report.added} new response(s), {report.unchanged} already stored, "

@@ -4,11 +4,11 @@ Used by the demo (8 archetypes x 2 conditions on the demo items) and by ``simula
 planning and benchmarking at any scale. The simulator never scores: its text goes through the
 store's parser and scorer like any real model output.
 """
-from ..synthetic import PUBLISHED_MIX
 from .bulk import add_synthetic_items, run_id_for, simulate_into_store
 from .models import ARCHETYPES, SIM_FAMILY, SimModel, make_models
+from .placeholders import format_counts, synthesise_items
 from .respond import SimResponse, plan_items, simulate_run
-from .synthetic import format_counts, synthesise_items
+from .score_frames import PUBLISHED_MIX
 
 __all__ = [
     "ARCHETYPES", "PUBLISHED_MIX", "SIM_FAMILY", "SimModel", "SimResponse",

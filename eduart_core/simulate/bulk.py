@@ -16,8 +16,8 @@ from pathlib import Path
 from ..store import Store
 from ..vocab import BENCHMARK_KIND, CONDITIONS
 from .models import SIM_FAMILY, SIM_PROVIDER, SimModel
+from .placeholders import PLACEHOLDER_IMAGE, placeholder_image, synthesise_items
 from .respond import plan_items, simulate_run
-from .synthetic import PLACEHOLDER_IMAGE, placeholder_image, synthesise_items
 
 Progress = Callable[[str], None]
 # Responses written per transaction: big enough to amortise the connection, small enough for memory.

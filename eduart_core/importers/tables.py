@@ -30,14 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
-from .imagecheck import ImageRejected
-from .imagecheck import verify_image as verify
-from .items import MAX_TAG_VALUE_CHARS, check_item, is_tag_key
-from .store import Store
-from .store.items import add_images, read_image_file, resolve_image
-from .text import norm_strict
-from .vocab import MCQ_TYPE, is_language_code
+from ..errors import UserError
+from ..imagecheck import ImageRejected
+from ..imagecheck import verify_image as verify
+from ..items import MAX_TAG_VALUE_CHARS, check_item, is_tag_key
+from ..store import Store
+from ..store.items import add_images, read_image_file, resolve_image
+from ..text import norm_strict
+from ..vocab import MCQ_TYPE, is_language_code
 
 logger = logging.getLogger(__name__)
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
-from .store import Store
-from .store.items import current_item_ids
-from .store.runs import (
+from ..errors import UserError
+from ..store import Store
+from ..store.items import current_item_ids
+from ..store.runs import (
     add_responses_con,
     create_run_con,
     current_items_con,
@@ -39,8 +39,8 @@ from .store.runs import (
     list_runs,
     refresh_run_totals_con,
 )
-from .store.scores import list_models
-from .vocab import CONDITIONS
+from ..store.scores import list_models
+from ..vocab import CONDITIONS
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def read_model_table(path: Path | str) -> dict[str, ModelIdentity]:
 
 
 def _registry_identity(model: str) -> ModelIdentity | None:
-    from .providers.registry import load_registry
+    from ..providers.registry import load_registry
 
     try:
         spec = load_registry().get(model)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, EDUART_FORMATS
+from ..vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, EDUART_FORMATS
 
 # Published item counts per format (871 items), in published order.
 PUBLISHED_MIX: dict[str, int] = dict(zip(EDUART_FORMATS, (370, 117, 83, 108, 69, 75, 49)))

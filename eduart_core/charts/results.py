@@ -15,8 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .rounding import fmt, percent
-from .vocab import (
+from ..rounding import fmt, percent
+from ..vocab import (
     DEFAULT_CONDITION,
     EDUART_FORMATS,
     MOTIVATION_CONDITION,

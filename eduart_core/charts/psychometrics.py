@@ -12,10 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .analysis.intervals import Z95
-from .charts import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS
-from .text import inert_html
-from .vocab import format_label, ordered_formats
+from ..analysis.intervals import Z95
+from ..text import inert_html
+from ..vocab import format_label, ordered_formats
+from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS
 
 ALL_ITEMS_COLOUR = "#222222"
 DIF_CLASS_COLOURS = {"A": "#9e9e9e", "B": "#E69F00", "C": "#D55E00"}

@@ -4,7 +4,7 @@ Two entry points:
 - ``import_items``: canonical item records from .json (object or array) / .jsonl files or
   folders of them. Strict about content: a record that fails validation aborts the import and
   nothing is written (the user fixes the gold and runs again). It also reads item tables
-  (VLMEvalKit-style .tsv, .parquet; see ``eduart_core.tables``), which skip and name bad rows.
+  (VLMEvalKit-style .tsv, .parquet; see ``eduart_core.importers.tables``), which skip and name bad rows.
 - ``import_eduart``: the published folder layout (formats doc section 2). Lenient, because real
   published data has defects: records that fail validation are imported flagged with their
   problems, and each model_dir x condition is a run.
@@ -30,15 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import jsonsafe
-from .errors import UserError
-from .jsonsafe import BadInput
-from .store import Store
-from .store.core import PROJECT_ROOT
-from .store.items import ImportReport, PreparedItem, prepare_items, store_prepared
-from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, ensure_model_con
+from .. import jsonsafe
+from ..errors import UserError
+from ..jsonsafe import BadInput
+from ..store import Store
+from ..store.core import PROJECT_ROOT
+from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
+from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, ensure_model_con
+from ..vocab import BENCHMARK_KIND, CONDITIONS
 from .tables import TABLE_SUFFIXES, TableItems, read_table_items
-from .vocab import BENCHMARK_KIND, CONDITIONS
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
                  language: str | None = None) -> ImportReport:
     """Import item records and item tables (see the module docstring for what is skipped and named).
 
-    Tables (``eduart_core.tables``: VLMEvalKit TSV, Parquet) skip the rows that cannot become
+    Tables (``eduart_core.importers.tables``: VLMEvalKit TSV, Parquet) skip the rows that cannot become
     items and name them in ``report.skipped``; ``language`` is the ISO 639-1 code of table rows
     that have none.
     """

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import random
 
-from ..synthetic import scaled_mix as format_counts
+from .score_frames import scaled_mix as format_counts
 
 IMAGE_SHARE = 0.45
 PLACEHOLDER_IMAGE = "imgs/synthetic_placeholder.png"

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .charts import FONT, OTHER_COLOUR, family_colour
-from .vocab import OVERALL_COLUMN
+from ..vocab import OVERALL_COLUMN
+from .results import FONT, OTHER_COLOUR, family_colour
 
 BEST_MARK, SECOND_MARK, BELOW_MARK = "▲", "△", "↓"
 #: Tol's muted palette: colours for families the shared palette does not name.

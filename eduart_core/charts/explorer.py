@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .analysis.explorer import CELL_STATES, MISSING, PARTIAL, RIGHT, WRONG
-from .charts import FONT
-from .vocab import CONDITIONS
+from ..analysis.explorer import CELL_STATES, MISSING, PARTIAL, RIGHT, WRONG
+from ..vocab import CONDITIONS
+from .results import FONT
 
 #: Marker of each cell state: (plotly symbol, colour, symbol shown in the legend).
 STATE_MARKS: dict[str, tuple[str, str, str]] = {

@@ -21,15 +21,16 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from . import charts, findings, report_studies, views
-from .analysis.intervals import WILSON_WORDS, Z95
-from .analysis.paired import N_BOOT
-from .errors import UserError
-from .exports import display_frame, inert_figure
-from .fileio import atomic_write, write_error
-from .selection import Selection
-from .store import Store
-from .vocab import (
+from .. import findings, views
+from ..analysis.intervals import WILSON_WORDS, Z95
+from ..analysis.paired import N_BOOT
+from ..charts import results as charts
+from ..errors import UserError
+from ..exports import display_frame, inert_figure
+from ..fileio import atomic_write, write_error
+from ..selection import Selection
+from ..store import Store
+from ..vocab import (
     CONDITIONS,
     DEFAULT_CONDITION,
     DEFAULT_DATASET,
@@ -38,6 +39,7 @@ from .vocab import (
     format_label,
     ordered_formats,
 )
+from .studies import STUDY_METHODS, build_study_report, study_section
 
 logger = logging.getLogger(__name__)
 #: Width of the image thumbnails of the failure examples (pixels).
@@ -126,7 +128,7 @@ def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
 
 def _review_section(src: views.Source, sel: Selection) -> list[str]:
     """Reviewer agreement on the extraction rounds, and how many scores a person overrode."""
-    from .store.overrides import load_overrides
+    from ..store.overrides import load_overrides
 
     out = []
     agreement = views.review_agreement(src, sel, by="round")
@@ -277,7 +279,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
         raise UserError(f"no dataset {dataset!r} in {src.path} (available: {names})")
     features = views.study_features(src, dataset)
     if features.reference:  # a published per-task table: its own report (no formats, conditions, items)
-        return report_studies.build_study_report(
+        return build_study_report(
             src, sel, f"EduArt Studio report: {flags.title}", _meta(sel),
             [_AGGREGATE_BANNER], _figure, _table, METHODS[-1:], _document)
     fam = views.family_map(src)
@@ -400,8 +402,8 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.extend(_review_section(src, sel))
 
     if features.groupings:
-        parts.extend(report_studies.study_section(src, sel, figure, _table, 8))
-    methods = METHODS + (report_studies.STUDY_METHODS if features.groupings else [])
+        parts.extend(study_section(src, sel, figure, _table, 8))
+    methods = METHODS + (STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
                                                    for name, text in methods) + "</dl>")
     parts.append("<h2>Provenance</h2>")

@@ -11,11 +11,12 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from . import study_charts, views
-from .errors import UserError
-from .selection import Selection
-from .studies import words
-from .vocab import OVERALL_COLUMN, VERDICT_FLAG, VERDICT_PROBLEM
+from .. import views
+from ..charts import studies as study_charts
+from ..errors import UserError
+from ..selection import Selection
+from ..studies import words
+from ..vocab import OVERALL_COLUMN, VERDICT_FLAG, VERDICT_PROBLEM
 
 Figure = Callable[[object, str, str], None]
 

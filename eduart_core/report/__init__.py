@@ -1,0 +1,8 @@
+"""The self-contained HTML report for stakeholders (``report --out report.html``).
+
+``document`` builds the EduArt story; ``studies`` adds the sections of VQArt-Bench- and MUSE-style
+datasets.
+"""
+from .document import FIGURE_IDS, build_report, write_report
+
+__all__ = ["FIGURE_IDS", "build_report", "write_report"]
