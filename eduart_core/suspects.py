@@ -26,6 +26,7 @@ from .store import Store
 from .store.items import get_item, item_history, load_items, save_item_version
 from .store.scores import load_responses, load_scores
 from .store.suspects import add_key_review, load_choices, load_key_reviews, load_suspect_inputs
+from .team import KEY_REVIEW, Identity, as_identity
 from .vocab import DEFAULT_PROFILE, OPTION_FORMATS
 
 logger = logging.getLogger(__name__)
@@ -131,25 +132,32 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
             "history": item_history(store, dataset, item_id), "reviews": load_key_reviews(store, dataset, item_id)}
 
 
-def confirm_key(store: Store, dataset: str, item_id: str, reviewer: str, flags: list[str],
+def _actor(reviewer: Identity | str, doing: str) -> Identity:
+    if isinstance(reviewer, str) and not reviewer.strip():
+        raise UserError(f"{doing} a key needs the reviewer's name")
+    actor = as_identity(reviewer)
+    actor.require(KEY_REVIEW)
+    return actor
+
+
+def confirm_key(store: Store, dataset: str, item_id: str, reviewer: Identity | str, flags: list[str],
                 note: str | None = None) -> int:
-    """The key is right: clear the flags the reviewer saw on the current version; keep the decision."""
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise UserError("confirming a key needs the reviewer's name")
+    """The key is right: clear the flags the reviewer saw on the current version; keep the decision.
+    ``reviewer`` is the acting identity (a bare name: single-machine mode)."""
+    actor = _actor(reviewer, "confirming")
     version = int(get_item(store, dataset, item_id)["version"])
-    return add_key_review(store, dataset, item_id, version, "confirm", reviewer, (note or "").strip() or None, flags)
+    return add_key_review(store, dataset, item_id, version, "confirm", actor.name, (note or "").strip() or None,
+                          flags, actor=actor.columns())
 
 
-def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: str, flags: list[str],
+def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: Identity | str, flags: list[str],
                 note: str | None = None) -> tuple[int, int]:
     """Save the corrected key as a new item version (re-scoring every stored response of the item)
     and record the review; returns (new version, responses re-scored)."""
     from .items import check_item
 
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise UserError("correcting a key needs the reviewer's name")
+    actor = _actor(reviewer, "correcting")
+    reviewer = actor.name
     item = get_item(store, dataset, item_id)
     record = copy.deepcopy(item["record"])
     if check_item(record)[0]["answers"] == check_item({**record, "answers": answers})[0]["answers"]:
@@ -162,7 +170,7 @@ def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewe
     text = f"key corrected by {reviewer}" + (f": {note.strip()}" if (note or "").strip() else "")
     version = save_item_version(store, dataset, record, origin=KEY_REVIEW_ORIGIN, note=text)
     add_key_review(store, dataset, item_id, int(item["version"]), "correct", reviewer, (note or "").strip() or None,
-                   flags, new_version=version)
+                   flags, new_version=version, actor=actor.columns())
     rescored = int(len(load_responses(store, dataset, item_id)))
     logger.info("item %s/%s: key corrected by %s (version %d, %d responses re-scored)", dataset, item_id, reviewer,
                 version, rescored)

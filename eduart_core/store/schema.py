@@ -402,3 +402,37 @@ MIGRATIONS.append((8, "latest response marker", [
             CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
             ORDER BY r.response_id DESC) = 1)""",
 ]))
+
+# Migration 9 (team mode): who did what. A roles table (append-only grants and revocations, the
+# latest row per subject and role counts), an audit table for acts that have no table of their own
+# (launching, resuming and cancelling runs), and the acting identity (subject, provider, display
+# name) on every attributable row. A round may hide reviewer names from its adjudicators.
+MIGRATIONS.append((9, "team mode: roles and identities", [
+    "CREATE SEQUENCE IF NOT EXISTS role_change_seq START 1",
+    """CREATE TABLE IF NOT EXISTS role_changes (
+        change_id BIGINT PRIMARY KEY DEFAULT nextval('role_change_seq'),
+        subject TEXT NOT NULL,             -- the OIDC subject the role is for
+        role TEXT NOT NULL,
+        granted BOOLEAN NOT NULL,          -- TRUE grants, FALSE revokes
+        note TEXT,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        changed_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE SEQUENCE IF NOT EXISTS audit_event_seq START 1",
+    """CREATE TABLE IF NOT EXISTS audit_events (
+        event_id BIGINT PRIMARY KEY DEFAULT nextval('audit_event_seq'),
+        action TEXT NOT NULL,              -- launch | resume | cancel
+        target TEXT,                       -- e.g. the launch id
+        detail TEXT,                       -- JSON text: what was asked (never a secret)
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    *[f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} TEXT"
+      for table in ("review_decisions", "review_rounds", "key_reviews", "score_overrides")
+      for column in ("actor_subject", "actor_provider", "actor_name")],
+    "ALTER TABLE review_rounds ADD COLUMN IF NOT EXISTS blind_adjudication BOOLEAN DEFAULT FALSE",
+]))
