@@ -118,11 +118,12 @@ PAGE_SPECS = {
     "runs": ("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
     "review": ("pages/8_review_page.py", "Review studio", ":material/rate_review:", "review"),
     "tasks": ("pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", "tasks"),
+    "team": ("pages/10_team_page.py", "Team", ":material/group:", "team"),
 }
 MENU = {
     "Results": ("overview", "tasks", "formats", "motivation", "images"),
     "Items and statistics": ("inspector", "psychometrics", "profiles"),
-    "Work": ("runs", "review"),
+    "Work": ("runs", "review", "team"),
 }
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 
@@ -159,9 +160,12 @@ def navigation():
     features = common.dataset_features()
     presenting = common.requested_presentation()
     visible = {k for k in PAGE_SPECS if (features is None or not views.page_not_applicable(k, features))
-               and (not presenting or k in STORY)}
+               and (not presenting or k in STORY) and common.may_open(k)}
     current = pages(visible, presenting)
     common.register_pages(current)
+    who = common.identity()
+    if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
+        return st.navigation(list(current.values()), position="hidden")
     if presenting:
         return st.navigation([current[k] for k in STORY] + [current[k] for k in PAGE_SPECS if k not in STORY])
     return st.navigation({group: [current[k] for k in keys] for group, keys in MENU.items()})
@@ -169,12 +173,21 @@ def navigation():
 
 def main() -> None:
     nav = navigation()
+    common.warn_if_exposed()
+    if not common.gate():  # team mode: sign in first; a person without a role sees one line
+        return
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
     common.warm_up()
+    common.who_line()
     common.sidebar()
     common.follow_page_request()
     key = next((k for k, spec in PAGE_SPECS.items() if spec[3] == nav.url_path), None)
+    if not common.may_open(key):  # a link to a page this person's roles do not reach
+        st.title(nav.title)
+        st.info("Your roles do not include this page.")
+        st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
+        return
     features = common.dataset_features()
     why = views.page_not_applicable(key, features) if key and features else None
     if why:  # a link to a page the menu hides for this dataset: say why instead of drawing an empty page

@@ -14,7 +14,7 @@ from pathlib import Path
 
 SECRETS_ENV = "EDUART_SECRETS"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-LOOPBACK_NAMES = ("localhost", "")
+LOOPBACK_NAMES = ("localhost",)
 
 
 def secrets_files() -> list[Path]:
@@ -53,7 +53,7 @@ def signin_configured() -> bool:
 
 def is_loopback(address: str | None) -> bool:
     """Whether a server address only accepts connections from this machine."""
-    host = (address or "").strip().strip("[]")
+    host = (address or "").strip().strip("[]")  # no address: Streamlit listens on every interface
     if host.lower() in LOOPBACK_NAMES:
         return True
     try:
@@ -66,6 +66,7 @@ def exposure_warning(address: str | None, signed_in: bool) -> str | None:
     """The one-line warning for a server listening beyond this machine without sign-in."""
     if signed_in or is_loopback(address):
         return None
-    return (f"warning: the studio listens on {address} without sign-in: anyone who reaches it can review, "
+    where = address or "every interface"
+    return (f"warning: the studio listens on {where} without sign-in: anyone who reaches it can review, "
             "launch paid runs and change rounds; add an [auth] section to .streamlit/secrets.toml "
             "(README: Working as a team) or listen on 127.0.0.1")

@@ -117,6 +117,7 @@ from .studies import (
     study_features,
     task_correlations,
 )
+from .team import audit_log
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,7 @@ _SPECS = (
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
     ViewSpec("review_queue", review_queue, "Review studio: the extraction review queue"),
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
+    ViewSpec("audit_log", audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
     ViewSpec("numeric_errors", numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
@@ -220,7 +222,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "audit_log", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
     "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
