@@ -78,6 +78,8 @@ def test_sign_in_decide_and_find_the_subject_in_the_stored_decision(signed_serve
     url, store_path, issuer = signed_server
     with chromium() as browser:
         page = browser.new_context(viewport={"width": 1500, "height": 1800}).new_page()
+        page.goto(url, wait_until="domcontentloaded", timeout=60_000)  # the root first, as a user does
+        settle(page, pause=300)
         page.goto(f"{url}/review", wait_until="domcontentloaded", timeout=60_000)
         settle(page, pause=300)
         assert page.get_by_text("Sign in to use the studio").count() == 1
