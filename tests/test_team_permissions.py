@@ -198,3 +198,19 @@ def test_the_studio_listens_on_loopback_unless_told_otherwise():
 
     config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1"
+
+
+def test_the_audit_log_names_who_changed_rounds_roles_and_launched_runs(prepared, tmp_path, capsys):
+    import getpass
+
+    path = copy_store(prepared, tmp_path / "audit")
+    assert main(["review-round", "--dataset", DEMO, "--round", "1", "--reviewers", "2", "--db", str(path)]) == 0
+    assert main(["roles", "grant", "anna-sub", "reviewer", "--db", str(path)]) == 0
+    assert main(["run", "--db", str(path), "--model", "chance", "--condition", "default", "--dataset", KEYS,
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["show", "audit_log", "--dataset", KEYS, "--db", str(path)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {"round setting", "role granted", "launch"} <= {r["act"] for r in rows}
+    mine = [r for r in rows if r["act"] in ("launch", "role granted") or r["target"] == f"{DEMO} round 1"]
+    assert mine and all((r["subject"], r["provider"]) == (getpass.getuser(), "os") for r in mine)
