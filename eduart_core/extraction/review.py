@@ -341,8 +341,9 @@ def page_fields(store: Store | ReviewState, page_id: str, round: int, reviewer: 
     is "BA"); ``decision_id`` is what a decision must be based on (the field's latest decision,
     or in blind rounds the reviewer's own); ``mine`` says whether the field waits for this
     person. In blind rounds a reviewer sees neither the others' names nor their values nor
-    whether they decided (``visible_state``) until the field is settled; with blind
-    adjudication an adjudicator sees "reviewer 1", "reviewer 2" instead of names.
+    whether they decided (``visible_state``: a field they did not decide opens up once settled,
+    one they decided never shows the outcome); with blind adjudication an adjudicator sees
+    "reviewer 1", "reviewer 2" instead of names.
     """
     state = store if isinstance(store, ReviewState) else load_state(store, round)
     frame = state.fields(page_id, round)
@@ -375,8 +376,8 @@ def page_fields(store: Store | ReviewState, page_id: str, round: int, reviewer: 
             "value": st.value if st.settled and (not blind or shown_state == RESOLVED) else None,
             "note": note, "order": order, "mine": open_for(st, reviewer or "", role, needed),
             "votes": len(st.votes) if not blind or shown_state == RESOLVED else int(own is not None),
-            "needed": needed, "how": st.how if not blind or shown_state == RESOLVED else None, "my_action": own["action"] if own else None,
-            "my_value": own["new_value"] if own else None,
+            "needed": needed, "how": st.how if not blind or shown_state == RESOLVED else None,
+            "my_action": own["action"] if own else None, "my_value": own["new_value"] if own else None,
         })
     return pd.DataFrame(rows, columns=FIELD_COLUMNS, dtype=object)
 
