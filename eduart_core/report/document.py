@@ -312,9 +312,9 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
     parts.append(_meta(sel))
-    if flags.simulated:
-        parts.append("<p class='banner sim'>Simulated respondents: these answers come from simulated models, not "
-                     "real ones. The numbers show how the analysis works, not how real models perform.</p>")
+    simulated = views.data_label(src, sel).banner()  # per model kind: a real model on the demo is not simulated
+    if simulated:
+        parts.append(f"<p class='banner sim'>{html.escape(simulated)}</p>")
     if flags.aggregate_only:
         parts.append(_AGGREGATE_BANNER)
 
