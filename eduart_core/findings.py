@@ -215,8 +215,7 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
     moved = _answered_differently(e)
     idle = e.loc[~moved, "model"].astype(str).tolist()
     e = e.loc[moved]
-    n_paired = pd.to_numeric(e["n_paired"] if "n_paired" in e else effect.get("n_paired"), errors="coerce")
-    n_paired = n_paired.dropna() if n_paired is not None else pd.Series(dtype=float)
+    n_paired = pd.to_numeric(e["n_paired"], errors="coerce").dropna() if "n_paired" in e else pd.Series(dtype=float)
     n = int(n_paired.min()) if len(n_paired) else None
     items = ""
     if n is not None:
@@ -225,9 +224,10 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
     left_out = (f"{_plural(len(idle), 'model')} scored every paired item the same in both conditions and "
                 f"{'is' if len(idle) == 1 else 'are'} not counted ({', '.join(idle)})") if idle else ""
     if e.empty:
+        every = pd.to_numeric(effect["n_paired"], errors="coerce").dropna() if "n_paired" in effect else pd.Series()
         return Finding("Asking for a justification changed no model's score on any item.",
-                       f"Macro average, motivation minus default; {left_out}.", "descriptive (per-item scores)",
-                       None, "paired items per model")
+                       f"Motivation minus default, item by item; {left_out}.", "descriptive (per-item scores)",
+                       int(every.min()) if len(every) else None, "paired items per model")
     up = int((e["delta_macro"] > 1e-12).sum())
     down = int((e["delta_macro"] < -1e-12).sum())
     same = len(e) - up - down
