@@ -19,7 +19,7 @@ from eduart_core import suspects, team, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
-from eduart_core.extraction.stats import discrepancy_table, round_status_table
+from eduart_core.extraction.stats import AGREEMENT_CODING, discrepancy_table, round_status_table
 from eduart_core.overrides import load_overrides
 from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
@@ -768,9 +768,9 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
 
 # ================================================================= agreement
 def agreement_section() -> None:
-    st.markdown("How often independent reviewers chose the same value, over every field two or more reviewers "
-                "decided. A decision's category is the value chosen (A's, B's or the edited value, compared as "
-                "canonical JSON). **Percent**: share of fields on which every reviewer chose the same value. "
+    st.markdown("How often independent reviewers agreed, over every field two or more reviewers decided. "
+                + AGREEMENT_CODING + " **Percent**: share of fields on which every reviewer made the same choice; "
+                "**value percent**: share on which they chose the same final value. "
                 "**Cohen's kappa** (only with exactly two reviewers) and **Fleiss' kappa** (statsmodels; fields "
                 "with the most common number of reviewers) correct for chance agreement. **Krippendorff's alpha** "
                 "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "

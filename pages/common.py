@@ -378,25 +378,19 @@ def flags(sel: Selection) -> views.DatasetFlags:
 
 def simulated_selection(sel: Selection) -> bool:
     """True when the numbers on screen come (partly) from simulated respondents."""
-    fam = families()
-    return flags(sel).simulated or any(fam.get(m) == "Simulated" for m in sel.models)
+    return views.data_label(source(), sel).any_simulated
 
 
 def data_label(sel: Selection) -> str | None:
-    """The label an exported chart carries: simulated respondents, published aggregates, or none."""
-    if flags(sel).aggregate_only:
-        return "published aggregates"
-    if simulated_selection(sel):
-        return "simulated respondents"
-    return None
+    """The label an exported chart carries: the models' kinds (labels.DataLabel.short), or none."""
+    return views.data_label(source(), sel).short()
 
 
 def banner(sel: Selection) -> None:
     """Say loudly when the numbers come from simulated respondents or published aggregates only."""
     f = flags(sel)
     if simulated_selection(sel):
-        st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
-                   "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
+        st.warning(plain(views.data_label(source(), sel).banner()), icon=":material/science:")
     if f.aggregate_only:
         st.info(f"Published reference (aggregate only): {plain(f.title)}. Item-level views are not available for this "
                 "dataset.", icon=":material/menu_book:")

@@ -41,15 +41,18 @@ def cmd_status(args) -> int:
         print("no extraction rounds in this store yet")
         return 0
     print(f"{'dataset':20} {'round':>5} {'pages':>5} {'queued':>6} {'resolved':>8} {'promoted':>8} {'open':>5} "
-          f"{'adjud.':>6} {'units':>5} {'agree%':>6} {'alpha':>6}  alpha 95% CI")
+          f"{'adjud.':>6} {'units':>5} {'agree%':>6} {'value%':>6} {'alpha':>6}  alpha 95% CI")
     for r in report["rounds"]:
         a = r["agreement"]
         percent = "—" if a["percent"] is None else f"{100 * a['percent']:.0f}"
+        value = "—" if a.get("value_percent") is None else f"{100 * a['value_percent']:.0f}"
         ci = a["alpha_ci"]
         interval = "—" if ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
         print(f"{r['dataset']:20} {r['round']:>5} {r['pages']:>5} {r['queued']:>6} {r['resolved']:>8} "
               f"{r['promoted']:>8} {r['open_fields']:>5} {r['adjudication_pending']:>6} {a['units']:>5} "
-              f"{percent:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
+              f"{percent:>6} {value:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
+    if any(r["agreement"]["units"] for r in report["rounds"]):
+        print("\nagree% and alpha: decisions coded by choice (A, B, an edit, a flag); value%: the same final value")
     if report["open"]:
         print(f"\n{len(report['open'])} field(s) still waiting; `review-status --json` lists them")
     return 0

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from ..errors import UserError
 from ..store import Store
 from ..store import extraction as db
@@ -78,12 +80,17 @@ def _timestamp(value: Any) -> datetime:
     return stamp
 
 
-def _parse(line: str) -> dict:
-    """One line as a checked dict, or ValueError naming the problem."""
+def _parse(line: str | bytes) -> dict:
+    """One line as a checked dict, or ValueError naming the problem.
+
+    ``jsonsafe.loads`` turns what would abort the whole file (a line nested deeper than the parser's
+    recursion limit, a lone surrogate the store cannot encode, a text over EDUART_MAX_TEXT_CHARS,
+    bytes that are not UTF-8) into the reason this line is skipped.
+    """
     try:
-        data = json.loads(line)
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg})") from None
+        data = jsonsafe.loads(line)
+    except jsonsafe.BadInput as exc:
+        raise ValueError(str(exc)) from None
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     missing = [k for k in REQUIRED if data.get(k) in (None, "")]
@@ -130,7 +137,7 @@ def _stamped_keys(state) -> set[str]:
     return keys
 
 
-def import_lines(store: Store, lines: list[str], source_name: str = "import",
+def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str = "import",
                  actor: Identity | str | None = None) -> ImportResult:
     """Validate and import decisions; see the module docstring for the rules.
 
@@ -211,15 +218,22 @@ def import_lines(store: Store, lines: list[str], source_name: str = "import",
 
 
 def import_file(store: Store, path: str | Path, actor: Identity | str | None = None) -> ImportResult:
-    """Import a JSONL file of decisions (see ``import_lines``)."""
+    """Import a JSONL file of decisions (see ``import_lines``).
+
+    The file is refused at once over EDUART_MAX_FILE_MB and when it holds no line at all; lines
+    are decoded one by one, so a line that is not UTF-8 is skipped like any other bad line.
+    """
     path = Path(path)
     if not path.exists():
         raise UserError(f"no file {path}")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {path}: {exc}") from None
-    return import_lines(store, text.splitlines(), source_name=f"import:{path.name}", actor=actor)
+        data = jsonsafe.read_bytes(path)
+    except jsonsafe.BadInput as exc:
+        raise UserError(f"{path}: {exc}") from None
+    lines = data.splitlines()
+    if not any(line.strip() for line in lines):
+        raise UserError(f"{path}: no decision to import (the file is empty)")
+    return import_lines(store, lines, source_name=f"import:{path.name}", actor=actor)
 
 
 def export_records(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
@@ -259,8 +273,9 @@ def export_records(store: Store, viewer: Identity | str | None = None, role: str
             subject = name = None
         record = {"dataset": dataset, "page": d["page_id"], "round": int(d["round"]),
                   "field": d["path"], "reviewer": reviewer, "decision": LABELS.get(d["action"], d["action"])}
-        if d["action"] == EDIT or d["new_value"] is not None:
-            record["value"] = d["new_value"]
+        value = None if isinstance(d["new_value"], float) and math.isnan(d["new_value"]) else d["new_value"]
+        if d["action"] == EDIT or value is not None:  # a flag has no value (NaN in the frame): no NaN in JSON
+            record["value"] = value
         record["note"] = d["note"]
         stamp = d["decided_at"]
         record["decided_at"] = stamp.isoformat(timespec="microseconds") if hasattr(stamp, "isoformat") else stamp

@@ -67,6 +67,7 @@ from .items import (
     items_by_language,
     responses,
 )
+from .labels import data_label
 from .psychometrics import (
     difficulty_categories,
     discrimination_by_format,
@@ -227,7 +228,7 @@ __all__ = [
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
     "distractors", "EmptySelection", "examinee_setting", "explorer_items", "external_correlations",
-    "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
+    "data_label", "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
     "format_spread", "image_attributes", "image_effect", "image_sizes", "invalid_rates", "irt_abilities",
     "irt_fit", "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "item_card",
     "item_changes", "item_detail", "item_flags", "item_lengths", "item_level", "item_list", "item_metadata",

@@ -20,6 +20,7 @@ from ..selection import Selection
 from ..vocab import MOTIVATION_CONDITION
 from ._base import EmptySelection, Source, cached, dataset_flags
 from .items import item_table
+from .labels import data_label
 
 #: Modules whose source decides a score (parsing, normalisation, the published evaluator, and
 #: every module of the format registry): their hash is the scoring code version a report names.
@@ -111,6 +112,7 @@ def provenance(src: Source, sel: Selection) -> pd.DataFrame:
                                   + (", published aggregates" if flags.aggregate_only else "") + ")"),
         ("selection", "profile", "published scores" if flags.aggregate_only else sel.profile),
         ("selection", "condition", sel.condition),
+        ("selection", "respondents", data_label(src, sel).short() or "real models"),
         ("scoring", "scoring code", scorer_fingerprint()),
         *[("scoring", f"rule sets ({profile})", ", ".join(rules) or "—")
           for profile, rules in catalog.scorer_rule_sets(src.store, sel.dataset).items()],
