@@ -33,7 +33,11 @@ def _has_table(con, table: str) -> bool:
 
 
 def _frame(cur, columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
+    frame = pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
+    for column in columns:
+        if column.endswith("_at"):  # timestamps as pandas timestamps (JSON and CSV write them)
+            frame[column] = pd.to_datetime(frame[column])
+    return frame
 
 
 def _read(store: Store, table: str, columns: list[str], where: str = "", params: list | None = None,
