@@ -17,9 +17,9 @@ Choices (stated in the captions and the report's methods):
 - The gaps compare the best model of a scope (highest mean there) with two people of a group: the
   median person (by accuracy on their own items of the scope; the lower middle one for an even
   count, as the regression's median-ability model) and the best person. Each gap is model minus
-  person on the items both answered, with a paired bootstrap 95% percentile interval: the items of
-  the scope get Poisson(1) weights in each of `N_BOOT` draws (fixed seed), the same weights for the
-  model and the person, so every draw compares them on the same resampled items.
+  person on the items both answered, with a paired bootstrap 95% percentile interval: every item
+  gets a Poisson(1) weight in each of `N_BOOT` draws (fixed seed), the same weight for the model
+  and the person, so every draw compares them on the same resampled items.
 
 The work is done on dense examinee x item matrices (numpy), so 50 models and 200 people on 5,000
 items take a fraction of a second.
@@ -99,28 +99,35 @@ class Panel:
         return out
 
 
-def _matrix(rows: pd.DataFrame, item_codes: dict[str, int], n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    names, who = np.unique(rows["model"].astype(str).to_numpy(), return_inverse=True)
-    where = np.array([item_codes[i] for i in rows["item_id"].astype(str).to_numpy()], dtype=np.int64)
-    out = np.full((len(names), n_items), np.nan)
-    out[who, where] = rows["score"].to_numpy(dtype=float)
-    return names.astype(object), out
-
-
-def panel(frame: pd.DataFrame, groups: dict[str, str]) -> Panel:
-    """The panel of a long frame (models and people in one condition) and each person's group."""
+def panel(frame: pd.DataFrame | Panel, groups: dict[str, str]) -> Panel:
+    """The panel of a long frame (models and people in one condition) and each person's group (a
+    `Panel` is returned as given, so one panel serves several tables)."""
+    if isinstance(frame, Panel):
+        return frame
     score = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=float)
-    frame = frame[~np.isnan(score)]
-    meta = frame.drop_duplicates("item_id")
-    items = meta["item_id"].astype(str).to_numpy()
-    codes = {item: k for k, item in enumerate(items)}
-    languages = meta["language"].astype(object).where(meta["language"].notna(), ALL).astype(str).to_numpy()
-    models, people = split(frame)
-    model_names, model_scores = _matrix(models, codes, len(items))
-    people_names, people_scores = _matrix(people, codes, len(items))
-    group_of = np.array([groups.get(p) or DEFAULT_HUMAN_GROUP for p in people_names], dtype=object)
-    return Panel(items.astype(object), meta["type"].astype(str).to_numpy().astype(object), languages.astype(object),
-                 model_names, model_scores, people_names, group_of, people_scores)
+    keep = ~np.isnan(score)
+    frame, score = frame[keep], score[keep]
+    who, names = pd.factorize(frame["model"], sort=True)
+    where, items = pd.factorize(frame["item_id"])
+    rows = np.arange(len(frame))
+    first_item = np.empty(len(items), dtype=np.int64)
+    first_item[where[::-1]] = rows[::-1]  # repeated indices: the last write wins, so the first row
+    first_who = np.empty(len(names), dtype=np.int64)
+    first_who[who[::-1]] = rows[::-1]
+    scores = np.full((len(names), len(items)), np.nan)
+    scores[who, where] = score
+    # one row per examinee and per item is all the per-row columns are read at (a million rows of
+    # text turned into Python strings would cost a second)
+    kinds = frame["kind"].iloc[first_who].to_numpy(dtype=object) if "kind" in frame else np.full(len(names), None)
+    human = np.asarray(kinds == HUMAN_KIND, dtype=bool)
+    languages = frame["language"].iloc[first_item].to_numpy(dtype=object)
+    languages = np.array([ALL if v is None or v != v else str(v) for v in languages], dtype=object)
+    names = np.asarray([str(n) for n in names], dtype=object)
+    group_of = np.array([groups.get(n) or DEFAULT_HUMAN_GROUP for n in names[human]], dtype=object)
+    return Panel(np.asarray([str(i) for i in items], dtype=object),
+                 np.asarray([str(t) for t in frame["type"].iloc[first_item].to_numpy(dtype=object)], dtype=object),
+                 languages,
+                 names[~human], scores[~human], names[human], group_of, scores[human])
 
 
 # ---------------------------------------------------------------- accuracy
@@ -153,14 +160,15 @@ def _group_row(scores: np.ndarray) -> dict | None:
             "design_effect": design}
 
 
-def accuracy_table(frame: pd.DataFrame, groups: dict[str, str]) -> pd.DataFrame:
+def accuracy_table(frame: pd.DataFrame | Panel, groups: dict[str, str]) -> pd.DataFrame:
     """Models and groups of people side by side in every cell (format x language, format, language,
     all): n, mean and 95% interval (Wilson for a model, two-way for a group)."""
     p = panel(frame, groups)
     rows = []
     for _scope, kind, language, mask in p.scopes():
+        block = p.people_scores[:, mask]
         for group, members in p.group_rows():
-            found = _group_row(p.people_scores[np.ix_(members, mask)])
+            found = _group_row(block[members])
             if found:
                 rows.append({"examinee": PEOPLE, "name": group, "type": kind, "language": language, **found,
                              "interval": GROUP_INTERVAL_WORDS})
@@ -186,32 +194,27 @@ def _median_index(values: np.ndarray) -> int:
     return int(order[(len(values) - 1) // 2])
 
 
-def _gap(weights: np.ndarray, model: np.ndarray, person: np.ndarray) -> tuple[int, float, float, float]:
-    """(items both answered, model - person on them, 95% percentile interval) with the draws' weights."""
-    both = ~np.isnan(model) & ~np.isnan(person)
-    n = int(both.sum())
-    if not n:
-        return 0, math.nan, math.nan, math.nan
-    diff = np.where(both, model - person, 0.0)
-    num = weights @ diff.astype(weights.dtype)
-    den = weights @ both.astype(weights.dtype)
+def _percentiles(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
     ok = den > 0
-    values = num[ok] / den[ok]
-    if len(values) < 2:
-        return n, float(diff[both].mean()), math.nan, math.nan
-    low, high = np.percentile(values, [2.5, 97.5])
-    return n, float(diff[both].mean()), float(low), float(high)
+    if ok.sum() < 2:
+        return math.nan, math.nan
+    low, high = np.percentile(num[ok] / den[ok], [2.5, 97.5])
+    return float(low), float(high)
 
 
-def gap_table(frame: pd.DataFrame, groups: dict[str, str], *, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
+def gap_table(frame: pd.DataFrame | Panel, groups: dict[str, str], *, n_boot: int = N_BOOT,
+              seed: int = SEED) -> pd.DataFrame:
     """Per group and scope (all items, each format, each language): the best model against the
     median and the best person, model minus person on the items both answered, with paired
-    bootstrap intervals."""
+    bootstrap intervals.
+
+    Every draw gives each item one Poisson(1) weight, shared by every scope, group and person, so
+    one matrix product computes all the bootstrap means at once."""
     p = panel(frame, groups)
     if not len(p.models) or not len(p.people):
         return pd.DataFrame(columns=GAP_COLUMNS)
-    rng = np.random.default_rng(seed)
-    rows = []
+    n_items = len(p.items)
+    rows, diffs, masks = [], [], []
     for scope, kind, language, mask in [s for s in p.scopes() if s[0] != "cell"][::-1]:  # all first
         block = p.model_scores[:, mask]
         counts = (~np.isnan(block)).sum(axis=1)
@@ -220,25 +223,39 @@ def gap_table(frame: pd.DataFrame, groups: dict[str, str], *, n_boot: int = N_BO
         with np.errstate(invalid="ignore", divide="ignore"):
             model_means = np.where(counts > 0, np.nansum(block, axis=1) / np.maximum(counts, 1), -np.inf)
         best = int(np.argmax(model_means))
-        weights = rng.poisson(1.0, size=(n_boot, int(mask.sum()))).astype(np.float32)
-        people_block = p.people_scores[:, mask]
+        model = np.where(mask, p.model_scores[best], np.nan)
+        columns = np.flatnonzero(mask)
         for group, members in p.group_rows():
-            mine = people_block[members]
-            answered = (~np.isnan(mine)).sum(axis=1)
+            people = np.flatnonzero(members)
+            sub = p.people_scores[np.ix_(people, columns)]
+            answered = (~np.isnan(sub)).sum(axis=1)
             if not answered.any():
                 continue
-            names = p.people[members][answered > 0]
-            mine = mine[answered > 0]
-            means = np.nansum(mine, axis=1) / answered[answered > 0]
+            keep = answered > 0
+            names, people, sub = p.people[people[keep]], people[keep], sub[keep]
+            means = np.nansum(sub, axis=1) / answered[keep]
             row = {"group": group, "scope": scope, "type": kind, "language": language, "n_people": int(len(names)),
-                   "n_items": int((~np.isnan(mine)).any(axis=0).sum()), "best_model": str(p.models[best]),
+                   "n_items": int((~np.isnan(sub)).any(axis=0).sum()), "best_model": str(p.models[best]),
                    "best_model_mean": float(model_means[best]), "n_items_model": int(counts[best])}
             for which, k in (("median", _median_index(means)), ("best", int(np.argmax(means)))):
-                n, gap, low, high = _gap(weights, block[best], mine[k])
+                person = np.where(mask, p.people_scores[people[k]], np.nan)
+                both = ~np.isnan(model) & ~np.isnan(person)
+                diff = np.where(both, model - person, 0.0)
                 row.update({f"{which}_person": str(names[k]), f"{which}_person_mean": float(means[k]),
-                            f"n_items_{which}": n, f"gap_{which}": gap, f"gap_{which}_ci_low": low,
-                            f"gap_{which}_ci_high": high})
+                            f"n_items_{which}": int(both.sum()),
+                            f"gap_{which}": float(diff[both].mean()) if both.any() else math.nan})
+                diffs.append(diff)
+                masks.append(both)
             rows.append(row)
+    if rows:
+        weights = np.random.default_rng(seed).poisson(1.0, size=(n_boot, n_items)).astype(np.float32)
+        sums = weights @ np.vstack([np.vstack(diffs), np.vstack(masks)]).T.astype(np.float32)
+        half = len(diffs)
+        for k, row in enumerate(rows):
+            for j, which in enumerate(("median", "best")):
+                column = 2 * k + j
+                low, high = _percentiles(sums[:, column], sums[:, half + column])
+                row.update({f"gap_{which}_ci_low": low, f"gap_{which}_ci_high": high})
     out = pd.DataFrame(rows, columns=GAP_COLUMNS)
     order = {ALL: 0, "format": 1, "language": 2}
     return out.assign(_s=out["scope"].map(order), _t=out["type"].map(lambda t: format_rank(t) if t != ALL else (-1, "")),

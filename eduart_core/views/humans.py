@@ -65,6 +65,12 @@ def _comparison(src: Source, sel: Selection) -> pd.DataFrame:
     return pd.concat([models, people], ignore_index=True)
 
 
+@cached(maxsize=8)
+def _panel(src: Source, sel: Selection) -> people_analysis.Panel:
+    """The comparison's rows as score matrices, shared by the accuracy and the gap tables."""
+    return people_analysis.panel(_comparison(src, sel), _groups(src))
+
+
 def _label(frame: pd.DataFrame, src: Source, sel: Selection, rows: pd.DataFrame) -> pd.DataFrame:
     people = rows[(rows["kind"] == HUMAN_KIND).to_numpy()] if len(rows) else rows
     names = sorted(set(people["model"].astype(str))) if len(people) else []
@@ -81,7 +87,7 @@ def human_accuracy(src: Source, sel: Selection) -> pd.DataFrame:
     rows = _comparison(src, sel)
     if rows.empty:
         return _label(pd.DataFrame(columns=people_analysis.ACCURACY_COLUMNS), src, sel, rows)
-    return _label(people_analysis.accuracy_table(rows, _groups(src)), src, sel, rows)
+    return _label(people_analysis.accuracy_table(_panel(src, sel), _groups(src)), src, sel, rows)
 
 
 @cached(maxsize=16)
@@ -92,7 +98,7 @@ def human_gap(src: Source, sel: Selection) -> pd.DataFrame:
         frame = _label(pd.DataFrame(columns=people_analysis.GAP_COLUMNS), src, sel, rows)
         frame.attrs.update(headline="", sentences=[])
         return frame
-    frame = _label(people_analysis.gap_table(rows, _groups(src)), src, sel, rows)
+    frame = _label(people_analysis.gap_table(_panel(src, sel), _groups(src)), src, sel, rows)
     frame.attrs.update(headline=story.headline(frame, simulated=frame.attrs["simulated"]),
                        sentences=story.sentences(frame), method=people_analysis.GAP_INTERVAL_WORDS)
     return frame
