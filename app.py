@@ -118,7 +118,8 @@ def models_and_people(src: views.Source, sel) -> None:
     if gap.empty:
         return
     st.subheader("Models and people")
-    who = (f"{gap.attrs['n_people']} {'simulated ' if gap.attrs['simulated'] else ''}people in "
+    n = gap.attrs["n_people"]
+    who = (f"{n} {'simulated ' if gap.attrs['simulated'] else ''}{'person' if n == 1 else 'people'} in "
            f"{len(gap.attrs['groups'])} group(s) ({', '.join(gap.attrs['groups'])})")
     caption = (f"Mean item score per format in the answer-only condition (the one people sit), "
                f"{common.scoring_label(sel)}; diamonds: models ({people_analysis.MODEL_INTERVAL_WORDS}), the best of "

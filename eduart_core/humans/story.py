@@ -41,7 +41,7 @@ def relation(gap: float) -> str:
 
 def _plural(group: str, n: int) -> str:
     if group == ALL_PEOPLE:
-        return "people"
+        return "person" if n == 1 else "people"
     return group if n == 1 or group.endswith("s") else group + "s"
 
 
@@ -60,7 +60,8 @@ def headline(gaps: pd.DataFrame, *, simulated: bool) -> str:
     everyone = (pooled if len(pooled) else overall).iloc[0]
     named = overall[overall["group"] != ALL_PEOPLE]
     counts = ", ".join(f"{n} {_plural(g, n)}" for g, n in group_counts(gaps))
-    who = f"{int(everyone['n_people'])} {'simulated ' if simulated else ''}people ({counts})"
+    n = int(everyone["n_people"])
+    who = f"{n} {'simulated ' if simulated else ''}{'person' if n == 1 else 'people'} ({counts})"
     phrases = [f"{'beats' if g.gap_median >= 0 else 'trails'} the median {g.group} by {points(g.gap_median)} points"
                for g in named.itertuples(index=False)]
     top = named.sort_values("best_person_mean", ascending=False).iloc[0]

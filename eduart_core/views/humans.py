@@ -76,7 +76,7 @@ def _label(frame: pd.DataFrame, src: Source, sel: Selection, rows: pd.DataFrame)
     names = sorted(set(people["model"].astype(str))) if len(people) else []
     frame.attrs.update({"n_people": len(names), "n_items": int(people["item_id"].nunique()) if len(people) else 0,
                         "groups": sorted(set(_groups(src).get(n, "") for n in names) - {""}),
-                        "simulated": _simulated(src, names) or dataset_flags(src, sel.dataset).simulated,
+                        "simulated": _simulated(src, names),  # about the people (the models' banner is the page's)
                         "condition": DEFAULT_CONDITION})
     return frame
 
