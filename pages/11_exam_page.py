@@ -40,12 +40,19 @@ def _fail(exc: Exception) -> None:
     st.session_state["exam_message"] = ("warning", str(exc))
 
 
+def _actor() -> team.Identity:
+    """The acting person, or one line asking for a name (single-machine mode)."""
+    who = _who()
+    if who is None:
+        raise UserError("type your name first: it is stored with the session")
+    return who
+
+
 # ---------------------------------------------------------------- actions (callbacks)
 
 def _begin(session_id: str) -> None:
-    who = _who()
     try:
-        state = sessions.begin(path, session_id, who)
+        state = sessions.begin(path, session_id, _actor())
     except UserError as exc:
         _fail(exc)
         return
@@ -56,10 +63,12 @@ def _begin(session_id: str) -> None:
 
 
 def _submit(session_id: str, respondent: str, item_id: str, prefix: str, skip: bool) -> None:
-    record = sessions.current_question(path, session_id, respondent).record
-    values = None if skip else common.editor_values(forms.answer_editor(record), prefix)
+    question = sessions.current_question(path, session_id, respondent)
+    if question is None:  # a second click after the last answer: nothing left to answer
+        return
+    values = None if skip else common.editor_values(forms.answer_editor(question.record), prefix)
     try:
-        sessions.answer(path, session_id, respondent, item_id, values, _who())
+        sessions.answer(path, session_id, respondent, item_id, values, _actor())
     except UserError as exc:
         _fail(exc)
         return
@@ -68,7 +77,7 @@ def _submit(session_id: str, respondent: str, item_id: str, prefix: str, skip: b
 
 def _pause(session_id: str, respondent: str, resume: bool) -> None:
     try:
-        (sessions.resume if resume else sessions.pause)(path, session_id, respondent, _who())
+        (sessions.resume if resume else sessions.pause)(path, session_id, respondent, _actor())
     except UserError as exc:
         _fail(exc)
     common.data_changed()
@@ -82,7 +91,7 @@ def _create() -> None:
     try:
         limit = int(st.session_state.get("exam_limit") or 0)
         sessions.create_session(
-            path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_who(),
+            path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
             per_cell=int(st.session_state.get("exam_per_cell") or 1), formats=st.session_state.get("exam_formats") or (),
             languages=st.session_state.get("exam_languages") or (), time_limit_s=limit or None,
             title=st.session_state.get("exam_title") or None)
@@ -95,7 +104,7 @@ def _create() -> None:
 
 def _close(session_id: str) -> None:
     try:
-        sessions.close_session(path, session_id, _who())
+        sessions.close_session(path, session_id, _actor())
     except UserError as exc:
         _fail(exc)
         return

@@ -65,12 +65,11 @@ def build_panel(store: Store, dataset: str, say: Callable[[str], None] | None = 
     """Add the simulated panel to ``dataset`` (nothing when it is there already); returns counts."""
     say = say or (lambda _: None)
     run_prefix = f"sim-people:{dataset}:"
-    with store.connect(read_only=True) as con:
-        items = current_items_con(con, dataset)
-        have = con.execute("SELECT count(*) FROM runs WHERE dataset = ? AND run_id LIKE ?",
-                           [dataset, run_prefix + "%"]).fetchone()[0]
+    have = db.count_runs(store, dataset, run_prefix)
     if have:
         return {"people": int(have)}
+    with store.connect(read_only=True) as con:
+        items = current_items_con(con, dataset)
     records = {item_id: {**record, "item_id": item_id} for item_id, (_v, record) in items.items()}
     pool = forms.form_items(records.values())
     plans = {item_id: plan_item(record, seed) for item_id, record in records.items()}

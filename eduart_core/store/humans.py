@@ -105,6 +105,13 @@ def imported_pseudonyms(store: Store, external_ids) -> dict[str, str]:
     return dict(zip(found["external_id"].astype(str), found["respondent"].astype(str)))
 
 
+def count_runs(store: Store, dataset: str, prefix: str) -> int:
+    """How many runs of ``dataset`` have an id starting with ``prefix`` (a builder's own runs)."""
+    with store.connect(read_only=True) as con:
+        return int(con.execute("SELECT count(*) FROM runs WHERE dataset = ? AND run_id LIKE ?",
+                               [dataset, prefix + "%"]).fetchone()[0])
+
+
 def taken_pseudonyms(store: Store) -> set[str]:
     """Every model key in the store (a new pseudonym must be none of them)."""
     if not store.exists():
@@ -227,7 +234,8 @@ def session_progress(store: Store, session_id: str | None = None) -> pd.DataFram
 
 
 __all__ = ["FORM_COLUMNS", "PROGRESS_COLUMNS", "PUBLIC_COLUMNS", "RESPONDENT_COLUMNS", "SESSION_COLUMNS",
-           "add_form_con", "add_respondent_con", "add_session", "attempt_status", "close_session", "find_respondent",
+           "add_form_con", "add_respondent_con", "add_session", "attempt_status", "close_session", "count_runs",
+           "find_respondent",
            "get_session", "imported_pseudonyms", "load_form", "load_respondents", "load_sessions",
            "mark_answered_con", "respondent_groups", "respondent_of", "response_id_con", "session_progress",
            "set_attempt_con", "set_clock_con", "taken_pseudonyms"]
