@@ -27,13 +27,22 @@ from .store.items import get_item, item_history, load_items, save_item_version
 from .store.scores import load_responses, load_scores
 from .store.suspects import add_key_review, load_choices, load_key_reviews, load_suspect_inputs
 from .team import KEY_REVIEW, Identity, as_identity
-from .vocab import DEFAULT_PROFILE, OPTION_FORMATS
+from .vocab import DEFAULT_PROFILE, HUMAN_KIND, OPTION_FORMATS
 
 logger = logging.getLogger(__name__)
 
 FLAG_FRAME_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "key"]
 QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "details", "p", "r_pb", "n_examinees"]
 KEY_REVIEW_ORIGIN = "key-review"
+
+
+def _models_only(scores: pd.DataFrame) -> pd.DataFrame:
+    """The long frame without people (kind human): key flags are about how the models answer, and the
+    queue is the same whether or not people sat the exam."""
+    if "kind" not in scores:
+        return scores
+    keep = (scores["kind"] != HUMAN_KIND).to_numpy()
+    return scores if keep.all() else scores[keep]
 
 
 def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None) -> FlagContext:
@@ -55,8 +64,9 @@ def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     """
     items = items if items is not None else load_items(store, dataset)
     versions = dict(zip(items["item_id"].astype(str), items["version"].astype(int)))
-    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
+    scores = _models_only(scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides))
     choices, stored, _ = inputs or load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
+    choices = choices[choices["model"].isin(set(scores["model"]))]  # the examinees of the scores only
     computed = key_flags(scores, _context(choices, items, stats))
     computed["item_version"] = computed["item_id"].map(versions)
     current = pd.Series([versions.get(str(i)) == int(v) for i, v in zip(stored["item_id"], stored["item_version"])],
@@ -83,7 +93,7 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
                   scores: pd.DataFrame | None = None, items: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per flagged item still waiting for a key review, with its flags and statistics
     (``scores``/``items``: the frames when the caller has them; see ``suspect_flags``)."""
-    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
+    scores = _models_only(scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides))
     if scores.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
     stats = item_statistics(scores, corrected=True)
@@ -122,10 +132,13 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
     item = get_item(store, dataset, item_id)
     responses = load_responses(store, dataset, item_id)
     latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
+    latest = _models_only(latest)
     answers = latest[["model", "condition", "raw_text", "parsed_answers", "motivation", "strict_score", "paper_score",
                       "parse_error"]].copy()
     answers["chosen"] = [", ".join(chosen_options(a)) for a in answers["parsed_answers"]]
     choices = load_choices(store, dataset, item_id=str(item_id))
+    choices = choices[choices["model"].isin(set(responses["model"]) - set(
+        responses.loc[responses["kind"] == HUMAN_KIND, "model"]))] if "kind" in responses else choices
     choices = choices.assign(ids=pd.Series([chosen_options(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
     return {"item": item, "answers": answers.reset_index(drop=True), "options": option_shares(choices, str(item_id)),

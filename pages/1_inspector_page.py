@@ -288,7 +288,7 @@ with b4.popover("Link", icon=":material/link:"):
 
 with common.guard():
     item = views.item_detail(src, sel.dataset, current)
-    responses = views.item_responses(src, sel.dataset, current)
+    responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
 record = item.get("record") or {}
 shown_card = display.card(record)
 row = every[every["item_id"] == current].iloc[0] if (every["item_id"] == current).any() else None

@@ -49,7 +49,7 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 #: Widget keys of the sidebar, by Selection field (tests and benchmarks set them too).
 WIDGET_KEYS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_condition", "models": "f_models",
                "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines",
-               "reviewed": "f_reviewed"}
+               "reviewed": "f_reviewed", "humans": "f_humans"}
 
 
 # ---------------------------------------------------------------- page icon
@@ -191,7 +191,8 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     query = {key: qp.get_all(key) for key in qp}
     found = Selection.from_query(query, datasets=datasets)
     dataset = found.get("dataset") or st.session_state.get("f_dataset") or default_dataset(datasets)
-    valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines"))),
+    valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines")),
+                                              humans=bool(found.get("humans"))),
              "types": list(format_names()),
              "languages": views.languages(src, dataset)}
     found = Selection.from_query(query, datasets=datasets, valid=valid)
@@ -285,7 +286,8 @@ def sidebar() -> Selection:
             scope = _apply_scope(dataset, src)
         fam = views.family_map(src)
         with_baselines = bool(st.session_state.get("f_baselines", False))
-        ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines),
+        with_humans = bool(st.session_state.get("f_humans", False))
+        ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines, humans=with_humans),
                          key=lambda m: (fam.get(m, "Other"), m))
         if "f_models" in st.session_state:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
@@ -300,6 +302,10 @@ def sidebar() -> Selection:
                               help="Off (default): baseline models such as chance are drawn as reference lines "
                                    "and left out of rankings, findings, item statistics, the regression and the "
                                    "motivation tests. On: they are treated like every other model.")
+        humans = st.toggle("Count people as examinees", key="f_humans",
+                           help="Off (default): people who sat the exam (or whose results were imported) are left "
+                                "out of every statistic, which then equals the models-only numbers; the Overview "
+                                "compares them with the models in its own section. On: they count like models.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
         profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
                                   help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
@@ -324,7 +330,7 @@ def sidebar() -> Selection:
             st.caption(f"Store: {plain(store_path())}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
                     types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines),
-                    reviewed=bool(reviewed))
+                    reviewed=bool(reviewed), humans=bool(humans))
     _write_query_params(sel)
     st.session_state["selection"] = sel
     if presentation():
@@ -775,3 +781,52 @@ def warn_if_exposed() -> None:
     warning = exposure_warning(st.get_option("server.address"), signin_enabled())
     if warning:
         print(warning, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- editors and fresh reads
+
+def draw_control(container, control, key: str, row_label: str | None = None) -> None:
+    """One primitive control of an `extraction.editors.Editor` (labels are data: shown as text)."""
+    label = ("≠ " if control.marked else "") + plain(control.label)
+    if row_label:
+        label = f"{plain(row_label)}: {label}"
+    if control.kind == "text":
+        container.text_input(label, value=control.value, key=key)
+    elif control.kind == "textarea":
+        container.text_area(label, value=control.value, key=key, height=120)
+    elif control.kind in ("radio", "select"):
+        options = list(control.options)
+        index = options.index(control.value) if control.value in options else None
+        widget = container.radio if control.kind == "radio" else container.selectbox
+        widget(label, options, index=index, key=key)
+    elif control.kind == "checkbox":
+        container.checkbox(label, value=bool(control.value), key=key)
+    elif control.kind == "toggle":
+        container.toggle(label, value=bool(control.value), key=key)
+    elif control.kind == "number":
+        container.number_input(label, value=control.value, key=key, format="%g")
+
+
+def draw_editor(editor, prefix: str) -> None:
+    """Every control of an editor, rows side by side; widget keys are ``prefix + control.key``."""
+    groups: dict[str | None, list] = {}
+    for control in editor.controls:
+        groups.setdefault(control.row, []).append(control)
+    for row_label, controls in groups.items():
+        if row_label is None:
+            for control in controls:
+                draw_control(st, control, prefix + control.key)
+        else:
+            cols = st.columns([1] + [3] * (len(controls) - 1) if len(controls) > 1 else [1])
+            for col, control in zip(cols, controls):
+                draw_control(col, control, prefix + control.key, row_label if control is controls[0] else None)
+
+
+def editor_values(editor, prefix: str) -> dict:
+    """The values the person set in an editor drawn with `draw_editor` (by control key)."""
+    return {c.key: st.session_state[prefix + c.key] for c in editor.controls if prefix + c.key in st.session_state}
+
+
+def data_changed() -> None:
+    """Forget the store's cached data version after a write, so the next read sees the write."""
+    _versions.pop(store_path(), None)

@@ -88,10 +88,13 @@ def widget_there(at, kind: str, key: str) -> bool:
 @pytest.mark.parametrize("role", list(team.ROLES))
 def test_role_by_page_by_action_matrix(role, team_db, monkeypatch):
     at = signed_in([role], monkeypatch, team_db)
-    at.run()  # the overview, open to every role
+    at.run()  # the home page: the overview, or for a respondent (who never sees results) the exam page
     assert not at.exception, at.exception
     assert f"Signed in as **{role.title()} Person**" in texts(at)
-    assert team.may_open([role], "overview") and REFUSED not in texts(at)
+    assert REFUSED not in texts(at)
+    assert team.may_open([role], "overview") == (role in team.STORY_ROLES)
+    if role not in team.STORY_ROLES:
+        assert [t.value for t in at.title] == ["Sit the exam"] and not at.get("plotly_chart")
     for key, (script, _title, _icon, _url) in SPECS.items():
         if script is None:
             continue

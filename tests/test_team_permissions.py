@@ -14,6 +14,7 @@ from eduart_core import overrides, suspects, team
 from eduart_core.cli import main
 from eduart_core.errors import UserError
 from eduart_core.extraction import exchange, review
+from eduart_core.humans import sessions as exams
 from eduart_core.runner import background
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
@@ -50,7 +51,18 @@ def prepared(template, tmp_path_factory):
     review.set_reviewers(store, DEMO, 2, 2)
     review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
     review.decide(store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
+    exams.create_session(store, KEYS, group="student", per_cell=1, actor=team.operator(), title=EXAM)
     return store.path
+
+
+EXAM = "team-matrix exam"
+
+
+def exam_session(store) -> str:
+    from eduart_core.store.humans import load_sessions
+
+    sessions = load_sessions(store)
+    return str(sessions.loc[sessions["title"] == EXAM, "session_id"].iloc[0])
 
 
 IMPORT_LINE = json.dumps({"dataset": DEMO, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Dario",
@@ -70,6 +82,8 @@ WRITES = {
         s, int(load_responses(s, KEYS, "k07").iloc[0]["response_id"]), 1.0, "the key is wrong", who),
     team.LAUNCH_RUN: lambda s, who: background.cancel_launch(s, "no-such-launch", who),
     team.CHANGE_ROLES: lambda s, who: team_roles.grant(s, "someone-else", team.REVIEWER, who),
+    team.SIT_EXAM: lambda s, who: exams.begin(s, exam_session(s), who),
+    team.RUN_EXAMS: lambda s, who: exams.create_session(s, KEYS, group="expert", per_cell=1, actor=who),
 }
 
 

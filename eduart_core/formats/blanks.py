@@ -39,6 +39,8 @@ class BlankFormat(AnswerFormat):
 
     #: strict completion_open allows near misses (rapidfuzz ratio >= fuzzy_threshold)
     fuzzy = False
+    #: a person fills each blank of the text (the key editor's blanks, started empty)
+    respondent = {"fields": {"id": "id", "text": "description"}}
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

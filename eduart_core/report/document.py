@@ -40,6 +40,8 @@ from ..vocab import (
     format_label,
     ordered_formats,
 )
+from .humans import METHODS as PEOPLE_METHODS
+from .humans import people_section
 from .studies import STUDY_METHODS, build_study_report, study_section
 
 logger = logging.getLogger(__name__)
@@ -335,6 +337,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     lb = board.assign(family=board["model"].map(fam))[["rank", "model", "family", "macro", "mcq", "mcq_ci_low",
                                                        "mcq_ci_high", "micro", "n_items"]]
     parts.append(_table(lb, percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro")))
+    people_section(src, sel, parts, figure, _table)
 
     parts.append("<h2>1. Item difficulty and discrimination</h2>")
     if stats is not None:
@@ -406,7 +409,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
 
     if features.groupings:
         parts.extend(study_section(src, sel, figure, _table, 8))
-    methods = METHODS + (STUDY_METHODS if features.groupings else [])
+    methods = METHODS + PEOPLE_METHODS + (STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
                                                    for name, text in methods) + "</dl>")
     parts.append("<h2>Provenance</h2>")

@@ -29,16 +29,21 @@ from .permissions import (
     PAGE_ROLES,
     PRESENTER,
     RESEARCHER,
+    RESPONDENT,
     REVIEWER,
     ROLES,
+    RUN_EXAMS,
     SEE_BLIND,
     SET_ROUND,
+    SIT_EXAM,
+    STORY_ROLES,
     PermissionDenied,
     may_open,
 )
 
 __all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATOR", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE",
            "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
-           "PRESENTER", "RESEARCHER", "REVIEWER", "ROLES", "SEE_BLIND", "SET_ROUND", "Identity",
+           "PRESENTER", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SET_ROUND",
+           "SIT_EXAM", "STORY_ROLES", "Identity",
            "PermissionDenied", "as_identity", "claim_roles", "from_claims", "launched_by", "local", "may_open",
            "operator", "roles_claim"]

@@ -17,6 +17,7 @@ ADJUDICATOR = "adjudicator"
 RESEARCHER = "researcher"
 PRESENTER = "presenter"
 ADMIN = "admin"
+RESPONDENT = "respondent"
 
 #: Every role, with what it is for (the admin panel and `roles list` show these lines).
 ROLES: dict[str, str] = {
@@ -25,6 +26,7 @@ ROLES: dict[str, str] = {
     RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys",
     PRESENTER: "reads the story pages",
     ADMIN: "sets rounds, grants roles, exports blind rounds",
+    RESPONDENT: "sits exam forms (sees the questions only: never answers, keys or results)",
 }
 
 
@@ -50,6 +52,8 @@ KEY_REVIEW = "keys.review"
 OVERRIDE_SCORE = "scores.override"
 LAUNCH_RUN = "runs.launch"
 CHANGE_ROLES = "roles.change"
+SIT_EXAM = "exams.sit"
+RUN_EXAMS = "exams.run"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -63,9 +67,14 @@ ACTIONS: dict[str, Action] = {
     OVERRIDE_SCORE: _action("override a score", RESEARCHER),
     LAUNCH_RUN: _action("launch, resume or cancel model runs", RESEARCHER),
     CHANGE_ROLES: _action("grant or revoke roles", ADMIN),
+    SIT_EXAM: _action("sit an exam form", RESPONDENT),
+    RUN_EXAMS: _action("set up, watch and close exam sessions (with the respondents' names)", RESEARCHER, ADMIN),
 }
 
-#: Pages open to fewer roles than every role (the story pages are open to everyone with a role).
+#: Roles that read the story pages: everyone but a respondent, who never sees results.
+STORY_ROLES: frozenset[str] = frozenset(ROLES) - {RESPONDENT}
+
+#: Pages open to fewer roles than the story pages' (those are open to `STORY_ROLES`).
 #: Keys are the app's page keys (``app.PAGE_SPECS``).
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "inspector": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
@@ -74,6 +83,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "runs": frozenset({RESEARCHER, ADMIN}),
     "review": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
     "team": frozenset(ROLES),
+    "exam": frozenset({RESPONDENT, RESEARCHER, ADMIN}),
 }
 
 
@@ -106,8 +116,9 @@ def allowed(roles: Iterable[str], action: str) -> bool:
 
 
 def may_open(roles: Iterable[str], page: str) -> bool:
-    """Whether a person with ``roles`` may open the page ``page`` (any role opens the story pages)."""
+    """Whether a person with ``roles`` may open the page ``page`` (any role but respondent opens the
+    story pages)."""
     roles = set(roles)
     if not roles:
         return False
-    return bool(PAGE_ROLES.get(page, frozenset(ROLES)) & roles)
+    return bool(PAGE_ROLES.get(page, STORY_ROLES) & roles)

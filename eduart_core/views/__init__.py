@@ -27,6 +27,7 @@ from ._base import (
     dataset_flags,
     datasets,
     family_map,
+    human_models,
     languages,
     models,
     models_with_data,
@@ -42,6 +43,15 @@ from .explorer import (
     model_comparison,
 )
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
+from .humans import (
+    comparison_selection,
+    exam_progress,
+    exam_sessions,
+    human_accuracy,
+    human_gap,
+    human_ranking,
+    human_wright_map,
+)
 from .irt import (
     dif,
     distractors,
@@ -206,6 +216,12 @@ _SPECS = (
     ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
     ViewSpec("failure_examples", failure_examples, "Report: failure examples (items where the models disagree)"),
     ViewSpec("provenance", provenance, "Report: provenance block (versions, scorer, prompts, API model ids)"),
+    ViewSpec("human_accuracy", human_accuracy, "Overview, Models and people: accuracy of models and people per format"),
+    ViewSpec("human_gap", human_gap, "Overview and presentation, Models and people: the gaps and their sentences"),
+    ViewSpec("human_ranking", human_ranking, "Overview, Models and people: one ability ranking of models and people"),
+    ViewSpec("human_wright_map", human_wright_map, "Overview, Models and people: models, people and items on one scale"),
+    ViewSpec("exam_sessions", exam_sessions, "Sit the exam, Sessions: the exam sessions of the dataset"),
+    ViewSpec("exam_progress", exam_progress, "Sit the exam, Sessions: each respondent's progress (pseudonyms)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -223,7 +239,8 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "audit_log", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "VIEWS", "PAGE_RULES", "page_not_applicable", "comparison_selection", "exam_progress", "exam_sessions",
+    "human_accuracy", "human_gap", "human_models", "human_ranking", "human_wright_map", "access_map", "audit_log", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
     "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
