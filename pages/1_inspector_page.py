@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, display, views, vocab
+from eduart_core import analysis, display, overrides, views, vocab
 from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
@@ -372,18 +372,12 @@ review_box = st.expander(f"Review: version history and key checks (version {item
                          key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
 if review_box.open:
     with review_box:
-        from eduart_core.errors import UserError as _UserError
-        from eduart_core.store import Store as _Store
-        from eduart_core.store import StoreError as _StoreError
-        from eduart_core.store.items import item_history
-
         try:
-            _history = item_history(_Store(common.store_path()), sel.dataset, current)
-            st.dataframe(_history[["version", "is_current", "origin", "note", "created_at"]], hide_index=True,
-                         width="stretch")
+            _history = views.item_history(src, sel, item=current)
+            st.dataframe(_history, hide_index=True, width="stretch")
             _flags = views.suspect_keys(src, sel)
             _flags = _flags[_flags["item_id"] == current]
-        except (_StoreError, _UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
+        except (views.StoreError, UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
             st.caption(f"Review details unavailable: {type(exc).__name__}: {plain(str(exc).splitlines()[0][:160])}")
             _flags = None
         if _flags is not None and len(_flags):
@@ -491,17 +485,13 @@ st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_i
 # every statistic uses the override while "With reviewed overrides" is on. Separate block; the
 # store does the work (store.overrides).
 def _save_override(options: dict) -> None:
-    from eduart_core.errors import UserError
-    from eduart_core.store import Store, StoreError
-    from eduart_core.store.overrides import add_override
-
     who = (st.session_state.get("reviewer") or st.session_state.get("ovr_name") or "").strip()
     choice = st.session_state.get("ovr_response")
     profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (prof,)
     try:
-        add_override(Store(common.store_path()), options[choice], st.session_state.get("ovr_score"),
-                     st.session_state.get("ovr_reason", ""), who, profiles)
-    except (UserError, StoreError) as exc:
+        overrides.add_override(common.store(), options[choice], st.session_state.get("ovr_score"),
+                               st.session_state.get("ovr_reason", ""), who, profiles)
+    except (UserError, views.StoreError) as exc:
         st.session_state["ovr_message"] = ("error", plain(exc))
         return
     if who:
@@ -511,9 +501,6 @@ def _save_override(options: dict) -> None:
 
 st.divider()
 with st.expander("Override a score (human review)", expanded=False):
-    from eduart_core.store import Store as _OStore
-    from eduart_core.store.overrides import load_overrides
-
     _options = {f"{r['model']} · {r['condition']} · computed {r.get(f'{prof}_score', float('nan')):.2f}":
                 int(r["response_id"]) for r in latest.to_dict("records")}
     _message = st.session_state.pop("ovr_message", None)
@@ -527,7 +514,7 @@ with st.expander("Override a score (human review)", expanded=False):
         if not st.session_state.get("reviewer"):
             st.text_input("Your name", key="ovr_name")
         st.form_submit_button("Save override", on_click=_save_override, args=(_options,))
-    _overrides = load_overrides(_OStore(common.store_path()), sel.dataset, current)
+    _overrides = views.score_overrides(src, sel, item=current)
     if len(_overrides):
         st.dataframe(_overrides[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
                                  "item_version", "created_at", "applied"]], hide_index=True, width="stretch")

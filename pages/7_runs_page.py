@@ -1,6 +1,6 @@
 """Runs: launch models on the benchmark, follow them live, cancel, resume, check reproducibility.
 
-Thin page: every number comes from ``eduart_core.runner`` and ``eduart_core.store`` functions.
+Thin page: every number comes from ``eduart_core.runner`` functions and ``eduart_core.views``.
 A launch runs as a background process (``python -m eduart_core run``), so it survives reloads.
 How each launch ended (exit code, one-line outcome, "waiting for ingest") comes from its launch
 file; text from models, servers and files is shown with ``text.plain`` (never as markup). Launch
@@ -20,9 +20,6 @@ from eduart_core.runner.batch.estimate import side_by_side
 from eduart_core.runner.batch.ledger import has_ledger
 from eduart_core.runner.batch.status import jobs_frame
 from eduart_core.runner.launch import LaunchOptions, plan_launch
-from eduart_core.runner.repro import reproducibility
-from eduart_core.store import Store, StoreError
-from eduart_core.store.journal import dataset_names, load_repetition_answers
 from eduart_core.text import plain
 from pages import common
 
@@ -31,7 +28,7 @@ st.markdown("Ask models the benchmark items under the **default** and **motivati
             "Launches run in the background: you can reload or close this page. Answers are journaled as they "
             "arrive, so an interrupted launch resumes where it stopped and never pays twice for an answer.")
 
-store = Store(common.store_path(), lock_timeout_s=5.0)
+store = common.store(lock_timeout_s=5.0)
 if not store.exists():
     st.error(f"No store at {store.path}. Build one with `python -m eduart_core demo`.")
     st.stop()
@@ -55,8 +52,8 @@ with st.expander("Providers and credentials", expanded=False):
 # ---------------------------------------------------------------- new launch
 st.subheader("New launch")
 try:
-    datasets = dataset_names(store)
-except StoreError as exc:
+    datasets = views.runnable_datasets(common.source())
+except views.StoreError as exc:
     st.error(f"Cannot read the store: {plain(exc)}")
     st.stop()
 if not datasets:
@@ -126,7 +123,7 @@ plan = None
 if models:
     try:
         plan, est, method = planned(options)
-    except (UserError, StoreError) as exc:
+    except (UserError, views.StoreError) as exc:
         st.warning(plain(exc))
 if plan is not None:
     st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
@@ -237,7 +234,7 @@ if ended:
     if waiting and st.button("Store pending answers now", key="runs_recover"):
         try:
             done = recovery.recover(store)
-        except StoreError as exc:
+        except views.StoreError as exc:
             st.warning(plain(f"Not yet: {exc}"))
         else:
             st.success(plain("; ".join(f"{d.launch_id}: {d.added} answer(s) stored, now {d.status}" for d in done)
@@ -247,7 +244,7 @@ if ended:
 st.subheader("History")
 try:
     history = background.run_history(store)
-except StoreError as exc:
+except views.StoreError as exc:
     st.warning(f"The store is busy, history not shown: {plain(exc)}")
     history = pd.DataFrame()
 if history.empty:
@@ -276,7 +273,7 @@ by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
 try:
     usage = views.runs(common.source(), sel, by=by)
     batch_jobs = views.runs(common.source(), sel, by="job")
-except StoreError as exc:
+except views.StoreError as exc:
     st.warning(f"The store is busy, usage not shown: {plain(exc)}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
 if usage.empty:
@@ -299,8 +296,8 @@ if not batch_jobs.empty:
 # ---------------------------------------------------------------- reproducibility
 st.subheader("Reproducibility")
 try:
-    repro = reproducibility(load_repetition_answers(store))
-except StoreError as exc:
+    repro = views.reproducibility(common.source(), common.current_selection())
+except views.StoreError as exc:
     st.warning(f"The store is busy: {plain(exc)}")
     repro = pd.DataFrame()
 if repro.empty:

@@ -21,9 +21,8 @@ from eduart_core import exports, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
-from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
 from eduart_core.text import plain, truncate
-from eduart_core.views import EmptySelection, ItemLevelUnavailable
+from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError
 from eduart_core.vocab import (
     ALL_ITEMS,
     CONDITION_HELP,
@@ -77,7 +76,13 @@ def page_icon():
 
 def store_path() -> str:
     """Path of the store the app shows ($EDUART_DB or data/eduart.duckdb)."""
-    return str(default_db_path())
+    return views.store_path()
+
+
+def store(lock_timeout_s: float = 10.0):
+    """The store handle a page passes to the domain modules that write (runner, review, suspects,
+    overrides); reads go through `views` with `source()`."""
+    return views.open_store(store_path(), lock_timeout_s=lock_timeout_s)
 
 
 _VERSION_TTL_S = 1.0
@@ -104,7 +109,7 @@ def _store_version(path: str) -> int:
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    version = int(Store(path, lock_timeout_s=3.0).data_version())
+    version = views.Source.of(path, lock_timeout_s=3.0).version
     _versions[path] = (now, version)
     return version
 

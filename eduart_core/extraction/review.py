@@ -115,6 +115,11 @@ class ReviewState:
         return q
 
 
+def ensure_schema(store: Store) -> None:
+    """Bring a store written by an older version up to the review tables (changes the schema, never the data)."""
+    db.ensure_schema(store)
+
+
 def load_state(store: Store, round: int | None = None) -> ReviewState:
     """Read the review tables once and fold every queued field's decisions into its state."""
     data = db.load_review_data(store, round)

@@ -128,8 +128,6 @@ def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
 
 def _review_section(src: views.Source, sel: Selection) -> list[str]:
     """Reviewer agreement on the extraction rounds, and how many scores a person overrode."""
-    from ..store.overrides import load_overrides
-
     out = []
     agreement = views.review_agreement(src, sel, by="round")
     rounds = agreement[(agreement["round"] != "all") & (agreement["units"] > 0)] if len(agreement) else agreement
@@ -142,7 +140,7 @@ def _review_section(src: views.Source, sel: Selection) -> list[str]:
     else:
         out.append("<p class='na'>No extracted field has been decided by two or more reviewers yet, so there is "
                    "no reviewer agreement to report.</p>")
-    overrides = load_overrides(src.store, sel.dataset)
+    overrides = views.score_overrides(src, sel)
     applied = overrides[overrides["applied"] & (overrides["profile"] == sel.profile)] if len(overrides) else overrides
     if len(applied):
         uses = ("every number in this report uses them" if sel.reviewed

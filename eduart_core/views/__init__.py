@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..selection import Selection
+from ..store import StoreConflictError, StoreError, StoreLockedError
 from ._base import (
     DatasetFlags,
     EmptySelection,
@@ -30,7 +31,9 @@ from ._base import (
     languages,
     models,
     models_with_data,
+    open_store,
     selected_scores,
+    store_path,
 )
 from .explorer import (
     answer_marks,
@@ -57,6 +60,7 @@ from .items import (
     dataset_glance,
     image_sizes,
     item_detail,
+    item_history,
     item_lengths,
     item_list,
     item_metadata,
@@ -98,8 +102,16 @@ from .results import (
     type_means,
     type_scores,
 )
-from .review import review_agreement, review_queue, suspect_keys
-from .runs import batch_jobs, runs
+from .review import (
+    discrepancies,
+    image_file,
+    page_extractions,
+    review_agreement,
+    review_queue,
+    score_overrides,
+    suspect_keys,
+)
+from .runs import batch_jobs, reproducibility, runnable_datasets, runs
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import (
     ItemPicture,
@@ -187,6 +199,10 @@ _SPECS = (
     ViewSpec("review_queue", review_queue, "Review studio: the extraction review queue"),
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
+    ViewSpec("item_history", item_history, "Item inspector: version history of an item (option item=<id>)"),
+    ViewSpec("overrides", score_overrides, "Item inspector and Review studio (audit log): human score overrides"),
+    ViewSpec("discrepancies", discrepancies, "Review studio: discrepancies per round by category, field or format"),
+    ViewSpec("reproducibility", reproducibility, "Runs: reproducibility of repeated runs per model and condition"),
     ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
     ViewSpec("numeric_errors", numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
                                                "off-by-one rate"),
@@ -220,7 +236,9 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "VIEWS", "PAGE_RULES", "StoreConflictError", "StoreError", "StoreLockedError", "discrepancies", "image_file",
+    "item_history", "open_store", "page_extractions", "reproducibility", "runnable_datasets", "score_overrides",
+    "store_path", "page_not_applicable", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
     "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
