@@ -218,3 +218,22 @@ def test_pages_never_import_the_store_nor_catch_database_errors():
                           if m == "eduart_core.store" or m.startswith("eduart_core.store.") or m.split(".")[0] == "duckdb"]
         offenders += [f"{name}: {m}" for m in re.findall(r"eduart_core\.store\b|\bduckdb\.\w+", text)]
     assert offenders == []
+
+
+def test_each_view_is_listed_once_and_reachable_by_its_function_name():
+    """One listing: a view is one `ViewSpec` line in views/__init__.py, not an import, a spec and an
+    `__all__` entry; pages still call it as ``views.<function name>``."""
+    import ast
+
+    tree = ast.parse((ROOT / "eduart_core" / "views" / "__init__.py").read_text(encoding="utf-8"))
+    imported = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+                for a in node.names}  # names, not the submodules (``from . import results``)
+    listed = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)]
+    literal_all = {elt.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                   and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+                   for elt in getattr(node.value, "elts", []) if isinstance(elt, ast.Constant)}
+    for spec in views.VIEWS.values():
+        name = spec.fn.__name__
+        assert listed.count(name) == 1 and name not in imported and name not in literal_all, spec.name
+        assert getattr(views, name) is spec.fn
+        assert spec.fn.__name__ in views.__all__
