@@ -13,6 +13,7 @@ import streamlit as st
 
 from eduart_core import views, vocab
 from eduart_core.errors import UserError
+from eduart_core.providers.adapters import ADAPTERS
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background, launchfile, pace, recovery
@@ -43,7 +44,7 @@ status = provider_status()
 # ---------------------------------------------------------------- credentials
 with st.expander("Providers and credentials", expanded=False):
     rows = [{"provider": p, "ready": s["configured"], "from": s["source"] or "",
-             "to use it, set": "" if s["configured"] and p not in ("openai_compatible", "offline") else s["needs"],
+             "to use it, set": "" if s["configured"] and not ADAPTERS[p].keyless else s["needs"],
              "models": ", ".join(k for k, m in registry.items() if m.provider == p)} for p, s in status.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption("Keys are read from the environment, a .env file or .streamlit/secrets.toml. They are never "

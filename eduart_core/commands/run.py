@@ -14,6 +14,7 @@ import threading
 from dataclasses import fields
 
 from ..errors import UserError
+from ..providers.adapters import adhoc_providers
 from ..providers.registry import load_registry
 from ..providers.secrets import provider_status
 from ..runner.launchfile import EXIT_SETUP
@@ -57,7 +58,7 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the estimated tokens and cost, ask nothing")
     p.add_argument("--repeat", type=int, metavar="K", help="reproducibility check: ask each item K times")
     p.add_argument("--sample", type=int, metavar="N", help="stratified sample of N items (by format, language, image)")
-    p.add_argument("--provider", choices=["openai", "openai_compatible", "gemini", "bedrock"],
+    p.add_argument("--provider", choices=adhoc_providers(),
                    help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1")
     p.add_argument("--model-id", help="API model id of the ad-hoc model")
