@@ -39,6 +39,7 @@ class BlankFormat(AnswerFormat):
 
     #: strict completion_open allows near misses (rapidfuzz ratio >= fuzzy_threshold)
     fuzzy = False
+    blank_key = True
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]
@@ -110,6 +111,7 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    word_bank = True
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": POSITIONING_TYPE, "fields": [
         {"path": "choices", "widget": "word_bank", "label": "Word bank"},
