@@ -8,6 +8,7 @@ command in a background process. Before planning, it stores what earlier session
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
@@ -132,7 +133,7 @@ def print_estimate(store: Store, plan) -> None:
     print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} "
           f"{'online USD':>10} {'batch USD':>10} {'answered':>8}")
     for e in table.itertuples(index=False):
-        batch = f"{e.cost_batch_usd:10.4f}" if e.cost_batch_usd is not None and e.cost_batch_usd == e.cost_batch_usd \
+        batch = f"{e.cost_batch_usd:10.4f}" if e.cost_batch_usd is not None and not math.isnan(e.cost_batch_usd) \
             else f"{'-':>10}"
         print(f"{e.model:24} {e.condition:10} {e.requests:8d} {e.cached:7d} {e.images:7d} {e.input_tokens:10d} "
               f"{e.output_tokens:10d} {e.cost_online_usd:10.4f} {batch} {e.answered:8d}")
@@ -142,7 +143,7 @@ def print_estimate(store: Store, plan) -> None:
         if n:
             print(f"{run_id}: {n} image items refused (--refuse-images)")
     online = float(table["cost_online_usd"].sum())
-    batch = float(sum(b if b is not None and b == b else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
+    batch = float(sum(b if b is not None and not math.isnan(b) else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
     print(f"estimated total: {online:.4f} USD online, {batch:.4f} USD with --batch (prices and batch discounts from "
           "the model registry: check your provider's price list)")
 

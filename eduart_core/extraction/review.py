@@ -607,7 +607,7 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
                      "fields": len(group), "resolved": n[RESOLVED], "flagged": n[FLAGGED],
                      "adjudication": n[ADJUDICATION], "awaiting": n[AWAITING], "mine": int(mine), "needed": needed,
                      "categories": sorted(set(group["category"])), "field_names": sorted(set(group["field"])),
-                     "promoted_version": None if version is None or version != version else int(version)})
+                     "promoted_version": None if version is None or pd.isna(version) else int(version)})
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
 
 
