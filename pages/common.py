@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, views
+from eduart_core import exports, panels, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
@@ -383,17 +383,12 @@ def flags(sel: Selection) -> views.DatasetFlags:
 
 def simulated_selection(sel: Selection) -> bool:
     """True when the numbers on screen come (partly) from simulated respondents."""
-    fam = families()
-    return flags(sel).simulated or any(fam.get(m) == "Simulated" for m in sel.models)
+    return panels.simulated_selection(source(), sel)
 
 
 def data_label(sel: Selection) -> str | None:
     """The label an exported chart carries: simulated respondents, published aggregates, or none."""
-    if flags(sel).aggregate_only:
-        return "published aggregates"
-    if simulated_selection(sel):
-        return "simulated respondents"
-    return None
+    return panels.data_label(source(), sel)
 
 
 def banner(sel: Selection) -> None:
@@ -409,7 +404,7 @@ def banner(sel: Selection) -> None:
 
 def scoring_label(sel: Selection) -> str:
     """'profile strict' / 'profile paper', or 'published scores' for aggregate-only data."""
-    return "published scores" if flags(sel).aggregate_only else f"profile {sel.profile}"
+    return panels.scoring_label(source(), sel)
 
 
 def header(title: str, intro: str, sel: Selection) -> None:
@@ -482,6 +477,16 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
     if not pres:
         _chart_downloads(fig, stem, key, context)
     return state
+
+
+def panel(drawn: panels.Drawn, *, main: bool = False, on_select: str | None = None, height: int | None = None):
+    """Draw a story figure (`eduart_core.panels`) with the caption and export context it has everywhere;
+    when the figure is clickable here, the caption also says what a click does. Returns the selection state."""
+    caption = drawn.caption
+    if on_select and drawn.panel.hint:
+        caption += " " + drawn.panel.hint
+    return chart(drawn.figure, drawn.panel.name, caption, story=drawn.story, main=main, context=drawn.context,
+                 on_select=on_select, height=height)
 
 
 def selected_points(state) -> list[dict]:

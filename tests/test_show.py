@@ -237,3 +237,35 @@ def test_each_view_is_listed_once_and_reachable_by_its_function_name():
         assert listed.count(name) == 1 and name not in imported and name not in literal_all, spec.name
         assert getattr(views, name) is spec.fn
         assert spec.fn.__name__ in views.__all__
+
+
+def _show_here(db: Path, *args: str) -> tuple[int, str, str]:
+    """`show` in this process: (exit code, stdout, stderr)."""
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from eduart_core.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["show", *args, "--db", str(db)])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_show_caption_prints_the_caption_of_the_panel_drawn_from_the_view(demo_db):
+    """`show VIEW --caption` prints the words the page and the report put under that figure."""
+    from eduart_core import panels
+    from pages import menu
+
+    src = views.Source.of(str(demo_db))
+    assert len({p.view for p in panels.PANELS.values()}) == len(panels.PANELS)  # one panel per view
+    for panel in panels.PANELS.values():
+        assert panel.view in views.VIEWS and panel.page in menu.PAGES
+        code, out, err = _show_here(demo_db, panel.view, "--caption")
+        assert code == 0, err
+        assert out == panel.describe(src, Selection(dataset="demo")).caption + "\n"
+    code, out, _ = _show_here(demo_db, "motivation", "--caption", "--option", "measure=micro", "--profile", "paper")
+    assert out.startswith("Micro average per model") and "paired t-test" in out and "profile paper" in out
+    for args, words in [(["items", "--caption"], "no caption"),
+                        (["motivation", "--caption", "--option", "measure=median"], "measure must be one of")]:
+        code, _, err = _show_here(demo_db, *args)
+        assert code == 2 and words in err.strip().splitlines()[0], err
