@@ -73,6 +73,7 @@ class ViewSpec:
 
 _SPECS = (
     ViewSpec("leaderboard", results.leaderboard, "Overview: leaderboard chart and table"),
+    ViewSpec("scores", results.scores, "Python API and scripts: the long score frame behind every table and chart"),
     ViewSpec("baselines", results.baselines, "Overview: baseline reference lines on the leaderboard"),
     ViewSpec("baseline_type_scores", results.baseline_type_scores, "Formats: baseline reference marks on the format heatmap"),
     ViewSpec("findings", results.findings_table, "Overview: key findings (and the presentation headlines)"),
