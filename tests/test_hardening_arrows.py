@@ -127,3 +127,18 @@ def test_inspector_list_holds_items_nobody_answered_yet(store):
     listed = views.item_list(views.Source.of(store), Selection(dataset="fresh", baselines=True)).set_index("item_id")
     assert len(listed) == len(records) and listed.loc["0001", "n_models"] == 1
     assert (listed.drop(index="0001")["n_models"] == 0).all()
+
+
+def test_no_import_runs_back_up_from_the_bottom_rooms():
+    """The item model, the answer formats and the vocabulary are the bottom of the tree: they import
+    nothing from the services and rooms that use them (embeddings, providers, the store, ...)."""
+    modules = _modules()
+    bottom = ("eduart_core.formats", "eduart_core.vocab", "eduart_core.text", "eduart_core.answers",
+              "eduart_core.paper", "eduart_core.errors")
+    above = ("eduart_core.embeddings", "eduart_core.providers", "eduart_core.store", "eduart_core.runner",
+             "eduart_core.views", "eduart_core.panels", "eduart_core.analysis", "eduart_core.charts",
+             "eduart_core.report", "eduart_core.commands", "eduart_core.cli", "eduart_core.extraction",
+             "eduart_core.importers", "eduart_core.scoring", "eduart_core.demo", "eduart_core.api")
+    offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False) if t.startswith(above))
+                 for name, path in modules.items() if name.startswith(bottom)}
+    assert {k: v for k, v in offenders.items() if v} == {}

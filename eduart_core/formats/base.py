@@ -36,7 +36,7 @@ class ScoringOptions:
     """Knobs of the scorers: fuzzy threshold (strict completion_open), similarity service (open_text)."""
 
     fuzzy_threshold: float = 90
-    similarity: Any = None  # eduart_core.embeddings.Similarity; None = the process default
+    similarity: Any = None  # eduart_core.embeddings.Similarity (scoring.score_item gives the process default)
 
 
 @dataclass(frozen=True)
