@@ -622,7 +622,7 @@ def open_in_inspector(item_id: str) -> None:
     st.switch_page("pages/1_inspector_page.py")
 
 
-# ---------------------------------------------------------------- data shown as text (issue 18)
+# ---------------------------------------------------------------- data shown as text
 
 def long_text(value, key: str, *, code: bool = False, limit: int | None = None, name: str = "full text") -> None:
     """Show a text from data (an answer, a justification, a raw response) as plain text.

@@ -44,7 +44,7 @@ def test_registry_matches_the_vocabulary_and_every_format_has_a_template():
 
 
 def test_editor_slot_holds_plain_data_for_every_format():
-    for name in vocab.FORMATS:  # the review room filled the EduArt formats (issue 12)
+    for name in vocab.FORMATS:  # the review room filled the EduArt formats
         spec = editor_spec(name)
         json.dumps(spec)  # plain data
         assert spec["format"] == name and all({"path", "widget", "label"} <= set(f) for f in spec["fields"])

@@ -108,7 +108,7 @@ def test_extraction_records_validate_without_an_item_id():
 
 
 def test_inspector_list_holds_items_nobody_answered_yet(store):
-    """Issue 18 item 7: an imported dataset is browsable before any model answers it."""
+    """An imported dataset is browsable before any model answers it."""
     from runner_items import fill_store
 
     from eduart_core import views
@@ -121,7 +121,7 @@ def test_inspector_list_holds_items_nobody_answered_yet(store):
     assert (listed["n_models"] == 0).all() and listed["mean_score"].isna().all()
     assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--items",
                  "type=multiple_choice_radio", "--quiet"]) == 0
-    # chance is a baseline (issue 11): it answers, but counts as an examinee only when switched in
+    # chance is a baseline: it answers, but counts as an examinee only when switched in
     off = views.item_list(views.Source.of(store), Selection(dataset="fresh")).set_index("item_id")
     assert len(off) == len(records) and (off["n_models"] == 0).all()
     listed = views.item_list(views.Source.of(store), Selection(dataset="fresh", baselines=True)).set_index("item_id")
