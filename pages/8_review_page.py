@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+import pandas as pd
 import streamlit as st
 
 from eduart_core import suspects, views
@@ -293,7 +294,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
               width="stretch", help="The next page with fields waiting for you")
 
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
-    if outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
+    if outcome["promoted_version"] is not None and pd.notna(outcome["promoted_version"]):
         ok, link = st.columns([3, 2], vertical_alignment="center")
         ok.success(plain(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
                          f"{int(outcome['promoted_version'])}."))
@@ -468,7 +469,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
         return False
     try:
         result = review.decide(store, page_id, round_, path, action, reviewer, value=value, note=note or None,
-                               based_on=None if based_on is None or based_on != based_on else int(based_on),
+                               based_on=None if based_on is None or pd.isna(based_on) else int(based_on),
                                role=role, order=order, state=st.session_state.get("_review_state"))
     except review.ReviewConflict as exc:
         st.session_state[f"card_error::{base}"] = f"Conflict: {exc}"
