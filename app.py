@@ -209,7 +209,8 @@ def main() -> None:
         st.info(plain(why))
         st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
         return
-    nav.run()
+    with common.inside_app():
+        nav.run()
 
 
 main()

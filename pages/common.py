@@ -9,6 +9,8 @@ which cache their results (keyed by the store's data version and the selection).
 from __future__ import annotations
 
 import logging
+import runpy
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -560,6 +562,41 @@ def pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
+# ---------------------------------------------------------------- the app draws every page
+_RUN = threading.local()  # Streamlit runs each session's script in a thread of its own
+
+
+@contextmanager
+def inside_app() -> Iterator[None]:
+    """app.py runs the chosen page inside this: the menu, the sign-in gate and the sidebar are drawn."""
+    _RUN.depth = getattr(_RUN, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _RUN.depth -= 1
+
+
+def through_app() -> None:
+    """Hand a page that Streamlit runs alone over to app.py, then stop.
+
+    Why: until a session calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
+    menu (one page per file, named after the file), so the first visit to a freshly started server
+    runs a deep link such as ``/review`` as ``pages/8_review.py`` alone, without app.py's menu,
+    sign-in gate or sidebar. Each page calls this first: it runs app.py, whose menu opens this same
+    page inside `inside_app`. A page run as the main script (a test of one page) is left alone.
+    """
+    if getattr(_RUN, "depth", 0):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    main = Path(ctx.pages_manager.main_script_path) if ctx is not None else None
+    if main is None or main.name != "app.py":
+        return
+    runpy.run_path(str(main), run_name="__main__")
+    st.stop()
+
+
 _PAGES: dict = {}
 
 
@@ -624,7 +661,7 @@ def parse_response_param(value: str | None) -> tuple[str, str] | None:
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
-    st.switch_page("pages/1_inspector_page.py")
+    st.switch_page("pages/1_inspector.py")
 
 
 # ---------------------------------------------------------------- data shown as text

@@ -16,6 +16,8 @@ from eduart_core.team import roles as team_roles
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 st.title("Team")
 who = common.identity()
 signin = common.signin_enabled()

@@ -22,6 +22,8 @@ from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
 ROWS_PER_PAGE = (25, 50, 100)
@@ -380,7 +382,7 @@ def review_section(item: dict, current: str) -> None:
     """Version history, and a link to the suspect-key queue when this item's key is flagged."""
     goto_review = st.session_state.pop("_inspgoto_review", None)
     if goto_review:
-        st.switch_page("pages/8_review_page.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
+        st.switch_page("pages/8_review.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
     review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
                              key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
     if review_box.open:
