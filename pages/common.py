@@ -453,6 +453,10 @@ def file_stem(key: str, sel: Selection | None = None) -> str:
     return exports.file_stem(key, sel.dataset, profile, sel.condition)
 
 
+#: Plotly toolbar buttons that save an image (no title, no n): removed from every chart.
+CAMERA_BUTTONS = ("toImage",)
+
+
 def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool = False,
           context: exports.ChartContext | None = None, on_select: str | None = None, height: int | None = None):
     """Draw a figure with its caption and PNG/SVG downloads; returns the selection state.
@@ -474,7 +478,9 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
         fig.update_layout(height=height)
     fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
     stem = file_stem(key)
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}}
+    # the toolbar's camera would save the bare plot under the export's file name, without title and n:
+    # the PNG/SVG buttons below are the one way to save a chart
+    config = {"displaylogo": False, "modeBarButtonsToRemove": list(CAMERA_BUTTONS)}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)

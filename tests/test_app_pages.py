@@ -406,3 +406,18 @@ def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+def test_no_chart_toolbar_saves_an_image_without_its_title(app):
+    """The toolbar's camera would save the bare plot under the export's file name, without title,
+    subtitle and n: every chart leaves it out, and the titled PNG/SVG downloads are beside it."""
+    app.run()
+    assert_clean(app)
+    charts = app.get("plotly_chart")
+    assert charts
+    for chart in charts:
+        config = json.loads(chart.proto.config)
+        assert "toImage" in config.get("modeBarButtonsToRemove", []), config
+        assert "toImageButtonOptions" not in config
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert any("PNG" in label for label in labels), labels
