@@ -187,7 +187,7 @@ def item_list_section() -> Chosen:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
     # Which item and which response: a click in the matrix or the table > a jump from another page
-    # or a button > the URL > what was open > the first item of the list.
+    # or a button > the URL > what was open > the first item of the list the models split on.
     current = st.session_state.get("insp_current")
     opened = common.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
@@ -204,7 +204,7 @@ def item_list_section() -> Chosen:
         if search and ids:  # the search opens what it finds
             current = ids[0]
         elif ids and current not in ids and not requested:
-            current = ids[0]
+            current = analysis.opening_item(table)  # one the models split on, not one every model got right
     cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
@@ -216,7 +216,7 @@ def item_list_section() -> Chosen:
         st.session_state["_insp_last_row"] = ids[rows[0]]
         current = ids[rows[0]]
     if current not in set(every["item_id"]):
-        current = ids[0] if ids else None
+        current = analysis.opening_item(table)
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
