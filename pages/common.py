@@ -302,18 +302,20 @@ def sidebar() -> Selection:
         condition = st.radio("Prompt condition", list(CONDITIONS), key="f_condition", horizontal=True,
                              help=CONDITION_HELP, disabled=_is_off(scope, "condition"))
         _disabled_note(st, scope.get("condition"))
-        chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
-                                format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
-                                help="Grouped by family; each family keeps its colour on every chart.")
-        baselines = st.toggle("Count baselines as examinees", key="f_baselines",
-                              help="Off (default): baseline models such as chance are drawn as reference lines "
-                                   "and left out of rankings, findings, item statistics, the regression and the "
-                                   "motivation tests. On: they are treated like every other model.")
-        humans = st.toggle("Count people as examinees", key="f_humans",
-                           help="Off (default): people who sat the exam (or whose results were imported) are left "
-                                "out of every statistic, which then equals the models-only numbers; the Overview "
-                                "compares them with the models in its own section. On: they count like models.")
-        technical = st.expander("More filters", expanded=False) if pres else st.container()
+        # presenting: the analyst's controls fold away (kept, so a shared link's filters still apply)
+        technical = st.expander("Analyst filters", expanded=False) if pres else st.container()
+        chosen = technical.multiselect("Models (empty = all)", ordered, key="f_models",
+                                       format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
+                                       help="Grouped by family; each family keeps its colour on every chart.")
+        baselines = technical.toggle("Count baselines as examinees", key="f_baselines",
+                                     help="Off (default): baseline models such as chance are drawn as reference "
+                                          "lines and left out of rankings, findings, item statistics, the regression "
+                                          "and the motivation tests. On: they are treated like every other model.")
+        humans = technical.toggle("Count people as examinees", key="f_humans",
+                                  help="Off (default): people who sat the exam (or whose results were imported) are "
+                                       "left out of every statistic, which then equals the models-only numbers; the "
+                                       "Overview compares them with the models in its own section. On: they count "
+                                       "like models.")
         profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
                                   help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
         _disabled_note(technical, scope.get("profile"))

@@ -243,6 +243,10 @@ def test_a_present_link_offers_only_the_story_pages(app, dataset):
     app.run()
     assert_clean(app)
     assert app.session_state["presentation"] is True
+    folded = [e for e in app.sidebar.expander if e.label == "Analyst filters"]
+    assert len(folded) == 1  # the analyst's controls fold away while presenting
+    assert folded[0].multiselect(key="f_models") and folded[0].toggle(key="f_baselines")
+    assert folded[0].toggle(key="f_humans") and folded[0].radio(key="f_profile")
     app.switch_page("pages/3_formats.py").run()  # a story page
     assert_clean(app)
     assert len(app.get("plotly_chart")) == 1  # one story chart, its headline above it
