@@ -75,7 +75,7 @@ ACTIONS: dict[str, Action] = {
 STORY_ROLES: frozenset[str] = frozenset(ROLES) - {RESPONDENT}
 
 #: Pages open to fewer roles than the story pages' (those are open to `STORY_ROLES`).
-#: Keys are the app's page keys (``app.PAGE_SPECS``).
+#: Keys are the app's page keys (``pages.menu.PAGES``).
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "inspector": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
     "psychometrics": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
