@@ -67,6 +67,17 @@ from .items import (
     items_by_language,
     responses,
 )
+from .judges import (
+    grading_progress,
+    judge_calibration,
+    judge_confusion,
+    judge_gate,
+    judge_profiles,
+    judge_severity,
+    profile_choices,
+    profile_label,
+    profile_warning,
+)
 from .psychometrics import (
     difficulty_categories,
     discrimination_by_format,
@@ -203,6 +214,11 @@ _SPECS = (
     ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
     ViewSpec("failure_examples", failure_examples, "Report: failure examples (items where the models disagree)"),
     ViewSpec("provenance", provenance, "Report: provenance block (versions, scorer, prompts, API model ids)"),
+    ViewSpec("judge_calibration", judge_calibration, "Scoring profiles, Judges: calibration table and alpha chart; report"),
+    ViewSpec("judge_confusion", judge_confusion, "Scoring profiles, Judges: human x judge confusion table"),
+    ViewSpec("judge_severity", judge_severity, "Scoring profiles, Judges: severity chart of graders and judges; report"),
+    ViewSpec("judge_profiles", judge_profiles, "Scoring profiles, Judges: judge profiles with versions and the gate"),
+    ViewSpec("grading_progress", grading_progress, "Scoring profiles, Judges: human grading so far (counts)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -225,7 +241,8 @@ __all__ = [
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
     "distractors", "EmptySelection", "examinee_setting", "explorer_items", "external_correlations",
-    "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
+    "failure_examples", "failure_matrix", "grading_progress", "judge_calibration", "judge_confusion", "judge_gate",
+    "judge_profiles", "judge_severity", "profile_choices", "profile_label", "profile_warning", "family_best", "family_map", "FilterState", "findings_table",
     "format_spread", "image_attributes", "image_effect", "image_sizes", "invalid_rates", "irt_abilities",
     "irt_fit", "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "item_card",
     "item_changes", "item_detail", "item_flags", "item_lengths", "item_level", "item_list", "item_metadata",
