@@ -12,6 +12,8 @@ alpha = 1 - (n - 1) * sum o_ck delta_ck^2 / sum n_c n_k delta_ck^2.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 N_BOOT = 1000
@@ -90,9 +92,17 @@ def _cluster_sums(contrib: np.ndarray, clusters: np.ndarray | None) -> np.ndarra
     return out
 
 
+@lru_cache(maxsize=8)
 def _weights(n_clusters: int, n_boot: int, seed: int) -> np.ndarray:
+    """How often each cluster is drawn in each replicate (n_boot x n_clusters); the same for every
+    statistic of one sample size and seed, so it is drawn once."""
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=n_boot).astype(float)
+    draws = rng.integers(0, n_clusters, size=(n_boot, n_clusters))
+    rows = np.repeat(np.arange(n_boot), n_clusters) * n_clusters
+    counts = np.bincount(rows + draws.ravel(), minlength=n_boot * n_clusters).reshape(n_boot, n_clusters)
+    counts = counts.astype(float)
+    counts.setflags(write=False)
+    return counts
 
 
 def _interval(replicates: np.ndarray) -> tuple[float, float]:

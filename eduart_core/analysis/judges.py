@@ -88,7 +88,8 @@ def human_reference(grades: pd.DataFrame) -> pd.DataFrame:
     latest = latest_grades(grades)
     cols = [*UNIT_KEYS, "n_graders", "agree", "human", "adjudicated", "settled"]
     if latest.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame({c: pd.Series(dtype=bool if c in ("agree", "adjudicated", "settled") else
+                                          float if c == "human" else object) for c in cols})
     blind = latest[latest["role"] == GRADE_ROLE]
     adjudicated = latest[latest["role"] == ADJUDICATE_ROLE].drop_duplicates(UNIT_KEYS, keep="last")
     summary = blind.groupby(UNIT_KEYS, observed=True)["points"].agg(["count", "min", "max"]).reset_index()
@@ -285,11 +286,11 @@ def calibration(grades: pd.DataFrame, judgements: pd.DataFrame, answers: pd.Data
                    "unparsed": int(len(_in(unparsed[unparsed["profile"] == profile], where, crits)))}
             row.update(_human_agreement(humans, n_boot, seed))
             row["humans_agree"] = bool(np.isfinite(row["human_alpha"]) and row["human_alpha"] >= min_human_alpha)
-            compared = cell.merge(in_cell[in_cell["settled"]][UNIT_KEYS], on=UNIT_KEYS)
+            compared = cell.merge(in_cell.loc[in_cell["settled"].astype(bool), UNIT_KEYS], on=UNIT_KEYS)
             row["n"] = int(compared[ANSWER_KEYS].drop_duplicates().shape[0])
             row["n_units"] = int(len(compared))
             row["n_settled"] = int(in_cell["settled"].sum())
-            row["n_pending"] = int((~in_cell["settled"]).sum())
+            row["n_pending"] = int((~in_cell["settled"].astype(bool)).sum())
             row.update(_stability(cell, _in(probes[probes["profile"] == profile], where, crits)))
             if not row["humans_agree"]:
                 row.update(passes=False, reason=_human_reason(row, min_human_alpha))
@@ -355,7 +356,7 @@ def _human_reason(row: dict, min_human_alpha: float) -> str:
 
 
 def _judge_agreement(cell: pd.DataFrame, reference: pd.DataFrame, n_boot: int, seed: int) -> dict:
-    both = cell.merge(reference[reference["settled"]][[*UNIT_KEYS, "human"]], on=UNIT_KEYS)
+    both = cell.merge(reference.loc[reference["settled"].astype(bool), [*UNIT_KEYS, "human"]], on=UNIT_KEYS)
     if both.empty:
         return {"alpha": np.nan, "alpha_low": np.nan, "alpha_high": np.nan, "kappa": np.nan, "kappa_low": np.nan,
                 "kappa_high": np.nan, "exact_agreement": np.nan}
@@ -430,7 +431,7 @@ def confusion(grades: pd.DataFrame, judgements: pd.DataFrame, answers: pd.DataFr
     scope = answers[ANSWER_KEYS].drop_duplicates()
     reference = human_reference(grades).merge(scope, on=ANSWER_KEYS)
     marks = judge_marks(judgements).merge(scope, on=ANSWER_KEYS)
-    both = marks.merge(reference[reference["settled"]][[*UNIT_KEYS, "human"]], on=UNIT_KEYS)
+    both = marks.merge(reference.loc[reference["settled"].astype(bool), [*UNIT_KEYS, "human"]], on=UNIT_KEYS)
     if both.empty:
         return pd.DataFrame(columns=CONFUSION_COLUMNS)
     counts = both.groupby(["profile", "criterion", "human", "judge", "max_points"], observed=True).size()

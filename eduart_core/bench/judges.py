@@ -129,14 +129,15 @@ def _bench_store(folder: Path, n: int):
 def bench_runner(args) -> float:
     from ..judges.launch import JudgeOptions, execute_judging, plan_judging
     from ..providers.registry import make_provider
-    from .runner import Timed
+    from .runner import Timed, one_run
 
     latency_s = args.latency_ms / 1000.0
     stub = subprocess.Popen([sys.executable, "-m", "eduart_core.bench.judges", "--serve", str(latency_s)],
                             stdout=subprocess.PIPE, text=True)
-    ratios = []
+    ratios, answering = [], []
     try:
-        url = f"http://127.0.0.1:{int(stub.stdout.readline())}/v1"
+        base = f"http://127.0.0.1:{int(stub.stdout.readline())}"
+        url = f"{base}/v1"
         with tempfile.TemporaryDirectory(prefix="eduart-bench-judges-") as tmp:
             folder = Path(tmp)
             store = _bench_store(folder, args.requests)
@@ -158,13 +159,18 @@ def bench_runner(args) -> float:
                 print(f"  run {rep + 1}: {result.ok} verdicts in {result.wall_s:.2f} s, {result.ok / result.wall_s:.1f} "
                       f"req/s, {100 * ratio:.1f}% of ideal, runner overhead "
                       f"{statistics.mean(gaps) if gaps else 0.0:.2f} ms/request, {result.errors} errors")
+                # the same requests as an answering run (`run`), on the same stub, for comparison
+                reference = one_run(store, base, args.requests, args.concurrency, latency_s, f"answering{rep}")
+                answering.append(reference["ratio"])
+                print(f"         answering run on the same stub: {100 * reference['ratio']:.1f}% of ideal")
     finally:
         stub.terminate()
         stub.wait(10)
     med = statistics.median(ratios)
+    ref = statistics.median(answering)
     print(f"judge requests through the runner, {args.requests} requests, latency {args.latency_ms:g} ms, concurrency "
-          f"{args.concurrency}: {100 * med:.1f}% of ideal (median of {args.repeat}); target >= 90%: "
-          f"{'meets' if med >= 0.9 else 'misses'}")
+          f"{args.concurrency}: {100 * med:.1f}% of ideal (median of {args.repeat}; an answering run on the same stub: "
+          f"{100 * ref:.1f}%); target >= 90%: {'meets' if med >= 0.9 else 'misses'}")
     return med
 
 

@@ -28,6 +28,7 @@ File layout::
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -39,6 +40,16 @@ from ..errors import UserError
 from ..vocab import CHECK_METHOD, JUDGE_METHOD
 
 RUBRICS_DIR = Path(__file__).resolve().parents[2] / "prompts" / "rubrics"
+#: A folder of the user's own rubrics instead of the shipped ones (like EDUART_MODELS for models).
+RUBRICS_ENV = "EDUART_RUBRICS"
+
+
+def rubrics_dir(directory: Path | None = None) -> Path:
+    """The folder rubrics are read from: ``directory``, else ``$EDUART_RUBRICS``, else ``prompts/rubrics``."""
+    if directory:
+        return Path(directory)
+    env = os.environ.get(RUBRICS_ENV)
+    return Path(env).expanduser() if env else RUBRICS_DIR
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _TOP_FIELDS = {"name", "title", "description", "attach", "criteria", "items"}
 _CRITERION_FIELDS = {"id", "label", "points", "check", "judge", "levels", "expected", "years", "match", "description"}
@@ -237,19 +248,19 @@ def _cached(path: str, mtime_ns: int, size: int) -> Rubric:
 
 
 def rubric_files(directory: Path | None = None) -> list[Path]:
-    base = Path(directory) if directory else RUBRICS_DIR
+    base = rubrics_dir(directory)
     return sorted(base.glob("*.toml")) if base.is_dir() else []
 
 
 def load_rubric(name: str, directory: Path | None = None) -> Rubric:
-    """The rubric ``name`` (``prompts/rubrics/<name>.toml``); a path to a file works too."""
+    """The rubric ``name`` (``<rubrics folder>/<name>.toml``, see `rubrics_dir`); a path to a file works too."""
     candidate = Path(name)
     if candidate.suffix == ".toml" and candidate.exists():
         path = candidate
     else:
         if not _NAME.match(str(name)):
             raise UserError(f"rubric name {name!r}: use lower-case letters, digits, '.', '_' and '-'")
-        path = (Path(directory) if directory else RUBRICS_DIR) / f"{name}.toml"
+        path = rubrics_dir(directory) / f"{name}.toml"
         if not path.exists():
             known = ", ".join(p.stem for p in rubric_files(directory)) or "none"
             raise UserError(f"no rubric {name!r} in {path.parent} (rubrics: {known})")

@@ -68,6 +68,7 @@ def register_profile_con(con: duckdb.DuckDBPyConnection, row: dict) -> bool:
     """
     old = con.execute("SELECT version FROM judge_profiles WHERE profile = ? AND dataset = ?",
                       [row["profile"], row["dataset"]]).fetchone()
+    row = {**row, "simulated": bool(row.get("simulated", False))}
     values = [row.get(c) for c in PROFILE_COLUMNS]
     if old is None:
         con.execute(f"INSERT INTO judge_profiles ({', '.join(PROFILE_COLUMNS)}) VALUES "

@@ -406,15 +406,24 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
     return frame
 
 
-def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:
+def load_responses(store: Store, dataset: str, item_id: str | None = None,
+                   extra_profiles: Iterable[str] = ()) -> pd.DataFrame:
     """Every stored response to one item, or to every item of the dataset when ``item_id`` is None
     (all models, conditions, repetitions), with the scores of both profiles.
 
     For the item inspector: raw text, parsed answer, motivation, errors, and per profile the score,
     correctness and per-element details (columns ``<profile>_score``, ``<profile>_correct``,
     ``<profile>_details``). ``is_latest`` marks the response the long frame uses: the stored marker, so
-    a failed request never hides the answer before it.
+    a failed request never hides the answer before it. ``extra_profiles`` (judge profiles) add their
+    ``<profile>_score``, ``<profile>_correct`` and ``<profile>_details`` columns the same way.
     """
+    extra = [p for p in dict.fromkeys(extra_profiles) if p not in PROFILES]
+    for profile in extra:
+        _check_readable(profile)
+    extra_cols = "".join(f', x{k}.score AS "{p}_score", x{k}.correct AS "{p}_correct", '
+                         f'CAST(x{k}.details AS TEXT) AS "{p}_details"' for k, p in enumerate(extra))
+    extra_joins = "".join(f"""
+        LEFT JOIN scores x{k} ON x{k}.response_id = r.response_id AND x{k}.profile = ?""" for k in range(len(extra)))
     sql = f"""
         SELECT r.item_id, m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
                u.run_id, u.origin, CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS repetition,
@@ -423,17 +432,18 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
                r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.cost_usd, r.batch_job_id, r.created_at,
                st.score AS {STRICT_PROFILE}_score, st.correct AS {STRICT_PROFILE}_correct, CAST(st.details AS TEXT) AS {STRICT_PROFILE}_details,
                pa.score AS {PAPER_PROFILE}_score, pa.correct AS {PAPER_PROFILE}_correct, CAST(pa.details AS TEXT) AS {PAPER_PROFILE}_details,
-               coalesce({{latest}}, false) AS is_latest
+               coalesce({{latest}}, false) AS is_latest{extra_cols}
         FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
         LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = ?
-        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?
+        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?{extra_joins}
         WHERE u.dataset = ? AND (? IS NULL OR r.item_id = ?)
         ORDER BY r.item_id, m.display_name, u.condition, repetition, r.response_id DESC"""
     item = None if item_id is None else str(item_id)
     with store.connect(read_only=True) as con:  # the stored marker: a failed request is never the latest
         frame = con.execute(sql.format(latest=latest_clause(con)),
-                            [STRICT_PROFILE, PAPER_PROFILE, dataset, item, item]).df()
-    for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details"):
+                            [STRICT_PROFILE, PAPER_PROFILE, *extra, dataset, item, item]).df()
+    for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details",
+                   *(f"{p}_details" for p in extra)):
         frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],
                                   dtype=object, index=frame.index)
     for column in ("raw_text", "motivation", "parse_error", "error"):  # missing text is None, not NaN
