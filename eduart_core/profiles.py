@@ -14,17 +14,14 @@ from .store import Store
 from .vocab import (
     DEFAULT_PROFILE,
     JUDGE_PROFILE_HELP,
-    PAPER_PROFILE,
     PROFILE_HELP,
     PROFILES,
-    STRICT_PROFILE,
     is_judge_profile,
 )
 
 RULES_KIND = "rules"
 JUDGE_KIND = "judge"
 
-_BUILTIN_LABELS = {STRICT_PROFILE: "strict (corrected rules)", PAPER_PROFILE: "paper (the published scorer)"}
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class ProfileInfo:
 
 
 def builtin() -> list[ProfileInfo]:
-    return [ProfileInfo(p, RULES_KIND, _BUILTIN_LABELS.get(p, p)) for p in PROFILES]
+    return [ProfileInfo(p, RULES_KIND, p) for p in PROFILES]
 
 
 def available(store: Store, dataset: str | None) -> list[ProfileInfo]:

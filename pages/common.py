@@ -410,7 +410,7 @@ def banner(sel: Selection) -> None:
     f = flags(sel)
     warning = profile_warning(sel)
     if warning:
-        st.error(plain(warning), icon=":material/gavel:")
+        st.warning(plain(warning), icon=":material/gavel:")
     if simulated_selection(sel):
         st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
                    "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")

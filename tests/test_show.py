@@ -32,6 +32,8 @@ STUDY_VIEWS = {"dimension_scores", "task_correlations", "family_best", "distract
                "consistency_checks", "image_attributes", "external_correlations"}
 #: Views of the formats beyond EduArt's, run on the MUSE-style demo.
 MUSE_VIEWS = {"numeric_errors", "part_accuracy", "dialogue"}
+#: Views of judges and human grades, run on the written-answers demo.
+JUDGE_VIEWS = {"judge_calibration", "judge_confusion", "judge_severity", "judge_profiles", "grading_progress"}
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -91,7 +93,8 @@ BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
     db = chance_db if name in BASELINE_VIEWS else demo_db
-    dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
+    dataset = ("demo-vqa" if name in STUDY_VIEWS else "demo-muse" if name in MUSE_VIEWS
+               else "demo-open" if name in JUDGE_VIEWS else "demo")
     rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"
     spec = views.VIEWS[name]
@@ -155,6 +158,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "profile_choices", "profile_label", "profile_warning",  # the profiles a dataset offers, their labels, warnings
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
