@@ -134,3 +134,37 @@ def test_an_unknown_judge_profile_and_a_rubric_without_items_are_one_line(writte
         code = main(["judge", "--db", str(written.path), "--provider", "openai_compatible", "--model-id", "x",
                      "--base-url", f"{stub.url}/v1", "--rubric", "open-v1", "--dataset", DATASET, "--quiet"])
     assert code == 2  # open-v1 is not in this store's rubric folder
+
+
+def test_judge_batch_goes_through_the_runners_batch_engine(written, tmp_path, monkeypatch):
+    from batch_stubs import BatchStub, request_text
+
+    def verdict(protocol: str, line: dict) -> str:
+        answer = request_text(protocol, line).split("<<<", 1)[1].split(">>>", 1)[0]
+        return json.dumps({"points": deserved(answer), "reason": "read"})
+
+    with BatchStub(answer=verdict) as stub:
+        registry = tmp_path / "models.toml"
+        registry.write_text(f"""
+[models."stub-judge"]
+display_name = "Stub judge"
+family = "Local"
+provider = "openai_compatible"
+api_model_id = "judge-stub-1"
+base_url = "{stub.url}/v1"
+temperature = 0.0
+price_in_per_mtok = 1.0
+price_out_per_mtok = 1.0
+""", encoding="utf-8")
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        code = main(["judge", "--db", str(written.path), "--judge", "stub-judge", "--rubric", RUBRIC, "--dataset",
+                     DATASET, "--probes", "0", "--batch", "--poll-interval", "0.02", "--quiet"])
+        assert code == 0
+        assert len(stub.submissions) == 1 and stub.submissions[0][2] == 12  # one job: 12 answers x 1 criterion
+        assert not stub.online_requests
+    judgements = load_judgements(written, DATASET, [PROFILE])
+    asked = judgements[judgements["method"] == "judge"]
+    assert len(asked) == 12 and asked["points"].notna().all()
+    assert (asked["cost_usd"] > 0).all()  # priced at the batch rate, recorded per verdict
+    scores = views.selected_scores(views.Source.of(written), Selection(dataset=DATASET, profile=PROFILE))
+    assert len(scores) == 12
