@@ -407,16 +407,22 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
 
 
 def load_responses(store: Store, dataset: str, item_id: str | None = None,
-                   extra_profiles: Iterable[str] = ()) -> pd.DataFrame:
+                   extra_profiles: Iterable[str] | None = None) -> pd.DataFrame:
     """Every stored response to one item, or to every item of the dataset when ``item_id`` is None
     (all models, conditions, repetitions), with the scores of both profiles.
 
     For the item inspector: raw text, parsed answer, motivation, errors, and per profile the score,
     correctness and per-element details (columns ``<profile>_score``, ``<profile>_correct``,
     ``<profile>_details``). ``is_latest`` marks the response the long frame uses: the stored marker, so
-    a failed request never hides the answer before it. ``extra_profiles`` (judge profiles) add their
-    ``<profile>_score``, ``<profile>_correct`` and ``<profile>_details`` columns the same way.
+    a failed request never hides the answer before it. Judge profiles (``extra_profiles``; by default
+    every one stored for the dataset) add their ``<profile>_score``, ``<profile>_correct`` and
+    ``<profile>_details`` columns the same way.
     """
+    if extra_profiles is None:
+        from .judges import stored_judge_profiles_con
+
+        with store.connect(read_only=True) as con:
+            extra_profiles = stored_judge_profiles_con(con, dataset)
     extra = [p for p in dict.fromkeys(extra_profiles) if p not in PROFILES]
     for profile in extra:
         _check_readable(profile)
