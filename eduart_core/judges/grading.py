@@ -138,6 +138,7 @@ class _Round:
     k: int
     answers: pd.DataFrame
     grades: pd.DataFrame   # latest per answer, criterion, grader, role
+    by_answer: dict = field(default_factory=dict)   # (item_id, model, condition) -> its rows of ``grades``
 
 
 def _load_round(store: Store, dataset: str, rubric: str) -> _Round:
@@ -151,7 +152,10 @@ def _load_round(store: Store, dataset: str, rubric: str) -> _Round:
             raise UserError(f"no grading round for rubric {rules.name} on dataset {dataset}: start one first")
         answers = round_answers_con(con, dataset, rules.name, current[0])
         grades = load_grades_con(con, dataset, rules.name)
-    return _Round(dataset, rules, current[0], current[1], answers, latest_grades(grades))
+    latest = latest_grades(grades)
+    by_answer = {key: part for key, part in latest.groupby(["item_id", "model", "condition"], sort=False)} \
+        if len(latest) else {}
+    return _Round(dataset, rules, current[0], current[1], answers, latest, by_answer)
 
 
 def _criteria_for(rules: Rubric, item_id: str) -> list[Criterion]:
@@ -159,11 +163,7 @@ def _criteria_for(rules: Rubric, item_id: str) -> list[Criterion]:
 
 
 def _answer_grades(state: _Round, answer: dict) -> pd.DataFrame:
-    g = state.grades
-    if g.empty:
-        return g
-    return g[(g["item_id"] == answer["item_id"]) & (g["model"] == answer["model"])
-             & (g["condition"] == answer["condition"])]
+    return state.by_answer.get((answer["item_id"], answer["model"], answer["condition"]), state.grades.iloc[0:0])
 
 
 @dataclass(frozen=True)
