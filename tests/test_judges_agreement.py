@@ -72,3 +72,26 @@ def test_the_settled_human_mark_and_the_judges_mean_mark():
     repeated = marks[marks["n_repeats"] > 1]
     assert len(repeated) and repeated["judge"].between(0, 1).all()
     assert set(repeated["judge"]) <= {0.0, 0.5, 1.0} and marks.loc[marks["n_repeats"] == 1, "sd"].isna().all()
+
+
+def test_the_figures_draw_the_views_numbers_and_the_gate():
+    from eduart_core.analysis.judges import severity_table
+    from eduart_core.charts.judges import FAIL_COLOUR, PASS_COLOUR, figure_judge_calibration, figure_judge_severity
+
+    inputs = synthetic_calibration_inputs(200, seed=5)
+    frame = calibration(*inputs, n_boot=100)
+    fig = figure_judge_calibration(frame)
+    judge_trace = fig.data[1]
+    drawn = dict(zip(judge_trace.y, judge_trace.x))
+    assert drawn == pytest.approx(dict(zip(frame["judge"], frame["alpha"])))
+    colours = dict(zip(judge_trace.y, judge_trace.marker.color))
+    assert {colours[j] for j in frame.loc[frame["passes"], "judge"]} <= {PASS_COLOUR}
+    assert {colours[j] for j in frame.loc[~frame["passes"], "judge"]} <= {FAIL_COLOUR}
+    assert any(shape.x0 == 0.8 for shape in fig.layout.shapes)  # the gate's line
+    severities = severity_table(*inputs[:3])
+    assert set(severities["kind"]) == {"human", "judge"} and len(severities) == 6
+    assert severities.loc[severities["kind"] == "human", "severity"].mean() == pytest.approx(0.0, abs=1e-9)
+    sev_fig = figure_judge_severity(severities, max_severity=0.3)
+    assert dict(zip(sev_fig.data[0].y, sev_fig.data[0].x)) == pytest.approx(
+        dict(zip(severities["rater"], severities["severity"])))
+    assert any(shape.x0 == -0.3 and shape.x1 == 0.3 for shape in sev_fig.layout.shapes)
