@@ -33,7 +33,7 @@ RUBRIC = "open-v1"
 SEED = 2026
 N_MODELS = 8
 REPEAT = 2
-PROBES = 48
+PROBES = 24
 TITLE = "Written answers demo (simulated answers, judges and graders)"
 BY = "demo (simulated)"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from ..store import Store
 from ..vocab import GRADE_ROLES
 from .rubric import Rubric, applicable_rubric, load_rubric, load_rubrics
 
+_CONTROL = re.compile(r"[\x00-\x1f]")
 REQUIRED = ("dataset", "item_id", "model", "condition", "grader", "criterion", "points")
 OPTIONAL = ("rubric", "role", "note", "graded_at", "simulated")
 EXPORT_FIELDS = ("dataset", "item_id", "model", "condition", "rubric", "criterion", "grader", "role", "points",
@@ -94,7 +96,7 @@ def _text(line: dict, name: str) -> str:
     value = line.get(name)
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
-    if len(value) > 200 or any(ord(ch) < 32 for ch in value):
+    if len(value) > 200 or _CONTROL.search(value):
         raise ValueError(f"{name} must be at most 200 printable characters")
     return value.strip()
 

@@ -349,7 +349,7 @@ def plan_judging(store: Store, options: JudgeOptions, registry: dict[str, ModelS
                                 model=spec.api_model_id, templates=templates.hash, rubric=rubric.hash,
                                 system=request.system, user=user, image=image_hash if image else None,
                                 temperature=spec.temperature, max_tokens=spec.max_output_tokens, seed=spec.seed,
-                                schema=schema_hash(schema), repetition=rep)
+                                schema=schema_hash(schema), repetition=rep) if options.use_cache else None
                 # the runner keys custom ids and ledgers on item_id, model and condition: here they name
                 # the request (unit), the judge and the judging; the judged answer has its own fields
                 meta = {**base, "answer_item": row.item_id, "answer_model": row.model_key,
