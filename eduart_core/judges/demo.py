@@ -94,7 +94,7 @@ def _grade(store: Store) -> int:
     from .rubric import load_rubric
 
     rubric = load_rubric(RUBRIC)
-    responses = load_responses(store, DEMO_OPEN_DATASET)
+    responses = load_responses(store, DEMO_OPEN_DATASET, extra_profiles=())
     latest = responses[responses["is_latest"].astype(bool) & responses["error"].isna()]
     answers = []
     for row in latest.itertuples(index=False):

@@ -234,7 +234,7 @@ def judged_answers(store: Store, dataset: str, rubric: Rubric, models: Sequence[
         if name not in names:
             raise UserError(f"unknown model {name!r} (models: {', '.join(sorted(catalog['model']))})")
         wanted.add(names[name])
-    responses = load_responses(store, dataset)
+    responses = load_responses(store, dataset, extra_profiles=())
     if responses.empty:
         raise UserError(f"dataset {dataset} has no answers to judge")
     keep = (responses["is_latest"].astype(bool) & (responses["repetition"] == 0) & responses["error"].isna()
@@ -571,8 +571,7 @@ def execute_judging(store: Store, plan: JudgePlan, *, providers: dict | None = N
     latest = latest_by_key(read_records(plan.members[0].journal_path))
     keys = {j.request_key for j in plan.jobs}
     n_errors = sum(1 for k, r in latest.items() if k in keys and r.get("status") != "ok")
-    unparsed = sum(1 for k, r in latest.items() if k in keys and r.get("status") == "ok"
-                   and parse_verdict(r.get("raw_text"), tuple(r.get("allowed") or ())).error)
+    unparsed = _unparsed(store, plan)
     cost = sum(float(r.get("cost_usd") or 0.0) for k, r in latest.items() if k in keys and not r.get("cached"))
     code, status, line = outcome(store, plan, cancelled=result.cancelled, n_errors=n_errors, jobs=len(plan.jobs),
                                  ingest_error=None if ingested.complete else ingested.error,
@@ -583,6 +582,13 @@ def execute_judging(store: Store, plan: JudgePlan, *, providers: dict | None = N
     return {"launch_id": plan.launch_id, "profile": plan.profile, "version": plan.version, "result": result,
             "exit_code": code, "status": status, "outcome": line, "n_errors": n_errors, "unparsed": unparsed,
             "cost_usd": round(cost, 6)}
+
+
+def _unparsed(store: Store, plan: JudgePlan) -> int:
+    """Replies of this launch that gave no readable verdict (as stored)."""
+    from ..store.judges import count_unparsed
+
+    return count_unparsed(store, plan.profile, plan.version, plan.launch_id)
 
 
 def print_summary(summary: dict, out=None) -> None:

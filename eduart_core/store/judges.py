@@ -146,6 +146,16 @@ def load_judgements(store: Store, dataset: str, profiles: Iterable[str] | None =
     return frame
 
 
+def count_unparsed(store: Store, profile: str, version: str, launch_id: str) -> int:
+    """Answered judge requests of a launch whose reply held no readable verdict."""
+    with store.connect(read_only=True) as con:
+        if not has_table(con, "judgements"):
+            return 0
+        return int(con.execute("SELECT count(*) FROM judgements WHERE profile = ? AND version = ? AND launch_id = ? "
+                               "AND error IS NULL AND parse_error IS NOT NULL", [profile, version, launch_id]
+                               ).fetchone()[0])
+
+
 def main_judgements_con(con: duckdb.DuckDBPyConnection, profile: str, version: str,
                         response_ids: list[int]) -> list[tuple]:
     """(response_id, criterion, method, repetition, points, max_points) of the answered main judgements."""
