@@ -56,6 +56,7 @@ from ..vocab import (
     SIMULATED_KIND,
     judge_profile_name,
 )
+from .checks import run_check
 from .prompts import (
     JudgeTemplates,
     answer_text,
@@ -316,8 +317,6 @@ def plan_judging(store: Store, options: JudgeOptions, registry: dict[str, ModelS
             expected = rubric.expected(criterion, row.item_id)
             if expected is None:
                 continue
-            from .checks import run_check
-
             checks.append({**base, "request_key": f"{profile}|{version_key}|{row.response_id}|{criterion.id}|check",
                            "criterion": criterion.id, "method": CHECK_METHOD, "repetition": 0, "probe": MAIN_PROBE,
                            "points": float(run_check(criterion, expected, row.text)),
@@ -431,9 +430,9 @@ def judgement_rows(records: list[dict]) -> list[dict]:
     return rows
 
 
-def store_judgements(store: Store, plan_or_rows: JudgePlan | list[dict], rubric: Rubric, profile: str,
-                     version: str, judge: str, dataset: str) -> tuple[int, int]:
-    """Add judgements and rewrite the scores of the answers they touch; (judgements added, scores written)."""
+def store_judgements(store: Store, plan: JudgePlan, rows: list[dict]) -> tuple[int, int]:
+    """Add judgements of the plan's profile and rewrite the scores of the answers they touch, in one
+    transaction; (judgements added, scores written)."""
     from ..store.judges import (
         add_judgements_con,
         current_item_versions_con,
@@ -441,7 +440,8 @@ def store_judgements(store: Store, plan_or_rows: JudgePlan | list[dict], rubric:
         replace_profile_scores_con,
     )
 
-    rows = plan_or_rows if isinstance(plan_or_rows, list) else plan_or_rows.checks
+    rubric, profile, version, dataset = plan.rubric, plan.profile, plan.version, plan.dataset
+    judge = plan.members[0].spec.key
     with store.transaction() as con:
         added = add_judgements_con(con, rows)
         touched = sorted({int(r["response_id"]) for r in rows})
@@ -482,9 +482,7 @@ class JudgeIngester(Ingester):
                 continue
             records, new_offset = read_new_records(path, offset)
             try:
-                plan = self.plan
-                added += store_judgements(self.store, judgement_rows(records), plan.rubric, plan.profile,
-                                          plan.version, plan.members[0].spec.key, plan.dataset)[0]
+                added += store_judgements(self.store, self.plan, judgement_rows(records))[0]
                 self._sizes[member.run_id] = new_offset
                 self.last_error = None
             except StoreLockedError as exc:
@@ -503,7 +501,7 @@ def register(store: Store, plan: JudgePlan) -> bool:
 
     with store.transaction() as con:
         changed = register_profile_con(con, plan.profile_row)
-    store_judgements(store, plan, plan.rubric, plan.profile, plan.version, plan.members[0].spec.key, plan.dataset)
+    store_judgements(store, plan, plan.checks)
     return changed
 
 
