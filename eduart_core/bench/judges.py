@@ -96,7 +96,7 @@ def bench_calibration(args) -> float:
     wall = statistics.median(walls)
     cpu = statistics.median(cpus)
     print(f"calibration, {args.answers} answers x 3 graders x 3 judges x 2 criteria: {wall:.2f} s wall "
-          f"({cpu:.2f} s CPU, one thread: the wall time of an idle machine), median of {args.repeat}; target < 5 s: "
+          f"({cpu:.2f} s CPU, all threads: about the wall time on an idle machine), median of {args.repeat}; target < 5 s: "
           f"{'meets' if wall < 5 else 'misses'} (wall), {'meets' if cpu < 5 else 'misses'} (CPU)")
     print("  " + "; ".join(f"{r.judge}: alpha {r.alpha:.2f}, severity {r.severity:+.2f}, "
                            f"{'passes' if r.passes else 'fails'}" for r in frame.itertuples(index=False)))
