@@ -102,3 +102,14 @@ def build_written_store(store) -> None:
 def deserved(text: str) -> int:
     """What the evidence criterion deserves: the answer names the visual feature."""
     return int(FEATURE in text)
+
+
+def written_store(folder: Path, monkeypatch):
+    """A fresh store of written answers in ``folder`` with the test rubric's folder set (EDUART_RUBRICS):
+    what the judge, grading and grading-page tests start from."""
+    from eduart_core.store import Store
+
+    monkeypatch.setenv("EDUART_RUBRICS", str(write_rubric(folder / "rubrics")))
+    store = Store(folder / "store" / "eduart.duckdb")
+    build_written_store(store)
+    return store

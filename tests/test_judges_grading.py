@@ -18,15 +18,12 @@ from eduart_core.judges import grading
 from eduart_core.judges.exchange import export_grades, import_grades
 from eduart_core.store import Store
 from eduart_core.store.grades import load_grades
-from tests.judge_fixtures import DATASET, MODELS, RUBRIC, build_written_store, deserved, write_rubric
+from tests.judge_fixtures import DATASET, MODELS, RUBRIC, deserved, written_store
 
 
 @pytest.fixture
 def written(tmp_path, monkeypatch) -> Store:
-    monkeypatch.setenv("EDUART_RUBRICS", str(write_rubric(tmp_path / "rubrics")))
-    store = Store(tmp_path / "store" / "eduart.duckdb")
-    build_written_store(store)
-    return store
+    return written_store(tmp_path, monkeypatch)
 
 
 def _visible_text(task) -> str:

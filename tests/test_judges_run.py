@@ -20,7 +20,7 @@ from eduart_core.cli import main
 from eduart_core.selection import Selection
 from eduart_core.store import Store
 from eduart_core.store.judges import load_judgements
-from tests.judge_fixtures import DATASET, FEATURE, MODELS, RUBRIC, build_written_store, deserved, write_rubric
+from tests.judge_fixtures import DATASET, FEATURE, MODELS, RUBRIC, deserved, written_store
 from tests.stubs import StubServer
 
 PROFILE = f"judge:stub-judge/{RUBRIC}"
@@ -34,10 +34,7 @@ def _verdict(info) -> str:
 
 @pytest.fixture
 def written(tmp_path, monkeypatch) -> Store:
-    monkeypatch.setenv("EDUART_RUBRICS", str(write_rubric(tmp_path / "rubrics")))
-    store = Store(tmp_path / "store" / "eduart.duckdb")
-    build_written_store(store)
-    return store
+    return written_store(tmp_path, monkeypatch)
 
 
 def _judge(store: Store, url: str, *extra: str) -> tuple[int, str, str]:

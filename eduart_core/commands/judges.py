@@ -80,7 +80,7 @@ def register(sub) -> None:
                                    "points (+ rubric, role grade|adjudicate, note, graded_at, simulated). "
                                    "Idempotent. Exit code 2 when lines were skipped.")
     p.add_argument("file", help="the .jsonl file")
-    p.add_argument("--by", help="who imports (default: $EDUART_USER or the login name)")
+    p.add_argument("--by", help="who imports (default: the operator of this machine, the OS user)")
     add_db_option(p)
     p.set_defaults(func=cmd_grades_import)
 
@@ -100,7 +100,7 @@ def register(sub) -> None:
     p.add_argument("--graders", type=int, required=True, metavar="K", help="independent graders per answer")
     p.add_argument("--set", action="store_true", help="change K of the current round instead of starting a new one")
     p.add_argument("--models", action="append", default=[], metavar="NAMES", help="only these examinees' answers")
-    p.add_argument("--by", help="who sets the round (default: $EDUART_USER or the login name)")
+    p.add_argument("--by", help="who sets the round (default: the operator of this machine, the OS user)")
     add_db_option(p)
     p.set_defaults(func=cmd_grading_round)
 
@@ -215,11 +215,17 @@ def cmd_judge(args) -> int:
     return code
 
 
+def _actor(args):
+    """Who acts on the command line: the operator of this machine, or the name ``--by`` gives."""
+    from ..team import local, operator
+
+    return local(args.by) if getattr(args, "by", None) else operator()
+
+
 def cmd_grades_import(args) -> int:
     from ..judges.exchange import import_grades
-    from ..judges.launch import cli_user
 
-    report = import_grades(_store(args), args.file, recorded_by=args.by or cli_user())
+    report = import_grades(_store(args), args.file, recorded_by=_actor(args))
     for spot, reason in report.skipped:
         print(f"{spot}: skipped: {reason}")
     print(f"{report.lines} line(s): {report.added} grade(s) added, {report.unchanged} unchanged, "
@@ -230,7 +236,7 @@ def cmd_grades_import(args) -> int:
 def cmd_grades_export(args) -> int:
     from ..judges.exchange import export_grades
 
-    text, n = export_grades(_store(args), args.out, args.dataset, args.rubric)
+    text, n = export_grades(_store(args), args.out, args.dataset, args.rubric, viewer=_actor(args))
     if args.out:
         print(f"wrote {n} grade(s) to {args.out}")
     else:
@@ -240,10 +246,9 @@ def cmd_grades_export(args) -> int:
 
 def cmd_grading_round(args) -> int:
     from ..judges.grading import round_progress, set_graders, start_round
-    from ..judges.launch import cli_user
 
     store = _store(args)
-    who = args.by or cli_user()
+    who = _actor(args)
     if args.set:
         set_graders(store, args.dataset, args.rubric, args.graders, who)
     else:

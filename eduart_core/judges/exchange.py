@@ -9,6 +9,11 @@ one transaction.
 Why idempotent by state: a line changes nothing when the grader's latest mark of that answer,
 criterion and role already equals it, so importing a file twice, or importing an export into the
 store it came from, adds no row; a different mark is a new row (the history is kept).
+
+Who: importing needs `team.IMPORT_GRADES` (admin; the command line's operator holds every role) and
+every imported row records the importer (``recorded_by`` and the identity columns) beside the
+``grader`` the line names. Exporting with a ``viewer`` needs `team.SEE_BLIND`, since an export holds
+every grader's marks, also those of answers a blind round has not settled.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from ..errors import UserError
 from ..fileio import atomic_write
 from ..jsonsafe import BadInput, loads
 from ..store import Store
+from ..team import IMPORT_GRADES, SEE_BLIND, Identity, as_identity
 from ..vocab import GRADE_ROLES
 from .rubric import Rubric, applicable_rubric, load_rubric, load_rubrics
 
@@ -101,7 +107,7 @@ def _text(line: dict, name: str) -> str:
     return value.strip()
 
 
-def _row(line: object, ctx: _Context, recorded_by: str, source: str) -> dict:
+def _row(line: object, ctx: _Context, actor: Identity, source: str) -> dict:
     """The grade row of one import line; ValueError with the reason when it is bad."""
     if not isinstance(line, dict):
         raise ValueError("not a JSON object")
@@ -166,24 +172,28 @@ def _row(line: object, ctx: _Context, recorded_by: str, source: str) -> dict:
     return {"dataset": dataset, "item_id": item_id, "model": model, "condition": condition, "rubric": rubric.name,
             "rubric_hash": rubric.hash, "criterion": criterion, "grader": grader, "role": role,
             "points": float(points), "response_id": response_id, "round": None, "source": source,
-            "simulated": simulated, "note": note, "recorded_by": recorded_by, "graded_at": graded_at}
+            "simulated": simulated, "note": note, "recorded_by": actor.key, "graded_at": graded_at,
+            **actor.columns()}
 
 
-def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: str, source: str = "import",
+def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: Identity | str, source: str = "import",
                  report: GradesReport | None = None) -> GradesReport:
-    """Validate and store ``(spot, parsed line)`` pairs in one transaction (bad ones named and skipped)."""
+    """Validate and store ``(spot, parsed line)`` pairs in one transaction (bad ones named and skipped);
+    ``recorded_by`` is who imports (an identity, or a typed name)."""
     from ..store.grades import add_grades_con
 
     report = report or GradesReport()
-    if not isinstance(recorded_by, str) or not recorded_by.strip():
+    if isinstance(recorded_by, str) and not recorded_by.strip():
         raise UserError("an import must say who imports it")
+    actor = as_identity(recorded_by)
+    actor.require(IMPORT_GRADES)
     rows = []
     with store.transaction() as con:
         ctx = _Context(con)
         for spot, line in lines:
             report.lines += 1
             try:
-                row = _row(line, ctx, recorded_by, source)
+                row = _row(line, ctx, actor, source)
             except ValueError as exc:
                 report.skipped.append((spot, str(exc)))
                 continue
@@ -200,10 +210,11 @@ def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: str
     return report
 
 
-def import_grades(store: Store, path: str | Path, recorded_by: str) -> GradesReport:
+def import_grades(store: Store, path: str | Path, recorded_by: Identity | str) -> GradesReport:
     """``grades-import FILE.jsonl``: every good line stored, every bad one named in ``skipped``."""
     from ..jsonsafe import read_bytes
 
+    as_identity(recorded_by).require(IMPORT_GRADES)  # refused before the file is read
     path = Path(path)
     try:
         data = read_bytes(path)
@@ -232,12 +243,14 @@ def import_grades(store: Store, path: str | Path, recorded_by: str) -> GradesRep
 
 
 def export_grades(store: Store, out: str | Path | None = None, dataset: str | None = None,
-                  rubric: str | None = None) -> tuple[str, int]:
+                  rubric: str | None = None, viewer: Identity | str | None = None) -> tuple[str, int]:
     """The current grades (latest per answer, criterion, grader and role) as JSON Lines; written to
-    ``out`` when given (atomically). Returns (text, lines)."""
+    ``out`` when given (atomically). Returns (text, lines). A ``viewer`` must hold `team.SEE_BLIND`."""
     from ..analysis.judges import latest_grades
     from ..store.grades import load_grades
 
+    if viewer is not None:
+        as_identity(viewer).require(SEE_BLIND)
     latest = latest_grades(load_grades(store, dataset, rubric))
     lines = []
     for row in latest.sort_values(["dataset", "rubric", "item_id", "model", "condition", "criterion", "role",

@@ -13,22 +13,29 @@ rubric applies to, shuffled) and how many independent graders each needs (``grad
 answer goes to a grader only while fewer than k people have graded it; once its k graders are
 done and they disagree on a criterion, it goes to an adjudicator, who must not be one of them.
 
-Graders are plain names here; who may grade or adjudicate (sign-in and roles) is checked by the
-caller until the identity layer passes an identity through.
+Every function takes the acting person as a `team.Identity` (or a typed name: a single-machine
+identity) and checks the roles here, not on a page: grading needs `team.GRADE` (reviewer),
+adjudicating `team.ADJUDICATE_GRADES` (adjudicator), starting a round or changing its k
+`team.SET_GRADING_ROUND` (researcher, admin). A grader is known by the identity's subject, and every
+grade row records who wrote it (``recorded_by`` and the identity columns). The functions take a
+`Store` or the store's path (pages pass the path).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import secrets
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from ..errors import UserError
 from ..store import Store
+from ..team import ADJUDICATE_GRADES, GRADE, SET_GRADING_ROUND, Identity, as_identity
 from ..vocab import ADJUDICATE_ROLE, GRADE_ROLE
 from .prompts import answer_text, key_text, question_text
 from .rubric import Criterion, Rubric, load_rubric
@@ -90,16 +97,34 @@ class Submitted:
     disputed: tuple[str, ...]
 
 
+Actor = Identity | str
+StoreLike = Store | str | os.PathLike
+
+
+def _store(store: StoreLike) -> Store:
+    return store if isinstance(store, Store) else Store(Path(store))
+
+
+def _acting(who: Actor, action: str, what: str) -> Identity:
+    """The identity acting (a typed name becomes a single-machine identity), once its roles allow ``action``."""
+    if isinstance(who, str):
+        _check_name(who, what)
+    actor = as_identity(who)
+    actor.require(action)
+    return actor
+
+
 # ---------------------------------------------------------------- rounds
 
-def start_round(store: Store, dataset: str, rubric: str, graders: int, set_by: str,
+def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor,
                 models: list[str] | tuple[str, ...] = (), conditions: list[str] | tuple[str, ...] = (),
                 seed: int | None = None) -> int:
     """A new grading round over the latest answers the rubric applies to; returns its number."""
     from ..store.grades import create_round_con
     from .launch import judged_answers
 
-    _check_name(set_by, "who sets the round")
+    actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
+    store = _store(store)
     if int(graders) < 1:
         raise UserError("a grading round needs at least 1 grader per answer")
     rules = load_rubric(rubric)
@@ -111,21 +136,31 @@ def start_round(store: Store, dataset: str, rubric: str, graders: int, set_by: s
              "condition": answers.at[k, "condition"], "response_id": int(answers.at[k, "response_id"]),
              "position": position} for position, k in enumerate(order)]
     with store.transaction() as con:
-        return create_round_con(con, dataset, rules.name, int(graders), set_by, rows)
+        return create_round_con(con, dataset, rules.name, int(graders), actor.columns(), rows)
 
 
-def set_graders(store: Store, dataset: str, rubric: str, graders: int, set_by: str) -> None:
+def set_graders(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor) -> None:
     """Change k (independent graders per answer) of the current round."""
     from ..store.grades import latest_round_con, set_round_graders_con
 
-    _check_name(set_by, "who sets the round")
+    actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
+    store = _store(store)
     if int(graders) < 1:
         raise UserError("a grading round needs at least 1 grader per answer")
     with store.transaction() as con:
         current = latest_round_con(con, dataset, rubric)
         if current is None:
             raise UserError(f"no grading round for rubric {rubric} on dataset {dataset}: start one first")
-        set_round_graders_con(con, dataset, rubric, current[0], int(graders), set_by)
+        set_round_graders_con(con, dataset, rubric, current[0], int(graders), actor.columns())
+
+
+def current_rounds(store: StoreLike, dataset: str) -> pd.DataFrame:
+    """The newest grading round of every rubric of ``dataset`` (rubric, round, graders, set_by, set_at):
+    what a grading page offers to work on. Counts only, no answers."""
+    from ..store.grades import current_rounds_con
+
+    with _store(store).connect(read_only=True) as con:
+        return current_rounds_con(con, dataset)
 
 
 @dataclass
@@ -222,11 +257,12 @@ def _mine(state: _Round, answer: dict, grader: str, role: str = GRADE_ROLE) -> d
 
 # ---------------------------------------------------------------- the queue
 
-def next_answer(store: Store, dataset: str, rubric: str, grader: str) -> GradingTask | None:
+def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> GradingTask | None:
     """The next answer for ``grader``: one they began and did not finish, else the first (in the
     round's shuffled order) that still needs a grader and that they have not graded. None when
     there is nothing left for them."""
-    _check_name(grader, "the grader")
+    grader = _acting(grader, GRADE, "the grader").key
+    store = _store(store)
     state = _load_round(store, dataset, rubric)
     waiting = None
     for answer in state.answers.to_dict("records"):
@@ -238,8 +274,10 @@ def next_answer(store: Store, dataset: str, rubric: str, grader: str) -> Grading
     return _task(store, state, waiting) if waiting is not None else None
 
 
-def open_answer(store: Store, token: str, grader: str) -> GradingTask:
+def open_answer(store: StoreLike, token: str, grader: Actor) -> GradingTask:
     """An answer of the current round by its token, for a grader who graded it or may still."""
+    grader = _acting(grader, GRADE, "the grader").key
+    store = _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if grader not in status.graders and len(status.graders) >= state.k:
@@ -279,9 +317,10 @@ def _validated(state: _Round, answer: dict, points: dict, only: tuple[str, ...] 
     return out
 
 
-def _row(state: _Round, answer: dict, person: str, role: str, criterion: Criterion, value: float,
+def _row(state: _Round, answer: dict, actor: Identity, role: str, criterion: Criterion, value: float,
          note: str | None, source: str) -> dict:
     stamp = time.time()
+    person = actor.key
     key = hashlib.sha256(json.dumps([state.dataset, answer["item_id"], answer["model"], answer["condition"],
                                      state.rubric.name, criterion.id, person, role, value, stamp,
                                      secrets.token_hex(4)]).encode()).hexdigest()
@@ -289,10 +328,10 @@ def _row(state: _Round, answer: dict, person: str, role: str, criterion: Criteri
             "condition": answer["condition"], "rubric": state.rubric.name, "rubric_hash": state.rubric.hash,
             "criterion": criterion.id, "grader": person, "role": role, "points": value,
             "response_id": int(answer["response_id"]), "round": state.number, "source": source, "simulated": False,
-            "note": note, "recorded_by": person}
+            "note": note, "recorded_by": person, **actor.columns()}
 
 
-def submit_grades(store: Store, token: str, grader: str, points: dict[str, int], note: str | None = None,
+def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str, int], note: str | None = None,
                   source: str = "page") -> Submitted:
     """Record a grader's blind marks on some or all criteria of one answer (latest mark counts).
 
@@ -300,7 +339,8 @@ def submit_grades(store: Store, token: str, grader: str, points: dict[str, int],
     settled answer (a change then goes through adjudication)."""
     from ..store.grades import add_grades_con
 
-    _check_name(grader, "the grader")
+    actor = _acting(grader, GRADE, "the grader")
+    grader, store = actor.key, _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if grader not in status.graders and len(status.graders) >= state.k:
@@ -308,7 +348,7 @@ def submit_grades(store: Store, token: str, grader: str, points: dict[str, int],
     if status.settled:
         raise BlindGradingError("this answer is settled; a change goes through an adjudicator")
     marks = _validated(state, answer, points)
-    rows = [_row(state, answer, grader, GRADE_ROLE, c, v, note, source) for c, v in marks]
+    rows = [_row(state, answer, actor, GRADE_ROLE, c, v, _note(note), source) for c, v in marks]
     with store.transaction() as con:
         added = add_grades_con(con, rows)
     after = _load_round(store, state.dataset, state.rubric.name)
@@ -316,10 +356,11 @@ def submit_grades(store: Store, token: str, grader: str, points: dict[str, int],
     return Submitted(str(token), added, grader in new.complete, new.settled, new.disputed)
 
 
-def adjudication_queue(store: Store, dataset: str, rubric: str, adjudicator: str) -> list[GradingTask]:
+def adjudication_queue(store: StoreLike, dataset: str, rubric: str, adjudicator: Actor) -> list[GradingTask]:
     """Answers whose k graders disagree on a criterion no adjudicator has decided, for someone who
     graded none of them. Each task names the disputed criteria and the graders' marks (unnamed)."""
-    _check_name(adjudicator, "the adjudicator")
+    adjudicator = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    store = _store(store)
     state = _load_round(store, dataset, rubric)
     out = []
     for answer in state.answers.to_dict("records"):
@@ -334,12 +375,13 @@ def adjudication_queue(store: Store, dataset: str, rubric: str, adjudicator: str
     return out
 
 
-def adjudicate(store: Store, token: str, adjudicator: str, points: dict[str, int], note: str | None = None,
+def adjudicate(store: StoreLike, token: str, adjudicator: Actor, points: dict[str, int], note: str | None = None,
                source: str = "page") -> Submitted:
     """Decide the disputed criteria of an answer (an adjudicator who graded it may not)."""
     from ..store.grades import add_grades_con
 
-    _check_name(adjudicator, "the adjudicator")
+    actor = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator")
+    adjudicator, store = actor.key, _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if adjudicator in status.graders:
@@ -347,17 +389,19 @@ def adjudicate(store: Store, token: str, adjudicator: str, points: dict[str, int
     if not status.disputed:
         raise BlindGradingError("this answer has no disputed criterion to adjudicate")
     marks = _validated(state, answer, points, only=status.disputed)
-    rows = [_row(state, answer, adjudicator, ADJUDICATE_ROLE, c, v, note, source) for c, v in marks]
+    rows = [_row(state, answer, actor, ADJUDICATE_ROLE, c, v, _note(note), source) for c, v in marks]
     with store.transaction() as con:
         added = add_grades_con(con, rows)
     new = _status(_load_round(store, state.dataset, state.rubric.name), answer)
     return Submitted(str(token), added, True, new.settled, new.disputed)
 
 
-def answer_grades(store: Store, token: str, viewer: str) -> pd.DataFrame:
+def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
     """The marks on an answer a person may see: everyone's once it is settled, before that only
-    the viewer's own (the blindness rule in one place). ``attrs["settled"]`` says which."""
-    state, answer = _round_of(store, token)
+    the viewer's own (the blindness rule in one place, whatever the viewer's roles).
+    ``attrs["settled"]`` says which."""
+    viewer = as_identity(viewer).key
+    state, answer = _round_of(_store(store), token)
     status = _status(state, answer)
     rows = _answer_grades(state, answer)
     columns = ["criterion", "grader", "role", "points", "graded_at"]
@@ -367,15 +411,32 @@ def answer_grades(store: Store, token: str, viewer: str) -> pd.DataFrame:
     return out
 
 
-def round_progress(store: Store, dataset: str, rubric: str) -> pd.DataFrame:
-    """Counts of the current round (no model, no marks): answers, graded by k, disputed, settled."""
-    state = _load_round(store, dataset, rubric)
+def round_progress(store: StoreLike, dataset: str, rubric: str, grader: Actor | None = None) -> pd.DataFrame:
+    """Counts of the current round (no model, no marks): answers, graded by k, disputed, settled;
+    with ``grader``, also how many answers that person has graded in full (``mine``)."""
+    state = _load_round(_store(store), dataset, rubric)
     statuses = [_status(state, a) for a in state.answers.to_dict("records")]
     return pd.DataFrame([{
         "dataset": dataset, "rubric": state.rubric.name, "round": state.number, "graders_per_answer": state.k,
         "answers": len(statuses), "started": sum(1 for s in statuses if s.graders),
         "fully_graded": sum(1 for s in statuses if len(s.complete) >= state.k),
-        "disputed": sum(1 for s in statuses if s.disputed), "settled": sum(1 for s in statuses if s.settled)}])
+        "disputed": sum(1 for s in statuses if s.disputed), "settled": sum(1 for s in statuses if s.settled),
+        **({"mine": sum(1 for s in statuses if as_identity(grader).key in s.complete)} if grader is not None else {})}])
+
+
+def task_image(store: StoreLike, task: GradingTask) -> Path | None:
+    """The file of the item's image (None when the item has none)."""
+    from ..store.items import image_path
+
+    return image_path(_store(store), task.image_hash) if task.image_hash else None
+
+
+def _note(note: str | None) -> str | None:
+    """A grader's note: stripped, empty as None, at most 2,000 characters."""
+    text = (note or "").strip()
+    if len(text) > 2000:
+        raise UserError("a note holds at most 2,000 characters")
+    return text or None
 
 
 def _check_name(name: str, what: str) -> None:

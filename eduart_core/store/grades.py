@@ -15,7 +15,8 @@ from .judges import has_table
 from .runs import insert_frame
 
 GRADE_COLUMNS = ("grade_key", "dataset", "item_id", "model", "condition", "rubric", "rubric_hash", "criterion",
-                 "grader", "role", "points", "response_id", "round", "source", "simulated", "note", "recorded_by")
+                 "grader", "role", "points", "response_id", "round", "source", "simulated", "note", "recorded_by",
+                 "actor_subject", "actor_provider", "actor_name")
 GRADE_READ_COLUMNS = ("grade_id", *GRADE_COLUMNS, "graded_at")
 ROUND_ANSWER_COLUMNS = ("token", "dataset", "rubric", "round", "item_id", "model", "condition", "response_id",
                         "position")
@@ -43,7 +44,7 @@ def add_grades_con(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> int:
     columns = list(GRADE_COLUMNS) + (["graded_at"] if any(r.get("graded_at") is not None for r in fresh) else [])
     frame = pd.DataFrame([{c: r.get(c) for c in columns} for r in fresh], columns=columns)
     for column in ("grade_key", "dataset", "item_id", "model", "condition", "rubric", "rubric_hash", "criterion",
-                   "grader", "role", "source", "note", "recorded_by"):
+                   "grader", "role", "source", "note", "recorded_by", "actor_subject", "actor_provider", "actor_name"):
         frame[column] = pd.Series([None if v is None else str(v) for v in frame[column]], dtype=object)
     frame["points"] = frame["points"].astype(float)
     frame["response_id"] = pd.to_numeric(frame["response_id"], errors="coerce").astype("Int64")
@@ -84,14 +85,17 @@ def latest_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str) 
     return (int(row[0]), int(row[1])) if row else None
 
 
-def create_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, graders: int, set_by: str,
+def create_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, graders: int, actor: dict,
                      answers: list[dict]) -> int:
     """A new round (number = last + 1) serving ``answers`` (token, item_id, model, condition,
-    response_id, position); returns its number."""
+    response_id, position); returns its number. ``actor`` holds the identity columns of who set it
+    (``actor_subject``, ``actor_provider``, ``actor_name``)."""
     last = latest_round_con(con, dataset, rubric)
     number = (last[0] if last else 0) + 1
-    con.execute("INSERT INTO grading_rounds (dataset, rubric, round, graders, set_by) VALUES (?, ?, ?, ?, ?)",
-                [dataset, rubric, number, int(graders), set_by])
+    con.execute("INSERT INTO grading_rounds (dataset, rubric, round, graders, set_by, actor_subject, actor_provider, "
+                "actor_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [dataset, rubric, number, int(graders), actor["actor_subject"], actor["actor_subject"],
+                 actor["actor_provider"], actor["actor_name"]])
     if answers:
         frame = pd.DataFrame([{**a, "dataset": dataset, "rubric": rubric, "round": number} for a in answers],
                              columns=list(ROUND_ANSWER_COLUMNS))
@@ -104,10 +108,13 @@ def create_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, 
 
 
 def set_round_graders_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, round_: int, graders: int,
-                          set_by: str) -> None:
-    """Change how many graders each answer of a round needs (a new row would be a new round: update)."""
-    con.execute("UPDATE grading_rounds SET graders = ?, set_by = ?, set_at = current_timestamp "
-                "WHERE dataset = ? AND rubric = ? AND round = ?", [int(graders), set_by, dataset, rubric, int(round_)])
+                          actor: dict) -> None:
+    """Change how many graders each answer of a round needs (a new row would be a new round: update;
+    the row then names who changed it last)."""
+    con.execute("UPDATE grading_rounds SET graders = ?, set_by = ?, actor_subject = ?, actor_provider = ?, "
+                "actor_name = ?, set_at = current_timestamp WHERE dataset = ? AND rubric = ? AND round = ?",
+                [int(graders), actor["actor_subject"], actor["actor_subject"], actor["actor_provider"],
+                 actor["actor_name"], dataset, rubric, int(round_)])
 
 
 def round_answers_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, round_: int) -> pd.DataFrame:
@@ -154,3 +161,14 @@ def model_keys_con(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     for key, _name in con.execute("SELECT model, display_name FROM models").fetchall():
         out[str(key)] = str(key)
     return out
+
+
+def current_rounds_con(con: duckdb.DuckDBPyConnection, dataset: str) -> pd.DataFrame:
+    """The newest grading round of every rubric of a dataset (rubric, round, graders, set_by, set_at)."""
+    columns = ["rubric", "round", "graders", "set_by", "set_at"]
+    if not has_table(con, "grading_rounds"):
+        return pd.DataFrame(columns=columns)
+    return con.execute(
+        "SELECT rubric, round, graders, set_by, set_at FROM (SELECT *, row_number() OVER (PARTITION BY rubric "
+        "ORDER BY round DESC) AS newest FROM grading_rounds WHERE dataset = ?) AS r WHERE newest = 1 ORDER BY rubric",
+        [dataset]).df()[columns]

@@ -409,7 +409,8 @@ MIGRATIONS.append((8, "latest response marker", [
 # never sees which model wrote an answer); a judge profile records the version its scores come from
 # (judge model id, prompt hash, rubric hash, temperature); judgements are the judge's replies per
 # answer, criterion, repetition and probe, with the option order that was shown; the calibration
-# gate's thresholds per dataset are rows too (the latest wins).
+# gate's thresholds per dataset are rows too (the latest wins). Grades and rounds carry the acting
+# identity (subject, provider, display name) as every attributable row of team mode does.
 MIGRATIONS.append((13, "rubric judges and blind grading", [
     "CREATE SEQUENCE IF NOT EXISTS grade_seq START 1",
     """CREATE TABLE IF NOT EXISTS grades (
@@ -430,7 +431,10 @@ MIGRATIONS.append((13, "rubric judges and blind grading", [
         source TEXT NOT NULL DEFAULT 'page',  -- page | import | simulated | cli
         simulated BOOLEAN NOT NULL DEFAULT FALSE,
         note TEXT,
-        recorded_by TEXT NOT NULL,         -- who wrote the row (the grader, or who imported it)
+        recorded_by TEXT NOT NULL,         -- who wrote the row (the grader, or who imported it): a subject
+        actor_subject TEXT,                -- the identity that wrote the row (team mode)
+        actor_provider TEXT,
+        actor_name TEXT,
         graded_at TIMESTAMP NOT NULL DEFAULT current_timestamp
     )""",
     "CREATE INDEX IF NOT EXISTS grades_answer ON grades(dataset, rubric, item_id, model, condition)",
@@ -440,6 +444,9 @@ MIGRATIONS.append((13, "rubric judges and blind grading", [
         round INTEGER NOT NULL,
         graders INTEGER NOT NULL,          -- independent graders each answer needs
         set_by TEXT NOT NULL,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
         set_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
         PRIMARY KEY (dataset, rubric, round)
     )""",
