@@ -168,11 +168,12 @@ PAGE_SPECS = {
     "tasks": ("pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", "tasks"),
     "team": ("pages/10_team_page.py", "Team", ":material/group:", "team"),
     "exam": ("pages/11_exam_page.py", "Sit the exam", ":material/edit_note:", "exam"),
+    "grading": ("pages/12_grading_page.py", "Grade answers", ":material/grading:", "grading"),
 }
 MENU = {
     "Results": ("overview", "tasks", "formats", "motivation", "images"),
     "Items and statistics": ("inspector", "psychometrics", "profiles"),
-    "Work": ("runs", "review", "exam", "team"),
+    "Work": ("runs", "review", "grading", "exam", "team"),
 }
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 

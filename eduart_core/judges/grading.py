@@ -424,6 +424,13 @@ def round_progress(store: StoreLike, dataset: str, rubric: str, grader: Actor | 
         **({"mine": sum(1 for s in statuses if as_identity(grader).key in s.complete)} if grader is not None else {})}])
 
 
+def rubric_names() -> list[str]:
+    """The rubrics a round can be started with (the rubric folder's files)."""
+    from .rubric import load_rubrics
+
+    return [r.name for r in load_rubrics()]
+
+
 def task_image(store: StoreLike, task: GradingTask) -> Path | None:
     """The file of the item's image (None when the item has none)."""
     from ..store.items import image_path
