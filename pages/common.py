@@ -17,13 +17,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, profiles, views
+from eduart_core import exports, panels, profiles, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
-from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
 from eduart_core.text import plain, truncate
-from eduart_core.views import EmptySelection, ItemLevelUnavailable
+from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError
 from eduart_core.vocab import (
     ALL_ITEMS,
     CONDITION_HELP,
@@ -75,7 +74,13 @@ def page_icon():
 
 def store_path() -> str:
     """Path of the store the app shows ($EDUART_DB or data/eduart.duckdb)."""
-    return str(default_db_path())
+    return views.store_path()
+
+
+def store(lock_timeout_s: float = 10.0):
+    """The store handle a page passes to the domain modules that write (runner, review, suspects,
+    overrides); reads go through `views` with `source()`."""
+    return views.open_store(store_path(), lock_timeout_s=lock_timeout_s)
 
 
 _VERSION_TTL_S = 1.0
@@ -102,7 +107,7 @@ def _store_version(path: str) -> int:
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    version = int(Store(path, lock_timeout_s=3.0).data_version())
+    version = views.Source.of(path, lock_timeout_s=3.0).version
     _versions[path] = (now, version)
     return version
 
@@ -421,7 +426,7 @@ def banner(sel: Selection) -> None:
 
 def scoring_label(sel: Selection) -> str:
     """'profile strict' / 'profile paper', or 'published scores' for aggregate-only data."""
-    return "published scores" if flags(sel).aggregate_only else f"profile {sel.profile}"
+    return panels.scoring_label(source(), sel)
 
 
 def header(title: str, intro: str, sel: Selection) -> None:
@@ -495,6 +500,16 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
     if not pres:
         _chart_downloads(fig, stem, key, context)
     return state
+
+
+def panel(drawn: panels.Drawn, *, main: bool = False, on_select: str | None = None, height: int | None = None):
+    """Draw a story figure (`eduart_core.panels`) with the caption and export context it has everywhere;
+    when the figure is clickable here, the caption also says what a click does. Returns the selection state."""
+    caption = drawn.caption
+    if on_select and drawn.panel.hint:
+        caption += " " + drawn.panel.hint
+    return chart(drawn.figure, drawn.panel.name, caption, story=drawn.story, main=main, context=drawn.context,
+                 on_select=on_select, height=height)
 
 
 def selected_points(state) -> list[dict]:
@@ -632,7 +647,7 @@ def open_in_inspector(item_id: str) -> None:
     st.switch_page("pages/1_inspector_page.py")
 
 
-# ---------------------------------------------------------------- data shown as text (issue 18)
+# ---------------------------------------------------------------- data shown as text
 
 def long_text(value, key: str, *, code: bool = False, limit: int | None = None, name: str = "full text") -> None:
     """Show a text from data (an answer, a justification, a raw response) as plain text.
@@ -707,7 +722,7 @@ def _stored_roles(subject: str) -> frozenset[str]:
     if memo is not None and memo[0] == key:
         return memo[1]
     try:
-        roles = stored_roles(Store(path, lock_timeout_s=3.0), subject)
+        roles = stored_roles(store(lock_timeout_s=3.0), subject)
     except StoreError as exc:
         logger.warning("roles table not read: %s", exc)
         roles = frozenset()

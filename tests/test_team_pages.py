@@ -2,7 +2,7 @@
 page x action matrix (which pages each role opens, which writes each page offers it), the sign-in
 gate, and the one line a person without a role sees.
 
-The matrix reads the registries (``app.PAGE_SPECS``, ``team.ROLES``, ``team.PAGE_ROLES``,
+The matrix reads the registries (``pages.menu.PAGES``, ``team.ROLES``, ``team.PAGE_ROLES``,
 ``team.ACTIONS``); that the library refuses the same writes is ``test_team_permissions``."""
 from __future__ import annotations
 
@@ -36,13 +36,11 @@ OPEN_PANELS = {"review": {"review_show_rounds": True}}
 
 
 def page_keys() -> dict:
-    """``app.PAGE_SPECS`` read from app.py without running the app (its pages are script paths,
-    except the overview, a function of app.py: the first run draws it)."""
-    text = (ROOT / "app.py").read_text(encoding="utf-8")
-    start = text.index("PAGE_SPECS = {")
-    namespace: dict = {}
-    exec(text[start:text.index("}\n", start) + 1], {"overview": None}, namespace)
-    return namespace["PAGE_SPECS"]
+    """The app's pages from the registry ``pages.menu.PAGES``: key -> (script, title, icon, URL path);
+    the overview's script is None (a function of app.py: the first run draws it)."""
+    from pages import menu
+
+    return {key: (spec.script, spec.title, spec.icon, spec.key) for key, spec in menu.PAGES.items()}
 
 
 SPECS = page_keys()
