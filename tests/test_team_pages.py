@@ -31,6 +31,7 @@ PAGE_ACTIONS = {
     "runs": [("button", "runs_launch", team.LAUNCH_RUN)],
     "team": [("button", "team_grant", team.CHANGE_ROLES)],
     "inspector": [("text_input", "ovr_reason", team.OVERRIDE_SCORE)],
+    "grading": [("button", "grading_start", team.SET_GRADING_ROUND)],
 }
 OPEN_PANELS = {"review": {"review_show_rounds": True}}
 
