@@ -22,6 +22,8 @@ from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
 ROWS_PER_PAGE = (25, 50, 100)
@@ -185,7 +187,7 @@ def item_list_section() -> Chosen:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
     # Which item and which response: a click in the matrix or the table > a jump from another page
-    # or a button > the URL > what was open > the first item of the list.
+    # or a button > the URL > what was open > the first item of the list the models split on.
     current = st.session_state.get("insp_current")
     opened = common.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
@@ -202,7 +204,7 @@ def item_list_section() -> Chosen:
         if search and ids:  # the search opens what it finds
             current = ids[0]
         elif ids and current not in ids and not requested:
-            current = ids[0]
+            current = analysis.opening_item(table)  # one the models split on, not one every model got right
     cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
@@ -214,7 +216,7 @@ def item_list_section() -> Chosen:
         st.session_state["_insp_last_row"] = ids[rows[0]]
         current = ids[rows[0]]
     if current not in set(every["item_id"]):
-        current = ids[0] if ids else None
+        current = analysis.opening_item(table)
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
@@ -380,7 +382,7 @@ def review_section(item: dict, current: str) -> None:
     """Version history, and a link to the suspect-key queue when this item's key is flagged."""
     goto_review = st.session_state.pop("_inspgoto_review", None)
     if goto_review:
-        st.switch_page("pages/8_review_page.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
+        st.switch_page("pages/8_review.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
     review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
                              key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
     if review_box.open:
@@ -492,11 +494,11 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
                 with st.expander("Raw response"):
                     common.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
 
-    overview = pd.DataFrame([{
-        "model": plain(r.model), "condition": r.condition,
-        **{p_: f"{_badge(getattr(r, f'{p_}_score'))} {_score(getattr(r, f'{p_}_score'))}" for p_ in vocab.PROFILES},
-        "answer": plain(truncate(display.answer_summary(getattr(r, f"{prof}_details"), record), OVERVIEW_CHARS)[0]),
-    } for r in latest.sort_values(["model", "condition"]).itertuples()])
+    overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
+        "model": plain(r["model"]), "condition": r["condition"],
+        **{p_: f"{_badge(r[f'{p_}_score'])} {_score(r[f'{p_}_score'])}" for p_ in vocab.PROFILES},
+        "answer": plain(truncate(display.answer_summary(r[f"{prof}_details"], record), OVERVIEW_CHARS)[0]),
+    } for r in latest.sort_values(["model", "condition"]).to_dict("records")])
     st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)
     return latest
 
