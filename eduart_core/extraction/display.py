@@ -193,8 +193,7 @@ def decision_words(action: str, shown_order: str | None = None, as_shown: bool =
 
     A and B name the extractors themselves; ``as_shown`` names the side the reviewer was shown
     instead (a blind reviewer reading their own decisions, ``shown_order`` "BA": A and B swapped)."""
-    from .consensus import FLAG
-    from .review import ACCEPT_A, ACCEPT_B, EDIT
+    from .consensus import ACCEPT_A, ACCEPT_B, EDIT, FLAG
 
     if action in (ACCEPT_A, ACCEPT_B):
         side = "A" if action == ACCEPT_A else "B"

@@ -27,9 +27,12 @@ from ..store.extraction import ReviewConflict
 from ..team import ADJUDICATE, BULK_ACCEPT, DECIDE, SET_ROUND, Identity, as_identity, operator
 from .compare import top_field
 from .consensus import (
+    ACCEPT_A,
+    ACCEPT_B,
     ADJUDICATE_ROLE,
     ADJUDICATION,
     AWAITING,
+    EDIT,
     FLAG,
     FLAGGED,
     OPEN,
@@ -47,7 +50,6 @@ from .paths import get_at, set_at
 
 logger = logging.getLogger(__name__)
 
-ACCEPT_A, ACCEPT_B, EDIT = "accept_a", "accept_b", "edit"
 ACTIONS = (ACCEPT_A, ACCEPT_B, EDIT, FLAG)
 LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
 ORDERS = ("AB", "BA")  # which extractor is shown as "A" (first) to a reviewer
