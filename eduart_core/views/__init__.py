@@ -46,13 +46,17 @@ from .irt import (
     dif,
     distractors,
     irt_abilities,
+    irt_category_information,
+    irt_default_model,
     irt_fit,
     irt_information,
     irt_item_curve,
     irt_items,
+    irt_panel,
     irt_wright_map,
     parallel_contrasts,
 )
+from .irt_fit import irt_item_fit, irt_model_comparison, irt_person_fit, irt_residuals
 from .items import (
     dataset_glance,
     image_sizes,
@@ -165,6 +169,11 @@ _SPECS = (
     ViewSpec("irt_information", irt_information, "Psychometrics, IRT tab: test information curves per format"),
     ViewSpec("irt_wright_map", irt_wright_map, "Psychometrics, IRT tab: Wright map"),
     ViewSpec("irt_item_curve", irt_item_curve, "Item inspector: item characteristic curve (option item=<id>)"),
+    ViewSpec("irt_category_information", irt_category_information, "Psychometrics, IRT tab: information per score level"),
+    ViewSpec("irt_item_fit", irt_item_fit, "Psychometrics, IRT tab: item fit (infit, outfit, S-X2) and misfit flags"),
+    ViewSpec("irt_person_fit", irt_person_fit, "Psychometrics, IRT tab: person fit (lz, infit, outfit), invalid answers"),
+    ViewSpec("irt_model_comparison", irt_model_comparison, "Psychometrics, IRT tab and report: SE gain over the 0.5 rule"),
+    ViewSpec("irt_residuals", irt_residuals, "Item inspector: one examinee's unexpected answers (aberrant filter)"),
     ViewSpec("distractors", distractors, "Psychometrics, Distractors tab: option shares, r_pb and flags"),
     ViewSpec("dif", dif, "Psychometrics, DIF tab: Mantel-Haenszel and logistic-regression DIF between conditions"),
     ViewSpec("parallel_contrasts", parallel_contrasts, "Psychometrics, DIF tab: paired contrasts of parallel forms"),
@@ -237,4 +246,6 @@ __all__ = [
     "regression_choices", "reliability", "responses", "review_agreement", "review_queue", "run_view", "runs",
     "scorer_fingerprint", "selected_scores", "setting_words", "Source", "study_features", "StudyFeatures",
     "suspect_keys", "task_correlations", "type_means", "type_scores", "ViewSpec",
+    "irt_category_information", "irt_default_model", "irt_item_fit", "irt_model_comparison", "irt_panel",
+    "irt_person_fit", "irt_residuals",
 ]
