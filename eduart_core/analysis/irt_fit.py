@@ -112,7 +112,7 @@ def item_fit(fit: IrtFit) -> pd.DataFrame:
     meta = fit.items.set_index("item_id")[["type", "family", "status", "n_examinees"]]
     table = table.join(meta, on="item_id")
     out = table[ITEM_FIT_COLUMNS].reset_index(drop=True)
-    out.attrs.update(rule=ITEM_FIT_RULE, sx2=bool(sx2), sx2_examinees=complete,
+    out.attrs.update(fit_rule=ITEM_FIT_RULE, sx2=bool(sx2), sx2_examinees=complete,
                      sx2_note=(f"S-X2 on the {complete} examinees who answered every item" if sx2 else
                                f"S-X2 not computed: it needs at least {SX2_MIN_EXAMINEES} examinees who answered "
                                f"every item (this panel has {complete})"))
@@ -148,8 +148,9 @@ def residuals(fit: IrtFit) -> pd.DataFrame:
                         "residual": (cal.codes - mean)[rows, cols], "z": z[rows, cols]})
     out["type"] = out["item_id"].map(types)
     out["unexpected"] = out["z"].abs() > RESIDUAL_LIMIT
-    out.attrs["rule"] = RESIDUAL_RULE
-    return out[RESIDUAL_COLUMNS]
+    out = out[RESIDUAL_COLUMNS]
+    out.attrs["residual_rule"] = RESIDUAL_RULE
+    return out
 
 
 def person_fit(fit: IrtFit, top: int = TOP_ITEMS) -> pd.DataFrame:
@@ -175,7 +176,7 @@ def person_fit(fit: IrtFit, top: int = TOP_ITEMS) -> pd.DataFrame:
     table["top_items"] = table["examinee"].map(ids).map(lambda v: v if isinstance(v, list) else [])
     table["top_items_text"] = table["examinee"].map(text).fillna("")
     out = table[PERSON_FIT_COLUMNS].reset_index(drop=True)
-    out.attrs.update(rule=PERSON_FIT_RULE, residual_rule=RESIDUAL_RULE)
+    out.attrs.update(fit_rule=PERSON_FIT_RULE, residual_rule=RESIDUAL_RULE)
     return out
 
 

@@ -43,6 +43,7 @@ from .explorer import (
 )
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
 from .irt import (
+    SUMMARY_ROW,
     dif,
     distractors,
     irt_abilities,
@@ -247,5 +248,5 @@ __all__ = [
     "scorer_fingerprint", "selected_scores", "setting_words", "Source", "study_features", "StudyFeatures",
     "suspect_keys", "task_correlations", "type_means", "type_scores", "ViewSpec",
     "irt_category_information", "irt_default_model", "irt_item_fit", "irt_model_comparison", "irt_panel",
-    "irt_person_fit", "irt_residuals",
+    "irt_person_fit", "irt_residuals", "SUMMARY_ROW",
 ]

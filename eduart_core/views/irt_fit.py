@@ -118,8 +118,8 @@ def irt_residuals(src: Source, sel: Selection, examinee: str = "", model: str = 
     if mine.empty:
         known = ", ".join(sorted(set(table["examinee"])))
         raise UserError(f"no examinee {examinee!r} in this fit; examinees: {known}")
-    return _labelled(mine.reset_index(drop=True), fit.n_examinees, examinee=examinee, rule=fit_checks.RESIDUAL_RULE,
-                     **{k: v for k, v in irt_panel(src, sel, model, examinees).items() if k != "rule"})
+    return _labelled(mine.reset_index(drop=True), fit.n_examinees, examinee=examinee,
+                     residual_rule=fit_checks.RESIDUAL_RULE, **irt_panel(src, sel, model, examinees))
 
 
 __all__ = ["irt_item_fit", "irt_model_comparison", "irt_person_fit", "irt_residuals"]
