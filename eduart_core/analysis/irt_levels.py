@@ -164,7 +164,7 @@ def step_information(codes: np.ndarray, slope: np.ndarray, steps: np.ndarray, gr
         for j, item in enumerate(range(part.start, part.stop)):
             m = int(np.sum(~np.isnan(steps[item])))
             g = at_least[j, :, :m]                                                  # points x m
-            joint = at_least[j, :, np.maximum.outer(np.arange(m), np.arange(m))]    # P(X >= max(v, w))
+            joint = at_least[j][:, np.maximum.outer(np.arange(m), np.arange(m))]    # P(X >= max(v, w))
             hessian = joint - g[:, :, None] * g[:, None, :]
             expected = np.einsum("p,pvw->vw", mass[j], hessian)
             means = weights[answered[:, item] > 0] @ g                               # examinees x m

@@ -121,14 +121,17 @@ def irt_items(src: Source, sel: Selection, model: str = IRT_AUTO,
 
 def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """Examinee abilities (EAP) with SEs and 95% intervals, ranked (ranks each could hold, ties); a last summary row gives the fitted ability SD."""
+    """Examinee abilities (EAP) with SEs and 95% intervals, ranked (ranks each could hold, ties); a last summary row gives the fitted ability SD.
+
+    The summary row (``row`` = "summary") holds the mean ability, the mean SE and, in
+    ``ability_sd``, the spread of abilities the model estimated (the SD of the latent distribution).
+    """
     fit = irt_fit(src, sel, model, examinees)
     ranked = ability_ranking(fit.abilities).assign(row=EXAMINEE_ROW, ability_sd=np.nan)
     summary = {"row": SUMMARY_ROW, "examinee": f"All {len(ranked)} examinees", "ability": ranked["ability"].mean(),
-               "ability_se": ranked["ability_se"].mean(), "ability_sd": fit.latent_sd,
-               "n_items": ranked["n_items"].mean()}
+               "ability_se": ranked["ability_se"].mean(), "ability_sd": fit.latent_sd}
     frame = pd.concat([ranked, pd.DataFrame([summary])], ignore_index=True)
-    for column in ("rank", "rank_best", "rank_worst", "n_tied", "n_right"):
+    for column in ("rank", "rank_best", "rank_worst", "n_tied", "n_right", "n_items"):
         frame[column] = frame[column].astype("Int64")
     return _labelled(frame, fit.n_examinees, mean_ability_se=float(ranked["ability_se"].mean()),
                      sd_of_estimates=float(ranked["ability"].std(ddof=1)) if len(ranked) > 1 else float("nan"),
