@@ -155,6 +155,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "irt_default_model", "SUMMARY_ROW",  # the IRT model `auto` stands for; the abilities' summary row
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
