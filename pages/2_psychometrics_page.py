@@ -120,7 +120,8 @@ def irt_tab() -> None:
                          format_func=vocab.IRT_MODELS.get,
                          help="The partial credit models read each format's score levels (blanks, statements or errors "
                               "right); Rasch and 2PL read every answer as right or wrong (score >= 0.5, the 0.5 rule).")
-    options = {"model": model, "examinees": examinees}
+    # the default is asked for as `auto`, as `show` does, so the caption can say why this model
+    options = {"model": vocab.IRT_AUTO if model == default else model, "examinees": examinees}
     with common.guard():
         items = views.irt_items(src, sel, **options)
         ranking = views.irt_abilities(src, sel, **options)

@@ -212,6 +212,95 @@ def _louis_se(codes, slope, steps, grid, weights) -> tuple[np.ndarray, np.ndarra
     return steps_se, location_se
 
 
+def _standard_errors(model: str, result, codes, slope, steps, steps_se, slope_se, grid, weights, full_se: bool):
+    """(step SEs, location SEs, slope SEs, SE method in words, notes) by the rule of the module docstring."""
+    notes: list[str] = []
+    if full_se:
+        location_se, joint = _location_se(result, steps, steps_se)
+        se_method = "full observed information (Oakes)"
+        if np.isnan(steps_se).all():
+            se_method = "none (the information matrix could not be inverted)"
+            notes.append("standard errors could not be computed: the observed information is singular, so some "
+                         "parameters are not identified by these responses (often a level reached by one examinee)")
+        elif not joint:
+            notes.append("location SEs ignore the covariance of an item's thresholds")
+    elif model == IRT_PCM:
+        steps_se, location_se = _louis_se(codes, slope, steps, grid, weights)
+        se_method = f"each item's own observed information (more than {irt.FULL_SE_MAX_ITEMS} items)"
+    else:
+        location_se = np.full(len(slope), np.nan)
+        se_method = f"none (more than {irt.FULL_SE_MAX_ITEMS} items)"
+        notes.append(f"GPCM standard errors are not computed above {irt.FULL_SE_MAX_ITEMS} items")
+    if model == IRT_PCM:
+        slope_se = np.full(len(slope), np.nan)
+    return steps_se, location_se, slope_se, se_method, notes
+
+
+def _estimate_notes(model: str, n_cat, parts, levels, slope, steps) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(what the estimates need said, items at the library's bounds, items with disordered thresholds)."""
+    label = FAMILY_NAMES[FAMILIES[model][1]]
+    notes = []
+    if (n_cat <= 2).all():
+        notes.append(f"no item has more than two observed score levels here, so the {label} is the "
+                     f"{'Rasch model' if model == IRT_PCM else '2PL'} on these data")
+    merged = sum(1 for k, lv in zip(parts, levels) if len(lv) < k + 1)
+    if merged and (parts > 1).any():
+        notes.append(f"{merged} item(s) have score levels nobody reached: their thresholds join the levels on either "
+                     "side (the threshold names say which)")
+    at_bound = (np.abs(np.nan_to_num(steps)) >= irt.DIFFICULTY_BOUND - _AT_BOUND).any(axis=1)
+    if model == IRT_GPCM:
+        at_bound |= (slope <= irt.SLOPE_BOUNDS[0] + _AT_BOUND) | (slope >= irt.SLOPE_BOUNDS[1] - _AT_BOUND)
+    if at_bound.any():
+        notes.append(f"{int(at_bound.sum())} item estimate(s) at the library's bounds (threshold ±{irt.DIFFICULTY_BOUND:g}"
+                     + (f", slope {irt.SLOPE_BOUNDS[0]:g}-{irt.SLOPE_BOUNDS[1]:g}" if model == IRT_GPCM else "") + ")")
+    disordered = np.array([bool((np.diff(s[~np.isnan(s)]) < 0).any()) for s in steps])
+    if disordered.any():
+        notes.append(f"{int(disordered.sum())} item(s) have disordered thresholds (a higher level is easier to reach "
+                     "than a lower one): a sign of levels that examinees rarely stop at")
+    return notes, at_bound, disordered
+
+
+def _item_table(rm: irt.ResponseMatrix, k, status, fitted, n_cat_all, n_cat, model, estimates: dict) -> pd.DataFrame:
+    """`irt.ITEM_COLUMNS` for every item (estimates: slope, steps, steps_se, location_se, slope_se,
+    at_bound, disordered, levels of the fitted items)."""
+    x = rm.x
+    answered = (~np.isnan(x)).sum(axis=0)
+    idx = np.flatnonzero(fitted)
+    steps = estimates["steps"]
+    items = rm.items.assign(
+        n_examinees=answered.astype(int), n_right=np.nansum(x >= k[None, :], axis=0).astype(int),
+        p=np.where(answered > 0, np.nansum(x / k[None, :], axis=0) / np.maximum(answered, 1), np.nan),
+        status=status, informative=fitted)
+    for col in ("difficulty", "difficulty_se", "discrimination", "discrimination_se"):
+        items[col] = np.nan
+    items["at_bound"] = False
+    items.loc[idx, "difficulty"] = np.nanmean(steps, axis=1)
+    items.loc[idx, "difficulty_se"] = estimates["location_se"]
+    items.loc[idx, "discrimination"] = estimates["slope"]
+    items.loc[idx, "discrimination_se"] = estimates["slope_se"]
+    items.loc[idx, "at_bound"] = estimates["at_bound"]
+    one, many = FAMILIES[model]
+    family = np.full(len(items), None, dtype=object)
+    family[idx] = [FAMILY_NAMES[one if c == 2 else many] for c in n_cat]
+    items["family"] = family
+    items["n_levels"] = (k + 1).astype(int)
+    items["levels_observed"] = n_cat_all.astype(int)
+    thresholds, ses, names = ([[] for _ in range(len(items))] for _ in range(3))
+    disordered = np.zeros(len(items), dtype=bool)
+    for row, j in enumerate(idx):
+        m = int(n_cat[row]) - 1
+        thresholds[j] = [float(v) for v in steps[row, :m]]
+        ses[j] = [float(v) for v in estimates["steps_se"][row, :m]]
+        levels = estimates["levels"][row]
+        names[j] = [f"{a}-{b}" for a, b in zip(levels[:-1], levels[1:])]
+        disordered[j] = estimates["disordered"][row]
+    items["thresholds"] = pd.Series(thresholds, index=items.index, dtype=object)
+    items["threshold_se"] = pd.Series(ses, index=items.index, dtype=object)
+    items["threshold_levels"] = pd.Series(names, index=items.index, dtype=object)
+    items["disordered"] = disordered
+    return items
+
+
 def fit_polytomous(df: pd.DataFrame, model: str, parts: Mapping[str, int]) -> irt.IrtFit:
     """Fit the PCM or GPCM (mixed with Rasch / 2PL items) to the score levels of a long score frame.
 
@@ -234,104 +323,37 @@ def fit_polytomous(df: pd.DataFrame, model: str, parts: Mapping[str, int]) -> ir
     codes = all_codes[has_any][:, fitted]
     n_cat = n_cat_all[fitted]
     full_se = n_items <= irt.FULL_SE_MAX_ITEMS
-    label = FAMILY_NAMES[FAMILIES[model][1]]
     try:
         result, sd = _library_fit(codes, n_cat, model, full_se)
     except (ValueError, ArithmeticError, RuntimeError, np.linalg.LinAlgError) as exc:
         logger.warning("%s fit on %d x %d failed: %s", model, n_ex, n_items, exc)
-        raise UserError(f"the {label} cannot be fitted to these {n_ex} examinees and {n_items} items "
-                        f"(the fitting library: {str(exc).splitlines()[0][:200]})") from None
+        raise UserError(f"the {FAMILY_NAMES[FAMILIES[model][1]]} cannot be fitted to these {n_ex} examinees and "
+                        f"{n_items} items (the fitting library: {str(exc).splitlines()[0][:200]})") from None
     slope, steps, steps_se, slope_se = _parameters(result, n_cat)
     theta, theta_se, grid, weights = eap_abilities(codes, slope, steps, sd)
-    notes: list[str] = []
-    if full_se:
-        location_se, joint = _location_se(result, steps, steps_se)
-        se_method = "full observed information (Oakes)"
-        if np.isnan(steps_se).all():
-            se_method = "none (the information matrix could not be inverted)"
-            notes.append("standard errors could not be computed: the observed information is singular, so some "
-                         "parameters are not identified by these responses (often a level reached by one examinee)")
-        elif not joint:
-            notes.append("location SEs ignore the covariance of an item's thresholds")
-    elif model == IRT_PCM:
-        steps_se, location_se = _louis_se(codes, slope, steps, grid, weights)
-        se_method = f"each item's own observed information (more than {irt.FULL_SE_MAX_ITEMS} items)"
-    else:
-        location_se = np.full(n_items, np.nan)
-        se_method = f"none (more than {irt.FULL_SE_MAX_ITEMS} items)"
-        notes.append(f"GPCM standard errors are not computed above {irt.FULL_SE_MAX_ITEMS} items")
-    if model == IRT_PCM:
-        slope_se = np.full(n_items, np.nan)
-    if (n_cat <= 2).all():
-        notes.append(f"no item has more than two observed score levels here, so the {label} is the "
-                     f"{'Rasch model' if model == IRT_PCM else '2PL'} on these data")
+    steps_se, location_se, slope_se, se_method, notes = _standard_errors(
+        model, result, codes, slope, steps, steps_se, slope_se, grid, weights, full_se)
     levels = [observed[j] for j in np.flatnonzero(fitted)]
-    merged = sum(1 for j, lv in zip(np.flatnonzero(fitted), levels) if len(lv) < k[j] + 1)
-    if merged and (k[fitted] > 1).any():
-        notes.append(f"{merged} item(s) have score levels nobody reached: their thresholds join the levels on either "
-                     "side (the threshold names say which)")
-    bound = irt.DIFFICULTY_BOUND - _AT_BOUND
-    at_bound = (np.abs(np.nan_to_num(steps)) >= bound).any(axis=1)
-    if model == IRT_GPCM:
-        at_bound |= (slope <= irt.SLOPE_BOUNDS[0] + _AT_BOUND) | (slope >= irt.SLOPE_BOUNDS[1] - _AT_BOUND)
-    if at_bound.any():
-        notes.append(f"{int(at_bound.sum())} item estimate(s) at the library's bounds (threshold ±{irt.DIFFICULTY_BOUND:g}"
-                     + (f", slope {irt.SLOPE_BOUNDS[0]:g}-{irt.SLOPE_BOUNDS[1]:g}" if model == IRT_GPCM else "") + ")")
-    disordered = np.array([bool((np.diff(s[~np.isnan(s)]) < 0).any()) for s in steps])
-    if disordered.any():
-        notes.append(f"{int(disordered.sum())} item(s) have disordered thresholds (a higher level is easier to reach "
-                     "than a lower one): a sign of levels that examinees rarely stop at")
+    more, at_bound, disordered = _estimate_notes(model, n_cat, k[fitted], levels, slope, steps)
+    notes += more
     converged = bool(getattr(result, "converged", True))
     if not converged:
         notes.append("the EM algorithm stopped before converging")
-
-    x = rm.x
-    answered = (~np.isnan(x)).sum(axis=0)
-    idx = np.flatnonzero(fitted)
-    items = rm.items.assign(
-        n_examinees=answered.astype(int), n_right=np.nansum(x >= k[None, :], axis=0).astype(int),
-        p=np.where(answered > 0, np.nansum(x / k[None, :], axis=0) / np.maximum(answered, 1), np.nan),
-        status=status, informative=fitted)
-    for col in ("difficulty", "difficulty_se", "discrimination", "discrimination_se"):
-        items[col] = np.nan
-    items["at_bound"] = False
-    items.loc[idx, "difficulty"] = np.nanmean(steps, axis=1)
-    items.loc[idx, "difficulty_se"] = location_se
-    items.loc[idx, "discrimination"] = slope
-    items.loc[idx, "discrimination_se"] = slope_se
-    items.loc[idx, "at_bound"] = at_bound
-    one, many = FAMILIES[model]
-    family = np.full(len(items), None, dtype=object)
-    family[idx] = [FAMILY_NAMES[one if c == 2 else many] for c in n_cat]
-    items["family"] = family
-    items["n_levels"] = (k + 1).astype(int)
-    items["levels_observed"] = n_cat_all.astype(int)
-    empty = [[] for _ in range(len(items))]
-    thresholds, ses, names, order = list(empty), [list(e) for e in empty], [list(e) for e in empty], \
-        np.zeros(len(items), dtype=bool)
-    for row, j in enumerate(idx):
-        m = int(n_cat[row]) - 1
-        thresholds[j] = [float(v) for v in steps[row, :m]]
-        ses[j] = [float(v) for v in steps_se[row, :m]]
-        names[j] = [f"{a}-{b}" for a, b in zip(levels[row][:-1], levels[row][1:])]
-        order[j] = disordered[row]
-    items["thresholds"] = pd.Series(thresholds, index=items.index, dtype=object)
-    items["threshold_se"] = pd.Series(ses, index=items.index, dtype=object)
-    items["threshold_levels"] = pd.Series(names, index=items.index, dtype=object)
-    items["disordered"] = order
+    items = _item_table(rm, k, status, fitted, n_cat_all, n_cat, model, {
+        "slope": slope, "steps": steps, "steps_se": steps_se, "location_se": location_se, "slope_se": slope_se,
+        "at_bound": at_bound, "disordered": disordered, "levels": levels})
     calibration = irt.Calibration(result=result, codes=codes, rows=np.flatnonzero(has_any),
-                                  item_ids=items["item_id"].to_numpy(dtype=object)[idx],
+                                  item_ids=items["item_id"].to_numpy(dtype=object)[fitted],
                                   slope=slope, steps=steps, levels=levels)
     items = sort_frame(items[irt.ITEM_COLUMNS], ["type"])
-
+    x = rm.x
     ability = np.full(len(rm.examinees), np.nan)
     ability_se = np.full(len(rm.examinees), np.nan)
     ability[has_any], ability_se[has_any] = theta, theta_se
     abilities = rm.examinees[["examinee", "model", "condition"]].assign(
         n_items=(~np.isnan(x)).sum(axis=1).astype(int), n_right=np.nansum(x >= k[None, :], axis=1).astype(int),
         ability=ability, ability_se=ability_se, ci_low=ability - Z95 * ability_se, ci_high=ability + Z95 * ability_se)
-    types = [str(t) for t in pd.unique(rm.items["type"].astype(str))]
-    rules = {t: level_rule(t) for t in types}
+    rules = {t: level_rule(t) for t in (str(v) for v in pd.unique(rm.items["type"].astype(str)))}
     rule = "score levels by format: " + "; ".join(f"{t}: {r}" for t, r in rules.items())
     return irt.IrtFit(model=model, items=items.reset_index(drop=True), abilities=abilities[irt.ABILITY_COLUMNS],
                       latent_sd=sd, n_examinees=n_ex, n_items_fitted=n_items, se_method=se_method,
