@@ -91,7 +91,7 @@ def test_irt_tab_defaults_to_partial_credit_and_draws_the_show_views(app, demo_d
     comparison = views.irt_model_comparison(src, sel, **options)
     assert any(i.value == comparison.attrs["sentence"] for i in app.info) and "0.5 rule" in comparison.attrs["sentence"]
     abilities = views.irt_abilities(src, sel, **options)
-    shown = _shown(app, "ability_sd")
+    shown = _shown(app, "plausible_ranks")
     assert list(shown["examinee"]) == list(abilities["examinee"])
     assert np.allclose(shown["ability"], abilities["ability"], atol=5e-4)
     assert np.allclose(shown["ability_se"], abilities["ability_se"], atol=5e-4)
