@@ -73,15 +73,27 @@ def category_information(theta: np.ndarray, slope: np.ndarray, steps: np.ndarray
     return category_probabilities(theta, slope, steps) * item_information(theta, slope, steps)[:, :, None]
 
 
+def _widths(cum: np.ndarray) -> np.ndarray:
+    """Categories per item (NaN pads the cumulative steps beyond them)."""
+    return (~np.isnan(cum)).sum(axis=1)
+
+
 def _log_normalisers(points: np.ndarray, slope: np.ndarray, cum: np.ndarray) -> np.ndarray:
-    """log sum_k exp(a (k theta - S_k)) per item and point (items x points), in blocks."""
+    """log sum_k exp(a (k theta - S_k)) per item and point (items x points), in blocks of items with
+    the same number of categories (a right/wrong item is one log(1 + e^z))."""
     out = np.empty((len(slope), len(points)))
-    k = np.arange(cum.shape[1], dtype=float)
-    for part in _blocks(len(slope), len(points), cum.shape[1]):
-        z = slope[part, None, None] * (k[None, None, :] * points[None, :, None] - cum[part, None, :])
-        z = np.where(np.isnan(z), -np.inf, z)
-        top = z.max(axis=2)
-        out[part] = top + np.log(np.exp(z - top[:, :, None]).sum(axis=2))
+    widths = _widths(cum)
+    for width in np.unique(widths):
+        rows = np.flatnonzero(widths == width)
+        if width == 2:
+            out[rows] = np.logaddexp(0.0, slope[rows, None] * (points[None, :] - cum[rows, 1, None]))
+            continue
+        k = np.arange(width, dtype=float)
+        for part in _blocks(len(rows), len(points), int(width)):
+            idx = rows[part]
+            z = slope[idx, None, None] * (k[None, None, :] * points[None, :, None] - cum[idx, None, :width])
+            top = z.max(axis=2)
+            out[idx] = top + np.log(np.exp(z - top[:, :, None]).sum(axis=2))
     return out
 
 
@@ -151,25 +163,31 @@ def step_information(codes: np.ndarray, slope: np.ndarray, steps: np.ndarray, gr
     negative Hessian a^2 Cov(1[X >= v], 1[X >= w] | theta); the observed information is the sum over
     examinees who answered i of the posterior mean of the Hessian minus the posterior covariance of
     the score. Ignoring covariances with the other items' parameters makes the SEs slightly small;
-    this is used only on long tests, where the difference is negligible. Returns one m x m matrix
-    per item.
+    this is used only on long tests, where the difference is negligible. ``grid`` and ``weights``:
+    the posteriors of `eap_abilities`. Returns one m x m matrix per item (items with the same
+    number of steps are computed together).
     """
     answered = (codes >= 0).astype(float)
-    out: list[np.ndarray] = []
-    width = steps.shape[1] + 1
-    for part in _blocks(len(slope), len(grid), width * width):
-        p = category_probabilities(grid, slope[part], steps[part])                 # items x points x categories
-        at_least = np.flip(np.cumsum(np.flip(p, axis=2), axis=2), axis=2)[:, :, 1:]  # P(X >= v), v = 1..
-        mass = answered[:, part].T @ weights                                        # items x points: sum of posteriors
-        for j, item in enumerate(range(part.start, part.stop)):
-            m = int(np.sum(~np.isnan(steps[item])))
-            g = at_least[j, :, :m]                                                  # points x m
-            joint = at_least[j][:, np.maximum.outer(np.arange(m), np.arange(m))]    # P(X >= max(v, w))
-            hessian = joint - g[:, :, None] * g[:, None, :]
-            expected = np.einsum("p,pvw->vw", mass[j], hessian)
-            means = weights[answered[:, item] > 0] @ g                               # examinees x m
-            second = np.einsum("p,pv,pw->vw", mass[j], g, g)
-            out.append(slope[item] ** 2 * (expected - (second - means.T @ means)))
+    n_steps = (~np.isnan(steps)).sum(axis=1)
+    out: list[np.ndarray] = [np.zeros((0, 0))] * len(slope)
+    for m in np.unique(n_steps):
+        rows = np.flatnonzero(n_steps == m)
+        pairs = np.maximum.outer(np.arange(m), np.arange(m))
+        for part in _blocks(len(rows), len(grid), int(m * m + m + 1)):
+            idx = rows[part]
+            p = category_probabilities(grid, slope[idx], steps[idx, :m])                 # items x points x m + 1
+            at_least = np.flip(np.cumsum(np.flip(p, axis=2), axis=2), axis=2)[:, :, 1:]  # P(X >= v), v = 1..m
+            mass = answered[:, idx].T @ weights                                         # posterior mass per point
+            n = len(idx)
+            joint = at_least[:, :, pairs].reshape(n, len(grid), m * m)                 # P(X >= max(v, w))
+            expected = (mass[:, None, :] @ joint).reshape(n, m, m)                      # posterior sums, batched
+            second = (mass[:, :, None] * at_least).transpose(0, 2, 1) @ at_least       # of g g'
+            means = (weights @ at_least.transpose(1, 0, 2).reshape(len(grid), n * m)).reshape(-1, n, m)
+            means *= answered[:, idx, None]                                             # each posterior's mean of g
+            outer = means.transpose(1, 2, 0) @ means.transpose(1, 0, 2)
+            info = slope[idx, None, None] ** 2 * (expected - 2 * second + outer)
+            for j, item in enumerate(idx):
+                out[item] = info[j]
     return out
 
 
