@@ -169,7 +169,7 @@ def irt_tab() -> None:
     common.table(shown[["rank", "plausible_ranks", "examinee", "ability", "ability_se", "ci_low", "ci_high", "n_right",
                         "n_items", "ability_sd", "tied_with"]], "irt_abilities",
                  f"Ranking: abilities with SEs, plausible ranks and the examinees each cannot be told apart from "
-                 f"({n_ex} examinees); the last row gives the means and the fitted ability SD "
+                 f"({short} fit to {n_ex} examinees); the last row gives the means and the fitted ability SD "
                  f"({info['latent_sd']:.2f} logits)", essential=True)
     per_item = True
     if not common.presentation():
@@ -213,8 +213,9 @@ def irt_tab() -> None:
             common.open_in_inspector(str(item))
     common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t", "s_x2",
                           "s_x2_p", "reason"]], "irt_item_fit_flagged",
-                 f"Items that do not fit ({len(flagged)}; {n_ex} examinees)", essential=True)
-    common.table(fit_table, "irt_item_fit", "Item fit of every informative item", show=False)
+                 f"Items that do not fit the {short} ({len(flagged)}; {n_ex} examinees)", essential=True)
+    common.table(fit_table, "irt_item_fit", f"Item fit of every informative item under the {short} ({n_ex} examinees)",
+                 show=False)
 
     st.markdown("**Person fit**")
     aberrant = people[people["aberrant"]]
@@ -229,7 +230,7 @@ def irt_tab() -> None:
                  f"lz per examinee (0 = as the model expects; red: aberrant). {panel}.")
     common.table(people[["examinee", "lz", "lz_p", "infit", "infit_t", "outfit", "outfit_t", "aberrant",
                          "top_items_text", "n_answers", "n_invalid", "invalid_rate"]], "irt_person_fit",
-                 f"Person fit: {len(aberrant)} aberrant of {len(people)} examinees; the items that contribute most to "
+                 f"Person fit under the {short}: {len(aberrant)} aberrant of {len(people)} examinees; the items that contribute most to "
                  "each one's misfit, with its level and the level the model expected", essential=True,
                  percent=("invalid_rate",))
     if not common.presentation() and len(people):
@@ -254,7 +255,7 @@ def irt_tab() -> None:
                  + (", discrimination (exploratory below 50 examinees)" if info["irt_model"] in vocab.IRT_FREE_SLOPES
                     else "")
                  + (", thresholds as levels, value (SE)" if info["irt_model"] in vocab.IRT_POLYTOMOUS else "")
-                 + f", information at the mean ability; {n_ex} examinees")
+                 + f", information at the mean ability; {short} fit to {n_ex} examinees")
     if not common.presentation():
         pick = st.selectbox("Open an item in the inspector (its curve is there)", [""] + list(items["item_id"]),
                             key="psy_irt_open")

@@ -286,6 +286,8 @@ def test_every_view_is_labelled_with_its_panel_size(demo_db):
     for name in IRT_VIEWS:
         rows = show(demo_db, name)
         assert rows and {r["panel_size"] for r in rows} == {pairs}, name
+        if name.startswith("irt_"):  # each row names the fitted model and its standard errors
+            assert {r["irt_model"] for r in rows} == {"pcm"} and all(r["se_method"] for r in rows), name
     for name in ("irt_items", "irt_abilities", "distractors", "parallel_contrasts"):
         rows = show(demo_db, name, "--option", "examinees=models")
         assert {r["panel_size"] for r in rows} == {models}, name

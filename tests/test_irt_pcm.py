@@ -327,6 +327,9 @@ def test_fit_statistics_use_the_fit_and_flag_by_the_stated_rules():
     fit = fit_model(frame, IRT_PCM, part_map)
     items = item_fit(fit).set_index("item_id")
     assert items.loc["i004", "flag"] == "underfit" and items.attrs["fit_rule"].startswith("underfit")
+    # a reason is given for a flag, and only for a flag
+    assert (items["reason"].notna() == items["flag"].notna()).all()
+    assert items.loc["i004", "reason"].startswith("underfit: outfit")
     people = person_fit(fit)
     assert people.attrs["fit_rule"].startswith("aberrant: lz below -2")
     assert (people["aberrant"] == (people["lz"] < -2)).all()

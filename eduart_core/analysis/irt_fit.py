@@ -108,7 +108,7 @@ def item_fit(fit: IrtFit) -> pd.DataFrame:
     over = ~under & (((table["outfit"] < MNSQ_RANGE[0]) & (table["outfit_t"] < -T_LIMIT))
                      | ((table["infit"] < MNSQ_RANGE[0]) & (table["infit_t"] < -T_LIMIT)))
     table["flag"] = np.where(under, UNDERFIT, np.where(over, OVERFIT, None))
-    table["reason"] = [_item_reason(r, fit) if r.flag else None for r in table.itertuples()]
+    table["reason"] = [_item_reason(r, fit) if isinstance(r.flag, str) else None for r in table.itertuples()]
     meta = fit.items.set_index("item_id")[["type", "family", "status", "n_examinees"]]
     table = table.join(meta, on="item_id")
     out = table[ITEM_FIT_COLUMNS].reset_index(drop=True)

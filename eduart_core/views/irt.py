@@ -3,8 +3,9 @@ distractors, DIF between the conditions, and paired contrasts of parallel item f
 
 Examinees are chosen as in CTT (`vocab.EXAMINEE_SETS`: the models of the selected condition, or
 the model x condition pairs); DIF always uses the pairs (its groups are the conditions). Every
-frame carries an ``n_examinees`` column: the panel size each number rests on, so a script that
-reads `show` output sees it as the page does. The IRT model option defaults to ``auto``: the
+frame carries a ``panel_size`` column: the panel size each number rests on, so a script that
+reads `show` output sees it as the page does; the IRT frames also carry ``irt_model`` and
+``se_method`` columns. The IRT model option defaults to ``auto``: the
 partial credit model for a dataset with partial-credit formats (each item's part count comes from
 its format, `formats.score_parts`), else Rasch. The IRT fit is cached once per selection, model
 and examinee set, and every IRT view (here and in `views.irt_fit`) reads that one fit.
@@ -59,10 +60,19 @@ def _check_model(model: str) -> None:
         raise UserError(f"unknown IRT model {model!r}; use one of {', '.join([IRT_AUTO, *IRT_MODELS])}")
 
 
+#: Provenance of an IRT fit that every row carries as a column (beside ``panel_size``), so a row of
+#: `show` output read alone still says which model and which standard errors it comes from.
+ROW_PROVENANCE = ("irt_model", "se_method")
+
+
 def _labelled(frame: pd.DataFrame, panel_size: int, **extra: object) -> pd.DataFrame:
-    """The frame with its panel size as a column (and attrs) for pages, reports and `show`."""
+    """The frame with its panel size (and, for an IRT fit, `ROW_PROVENANCE`) as columns, and attrs, for
+    pages, reports and `show`."""
     out = frame.copy()
     out["panel_size"] = int(panel_size)
+    for name in ROW_PROVENANCE:
+        if name in extra and name not in out.columns:
+            out[name] = extra[name]
     out.attrs.update(frame.attrs)
     out.attrs.update(extra)
     out.attrs["n_examinees"] = int(panel_size)
