@@ -151,3 +151,18 @@ def test_inspector_shows_the_item_curve(app, demo_db):
     assert any("Difficulty" in c.value and "16 examinees" in c.value for c in app.caption)
     curve = [s for s in specs(app) if any(t.get("name") == "P(right)" for t in s["data"])]
     assert curve
+
+
+def test_the_report_states_the_se_gain_over_the_half_rule(demo_db):
+    import html
+
+    from eduart_core import views
+    from eduart_core.report import build_report
+    from eduart_core.selection import Selection
+    from eduart_core.vocab import EXAMINEES_MODELS_CONDITIONS
+
+    comparison = views.irt_model_comparison(views.Source.of(str(demo_db)), Selection(),
+                                            examinees=EXAMINEES_MODELS_CONDITIONS)
+    sentence = comparison.attrs["sentence"]
+    assert "PCM" in sentence and "0.5 rule" in sentence and f"{int(comparison['n_examinees'].max())} examinees" in sentence
+    assert f"<b>Ability precision.</b> {html.escape(sentence)}" in build_report(str(demo_db))
