@@ -1,9 +1,9 @@
 """The one vocabulary of EduArt Studio: every fixed name the rooms share, defined once.
 
 Why a module of its own: conditions, profiles, formats, languages, image filters, model kinds and
-the default dataset used to be spelled out in a dozen places, and a page, the CLI and the store
-could drift apart (a new format shown on one chart but not validated, a condition accepted by the
-runner but unknown to the analysis). Everything here is plain data with no imports beyond the
+the default dataset are needed in a dozen places, and spelled out in each a page, the CLI and the
+store would drift apart (a new format shown on one chart but not validated, a condition accepted
+by the runner but unknown to the analysis). Everything here is plain data with no imports beyond the
 standard library, so every room, from the store up to the pages, may import it.
 
 The answer formats are a small registry (`FORMATS`, `register_format`) rather than a tuple, so that
@@ -112,7 +112,7 @@ REFERENCE_DATASET = "eduart2026"
 DEMO_EXTRACTION_DATASET = "demo-extraction"
 
 
-#: The sibling-benchmark studies (issue 15): two original demo benchmarks built with the demo, and
+#: The sibling-benchmark studies: two original demo benchmarks built with the demo, and
 #: the published result tables of VQArt-Bench (2025) and MUSE (2026) as aggregate-only references.
 DEMO_VQA_DATASET = "demo-vqa"
 DEMO_MUSE_DATASET = "demo-muse"
@@ -147,7 +147,16 @@ MODEL_KIND = "model"
 SIMULATED_KIND = "simulated"
 #: A reference such as the offline chance model: drawn as a reference mark, never an examinee.
 BASELINE_KIND = "baseline"
-MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
+#: A person who sat the exam (a session of the Sit-the-exam page, or imported exam results): an
+#: examinee like a model, stored by a pseudonym and grouped (``student``, ``expert``, ...); left out
+#: of every statistic unless the selection switches people in (``--humans``).
+HUMAN_KIND = "human"
+MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND, HUMAN_KIND)
+#: The family people are drawn in (one colour on every chart), and the groups the page suggests.
+HUMAN_FAMILY = "People"
+HUMAN_GROUPS: tuple[str, ...] = ("student", "expert")
+#: The group of a person whose group nobody gave.
+DEFAULT_HUMAN_GROUP = "ungrouped"
 
 # ---------------------------------------------------------------- regression reference levels
 

@@ -15,6 +15,7 @@ inside strings does).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +65,7 @@ class FieldState:
 
 
 def _is_true(value: Any) -> bool:
-    return bool(value) and value == value  # NaN-safe: NaN != NaN
+    return bool(value) and not (isinstance(value, float) and math.isnan(value))  # NaN is truthy
 
 
 def walk(decisions: Iterable[dict], reviewers_needed: int = 1) -> FieldState:
@@ -141,8 +142,8 @@ def open_for(state: FieldState, reviewer: str, role: str, reviewers_needed: int)
     """Whether this field still waits for this person in this role (their personal queue)."""
     if role == ADJUDICATE_ROLE:
         return state.state == ADJUDICATION
+    if reviewers_needed > 1:  # blind: whether others disagree is not this reviewer's to know
+        return state.state != RESOLVED and reviewer not in state.votes
     if state.state in (RESOLVED, ADJUDICATION):
         return False
-    if reviewers_needed > 1:
-        return reviewer not in state.votes
     return state.state in (OPEN, FLAGGED)

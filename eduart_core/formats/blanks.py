@@ -42,6 +42,9 @@ class BlankFormat(AnswerFormat):
     fuzzy = False
     level_rule = SHARE_RULE.format(k="k", parts="blanks")
     partial_credit = True
+    #: a person fills each blank of the text (the key editor's blanks, started empty)
+    respondent = {"fields": {"id": "id", "text": "description"}}
+    blank_key = True
 
     def score_parts(self, record: Mapping[str, Any]) -> int:
         """Each blank earns credit on its own."""
@@ -120,6 +123,7 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    word_bank = True
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": POSITIONING_TYPE, "fields": [
         {"path": "choices", "widget": "word_bank", "label": "Word bank"},
@@ -242,6 +246,16 @@ class CompletionOpen(BlankFormat):
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         if rec["choices"] not in (None, []):
             out.add("choices", "completion_open must have null choices")
+        if common.plain_list_key(rec) is not None:
+            out.add("answers", "a plain list of strings (an older record form): the strict profile keys it A, B, "
+                               "... in order; the published evaluator reads a key from object entries only, so "
+                               "under the paper profile every answer to this item scores 0")
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        """As published: a key written as a plain list of strings gives the evaluator no gold, so 0."""
+        if common.plain_list_key(record) is not None:
+            return 0.0, [], self.paper_error(llm)
+        return super().score_paper(record, gold, llm, options)
 
     def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
         words = passage_words(record)

@@ -31,6 +31,7 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    entry_word = "error"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": SELECT_ERRORS_TYPE, "fields": [
         {"path": "question_text", "widget": "textarea", "label": "Passage with the errors"},
@@ -38,6 +39,7 @@ class SelectErrors(AnswerFormat):
     ]}
     level_rule = FOUND_RULE
     partial_credit = True
+    respondent = {"fields": {"text": "error", "correct": "correct"}, "rows": 4, "row": {"error": "", "correct": ""}}
 
     def score_parts(self, record: Mapping[str, Any]) -> int:
         """Each error to find earns credit on its own."""

@@ -31,6 +31,7 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    row_word = key_word = "statement"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": TRUE_FALSE_TYPE, "fields": [
         {"path": "choices", "widget": "option_rows", "label": "Statements"},
@@ -40,6 +41,7 @@ class TrueFalse(ChoiceFormat):
     word = "statement"
     level_rule = SHARE_RULE.format(k="k", parts="statements")
     partial_credit = True
+    respondent = {"fields": {"id": "id", "text": "text"}}
 
     def score_parts(self, record: Mapping[str, Any]) -> int:
         """Each statement's verdict earns credit on its own."""
@@ -47,6 +49,11 @@ class TrueFalse(ChoiceFormat):
 
     def score_levels(self, scores, parts):
         return share_levels(scores, parts)
+
+    def key_line(self, entry: Mapping[str, Any]) -> str:
+        """``A: True``: each statement's verdict."""
+        text = entry.get("text")
+        return f"{entry.get('id')}: {'' if text is None else text}"
 
     def normalise(self, record: dict) -> dict:
         answers = record.get("answers")

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from .core import Store
+from .core import Store, StoreConflictError
 from .schema import MIGRATIONS
 
 
@@ -260,7 +260,8 @@ _LATEST_SQL = (
     "QUALIFY row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) = 1"
 )
 DECISION_COLUMNS = ("page_id", "round", "path", "action", "reviewer", "previous_value", "new_value", "note",
-                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at")
+                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at",
+                    "actor_subject", "actor_provider", "actor_name")
 
 
 def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
@@ -307,7 +308,8 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     ``check(decisions) -> dict`` may raise (``ReviewConflict``: someone decided after what this
     reviewer saw) or return columns to set (``conflict``, ...). Without ``check`` the old rule
     applies: the field's latest decision must be ``based_on``. When two sessions write at the
-    same moment DuckDB aborts one transaction; it is retried and then sees the other's decision.
+    same moment the database aborts one transaction; it is retried and then sees the other's decision
+    (after three tries the one-line ``StoreConflictError`` reaches the caller).
     ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
     ``page_decisions``: a list that receives every decision of the page and round as stored
     after this one, read in the same transaction (the caller sees whether the page is done
@@ -331,7 +333,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     page_decisions[:] = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? "
                                                         "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
                 return decision_id
-        except duckdb.TransactionException:
+        except StoreConflictError:
             if attempt == 2:
                 raise
             time.sleep(0.05 * (attempt + 1))
@@ -365,14 +367,26 @@ def load_decisions(store: Store, page_id: str | None = None, round: int | None =
     return frame
 
 
-def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None) -> None:
-    """How many independent reviewers each page of a round needs (appended; the latest counts)."""
+def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None,
+                        actor: dict | None = None, blind_adjudication: bool = False) -> None:
+    """How many independent reviewers each page of a round needs, and whether adjudicators see
+    reviewer names (appended; the latest counts). ``actor``: the identity columns of who set it."""
+    actor = actor or {}
     with store.transaction() as con:
-        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by) VALUES (?, ?, ?, ?)",
-                    [dataset, int(round), int(reviewers), set_by])
+        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by, blind_adjudication, actor_subject, "
+                    "actor_provider, actor_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [dataset, int(round), int(reviewers), set_by, bool(blind_adjudication),
+                     actor.get("actor_subject"), actor.get("actor_provider"), actor.get("actor_name")])
 
 
-_ROUNDS_SQL = ("SELECT dataset, round, reviewers, set_by, set_at FROM review_rounds "
+def load_round_changes(store: Store) -> pd.DataFrame:
+    """Every change of a round's settings, oldest first (the audit log)."""
+    with store.connect(read_only=True) as con:
+        return _frame(con, "SELECT dataset, round, reviewers, blind_adjudication, set_by, actor_subject, "
+                           "actor_provider, actor_name, set_at FROM review_rounds ORDER BY set_at")
+
+
+_ROUNDS_SQL = ("SELECT dataset, round, reviewers, blind_adjudication, set_by, set_at FROM review_rounds "
                "QUALIFY row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, rowid DESC) = 1")
 
 

@@ -78,7 +78,7 @@ def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITE
         table[column] = table[column].fillna(0).astype(int)
     table["baseline_only_right"] = table["baseline_only_right"].astype("boolean").fillna(False).astype(bool)
     if filter == analysis.ABERRANT:
-        from .irt_fit import irt_residuals
+        from .irt_checks import irt_residuals
 
         table = analysis.mark_unexpected(table, irt_residuals(src, sel, examinee=examinee, examinees=EXAMINEES_MODELS))
     kept = analysis.filter_items(table, filter, search).reset_index(drop=True)

@@ -8,7 +8,7 @@ reads `show` output sees it as the page does; the IRT frames also carry ``irt_mo
 ``se_method`` columns. The IRT model option defaults to ``auto``: the
 partial credit model for a dataset with partial-credit formats (each item's part count comes from
 its format, `formats.score_parts`), else Rasch. The IRT fit is cached once per selection, model
-and examinee set, and every IRT view (here and in `views.irt_fit`) reads that one fit.
+and examinee set, and every IRT view (here and in `views.irt_checks`) reads that one fit.
 """
 from __future__ import annotations
 

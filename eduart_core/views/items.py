@@ -12,6 +12,7 @@ import pandas as pd
 from .. import analysis
 from ..selection import Selection
 from ..store import StoreError
+from ..vocab import HUMAN_KIND
 from ._base import (
     EmptySelection,
     ItemLevelUnavailable,
@@ -131,11 +132,25 @@ def item_detail(src: Source, dataset: str, item_id: str) -> dict:
     return record
 
 
-def item_responses(src: Source, dataset: str, item_id: str) -> pd.DataFrame:
-    """Every model x condition response to one item, with scores under both profiles."""
+def item_responses(src: Source, dataset: str, item_id: str, humans: bool = False) -> pd.DataFrame:
+    """Every model x condition response to one item, with scores under both profiles (people's
+    answers, kind human, only with ``humans``: the selection's switch)."""
     from ..store import scores as store_scores
 
-    return store_scores.load_responses(src.store, dataset, item_id)
+    frame = store_scores.load_responses(src.store, dataset, item_id)
+    return frame if humans else frame[frame["kind"] != HUMAN_KIND].reset_index(drop=True)
+
+
+@cached()
+def item_history(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
+    """Every stored version of one item (option item=<id>), oldest first: who changed the gold, when, why."""
+    from ..errors import UserError
+    from ..store import items as store_items
+
+    if not item:
+        raise UserError("item_history needs the option item=<id>")
+    frame = store_items.item_history(src.store, sel.dataset, item)
+    return frame[[c for c in ("version", "is_current", "origin", "note", "created_at") if c in frame]]
 
 
 # ---------------------------------------------------------------- the dataset at a glance
