@@ -158,8 +158,10 @@ def outside_story() -> None:
     st.title("Presentation mode")
     st.info("Presentation mode shows the story pages only. Turn it off in the sidebar to see this page.")
     row = st.container(horizontal=True)
-    for key in menu.STORY:
-        row.page_link(common.page(key), label=menu.PAGES[key].title, icon=menu.PAGES[key].icon)
+    features = common.dataset_features()
+    for key in menu.STORY:  # the story pages the menu shows for this dataset
+        if features is None or not views.page_not_applicable(key, features):
+            row.page_link(common.page(key), label=menu.PAGES[key].title, icon=menu.PAGES[key].icon)
 
 
 def navigation():
@@ -209,7 +211,8 @@ def main() -> None:
         st.info(plain(why))
         st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
         return
-    nav.run()
+    with common.inside_app():
+        nav.run()
 
 
 main()

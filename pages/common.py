@@ -9,6 +9,8 @@ which cache their results (keyed by the store's data version and the selection).
 from __future__ import annotations
 
 import logging
+import runpy
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -299,18 +301,20 @@ def sidebar() -> Selection:
         condition = st.radio("Prompt condition", list(CONDITIONS), key="f_condition", horizontal=True,
                              help=CONDITION_HELP, disabled=_is_off(scope, "condition"))
         _disabled_note(st, scope.get("condition"))
-        chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
-                                format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
-                                help="Grouped by family; each family keeps its colour on every chart.")
-        baselines = st.toggle("Count baselines as examinees", key="f_baselines",
-                              help="Off (default): baseline models such as chance are drawn as reference lines "
-                                   "and left out of rankings, findings, item statistics, the regression and the "
-                                   "motivation tests. On: they are treated like every other model.")
-        humans = st.toggle("Count people as examinees", key="f_humans",
-                           help="Off (default): people who sat the exam (or whose results were imported) are left "
-                                "out of every statistic, which then equals the models-only numbers; the Overview "
-                                "compares them with the models in its own section. On: they count like models.")
-        technical = st.expander("More filters", expanded=False) if pres else st.container()
+        # presenting: the analyst's controls fold away (kept, so a shared link's filters still apply)
+        technical = st.expander("Analyst filters", expanded=False) if pres else st.container()
+        chosen = technical.multiselect("Models (empty = all)", ordered, key="f_models",
+                                       format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
+                                       help="Grouped by family; each family keeps its colour on every chart.")
+        baselines = technical.toggle("Count baselines as examinees", key="f_baselines",
+                                     help="Off (default): baseline models such as chance are drawn as reference "
+                                          "lines and left out of rankings, findings, item statistics, the regression "
+                                          "and the motivation tests. On: they are treated like every other model.")
+        humans = technical.toggle("Count people as examinees", key="f_humans",
+                                  help="Off (default): people who sat the exam (or whose results were imported) are "
+                                       "left out of every statistic, which then equals the models-only numbers; the "
+                                       "Overview compares them with the models in its own section. On: they count "
+                                       "like models.")
         offered = list(views.profile_choices(src, dataset))  # built-in rules, then the dataset's judges
         names = [p.name for p in offered]
         if st.session_state.get("f_profile") not in names:
@@ -469,6 +473,10 @@ def file_stem(key: str, sel: Selection | None = None) -> str:
     return exports.file_stem(key, sel.dataset, profile, sel.condition)
 
 
+#: Plotly toolbar buttons that save an image (no title, no n): removed from every chart.
+CAMERA_BUTTONS = ("toImage",)
+
+
 def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool = False,
           context: exports.ChartContext | None = None, on_select: str | None = None, height: int | None = None):
     """Draw a figure with its caption and PNG/SVG downloads; returns the selection state.
@@ -490,7 +498,9 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
         fig.update_layout(height=height)
     fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
     stem = file_stem(key)
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}}
+    # the toolbar's camera would save the bare plot under the export's file name, without title and n:
+    # the PNG/SVG buttons below are the one way to save a chart
+    config = {"displaylogo": False, "modeBarButtonsToRemove": list(CAMERA_BUTTONS)}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)
@@ -580,6 +590,41 @@ def pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
+# ---------------------------------------------------------------- the app draws every page
+_RUN = threading.local()  # Streamlit runs each session's script in a thread of its own
+
+
+@contextmanager
+def inside_app() -> Iterator[None]:
+    """app.py runs the chosen page inside this: the menu, the sign-in gate and the sidebar are drawn."""
+    _RUN.depth = getattr(_RUN, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _RUN.depth -= 1
+
+
+def through_app() -> None:
+    """Hand a page that Streamlit runs alone over to app.py, then stop.
+
+    Why: until a session calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
+    menu (one page per file, named after the file), so the first visit to a freshly started server
+    runs a deep link such as ``/review`` as ``pages/8_review.py`` alone, without app.py's menu,
+    sign-in gate or sidebar. Each page calls this first: it runs app.py, whose menu opens this same
+    page inside `inside_app`. A page run as the main script (a test of one page) is left alone.
+    """
+    if getattr(_RUN, "depth", 0):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    main = Path(ctx.pages_manager.main_script_path) if ctx is not None else None
+    if main is None or main.name != "app.py":
+        return
+    runpy.run_path(str(main), run_name="__main__")
+    st.stop()
+
+
 _PAGES: dict = {}
 
 
@@ -644,7 +689,7 @@ def parse_response_param(value: str | None) -> tuple[str, str] | None:
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
-    st.switch_page("pages/1_inspector_page.py")
+    st.switch_page("pages/1_inspector.py")
 
 
 # ---------------------------------------------------------------- data shown as text

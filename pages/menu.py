@@ -27,18 +27,18 @@ class PageSpec:
 
 PAGES: dict[str, PageSpec] = {p.key: p for p in (
     PageSpec("overview", None, "Overview", ":material/home:", RESULTS, story=True),
-    PageSpec("tasks", "pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", RESULTS, story=True),
-    PageSpec("formats", "pages/3_formats_page.py", "Formats", ":material/grid_on:", RESULTS, story=True),
-    PageSpec("motivation", "pages/4_motivation_page.py", "Motivation", ":material/chat:", RESULTS, story=True),
-    PageSpec("images", "pages/5_images_page.py", "Images", ":material/image:", RESULTS, story=True),
-    PageSpec("inspector", "pages/1_inspector_page.py", "Item inspector", ":material/search:", ITEMS),
-    PageSpec("psychometrics", "pages/2_psychometrics_page.py", "Psychometrics", ":material/scatter_plot:", ITEMS),
-    PageSpec("profiles", "pages/6_profiles_page.py", "Scoring profiles", ":material/balance:", ITEMS),
-    PageSpec("runs", "pages/7_runs_page.py", "Runs", ":material/rocket_launch:", WORK),
-    PageSpec("review", "pages/8_review_page.py", "Review studio", ":material/rate_review:", WORK),
-    PageSpec("grading", "pages/12_grading_page.py", "Grade answers", ":material/grading:", WORK),
-    PageSpec("exam", "pages/11_exam_page.py", "Sit the exam", ":material/edit_note:", WORK),
-    PageSpec("team", "pages/10_team_page.py", "Team", ":material/group:", WORK),
+    PageSpec("tasks", "pages/9_tasks.py", "Tasks and dimensions", ":material/view_column:", RESULTS, story=True),
+    PageSpec("formats", "pages/3_formats.py", "Formats", ":material/grid_on:", RESULTS, story=True),
+    PageSpec("motivation", "pages/4_motivation.py", "Motivation", ":material/chat:", RESULTS, story=True),
+    PageSpec("images", "pages/5_images.py", "Images", ":material/image:", RESULTS, story=True),
+    PageSpec("inspector", "pages/1_inspector.py", "Item inspector", ":material/search:", ITEMS),
+    PageSpec("psychometrics", "pages/2_psychometrics.py", "Psychometrics", ":material/scatter_plot:", ITEMS),
+    PageSpec("profiles", "pages/6_profiles.py", "Scoring profiles", ":material/balance:", ITEMS),
+    PageSpec("runs", "pages/7_runs.py", "Runs", ":material/rocket_launch:", WORK),
+    PageSpec("review", "pages/8_review.py", "Review studio", ":material/rate_review:", WORK),
+    PageSpec("grading", "pages/12_grading.py", "Grade answers", ":material/grading:", WORK),
+    PageSpec("exam", "pages/11_exam.py", "Sit the exam", ":material/edit_note:", WORK),
+    PageSpec("team", "pages/10_team.py", "Team", ":material/group:", WORK),
 )}
 #: The menu: its groups, each with its pages in order.
 MENU: dict[str, tuple[str, ...]] = {group: tuple(k for k, p in PAGES.items() if p.group == group)

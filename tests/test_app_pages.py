@@ -120,7 +120,7 @@ def test_model_filter_limits_every_chart(app, demo_db):
     app.multiselect(key="f_models").set_value(models).run()
     assert_clean(app)
     assert set(leaderboard_bars(app)) == set(models)
-    app.switch_page("pages/3_formats_page.py").run()
+    app.switch_page("pages/3_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     assert set(decode(heat["y"]).tolist()) == set(models)
@@ -147,7 +147,7 @@ def test_format_heatmap_cells_equal_type_means(app, demo_db):
     from eduart_core.vocab import format_label as type_label
 
     app.run()
-    app.switch_page("pages/3_formats_page.py").run()
+    app.switch_page("pages/3_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     z = decode(heat["z"])
@@ -163,7 +163,7 @@ def test_motivation_dumbbell_equals_motivation_effect(app, demo_db):
     from eduart_core import analysis
 
     app.run()
-    app.switch_page("pages/4_motivation_page.py").run()
+    app.switch_page("pages/4_motivation.py").run()
     assert_clean(app)
     effect = analysis.motivation_effect(scores(demo_db)).set_index("model")
     traces = specs(app)[0]["data"]
@@ -195,13 +195,13 @@ def test_reference_dataset_shows_aggregates_and_says_what_is_missing(app):
     assert len(bars) == 12
     assert max(bars.values()) == pytest.approx(82.8, abs=0.2)  # published leaderboard top macro
     assert any("aggregate only" in i.value for i in app.info)
-    for page in ("pages/3_formats_page.py", "pages/4_motivation_page.py"):
+    for page in ("pages/3_formats.py", "pages/4_motivation.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert app.get("plotly_chart")
     # item-level pages leave the menu for published aggregates (browser test); a link to one says why
-    for page in ("pages/1_inspector_page.py", "pages/2_psychometrics_page.py", "pages/5_images_page.py",
-                 "pages/6_profiles_page.py"):
+    for page in ("pages/1_inspector.py", "pages/2_psychometrics.py", "pages/5_images.py",
+                 "pages/6_profiles.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert any("not available" in i.value for i in app.info)
@@ -246,7 +246,11 @@ def test_a_present_link_offers_only_the_story_pages(app, dataset):
     app.run()
     assert_clean(app)
     assert app.session_state["presentation"] is True
-    app.switch_page("pages/3_formats_page.py").run()  # a story page
+    folded = [e for e in app.sidebar.expander if e.label == "Analyst filters"]
+    assert len(folded) == 1  # the analyst's controls fold away while presenting
+    assert folded[0].multiselect(key="f_models") and folded[0].toggle(key="f_baselines")
+    assert folded[0].toggle(key="f_humans") and folded[0].radio(key="f_profile")
+    app.switch_page("pages/3_formats.py").run()  # a story page
     assert_clean(app)
     assert len(app.get("plotly_chart")) == 1  # one story chart, its headline above it
     assert not app.dataframe
@@ -261,7 +265,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
     item_id = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
     app.query_params["item"] = item_id
     app.run()
-    app.switch_page("pages/1_inspector_page.py").run()
+    app.switch_page("pages/1_inspector.py").run()
     assert_clean(app)
     assert any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()
@@ -271,7 +275,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
 
 def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
     app.run()
-    app.switch_page("pages/2_psychometrics_page.py").run()
+    app.switch_page("pages/2_psychometrics.py").run()
     assert_clean(app)
     points = specs(app)[0]["data"][0]
     item_id = str(decode(points["customdata"]).tolist()[0])
@@ -409,3 +413,18 @@ def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+def test_no_chart_toolbar_saves_an_image_without_its_title(app):
+    """The toolbar's camera would save the bare plot under the export's file name, without title,
+    subtitle and n: every chart leaves it out, and the titled PNG/SVG downloads are beside it."""
+    app.run()
+    assert_clean(app)
+    charts = app.get("plotly_chart")
+    assert charts
+    for chart in charts:
+        config = json.loads(chart.proto.config)
+        assert "toImage" in config.get("modeBarButtonsToRemove", []), config
+        assert "toImageButtonOptions" not in config
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert any("PNG" in label for label in labels), labels

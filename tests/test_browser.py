@@ -98,12 +98,25 @@ def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
 
 
-def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser, tmp_path):
-    """A shared link opened on a freshly started server with no store yet: app.py must still run
-    (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
+def test_a_deep_link_as_first_request_opens_that_page_and_builds_the_demo(browser, tmp_path):
+    """A shared link opened on a freshly started server with no store yet: the first session goes
+    through Streamlit's pages-folder menu, yet the link opens its own page in the app's menu (no
+    "Page not found" notice, no list of the folder's files) after the first-start build."""
     db = tmp_path / "cold" / "eduart.duckdb"
-    with streamlit_server(db, tmp_path / "streamlit.log", first_visit=False) as url:
-        found = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
+    with streamlit_server(db, tmp_path / "streamlit.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        try:
+            page.goto(f"{url}/review", wait_until="domcontentloaded", timeout=60_000)
+            settle(page)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "cold_deep_link_review.png"))
+            assert page.locator('[role="dialog"]').count() == 0, page.locator('[role="dialog"]').all_inner_texts()
+            assert page.get_by_role("heading", name="Review studio").count() == 1
+            menu = page.inner_text('[data-testid="stSidebarNav"]')
+            assert "Item inspector" in menu and "common" not in menu.lower(), menu
+        finally:
+            page.close()
+        found = _open(browser, f"{url}/formats", SHOTS / "cold_second_link_formats.png")
     assert not found, found[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
 

@@ -22,7 +22,7 @@ from tests.reading import as_read
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/12_grading_page.py"
+PAGE = "pages/12_grading.py"
 AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "studio",
         "client_secret": "s", "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
 CRITERIA = ("artist", "date", "evidence")

@@ -114,7 +114,7 @@ def test_not_signed_in_sees_only_the_sign_in_button(team_db, monkeypatch):
     assert not at.exception, at.exception
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.get("dataframe") and not at.get("plotly_chart") and not at.sidebar.selectbox
-    at.switch_page("pages/8_review_page.py").run()
+    at.switch_page("pages/8_review.py").run()
     assert [b.label for b in at.button] == ["Sign in"] and not at.text_input
 
 
@@ -136,7 +136,7 @@ def test_a_role_granted_in_the_store_opens_the_pages(team_db, tmp_path, monkeypa
     shutil.copy(team_db, db)
     grant(Store(db), "newcomer", team.RESEARCHER, operator())
     at = signed_in([], monkeypatch, db, subject="newcomer")
-    at.switch_page("pages/7_runs_page.py").run()
+    at.switch_page("pages/7_runs.py").run()
     assert not at.exception, at.exception
     assert REFUSED not in texts(at) and widget_there(at, "button", "runs_launch")
 
@@ -149,7 +149,7 @@ def test_single_machine_mode_is_labelled_and_keeps_typed_names(team_db, monkeypa
     monkeypatch.setenv("EDUART_DB", str(team_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page("pages/8_review_page.py").run()
+    at.switch_page("pages/8_review.py").run()
     assert not at.exception, at.exception
     assert "not signed in (single-machine mode)" in texts(at).lower()
     assert widget_there(at, "text_input", "review_name")

@@ -22,7 +22,7 @@ from pathlib import Path
 from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "pages/8_review_page.py"
+PAGE = "pages/8_review.py"
 BENCH_REVIEWER = "Bench"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..vocab import MUSE_REFERENCE_DATASET
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "pages/9_tasks_page.py"
+PAGE = "pages/9_tasks.py"
 ANALYSIS_TARGET_S, PAGE_TARGET_S = 2.0, 1.5
 
 

@@ -6,6 +6,8 @@ import streamlit as st
 from eduart_core import panels, views, vocab
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Motivation", "Each model answered every item twice: once plainly (default) and once asked to justify "
     "its answer (motivation). Does the justification help?")

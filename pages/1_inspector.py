@@ -22,6 +22,8 @@ from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
 ROWS_PER_PAGE = (25, 50, 100)
@@ -200,7 +202,7 @@ def item_list_section() -> Chosen:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
     # Which item and which response: a click in the matrix or the table > a jump from another page
-    # or a button > the URL > what was open > the first item of the list.
+    # or a button > the URL > what was open > the first item of the list the models split on.
     current = st.session_state.get("insp_current")
     opened = common.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
@@ -217,7 +219,7 @@ def item_list_section() -> Chosen:
         if search and ids:  # the search opens what it finds
             current = ids[0]
         elif ids and current not in ids and not requested:
-            current = ids[0]
+            current = analysis.opening_item(table)  # one the models split on, not one every model got right
     cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
@@ -229,7 +231,7 @@ def item_list_section() -> Chosen:
         st.session_state["_insp_last_row"] = ids[rows[0]]
         current = ids[rows[0]]
     if current not in set(every["item_id"]):
-        current = ids[0] if ids else None
+        current = analysis.opening_item(table)
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
@@ -395,7 +397,7 @@ def review_section(item: dict, current: str) -> None:
     """Version history, and a link to the suspect-key queue when this item's key is flagged."""
     goto_review = st.session_state.pop("_inspgoto_review", None)
     if goto_review:
-        st.switch_page("pages/8_review_page.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
+        st.switch_page("pages/8_review.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
     review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
                              key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
     if review_box.open:

@@ -25,6 +25,8 @@ from eduart_core.views import StoreConflictError, StoreError
 from eduart_core.vocab import PROFILES, format_label
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 logger = logging.getLogger(__name__)
 
 SECTIONS = {"extraction": "Extraction review", "suspects": "Suspect keys", "agreement": "Agreement",
@@ -33,7 +35,7 @@ ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudica
 STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
                 FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
-INSPECTOR = "pages/1_inspector_page.py"
+INSPECTOR = "pages/1_inspector.py"
 
 st.title("Review studio")
 store = common.store()

@@ -25,6 +25,8 @@ from eduart_core.team import LAUNCH_RUN, local
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 st.title("Runs")
 st.markdown("Ask models the benchmark items under the **default** and **motivation** conditions. "
             "Launches run in the background: you can reload or close this page. Answers are journaled as they "

@@ -7,6 +7,8 @@ from eduart_core import analysis, findings, panels, views, vocab
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Formats", "Models that look equal on multiple choice drift apart on production formats. "
     "Each cell is a model's mean score on one format.")

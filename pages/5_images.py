@@ -9,6 +9,8 @@ from eduart_core.errors import UserError
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Images", "Do models do better or worse when the question comes with an artwork image, and with which images?")
 features = views.study_features(src, sel.dataset)

@@ -16,6 +16,8 @@ from eduart_core.text import plain
 from eduart_core.views import StoreError
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 st.title("Team")
 who = common.identity()
 signin = common.signin_enabled()

@@ -19,6 +19,8 @@ from eduart_core.text import plain
 from eduart_core.vocab import format_label, language_label
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 GRADE, ADJUDICATE = "grade", "adjudicate"
 CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.ADJUDICATE_GRADES)}
 

@@ -7,6 +7,8 @@ from eduart_core import panels, views, vocab
 from eduart_core.charts import judges as charts_judges
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Scoring profiles", "The **paper** profile reproduces the published scorer, quirks included (several options "
     "on a single-answer question still earn the point; unparseable true/false answers earn partial credit). "

@@ -9,6 +9,8 @@ from eduart_core.charts import psychometrics as figures
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Psychometrics", "Treating each model as an examinee: **difficulty p** is an item's mean item score over the "
     "examinees (the proportion right when scores are 0/1; higher = easier); **discrimination r_pb** says whether "
