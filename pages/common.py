@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -21,7 +20,7 @@ from eduart_core import exports, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
-from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
+from eduart_core.store import Store, StoreError, StoreLockedError, StoreUnavailableError, default_db_path
 from eduart_core.text import plain, truncate
 from eduart_core.views import EmptySelection, ItemLevelUnavailable
 from eduart_core.vocab import (
@@ -76,7 +75,7 @@ def page_icon():
 # ---------------------------------------------------------------- store
 
 def store_path() -> str:
-    """Path of the store the app shows ($EDUART_DB or data/eduart.duckdb)."""
+    """The store the app shows: $EDUART_DATABASE_URL (without its password), $EDUART_DB or data/eduart.duckdb."""
     return str(default_db_path())
 
 
@@ -91,10 +90,10 @@ def data_version() -> int:
     is reused for one second: a store change shows up on the next interaction.
     """
     path = store_path()
-    if not Path(path).exists():
-        st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
-        st.stop()
-    with guard():  # a locked or unreadable store: one clear line, then stop
+    with guard():  # a locked, unreachable or unreadable store: one clear line, then stop
+        if not Store(path).exists():
+            st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
+            st.stop()
         return _store_version(path)
 
 
@@ -120,9 +119,9 @@ def dataset_features() -> views.StudyFeatures | None:
     then shows every page and the page says what is wrong)."""
     dataset = requested_dataset()
     path = store_path()
-    if not Path(path).exists():
-        return None
     try:
+        if not Store(path).exists():
+            return None
         src = views.Source(path, _store_version(path))
         names = views.analysable_datasets(src)
         chosen = dataset if dataset in names else default_dataset(names)
@@ -135,8 +134,12 @@ def dataset_features() -> views.StudyFeatures | None:
 def ensure_store() -> None:
     """Build the demo store on first start, with a visible progress message."""
     path = store_path()
-    if Path(path).exists():
-        return
+    try:
+        if Store(path).exists():
+            return
+    except StoreError as exc:  # a database store that cannot be reached: say so, build nothing
+        st.error(f"Cannot open the store: {plain(exc)}")
+        st.stop()
     from eduart_core.demo import ensure_demo
 
     with st.status("First start: building the demo benchmark (about a minute)...", expanded=True) as status:
@@ -169,6 +172,9 @@ def guard() -> Iterator[None]:
         st.stop()
     except EmptySelection as exc:
         st.warning(plain(exc))
+        st.stop()
+    except StoreUnavailableError as exc:  # the database server is away (restarting): its own line
+        st.error(f"{plain(exc)}. Reload the page in a moment.")
         st.stop()
     except StoreLockedError:
         st.error("The store is busy (another process is writing to it). Wait a moment and reload the page.")

@@ -1,0 +1,637 @@
+"""The PostgreSQL backend: a team's shared store, written by many processes at once.
+
+Why PostgreSQL: a review team runs several app servers, imports and model runs against one
+store at the same moment; a DuckDB file admits one writer. Each process keeps one connection
+pool per database (psycopg 3 + psycopg-pool); connections are checked when taken from the
+pool, so a server restart costs the action that was running when it went down (one clear line)
+and the next action reconnects.
+
+What differs from the DuckDB file lives here, once:
+- SQL text: the store's portable SQL (``?`` placeholders, DOUBLE, BLOB) is translated by
+  ``translate`` (``%s``, DOUBLE PRECISION, BYTEA; TEXT columns get the "C" collation so that
+  text sorts by code point as in DuckDB); JSON columns come back as text, numeric as numbers.
+- Frames: ``frame`` builds pandas frames with the column types DuckDB's ``.df()`` gives, so
+  views and analysis see the same frames from either backend.
+- Concurrency: ``lock(key)`` is a transaction-scoped advisory lock, ``Store.exclusive(key)`` a
+  session-scoped one; writers of one thing (a field's decisions, a run's responses, a dataset's
+  item versions) take turns instead of failing.
+- Errors: a wrong URL, host, database or password gives one line naming host, port and database,
+  never the password (the password is kept out of ``store.path`` and every message).
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import itertools
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+import numpy as np
+import pandas as pd
+
+from .connection import POSTGRES, Connection
+from .core import DEFAULT_WORK_DIR, Store, check_schema, is_database_url, migrate
+from .errors import StoreConflictError, StoreError, StoreUnavailableError
+
+logger = logging.getLogger(__name__)
+
+#: Full URLs (with password) by their redacted form, for ``Store(str(store.path))`` in this process.
+_FULL_URLS: dict[str, str] = {}
+_URLS_LOCK = threading.Lock()
+
+
+# ---------------------------------------------------------------- URLs and secrets
+
+class DatabaseURL:
+    """A parsed ``postgresql://user:password@host:port/database?options`` URL."""
+
+    def __init__(self, url: str):
+        text = url.strip()
+        try:
+            parts = urlsplit(text)
+            port = parts.port
+        except ValueError:
+            raise StoreError("cannot open store: the PostgreSQL URL is malformed (expected "
+                             "postgresql://user:password@host:port/database)") from None
+        self.scheme = parts.scheme.lower()
+        self.user = unquote(parts.username) if parts.username else None
+        self.password = unquote(parts.password) if parts.password is not None else None
+        self.host = parts.hostname or ""
+        self.port = port or 5432
+        self.database = unquote(parts.path.lstrip("/")) if parts.path.strip("/") else (self.user or "postgres")
+        self.options = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"]
+        query_password = dict(parse_qsl(parts.query)).get("password")
+        if self.password is None and query_password:
+            self.password = query_password
+        if self.scheme not in ("postgresql", "postgres"):
+            raise StoreError(f"cannot open store: {self.scheme}:// is not a PostgreSQL URL")
+
+    @property
+    def where(self) -> str:
+        """host:port/database, for messages."""
+        return f"{self.host or 'localhost'}:{self.port}/{self.database}"
+
+    def redacted(self) -> str:
+        """The URL without its password: safe for messages, logs, argv and ``store.path``."""
+        user = f"{quote(self.user, safe='')}@" if self.user else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        query = f"?{urlencode(self.options)}" if self.options else ""
+        return f"postgresql://{user}{host}:{self.port}/{quote(self.database, safe='')}{query}"
+
+    def connect_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"dbname": self.database, "port": self.port, "connect_timeout": 5,
+                                  "application_name": "eduart"}
+        if self.host:
+            kwargs["host"] = self.host
+        if self.user:
+            kwargs["user"] = self.user
+        if self.password is not None:
+            kwargs["password"] = self.password
+        for key, value in self.options:
+            kwargs[key] = value
+        return kwargs
+
+
+def remember_url(url: str) -> str:
+    """Keep a full URL for this process and return its redacted form (what the code passes on)."""
+    parsed = DatabaseURL(url)
+    redacted = parsed.redacted()
+    if parsed.password is not None:
+        with _URLS_LOCK:
+            _FULL_URLS[redacted] = url.strip()
+    return redacted
+
+
+def _full_url(location: str) -> str:
+    """The URL to connect with: as given, else the remembered one, else $EDUART_DATABASE_URL when it
+    names the same database (a background process started from the app), else as given (libpq then
+    reads PGPASSWORD or ~/.pgpass)."""
+    parsed = DatabaseURL(location)
+    if parsed.password is not None:
+        return location.strip()
+    redacted = parsed.redacted()
+    with _URLS_LOCK:
+        if redacted in _FULL_URLS:
+            return _FULL_URLS[redacted]
+    for name in ("EDUART_DATABASE_URL", "EDUART_DB"):
+        env = os.environ.get(name, "").strip()
+        if is_database_url(env):
+            try:
+                if DatabaseURL(env).redacted() == redacted:
+                    return env
+            except StoreError:
+                continue
+    return location.strip()
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
+
+
+# ---------------------------------------------------------------- SQL translation
+
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|[?%]|[^'\"?%/-]+|.", re.S)
+_TYPE_WORDS = [(re.compile(r"\bDOUBLE\b(?!\s+PRECISION)"), "DOUBLE PRECISION"),
+               (re.compile(r"\bBLOB\b"), "BYTEA"),
+               (re.compile(r"\bTINYINT\b"), "SMALLINT")]
+_TEXT_COLUMN = re.compile(r"\bTEXT\b")
+_DDL = re.compile(r"^\s*(CREATE\s+TABLE|ALTER\s+TABLE)\b", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def translate(sql: str) -> str:
+    """The store's portable SQL as PostgreSQL (with psycopg's ``%s`` placeholders) reads it.
+
+    Outside string literals, quoted names and comments: ``?`` becomes ``%s``; DOUBLE, BLOB and
+    TINYINT become DOUBLE PRECISION, BYTEA and SMALLINT; in CREATE/ALTER TABLE, TEXT columns get
+    ``COLLATE "C"``. Every ``%`` is doubled (psycopg formats the whole text).
+    """
+    ddl = bool(_DDL.match(sql))
+    out: list[str] = []
+    plain: list[str] = []
+
+    def flush() -> None:
+        if plain:
+            text = "".join(plain)
+            for pattern, word in _TYPE_WORDS:
+                text = pattern.sub(word, text)
+            if ddl:
+                text = _TEXT_COLUMN.sub('TEXT COLLATE "C"', text)
+            out.append(text)
+            plain.clear()
+
+    for token in _TOKENS.findall(sql):
+        if token == "?":
+            flush()
+            out.append("%s")
+        elif token == "%":
+            flush()
+            out.append("%%")
+        elif token[:1] in ("'", '"') or token.startswith("--") or token.startswith("/*"):
+            flush()
+            out.append(token.replace("%", "%%"))
+        else:
+            plain.append(token)
+    flush()
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- result types
+
+_BOOL, _BYTEA, _INT8, _INT2, _INT4, _TEXT, _JSON, _FLOAT4, _FLOAT8 = 16, 17, 20, 21, 23, 25, 114, 700, 701
+_VARCHAR, _TIMESTAMP, _TIMESTAMPTZ, _NUMERIC, _JSONB, _NAME, _DATE = 1043, 1114, 1184, 1700, 3802, 19, 1082
+_ARRAYS = {1000, 1005, 1007, 1009, 1015, 1016, 1021, 1022, 199, 3807}
+_INTS = {_INT2: ("int32", "Int32"), _INT4: ("int32", "Int32"), _INT8: ("int64", "Int64")}
+_FLOATS = {_FLOAT4, _FLOAT8, _NUMERIC}
+_STRINGS = {_TEXT, _VARCHAR, _JSON, _JSONB, _NAME}
+
+
+def _column(values: list, oid: int) -> Any:
+    """One result column with the dtype DuckDB's ``.df()`` gives the same SQL type."""
+    has_null = any(v is None for v in values)
+    if oid in _INTS:
+        plain, nullable = _INTS[oid]
+        return pd.array(values, dtype=nullable) if has_null else np.asarray(values, dtype=plain)
+    if oid in _FLOATS:
+        return np.asarray([np.nan if v is None else float(v) for v in values], dtype="float64")
+    if oid == _BOOL:
+        return pd.array(values, dtype="boolean") if has_null else np.asarray(values, dtype=bool)
+    if oid in _STRINGS:
+        return pd.array(values, dtype="str") if values else np.asarray(values, dtype=object)
+    if oid in (_TIMESTAMP, _TIMESTAMPTZ, _DATE):
+        return pd.to_datetime(pd.Series(values, dtype=object)).astype("datetime64[us]").to_numpy() if values \
+            else np.asarray(values, dtype="datetime64[us]")
+    out = np.empty(len(values), dtype=object)
+    if oid in _ARRAYS:  # DuckDB gives a list column as numpy arrays
+        for index, value in enumerate(values):
+            out[index] = None if value is None else np.asarray(value, dtype=object)
+        return out
+    out[:] = values
+    return out
+
+
+def _numpy_column(values: list, oid: int) -> np.ndarray:
+    if oid in _INTS and not any(v is None for v in values):
+        return np.asarray(values, dtype=_INTS[oid][0])
+    if oid in _FLOATS or oid in _INTS:
+        return np.asarray([np.nan if v is None else float(v) for v in values], dtype="float64")
+    if oid == _BOOL and not any(v is None for v in values):
+        return np.asarray(values, dtype=bool)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _loaders() -> tuple:
+    from psycopg.adapt import Loader
+    from psycopg.types.string import TextLoader
+
+    class NumberLoader(Loader):
+        """numeric (sum of BIGINT, avg) as int when whole, else float: DuckDB gives numbers, not Decimals."""
+
+        def load(self, data):
+            text = bytes(data).decode()
+            return int(text) if _WHOLE.fullmatch(text) else float(text)
+
+    return TextLoader, NumberLoader
+
+
+_WHOLE = re.compile(r"-?\d+")
+
+
+def _configure(raw) -> None:
+    """Per connection: JSON as text (as DuckDB returns it), numeric as int or float."""
+    text, number = _loaders()
+    for name in ("json", "jsonb"):
+        raw.adapters.register_loader(name, text)
+    raw.adapters.register_loader("numeric", number)
+
+
+_KEY_NAMES = itertools.count(1)
+
+
+class PgConnection(Connection):
+    """``Connection`` over a psycopg connection (autocommit; transactions are explicit BEGIN/COMMIT)."""
+
+    dialect = POSTGRES
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None):
+        return self.raw.execute(translate(sql), list(params) if params is not None else [])
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = [list(r) for r in rows]
+        if rows:
+            with self.raw.cursor() as cur:
+                cur.executemany(translate(sql), rows)
+
+    def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        cur = self.execute(sql, params)
+        names = [d.name for d in cur.description]
+        oids = [d.type_code for d in cur.description]
+        rows = cur.fetchall()
+        columns = list(zip(*rows)) if rows else [() for _ in names]
+        data = {index: _column(list(columns[index]), oid) for index, oid in enumerate(oids)}
+        frame = pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
+        frame.columns = names
+        return frame
+
+    def numpy(self, sql: str, params: Sequence[Any] | None = None) -> dict[str, np.ndarray]:
+        cur = self.execute(sql, params)
+        rows = cur.fetchall()
+        columns = list(zip(*rows)) if rows else [() for _ in cur.description]
+        return {d.name: _numpy_column(list(columns[i]), d.type_code) for i, d in enumerate(cur.description)}
+
+    def insert_frame(self, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
+        """COPY the rows in (JSON columns arrive as text, which the json type reads as it is)."""
+        if frame.empty:
+            return
+        cols = list(frame.columns)
+        values = frame.astype(object)
+        values = values.where(frame.notna(), None)
+        with self.raw.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as copy:
+            for row in values.itertuples(index=False, name=None):
+                copy.write_row([_plain(v) for v in row])
+
+    @contextmanager
+    def keys(self, values: Sequence[Any], sql_type: str = "BIGINT") -> Iterator[str]:
+        """A temporary table filled by COPY (inside the caller's transaction)."""
+        name = f"_keys_{next(_KEY_NAMES)}"
+        self.execute(f"CREATE TEMP TABLE {name} (key {sql_type})")
+        try:
+            with self.raw.cursor() as cur, cur.copy(f"COPY {name} (key) FROM STDIN") as copy:
+                for value in values:
+                    copy.write_row([_plain(value)])
+            yield name
+        finally:
+            try:
+                self.execute(f"DROP TABLE IF EXISTS {name}")
+            except Exception as exc:  # noqa: BLE001 - an aborted transaction drops it with the rollback
+                logger.debug("dropping %s: %s", name, exc)
+
+    def has_table(self, table: str) -> bool:
+        return bool(self.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+                                 "AND table_schema = current_schema()", [table]).fetchone()[0])
+
+    def has_column(self, table: str, column: str) -> bool:
+        return bool(self.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                                 "AND column_name = ? AND table_schema = current_schema()",
+                                 [table, column]).fetchone()[0])
+
+    def tables(self) -> list[str]:
+        return [r[0] for r in self.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+
+    def columns(self, table: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+            "AND table_schema = current_schema() ORDER BY ordinal_position", [table]).fetchall()]
+
+    def lock(self, key: str) -> None:
+        self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [key]).fetchall()
+
+    def advance_sequence(self, sequence: str, above: int) -> None:
+        if above >= 1:
+            self.execute(f"SELECT setval('{sequence}', ?)", [int(above)]).fetchall()
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _plain(value: Any) -> Any:
+    """A value COPY can write: numpy scalars as Python numbers, pandas timestamps as datetimes."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return value.to_pydatetime()
+    return value
+
+
+# ---------------------------------------------------------------- pools
+
+class _Pools:
+    """One psycopg connection pool per database URL in this process."""
+
+    def __init__(self):
+        self._pools: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.migrated: set[str] = set()
+        self.known: set[str] = set()  # databases whose schema this code has checked
+
+    def get(self, key: str, url: DatabaseURL, timeout_s: float):
+        with self._lock:
+            pool = self._pools.get(key)
+        if pool is not None:
+            return pool
+        probe(url)  # a wrong password or database fails here, in one line, before any pool retries
+        from psycopg import ClientCursor
+        from psycopg_pool import ConnectionPool
+
+        kwargs = {**url.connect_kwargs(), "autocommit": True, "cursor_factory": ClientCursor}
+        created = ConnectionPool(kwargs=kwargs, min_size=1, max_size=int(os.environ.get("EDUART_PG_POOL", "8")),
+                                 configure=_configure, check=ConnectionPool.check_connection, open=False,
+                                 name=url.where, timeout=timeout_s, reconnect_timeout=30.0, max_idle=300.0)
+        with self._lock:
+            if key in self._pools:
+                return self._pools[key]
+            created.open(wait=False)
+            self._pools[key] = created
+            return created
+
+    def drop(self, key: str | None) -> None:
+        with self._lock:
+            keys = list(self._pools) if key is None else [k for k in self._pools if k == key]
+            pools = [self._pools.pop(k) for k in keys]
+            if key is None:
+                self.migrated.clear()
+                self.known.clear()
+            else:
+                self.migrated.discard(key)
+                self.known.discard(key)
+        for pool in pools:
+            try:
+                pool.close(timeout=2.0)
+            except Exception as exc:  # noqa: BLE001 - closing a pool whose server went away
+                logger.debug("closing pool: %s", exc)
+
+
+_POOLS = _Pools()
+atexit.register(_POOLS.drop, None)
+
+
+def release_pools(location: str | None = None) -> None:
+    """Close this process's pool of one database URL (or of all)."""
+    _POOLS.drop(None if location is None else DatabaseURL(location).redacted())
+
+
+def probe(url: DatabaseURL) -> None:
+    """Open and close one connection; StoreError (one line, no password) when that fails."""
+    import psycopg
+
+    try:
+        psycopg.connect(**url.connect_kwargs(), autocommit=True).close()
+    except psycopg.Error as exc:
+        raise connection_error(url, exc) from None
+
+
+def _cause(exc: BaseException, secret: str | None) -> str:
+    """The server's reason in one line, without libpq's "connection to server at ... failed:" prefix."""
+    text = str(exc).strip() or type(exc).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    reasons = []
+    for line in lines:
+        line = re.sub(r"^connection (?:to server at|failed:)[^:]*?(?:failed|\d+):\s*", "", line)
+        line = re.sub(r"^(?:connection failed:\s*)", "", line)
+        line = re.sub(r"^(?:FATAL|ERROR):\s*", "", line)
+        if line and line not in reasons and not line.startswith(("HINT", "DETAIL", "Multiple connection")):
+            reasons.append(line)
+    return _scrub("; ".join(reasons[:2]) or type(exc).__name__, secret)
+
+
+def connection_error(url: DatabaseURL, exc: BaseException) -> StoreError:
+    """The one line for a failed connection: host, port and database named, never the password."""
+    cause = _cause(exc, url.password)
+    low = cause.lower()
+    if "password authentication failed" in low or "no password supplied" in low:
+        return StoreError(f"cannot open store {url.redacted()}: {cause} (check the password for host "
+                          f"{url.host}, database {url.database})")
+    if "does not exist" in low and "database" in low:
+        return StoreError(f"cannot open store {url.redacted()}: database {url.database!r} does not exist on "
+                          f"{url.host}:{url.port}; create it first (createdb)")
+    return StoreUnavailableError(f"cannot reach PostgreSQL at {url.where}: {cause}")
+
+
+def _one_line(url: DatabaseURL, exc: BaseException, writing: bool) -> StoreError:
+    """The StoreError for a failure while a connection was in use."""
+    import psycopg
+    from psycopg import errors
+
+    if isinstance(exc, (errors.SerializationFailure, errors.DeadlockDetected)):
+        return StoreConflictError(f"store {url.redacted()}: {_cause(exc, url.password)}; nothing of this change "
+                                  "was saved, try again")
+    if isinstance(exc, psycopg.OperationalError) or getattr(exc, "sqlstate", "") in ("57P01", "57P02", "57P03"):
+        saved = "; nothing of this change was saved" if writing else ""
+        return StoreUnavailableError(f"lost the connection to PostgreSQL at {url.where} "
+                                     f"({_cause(exc, url.password)}){saved}; try again")
+    return StoreError(f"store {url.redacted()}: {_cause(exc, url.password)}")
+
+
+def _work_dir() -> Path:
+    env = os.environ.get("EDUART_WORK_DIR", "").strip()
+    return Path(env).expanduser() if env else DEFAULT_WORK_DIR
+
+
+class PostgresStore(Store):
+    """A PostgreSQL database as the store; run journals and the response cache stay local."""
+
+    is_file = False
+
+    def __init__(self, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):
+        from .core import default_db_path
+
+        location = str(path) if path else str(default_db_path())
+        self._url = DatabaseURL(_full_url(location))
+        if self._url.password is not None:
+            remember_url(_full_url(location))
+        self.path = self._url.redacted()
+        self.lock_timeout_s = lock_timeout_s
+
+    @property
+    def url(self) -> DatabaseURL:
+        return self._url
+
+    def child_env(self) -> dict[str, str]:
+        """The full URL for a process this one starts (the environment, never its argv)."""
+        full = _full_url(self.path)
+        return {"EDUART_DATABASE_URL": full} if DatabaseURL(full).password is not None else {}
+
+    @property
+    def local_base(self) -> Path:
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"pg-{self._url.host or 'local'}-{self._url.port}-{self._url.database}")
+        return _work_dir() / name
+
+    # ---------------------------------------------------------------- connections
+    def _pool(self):
+        return _POOLS.get(self.path, self._url, self._wait_s())
+
+    def _wait_s(self) -> float:
+        return max(0.5, min(float(self.lock_timeout_s), 10.0))
+
+    @contextmanager
+    def _raw(self) -> Iterator[Any]:
+        """A pooled connection; a pool that cannot deliver in time is asked why (one line)."""
+        from psycopg_pool import PoolTimeout
+
+        for attempt in (1, 2):
+            pool = self._pool()
+            lease = pool.connection(timeout=self._wait_s())
+            try:
+                raw = lease.__enter__()
+            except PoolTimeout:
+                probe(self._url)  # raises the real reason when the server is still away
+                _POOLS.drop(self.path)  # the server is back: start again with fresh connections
+                if attempt == 2:
+                    raise StoreUnavailableError(f"cannot reach PostgreSQL at {self._url.where}: no connection "
+                                                f"within {self._wait_s():.0f} s; try again") from None
+                continue
+            with ExitStack() as stack:
+                stack.push(lease)
+                yield raw
+            return
+
+    def exists(self) -> bool:
+        """Whether the database holds a store (a schema); StoreError when it cannot be reached."""
+        if self.path in _POOLS.known:
+            return True
+        with self._raw() as raw:
+            found = PgConnection(raw).has_table("schema_version")
+        if found:
+            with self.connect(read_only=True):
+                pass  # checks the schema once
+        return found
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[PgConnection]:
+        """A pooled connection (migrated to the current schema before the first write of this process)."""
+        import psycopg
+
+        try:
+            with self._raw() as raw:
+                con = PgConnection(raw)
+                if read_only and self.path not in _POOLS.known:
+                    if not check_schema(con, self.path):
+                        raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an "
+                                         "import first")
+                    _POOLS.known.add(self.path)
+                elif not read_only and self.path not in _POOLS.migrated:
+                    self._migrate(con)
+                yield con
+        except psycopg.Error as exc:
+            raise _one_line(self._url, exc, writing=not read_only) from exc
+
+    def _migrate(self, con: PgConnection) -> None:
+        """Apply pending migrations under a session lock (two processes starting at once take turns)."""
+        con.execute("SELECT pg_advisory_lock(hashtextextended('eduart:migrations', 0))").fetchall()
+        try:
+            migrate(con, self.path)
+        finally:
+            con.execute("SELECT pg_advisory_unlock(hashtextextended('eduart:migrations', 0))").fetchall()
+        _POOLS.migrated.add(self.path)
+        _POOLS.known.add(self.path)
+
+    @contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        """A session advisory lock on a connection of its own, held for the whole block."""
+        import psycopg
+
+        try:
+            with self._raw() as raw:
+                raw.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", [key]).fetchall()
+                try:
+                    yield
+                finally:
+                    try:
+                        raw.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key]).fetchall()
+                    except psycopg.Error as exc:  # the connection died: the server released the lock
+                        logger.debug("advisory unlock: %s", exc)
+        except psycopg.Error as exc:
+            raise _one_line(self._url, exc, writing=True) from exc
+
+    def data_version(self) -> int:
+        """The counter every committed transaction bumps (one small read; the app caches it a second)."""
+        try:
+            with self.connect(read_only=True) as con:
+                if not con.has_table("meta"):
+                    return -1
+                row = con.execute("SELECT value FROM meta WHERE key = 'data_version'").fetchone()
+        except StoreError as exc:
+            if str(exc).startswith("no store at"):
+                return -1
+            raise
+        return int(row[0]) if row else -1
+
+    def drop_all(self) -> None:
+        """Drop the tables and sequences the migrations create (and nothing else in the database)."""
+        from .schema import store_objects
+
+        tables, sequences = store_objects()
+        with self.connect() as con:
+            present = set(con.tables())
+            con.execute("BEGIN")
+            try:
+                doomed = [t for t in tables if t in present]
+                if doomed:
+                    con.execute(f"DROP TABLE IF EXISTS {', '.join(doomed)} CASCADE")
+                for sequence in sequences:
+                    con.execute(f"DROP SEQUENCE IF EXISTS {sequence} CASCADE")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        _POOLS.migrated.discard(self.path)
+        _POOLS.known.discard(self.path)
+
+
+def wait_for_server(store: PostgresStore, timeout_s: float = 30.0) -> None:
+    """Wait until the store's server accepts connections (tools after a restart)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            probe(store.url)
+            return
+        except StoreError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
