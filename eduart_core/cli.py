@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.studies",     # import-external
     "eduart_core.commands.show",        # show VIEW: the data behind every table and chart
     "eduart_core.commands.report",      # report
+    "eduart_core.commands.storecopy",   # store-copy --from X --to Y
     "eduart_core.commands.bench",       # bench analysis|runner|pages
 ]
 

@@ -81,6 +81,7 @@ def drop_database(server, name: str, url: str) -> None:
 def pg_url(pg_server, monkeypatch, tmp_path) -> Iterator[str]:
     """A fresh, migrated, empty database; its local folders (run journals, images) in ``tmp_path``."""
     monkeypatch.setenv("EDUART_WORK_DIR", str(tmp_path / "work"))
+    monkeypatch.setenv("PGPASSWORD", pg_server.password)  # processes the test starts get only the URL
     name, url = new_database(pg_server)
     yield url
     drop_database(pg_server, name, url)
@@ -144,6 +145,7 @@ class Built:
         monkeypatch = request.getfixturevalue("monkeypatch")
         server = request.getfixturevalue("pg_server")
         monkeypatch.setenv("EDUART_IMAGES", str(self.images))  # a shared image folder, as a team has
+        monkeypatch.setenv("PGPASSWORD", server.password)
         monkeypatch.setenv("EDUART_WORK_DIR", str(request.getfixturevalue("tmp_path") / "pg-work"))
         name, url = new_database(server, template=self.name)
         request.addfinalizer(lambda: drop_database(server, name, url))
