@@ -90,6 +90,15 @@ class Connection:
         many keys (``x IN (SELECT key FROM <name>)``) where a list parameter would be slow."""
         raise NotImplementedError
 
+    def begin(self) -> None:
+        self.execute("BEGIN TRANSACTION")
+
+    def commit(self, last: str | None = None) -> None:
+        """Run ``last`` (a statement without parameters) and commit."""
+        if last:
+            self.execute(last)
+        self.execute("COMMIT")
+
     def lock(self, key: str) -> None:
         """Hold ``key`` until the transaction ends, so concurrent writers of one thing take turns."""
 

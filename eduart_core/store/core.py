@@ -82,11 +82,10 @@ def default_db_path() -> Path | str:
 
 
 def store_location(text: str | os.PathLike) -> Path | str:
-    """``--db`` as given on the command line: a file path, or a database URL (kept as text)."""
+    """``--db`` as given on the command line: a file path, or a database URL (kept as text; a
+    malformed one fails with one line when the store is opened)."""
     if is_database_url(str(text)):
-        from .postgres import remember_url
-
-        return remember_url(str(text))
+        return str(text).strip()
     return Path(text).expanduser()
 
 
@@ -177,13 +176,10 @@ class Store:
     def transaction(self) -> Iterator[Connection]:
         """A read-write connection inside one transaction: all or nothing, and bumps data_version."""
         with self.connect() as con:
-            con.execute("BEGIN TRANSACTION")
+            con.begin()
             try:
                 yield con
-                con.execute(
-                    "UPDATE meta SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = 'data_version'"
-                )
-                con.execute("COMMIT")
+                con.commit(BUMP_DATA_VERSION)
             except BaseException as exc:
                 _rollback(con)
                 translated = self._write_error(exc)
@@ -215,6 +211,10 @@ class Store:
     def side_files(self) -> list[Path]:
         """Files that make up the store besides its folders (a DuckDB file and its WAL; none for a server)."""
         return []
+
+
+#: The last statement of every write transaction: the data version that keys every cache.
+BUMP_DATA_VERSION = "UPDATE meta SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = 'data_version'"
 
 
 def _rollback(con: Connection) -> None:

@@ -288,8 +288,15 @@ def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
     return out
 
 
-def _decoded(frame: pd.DataFrame) -> list[dict]:
-    rows = frame.to_dict("records")
+def _records(con, sql: str, params: list) -> list[dict]:
+    """Rows as dicts straight from the cursor (the decision write path: no DataFrame round trip)."""
+    cur = con.execute(sql, params)
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, row)) for row in cur.fetchall()]
+
+
+def _decoded(frame: pd.DataFrame | list[dict]) -> list[dict]:
+    rows = frame if isinstance(frame, list) else frame.to_dict("records")
     for row in rows:
         row["previous_value"] = _load(row.get("previous_value"))
         row["new_value"] = _load(row.get("new_value"))
@@ -334,7 +341,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
         try:
             with store.transaction() as con:
                 con.lock(f"decisions:{page_id}:{int(round)}:{path}")
-                decisions = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? "
+                decisions = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? "
                                             "AND path = ? ORDER BY decision_id", [page_id, int(round), path]))
                 if check is None:
                     latest = decisions[-1] if decisions else None
@@ -344,7 +351,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     return _insert_decision(con, row)
                 decision_id = _insert_decision(con, {**row, **(check(decisions) or {})})
                 if page_decisions is not None:
-                    page_decisions[:] = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? "
+                    page_decisions[:] = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? "
                                                         "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
                 return decision_id
         except _CONFLICTS:

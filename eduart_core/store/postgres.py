@@ -28,6 +28,7 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -85,6 +86,16 @@ class DatabaseURL:
         host = f"[{self.host}]" if ":" in self.host else self.host
         query = f"?{urlencode(self.options)}" if self.options else ""
         return f"postgresql://{user}{host}:{self.port}/{quote(self.database, safe='')}{query}"
+
+    def with_database(self, database: str) -> str:
+        """The full URL (password included) of another database on the same server."""
+        auth = ""
+        if self.user:
+            auth = quote(self.user, safe="") + (f":{quote(self.password, safe='')}" if self.password is not None else "")
+            auth += "@"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        query = f"?{urlencode(self.options)}" if self.options else ""
+        return f"postgresql://{auth}{host}:{self.port}/{quote(database, safe='')}{query}"
 
     def connect_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"dbname": self.database, "port": self.port, "connect_timeout": 5,
@@ -204,8 +215,9 @@ def _column(values: list, oid: int) -> Any:
         return np.asarray([np.nan if v is None else float(v) for v in values], dtype="float64")
     if oid == _BOOL:
         return pd.array(values, dtype="boolean") if has_null else np.asarray(values, dtype=bool)
-    if oid in _STRINGS:
-        return pd.array(values, dtype="str") if values else np.asarray(values, dtype=object)
+    if oid in _STRINGS:  # as DuckDB: pandas strings, but objects (None) when nothing is set
+        if any(v is not None for v in values):
+            return pd.array(values, dtype="str")
     if oid in (_TIMESTAMP, _TIMESTAMPTZ, _DATE):
         return pd.to_datetime(pd.Series(values, dtype=object)).astype("datetime64[us]").to_numpy() if values \
             else np.asarray(values, dtype="datetime64[us]")
@@ -339,6 +351,13 @@ class PgConnection(Connection):
             "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
             "AND table_schema = current_schema() ORDER BY ordinal_position", [table]).fetchall()]
 
+    def begin(self) -> None:
+        self.raw.execute("BEGIN")
+
+    def commit(self, last: str | None = None) -> None:
+        """``last`` and COMMIT in one round trip (a decision's commit is most of its latency)."""
+        self.raw.execute((translate(last) + "; " if last else "") + "COMMIT", [])
+
     def lock(self, key: str) -> None:
         self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [key]).fetchall()
 
@@ -381,7 +400,7 @@ class _Pools:
 
         kwargs = {**url.connect_kwargs(), "autocommit": True, "cursor_factory": ClientCursor}
         created = ConnectionPool(kwargs=kwargs, min_size=1, max_size=int(os.environ.get("EDUART_PG_POOL", "8")),
-                                 configure=_configure, check=ConnectionPool.check_connection, open=False,
+                                 configure=_configure, check=_check_if_idle, reset=_mark_used, open=False,
                                  name=url.where, timeout=timeout_s, reconnect_timeout=30.0, max_idle=300.0)
         with self._lock:
             if key in self._pools:
@@ -402,9 +421,27 @@ class _Pools:
                 self.known.discard(key)
         for pool in pools:
             try:
-                pool.close(timeout=2.0)
+                pool.close(timeout=1.0)
             except Exception as exc:  # noqa: BLE001 - closing a pool whose server went away
                 logger.debug("closing pool: %s", exc)
+
+
+#: A pooled connection idle longer than this is checked (one round trip) before it is handed out:
+#: after a server restart its socket is dead. One used moments ago is handed out as it is; should it
+#: still have died, the action fails with one line and the pool drops it.
+CHECK_IDLE_S = 2.0
+_LAST_USED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _mark_used(raw) -> None:
+    _LAST_USED[raw] = time.monotonic()
+
+
+def _check_if_idle(raw) -> None:
+    from psycopg_pool import ConnectionPool
+
+    if time.monotonic() - _LAST_USED.get(raw, 0.0) > CHECK_IDLE_S:
+        ConnectionPool.check_connection(raw)
 
 
 _POOLS = _Pools()
@@ -512,13 +549,17 @@ class PostgresStore(Store):
     @contextmanager
     def _raw(self) -> Iterator[Any]:
         """A pooled connection; a pool that cannot deliver in time is asked why (one line)."""
-        from psycopg_pool import PoolTimeout
+        from psycopg_pool import PoolClosed, PoolTimeout
 
         for attempt in (1, 2):
             pool = self._pool()
             lease = pool.connection(timeout=self._wait_s())
             try:
                 raw = lease.__enter__()
+            except PoolClosed:  # another thread found the server gone and dropped this pool
+                if attempt == 2:
+                    raise StoreUnavailableError(f"cannot reach PostgreSQL at {self._url.where}; try again") from None
+                continue
             except PoolTimeout:
                 probe(self._url)  # raises the real reason when the server is still away
                 _POOLS.drop(self.path)  # the server is back: start again with fresh connections
@@ -559,7 +600,15 @@ class PostgresStore(Store):
                     self._migrate(con)
                 yield con
         except psycopg.Error as exc:
-            raise _one_line(self._url, exc, writing=not read_only) from exc
+            raise self._failure(exc, writing=not read_only) from exc
+
+    def _failure(self, exc: BaseException, writing: bool) -> StoreError:
+        """The one-line error; after a lost connection the pool is replaced, since its other idle
+        connections died with the server too (the next action starts afresh)."""
+        error = _one_line(self._url, exc, writing=writing)
+        if isinstance(error, StoreUnavailableError):
+            _POOLS.drop(self.path)
+        return error
 
     def _migrate(self, con: PgConnection) -> None:
         """Apply pending migrations under a session lock (two processes starting at once take turns)."""
@@ -587,7 +636,7 @@ class PostgresStore(Store):
                     except psycopg.Error as exc:  # the connection died: the server released the lock
                         logger.debug("advisory unlock: %s", exc)
         except psycopg.Error as exc:
-            raise _one_line(self._url, exc, writing=True) from exc
+            raise self._failure(exc, writing=True) from exc
 
     def data_version(self) -> int:
         """The counter every committed transaction bumps (one small read; the app caches it a second)."""
