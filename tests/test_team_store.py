@@ -362,6 +362,7 @@ def test_a_wrong_password_or_url_is_one_line_naming_host_and_database(pg_server,
     from eduart_core.store.postgres import DatabaseURL
 
     good = DatabaseURL(pg_url)
+    assert Store(pg_url).exists()  # this process holds a pool for the right password: it must not serve the wrong one
     wrong = good.with_database(good.database).replace(f":{pg_server.password}@", ":not-the-password@")
     cases = [(wrong, "password authentication failed"),
              (good.with_database("nosuchdb"), "does not exist"),
@@ -388,3 +389,18 @@ def test_a_database_without_a_store_says_so_and_the_password_never_shows(pg_serv
     with pytest.raises(StoreError, match="no store at"):
         with store.connect(read_only=True):
             pass
+
+
+def test_every_page_renders_on_the_postgres_demo(pg_demo_url, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core.bench.pages import PAGES
+
+    monkeypatch.setenv("EDUART_DB", pg_demo_url)
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    assert not at.exception, at.exception
+    for page in PAGES[1:]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        assert not at.error or all("Cannot read the store" not in str(e.value) for e in at.error), page

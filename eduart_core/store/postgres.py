@@ -111,13 +111,16 @@ class DatabaseURL:
         return kwargs
 
 
-def remember_url(url: str) -> str:
-    """Keep a full URL for this process and return its redacted form (what the code passes on)."""
+def remember_url(url: str, replace: bool = True) -> str:
+    """Keep a full URL for this process and return its redacted form (what the code passes on).
+
+    ``replace=False`` keeps a URL already remembered (one that connected) over an untried one."""
     parsed = DatabaseURL(url)
     redacted = parsed.redacted()
     if parsed.password is not None:
         with _URLS_LOCK:
-            _FULL_URLS[redacted] = url.strip()
+            if replace or redacted not in _FULL_URLS:
+                _FULL_URLS[redacted] = url.strip()
     return redacted
 
 
@@ -384,17 +387,22 @@ class _Pools:
     """One psycopg connection pool per database URL in this process."""
 
     def __init__(self):
-        self._pools: dict[str, Any] = {}
+        self._pools: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
         self.migrated: set[str] = set()
         self.known: set[str] = set()  # databases whose schema this code has checked
 
     def get(self, key: str, url: DatabaseURL, timeout_s: float):
+        """The pool of ``key`` (the redacted URL) for exactly these credentials: a pool opened with
+        one password never serves a store opened with another."""
+        key = _pool_key(key, url)
         with self._lock:
             pool = self._pools.get(key)
         if pool is not None:
             return pool
         probe(url)  # a wrong password or database fails here, in one line, before any pool retries
+        if url.password is not None:
+            remember_url(url.with_database(url.database))  # it connected: the one to reopen with
         from psycopg import ClientCursor
         from psycopg_pool import ConnectionPool
 
@@ -410,8 +418,9 @@ class _Pools:
             return created
 
     def drop(self, key: str | None) -> None:
+        """Close the pools of one redacted URL (every credential), or all."""
         with self._lock:
-            keys = list(self._pools) if key is None else [k for k in self._pools if k == key]
+            keys = list(self._pools) if key is None else [k for k in self._pools if k[0] == key]
             pools = [self._pools.pop(k) for k in keys]
             if key is None:
                 self.migrated.clear()
@@ -442,6 +451,12 @@ def _check_if_idle(raw) -> None:
 
     if time.monotonic() - _LAST_USED.get(raw, 0.0) > CHECK_IDLE_S:
         ConnectionPool.check_connection(raw)
+
+
+def _pool_key(redacted: str, url: DatabaseURL) -> tuple[str, str]:
+    import hashlib
+
+    return redacted, hashlib.sha256((url.password or "").encode()).hexdigest()
 
 
 _POOLS = _Pools()
@@ -521,7 +536,7 @@ class PostgresStore(Store):
         location = str(path) if path else str(default_db_path())
         self._url = DatabaseURL(_full_url(location))
         if self._url.password is not None:
-            remember_url(_full_url(location))
+            remember_url(_full_url(location), replace=False)
         self.path = self._url.redacted()
         self.lock_timeout_s = lock_timeout_s
 
