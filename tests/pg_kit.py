@@ -5,9 +5,12 @@ in a temp dir, a free 127.0.0.1 port, password authentication). Every test datab
 of a template that already holds the migrated schema (``CREATE DATABASE ... TEMPLATE`` takes
 milliseconds), so a test starts from an empty store as fast as a new DuckDB file.
 
-Test modules that run on both backends import the fixtures they need:
+A test module whose ``store`` tests run on both backends binds the fixtures at module level:
 
-    from pg_kit import backend, store  # noqa: F401  (the module's tests run on DuckDB and PostgreSQL)
+    import pg_kit
+    backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
+
+A store built once per module (``build_once``) is copied per test with ``Built.copy``.
 
 The PostgreSQL runs carry the ``postgres`` marker (``pytest -m postgres`` runs only them,
 ``-m "not postgres"`` only the DuckDB ones). Without server binaries they skip with one line,
