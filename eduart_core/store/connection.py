@@ -99,6 +99,9 @@ class Connection:
             self.execute(last)
         self.execute("COMMIT")
 
+    def after_commit(self) -> None:
+        """Upkeep once a write transaction has committed (PostgreSQL: statistics after bulk writes)."""
+
     def lock(self, key: str) -> None:
         """Hold ``key`` until the transaction ends, so concurrent writers of one thing take turns."""
 
