@@ -15,7 +15,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from pg_kit import POSTGRES, build_once
+from pg_kit import POSTGRES, build_once, require_or_skip
 
 from eduart_core import views
 from eduart_core.cli import main
@@ -338,7 +338,7 @@ def test_a_server_restart_mid_session_gives_one_line_and_the_next_action_works(m
     from eduart_core.store.runs import ensure_dataset, ensure_model, list_runs
 
     if missing_reason():
-        pytest.skip(missing_reason())
+        require_or_skip(missing_reason())
     monkeypatch.setenv("EDUART_WORK_DIR", str(tmp_path / "work"))
     with TempPostgres(durable=False) as server:
         url = server.create_database("restart")
@@ -407,3 +407,85 @@ def test_every_page_renders_on_the_postgres_demo(pg_demo_url, monkeypatch):
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert not at.error or all("Cannot read the store" not in str(e.value) for e in at.error), page
+
+
+# ---------------------------------------------------------------- schema versions on a shared database
+
+def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
+    """A fresh process (no pool, no remembered schema) running one command against ``url``."""
+    return subprocess.run([sys.executable, "-m", "eduart_core", *args, "--db", url], env=_env(), cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _as_owner(url: str, *statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as con:
+        for statement in statements:
+            con.execute(statement)
+
+
+def test_a_store_older_than_the_code_is_upgraded_once_and_a_user_without_rights_gets_one_line(
+        pg_server, pg_empty_url, monkeypatch):
+    from eduart_core.store import core, release_readers
+    from eduart_core.store.core import latest_schema_version, migrate, pending_migrations
+    from eduart_core.store.postgres import DatabaseURL
+    from eduart_core.store.postgres import PostgresStore as PgStore
+
+    latest = latest_schema_version()
+    with monkeypatch.context() as older_code:  # the store as an earlier EduArt Studio left it
+        older_code.setattr(core, "MIGRATIONS", core.MIGRATIONS[:-1])
+        with PgStore(pg_empty_url)._raw() as raw:
+            from eduart_core.store.pg_connection import PgConnection
+
+            migrate(PgConnection(raw))
+    release_readers(pg_empty_url)
+    older = core.MIGRATIONS[-2][0]
+    database = DatabaseURL(pg_empty_url).database
+    _as_owner(pg_empty_url, "CREATE ROLE clerk LOGIN PASSWORD 'clerk-pw'",
+              "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO clerk",
+              "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO clerk")
+    clerk = f"postgresql://clerk:clerk-pw@127.0.0.1:{pg_server.port}/{database}"
+    try:
+        for command in (["stats"], ["review-status"]):  # a read and a read of the review tables
+            done = _cli(clerk, *command)
+            err = done.stderr.strip().splitlines()
+            assert done.returncode == 2 and len(err) == 1, (command, done.stderr)
+            assert f"schema version {older}" in err[0] and f"needs {latest}" in err[0] and "store-migrate" in err[0]
+            assert "clerk-pw" not in err[0] and f"127.0.0.1:{pg_server.port}/{database}" in err[0]
+        done = _cli(pg_empty_url, "store-migrate")  # the owner upgrades it
+        assert done.returncode == 0 and f"schema version {latest}" in done.stdout, done.stderr
+        assert pg_server.password not in done.stdout + done.stderr
+        assert _cli(clerk, "stats").returncode == 0  # and the clerk works again
+    finally:
+        _as_owner(pg_empty_url, "DROP OWNED BY clerk", "DROP ROLE clerk")
+    with PgStore(pg_empty_url)._raw() as raw:
+        assert pending_migrations(PgConnection(raw)) == []
+    release_readers(pg_empty_url)
+
+
+def test_an_older_store_is_upgraded_by_the_first_read_of_a_user_who_may(pg_empty_url, monkeypatch):
+    from eduart_core.store import core, release_readers
+    from eduart_core.store.core import latest_schema_version, migrate
+    from eduart_core.store.pg_connection import PgConnection
+    from eduart_core.store.postgres import PostgresStore as PgStore
+
+    with monkeypatch.context() as older_code:
+        older_code.setattr(core, "MIGRATIONS", core.MIGRATIONS[:-1])
+        with PgStore(pg_empty_url)._raw() as raw:
+            migrate(PgConnection(raw))
+    release_readers(pg_empty_url)
+    done = _cli(pg_empty_url, "stats")  # a page or a report reading first: no missing-table errors
+    assert done.returncode == 0, done.stderr
+    assert _cli(pg_empty_url, "store-migrate").stdout.strip().endswith("this EduArt Studio's latest")
+    assert f"schema version {latest_schema_version()}" in _cli(pg_empty_url, "store-migrate").stdout
+    release_readers(pg_empty_url)
+
+
+def test_a_store_newer_than_the_code_is_refused_in_one_line_before_any_write(pg_url):
+    _as_owner(pg_url, "INSERT INTO schema_version (version, name) VALUES (9999, 'from the future')")
+    for command in (["stats"], ["store-migrate"]):
+        done = _cli(pg_url, *command)
+        err = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(err) == 1 and "newer EduArt Studio" in err[0], (command, done.stderr)
+        assert "schema version 9999" in err[0]

@@ -186,6 +186,7 @@ class Store:
                 if translated is not None:
                     raise translated from None
                 raise
+            con.after_commit()
 
     def _write_error(self, exc: BaseException) -> StoreError | None:
         """The one-line StoreError for a failed transaction, when the backend knows the cause."""
@@ -253,6 +254,15 @@ def schema_version(con) -> int:
     )
     row = con.execute("SELECT max(version) FROM schema_version").fetchone()
     return int(row[0]) if row and row[0] is not None else 0
+
+
+def pending_migrations(con) -> list[int]:
+    """Numbers of the migrations this code knows and the store has not recorded (a store older than the code)."""
+    con = as_connection(con)
+    if not con.has_table("schema_version"):
+        return [number for number, _, _ in MIGRATIONS]
+    applied = {int(row[0]) for row in con.execute("SELECT version FROM schema_version").fetchall()}
+    return [number for number, _, _ in MIGRATIONS if number not in applied]
 
 
 def migrate(con, path: object | None = None) -> int:

@@ -31,4 +31,5 @@ class StoreFullError(StoreError):
 
 
 class StoreVersionError(StoreError):
-    """The store was written by a newer EduArt Studio (its schema is newer than ours)."""
+    """The store's schema is not one this code can use: written by a newer EduArt Studio, or older
+    than this code and not upgradable by this process (a database user without CREATE rights)."""

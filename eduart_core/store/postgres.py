@@ -29,9 +29,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from .core import DEFAULT_WORK_DIR, Store, check_schema, is_database_url, migrate
-from .errors import StoreConflictError, StoreError, StoreUnavailableError
-from .pg_connection import PgConnection, configure
+from .core import (
+    DEFAULT_WORK_DIR,
+    Store,
+    check_schema,
+    is_database_url,
+    latest_schema_version,
+    migrate,
+    pending_migrations,
+)
+from .errors import StoreConflictError, StoreError, StoreUnavailableError, StoreVersionError
+from .pg_connection import PgConnection, configure, forget_present_tables
 
 logger = logging.getLogger(__name__)
 
@@ -367,12 +375,15 @@ class PostgresStore(Store):
             with self._raw() as raw:
                 con = PgConnection(raw)
                 if read_only and self.path not in _POOLS.known:
-                    if not check_schema(con, self.path):
+                    version = check_schema(con, self.path)
+                    if not version:
                         raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an "
                                          "import first")
+                    if self.path not in _POOLS.migrated and pending_migrations(con):
+                        self._upgrade(con)
                     _POOLS.known.add(self.path)
                 elif not read_only and self.path not in _POOLS.migrated:
-                    self._migrate(con)
+                    self._upgrade(con)
                 yield con
         except psycopg.Error as exc:
             raise self._failure(exc, writing=not read_only) from exc
@@ -394,6 +405,26 @@ class PostgresStore(Store):
             con.execute("SELECT pg_advisory_unlock(hashtextextended('eduart:migrations', 0))").fetchall()
         _POOLS.migrated.add(self.path)
         _POOLS.known.add(self.path)
+
+    def _upgrade(self, con: PgConnection) -> None:
+        """Migrate before the first write, and before the first read of a store older than this code:
+        on a shared database the app servers that got the new code are usually the first to open it,
+        and every page would otherwise meet missing tables. A database user that may not create
+        tables gets one line saying what to run instead."""
+        import psycopg
+
+        version = check_schema(con, self.path)  # a newer store is refused here, before any write
+        try:
+            self._migrate(con)
+        except psycopg.Error as exc:
+            if not isinstance(exc, psycopg.errors.InsufficientPrivilege):
+                raise
+            state = (f"has schema version {version} and this EduArt Studio needs {latest_schema_version()}"
+                     if version else "is empty")
+            raise StoreVersionError(
+                f"store {self.path} {state}; its tables cannot be created or changed by this database user "
+                f"({_cause(exc, self._url.password)}): run 'python -m eduart_core store-migrate --db "
+                f"{self.path}' as the database's owner") from None
 
     @contextmanager
     def exclusive(self, key: str) -> Iterator[None]:
@@ -446,6 +477,7 @@ class PostgresStore(Store):
                 raise
         _POOLS.migrated.discard(self.path)
         _POOLS.known.discard(self.path)
+        forget_present_tables()
 
 
 def wait_for_server(store: PostgresStore, timeout_s: float = 30.0) -> None:
