@@ -214,6 +214,29 @@ def test_kill_9_of_a_deciding_process_loses_no_committed_decision(request, extra
     assert len(stored - printed) <= 3  # at most the one in flight per killed process
 
 
+def test_kill_9_of_an_import_keeps_all_or_nothing_and_the_next_import_lands_everything(request, extraction_pg,
+                                                                                      tmp_path):
+    """A review-import killed at any moment leaves its decisions all stored or none (one transaction),
+    holds no lock after it is gone, and the same file imported again lands every decision once."""
+    url = extraction_pg.copy(request, tmp_path / "kill-import")
+    store = Store(url)
+    lines = [line for k in range(6) for line in _reviewer_lines(store, f"killed-{k}")]
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    mine = lambda: int(db.load_decisions(store)["reviewer"].astype(str).str.startswith("killed-").sum())  # noqa: E731
+    for delay in (1.0, 2.0, 3.0):
+        proc = subprocess.Popen([sys.executable, "-m", "eduart_core", "review-import", str(path), "--db", url],
+                                cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        assert mine() in (0, len(lines))
+    done = subprocess.run([sys.executable, "-m", "eduart_core", "review-import", str(path), "--db", url],
+                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert mine() == len(lines)
+
+
 def test_simultaneous_decisions_from_two_processes_keep_the_conflict_rule(request, extraction_pg, tmp_path):
     """Two reviewers in two processes decide one field at the same moment, both having seen it
     undecided: one decision is saved, the other is refused as a conflict (never a lost decision)."""
