@@ -86,11 +86,13 @@ def test_leaderboard_json_equals_the_overview_page(demo_db, monkeypatch):
 
 #: Views whose rows come from baseline models: run on the demo store after a chance run.
 BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
+#: Views of acts people did (the audit log, exam sessions): run on the chance store, which has both.
+ACT_VIEWS = {"audit_log", "exam_sessions", "exam_progress"}
 
 
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
-    db = chance_db if name in BASELINE_VIEWS else demo_db
+    db = chance_db if name in BASELINE_VIEWS | ACT_VIEWS else demo_db
     dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
     rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"
@@ -155,6 +157,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "data_label",  # the kinds of model behind a selection (banner and export subtitles)
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 
 #: Every benchmark, one module each in ``eduart_core.bench`` (imported only when the CLI is built).
-BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "team"]
+BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "humans", "team"]
 
 
 def register(sub) -> None:

@@ -13,9 +13,12 @@ twice changes nothing and a corrected line becomes the item's newer response.
 
 Models are global: a model key the store does not know is registered, with its display name and
 family from ``--models FILE.csv`` (columns ``model, display_name, family[, provider,
-api_model_id]``) when given, else from the model registry (``providers/models.toml``,
+api_model_id, kind, group]``) when given, else from the model registry (``providers/models.toml``,
 ``EDUART_MODELS``) when the key is there, else as itself with an unknown family. Importing again
-with ``--models`` updates the display name and family of the models it lists.
+with ``--models`` updates the display name and family of the models it lists. A row of kind
+``human`` is a person (exam results gathered elsewhere, one line per person and item): it is
+registered under a pseudonym in its ``group`` (``eduart_core.humans.imports``), and the file's
+identifier and display name stay in the respondents table.
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ from ..store.runs import (
     refresh_run_totals_con,
 )
 from ..store.scores import list_models
-from ..vocab import CONDITIONS
+from ..vocab import CONDITIONS, MODEL_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +70,8 @@ class ModelIdentity:
     family: str | None = None
     provider: str | None = None
     api_model_id: str | None = None
+    kind: str | None = None        # one of vocab.MODEL_KINDS; None: a model
+    group: str | None = None       # a person's group (kind human): student, expert, ...
 
 
 @dataclass
@@ -180,9 +185,12 @@ def read_model_table(path: Path | str) -> dict[str, ModelIdentity]:
         key = (row.get("model") or "").strip()
         if key:
             clean = {k: (row.get(k) or "").strip() or None for k in ("display_name", "family", "provider",
-                                                                    "api_model_id")}
+                                                                    "api_model_id", "kind", "group")}
+            kind = clean["kind"].lower() if clean["kind"] else None
+            if kind is not None and kind not in MODEL_KINDS:
+                raise UserError(f"{path}: model {key}: unknown kind {clean['kind']!r}; use one of {', '.join(MODEL_KINDS)}")
             table[key] = ModelIdentity(clean["display_name"] or key, clean["family"], clean["provider"],
-                                       clean["api_model_id"])
+                                       clean["api_model_id"], kind, clean["group"])
     return table
 
 
@@ -221,7 +229,10 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
         raise UserError(f"{path}: no such file")
     if not store.exists():
         raise UserError(f"no store at {store.path}; import the items of the dataset first")
+    from ..humans.imports import pseudonyms
+
     identities = read_model_table(models_csv) if models_csv else {}
+    aliases = pseudonyms(store, identities)  # people (kind human): file identifier -> pseudonym
     report = ResponsesReport(str(path))
     known_items: dict[str, set[str]] = {}
     runs = {row["run_id"]: (row["dataset"], row["model"], row["condition"])
@@ -238,6 +249,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
             except UnicodeDecodeError:
                 raise LineProblem("not UTF-8 text") from None
             line = parse_line(text)
+            line["model"] = aliases.get(line["model"], line["model"])
             dataset = line["dataset"]
             if dataset not in known_items:
                 known_items[dataset] = current_item_ids(store, dataset)
@@ -266,17 +278,22 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
     if not report.lines:
         raise UserError(f"{path}: no lines to import")
     if rows_by_run:
-        _write(store, path, rows_by_run, runs, identities, stored_models, report)
+        _write(store, path, rows_by_run, runs, identities, stored_models, report, aliases)
     report.unchanged = report.lines - len(report.skipped) - report.added
     return report
 
 
 def _write(store: Store, path: Path, rows_by_run: dict[str, list[dict]], runs: dict[str, tuple[str, str, str]],
-           identities: dict[str, ModelIdentity], stored_models: set[str], report: ResponsesReport) -> None:
-    """Register models and runs, then add (parse + score) the responses: one transaction."""
+           identities: dict[str, ModelIdentity], stored_models: set[str], report: ResponsesReport,
+           aliases: dict[str, str] | None = None) -> None:
+    """Register models, people and runs, then add (parse + score) the responses: one transaction."""
+    from ..humans.imports import register_con_all
+
     used = {runs[run_id][1] for run_id in rows_by_run}
+    aliases = {key: p for key, p in (aliases or {}).items() if p in used}
     with store.transaction() as con:
-        for model in sorted(used | (set(identities) & stored_models)):
+        register_con_all(con, aliases, identities)
+        for model in sorted((used | (set(identities) & stored_models)) - set(aliases.values()) - set(aliases)):
             identity = identities.get(model)
             if identity is None and model in stored_models:
                 continue  # known model, nothing to change
@@ -285,7 +302,7 @@ def _write(store: Store, path: Path, rows_by_run: dict[str, list[dict]], runs: d
                 identity = ModelIdentity(model)
                 report.unknown_family.append(model)
             ensure_model_con(con, model, identity.display_name, identity.family, identity.provider,
-                                            identity.api_model_id)
+                             identity.api_model_id, kind=identity.kind)
         items = {}
         for run_id, rows in rows_by_run.items():
             dataset, model, condition = runs[run_id]

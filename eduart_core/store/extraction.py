@@ -273,7 +273,8 @@ _LATEST_SQL = (
     "ORDER BY decision_id"
 )
 DECISION_COLUMNS = ("page_id", "round", "path", "action", "reviewer", "previous_value", "new_value", "note",
-                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at")
+                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at",
+                    "actor_subject", "actor_provider", "actor_name")
 
 
 def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
@@ -409,19 +410,31 @@ def load_decisions(store: Store, page_id: str | None = None, round: int | None =
     return frame
 
 
-def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None) -> None:
-    """How many independent reviewers each page of a round needs (appended; the latest counts)."""
+def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None,
+                        actor: dict | None = None, blind_adjudication: bool = False) -> None:
+    """How many independent reviewers each page of a round needs, and whether adjudicators see
+    reviewer names (appended; the latest counts). ``actor``: the identity columns of who set it."""
+    actor = actor or {}
     with store.transaction() as con:
-        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by) VALUES (?, ?, ?, ?)",
-                    [dataset, int(round), int(reviewers), set_by])
+        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by, blind_adjudication, actor_subject, "
+                    "actor_provider, actor_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [dataset, int(round), int(reviewers), set_by, bool(blind_adjudication),
+                     actor.get("actor_subject"), actor.get("actor_provider"), actor.get("actor_name")])
+
+
+def load_round_changes(store: Store) -> pd.DataFrame:
+    """Every change of a round's settings, oldest first (the audit log)."""
+    with store.connect(read_only=True) as con:
+        return _frame(con, "SELECT dataset, round, reviewers, blind_adjudication, set_by, actor_subject, "
+                           "actor_provider, actor_name, set_at FROM review_rounds ORDER BY set_at")
 
 
 # The latest setting per dataset and round; settings made in one transaction share set_at, and then
 # the one inserted last wins (the engines name the insertion order differently).
 _ROUNDS_SQL = Variants(*(
-    "SELECT dataset, round, reviewers, set_by, set_at FROM (SELECT dataset, round, reviewers, set_by, set_at, "
-    f"row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, {order} DESC) AS latest_order "
-    "FROM review_rounds) ranked WHERE latest_order = 1" for order in ("rowid", "ctid")))
+    "SELECT dataset, round, reviewers, blind_adjudication, set_by, set_at FROM (SELECT dataset, round, reviewers, "
+    f"blind_adjudication, set_by, set_at, row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, "
+    f"{order} DESC) AS latest_order FROM review_rounds) ranked WHERE latest_order = 1" for order in ("rowid", "ctid")))
 
 
 def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.DataFrame]:
