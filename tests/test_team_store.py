@@ -512,3 +512,31 @@ def test_a_store_newer_than_the_code_is_refused_in_one_line_before_any_write(pg_
         err = done.stderr.strip().splitlines()
         assert done.returncode == 2 and len(err) == 1 and "newer EduArt Studio" in err[0], (command, done.stderr)
         assert "schema version 9999" in err[0]
+
+
+# ---------------------------------------------------------------- team tables on PostgreSQL
+
+def test_roles_audit_log_and_an_exam_sitting_work_on_postgres(pg_demo_url, capsys):
+    from eduart_core import team
+    from eduart_core.humans import sessions
+
+    for argv in (["roles", "grant", "anna", "reviewer"], ["roles", "grant", "bruno", "adjudicator"],
+                 ["roles", "revoke", "anna", "reviewer"]):
+        assert main([*argv, "--db", pg_demo_url]) == 0
+    capsys.readouterr()
+    assert main(["roles", "list", "--json", "--db", pg_demo_url]) == 0
+    granted = json.loads(capsys.readouterr().out)
+    assert [(r["subject"], r["role"]) for r in granted] == [("bruno", "adjudicator")]
+    audit = records(pg_demo_url, "audit_log", "--format", "json")
+    assert [r["act"] for r in audit if str(r["act"]).startswith("role")] == ["role granted", "role granted", "role revoked"]
+    assert all(r["subject"] and r["name"] for r in audit if str(r["act"]).startswith("role"))  # who did it
+
+    sid = sessions.create_session(pg_demo_url, "demo", group="student", per_cell=1, actor=team.operator(),
+                                  title="PostgreSQL session")
+    who = team.Identity("ada", "https://idp.test", "Ada", None, frozenset({team.RESPONDENT}), signed_in=True)
+    sitting = sessions.begin(pg_demo_url, sid, who)
+    question = sessions.current_question(pg_demo_url, sid, sitting.respondent)
+    sessions.answer(pg_demo_url, sid, sitting.respondent, question.item_id, None, who)
+    after = sessions.sitting(pg_demo_url, sid, sitting.respondent)
+    assert after.answered == 1 and after.n_items == sitting.n_items and after.respondent.startswith("P-")
+    assert sessions.begin(pg_demo_url, sid, who).resumed  # the same person finds the same sitting again
