@@ -1,9 +1,9 @@
 """The one vocabulary of EduArt Studio: every fixed name the rooms share, defined once.
 
 Why a module of its own: conditions, profiles, formats, languages, image filters, model kinds and
-the default dataset used to be spelled out in a dozen places, and a page, the CLI and the store
-could drift apart (a new format shown on one chart but not validated, a condition accepted by the
-runner but unknown to the analysis). Everything here is plain data with no imports beyond the
+the default dataset are needed in a dozen places, and spelled out in each a page, the CLI and the
+store would drift apart (a new format shown on one chart but not validated, a condition accepted
+by the runner but unknown to the analysis). Everything here is plain data with no imports beyond the
 standard library, so every room, from the store up to the pages, may import it.
 
 The answer formats are a small registry (`FORMATS`, `register_format`) rather than a tuple, so that
@@ -112,7 +112,7 @@ REFERENCE_DATASET = "eduart2026"
 DEMO_EXTRACTION_DATASET = "demo-extraction"
 
 
-#: The sibling-benchmark studies (issue 15): two original demo benchmarks built with the demo, and
+#: The sibling-benchmark studies: two original demo benchmarks built with the demo, and
 #: the published result tables of VQArt-Bench (2025) and MUSE (2026) as aggregate-only references.
 DEMO_VQA_DATASET = "demo-vqa"
 DEMO_MUSE_DATASET = "demo-muse"

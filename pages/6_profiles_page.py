@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import views, vocab
-from eduart_core.charts import results as charts
+from eduart_core import panels, views, vocab
 from pages import common
 
 src, sel = common.page_start(
@@ -12,13 +11,9 @@ src, sel = common.page_start(
     "on a single-answer question still earn the point; unparseable true/false answers earn partial credit). "
     "The **strict** profile corrects them. This page shows how much the choice matters.")
 with common.guard():
-    impact = views.profile_impact(src, sel)
-n_changed = int(impact["n_changed"].sum()) if "n_changed" in impact else 0
-common.chart(charts.figure_profile_impact(impact), "profile_impact",
-             f"Paper minus strict mean score per model and format, percentage points; condition {sel.condition}; "
-             f"{n_changed} model x item scores differ between the profiles.",
-             context=common.context(sel, "Paper vs strict scoring", "Paper minus strict mean score (pp)",
-                                    n=f"{n_changed} model x item scores differ"))
+    drawn = panels.draw("profile_impact", src, sel)
+impact = drawn.frame
+common.panel(drawn)
 tbl = impact.assign(format=impact["type"].map(vocab.format_label))
 cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
 common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",

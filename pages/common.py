@@ -17,13 +17,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, views
+from eduart_core import exports, panels, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
-from eduart_core.store import Store, StoreError, StoreLockedError, StoreUnavailableError, default_db_path
 from eduart_core.text import plain, truncate
-from eduart_core.views import EmptySelection, ItemLevelUnavailable
+from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError, StoreUnavailableError
 from eduart_core.vocab import (
     ALL_ITEMS,
     CONDITION_HELP,
@@ -77,7 +76,13 @@ def page_icon():
 
 def store_path() -> str:
     """The store the app shows: $EDUART_DATABASE_URL (without its password), $EDUART_DB or data/eduart.duckdb."""
-    return str(default_db_path())
+    return views.store_path()
+
+
+def store(lock_timeout_s: float = 10.0):
+    """The store handle a page passes to the domain modules that write (runner, review, suspects,
+    overrides); reads go through `views` with `source()`."""
+    return views.open_store(store_path(), lock_timeout_s=lock_timeout_s)
 
 
 _VERSION_TTL_S = 1.0
@@ -92,7 +97,7 @@ def data_version() -> int:
     """
     path = store_path()
     with guard():  # a locked, unreachable or unreadable store: one clear line, then stop
-        if not Store(path).exists():
+        if not views.open_store(path).exists():
             st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
             st.stop()
         return _store_version(path)
@@ -104,7 +109,7 @@ def _store_version(path: str) -> int:
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    version = int(Store(path, lock_timeout_s=3.0).data_version())
+    version = views.Source.of(path, lock_timeout_s=3.0).version
     _versions[path] = (now, version)
     return version
 
@@ -121,7 +126,7 @@ def dataset_features() -> views.StudyFeatures | None:
     dataset = requested_dataset()
     path = store_path()
     try:
-        if not Store(path).exists():
+        if not views.open_store(path).exists():
             return None
         src = views.Source(path, _store_version(path))
         names = views.analysable_datasets(src)
@@ -136,7 +141,7 @@ def ensure_store() -> None:
     """Build the demo store on first start, with a visible progress message."""
     path = store_path()
     try:
-        if Store(path).exists():
+        if views.open_store(path).exists():
             return
     except StoreError as exc:  # a database store that cannot be reached: say so, build nothing
         st.error(f"Cannot open the store: {plain(exc)}")
@@ -411,7 +416,7 @@ def banner(sel: Selection) -> None:
 
 def scoring_label(sel: Selection) -> str:
     """'profile strict' / 'profile paper', or 'published scores' for aggregate-only data."""
-    return "published scores" if flags(sel).aggregate_only else f"profile {sel.profile}"
+    return panels.scoring_label(source(), sel)
 
 
 def header(title: str, intro: str, sel: Selection) -> None:
@@ -484,6 +489,16 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
     if not pres:
         _chart_downloads(fig, stem, key, context)
     return state
+
+
+def panel(drawn: panels.Drawn, *, main: bool = False, on_select: str | None = None, height: int | None = None):
+    """Draw a story figure (`eduart_core.panels`) with the caption and export context it has everywhere;
+    when the figure is clickable here, the caption also says what a click does. Returns the selection state."""
+    caption = drawn.caption
+    if on_select and drawn.panel.hint:
+        caption += " " + drawn.panel.hint
+    return chart(drawn.figure, drawn.panel.name, caption, story=drawn.story, main=main, context=drawn.context,
+                 on_select=on_select, height=height)
 
 
 def selected_points(state) -> list[dict]:
@@ -619,7 +634,7 @@ def open_in_inspector(item_id: str) -> None:
     st.switch_page("pages/1_inspector_page.py")
 
 
-# ---------------------------------------------------------------- data shown as text (issue 18)
+# ---------------------------------------------------------------- data shown as text
 
 def long_text(value, key: str, *, code: bool = False, limit: int | None = None, name: str = "full text") -> None:
     """Show a text from data (an answer, a justification, a raw response) as plain text.
@@ -688,7 +703,7 @@ def _stored_roles(subject: str) -> frozenset[str]:
 
     path = store_path()
     try:
-        if not Store(path).exists():  # a file or a PostgreSQL database
+        if not views.open_store(path).exists():  # a file or a PostgreSQL database
             return frozenset()
         key = (subject, path, _store_version(path))
     except StoreError as exc:
@@ -698,7 +713,7 @@ def _stored_roles(subject: str) -> frozenset[str]:
     if memo is not None and memo[0] == key:
         return memo[1]
     try:
-        roles = stored_roles(Store(path, lock_timeout_s=3.0), subject)
+        roles = stored_roles(store(lock_timeout_s=3.0), subject)
     except StoreError as exc:
         logger.warning("roles table not read: %s", exc)
         roles = frozenset()

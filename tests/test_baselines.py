@@ -1,4 +1,4 @@
-"""Baselines are references, not examinees (issue 11, item 3).
+"""Baselines are references, not examinees.
 
 What a user relies on: after running the offline chance model, every statistic about the models
 and the items is exactly what it was (the chance model is not an examinee), the chance model is

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pages.menu import PAGES as APP_PAGES
 from tests.browser_kit import (
     EXCEPTION,
     READY,
-    ROOT,
     SHOTS,
     dashboard_store,
     module_fixtures,
@@ -26,11 +26,8 @@ from tests.browser_kit import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-PAGES = ["", "inspector", "psychometrics", "formats", "motivation", "images", "profiles"]
-if (ROOT / "pages" / "7_runs_page.py").exists():
-    PAGES.append("runs")
-if (ROOT / "pages" / "8_review_page.py").exists():
-    PAGES.append("review")
+#: Every page of the menu, by its URL path (the Overview is the root).
+PAGES = ["" if key == "overview" else key for key in APP_PAGES]
 
 
 server, browser = module_fixtures(dashboard_store, "browser")
@@ -54,8 +51,12 @@ def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
 
 @pytest.mark.parametrize("slug", PAGES)
 def test_every_page_renders_in_a_real_browser(server, browser, slug):
-    server, _ = server
-    found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png")
+    """A page that does not apply to the demo dataset (the menu hides it) opens the line that says why."""
+    from eduart_core import views
+
+    server, db = server
+    why = views.page_not_applicable(slug or "overview", views.study_features(views.Source.of(str(db)), "demo"))
+    found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png", charts=why is None)
     assert not found, f"page /{slug} shows an error: {found[0][:400]}"
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000
 

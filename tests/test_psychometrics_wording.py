@@ -1,4 +1,4 @@
-"""Psychometrics say what their numbers are (issue 11, items 5 and 6).
+"""Psychometrics say what their numbers are.
 
 What a reader relies on: p is described as the mean item score; "right" counts use full credit over
 the same examinees as p; "as published" appears only in the publication's own settings (Tables

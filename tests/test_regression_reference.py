@@ -1,4 +1,4 @@
-"""Regression reference levels are a choice (issue 11, item 2).
+"""Regression reference levels are a choice.
 
 What a researcher relies on: on a published-layout import whose models come from the published
 registry, the regression uses the published references (single-answer MCQ, no image, English,

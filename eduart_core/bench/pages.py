@@ -3,7 +3,7 @@
 Every page of the app is measured (the overview plus every `pages/<n>_<name>_page.py`: the
 inspector/failure explorer, runs and review included). The store is simulated at published scale
 (12 models x 871 items x 2 conditions by default) with a simulated extraction round for the
-review page, so the numbers say whether a stakeholder waits on a page. Targets (issue 13): at
+review page, so the numbers say whether a stakeholder waits on a page. Targets: at
 published scale a first render under 1 s and interactions under 0.3 s (medians); at larger
 scales (e.g. ``--models 50 --items 5000``) a first render under 2 s.
 """

@@ -8,7 +8,7 @@ ingestion into DuckDB; cache off) and prints achieved requests per second next t
 sleeps the latency (no SDK, no HTTP). "Runner overhead" is the mean gap a worker leaves between
 the end of one call and the start of its next (journal append and flush, progress, queue, rate
 limiter); "call beyond latency" is what the SDK and HTTP add to the stub's sleep.
-Target (issue 6): at least 90% of ideal at concurrency 16 and 64; overhead under 5 ms.
+Target: at least 90% of ideal at concurrency 16 and 64; overhead under 5 ms.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`bench team`: a shared PostgreSQL store under a review team's load, beside the DuckDB file.
 
-Three measurements (targets from the team-mode issue):
+Three measurements, each with the target a review team needs:
 
 1. **Concurrent reviewers**: ``--reviewers`` processes (default 20) each append ``--decisions``
    decisions (default 100) to one PostgreSQL store at the same moment, through the store's own

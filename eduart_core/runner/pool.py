@@ -164,67 +164,87 @@ def run_jobs(
     (e.g. filling a cache: its failure is logged, never fatal; ``job`` carries its dialogue
     history) and ``progress`` are called.
     """
-    retry = retry or RetryPolicy()
-    cancel = cancel or threading.Event()
-    started = time.monotonic()
-    jobs = list(jobs)
-    latest = journal.latest()
-    todo, skipped = pending_jobs(jobs, latest, retry_errors)
-    result = PoolResult(total=len(todo) + skipped, skipped=skipped)
-    limiter = RateLimiter(rpm)
-    chain = _Chains(jobs, todo, latest)
-    lock = threading.Lock()
-    # Work waits in ``pending``; a worker leaves once nothing is pending and nothing is in flight
-    # (only a job in flight can release more work: the next turn of its dialogue).
-    wake = threading.Condition(threading.Lock())
-    pending: deque[Job] = deque()
-    in_flight = 0
+    return JobPool(jobs, call, journal, concurrency, rpm, retry, progress, retry_errors=retry_errors,
+                   cancel=cancel, after_journal=after_journal).run()
 
+
+class JobPool:
+    """One execution of `run_jobs`: the work queue, the worker threads and the counts.
+
+    Work waits in ``pending``; a worker leaves once nothing is pending and nothing is in flight
+    (only a job in flight can release more work: the next turn of its dialogue).
+    """
+
+    def __init__(self, jobs: Iterable[Job], call: Callable[[Job], dict], journal: JournalLike,
+                 concurrency: int = 8, rpm: float | None = None, retry: RetryPolicy | None = None,
+                 progress: Callable[[PoolResult, dict], None] | None = None, *, retry_errors: bool = False,
+                 cancel: threading.Event | None = None, after_journal: Callable[[Job, dict], None] | None = None):
+        self.call, self.journal, self.concurrency = call, journal, concurrency
+        self.progress, self.after_journal = progress, after_journal
+        self.retry = retry or RetryPolicy()
+        self.cancel = cancel or threading.Event()
+        self.started = time.monotonic()
+        jobs = list(jobs)
+        latest = journal.latest()
+        self.todo, skipped = pending_jobs(jobs, latest, retry_errors)
+        self.result = PoolResult(total=len(self.todo) + skipped, skipped=skipped)
+        self.limiter = RateLimiter(rpm)
+        self.chain = _Chains(jobs, self.todo, latest)
+        self.lock = threading.Lock()
+        self.wake = threading.Condition(threading.Lock())
+        self.pending: deque[Job] = deque()
+        self.in_flight = 0
+
+    @staticmethod
     def blocked_record(job: Job, reason: str) -> dict:
         return {"request_key": job.request_key, **job.meta, "status": "error", "error": reason,
                 "blocked": True, "attempts": 0, "ts": time.time()}
 
-    def finish(job: Job, record: dict) -> None:
+    def finish(self, job: Job, record: dict) -> None:
+        """Journal the record first; then the after-journal step, the counts and progress, and the followers."""
+        result = self.result
         try:
-            journal.append(record)
+            self.journal.append(record)
         except JournalWriteError as exc:
-            with lock:
+            with self.lock:
                 result.journal_error = result.journal_error or str(exc)
                 result.lost += int(record["status"] == "ok")
-            cancel.set()  # nothing more can be recorded: stop asking (and paying)
+            self.cancel.set()  # nothing more can be recorded: stop asking (and paying)
             return
-        if after_journal is not None:
+        if self.after_journal is not None:
             try:
-                after_journal(job, record)
+                self.after_journal(job, record)
             except Exception as exc:  # noqa: BLE001 - the answer is safe in the journal already
                 logger.warning("after-journal step failed for %s: %s", job.request_key, redact(str(exc))[:300])
-        with lock:
+        with self.lock:
             if record["status"] == "ok":
                 result.ok += 1
             else:
                 result.errors += 1
-            if progress is not None:
-                progress(result, record)
-            released, blocked = chain.finished(job, record)
+            if self.progress is not None:
+                self.progress(result, record)
+            released, blocked = self.chain.finished(job, record)
         if released:
-            with wake:
-                pending.extend(released)
-                wake.notify_all()
+            with self.wake:
+                self.pending.extend(released)
+                self.wake.notify_all()
         for follower, reason in blocked:
-            finish(follower, blocked_record(follower, reason))
+            self.finish(follower, self.blocked_record(follower, reason))
 
-    def ask(job: Job) -> None:
+    def ask(self, job: Job) -> None:
+        """Ask one job, retrying what is retryable within the policy, and record how it ended."""
+        retry, cancel = self.retry, self.cancel
         attempt = 0
-        job = chain.with_history(job)  # the dialogue history is fixed once the job may start
+        job = self.chain.with_history(job)  # the dialogue history is fixed once the job may start
         while True:
             attempt += 1
-            limiter.wait(cancel)
+            self.limiter.wait(cancel)
             if cancel.is_set():
                 return
             t0 = time.monotonic()
             extra: dict = {}
             try:
-                fields = call(job)
+                fields = self.call(job)
             except ProviderError as exc:
                 error, retryable, retry_after, status = str(exc), exc.retryable, exc.retry_after, exc.status
                 extra = dict(getattr(exc, "fields", None) or {})
@@ -234,13 +254,13 @@ def run_jobs(
                 record = {"request_key": job.request_key, **job.meta, **fields, "status": "ok",
                           "attempts": attempt, "latency_s": round(time.monotonic() - t0, 4),
                           "ts": time.time()}
-                finish(job, record)
+                self.finish(job, record)
                 return
             if retryable and attempt < retry.max_attempts and not cancel.is_set():
                 delay = retry.delay(attempt, retry_after)
                 if delay is not None:
-                    with lock:
-                        result.retries += 1
+                    with self.lock:
+                        self.result.retries += 1
                     retry.sleep(delay, cancel)
                     if cancel.is_set():
                         return
@@ -249,47 +269,50 @@ def run_jobs(
                          f"{retry.cap_text()}: recorded as failed, ask again later with --retry-errors")
             record = {"request_key": job.request_key, **job.meta, **extra, "status": "error", "error": error,
                       "http_status": status, "attempts": attempt, "ts": time.time()}
-            finish(job, record)
+            self.finish(job, record)
             return
 
-    def worker() -> None:
-        nonlocal in_flight
+    def worker(self) -> None:
+        wake = self.wake
         while True:
             with wake:
-                while not pending and in_flight and not cancel.is_set():
+                while not self.pending and self.in_flight and not self.cancel.is_set():
                     wake.wait(0.2)
-                if cancel.is_set() or not pending:
+                if self.cancel.is_set() or not self.pending:
                     wake.notify_all()  # the others may leave too
                     return
-                job = pending.popleft()
-                in_flight += 1
+                job = self.pending.popleft()
+                self.in_flight += 1
             try:
-                ask(job)
+                self.ask(job)
             finally:
                 with wake:
-                    in_flight -= 1
+                    self.in_flight -= 1
                     wake.notify_all()
 
-    ready, blocked = chain.start()
-    pending.extend(ready)
-    for job, reason in blocked:
-        finish(job, blocked_record(job, reason))
-    threads = [threading.Thread(target=worker, daemon=True, name=f"pool-{i}")
-               for i in range(max(1, min(concurrency, len(todo))))]
-    for thread in threads:
-        thread.start()
-    try:
+    def run(self) -> PoolResult:
+        """Queue what may start, record what never can, run the workers until the work is done."""
+        result = self.result
+        ready, blocked = self.chain.start()
+        self.pending.extend(ready)
+        for job, reason in blocked:
+            self.finish(job, self.blocked_record(job, reason))
+        threads = [threading.Thread(target=self.worker, daemon=True, name=f"pool-{i}")
+                   for i in range(max(1, min(self.concurrency, len(self.todo))))]
         for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)
-    except KeyboardInterrupt:
-        cancel.set()
-        for thread in threads:
-            thread.join(5)
-        result.cancelled = True
-    result.cancelled = result.cancelled or cancel.is_set()
-    result.wall_s = time.monotonic() - started
-    return result
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.2)
+        except KeyboardInterrupt:
+            self.cancel.set()
+            for thread in threads:
+                thread.join(5)
+            result.cancelled = True
+        result.cancelled = result.cancelled or self.cancel.is_set()
+        result.wall_s = time.monotonic() - self.started
+        return result
 
 
 class _Chains:

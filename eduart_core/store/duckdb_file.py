@@ -419,10 +419,19 @@ class DuckDBStore(Store):
         return con
 
     def _write_error(self, exc: BaseException) -> StoreError | None:
-        if isinstance(exc, duckdb.Error) and is_disk_full(exc):
+        """Every DuckDB error escaping a write as one line: disk full, a concurrent write (try again),
+        else the database's own first line."""
+        if not isinstance(exc, duckdb.Error):
+            return None
+        if is_disk_full(exc):
             return StoreFullError(f"no space left on device writing store {self.path}; "
                                   "nothing of this change was saved")
-        return None
+        if isinstance(exc, duckdb.TransactionException):
+            return StoreConflictError(f"another session changed store {self.path} at the same moment; "
+                                      "nothing of this change was saved, try again")
+        text = str(exc).strip()
+        return StoreError(f"could not write store {self.path}: {text.splitlines()[0] if text else type(exc).__name__}; "
+                          "nothing of this change was saved")
 
     def data_version(self) -> int:
         """A counter bumped by every committed write: the cache key for analysis results.

@@ -330,7 +330,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     applies: the field's latest decision must be ``based_on``. When two sessions write at the
     same moment they take turns: on PostgreSQL the transaction holds the field's lock, and a DuckDB file
     aborts one of the two transactions, which is retried; either way the second sees the first's
-    decision.
+    decision (after three tries the one-line ``StoreConflictError`` reaches the caller).
     ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
     ``page_decisions``: a list that receives every decision of the page and round as stored
     after this one, read in the same transaction (the caller sees whether the page is done
@@ -355,21 +355,11 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     page_decisions[:] = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? "
                                                         "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
                 return decision_id
-        except _CONFLICTS:
+        except StoreConflictError:
             if attempt == 2:
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")
-
-
-def _conflict_errors() -> tuple[type[BaseException], ...]:
-    """Errors meaning "another transaction wrote at the same moment; try again"."""
-    import duckdb
-
-    return (duckdb.TransactionException, StoreConflictError)
-
-
-_CONFLICTS = _conflict_errors()
 
 
 def append_decisions(store: Store, rows: list[dict]) -> list[int]:

@@ -126,7 +126,7 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
     ]),
 ]
 
-# Migration 2 (issue 7, extraction and review): pages captured from exams, the two extractions
+# Migration 2 (extraction and review): pages captured from exams, the two extractions
 # per page and round, the comparison outcome, its discrepancies, and the append-only audit log of
 # review decisions (a flag is a decision with action 'flag'; the current state of a field is its
 # latest decision).
@@ -197,7 +197,7 @@ MIGRATIONS.append((2, "extraction and review", [
     )""",
 ]))
 
-# Migration 3 (issue 14, answer formats): the embedding cache of open-text scoring, keyed by
+# Migration 3 (answer formats): the embedding cache of open-text scoring, keyed by
 # (model, sha256 of the text), vectors as float32 bytes; the rule set that produced each score
 # (`<format>/<version>`, plus the embedding model for open text) so scores of different embedding
 # models are never mixed unlabelled; per item version, the stored images of options that are
@@ -215,7 +215,7 @@ MIGRATIONS.append((3, "answer formats: embeddings, scorer, option images", [
     "ALTER TABLE items ADD COLUMN option_images JSON",
 ]))
 
-# Migration 4 (issue 11, honest numbers): every model has a kind. A baseline (the offline chance
+# Migration 4 (honest numbers): every model has a kind. A baseline (the offline chance
 # model; imported human or random baselines later) is a reference drawn beside the models, never an
 # examinee: rankings, findings and item statistics leave it out unless the user switches it in.
 # Existing rows: simulated models become 'simulated', offline-provider models (the chance model)
@@ -231,7 +231,7 @@ MIGRATIONS.append((4, "model kinds", [
     f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
 ]))
 
-# Migration 5 (issue 17, batch mode): the batch ledger mirrored from the runner's ledger file (one
+# Migration 5 (batch mode): the batch ledger mirrored from the runner's ledger file (one
 # row per provider job, one per request, keyed by the custom id), and per-response cost and
 # batch job id so that usage sums per run, model and condition whichever way a request was asked.
 MIGRATIONS.append((5, "batch ledger and per-response cost", [
@@ -290,7 +290,7 @@ MIGRATIONS.append((5, "batch ledger and per-response cost", [
     )""",
 ]))
 
-# Migration 6 (issue 12, review studio): blind double review, adjudication, import/export of
+# Migration 6 (review studio): blind double review, adjudication, import/export of
 # decisions, the suspect-key queue and human score overrides. Everything stays append-only: a
 # decision, a round setting, a key review and an override are rows that later rows supersede.
 MIGRATIONS.append((6, "review studio", [
@@ -346,7 +346,7 @@ MIGRATIONS.append((6, "review studio", [
     )""",
 ]))
 
-# Migration 7 (issue 15, VQArt-Bench and MUSE studies): published per-task / per-dimension tables
+# Migration 7 (VQArt-Bench and MUSE studies): published per-task / per-dimension tables
 # as aggregate-only datasets (their columns, their cells as printed, and the statements the papers
 # make about them, which the consistency checks test), external benchmark scores to correlate with,
 # and whether a model is open or closed (a property of the model, as published tables group them).
@@ -395,7 +395,7 @@ MIGRATIONS.append((7, "study tables, external scores, model access", [
     )""",
 ]))
 
-# Migration 8 (issue 13, performance): the response the long score frame uses (the latest answered
+# Migration 8 (performance): the response the long score frame uses (the latest answered
 # request per dataset, model, condition, item and repetition) is marked when written
 # (`store.runs.mark_latest_con`), instead of being found by a window over every response on each
 # read. Existing stores are marked once here.

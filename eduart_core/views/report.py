@@ -89,7 +89,7 @@ def failure_examples(src: Source, sel: Selection, per_format: int = 2) -> pd.Dat
             score = getattr(answer, f"{profile}_score")
             rows.append({"type": item.type, "item_id": item.item_id, "models_right": int(item.models_right),
                          "n_models": int(item.n_models), "model": answer.model, "condition": answer.condition,
-                         "correct": bool(getattr(answer, f"{profile}_correct")) if score == score else None,
+                         "correct": bool(getattr(answer, f"{profile}_correct")) if pd.notna(score) else None,
                          "score": score, "answer": _given(getattr(answer, f"{profile}_details"), labels),
                          "rationale": answer.motivation if answer.condition == MOTIVATION_CONDITION else None})
     frame = pd.DataFrame(rows, columns=EXAMPLE_COLUMNS)
