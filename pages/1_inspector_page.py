@@ -492,11 +492,11 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
                 with st.expander("Raw response"):
                     common.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
 
-    overview = pd.DataFrame([{
-        "model": plain(r.model), "condition": r.condition,
-        **{p_: f"{_badge(getattr(r, f'{p_}_score'))} {_score(getattr(r, f'{p_}_score'))}" for p_ in vocab.PROFILES},
-        "answer": plain(truncate(display.answer_summary(getattr(r, f"{prof}_details"), record), OVERVIEW_CHARS)[0]),
-    } for r in latest.sort_values(["model", "condition"]).itertuples()])
+    overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
+        "model": plain(r["model"]), "condition": r["condition"],
+        **{p_: f"{_badge(r[f'{p_}_score'])} {_score(r[f'{p_}_score'])}" for p_ in vocab.PROFILES},
+        "answer": plain(truncate(display.answer_summary(r[f"{prof}_details"], record), OVERVIEW_CHARS)[0]),
+    } for r in latest.sort_values(["model", "condition"]).to_dict("records")])
     st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)
     return latest
 

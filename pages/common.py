@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, panels, views
+from eduart_core import exports, panels, profiles, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
@@ -28,8 +28,6 @@ from eduart_core.vocab import (
     CONDITION_HELP,
     CONDITIONS,
     IMAGE_FILTERS,
-    PROFILE_HELP,
-    PROFILES,
     default_dataset,
     format_label,
     format_names,
@@ -206,7 +204,8 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines")),
                                               humans=bool(found.get("humans"))),
              "types": list(format_names()),
-             "languages": views.languages(src, dataset)}
+             "languages": views.languages(src, dataset),
+             "profile": [p.name for p in views.profile_choices(src, dataset)]}
     found = Selection.from_query(query, datasets=datasets, valid=valid)
     for name, value in found.items():
         st.session_state[WIDGET_KEYS[name]] = list(value) if isinstance(value, tuple) else value
@@ -319,8 +318,14 @@ def sidebar() -> Selection:
                                 "out of every statistic, which then equals the models-only numbers; the Overview "
                                 "compares them with the models in its own section. On: they count like models.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
-        profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
-                                  help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
+        offered = list(views.profile_choices(src, dataset))  # built-in rules, then the dataset's judges
+        names = [p.name for p in offered]
+        if st.session_state.get("f_profile") not in names:
+            st.session_state["f_profile"] = names[0]
+        labels = {p.name: p.label for p in offered}
+        profile = technical.radio("Scoring profile", names, key="f_profile", horizontal=len(names) <= 2,
+                                  format_func=lambda n: labels.get(n, n), help=profiles.help_text(offered),
+                                  disabled=_is_off(scope, "profile"))
         _disabled_note(technical, scope.get("profile"))
         types = technical.multiselect("Formats (empty = all)", list(format_names()), key="f_types",
                                       format_func=format_label)
@@ -404,9 +409,21 @@ def data_label(sel: Selection) -> str | None:
     return views.data_label(source(), sel).short()
 
 
+def profile_warning(sel: Selection) -> str | None:
+    """The warning every number under an uncalibrated judge profile carries (None otherwise)."""
+    try:
+        return views.profile_warning(source(), sel)
+    except UserError as exc:  # the calibration cannot be computed: that is a reason to warn too
+        return f"Judge not calibrated: {sel.profile} could not be checked against human grades ({exc})."
+
+
 def banner(sel: Selection) -> None:
-    """Say loudly when the numbers come from simulated respondents or published aggregates only."""
+    """Say loudly when the numbers come from simulated respondents or published aggregates only,
+    or are scored by a judge that has not passed calibration."""
     f = flags(sel)
+    warning = profile_warning(sel)
+    if warning:
+        st.warning(plain(warning), icon=":material/gavel:")
     if simulated_selection(sel):
         st.warning(plain(views.data_label(source(), sel).banner()), icon=":material/science:")
     if f.aggregate_only:
@@ -428,7 +445,7 @@ def header(title: str, intro: str, sel: Selection) -> None:
         st.markdown(intro)
     banner(sel)
     scoring = ("published scores (the profile does not apply)" if flags(sel).aggregate_only
-               else f"profile {sel.profile}")
+               else views.profile_label(source(), sel))
     scope = [f"dataset {sel.dataset}", scoring, f"condition {sel.condition}", *sel.scope()]
     if not presentation():
         st.caption("Showing " + " · ".join(plain(s) for s in scope))
@@ -448,7 +465,8 @@ def context(sel: Selection, title: str, statistic: str, *, test: str | None = No
     """The context an exported chart carries, with the selection's dataset, profile and condition."""
     return exports.ChartContext(title=title, statistic=statistic, test=test, n=n, dataset=sel.dataset,
                                 profile="published scores" if flags(sel).aggregate_only else sel.profile,
-                                condition=sel.condition, data_label=data_label(sel))
+                                condition=sel.condition, data_label=data_label(sel),
+                                warning=profile_warning(sel))
 
 
 def file_stem(key: str, sel: Selection | None = None) -> str:
@@ -550,10 +568,12 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
     if not presentation():
         stem = file_stem(key)
         latex_columns = tuple(c for c in percent if c in shown.columns)
+        warning = profile_warning(current_selection())
         row = st.container(horizontal=True)
-        row.download_button("CSV", data=lambda: exports.table_csv(shown), file_name=f"{stem}.csv", mime="text/csv",
-                            key=f"csv_{key}", on_click="ignore", icon=":material/download:")
-        row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=caption, label=stem,
+        row.download_button("CSV", data=lambda: exports.table_csv(shown, note=warning), file_name=f"{stem}.csv",
+                            mime="text/csv", key=f"csv_{key}", on_click="ignore", icon=":material/download:")
+        latex_caption = f"{caption}. {warning}" if warning else caption
+        row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=latex_caption, label=stem,
                                                                       percent_columns=latex_columns),
                             file_name=f"{stem}.tex", mime="application/x-tex", key=f"tex_{key}", on_click="ignore",
                             icon=":material/download:")

@@ -36,6 +36,7 @@ PAGES: dict[str, PageSpec] = {p.key: p for p in (
     PageSpec("profiles", "pages/6_profiles_page.py", "Scoring profiles", ":material/balance:", ITEMS),
     PageSpec("runs", "pages/7_runs_page.py", "Runs", ":material/rocket_launch:", WORK),
     PageSpec("review", "pages/8_review_page.py", "Review studio", ":material/rate_review:", WORK),
+    PageSpec("grading", "pages/12_grading_page.py", "Grade answers", ":material/grading:", WORK),
     PageSpec("exam", "pages/11_exam_page.py", "Sit the exam", ":material/edit_note:", WORK),
     PageSpec("team", "pages/10_team_page.py", "Team", ":material/group:", WORK),
 )}

@@ -67,10 +67,13 @@ def assert_clean(at) -> None:
 
 
 def scores(db, profile="strict", dataset="demo"):
+    """The models' scores as the pages read them by default: people who sat the exam left out."""
     from eduart_core.store import Store
     from eduart_core.store.scores import load_scores
+    from eduart_core.vocab import HUMAN_KIND
 
-    return load_scores(Store(db), profile=profile, dataset=dataset)
+    frame = load_scores(Store(db), profile=profile, dataset=dataset)
+    return frame[frame["kind"] != HUMAN_KIND].reset_index(drop=True)
 
 
 def leaderboard_bars(at) -> dict[str, float]:

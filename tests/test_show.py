@@ -19,7 +19,7 @@ import pytest
 from eduart_core import views
 from eduart_core.errors import UserError
 from eduart_core.selection import Selection
-from eduart_core.vocab import DEFAULT_DATASET, STUDY_DEMO_DATASETS
+from eduart_core.vocab import DEFAULT_DATASET, DEMO_OPEN_DATASET, STUDY_DEMO_DATASETS
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -30,8 +30,8 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          "item_history": ["--option", "item=demo-0007"],
          "answer_marks": ["--option", "item=demo-0007", "--option", "model=Sim H (format-fragile)"],
          "compare_models": ["--option", "a=Sim A (strong recogniser)", "--option", "b=Sim H (format-fragile)"]}
-#: The datasets the demo builds, in the order a view is tried on them: the benchmark, then the studies.
-DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS)
+#: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
+DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET)
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -184,6 +184,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "profile_choices", "profile_label", "profile_warning",  # the profiles a dataset offers, their labels, warnings
         "data_label",  # the kinds of model behind a selection (banner and export subtitles)
         "store_path", "open_store",  # the store handle pages pass to the domain modules that write
         "StoreError", "StoreLockedError", "StoreConflictError",  # the store's one-line errors

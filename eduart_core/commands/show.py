@@ -80,12 +80,17 @@ def _source_and_selection(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> pd.DataFrame:
-    """The frame of the view the flags name (one-line errors for unknown views, options, datasets)."""
+    """The frame of the view the flags name (one-line errors for unknown views, options, datasets).
+    Numbers under an uncalibrated judge profile say so on stderr (the JSON on stdout stays clean)."""
     from .. import views
 
     src, sel = _source_and_selection(args)
     options = parse_options(args.option, views.VIEWS[args.view].options)
-    return views.run_view(args.view, src, sel, **options)
+    frame = views.run_view(args.view, src, sel, **options)
+    warning = views.profile_warning(src, sel)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return frame
 
 
 def caption(args: argparse.Namespace) -> str:
@@ -122,6 +127,11 @@ def _typed(name: str, value: str, default: object) -> object:
             return int(value)
         except ValueError:
             raise UserError(f"option {name} takes a whole number, not {value!r}") from None
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except ValueError:
+            raise UserError(f"option {name} takes a number, not {value!r}") from None
     return value
 
 

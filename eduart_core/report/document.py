@@ -41,6 +41,7 @@ from ..vocab import (
 )
 from .humans import METHODS as PEOPLE_METHODS
 from .humans import people_section
+from .judges import JUDGE_METHODS, judges_section, warning_banner
 from .studies import STUDY_METHODS, build_study_report, study_section
 
 logger = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ METHODS = [
 STYLE = """
 body{font-family:Arial,Helvetica,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.9rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}
+.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}.warn{background:#fde2dd;font-weight:600}
 .tbl{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}.tbl td,.tbl th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
 .tbl td:nth-child(-n+2),.tbl th:nth-child(-n+2){text-align:left}figcaption{color:#444;font-size:.92rem}
 .numbers{display:flex;gap:2rem;list-style:none;padding:0;font-size:1.1rem}.na{color:#777;font-style:italic}
@@ -261,10 +262,11 @@ _AGGREGATE_BANNER = ("<p class='banner ref'>Published reference (aggregate only)
                      "available for this dataset.</p>")
 
 
-def _meta(sel: Selection) -> str:
+def _meta(sel: Selection, src: views.Source | None = None) -> str:
     scope = "".join(f" · {html.escape(part)}" for part in sel.scope())  # the narrowing filters, in words
+    label = views.profile_label(src, sel).removeprefix("profile ") if src is not None else sel.profile
     return (f"<p class='meta'>Dataset <b>{html.escape(sel.dataset)}</b> · scoring profile "
-            f"<b>{html.escape(sel.profile)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
+            f"<b>{html.escape(label)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
             f"generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
 
 
@@ -319,7 +321,8 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
 
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
-    parts.append(_meta(sel))
+    parts.append(_meta(sel, src))
+    parts.append(warning_banner(src, sel))
     simulated = views.data_label(src, sel).banner()  # per model kind: a real model on the demo is not simulated
     if simulated:
         parts.append(f"<p class='banner sim'>{html.escape(simulated)}</p>")
@@ -399,9 +402,12 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>7. Reviewing the gold</h2>")
     parts.extend(_review_section(src, sel))
 
+    judged = any(p.is_judge for p in views.profile_choices(src, dataset))
+    if judged:
+        parts.extend(judges_section(src, sel, figure, _table, 8))
     if features.groupings:
-        parts.extend(study_section(src, sel, figure, _table, 8))
-    methods = METHODS + PEOPLE_METHODS + (STUDY_METHODS if features.groupings else [])
+        parts.extend(study_section(src, sel, figure, _table, 9 if judged else 8))
+    methods = METHODS + PEOPLE_METHODS + (JUDGE_METHODS if judged else []) + (STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
                                                    for name, text in methods) + "</dl>")
     parts.append("<h2>Provenance</h2>")

@@ -21,7 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
-from . import explorer, formats, humans, irt, items, psychometrics, report, results, review, runs, studies, team
+from . import explorer, formats, humans, irt, items, judges, psychometrics, report, results, review, runs, studies, team
 from ._base import (
     DatasetFlags,
     EmptySelection,
@@ -44,6 +44,7 @@ from .explorer import latest_responses
 from .humans import comparison_selection
 from .irt import irt_fit
 from .items import dataset_glance, item_detail, item_responses, item_texts
+from .judges import judge_gate, profile_choices, profile_label, profile_warning
 from .labels import data_label
 from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
@@ -150,6 +151,11 @@ _SPECS = (
     ViewSpec("human_wright_map", humans.human_wright_map, "Overview, Models and people: models, people and items on one scale"),
     ViewSpec("exam_sessions", humans.exam_sessions, "Sit the exam, Sessions: the exam sessions of the dataset"),
     ViewSpec("exam_progress", humans.exam_progress, "Sit the exam, Sessions: each respondent's progress (pseudonyms)"),
+    ViewSpec("judge_calibration", judges.judge_calibration, "Scoring profiles, Judges: calibration table and alpha chart; report"),
+    ViewSpec("judge_confusion", judges.judge_confusion, "Scoring profiles, Judges: human x judge confusion table"),
+    ViewSpec("judge_severity", judges.judge_severity, "Scoring profiles, Judges: severity chart of graders and judges; report"),
+    ViewSpec("judge_profiles", judges.judge_profiles, "Scoring profiles, Judges: judge profiles with versions and the gate"),
+    ViewSpec("grading_progress", judges.grading_progress, "Scoring profiles, Judges: human grading so far (counts)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above
@@ -178,5 +184,6 @@ __all__ = [
     "page_extractions", "batch_jobs", "runnable_datasets", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label",
+    "judge_gate", "profile_choices", "profile_label", "profile_warning",
 ]
 __all__ += [spec.fn.__name__ for spec in _SPECS]
