@@ -419,8 +419,9 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             if not isinstance(exc, psycopg.errors.InsufficientPrivilege):
                 raise
-            state = (f"has schema version {version} and this EduArt Studio needs {latest_schema_version()}"
-                     if version else "is empty")
+            missing = ", ".join(str(n) for n in pending_migrations(con))
+            state = (f"has schema version {version} and lacks migration(s) {missing} of this EduArt Studio (schema "
+                     f"version {latest_schema_version()})" if version else "is empty")
             raise StoreVersionError(
                 f"store {self.path} {state}; its tables cannot be created or changed by this database user "
                 f"({_cause(exc, self._url.password)}): run 'python -m eduart_core store-migrate --db "
