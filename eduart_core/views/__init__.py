@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..selection import Selection
-from ..store import StoreConflictError, StoreError, StoreLockedError
+from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
 from . import (
     explorer,
     formats,
@@ -197,7 +197,7 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 __all__ = [
     "VIEWS", "ViewSpec", "run_view",
     "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "StoreConflictError", "StoreError",
-    "StoreLockedError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
+    "StoreLockedError", "StoreUnavailableError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
