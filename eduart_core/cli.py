@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
-from .store import StoreError, default_db_path
+from .store import StoreError, default_db_path, store_location
 
 # Command modules in the order their commands appear in --help.
 COMMAND_MODULES = [
@@ -28,16 +28,33 @@ COMMAND_MODULES = [
     "eduart_core.commands.studies",     # import-external
     "eduart_core.commands.show",        # show VIEW: the data behind every table and chart
     "eduart_core.commands.report",      # report
+    "eduart_core.commands.storecopy",   # store-copy --from X --to Y
     "eduart_core.commands.judges",      # judge, grades-import, grades-export, grading-round, judge-gate
     "eduart_core.commands.bench",       # bench analysis|runner|pages
 ]
 
 
+def db_argument(text: str) -> Path | str:
+    """``--db``: a DuckDB file path, or a postgresql:// URL (a malformed URL is a usage error)."""
+    try:
+        return store_location(text)
+    except StoreError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _default_store() -> str:
+    try:
+        return str(default_db_path())
+    except StoreError as exc:
+        return f"unusable ({exc})"
+
+
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     """The --db option every command that touches the store shares."""
     parser.add_argument(
-        "--db", type=Path, default=None,
-        help=f"store file (default: $EDUART_DB or {default_db_path()})",
+        "--db", type=db_argument, default=None,
+        help=f"store: a DuckDB file or a postgresql:// URL (default: $EDUART_DATABASE_URL, $EDUART_DB or "
+             f"data/eduart.duckdb; now {_default_store()})",
     )
 
 

@@ -169,8 +169,7 @@ def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dic
 
 def _side_paths(store: Store) -> list[Path]:
     """The store file, its DuckDB WAL and the folders named after it."""
-    return [store.path, store.path.with_name(store.path.name + ".wal"),
-            store.images_dir, store.runs_dir, store.cache_dir]
+    return [*store.side_files(), store.images_dir, store.runs_dir, store.cache_dir]
 
 
 def _remove(path: Path) -> None:
@@ -213,6 +212,8 @@ def build_demo(store: Store, force: bool = False, progress: Progress | None = No
     ``force`` the demo content is added idempotently (nothing is duplicated).
     """
     say = progress or _quiet
+    if not store.is_file:
+        return _build_in_database(store, force, say, builders)
     if force or not store.path.exists():
         if force and store.path.exists():
             say(f"demo: rebuilding {store.path} from scratch (--force)")
@@ -221,11 +222,24 @@ def build_demo(store: Store, force: bool = False, progress: Progress | None = No
     return _populate(store, say, builders)
 
 
+def _build_in_database(store: Store, force: bool, say: Progress, builders: tuple[Builder, ...]) -> dict:
+    """A database store is built in place: ``force`` drops its tables (and the local folders) first;
+    an interrupted build is completed by running the demo again (every builder is idempotent)."""
+    if force and store.exists():
+        say(f"demo: rebuilding {store.path} from scratch (--force)")
+        store.drop_all()
+        for path in (store.runs_dir, store.cache_dir):
+            _remove(path)
+    elif store.exists():
+        say(f"demo: adding demo content to the existing store {store.path}")
+    return _populate(store, say, builders)
+
+
 def ensure_demo(store_path: str | os.PathLike | None = None, progress: Progress | None = None,
                 builders: tuple[Builder, ...] = DEMO_BUILDERS) -> bool:
     """Build the demo store when the file does not exist (first start); True when it built."""
     store = Store(store_path)
-    if store.path.exists():
+    if store.exists():
         return False
     build_demo(store, progress=progress, builders=builders)
     return True

@@ -1,7 +1,8 @@
 """The suspect-key queue: items the statistics flag as likely answer-key errors, for review.
 
-Why: negative discrimination, a wrong option the stronger models agree on, or an item every
-model fails often means the key is wrong, not the models. The queue brings those items to the
+Why: negative discrimination, a wrong option the stronger models agree on, an item whose answers
+do not follow ability as the IRT model expects, or an item every model fails often means the key
+is wrong, not the models. The queue brings those items to the
 art historian, who sees the item, its key, every model's answer and rationale, and either
 confirms the key (its current flags are cleared; the decision is kept) or corrects it (a new
 item version: every stored response is re-scored and every analysis updates).
@@ -22,6 +23,7 @@ from .analysis.ctt import item_statistics
 from .analysis.distractors import chosen_options
 from .analysis.keyflags import FlagContext, key_flags, option_shares
 from .errors import UserError
+from .formats import score_parts
 from .store import Store
 from .store.items import get_item, item_history, load_items, save_item_version
 from .store.scores import load_responses, load_scores
@@ -50,7 +52,8 @@ def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | N
                                            index=choices.index))
     keys = {str(i): set(chosen_options(r.get("answers"))) for i, r in zip(items["item_id"], items["record"])
             if isinstance(r, dict) and r.get("type") in OPTION_FORMATS}
-    return FlagContext(choices=choices, keys=keys, stats=stats)
+    parts = {str(i): score_parts(r) for i, r in zip(items["item_id"], items["record"]) if isinstance(r, dict)}
+    return FlagContext(choices=choices, keys=keys, stats=stats, parts=parts)
 
 
 def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True,

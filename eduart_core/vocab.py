@@ -238,10 +238,24 @@ PUBLISHED_ITEM_SETTINGS: dict[str, dict[str, object]] = {
 
 # ---------------------------------------------------------------- psychometrics beyond CTT
 
-#: Item response models: Rasch (slopes fixed at 1, ability spread estimated) and the exploratory 2PL.
+#: Item response models. Rasch (slopes fixed at 1, ability spread estimated) and the exploratory 2PL
+#: read every score as right or wrong (score >= 0.5); the partial credit model (PCM, Rasch family)
+#: and the generalised partial credit model (GPCM, exploratory) read each format's score levels,
+#: with Rasch or 2PL items for the formats judged as a whole. ``auto``: PCM for a dataset with
+#: partial-credit formats, else Rasch.
 IRT_RASCH = "rasch"
 IRT_2PL = "2pl"
-IRT_MODELS: dict[str, str] = {IRT_RASCH: "Rasch (1PL)", IRT_2PL: "2PL (exploratory)"}
+IRT_PCM = "pcm"
+IRT_GPCM = "gpcm"
+IRT_AUTO = "auto"
+IRT_MODELS: dict[str, str] = {IRT_PCM: "Partial credit (PCM; Rasch for one-part items)",
+                              IRT_GPCM: "Generalised partial credit (GPCM; 2PL for one-part items; exploratory)",
+                              IRT_RASCH: "Rasch (1PL), 0.5 rule", IRT_2PL: "2PL (exploratory), 0.5 rule"}
+#: Short names for sentences ("under the PCM fit to 16 examinees").
+IRT_SHORT_NAMES: dict[str, str] = {IRT_PCM: "PCM", IRT_GPCM: "GPCM", IRT_RASCH: "Rasch", IRT_2PL: "2PL"}
+#: The models that read score levels (the others dichotomise at 0.5), and the ones with free slopes.
+IRT_POLYTOMOUS: tuple[str, ...] = (IRT_PCM, IRT_GPCM)
+IRT_FREE_SLOPES: tuple[str, ...] = (IRT_2PL, IRT_GPCM)
 #: Flags of the distractor analysis (one option of one item), in the order a page lists them.
 CONSENSUS_WRONG = "consensus_wrong"          # a wrong option chosen by at least half of the upper half
 NON_FUNCTIONAL = "non_functional"            # a wrong option chosen by under 5% of examinees

@@ -4,7 +4,7 @@ Thin page: the item list and its filters, the matrix, the card's words and the c
 from `eduart_core.views` (explorer and items views), `analysis.explorer` and `display`. Every string
 from items, models and responses is drawn as text (`text.plain`), never as markup.
 URL parameters (besides the sidebar's selection): item, open (<condition>:<model>), view,
-filter, a, b, only. The page is a sequence of sections (`main` at the bottom), as the Review studio.
+filter, examinee (the aberrant filter's model), a, b, only. The page is a sequence of sections (`main` at the bottom), as the Review studio.
 """
 from __future__ import annotations
 
@@ -63,6 +63,8 @@ def _seed_from_url() -> None:
         st.session_state["insp_view"] = _url_value("view")
     if _url_value("filter") in analysis.ITEM_FILTERS:
         st.session_state["insp_quick"] = _url_value("filter")
+    if _url_value("examinee"):
+        st.session_state["insp_examinee"] = _url_value("examinee")
     if _url_value("only") in analysis.COMPARE_FILTERS:
         st.session_state["insp_only"] = _url_value("only")
     for side in ("a", "b"):
@@ -177,11 +179,24 @@ def item_list_section() -> Chosen:
                               "'score changes' the two profiles; baselines (such as chance) are counted apart.")
     search = c2.text_input("Search id or text (opens the first match)", key="insp_search").strip()
     per_page = c3.selectbox("Rows", ROWS_PER_PAGE, key="insp_rows")
+    examinee = ""
+    if quick == analysis.ABERRANT:  # whose answers: a model of the selected condition
+        choices = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+        if st.session_state.get("insp_examinee") not in choices:
+            st.session_state.pop("insp_examinee", None)
+        unset = {} if "insp_examinee" in st.session_state else {"index": None}
+        examinee = st.selectbox("Aberrant for", choices, key="insp_examinee", placeholder="the model with the lowest lz",
+                                **unset) or ""
     with common.guard():
         every = views.item_list(src, sel)
-        table = views.explorer_items(src, sel, filter=quick, search=search)
+        table = views.explorer_items(src, sel, filter=quick, search=search, examinee=examinee)
     ids = list(table["item_id"])
-    _set_url(filter=quick if quick != analysis.EVERY_ITEM else None)
+    _set_url(filter=quick if quick != analysis.EVERY_ITEM else None, examinee=examinee or None)
+    if quick == analysis.ABERRANT:
+        st.caption(f"Items where {plain(table.attrs.get('examinee', examinee))}'s answer was unexpected under the "
+                   f"{vocab.IRT_SHORT_NAMES.get(table.attrs.get('irt_model'), 'IRT')} model fitted to "
+                   f"{table.attrs.get('n_examinees', 0)} models in condition {sel.condition}, most surprising first "
+                   f"({plain(table.attrs.get('residual_rule', ''))}).")
     baselines = views.baseline_models(src, sel.dataset)
     if quick == analysis.BASELINE_ONLY and not baselines:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
@@ -240,7 +255,7 @@ def item_list_section() -> Chosen:
         page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
         page_ids = ids[(page - 1) * per_page: page * per_page]
         with common.guard():
-            matrix = views.failure_matrix(src, sel, filter=quick, search=search)
+            matrix = views.failure_matrix(src, sel, filter=quick, search=search, examinee=examinee)
         models = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
         if matrix.empty or not models:
             st.info("No model has answered these items yet: the item card below shows the question and its key.")
@@ -411,8 +426,8 @@ def irt_curve_section(current: str) -> None:
     if irt_box.open:
         with irt_box:
             try:
-                curve = views.irt_item_curve(src, sel, item=current)
-                fitted = views.irt_items(src, sel)
+                curve = views.irt_item_curve(src, sel, item=current, model=vocab.IRT_RASCH)
+                fitted = views.irt_items(src, sel, model=vocab.IRT_RASCH)
             except UserError as exc:  # a panel too small or an item outside the selection: one line, page goes on
                 st.caption(f"No curve: {plain(exc)}")
             else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core import panels, views, vocab
+from eduart_core import analysis, panels, views, vocab
 from eduart_core.charts import psychometrics as figures
+from eduart_core.text import plain
 from pages import common
 
 common.through_app()  # a server's first run serves this file alone: app.py draws it
@@ -87,60 +88,167 @@ def ctt_tab() -> None:
             common.open_in_inspector(pick)
 
 
+def _thresholds_text(row) -> str:
+    """'0-1 -0.52 (0.31); 1-2 0.84 (0.40)': each threshold with the levels it separates and its SE."""
+    return "; ".join(f"{name} {value:.2f} ({se:.2f})" for name, value, se in
+                     zip(row["threshold_levels"], row["thresholds"], row["threshold_se"]))
+
+
+def _open_aberrant(model: str, condition: str) -> None:
+    """Button callback: the failure explorer on one model's unexpected answers (its condition selected)."""
+    st.session_state["insp_quick"] = analysis.ABERRANT
+    st.session_state["insp_examinee"] = model
+    common.request_page("inspector", condition=condition)
+
+
 def irt_tab() -> None:
-    """Rasch / 2PL: Wright map, abilities with intervals and ranks, information curves, the item table."""
-    model = vocab.IRT_RASCH
+    """IRT: the partial credit model by default (Rasch, 2PL, GPCM on request): Wright map, abilities, information,
+    item fit, person fit, the item table."""
+    with common.guard():
+        default = views.irt_default_model(src, sel)
+    model = default
     if not common.presentation():
-        model = st.radio("Model", list(vocab.IRT_MODELS), horizontal=True, key="psy_irt_model",
-                         format_func=vocab.IRT_MODELS.get)
-    options = {"model": model, "examinees": examinees}
+        names = list(vocab.IRT_MODELS)
+        model = st.radio("Model", names, index=names.index(default), horizontal=True, key="psy_irt_model",
+                         format_func=vocab.IRT_MODELS.get,
+                         help="The partial credit models read each format's score levels (blanks, statements or errors "
+                              "right); Rasch and 2PL read every answer as right or wrong (score >= 0.5, the 0.5 rule).")
+    # the default is asked for as `auto`, as `show` does, so the caption can say why this model
+    options = {"model": vocab.IRT_AUTO if model == default else model, "examinees": examinees}
     with common.guard():
         items = views.irt_items(src, sel, **options)
         ranking = views.irt_abilities(src, sel, **options)
         wright = views.irt_wright_map(src, sel, **options)
         curves = views.irt_information(src, sel, **options)
+        levels = views.irt_category_information(src, sel, **options)
+        fit_table = views.irt_item_fit(src, sel, **options)
+        people = views.irt_person_fit(src, sel, **options)
+        comparison = views.irt_model_comparison(src, sel, examinees=examinees)
     info = items.attrs
     n_ex = int(info["n_examinees"])
+    short = vocab.IRT_SHORT_NAMES[info["irt_model"]]
     (st.warning if info["exploratory"] else st.info)(info["warning"])
-    label = vocab.IRT_MODELS[model]
-    panel = (f"{label}, {n_ex} examinees ({vocab.EXAMINEE_SETS[examinees].lower()}), {info['n_items_fitted']} "
-             f"informative items, {common.scoring_label(sel)}; {info['rule']}")
-    st.caption(f"Fit: {panel}. Ability spread (SD) {info['latent_sd']:.2f} logits; standard errors: "
-               f"{info['se_method']}." + (" " + " ".join(info["notes"]) if info["notes"] else ""))
+    if info["irt_model"] in vocab.IRT_FREE_SLOPES and info["exploratory"]:
+        st.warning(f"The {short} is exploratory here: its slopes rest on {n_ex} examinees. Use the "
+                   f"{'PCM' if short == 'GPCM' else 'Rasch model'} for conclusions.")
+    rule = ("score levels by format (partial credit)" if info["irt_model"] in vocab.IRT_POLYTOMOUS
+            else "the 0.5 rule: " + info["rule"])
+    panel = (f"{info['model_label']}, {n_ex} examinees ({vocab.EXAMINEE_SETS[examinees].lower()}), "
+             f"{info['n_items_fitted']} informative items, {common.scoring_label(sel)}; {rule}")
+    st.caption(f"Fit: {panel}. {info['model_choice']}. Fitted ability spread (SD) {info['latent_sd']:.2f} logits; "
+               f"standard errors: {info['se_method']}." + (" " + " ".join(info["notes"]) if info["notes"] else ""))
+    if info["irt_model"] in vocab.IRT_POLYTOMOUS and not common.presentation():
+        with st.expander("How scores become score levels"):
+            for kind, words in info["level_rules"].items():
+                st.markdown(f"- **{vocab.format_label(kind)}**: {plain(words)}")
+    if len(comparison) == 2 or not common.presentation():
+        st.info(comparison.attrs["sentence"])
+    common.table(comparison[["label", "n_examinees", "n_items_fitted", "ability_sd", "mean_ability_se",
+                             "mean_se_per_sd", "se_gain", "se_gain_per_sd", "se_method"]], "irt_model_comparison",
+                 f"Partial credit against the 0.5 rule on the same {n_ex} examinees: ability SEs (logits and per "
+                 "fitted ability SD)", percent=("se_gain", "se_gain_per_sd"))
+
     common.chart(figures.figure_wright_map(wright), "irt_wright_map",
-                 f"Wright map: each examinee's ability (EAP, 95% interval) and the items' difficulties on one logit "
-                 f"scale; an examinee at an item's level has a 50% chance of a right answer. {panel}.",
+                 f"Wright map: each examinee's ability (EAP, 95% interval), the items' locations and, for partial-credit "
+                 f"items, their thresholds (where a score level and the one below are equally likely) on one logit "
+                 f"scale. {panel}.",
                  story="Where the models stand against the items: items far below every model measure nothing.")
     common.chart(figures.figure_abilities(ranking), "irt_abilities",
                  f"Abilities with 95% intervals. Two examinees are told apart only when their abilities differ by more "
                  f"than 1.96 standard errors of the difference (pairwise, no multiplicity correction). {panel}.")
-    shown = ranking.assign(plausible_ranks=[f"{b}-{w}" if b != w else str(b)
-                                            for b, w in zip(ranking["rank_best"], ranking["rank_worst"])])
-    common.table(shown[["rank", "plausible_ranks", "examinee", "ability", "ci_low", "ci_high", "n_right", "n_items",
-                        "tied_with"]], "irt_abilities",
-                 f"Ranking: plausible ranks and the examinees each cannot be told apart from ({n_ex} examinees)",
-                 essential=True)
+    shown = ranking.assign(plausible_ranks=[
+        "" if r == views.SUMMARY_ROW else (f"{b}-{w}" if b != w else str(b))
+        for r, b, w in zip(ranking["row"], ranking["rank_best"], ranking["rank_worst"])])
+    common.table(shown[["rank", "plausible_ranks", "examinee", "ability", "ability_se", "ci_low", "ci_high", "n_right",
+                        "n_items", "ability_sd", "tied_with"]], "irt_abilities",
+                 f"Ranking: abilities with SEs, plausible ranks and the examinees each cannot be told apart from "
+                 f"({short} fit to {n_ex} examinees); the last row gives the means and the fitted ability SD "
+                 f"({info['latent_sd']:.2f} logits)", essential=True)
     per_item = True
     if not common.presentation():
         per_item = st.toggle("Information per item (off: summed over the format's items)", value=True,
                              key="psy_info_per_item")
     common.chart(figures.figure_information(curves, per_item=per_item), "irt_information",
                  "Item information along the ability scale per format (mean per item"
-                 + ("" if per_item else ", here summed") + "; the number of items in brackets). A format measures "
-                 "where its curve is high: information only at low ability means its items are too easy for strong "
-                 f"models. {panel}.")
+                 + ("" if per_item else ", here summed") + "; the number of items in brackets; every score level "
+                 "counts). A format measures where its curve is high: information only at low ability means its "
+                 f"items are too easy for strong models. {panel}.")
+    kinds = [k for k in vocab.ordered_formats(levels["type"].unique()) if levels[levels["type"] == k]["level"].max() > 1]
+    if kinds and not common.presentation():
+        kind = st.selectbox("Information per score level for", kinds, format_func=vocab.format_label,
+                            key="psy_level_format")
+        common.chart(figures.figure_category_information(levels, kind), "irt_category_information",
+                     f"{vocab.format_label(kind)}: the information its items carry through each score level (mean per "
+                     "item, stacked: the top edge is the format's curve above). A level informs where examinees are "
+                     f"likely to stop at it. {panel}.")
     uninformative = items[~items["informative"]]
     if len(uninformative):
         counts = uninformative["status"].value_counts()
         st.caption(f"{len(uninformative)} item(s) carry no information and are left out of the fit: "
                    + ", ".join(f"{int(n)} {status.replace('_', ' ')}" for status, n in counts.items())
-                   + " (no finite difficulty exists for them).")
-    columns = ["item_id", "type", "status", "p", "difficulty", "difficulty_se"]
-    columns += ["discrimination", "discrimination_se"] if model == vocab.IRT_2PL else []
-    common.table(items[columns + ["information_at_mean", "n_examinees"]], "irt_items",
-                 "Items: difficulty (logits) with its standard error"
-                 + (", discrimination (exploratory below 50 examinees)" if model == vocab.IRT_2PL else "")
-                 + f", information at the mean ability; {n_ex} examinees")
+                   + " (every examinee at the same score level: no finite location exists for them).")
+
+    st.markdown("**Item fit**")
+    flagged = fit_table[fit_table["flag"].notna()]
+    under = int((fit_table["flag"] == "underfit").sum())
+    st.caption(f"Does each item's answers follow ability as the {short} expects? Rule: {fit_table.attrs['fit_rule']}. "
+               f"{fit_table.attrs['sx2_note']}. The abilities come from the same answers, so t values lean toward "
+               f"overfit: underfit flags are conservative. {under} item(s) underfit; they are in the suspect-key queue "
+               "(Review studio) with this reason.")
+    state = common.chart(figures.figure_item_fit(fit_table), "irt_item_fit",
+                         f"Each dot is an item: outfit against infit mean square (1 = as the model expects; the grey "
+                         f"band is 0.7-1.3). Click a dot to open the item. {panel}.", on_select="rerun")
+    for point in common.selected_points(state):
+        item = point.get("customdata")
+        if isinstance(item, list):
+            item = item[0] if item else None
+        if item:
+            common.open_in_inspector(str(item))
+    common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t", "s_x2",
+                          "s_x2_p", "reason"]], "irt_item_fit_flagged",
+                 f"Items that do not fit the {short} ({len(flagged)}; {n_ex} examinees)", essential=True)
+    common.table(fit_table, "irt_item_fit", f"Item fit of every informative item under the {short} ({n_ex} examinees)",
+                 show=False)
+
+    st.markdown("**Person fit**")
+    aberrant = people[people["aberrant"]]
+    st.caption(f"Does each examinee's pattern of answers fit the {short}? A model that fails easy items and passes "
+               "hard ones is usually failing the answer format, refusing, or has seen items before. Rule: "
+               f"{people.attrs['fit_rule']}. Invalid answers: {people.attrs['invalid_rule']}.")
+    for row in people[people["invalid_warning"]].itertuples():
+        st.warning(f"{plain(row.examinee)}: {row.n_invalid} of {row.n_answers} answers ({row.invalid_rate:.0%}) name no "
+                   "option, cannot be read or refuse; its ability says as much about its answer format as about "
+                   "what it knows.")
+    common.chart(figures.figure_person_fit(people), "irt_person_fit",
+                 f"lz per examinee (0 = as the model expects; red: aberrant). {panel}.")
+    common.table(people[["examinee", "lz", "lz_p", "infit", "infit_t", "outfit", "outfit_t", "aberrant",
+                         "top_items_text", "n_answers", "n_invalid", "invalid_rate"]], "irt_person_fit",
+                 f"Person fit under the {short}: {len(aberrant)} aberrant of {len(people)} examinees; the items that contribute most to "
+                 "each one's misfit, with its level and the level the model expected", essential=True,
+                 percent=("invalid_rate",))
+    if not common.presentation() and len(people):
+        order = list(people.sort_values("lz", kind="stable").index)
+        pick = st.selectbox("Examinee to open in the failure explorer", order, key="psy_person_open",
+                            format_func=lambda i: f"{people.loc[i, 'examinee']} (lz {people.loc[i, 'lz']:.2f})")
+        row = people.loc[pick]
+        st.button("Show its unexpected answers in the failure explorer", key="psy_person_go", on_click=_open_aberrant,
+                  args=(str(row["model"]), str(row["condition"])), icon=":material/troubleshoot:",
+                  help="The item inspector lists the items where this model's answer was unexpected under the model "
+                       "fitted to the models of its condition (filter 'aberrant for this model').")
+
+    shown = items.assign(thresholds_text=[_thresholds_text(r) if r["informative"] else ""
+                                          for _, r in items.iterrows()])
+    columns = ["item_id", "type", "family", "status", "p", "difficulty", "difficulty_se"]
+    columns += ["discrimination", "discrimination_se"] if info["irt_model"] in vocab.IRT_FREE_SLOPES else []
+    columns += ["n_levels", "levels_observed", "thresholds_text", "disordered"] \
+        if info["irt_model"] in vocab.IRT_POLYTOMOUS else []
+    common.table(shown[columns + ["information_at_mean", "n_examinees"]], "irt_items",
+                 "Items: location (logits; the difficulty of a right/wrong item, the mean threshold of a partial-credit "
+                 "item) with its standard error"
+                 + (", discrimination (exploratory below 50 examinees)" if info["irt_model"] in vocab.IRT_FREE_SLOPES
+                    else "")
+                 + (", thresholds as levels, value (SE)" if info["irt_model"] in vocab.IRT_POLYTOMOUS else "")
+                 + f", information at the mean ability; {short} fit to {n_ex} examinees")
     if not common.presentation():
         pick = st.selectbox("Open an item in the inspector (its curve is there)", [""] + list(items["item_id"]),
                             key="psy_irt_open")

@@ -24,7 +24,7 @@ from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
 from eduart_core.text import plain, truncate
-from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError
+from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError, StoreUnavailableError
 from eduart_core.vocab import (
     ALL_ITEMS,
     CONDITION_HELP,
@@ -75,7 +75,7 @@ def page_icon():
 # ---------------------------------------------------------------- store
 
 def store_path() -> str:
-    """Path of the store the app shows ($EDUART_DB or data/eduart.duckdb)."""
+    """The store the app shows: $EDUART_DATABASE_URL (without its password), $EDUART_DB or data/eduart.duckdb."""
     return views.store_path()
 
 
@@ -96,10 +96,10 @@ def data_version() -> int:
     is reused for one second: a store change shows up on the next interaction.
     """
     path = store_path()
-    if not Path(path).exists():
-        st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
-        st.stop()
-    with guard():  # a locked or unreadable store: one clear line, then stop
+    with guard():  # a locked, unreachable or unreadable store: one clear line, then stop
+        if not views.open_store(path).exists():
+            st.error(f"No store at {path}. Build one with `python -m eduart_core demo` or restart the app.")
+            st.stop()
         return _store_version(path)
 
 
@@ -125,9 +125,9 @@ def dataset_features() -> views.StudyFeatures | None:
     then shows every page and the page says what is wrong)."""
     dataset = requested_dataset()
     path = store_path()
-    if not Path(path).exists():
-        return None
     try:
+        if not views.open_store(path).exists():
+            return None
         src = views.Source(path, _store_version(path))
         names = views.analysable_datasets(src)
         chosen = dataset if dataset in names else default_dataset(names)
@@ -140,8 +140,12 @@ def dataset_features() -> views.StudyFeatures | None:
 def ensure_store() -> None:
     """Build the demo store on first start, with a visible progress message."""
     path = store_path()
-    if Path(path).exists():
-        return
+    try:
+        if views.open_store(path).exists():
+            return
+    except StoreError as exc:  # a database store that cannot be reached: say so, build nothing
+        st.error(f"Cannot open the store: {plain(exc)}")
+        st.stop()
     from eduart_core.demo import ensure_demo
 
     with st.status("First start: building the demo benchmark (about a minute)...", expanded=True) as status:
@@ -174,6 +178,9 @@ def guard() -> Iterator[None]:
         st.stop()
     except EmptySelection as exc:
         st.warning(plain(exc))
+        st.stop()
+    except StoreUnavailableError as exc:  # the database server is away (restarting): its own line
+        st.error(f"{plain(exc)}. Reload the page in a moment.")
         st.stop()
     except StoreLockedError:
         st.error("The store is busy (another process is writing to it). Wait a moment and reload the page.")
@@ -760,9 +767,13 @@ def _stored_roles(subject: str) -> frozenset[str]:
     from eduart_core.team.roles import stored_roles
 
     path = store_path()
-    if not Path(path).exists():
+    try:
+        if not views.open_store(path).exists():  # a file or a PostgreSQL database
+            return frozenset()
+        key = (subject, path, _store_version(path))
+    except StoreError as exc:
+        logger.warning("roles table not read: %s", exc)
         return frozenset()
-    key = (subject, path, _store_version(path))
     memo = st.session_state.get("_team_roles")
     if memo is not None and memo[0] == key:
         return memo[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pg_kit import pg_empty_url, pg_server, pg_store, pg_url  # noqa: F401  (the PostgreSQL server and databases, tests/pg_kit.py)
 
 
 @pytest.fixture
@@ -22,6 +23,8 @@ def store(store_path: Path):
 def _isolate_env(monkeypatch, tmp_path):
     """No test may read or write the user's store or real provider keys."""
     monkeypatch.setenv("EDUART_DB", str(tmp_path / "default-store" / "eduart.duckdb"))
+    for key in ("EDUART_DATABASE_URL", "EDUART_IMAGES", "EDUART_WORK_DIR"):
+        monkeypatch.delenv(key, raising=False)
     for key in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AWS_ACCESS_KEY_ID",
                 "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(key, raising=False)

@@ -40,7 +40,7 @@ DIALOGUE = [
 
 def fill_dialogue(store: Store) -> None:
     """The dialogue and the lone item in dataset "demo", with the plate image beside the store."""
-    root = store.path.parent / "src"
+    root = store.local_base.parent / "src"
     root.mkdir(parents=True, exist_ok=True)
     (root / "plate.png").write_bytes(png())
     upsert_items(store, DIALOGUE, "demo", "test", images_root=root)

@@ -64,6 +64,6 @@ def fill(store, dataset: str = "muse") -> list[dict]:
     """The records in `dataset` of `store`, images stored; returns the records."""
     from eduart_core.store.items import upsert_items
 
-    root = write_images(store.path.parent / "format_src")
+    root = write_images(store.local_base.parent / "format_src")
     upsert_items(store, RECORDS, dataset, "test", images_root=root)
     return RECORDS

@@ -57,7 +57,7 @@ def fill_store(store, n_copies: int = 1, dataset: str = "demo") -> list[dict]:
     """Items in ``dataset`` of ``store`` (created on the fly); returns the records."""
     from eduart_core.store.items import upsert_items
 
-    root = store.path.parent / "item_src"
+    root = store.local_base.parent / "item_src"
     (root / "imgs").mkdir(parents=True, exist_ok=True)
     _image(root / "imgs" / "plate1.jpg", (200, 30, 30))
     _image(root / "imgs" / "plate2.jpg", (30, 30, 200))

@@ -99,7 +99,8 @@ def test_each_quick_filter_keeps_the_items_its_name_promises():
     # right = full credit; the baseline m3 is a reference, not an examinee (counted apart)
     assert kept == {"all": ["i1", "i2", "i3", "i4", "i5"], "all_wrong": ["i1", "i4"], "disagree": ["i2", "i5"],
                     "wrong_with_justification": ["i3"], "profile_change": ["i5"], "negative_rpb": ["i2"],
-                    "top_fail": ["i3"], "baseline_only_right": ["i4"]}
+                    "top_fail": ["i3"], "baseline_only_right": ["i4"],
+                    "aberrant": []}  # needs an IRT fit and an examinee: `analysis.mark_unexpected` adds its column
     by_item = flags.set_index("item_id")
     assert by_item.loc["i5", "models_right"] == 1 and by_item.loc["i5", "n_models"] == 2  # 0.5 is partial
     counted = analysis.item_flags(frames, "strict", "default", baselines=["m3"], count_baselines=True)

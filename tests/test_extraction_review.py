@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 
+import pg_kit
 import pytest
 
 from eduart_core.errors import UserError
@@ -10,6 +11,8 @@ from eduart_core.extraction import review
 from eduart_core.extraction.stats import discrepancy_table, round_status_table
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item, item_history, upsert_items
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 DATASET = "extracted"
 
@@ -373,10 +376,12 @@ def test_simultaneous_decisions_on_one_field_one_wins(store):
     assert len(db.load_decisions(store)) == 1
 
 
-def test_store_from_before_the_review_tables_is_migrated_on_demand(store):
+def test_store_from_before_the_review_tables_is_migrated_on_demand(store_path):
     import duckdb
 
-    from eduart_core.store.core import migrate
+    from eduart_core.store.core import Store, migrate
+
+    store = Store(store_path)  # a DuckDB file written by an older version
     from eduart_core.store.schema import MIGRATIONS
 
     store.path.parent.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ def test_items_and_option_images_are_stored_once_and_reimport_changes_nothing(st
     assert items.loc["n1", "option_images"] == {} and not items["data_issue"].any()
     with store.connect(read_only=True) as con:
         assert con.execute("SELECT count(*) FROM images").fetchone()[0] == len(COLOURS)
-    root = write_images(store.path.parent / "format_src")
+    root = write_images(store.local_base.parent / "format_src")
     again = upsert_items(store, RECORDS, "muse", "test", images_root=root)
     assert again.added == [] and again.updated == [] and len(again.unchanged) == len(RECORDS)
     # a changed option image is a new version of the item

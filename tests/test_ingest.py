@@ -9,6 +9,7 @@ import io
 import json
 from pathlib import Path
 
+import pg_kit
 import pytest
 from PIL import Image
 
@@ -17,6 +18,8 @@ from eduart_core.importers.records import import_eduart, import_items
 from eduart_core.items import ItemValidationError
 from eduart_core.store.items import get_item, image_path, item_history, load_items
 from eduart_core.store.scores import list_models, load_scores, stats
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 ITEMS = {
     "0001": {"type": "multiple_choice_radio", "question_text": "Quale pittore dipinse questo pannello immaginario?",

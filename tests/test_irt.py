@@ -71,6 +71,10 @@ def test_imported_rasch_data_give_the_true_difficulties_and_abilities(rasch_stor
     assert (items["panel_size"] == 300).all() and items.attrs["n_examinees"] == 300
     assert fitted["difficulty_se"].between(0.05, 0.5).all()
     abilities = views.irt_abilities(src, sel, examinees=EXAMINEES_MODELS)
+    assert items.attrs["irt_model"] == "rasch"  # no partial-credit format: the default is the Rasch model
+    summary = abilities[abilities["row"] == "summary"]
+    assert len(summary) == 1 and summary["ability_sd"].iloc[0] == pytest.approx(items.attrs["latent_sd"])
+    abilities = abilities[abilities["row"] == "examinee"]
     assert np.corrcoef(abilities["ability"], abilities["model"].map(truth.theta))[0, 1] >= 0.95
     # an honest 95% interval covers the true ability for about 95% of the examinees
     covered = ((abilities["ci_low"] <= abilities["model"].map(truth.theta))
@@ -257,8 +261,8 @@ def test_parallel_forms_give_within_model_contrasts(planted_store):
 
 # ---------------------------------------------------------------- the demo store: panel sizes, baselines
 
-IRT_VIEWS = ("irt_items", "irt_abilities", "irt_information", "irt_wright_map", "irt_item_curve", "distractors", "dif",
-             "parallel_contrasts")
+IRT_VIEWS = ("irt_items", "irt_abilities", "irt_information", "irt_wright_map", "irt_item_curve", "irt_item_fit",
+             "irt_person_fit", "irt_category_information", "distractors", "dif", "parallel_contrasts")
 
 
 def show(db, *args: str) -> list[dict]:
@@ -282,10 +286,12 @@ def test_every_view_is_labelled_with_its_panel_size(demo_db):
     for name in IRT_VIEWS:
         rows = show(demo_db, name)
         assert rows and {r["panel_size"] for r in rows} == {pairs}, name
+        if name.startswith("irt_"):  # each row names the fitted model and its standard errors
+            assert {r["irt_model"] for r in rows} == {"pcm"} and all(r["se_method"] for r in rows), name
     for name in ("irt_items", "irt_abilities", "distractors", "parallel_contrasts"):
         rows = show(demo_db, name, "--option", "examinees=models")
         assert {r["panel_size"] for r in rows} == {models}, name
-    assert len(show(demo_db, "irt_abilities", "--option", "examinees=models")) == models
+    assert len(show(demo_db, "irt_abilities", "--option", "examinees=models")) == models + 1  # and the summary row
 
 
 @pytest.mark.slow
@@ -295,4 +301,4 @@ def test_baselines_are_not_examinees_unless_switched_in(demo_db, chance_db):
     counted = show(chance_db, "irt_abilities", "--baselines", "--option", "examinees=models")
     assert "Chance baseline" in {r["model"] for r in counted}
     assert {r["panel_size"] for r in counted} == {len(show(demo_db, "irt_abilities", "--option",
-                                                                "examinees=models")) + 1}
+                                                                "examinees=models"))}  # one more examinee, no summary

@@ -59,14 +59,71 @@ def test_irt_tab_draws_the_fit_and_states_the_panel(app, demo_db):
     from eduart_core.selection import Selection
 
     open_tab(app, "IRT")
-    assert len(app.get("plotly_chart")) == 3  # Wright map, abilities, information curves
+    # Wright map, abilities, information, information per score level, item fit, person fit
+    assert len(app.get("plotly_chart")) == 6
     assert any("8 examinees" in w.value and "exploratory" in w.value for w in app.warning)
     ranking = views.irt_abilities(views.Source.of(str(demo_db)), Selection(), examinees="models")
+    ranking = ranking[ranking["row"] == "examinee"]
     abilities = specs(app)[1]["data"][0]
     assert sorted(numbers(abilities["x"]).round(6)) == sorted(ranking["ability"].round(6))
     app.radio(key="psy_irt_model").set_value("2pl").run()
     assert not app.exception
     assert any("2PL" in c.value for c in app.caption)
+
+
+def _shown(at, column: str, without: str | None = None):
+    """The page table (as drawn) that has ``column`` (and not ``without``)."""
+    for frame in at.dataframe:
+        value = frame.value
+        if column in value.columns and (without is None or without not in value.columns):
+            return value
+    raise AssertionError(f"no table with column {column}")
+
+
+def test_irt_tab_defaults_to_partial_credit_and_draws_the_show_views(app, demo_db):
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    open_tab(app, "IRT")
+    assert app.radio(key="psy_irt_model").value == "pcm"
+    assert any("Partial credit (PCM" in c.value and "default for this dataset" in c.value for c in app.caption)
+    src, sel, options = views.Source.of(str(demo_db)), Selection(), {"examinees": "models"}
+    comparison = views.irt_model_comparison(src, sel, **options)
+    assert any(i.value == comparison.attrs["sentence"] for i in app.info) and "0.5 rule" in comparison.attrs["sentence"]
+    abilities = views.irt_abilities(src, sel, **options)
+    shown = _shown(app, "plausible_ranks")
+    assert list(shown["examinee"]) == list(abilities["examinee"])
+    assert np.allclose(shown["ability"], abilities["ability"], atol=5e-4)
+    assert np.allclose(shown["ability_se"], abilities["ability_se"], atol=5e-4)
+    assert shown["ability_sd"].iloc[-1] == pytest.approx(abilities.attrs["latent_sd"], abs=5e-4)
+    fit = views.irt_item_fit(src, sel, **options)
+    flagged = fit[fit["flag"].notna()]
+    shown = _shown(app, "outfit_t", without="lz")
+    assert list(shown["item_id"]) == list(flagged["item_id"]) and len(flagged)
+    assert np.allclose(shown["outfit"], flagged["outfit"], atol=5e-4)
+    assert np.allclose(shown["infit_t"], flagged["infit_t"], atol=5e-4)
+    people = views.irt_person_fit(src, sel, **options)
+    shown = _shown(app, "lz")
+    assert list(shown["examinee"]) == list(people["examinee"])
+    assert np.allclose(shown["lz"], people["lz"], atol=5e-4) and list(shown["aberrant"]) == list(people["aberrant"])
+    assert list(shown["n_invalid"]) == list(people["n_invalid"])
+    items = views.irt_items(src, sel, **options)
+    shown = _shown(app, "thresholds_text")
+    assert list(shown["item_id"]) == list(items["item_id"])
+    assert np.allclose(shown["difficulty"].astype(float), items["difficulty"].astype(float), atol=5e-4, equal_nan=True)
+
+
+def test_the_suspect_key_queue_shows_the_misfit_flags_with_their_reasons(demo_db):
+    from eduart_core import views
+    from eduart_core.selection import Selection
+
+    src, sel = views.Source.of(str(demo_db)), Selection()
+    queue = views.suspect_keys(src, sel)
+    misfit = queue[queue["sources"].str.contains("irt_fit")]
+    assert len(misfit) and misfit["reasons"].str.contains("irt_misfit").all()
+    assert misfit["details"].str.contains("outfit").all() and misfit["details"].str.contains("PCM").all()
+    fit = views.irt_item_fit(src, sel)  # the same fit and rule: every model x condition pair
+    assert set(misfit["item_id"]) == set(fit.loc[fit["flag"] == "underfit", "item_id"])
 
 
 def test_distractor_and_dif_tabs_name_their_examinees(app):
@@ -94,3 +151,18 @@ def test_inspector_shows_the_item_curve(app, demo_db):
     assert any("Difficulty" in c.value and "16 examinees" in c.value for c in app.caption)
     curve = [s for s in specs(app) if any(t.get("name") == "P(right)" for t in s["data"])]
     assert curve
+
+
+def test_the_report_states_the_se_gain_over_the_half_rule(demo_db):
+    import html
+
+    from eduart_core import views
+    from eduart_core.report import build_report
+    from eduart_core.selection import Selection
+    from eduart_core.vocab import EXAMINEES_MODELS_CONDITIONS
+
+    comparison = views.irt_model_comparison(views.Source.of(str(demo_db)), Selection(),
+                                            examinees=EXAMINEES_MODELS_CONDITIONS)
+    sentence = comparison.attrs["sentence"]
+    assert "PCM" in sentence and "0.5 rule" in sentence and f"{int(comparison['n_examinees'].max())} examinees" in sentence
+    assert f"<b>Ability precision.</b> {html.escape(sentence)}" in build_report(str(demo_db))

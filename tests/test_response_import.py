@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pg_kit
 import pytest
 from runner_items import fill_store
 
 from eduart_core.cli import main
 from eduart_core.store import Store
 from eduart_core.store.scores import load_responses, load_scores
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 GOOD = [
     # 0001 is multiple_choice_radio with gold A; 0004 positioning (volta, cupola); 0007 select_errors (wooden)
@@ -62,7 +65,7 @@ def _write(path, lines) -> None:
 
 def _tables(store: Store) -> dict[str, list]:
     with store.connect(read_only=True) as con:
-        return {table: con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+        return {table: sorted(con.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
                 for table in ("responses", "scores", "runs", "models", "items")}
 
 
@@ -142,8 +145,10 @@ def test_a_corrected_line_becomes_the_newer_response(store, tmp_path):
     ("empty", "no lines to import"),
     ("missing", "no such file"),
 ])
-def test_unusable_inputs_are_one_line_errors(store, tmp_path, capsys, setup, message):
+def test_unusable_inputs_are_one_line_errors(request, backend, store, tmp_path, capsys, setup, message):
     path = tmp_path / "outside.jsonl"
+    if setup == "no-store" and backend == "postgres":  # a database without the store's schema
+        store = Store(request.getfixturevalue("pg_empty_url"))
     if setup != "no-store":
         fill_store(store)
     if setup == "empty":

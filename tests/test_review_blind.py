@@ -3,25 +3,28 @@ merging on agreement, adjudication on disagreement, conflicts never overwrite, p
 from __future__ import annotations
 
 import pytest
+from pg_kit import BACKENDS, build_once
 
 from eduart_core.errors import UserError
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item
-from tests.review_fixtures import build_template, copy_store
 
 DATASET = "demo-extraction"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return build_template(tmp_path_factory.mktemp("blind-template"))
+@pytest.fixture(scope="module", params=BACKENDS)
+def template(request, tmp_path_factory):
+    """The extraction demo, built once per backend (DuckDB file, PostgreSQL database)."""
+    from eduart_core.extraction.simulated import build_extraction_demo
+
+    return build_once(request, tmp_path_factory, request.param, build_extraction_demo, "blind")
 
 
 @pytest.fixture
-def store(template, tmp_path) -> Store:
-    s = Store(copy_store(template, tmp_path / "blind"))
+def store(request, template, tmp_path) -> Store:
+    s = Store(template.copy(request, tmp_path / "blind"))
     review.set_reviewers(s, DATASET, 2, 2, set_by="lead")
     return s
 
@@ -105,10 +108,10 @@ def test_a_reviewer_can_revise_until_the_others_decide_but_stale_views_conflict(
     assert review.load_state(store, 2).state("ex01/q01", 2, path).state == "adjudication"
 
 
-def test_multi_field_pages_resolve_field_by_field_in_any_order(template, tmp_path):
+def test_multi_field_pages_resolve_field_by_field_in_any_order(request, template, tmp_path):
     """Fields of one page resolve one by one: after one field of ex03/q01 is accepted, the other is still
     open to decide (never "open by nan"). Every field is independent; its state is never NaN."""
-    store = Store(copy_store(template, tmp_path / "multi"))
+    store = Store(template.copy(request, tmp_path / "multi"))
     before = review.page_fields(store, "ex03/q01", 1)
     first = review.decide(store, "ex03/q01", 1, "choices", "accept_a", "Anna", based_on=None)
     fields = review.page_fields(store, "ex03/q01", 1).set_index("path")

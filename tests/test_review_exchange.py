@@ -7,24 +7,29 @@ import json
 
 import numpy as np
 import pytest
+from pg_kit import BACKENDS, build_once
 
 from eduart_core.cli import main
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
-from tests.review_fixtures import build_template, copy_store
+from tests.review_fixtures import copy_store
 
 DATASET = "demo-extraction"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return build_template(tmp_path_factory.mktemp("exchange-template"))
+@pytest.fixture(scope="module", params=BACKENDS)
+def template(request, tmp_path_factory):
+    """The extraction demo, built once per backend (DuckDB file, PostgreSQL database)."""
+    from eduart_core.extraction.simulated import build_extraction_demo
+
+    return build_once(request, tmp_path_factory, request.param, build_extraction_demo, "exchange")
 
 
 @pytest.fixture
-def store_path(template, tmp_path):
-    return copy_store(template, tmp_path / "exchange")
+def store_path(request, template, tmp_path):
+    """The ``--db`` of a private copy: a file path or a PostgreSQL URL."""
+    return template.copy(request, tmp_path / "exchange")
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
@@ -178,13 +183,13 @@ def test_export_has_every_decision_with_timestamps_and_reimports_as_nothing(stor
     assert "imported 0 decision(s), 3 already present" in out and store.data_version() == version
 
 
-def test_export_reimports_into_another_store_with_the_same_states(template, tmp_path, capsys):
-    source = Store(copy_store(template, tmp_path / "source"))
+def test_export_reimports_into_another_store_with_the_same_states(request, template, tmp_path, capsys):
+    source = Store(template.copy(request, tmp_path / "source"))
     review.decide(source, "ex01/q02", 1, "answers", "accept_a", "Anna")
     review.decide(source, "ex06/q01", 1, "question_text", "accept_b", "Anna")
     out_file = tmp_path / "export.jsonl"
     cli(capsys, "review-export", "--out", str(out_file), "--db", str(source.path))
-    target = copy_store(template, tmp_path / "target")
+    target = template.copy(request, tmp_path / "target")
     code, out, _ = cli(capsys, "review-import", str(out_file), "--db", str(target))
     assert "imported 2 decision(s)" in out and "promoted 2 page(s)" in out
     a = review.review_queue(source).set_index(["page_id", "round"])["status"]

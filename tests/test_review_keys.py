@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pg_kit
 import pytest
 
 from eduart_core import suspects
@@ -14,6 +15,8 @@ from eduart_core.store.overrides import add_override, load_overrides
 from eduart_core.store.runs import add_responses, create_run, ensure_model
 from eduart_core.store.scores import load_responses, load_scores
 from eduart_core.store.suspects import raise_flags
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 DATASET = "keys"
 STRENGTH = [0.95, 0.9, 0.8, 0.7, 0.45, 0.35, 0.25, 0.15]  # eight models, strongest first

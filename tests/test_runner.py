@@ -9,12 +9,15 @@ import sys
 import time
 from pathlib import Path
 
+import pg_kit
 import pytest
 from runner_items import fill_store
 from stubs import StubServer
 
 from eduart_core.cli import main
 from eduart_core.store import Store
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,7 +30,7 @@ def _responses(store: Store, where: str = "TRUE") -> list[tuple]:
 
 def _runs(store: Store) -> dict[str, dict]:
     with store.connect(read_only=True) as con:
-        frame = con.execute("SELECT * FROM runs").df()
+        frame = con.frame("SELECT * FROM runs")
     return {row["run_id"]: row for row in frame.to_dict("records")}
 
 

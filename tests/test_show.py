@@ -184,6 +184,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "irt_default_model", "SUMMARY_ROW",  # the IRT model `auto` stands for; the abilities' summary row
         "profile_choices", "profile_label", "profile_warning",  # the profiles a dataset offers, their labels, warnings
         "data_label",  # the kinds of model behind a selection (banner and export subtitles)
         "store_path", "open_store",  # the store handle pages pass to the domain modules that write

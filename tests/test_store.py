@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pg_kit
 import pytest
 from test_ingest import png_bytes
 
@@ -18,6 +19,8 @@ from eduart_core.store.items import (
 )
 from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model, finish_run, list_runs
 from eduart_core.store.scores import list_datasets, list_models, load_responses, load_scores, rescore, stats
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 RADIO = {"item_id": "r1", "type": "multiple_choice_radio", "question_text": "Quale colore inventato?",
          "choices": [{"id": "A", "text": "rosso"}, {"id": "B", "text": "verde"}],

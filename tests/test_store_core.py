@@ -1,9 +1,12 @@
 """The store's transactions are all-or-nothing and migrations are recorded."""
+import pg_kit
 import pytest
 
 from eduart_core.store import Store
 from eduart_core.store.core import schema_version
 from eduart_core.store.schema import MIGRATIONS
+
+backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
 
 def test_failed_transaction_leaves_store_unchanged(store: Store):
@@ -15,7 +18,7 @@ def test_failed_transaction_leaves_store_unchanged(store: Store):
             con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('b', 'B', 'demo')")
             raise RuntimeError("import failed half-way")
     with store.connect(read_only=True) as con:
-        assert con.execute("SELECT list(dataset) FROM datasets").fetchone()[0] == ["a"]
+        assert con.execute("SELECT array_agg(dataset) FROM datasets").fetchone()[0] == ["a"]
     assert store.data_version() == before
 
 

@@ -28,12 +28,14 @@ from .explorer import (
     failure_matrix,
     filter_comparison,
     item_flags,
+    mark_unexpected,
 )
 from .formats import chance_levels, numeric_errors, part_accuracy
 from .image_attributes import attribute_scores
 from .images import image_effect
 from .intervals import WILSON_WORDS, Z95, t_interval, wilson_interval
 from .items import (
+    ABERRANT,
     BASELINE_ONLY,
     EVERY_ITEM,
     ITEM_FILTER_RULES,
@@ -77,7 +79,8 @@ __all__ = [
     "distractor_choices", "external_correlations", "family_best", "invalid_rates", "published_dimension_scores",
     "score_grid", "task_correlations",
     "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
-    "failure_matrix", "filter_comparison", "item_flags", "BASELINE_ONLY", "EVERY_ITEM", "ITEM_FILTER_RULES", "PROFILE_CHANGE",
+    "failure_matrix", "filter_comparison", "item_flags", "mark_unexpected", "ABERRANT", "BASELINE_ONLY", "EVERY_ITEM",
+    "ITEM_FILTER_RULES", "PROFILE_CHANGE",
     "ITEM_FILTERS", "counts_by", "filter_items", "opening_item", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",

@@ -172,7 +172,7 @@ ANSWER_READERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series
 
 
 def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TASK_COLUMN) -> pd.DataFrame:
-    """Every answer with its status and chosen option: model, item_id, column, status, chosen."""
+    """Every answer with its status and chosen option: model, (condition,) item_id, column, status, chosen."""
     missing = [c for c in ("model", "item_id", "parsed_answers", "raw_text") if c not in answers]
     if missing:
         raise UserError(f"answers lack column(s): {', '.join(missing)}")
@@ -189,8 +189,11 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
         reader = ANSWER_READERS.get(str(name), _generic_status)
         s, c = reader(d.iloc[rows], options)
         status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)
-    return pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
-                         "chosen": chosen})
+    out = pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
+                        "chosen": chosen})
+    if "condition" in d:  # examinees may be model x condition pairs (IRT person fit)
+        out.insert(1, "condition", d["condition"].to_numpy())
+    return out
 
 
 def answer_status(record: dict, parsed: object, raw: object, parse_error: object = None) -> tuple[str, str | None]:

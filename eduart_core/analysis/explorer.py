@@ -130,6 +130,24 @@ def _profile_changes(by_profile: Mapping[str, pd.DataFrame], condition: str,
     return pd.Series(differ, index=merged.index).groupby(merged["item_id"]).sum()
 
 
+def mark_unexpected(table: pd.DataFrame, residuals: pd.DataFrame) -> pd.DataFrame:
+    """The item table with one examinee's IRT residuals: irt_level, irt_expected, irt_z, irt_unexpected.
+
+    ``residuals``: that examinee's rows of `irt_fit.residuals` (level, expected level, z,
+    unexpected). Items outside the fit (non-informative, unanswered) get no residual and are not
+    unexpected. The "aberrant for this model" filter keeps the unexpected ones, most surprising first.
+    """
+    mine = residuals[["item_id", "level", "expected", "z", "unexpected"]].rename(
+        columns={"level": "irt_level", "expected": "irt_expected", "z": "irt_z", "unexpected": "irt_unexpected"})
+    out = table.merge(mine.assign(item_id=mine["item_id"].astype(str)), on="item_id", how="left")
+    out["irt_unexpected"] = out["irt_unexpected"].astype("boolean").fillna(False).astype(bool)
+    order = out["irt_z"].abs().fillna(-1.0)
+    out = out.iloc[np.argsort(-order.to_numpy(), kind="stable")].reset_index(drop=True)
+    out.attrs.update(table.attrs)
+    out.attrs.update(residuals.attrs)
+    return out
+
+
 # ---------------------------------------------------------------- two models on the same items
 
 #: What the comparison lists, with the words a page shows ({a} and {b} are the model names).

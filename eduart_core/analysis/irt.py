@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +36,7 @@ import pandas as pd
 from scipy.special import expit
 
 from ..errors import UserError
-from ..vocab import CONDITIONS, IRT_2PL, IRT_MODELS, IRT_RASCH
+from ..vocab import CONDITIONS, IRT_2PL, IRT_POLYTOMOUS, IRT_RASCH
 from ._frame import group_codes, prepare, sort_frame
 from .intervals import Z95
 
@@ -44,7 +45,9 @@ logger = logging.getLogger(__name__)
 #: The dichotomisation rule (the published regression's): a response is right when score >= 0.5.
 RIGHT_AT = 0.5
 RULE = "right = score >= 0.5 (the published regression's rule); partial credit below 0.5 counts as wrong"
-#: Below this many examinees discrimination (2PL, and CTT's r_pb) is exploratory only.
+#: The models fitted here (right/wrong responses); `analysis.irt_pcm` fits the partial-credit ones.
+DICHOTOMOUS = (IRT_RASCH, IRT_2PL)
+#: Below this many examinees discrimination (2PL, GPCM, and CTT's r_pb) is exploratory only.
 EXPLORATORY_BELOW = 50
 #: Fewest examinees and informative items a fit is attempted with.
 MIN_EXAMINEES = 3
@@ -58,7 +61,8 @@ SLOPE_BOUNDS = (0.1, 5.0)
 _AT_BOUND = 1e-3
 
 ITEM_COLUMNS = ["item_id", "type", "n_examinees", "n_right", "p", "status", "informative", "difficulty",
-                "difficulty_se", "discrimination", "discrimination_se", "at_bound"]
+                "difficulty_se", "discrimination", "discrimination_se", "at_bound", "family", "n_levels",
+                "levels_observed", "thresholds", "threshold_se", "threshold_levels", "disordered"]
 ABILITY_COLUMNS = ["examinee", "model", "condition", "n_items", "n_right", "ability", "ability_se",
                    "ci_low", "ci_high"]
 
@@ -87,13 +91,38 @@ class IrtFit:
     iterations: int
     log_likelihood: float
     notes: list[str] = field(default_factory=list)
+    #: how scores became responses: the 0.5 rule, or the score levels of each format present
+    rule: str = RULE
+    level_rules: dict[str, str] = field(default_factory=dict)
+    calibration: Calibration | None = None
 
     def panel(self) -> dict[str, object]:
         """What every view built on this fit is labelled with."""
         return {"irt_model": self.model, "n_examinees": self.n_examinees, "n_items_fitted": self.n_items_fitted,
-                "latent_sd": self.latent_sd, "se_method": self.se_method, "rule": RULE,
-                "exploratory": self.n_examinees < EXPLORATORY_BELOW, "converged": self.converged,
-                "notes": list(self.notes)}
+                "latent_sd": self.latent_sd, "se_method": self.se_method, "rule": self.rule,
+                "level_rules": dict(self.level_rules),
+                "exploratory": self.n_examinees < EXPLORATORY_BELOW,
+                "converged": self.converged, "notes": list(self.notes)}
+
+
+@dataclass
+class Calibration:
+    """What item and person fit need from a fit: the library's fitted model and the responses it saw.
+
+    ``codes``: category codes (examinees who answered anything x informative items, -1 = not
+    answered), in the library's column order; ``rows``: those examinees' rows in `IrtFit.abilities`;
+    ``item_ids``: the item of each column; ``slope`` and ``steps`` in the parameterisation
+    of `analysis.irt_levels` (one step, the difficulty, for a right/wrong item); ``levels``: the
+    observed score level each code stands for, per item.
+    """
+
+    result: object
+    codes: np.ndarray
+    rows: np.ndarray
+    item_ids: np.ndarray
+    slope: np.ndarray
+    steps: np.ndarray
+    levels: list[np.ndarray]
 
 
 def examinee_labels(models: pd.Series, conditions: pd.Series) -> pd.Series:
@@ -103,13 +132,18 @@ def examinee_labels(models: pd.Series, conditions: pd.Series) -> pd.Series:
     return (models.astype(str) + " · " + conditions.astype(str)).reset_index(drop=True)
 
 
-def response_matrix(df: pd.DataFrame) -> ResponseMatrix:
-    """The dichotomised examinees x items matrix of a long score frame (examinee = model x condition)."""
+def response_matrix(df: pd.DataFrame, values: Callable[[pd.DataFrame], np.ndarray] | None = None) -> ResponseMatrix:
+    """The examinees x items matrix of a long score frame (examinee = model x condition).
+
+    Each cell is right (1) or wrong (0) by `RULE`, or ``values(frame)`` of its row when given
+    (the partial-credit models put score levels there).
+    """
     d, _ = prepare(df, ["model", "condition", "item_id", "type", "score"])
     e_codes, e_index = group_codes(d, ["model", "condition"])
     i_codes, i_index = pd.factorize(d["item_id"])
     x = np.full((len(e_index), len(i_index)), np.nan)
-    x[e_codes, i_codes] = (d["score"].to_numpy(dtype=float) >= RIGHT_AT).astype(float)
+    x[e_codes, i_codes] = (values(d) if values is not None
+                           else (d["score"].to_numpy(dtype=float) >= RIGHT_AT).astype(float))
     first = pd.Series(np.arange(len(d))).groupby(i_codes).first().to_numpy()
     items = pd.DataFrame({"item_id": np.asarray(i_index, dtype=object), "type": d["type"].to_numpy()[first]})
     order = {c: i for i, c in enumerate(CONDITIONS)}
@@ -226,8 +260,8 @@ def fit_irt(df: pd.DataFrame, model: str = IRT_RASCH) -> IrtFit:
     Raises UserError when the selection leaves fewer than `MIN_EXAMINEES` examinees or
     `MIN_ITEMS` informative items.
     """
-    if model not in IRT_MODELS:
-        raise UserError(f"unknown IRT model {model!r}; use one of {', '.join(IRT_MODELS)}")
+    if model not in DICHOTOMOUS:
+        raise UserError(f"unknown right/wrong IRT model {model!r}; use one of {', '.join(DICHOTOMOUS)}")
     rm = response_matrix(df)
     answered, right, status = _item_status(rm.x)
     fitted = status == "fitted"
@@ -280,6 +314,19 @@ def fit_irt(df: pd.DataFrame, model: str = IRT_RASCH) -> IrtFit:
     items.loc[idx, "discrimination"] = slope
     items.loc[idx, "discrimination_se"] = a_se if model == IRT_2PL else np.nan
     items.loc[idx, "at_bound"] = at_bound
+    items["family"] = np.where(fitted, "Rasch" if model == IRT_RASCH else "2PL", None)
+    items["n_levels"] = 2
+    items["levels_observed"] = ((right > 0).astype(int) + (right < answered).astype(int))
+    items["thresholds"] = pd.Series([[float(b)] if f else [] for b, f in zip(items["difficulty"], fitted)],
+                                    index=items.index, dtype=object)
+    items["threshold_se"] = pd.Series([[float(v)] if f else [] for v, f in zip(items["difficulty_se"], fitted)],
+                                      index=items.index, dtype=object)
+    items["threshold_levels"] = pd.Series([["0-1"] if f else [] for f in fitted], index=items.index, dtype=object)
+    items["disordered"] = False
+    codes = np.where(np.isnan(x[has_any]), -1, x[has_any]).astype(int)
+    calibration = Calibration(result=result, codes=codes, rows=np.flatnonzero(has_any),
+                              item_ids=items["item_id"].to_numpy(dtype=object)[idx],
+                              slope=slope, steps=difficulty[:, None], levels=[np.array([0, 1])] * n_items)
     items = sort_frame(items[ITEM_COLUMNS], ["type"])
 
     theta = np.full(len(rm.examinees), np.nan)
@@ -291,18 +338,26 @@ def fit_irt(df: pd.DataFrame, model: str = IRT_RASCH) -> IrtFit:
     return IrtFit(model=model, items=items.reset_index(drop=True), abilities=abilities[ABILITY_COLUMNS],
                   latent_sd=sd, n_examinees=n_ex, n_items_fitted=n_items, se_method=se_method,
                   converged=converged, iterations=int(getattr(result, "n_iterations", 0) or 0),
-                  log_likelihood=float(getattr(result, "log_likelihood", np.nan)), notes=notes)
+                  log_likelihood=float(getattr(result, "log_likelihood", np.nan)), notes=notes,
+                  calibration=calibration)
 
 
-def panel_warning(n_examinees: int) -> str:
-    """What a panel of this size allows, in one sentence (pages and captions show it)."""
+def panel_warning(n_examinees: int, model: str | None = None) -> str:
+    """What a panel of this size allows, in one sentence (pages and captions show it).
+
+    ``model``: the partial-credit models add what their thresholds and (GPCM) slopes allow.
+    """
     if n_examinees < EXPLORATORY_BELOW:
-        return (f"{n_examinees} examinees: difficulties and abilities are estimable (with wide intervals), but "
-                f"discrimination (2PL slopes, r_pb) is exploratory below {EXPLORATORY_BELOW} examinees: at this "
-                "size a simulation recovers true slopes only at r ~ 0.3-0.4.")
-    return (f"{n_examinees} examinees: enough for Rasch difficulties and abilities; 2PL discrimination is "
-            "estimable, with the standard errors shown.")
+        text = (f"{n_examinees} examinees: difficulties and abilities are estimable (with wide intervals), but "
+                f"discrimination (2PL and GPCM slopes, r_pb) is exploratory below {EXPLORATORY_BELOW} examinees: at "
+                "this size a simulation recovers true slopes only at r ~ 0.3-0.4.")
+        if model in IRT_POLYTOMOUS:
+            text += (" A threshold between score levels that few examinees separate rests on those few: read its "
+                     "standard error.")
+        return text
+    return (f"{n_examinees} examinees: enough for Rasch and PCM difficulties, thresholds and abilities; 2PL and GPCM "
+            "discrimination is estimable, with the standard errors shown.")
 
 
-__all__ = ["ABILITY_COLUMNS", "EXPLORATORY_BELOW", "FULL_SE_MAX_ITEMS", "ITEM_COLUMNS", "IrtFit", "RIGHT_AT", "RULE",
+__all__ = ["ABILITY_COLUMNS", "Calibration", "DICHOTOMOUS", "EXPLORATORY_BELOW", "FULL_SE_MAX_ITEMS", "ITEM_COLUMNS", "IrtFit", "RIGHT_AT", "RULE",
            "ResponseMatrix", "eap_abilities", "examinee_labels", "fit_irt", "panel_warning", "response_matrix"]

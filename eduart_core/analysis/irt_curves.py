@@ -3,7 +3,13 @@ map, and a ranking of abilities that shows which examinees cannot be told apart.
 
 Why curves per format: a format measures where its information peaks. If multiple choice is
 saturated for strong models (the published finding), its information sits at low ability and
-says little about the best models; the curves make that visible.
+says little about the best models; the curves make that visible. Partial-credit items carry
+information at each of their thresholds: the category curves show which score level informs
+where.
+
+Items come as the rows of `IrtFit.items`: a right/wrong item by its difficulty and
+discrimination, a partial-credit item by its thresholds around its location (``difficulty``, the
+mean of the thresholds), so moving the difficulty moves the whole item.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from scipy.special import expit
 
 from ..vocab import format_rank
 from .intervals import Z95
+from .irt_levels import category_information, category_probabilities, item_information
 
 #: Ability grid of every curve, in logits around the latent mean (0).
 GRID_HALF_WIDTH = 5.0
@@ -42,23 +49,42 @@ def _fitted(items: pd.DataFrame) -> pd.DataFrame:
     return items[items["informative"].astype(bool) & items["difficulty"].notna()]
 
 
+def _step_lists(items: pd.DataFrame) -> list[list[float]]:
+    """Each item's thresholds, placed around its difficulty (one threshold: the difficulty itself)."""
+    lists = items["thresholds"] if "thresholds" in items else pd.Series([[]] * len(items), index=items.index)
+    out = []
+    for steps, location in zip(lists, items["difficulty"].to_numpy(dtype=float)):
+        steps = [float(v) for v in steps] if isinstance(steps, list | tuple | np.ndarray) and len(steps) > 1 else []
+        out.append([v - float(np.mean(steps)) + location for v in steps] if steps else [location])
+    return out
+
+
+def item_parameters(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(slope, steps items x max steps, NaN-padded) of item rows, for `analysis.irt_levels`."""
+    lists = _step_lists(items)
+    width = max([len(v) for v in lists] + [1])
+    steps = np.full((len(lists), width), np.nan)
+    for row, values in enumerate(lists):
+        steps[row, :len(values)] = values
+    return items["discrimination"].to_numpy(dtype=float), steps
+
+
 def information_at(items: pd.DataFrame, theta: float) -> np.ndarray:
     """Each item's information at one ability (NaN for non-informative items)."""
     out = np.full(len(items), np.nan)
     ok = (items["informative"].astype(bool) & items["difficulty"].notna()).to_numpy()
     if ok.any():
-        out[ok] = information(np.array([theta]), items.loc[ok, "difficulty"].to_numpy(),
-                              items.loc[ok, "discrimination"].to_numpy())[:, 0]
+        out[ok] = item_information(np.array([theta]), *item_parameters(items[ok]))[:, 0]
     return out
 
 
 def information_curves(items: pd.DataFrame, latent_sd: float = 1.0) -> pd.DataFrame:
     """Test information per format and for all items along the ability scale.
 
-    Columns: type ("all" for the whole test), theta, information (sum over the format's items),
-    information_per_item (the same divided by its item count, so formats of different sizes
-    compare), n_items, se_theta (1 / sqrt(information): the measurement error an examinee at
-    that ability would have on those items alone).
+    Columns: type ("all" for the whole test), theta, information (sum over the format's items,
+    every score level counted: a^2 Var(X | theta) per item), information_per_item (the same divided
+    by its item count, so formats of different sizes compare), n_items, se_theta (1 / sqrt(information):
+    the measurement error an examinee at that ability would have on those items alone).
     """
     fitted = _fitted(items)
     grid = ability_grid(latent_sd)
@@ -68,7 +94,7 @@ def information_curves(items: pd.DataFrame, latent_sd: float = 1.0) -> pd.DataFr
     for name, group in [*groups, ("all", fitted)]:
         if group.empty:
             continue
-        info = information(grid, group["difficulty"].to_numpy(), group["discrimination"].to_numpy()).sum(axis=0)
+        info = item_information(grid, *item_parameters(group)).sum(axis=0)
         with np.errstate(divide="ignore"):
             se = np.where(info > 0, 1.0 / np.sqrt(info), np.nan)
         rows.append(pd.DataFrame({"type": name, "theta": grid, "information": info,
@@ -79,29 +105,92 @@ def information_curves(items: pd.DataFrame, latent_sd: float = 1.0) -> pd.DataFr
     return pd.concat(rows, ignore_index=True)
 
 
+def _levels(items: pd.DataFrame) -> list[list[int]]:
+    """The observed score level of each category of each item (0, 1 for a right/wrong item)."""
+    names = items["threshold_levels"] if "threshold_levels" in items else pd.Series([[]] * len(items),
+                                                                                    index=items.index)
+    out = []
+    for steps in names:
+        if isinstance(steps, list | tuple | np.ndarray) and len(steps):
+            out.append([int(str(steps[0]).split("-")[0])] + [int(str(s).split("-")[1]) for s in steps])
+        else:
+            out.append([0, 1])
+    return out
+
+
+def category_information_curves(items: pd.DataFrame, latent_sd: float = 1.0) -> pd.DataFrame:
+    """Per format and score level: the information its items carry through that level along the ability scale.
+
+    Each category's share of an item's information is P(level | theta) I(theta) (`irt_levels.
+    category_information`); summed over a format's items per level (and divided by their count),
+    the shares add up to the format's curve in `information_curves`. Columns: type, level, theta,
+    information, information_per_item, n_items.
+    """
+    fitted = _fitted(items)
+    grid = ability_grid(latent_sd)
+    columns = ["type", "level", "theta", "information", "information_per_item", "n_items"]
+    rows = []
+    groups = sorted(((t, g) for t, g in fitted.groupby("type", sort=False)), key=lambda tg: format_rank(tg[0]))
+    for name, group in groups:
+        shares = category_information(grid, *item_parameters(group))            # items x points x categories
+        by_level: dict[int, np.ndarray] = {}
+        for row, levels in enumerate(_levels(group)):
+            for code, level in enumerate(levels[: shares.shape[2]]):
+                by_level[level] = by_level.get(level, 0.0) + shares[row, :, code]
+        for level in sorted(by_level):
+            rows.append(pd.DataFrame({"type": name, "level": level, "theta": grid, "information": by_level[level],
+                                      "information_per_item": by_level[level] / len(group),
+                                      "n_items": len(group)}))
+    return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+
+
 def item_curve(items: pd.DataFrame, item_id: str, latent_sd: float = 1.0) -> pd.DataFrame:
     """The item characteristic curve (and information) of one item: theta, p_right, information.
 
-    Empty for an unknown or non-informative item (its status says why)."""
+    For a partial-credit item p_right is the expected share of full credit (expected level /
+    highest level), and columns ``p_level_<k>`` give each observed level's probability. Empty for
+    an unknown or non-informative item (its status says why)."""
     row = _fitted(items)
     row = row[row["item_id"].astype(str) == str(item_id)]
     if row.empty:
         return pd.DataFrame(columns=["item_id", "theta", "p_right", "information"])
     grid = ability_grid(latent_sd)
-    b, a = row["difficulty"].to_numpy(), row["discrimination"].to_numpy()
-    return pd.DataFrame({"item_id": str(item_id), "theta": grid, "p_right": probability(grid, b, a)[0],
-                         "information": information(grid, b, a)[0]})
+    slope, steps = item_parameters(row)
+    p = category_probabilities(grid, slope, steps)[0]                            # points x categories
+    levels = _levels(row)[0]
+    top = max(int(row["n_levels"].iloc[0]) - 1 if "n_levels" in row else levels[-1], 1)
+    out = pd.DataFrame({"item_id": str(item_id), "theta": grid,
+                        "p_right": p[:, : len(levels)] @ np.array(levels, dtype=float) / top,
+                        "information": item_information(grid, slope, steps)[0]})
+    if len(levels) > 2:
+        for code, level in enumerate(levels):
+            out[f"p_level_{level}"] = p[:, code]
+    return out
 
 
 def wright_map(items: pd.DataFrame, abilities: pd.DataFrame) -> pd.DataFrame:
-    """Examinees and items on one logit scale: kind (examinee | item), label, type, location, se."""
+    """Examinees, items and thresholds on one logit scale: kind (examinee | item | threshold), label,
+    type, location, se. A threshold is where a partial-credit item's level and the one below are
+    equally likely (right/wrong items have none besides their difficulty)."""
     people = abilities.dropna(subset=["ability"])
     fitted = _fitted(items)
     ex = pd.DataFrame({"kind": "examinee", "label": people["examinee"].astype(str), "type": None,
                        "location": people["ability"], "se": people["ability_se"]})
     it = pd.DataFrame({"kind": "item", "label": fitted["item_id"].astype(str), "type": fitted["type"],
                        "location": fitted["difficulty"], "se": fitted["difficulty_se"]})
-    return pd.concat([ex, it], ignore_index=True)
+    rows = []
+    ses = fitted["threshold_se"] if "threshold_se" in fitted else pd.Series([[]] * len(fitted), index=fitted.index)
+    names = fitted["threshold_levels"] if "threshold_levels" in fitted else ses
+    for item_id, kind, steps, se, name in zip(fitted["item_id"].astype(str), fitted["type"], _step_lists(fitted),
+                                              ses, names):
+        if len(steps) > 1:
+            for k, value in enumerate(steps):
+                rows.append({"kind": "threshold", "label": f"{item_id} {name[k] if k < len(name) else k + 1}",
+                             "type": kind, "location": value,
+                             "se": float(se[k]) if isinstance(se, list) and k < len(se) else np.nan})
+    th = pd.DataFrame(rows, columns=["kind", "label", "type", "location", "se"])
+    return pd.concat([f for f in (ex, it, th) if len(f)], ignore_index=True) if len(th) else \
+        pd.concat([ex, it], ignore_index=True)
 
 
 def ability_ranking(abilities: pd.DataFrame, z: float = Z95) -> pd.DataFrame:
@@ -127,5 +216,5 @@ def ability_ranking(abilities: pd.DataFrame, z: float = Z95) -> pd.DataFrame:
                     n_tied=[len(t) for t in tied], tied_with=["; ".join(t) for t in tied])
 
 
-__all__ = ["ability_grid", "ability_ranking", "information", "information_at", "information_curves", "item_curve",
-           "probability", "wright_map"]
+__all__ = ["ability_grid", "ability_ranking", "category_information_curves", "information", "information_at",
+           "information_curves", "item_curve", "item_parameters", "probability", "wright_map"]

@@ -23,6 +23,9 @@ def _column(table: pd.DataFrame, name: str, fill: object = 0) -> pd.Series:
 EVERY_ITEM, BASELINE_ONLY = "all", "baseline_only_right"
 #: The filter that compares the two scoring profiles (it needs both profiles' scores).
 PROFILE_CHANGE = "profile_change"
+#: The filter that needs an IRT fit and one examinee: the items where its answer is unexpected
+#: (`explorer.mark_unexpected` adds the columns it reads).
+ABERRANT = "aberrant"
 #: Quick filters of the item list: name -> (words a page shows, rule over the item table). An
 #: explicit registry: a new filter is one entry. The flag columns come from `explorer.item_flags`;
 #: a table without them keeps no row for those filters.
@@ -37,6 +40,8 @@ ITEM_FILTER_RULES: dict[str, tuple[str, Callable[[pd.DataFrame], pd.Series]]] = 
     "top_fail": ("Top models fail, weak ones pass", lambda t: _column(t, "top_minus_weak", np.nan) < 0),
     BASELINE_ONLY: ("Only a baseline is right",
                             lambda t: _column(t, "baseline_only_right", False).fillna(False).astype(bool)),
+    ABERRANT: ("Aberrant for this model (answers the IRT model did not expect)",
+               lambda t: _column(t, "irt_unexpected", False).fillna(False).astype(bool)),
 }
 #: The filters' names and words (what a selector lists).
 ITEM_FILTERS: dict[str, str] = {name: label for name, (label, _) in ITEM_FILTER_RULES.items()}

@@ -13,6 +13,9 @@ Built-in rules (EduArt reference, section 4):
 - ``distractor:<id>``: on a multiple-choice item, a consensus-wrong option as the distractor
   analysis defines it (`analysis.distractors`): chosen by at least half of the upper half of the
   models (ranked by mean score, default condition).
+- ``irt_misfit``: an item that underfits the default IRT model (the partial credit model when
+  items give partial credit, else Rasch) over the (model, condition) examinees, by the item fit
+  rule of `analysis.irt_fit` (the same fit and rule as `show irt_item_fit`).
 """
 from __future__ import annotations
 
@@ -21,9 +24,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..vocab import DEFAULT_CONDITION, OPTION_FORMATS
+from ..errors import UserError
+from ..vocab import DEFAULT_CONDITION, IRT_PCM, IRT_RASCH, OPTION_FORMATS
 from .ctt import item_statistics
 from .distractors import consensus_wrong_items, distractor_analysis
+from .irt_fit import UNDERFIT, item_fit
+from .irt_pcm import fit_model, has_partial_credit
 
 FLAG_COLUMNS = ["item_id", "source", "reason", "detail"]
 
@@ -40,6 +46,9 @@ class FlagContext:
     condition: str = DEFAULT_CONDITION
     #: ``item_statistics(scores)`` when the caller computed it already (it is not cheap at scale)
     stats: pd.DataFrame | None = None
+    #: item_id -> how many parts earn credit (`formats.score_parts`): the IRT misfit source reads
+    #: score levels with it; empty means every item is right/wrong
+    parts: dict[str, int] = field(default_factory=dict)
 
 
 FlagSource = Callable[[pd.DataFrame, FlagContext], pd.DataFrame]
@@ -99,8 +108,27 @@ def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["item_id", "reason", "detail"])
 
 
+def irt_misfit_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
+    """Items that underfit the default IRT model over every (model, condition) examinee.
+
+    A panel too small to fit leaves no flag (the IRT tab says why)."""
+    empty = pd.DataFrame(columns=["item_id", "reason", "detail"])
+    if scores.empty:
+        return empty
+    model = IRT_PCM if has_partial_credit(context.parts) else IRT_RASCH
+    try:
+        table = item_fit(fit_model(scores, model, context.parts))
+    except UserError:
+        return empty
+    hit = table[table["flag"] == UNDERFIT]
+    return pd.DataFrame({"item_id": hit["item_id"].astype(str), "reason": "irt_misfit",
+                         "detail": hit["reason"] + " (examinees: every model x condition pair)"},
+                        columns=["item_id", "reason", "detail"])
+
+
 register_flag_source("item_statistics", statistics_flags)
 register_flag_source("distractors", distractor_flags)
+register_flag_source("irt_fit", irt_misfit_flags)
 
 
 def key_flags(scores: pd.DataFrame, context: FlagContext, sources: list[str] | None = None) -> pd.DataFrame:
@@ -126,5 +154,5 @@ def option_shares(choices: pd.DataFrame, item_id: str) -> pd.DataFrame:
     return frame.groupby(["condition", "option"]).size().rename("answers").reset_index()
 
 
-__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "distractor_flags", "key_flags",
+__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "distractor_flags", "irt_misfit_flags", "key_flags",
            "option_shares", "register_flag_source", "statistics_flags"]

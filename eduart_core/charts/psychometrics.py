@@ -1,5 +1,6 @@
-"""Plotly figures of the psychometrics beyond CTT: Wright map, abilities, information curves, item
-characteristic curves, distractor shares, DIF effects, parallel-form contrasts.
+"""Plotly figures of the psychometrics beyond CTT: Wright map, abilities, information curves (per
+format and per score level), item characteristic curves, item fit, person fit, distractor shares,
+DIF effects, parallel-form contrasts.
 
 One function ``figure_<name>(frame, **options) -> go.Figure`` per figure, drawing the frame of the
 named view of the same name (pages, report and tests see the same numbers). Names from the data
@@ -18,6 +19,7 @@ from ..vocab import format_label, ordered_formats
 from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS
 
 ALL_ITEMS_COLOUR = "#222222"
+LEVEL_COLOURS = ("#bdbdbd", "#fdae61", "#abd9e9", "#2c7bb6", "#d7191c", "#1a9641", "#7b3294", "#636363")
 DIF_CLASS_COLOURS = {"A": "#9e9e9e", "B": "#E69F00", "C": "#D55E00"}
 
 
@@ -36,40 +38,58 @@ def _label(kind: str) -> str:
     return "All items" if kind == "all" else format_label(kind)
 
 
+def _location_bars(fig: go.Figure, rows: pd.DataFrame, edges: np.ndarray, col: int, what: str,
+                   legend: bool) -> None:
+    centres = (edges[:-1] + edges[1:]) / 2
+    for kind in ordered_formats(rows["type"].dropna()):
+        counts, _ = np.histogram(rows.loc[rows["type"] == kind, "location"], bins=edges)
+        fig.add_trace(go.Bar(x=counts, y=centres, orientation="h", name=_label(kind), marker_color=_colour(kind),
+                             width=(edges[1] - edges[0]) * 0.9, showlegend=legend, legendgroup=kind,
+                             hovertemplate=_label(kind) + f"<br>{what} " + "%{y:.1f}: %{x}<extra></extra>"),
+                      row=1, col=col)
+
+
 def figure_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.Figure:
-    """Examinees (left, with 95% intervals) and item difficulties (right, counts per format) on one logit scale."""
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.45, 0.55], horizontal_spacing=0.03,
-                        subplot_titles=["Examinees (ability)", "Items (difficulty)"])
+    """Examinees (left, with 95% intervals), item locations and, for partial-credit items, their
+    category thresholds (counts per format) on one logit scale."""
+    thresholds = wright[wright["kind"] == "threshold"]
+    columns = 3 if len(thresholds) else 2
+    fig = make_subplots(rows=1, cols=columns, shared_yaxes=True, horizontal_spacing=0.03,
+                        column_widths=[0.4, 0.3, 0.3] if columns == 3 else [0.45, 0.55],
+                        subplot_titles=["Examinees (ability)", "Items", "Thresholds"][:columns])
     people = wright[wright["kind"] == "examinee"].sort_values("location")
     labels = [inert_html(v) for v in people["label"]]
     fig.add_trace(go.Scatter(
         x=labels, y=people["location"], mode="markers", name="examinee", showlegend=False,
         marker=dict(size=9, color="#333"), error_y=dict(type="data", array=Z95 * people["se"].fillna(0), color="#999"),
         hovertemplate="%{x}<br>ability %{y:.2f}<extra></extra>"), row=1, col=1)
-    items = wright[wright["kind"] == "item"]
-    if len(items):
+    located = wright[wright["kind"] != "examinee"]
+    if len(located):
         lo, hi = float(wright["location"].min()), float(wright["location"].max())
         edges = np.linspace(np.floor(lo * 2) / 2 - 0.25, np.ceil(hi * 2) / 2 + 0.25,
                             max(2, int((np.ceil(hi * 2) - np.floor(lo * 2)) + 2)))
-        centres = (edges[:-1] + edges[1:]) / 2
-        for kind in ordered_formats(items["type"].dropna()):
-            counts, _ = np.histogram(items.loc[items["type"] == kind, "location"], bins=edges)
-            fig.add_trace(go.Bar(x=counts, y=centres, orientation="h", name=_label(kind), marker_color=_colour(kind),
-                                 width=(edges[1] - edges[0]) * 0.9,
-                                 hovertemplate=_label(kind) + "<br>difficulty %{y:.1f}: %{x} item(s)<extra></extra>"),
-                          row=1, col=2)
+        _location_bars(fig, wright[wright["kind"] == "item"], edges, 2, "location", True)
+        if columns == 3:
+            _location_bars(fig, thresholds, edges, 3, "threshold", False)
     fig.update_layout(barmode="stack")
     fig.update_yaxes(title_text="logits (ability = difficulty: 50% chance of a right answer)", col=1)
     fig.update_xaxes(showticklabels=len(people) <= 30, tickangle=-45, col=1)
     fig.update_xaxes(title_text="items", col=2)
+    if columns == 3:
+        fig.update_xaxes(title_text="thresholds", col=3)
     fig = _layout(fig, title, 560)
     fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.01))
     return fig
 
 
+def _examinee_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The examinees of an abilities frame (without its summary row)."""
+    return frame[frame["row"] != "summary"] if "row" in frame else frame
+
+
 def figure_abilities(ranking: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Abilities with 95% intervals, best at the top; hover gives the ranks each could hold."""
-    frame = ranking.sort_values("ability")
+    frame = _examinee_rows(ranking).sort_values("ability")
     labels = [inert_html(v) for v in frame["examinee"]]
     hover = [f"rank {r} (plausible {b}-{w}); cannot be told apart from {n} other(s)"
              for r, b, w, n in zip(frame["rank"], frame["rank_best"], frame["rank_worst"], frame["n_tied"])]
@@ -100,18 +120,76 @@ def figure_information(curves: pd.DataFrame, *, per_item: bool = True, title: st
 
 
 def figure_item_curve(curve: pd.DataFrame, *, title: str | None = None) -> go.Figure:
-    """P(right) along the ability scale (left axis) and the item's information (right axis)."""
+    """P(right) along the ability scale (left axis) and the item's information (right axis); a
+    partial-credit item shows its expected share of credit and each score level's probability."""
+    levels = [c for c in curve.columns if c.startswith("p_level_")]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=curve["theta"], y=curve["p_right"], mode="lines", name="P(right)",
+    main = "expected share of credit" if levels else "P(right)"
+    fig.add_trace(go.Scatter(x=curve["theta"], y=curve["p_right"], mode="lines", name=main,
                              line=dict(color=HIGHER_COLOUR, width=3),
-                             hovertemplate="ability %{x:.1f}: P(right) %{y:.2f}<extra></extra>"), secondary_y=False)
+                             hovertemplate="ability %{x:.1f}: " + main + " %{y:.2f}<extra></extra>"), secondary_y=False)
+    for k, column in enumerate(levels):
+        level = column.removeprefix("p_level_")
+        fig.add_trace(go.Scatter(x=curve["theta"], y=curve[column], mode="lines", name=f"P(level {level})",
+                                 line=dict(color=LEVEL_COLOURS[k % len(LEVEL_COLOURS)], width=1.5, dash="dash"),
+                                 hovertemplate=f"ability %{{x:.1f}}: P(level {level}) %{{y:.2f}}<extra></extra>"),
+                      secondary_y=False)
     fig.add_trace(go.Scatter(x=curve["theta"], y=curve["information"], mode="lines", name="information",
                              line=dict(color="#999", dash="dot"),
                              hovertemplate="ability %{x:.1f}: information %{y:.3f}<extra></extra>"), secondary_y=True)
-    fig.update_yaxes(title_text="P(right)", range=[0, 1], secondary_y=False)
+    fig.update_yaxes(title_text="probability" if levels else "P(right)", range=[0, 1], secondary_y=False)
     fig.update_yaxes(title_text="information", secondary_y=True, showgrid=False)
     fig.update_xaxes(title_text="ability (logits)")
     return _layout(fig, title, 340)
+
+
+def figure_category_information(curves: pd.DataFrame, kind: str, *, title: str | None = None) -> go.Figure:
+    """One format's information split by score level (stacked areas, mean per item): which level informs where."""
+    sub = curves[curves["type"] == kind]
+    fig = go.Figure()
+    for k, (level, part) in enumerate(sub.groupby("level", sort=True)):
+        fig.add_trace(go.Scatter(
+            x=part["theta"], y=part["information_per_item"], mode="lines", stackgroup="levels", name=f"level {level}",
+            line=dict(width=0.5, color=LEVEL_COLOURS[k % len(LEVEL_COLOURS)]),
+            hovertemplate=f"level {level}<br>ability %{{x:.1f}}: information %{{y:.3f}}<extra></extra>"))
+    fig.update_xaxes(title="ability (logits)")
+    fig.update_yaxes(title=f"information per item, {_label(kind)}")
+    return _layout(fig, title, 360)
+
+
+def figure_item_fit(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Infit against outfit mean square per item, the 0.7-1.3 band shaded, flagged items coloured."""
+    fig = go.Figure()
+    for flag, colour, name in ((None, "#9e9e9e", "fits"), ("overfit", "#0072B2", "overfit"),
+                               ("underfit", LOWER_COLOUR, "underfit (misfit)")):
+        part = table[table["flag"].isna()] if flag is None else table[table["flag"] == flag]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["outfit"], y=part["infit"], mode="markers", name=name,
+            marker=dict(size=8 if flag is None else 11, color=colour),
+            customdata=np.array(part["item_id"], dtype=object), text=[inert_html(v) for v in part["item_id"]],
+            hovertemplate="%{text}<br>outfit %{x:.2f}, infit %{y:.2f}<extra></extra>"))
+    fig.add_shape(type="rect", x0=0.7, x1=1.3, y0=0.7, y1=1.3, line=dict(width=0), fillcolor="rgba(0,0,0,0.06)")
+    ticks = dict(type="log", tickvals=[0.3, 0.5, 0.7, 1, 1.3, 2, 3, 5], ticktext=["0.3", "0.5", "0.7", "1", "1.3", "2",
+                                                                                 "3", "5"])
+    fig.update_xaxes(title="outfit mean square (unweighted)", **ticks)
+    fig.update_yaxes(title="infit mean square (information-weighted)", **ticks)
+    return _layout(fig, title, 420)
+
+
+def figure_person_fit(table: pd.DataFrame, *, limit: float = -2.0, title: str | None = None) -> go.Figure:
+    """lz per examinee, most aberrant at the bottom, the flag limit dashed."""
+    frame = table.sort_values("lz", ascending=False)
+    labels = [inert_html(v) for v in frame["examinee"]]
+    colours = [LOWER_COLOUR if a else HIGHER_COLOUR for a in frame["aberrant"]]
+    fig = go.Figure(go.Scatter(
+        x=frame["lz"], y=labels, mode="markers", marker=dict(size=10, color=colours),
+        customdata=np.array(frame["model"], dtype=object),
+        hovertemplate="%{y}<br>lz %{x:.2f}<extra></extra>"))
+    fig.add_vline(x=limit, line_dash="dash", line_color="grey")
+    fig.update_xaxes(title="lz (standardised log-likelihood; below the dashed line: aberrant)")
+    return _layout(fig, title, max(320, 24 * len(frame) + 120))
 
 
 def figure_distractor_shares(table: pd.DataFrame, item_id: str, *, title: str | None = None) -> go.Figure:
@@ -167,5 +245,6 @@ def figure_parallel(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
     return _layout(fig, title, max(280, 40 * len(frame) + 140))
 
 
-__all__ = ["figure_abilities", "figure_dif", "figure_distractor_shares", "figure_information", "figure_item_curve",
-           "figure_parallel", "figure_wright_map"]
+__all__ = ["figure_abilities", "figure_category_information", "figure_dif", "figure_distractor_shares",
+           "figure_information", "figure_item_curve", "figure_item_fit", "figure_parallel", "figure_person_fit",
+           "figure_wright_map"]

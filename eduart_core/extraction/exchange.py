@@ -16,6 +16,7 @@ as a conflict that sends the field to adjudication; it never silently replaces t
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -137,6 +138,17 @@ def _stamped_keys(state) -> set[str]:
     return keys
 
 
+def _one_import_at_a_time(fn):
+    """Imports into one store take turns (on PostgreSQL several can start at once): each one reads
+    the stored decisions, flags contradictions and writes, so it must see the imports before it."""
+    @functools.wraps(fn)
+    def wrapper(store: Store, *args, **kwargs):
+        with store.exclusive("eduart:review-import"):
+            return fn(store, *args, **kwargs)
+    return wrapper
+
+
+@_one_import_at_a_time
 def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str = "import",
                  actor: Identity | str | None = None) -> ImportResult:
     """Validate and import decisions; see the module docstring for the rules.

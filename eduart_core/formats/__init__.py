@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from ..vocab import EDUART_FORMATS, format_label
 from . import blanks, check, multi_part_choice, numeric, open_text, radio, select_errors, true_false
 from .base import AnswerFormat, Scored, ScoringOptions
 from .visual import box_shapes, draw_boxes
 
 __all__ = ["REGISTRY", "AnswerFormat", "ScoringOptions", "Scored", "box_shapes", "display_item",
-           "draw_boxes", "editor_spec", "find_format", "get_format"]
+           "draw_boxes", "editor_spec", "find_format", "get_format", "level_rule", "score_levels", "score_parts"]
 
 #: Every answer format, in display order (the 7 EduArt formats first, in published order).
 REGISTRY: tuple[AnswerFormat, ...] = (
@@ -46,6 +48,24 @@ def get_format(name: Any) -> AnswerFormat:
     if found is None:
         raise ValueError(f"unknown item type {name!r}; known: {', '.join(_BY_NAME)}")
     return found
+
+
+def score_parts(record: Mapping[str, Any]) -> int:
+    """How many parts of an item earn credit on their own (it has parts + 1 score levels; 1 for an unknown format)."""
+    fmt = find_format(record.get("type")) if isinstance(record, Mapping) else None
+    return fmt.score_parts(record) if fmt is not None else 1
+
+
+def score_levels(name: str, scores: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """Score levels (0..parts) of scores of one format, by the format's rule (an unknown format: score >= 0.5)."""
+    fmt = find_format(name)
+    return (fmt or radio.FORMAT).score_levels(np.asarray(scores, dtype=float), np.asarray(parts))
+
+
+def level_rule(name: str) -> str:
+    """The format's rule from score to score level, in words."""
+    fmt = find_format(name)
+    return (fmt or radio.FORMAT).level_rule
 
 
 def editor_spec(name: str) -> Any:

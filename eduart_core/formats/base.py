@@ -18,12 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 import eduart_core.formats.common as common
 
 from ..answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from ..paper import unparsed_error
 from ..vocab import FORMATS, PAPER_PROFILE, FormatInfo
 from .common import Problems
+from .levels import WHOLE_RULE, whole_levels
 from .visual import bbox_text, regions_lines
 
 __all__ = ["AnswerFormat", "ScoringOptions", "Scored", "StrictInput", "strict_input"]
@@ -264,6 +267,24 @@ class AnswerFormat:
     def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
         """One random answer in this format's output schema (the offline `chance` model)."""
         return []
+
+    # ---------------------------------------------------------------- score levels (IRT)
+    #: how a score maps to this format's score levels, in words (the IRT pages state it)
+    level_rule: str = WHOLE_RULE
+    #: the format gives credit per part (blank, statement, error): `score_parts` counts them
+    partial_credit: bool = False
+
+    def score_parts(self, record: Mapping[str, Any]) -> int:
+        """How many parts of the item earn credit on their own: it has parts + 1 score levels.
+
+        Formats judged as a whole (one option, a number, a free text, all parts or nothing) have one
+        part, so two levels; partial-credit formats count their blanks, statements or errors.
+        """
+        return 1
+
+    def score_levels(self, scores: np.ndarray, parts: np.ndarray) -> np.ndarray:
+        """The level (0..parts) of each score in [0, 1], by `level_rule` (vectorised, one part count per score)."""
+        return whole_levels(scores, parts)
 
     # ---------------------------------------------------------------- inspector
     def display_rows(self, record: Mapping[str, Any]) -> list[dict]:

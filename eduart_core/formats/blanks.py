@@ -16,6 +16,7 @@ from ..text import norm_id, norm_strict
 from ..vocab import COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE, POSITIONING_TYPE
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
+from .levels import SHARE_RULE, share_levels
 
 _BLANK = re.compile(r"\[([A-Z])\]")
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
@@ -39,9 +40,18 @@ class BlankFormat(AnswerFormat):
 
     #: strict completion_open allows near misses (rapidfuzz ratio >= fuzzy_threshold)
     fuzzy = False
+    level_rule = SHARE_RULE.format(k="k", parts="blanks")
+    partial_credit = True
     #: a person fills each blank of the text (the key editor's blanks, started empty)
     respondent = {"fields": {"id": "id", "text": "description"}}
     blank_key = True
+
+    def score_parts(self, record: Mapping[str, Any]) -> int:
+        """Each blank earns credit on its own."""
+        return max(1, len(self.gold(record)))
+
+    def score_levels(self, scores, parts):
+        return share_levels(scores, parts)
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

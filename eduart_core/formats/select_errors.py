@@ -13,6 +13,7 @@ from ..vocab import SELECT_ERRORS_TYPE
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import passage_words
 from .common import Problems
+from .levels import FOUND_RULE, found_levels
 
 
 def _span_target(span: str, golds: list[str]) -> str | None:
@@ -36,7 +37,16 @@ class SelectErrors(AnswerFormat):
         {"path": "question_text", "widget": "textarea", "label": "Passage with the errors"},
         {"path": "answers", "widget": "error_rows", "label": "Errors and corrections"},
     ]}
+    level_rule = FOUND_RULE
+    partial_credit = True
     respondent = {"fields": {"text": "error", "correct": "correct"}, "rows": 4, "row": {"error": "", "correct": ""}}
+
+    def score_parts(self, record: Mapping[str, Any]) -> int:
+        """Each error to find earns credit on its own."""
+        return max(1, len({norm_strict(a.get("error")) for a in self.gold(record)} - {""}))
+
+    def score_levels(self, scores, parts):
+        return found_levels(scores, parts)
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

@@ -13,6 +13,7 @@ from ..vocab import TRUE_FALSE_TYPE
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
+from .levels import SHARE_RULE, share_levels
 
 
 def verdict_text(value: Any) -> Any:
@@ -38,7 +39,16 @@ class TrueFalse(ChoiceFormat):
         {"path": "answers[*].text", "widget": "verdict", "label": "True or false"},
     ]}
     word = "statement"
+    level_rule = SHARE_RULE.format(k="k", parts="statements")
+    partial_credit = True
     respondent = {"fields": {"id": "id", "text": "text"}}
+
+    def score_parts(self, record: Mapping[str, Any]) -> int:
+        """Each statement's verdict earns credit on its own."""
+        return max(1, len(self.gold(record)))
+
+    def score_levels(self, scores, parts):
+        return share_levels(scores, parts)
 
     def key_line(self, entry: Mapping[str, Any]) -> str:
         """``A: True``: each statement's verdict."""

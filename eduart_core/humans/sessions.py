@@ -24,7 +24,6 @@ import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -45,7 +44,7 @@ MAX_PER_CELL = 100
 
 
 def _store(store: Store | str | os.PathLike) -> Store:
-    return store if isinstance(store, Store) else Store(Path(store))
+    return store if isinstance(store, Store) else Store(store)  # a file path or a postgresql:// URL
 
 
 def _now(now: float | None) -> float:

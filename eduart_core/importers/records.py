@@ -36,7 +36,14 @@ from ..jsonsafe import BadInput
 from ..store import Store
 from ..store.core import PROJECT_ROOT
 from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
-from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_dataset_con, ensure_model_con
+from ..store.runs import (
+    add_responses_con,
+    create_run_con,
+    current_items_con,
+    ensure_dataset_con,
+    ensure_model_con,
+    refresh_run_totals_con,
+)
 from ..vocab import BENCHMARK_KIND, CONDITIONS
 from .tables import TABLE_SUFFIXES, TableItems, read_table_items
 
@@ -383,14 +390,7 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
             create_run_con(con, run_id, dataset, info.model, condition, "import-eduart", status="completed",
                            launch_id=f"import-eduart:{dataset}", exist_ok=True)
             report.responses_added += add_responses_con(con, run_id, rows, items)
-            con.execute(
-                """UPDATE runs SET finished_at = current_timestamp, status = 'completed',
-                       input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM responses WHERE run_id = ?),
-                       output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM responses WHERE run_id = ?),
-                       n_errors = (SELECT count(error) FROM responses WHERE run_id = ?)
-                   WHERE run_id = ?""",
-                [run_id] * 4,
-            )
+            refresh_run_totals_con(con, run_id, status="completed")
             report.runs += 1
         report.models = sorted(models.values())
         ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)

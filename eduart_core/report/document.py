@@ -76,6 +76,12 @@ METHODS = [
      "with model x condition pairs as examinees and the corrected total, Figure 1 with the models in the default "
      "condition and the uncorrected total; this report uses the Tables 6-7 setting."),
     ("Reliability", "KR-20 / Cronbach's alpha of the test over the examinees, with Feldt's 95% interval."),
+    ("Item response models", "Abilities on one logit scale with the model x condition pairs as examinees, by "
+     "marginal maximum likelihood (PyPI mirt). The <b>partial credit model</b> (PCM) reads each format's score "
+     "levels (blanks, statements or errors right; Rasch items for the formats judged as a whole); the "
+     "<b>0.5 rule</b> (Rasch) reads every answer as right (score >= 0.5) or wrong. Abilities are EAP estimates "
+     "with their posterior SDs as standard errors. The SE gain compares the two on the same examinees, also "
+     "relative to each fit's ability SD (the two logit scales differ)."),
     ("Baselines", "Baseline models (such as the offline chance model) are references, not examinees: they are drawn "
      "as reference marks and left out of rankings, findings, item statistics, the regression and the motivation "
      "tests, unless the report is built with <code>--baselines</code>."),
@@ -246,6 +252,15 @@ def _failure_examples(src, sel: Selection) -> str:
     return "".join(out)
 
 
+def _ability_precision(src, sel: Selection) -> str:
+    """The SE gain of the partial credit model over the 0.5 rule, in one sentence (or why there is none)."""
+    try:
+        comparison = views.irt_model_comparison(src, sel, examinees=EXAMINEES_MODELS_CONDITIONS)
+    except UserError as exc:
+        return f"<p class='na'>Ability precision: not available ({html.escape(str(exc))}).</p>"
+    return f"<p><b>Ability precision.</b> {html.escape(comparison.attrs['sentence'])}</p>"
+
+
 def _provenance(src, sel: Selection) -> str:
     facts = views.provenance(src, sel)
     rows = "".join(f"<tr><td>{html.escape(str(r.part))}</td><td>{html.escape(str(r.name))}</td>"
@@ -356,6 +371,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
         parts.append(f"<p>Mean p {o['mean_p']:.2f} (SD {o['sd_p']:.2f}); mean r_pb {o['mean_r_pb']:.2f}; "
                      f"{int(o['n_not_estimable'])} non-estimable items ({int(o['n_all_right'])} right for all, "
                      f"{int(o['n_all_wrong'])} for none); {int(o['n_examinees'])} examinees.</p>")
+        parts.append(_ability_precision(src, sel))
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 

@@ -88,7 +88,7 @@ def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity)
     spawn = _spawn_file(store, launch_id)
     spawn.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_file(store, launch_id), "ab")
-    env = dict(os.environ)
+    env = {**os.environ, **store.child_env()}
     env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env[LAUNCHED_BY_ENV] = actor.to_json()
     proc = subprocess.Popen([sys.executable, "-m", "eduart_core", *argv, "--quiet"], stdout=log, stderr=log,

@@ -107,3 +107,17 @@ def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
     })
     assert len(frame) == n_rows
     return frame
+
+
+
+def synthetic_parts(frame: pd.DataFrame) -> dict[str, int]:
+    """item_id -> part count of a `synthetic_scores` frame: the simulated parts of the formats that
+    give partial credit (`AnswerFormat.partial_credit`), one part for the others."""
+    from ..formats import find_format
+
+    first = frame.drop_duplicates("item_id")
+    out = {}
+    for item_id, name in zip(first["item_id"].astype(str), first["type"].astype(str)):
+        fmt = find_format(name)
+        out[item_id] = _PARTS.get(name, 1) if fmt is not None and fmt.partial_credit else 1
+    return out

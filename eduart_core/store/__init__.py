@@ -1,20 +1,26 @@
-"""The DuckDB store: one file, short transactions, every SQL statement of the project.
+"""The store: every SQL statement of the project, over a DuckDB file or a PostgreSQL database.
 
-Feature modules (``items``, ``runs``, ``scores``, ``reference``, ``extraction``) hold the SQL
-of one room each and take a ``Store`` as their first argument.
+Feature modules (``items``, ``runs``, ``scores``, ``reference``, ``extraction``, ...) hold the
+SQL of one room each and take a ``Store`` as their first argument; they talk to the database
+only through ``store.connection.Connection``, which both backends implement.
 """
 from .core import (
     DEFAULT_DB,
     Store,
+    StoreBusyError,
     StoreConflictError,
     StoreError,
     StoreFullError,
     StoreLockedError,
+    StoreUnavailableError,
     StoreVersionError,
     default_db_path,
+    is_database_url,
     migrate,
     release_readers,
+    store_location,
 )
 
-__all__ = ["DEFAULT_DB", "Store", "StoreConflictError", "StoreError", "StoreFullError", "StoreLockedError", "StoreVersionError",
-           "default_db_path", "migrate", "release_readers"]
+__all__ = ["DEFAULT_DB", "Store", "StoreBusyError", "StoreConflictError", "StoreError", "StoreFullError",
+           "StoreLockedError", "StoreUnavailableError", "StoreVersionError", "default_db_path", "is_database_url",
+           "migrate", "release_readers", "store_location"]

@@ -1,7 +1,7 @@
 """Store side of batch mode: the ledger tables and the usage sums per run, model and condition.
 
-Why the store holds a mirror, not the truth: a batch run polls for hours, and DuckDB lets one
-process write at a time, so the runner appends every ledger change to its own file first (a
+Why the store holds a mirror, not the truth: a batch run polls for hours, and a DuckDB store lets
+one process write at a time, so the runner appends every ledger change to its own file first (a
 crash loses nothing) and copies the launch's ledger here in one short transaction whenever it
 changes. Pages, ``run --batch --status`` readers and ``show runs`` read these tables.
 """
@@ -48,6 +48,7 @@ def sync_ledger(store: Store, launch_id: str, jobs: list[dict], requests: list[d
                        times=_TIMES)
     request_frame = _frame(requests, REQUEST_COLUMNS, ints=("repetition", "turn", "attempt"), times=("updated_at",))
     with store.transaction() as con:
+        con.lock(f"batch:{launch_id}")
         con.execute("DELETE FROM batch_jobs WHERE launch_id = ?", [launch_id])
         con.execute("DELETE FROM batch_requests WHERE launch_id = ?", [launch_id])
         insert_frame(con, "batch_jobs", job_frame)
@@ -59,10 +60,10 @@ def load_batch_jobs(store: Store, launch_id: str | None = None, dataset: str | N
     if not store.exists():
         return pd.DataFrame(columns=JOB_COLUMNS)
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             f"SELECT {', '.join(JOB_COLUMNS)} FROM batch_jobs WHERE (? IS NULL OR launch_id = ?) "
             "AND (? IS NULL OR launch_id IN (SELECT launch_id FROM runs WHERE dataset = ?)) "
-            "ORDER BY prepared_at DESC NULLS LAST, job_key", [launch_id, launch_id, dataset, dataset]).df()
+            "ORDER BY prepared_at DESC NULLS LAST, job_key", [launch_id, launch_id, dataset, dataset])
 
 
 #: What a reader looks for first comes first (model, condition, how it was asked, how much), ids last.
@@ -84,7 +85,7 @@ def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.D
     if not store.exists():
         return empty
     with store.connect(read_only=True) as con:
-        frame = con.execute(
+        frame = con.frame(
             """SELECT u.run_id, u.launch_id, u.dataset, m.display_name AS model, u.model AS model_key,
                       u.condition, u.repetition, u.origin,
                       count(r.response_id) FILTER (WHERE r.error IS NULL) AS answered,
@@ -103,7 +104,7 @@ def run_usage(store: Store, dataset: str | None = None, by: str = "run") -> pd.D
                GROUP BY u.run_id, u.launch_id, u.dataset, m.display_name, u.model, u.condition, u.repetition,
                         u.origin, u.cost_usd
                ORDER BY u.launch_id, u.run_id""",
-            [dataset, dataset]).df()
+            [dataset, dataset])
     if frame.empty:
         return empty
     frame["mode"] = [None if origin != LIVE_ORIGIN else MIXED_MODE if b and o else BATCH_MODE if b else ONLINE_MODE

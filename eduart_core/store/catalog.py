@@ -17,7 +17,7 @@ from .scores import model_access_sql, model_kind_sql
 def dataset_catalog(store: Store) -> pd.DataFrame:
     """Datasets with flags, item/run/model counts and ``has_answers`` (at least one scored answer)."""
     with store.connect(read_only=True) as con:
-        frame = con.execute(
+        frame = con.frame(
             f"""WITH answered AS (SELECT DISTINCT u.dataset FROM runs u
                                  WHERE EXISTS (SELECT 1 FROM responses r WHERE r.run_id = u.run_id
                                                AND {latest_clause(con)})),
@@ -29,7 +29,7 @@ def dataset_catalog(store: Store) -> pd.DataFrame:
                       coalesce(c.n_models, 0) AS n_models, a.dataset IS NOT NULL AS has_answers
                FROM datasets d LEFT JOIN counts c USING (dataset) LEFT JOIN item_counts i USING (dataset)
                LEFT JOIN answered a USING (dataset)
-               ORDER BY d.dataset""").df()
+               ORDER BY d.dataset""")
     for column in ("simulated", "aggregate_only", "has_answers"):
         frame[column] = frame[column].astype(bool)
     return frame
@@ -39,12 +39,12 @@ def model_catalog(store: Store) -> pd.DataFrame:
     """Models (key, display name, family, provider, API id, simulated, kind, access) with the datasets
     they ran on. The kind keeps baselines out of model pickers unless the selection switches them in."""
     with store.connect(read_only=True) as con:
-        frame = con.execute(
+        frame = con.frame(
             f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
                       {model_kind_sql(con)} AS kind, {model_access_sql(con)} AS access, d.datasets
-               FROM models m LEFT JOIN (SELECT model, list(DISTINCT dataset ORDER BY dataset) AS datasets
+               FROM models m LEFT JOIN (SELECT model, array_agg(DISTINCT dataset ORDER BY dataset) AS datasets
                                         FROM runs GROUP BY model) d USING (model)
-               ORDER BY m.display_name""").df()
+               ORDER BY m.display_name""")
     frame["simulated"] = frame["simulated"].astype(bool)
     return frame
 
@@ -52,9 +52,9 @@ def model_catalog(store: Store) -> pd.DataFrame:
 def item_keys(store: Store, dataset: str) -> pd.DataFrame:
     """Current items of a dataset without their records: item_id, type, language, has_image, image_hash."""
     with store.connect(read_only=True) as con:
-        frame = con.execute(
+        frame = con.frame(
             "SELECT item_id, type, language, has_image, image_hash FROM items WHERE dataset = ? AND is_current "
-            "ORDER BY item_id", [dataset]).df()
+            "ORDER BY item_id", [dataset])
     frame["has_image"] = frame["has_image"].astype(bool)
     return frame
 
@@ -82,14 +82,15 @@ def run_provenance(store: Store, dataset: str) -> pd.DataFrame:
     """Per model and condition of a dataset: display name, provider, API model id, origin, runs and
     the prompt hashes they were asked with (what a reader needs to reproduce the numbers)."""
     with store.connect(read_only=True) as con:
-        frame = con.execute(
+        frame = con.frame(
             """SELECT m.display_name AS model, m.provider, m.api_model_id, u.condition,
                       string_agg(DISTINCT u.origin, ', ' ORDER BY u.origin) AS origin, count(*) AS runs,
                       string_agg(DISTINCT coalesce(u.prompt_hash, '—'), ', ' ORDER BY coalesce(u.prompt_hash, '—'))
                           AS prompt_hashes
                FROM runs u JOIN models m ON m.model = u.model
                WHERE u.dataset = ?
-               GROUP BY ALL ORDER BY m.display_name, u.condition""", [dataset]).df()
+               GROUP BY m.display_name, m.provider, m.api_model_id, u.condition
+               ORDER BY m.display_name, u.condition""", [dataset])
     return frame
 
 
@@ -97,12 +98,10 @@ def scorer_rule_sets(store: Store, dataset: str) -> dict[str, list[str]]:
     """Per profile, the rule sets (``<format>/<version>``, open text with its embedding model) that
     scored the dataset's answers; empty lists for a store whose scores do not record them."""
     with store.connect(read_only=True) as con:
-        has_column = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'scores' "
-                                 "AND column_name = 'scorer'").fetchone()[0]
-        if not has_column:
+        if not con.has_column("scores", "scorer"):
             return {}
         rows = con.execute(
-            """SELECT s.profile, list(DISTINCT s.scorer ORDER BY s.scorer) FILTER (WHERE s.scorer IS NOT NULL)
+            """SELECT s.profile, array_agg(DISTINCT s.scorer ORDER BY s.scorer) FILTER (WHERE s.scorer IS NOT NULL)
                FROM scores s JOIN responses r USING (response_id) JOIN runs u USING (run_id)
                WHERE u.dataset = ? GROUP BY s.profile ORDER BY s.profile""", [dataset]).fetchall()
     return {profile: list(rules or []) for profile, rules in rows}

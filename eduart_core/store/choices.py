@@ -16,12 +16,15 @@ from .core import Store
 CHOICE_COLUMNS = ["model", "condition", "item_id", "answers"]
 
 _SQL = """
-    SELECT m.display_name AS model, u.condition, r.item_id, CAST(r.parsed_answers AS TEXT) AS answers
-    FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
-    JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
-    WHERE u.dataset = ? AND r.error IS NULL AND list_contains(?, i.type)
-      AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
-    QUALIFY row_number() OVER (PARTITION BY u.model, u.condition, r.item_id ORDER BY r.response_id DESC) = 1
+    SELECT model, condition, item_id, answers FROM (
+        SELECT m.display_name AS model, u.condition, r.item_id, CAST(r.parsed_answers AS TEXT) AS answers,
+               row_number() OVER (PARTITION BY u.model, u.condition, r.item_id ORDER BY r.response_id DESC)
+                   AS latest_order
+        FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
+        JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
+        WHERE u.dataset = ? AND r.error IS NULL AND i.type = ANY(?)
+          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0) ranked
+    WHERE latest_order = 1
     ORDER BY 1, 2, 3"""
 
 
@@ -29,7 +32,7 @@ def load_choices(store: Store, dataset: str, types: tuple[str, ...]) -> pd.DataF
     """model (display name), condition, item_id, answers (the parsed answer list, or None) of the
     latest repetition-0 response per model, condition and item of the given formats."""
     with store.connect(read_only=True) as con:
-        frame = con.execute(_SQL, [dataset, list(types)]).df()
+        frame = con.frame(_SQL, [dataset, list(types)])
     frame["answers"] = pd.Series([json.loads(v) if isinstance(v, str) else None for v in frame["answers"]],
                                  dtype=object, index=frame.index)
     return frame[CHOICE_COLUMNS]

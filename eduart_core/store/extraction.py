@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import duckdb
 import pandas as pd
 
-from .core import Store, StoreConflictError
+from .connection import Variants
+from .core import Store
+from .errors import StoreConflictError
 from .schema import MIGRATIONS
 
 
@@ -47,6 +48,23 @@ def _load(value: Any) -> Any:
     return value
 
 
+def _upsert(table: str, columns: tuple[str, ...], keys: tuple[str, ...], reset: tuple[str, ...] = ()) -> str:
+    """INSERT of one row that replaces the row with the same key (``reset`` columns go back to NULL)."""
+    sets = [f"{c} = excluded.{c}" for c in columns if c not in keys] + [f"{c} = NULL" for c in reset]
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {', '.join(sets)}")
+
+
+_PAGE_UPSERT = _upsert("extraction_pages", ("page_id", "dataset", "item_id", "exercise", "question", "image_hash",
+                                            "page_text", "text_source", "simulated"), ("page_id",))
+_EXTRACTION_UPSERT = _upsert("extractions", ("page_id", "round", "extractor", "model", "prompt_hash", "raw_response",
+                                             "record", "validation_errors", "error", "input_tokens", "output_tokens"),
+                             ("page_id", "round", "extractor"))
+_OUTCOME_UPSERT = _upsert("extraction_outcomes", ("page_id", "round", "merge_status", "format", "base_record",
+                                                  "merged_record"), ("page_id", "round"),
+                          reset=("promoted_version", "promotion_error", "promoted_at"))
+
+
 def _frame(con, sql: str, params: list | None = None) -> pd.DataFrame:
     cur = con.execute(sql, params or [])
     columns = [d[0] for d in cur.description]
@@ -65,10 +83,8 @@ def ensure_schema(store: Store) -> None:
     if not store.exists() or str(store.path) in _CURRENT_SCHEMA:
         return
     with store.connect(read_only=True) as con:
-        try:
-            current = con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
-        except duckdb.Error:  # a store older than the version table
-            current = 0
+        current = (con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+                   if con.has_table("schema_version") else 0)  # a store older than the version table
     if int(current or 0) < MIGRATIONS[-1][0]:
         with store.connect():
             pass
@@ -87,9 +103,7 @@ def save_pages(store: Store, pages: Iterable[dict]) -> int:
              str(p.get("question") or ""), p.get("image_hash"), p.get("page_text"),
              p.get("text_source"), bool(p.get("simulated", False))] for p in pages]
     with store.transaction() as con:
-        con.executemany(
-            "INSERT OR REPLACE INTO extraction_pages (page_id, dataset, item_id, exercise, question, "
-            "image_hash, page_text, text_source, simulated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany(_PAGE_UPSERT, rows)
     return len(rows)
 
 
@@ -116,10 +130,7 @@ def save_extractions(store: Store, rows: Iterable[dict]) -> int:
                r.get("raw_response"), _dump(r.get("record")), _dump(r.get("validation_errors") or None),
                r.get("error"), r.get("input_tokens"), r.get("output_tokens")] for r in rows]
     with store.transaction() as con:
-        con.executemany(
-            "INSERT OR REPLACE INTO extractions (page_id, round, extractor, model, prompt_hash, raw_response, "
-            "record, validation_errors, error, input_tokens, output_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            values)
+        con.executemany(_EXTRACTION_UPSERT, values)
     return len(values)
 
 
@@ -159,14 +170,14 @@ def save_outcomes(store: Store, outcomes: list[dict]) -> list[str]:
     with store.transaction() as con:
         for o in outcomes:
             page_id, rnd = o["page_id"], int(o["round"])
+            con.lock(f"decisions:{page_id}:{rnd}")  # never replace a comparison someone is deciding on
             decided = con.execute("SELECT count(*) FROM review_decisions WHERE page_id = ? AND round = ?",
                                   [page_id, rnd]).fetchone()[0]
             if decided:
                 continue
             con.execute("DELETE FROM discrepancies WHERE page_id = ? AND round = ?", [page_id, rnd])
             con.execute(
-                "INSERT OR REPLACE INTO extraction_outcomes (page_id, round, merge_status, format, base_record, "
-                "merged_record) VALUES (?, ?, ?, ?, ?, ?)",
+                _OUTCOME_UPSERT,
                 [page_id, rnd, o["merge_status"], o.get("format"), _dump(o.get("base_record")),
                  _dump(o.get("merged_record"))])
             if o.get("diffs"):
@@ -256,8 +267,10 @@ def load_discrepancies(store: Store, round: int | None = None, page_id: str | No
 # --- decisions (append-only) ------------------------------------------------------------------
 
 _LATEST_SQL = (
-    "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? {path} "
-    "QUALIFY row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) = 1"
+    "SELECT * FROM review_decisions WHERE decision_id IN (SELECT decision_id FROM ("
+    "SELECT decision_id, row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) AS latest_order "
+    "FROM review_decisions WHERE page_id = ? AND round = ? {path}) ranked WHERE latest_order = 1) "
+    "ORDER BY decision_id"
 )
 DECISION_COLUMNS = ("page_id", "round", "path", "action", "reviewer", "previous_value", "new_value", "note",
                     "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at",
@@ -276,8 +289,15 @@ def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
     return out
 
 
-def _decoded(frame: pd.DataFrame) -> list[dict]:
-    rows = frame.to_dict("records")
+def _records(con, sql: str, params: list) -> list[dict]:
+    """Rows as dicts straight from the cursor (the decision write path: no DataFrame round trip)."""
+    cur = con.execute(sql, params)
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, row)) for row in cur.fetchall()]
+
+
+def _decoded(frame: pd.DataFrame | list[dict]) -> list[dict]:
+    rows = frame if isinstance(frame, list) else frame.to_dict("records")
     for row in rows:
         row["previous_value"] = _load(row.get("previous_value"))
         row["new_value"] = _load(row.get("new_value"))
@@ -308,8 +328,9 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     ``check(decisions) -> dict`` may raise (``ReviewConflict``: someone decided after what this
     reviewer saw) or return columns to set (``conflict``, ...). Without ``check`` the old rule
     applies: the field's latest decision must be ``based_on``. When two sessions write at the
-    same moment the database aborts one transaction; it is retried and then sees the other's decision
-    (after three tries the one-line ``StoreConflictError`` reaches the caller).
+    same moment they take turns: on PostgreSQL the transaction holds the field's lock, and a DuckDB file
+    aborts one of the two transactions, which is retried; either way the second sees the first's
+    decision (after three tries the one-line ``StoreConflictError`` reaches the caller).
     ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
     ``page_decisions``: a list that receives every decision of the page and round as stored
     after this one, read in the same transaction (the caller sees whether the page is done
@@ -320,7 +341,8 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     for attempt in range(3):
         try:
             with store.transaction() as con:
-                decisions = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? "
+                con.lock(f"decisions:{page_id}:{int(round)}:{path}")
+                decisions = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? AND round = ? "
                                             "AND path = ? ORDER BY decision_id", [page_id, int(round), path]))
                 if check is None:
                     latest = decisions[-1] if decisions else None
@@ -330,7 +352,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     return _insert_decision(con, row)
                 decision_id = _insert_decision(con, {**row, **(check(decisions) or {})})
                 if page_decisions is not None:
-                    page_decisions[:] = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? "
+                    page_decisions[:] = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? "
                                                         "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
                 return decision_id
         except StoreConflictError:
@@ -341,11 +363,22 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
 
 
 def append_decisions(store: Store, rows: list[dict]) -> list[int]:
-    """Append several prepared decisions in one transaction (imports); returns their ids."""
+    """Append several prepared decisions in one transaction (imports); returns their ids.
+
+    A row whose ``decision_key`` is already stored is skipped (two imports of one file at the same
+    moment store it once)."""
     if not rows:
         return []
     with store.transaction() as con:
-        return [_insert_decision(con, row) for row in rows]
+        con.lock("decision_keys")
+        keys = [row["decision_key"] for row in rows if row.get("decision_key")]
+        stored: set[str] = set()
+        if keys:
+            with con.keys(keys, "TEXT") as wanted:
+                stored = {r[0] for r in con.execute(
+                    f"SELECT decision_key FROM review_decisions WHERE decision_key IN (SELECT key FROM {wanted})"
+                ).fetchall()}
+        return [_insert_decision(con, row) for row in rows if row.get("decision_key") not in stored]
 
 
 def decision_keys(store: Store) -> set[str]:
@@ -386,8 +419,12 @@ def load_round_changes(store: Store) -> pd.DataFrame:
                            "actor_provider, actor_name, set_at FROM review_rounds ORDER BY set_at")
 
 
-_ROUNDS_SQL = ("SELECT dataset, round, reviewers, blind_adjudication, set_by, set_at FROM review_rounds "
-               "QUALIFY row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, rowid DESC) = 1")
+# The latest setting per dataset and round; settings made in one transaction share set_at, and then
+# the one inserted last wins (the engines name the insertion order differently).
+_ROUNDS_SQL = Variants(*(
+    "SELECT dataset, round, reviewers, blind_adjudication, set_by, set_at FROM (SELECT dataset, round, reviewers, "
+    f"blind_adjudication, set_by, set_at, row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, "
+    f"{order} DESC) AS latest_order FROM review_rounds) ranked WHERE latest_order = 1" for order in ("rowid", "ctid")))
 
 
 def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.DataFrame]:
@@ -410,7 +447,7 @@ def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.Dat
                              + " ORDER BY d.round, d.page_id, d.path", params)
         decisions = _frame(con, "SELECT * FROM review_decisions"
                                 + (" WHERE round = ?" if round is not None else "") + " ORDER BY decision_id", params)
-        rounds = _frame(con, _ROUNDS_SQL + " ORDER BY dataset, round")
+        rounds = _frame(con, con.sql(_ROUNDS_SQL) + " ORDER BY dataset, round")
     for frame, columns in ((outcomes, ("base_record", "merged_record")), (queued, ("value_a", "value_b")),
                            (decisions, ("previous_value", "new_value"))):
         for column in columns:

@@ -7,9 +7,9 @@ same file twice adds nothing.
 """
 from __future__ import annotations
 
-import duckdb
 import pandas as pd
 
+from .connection import Connection
 from .core import Store
 from .judges import has_table
 from .runs import insert_frame
@@ -22,7 +22,7 @@ ROUND_ANSWER_COLUMNS = ("token", "dataset", "rubric", "round", "item_id", "model
                         "position")
 
 
-def add_grades_con(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> int:
+def add_grades_con(con: Connection, rows: list[dict]) -> int:
     """Insert grades whose ``grade_key`` is new; returns how many were added. ``graded_at`` may be given."""
     if not rows:
         return 0
@@ -63,20 +63,20 @@ def load_grades(store: Store, dataset: str | None = None, rubric: str | None = N
         return load_grades_con(con, dataset, rubric)
 
 
-def load_grades_con(con: duckdb.DuckDBPyConnection, dataset: str | None = None,
+def load_grades_con(con: Connection, dataset: str | None = None,
                     rubric: str | None = None) -> pd.DataFrame:
     if not has_table(con, "grades"):
         return pd.DataFrame(columns=list(GRADE_READ_COLUMNS))
-    frame = con.execute(
+    frame = con.frame(
         f"SELECT {', '.join(GRADE_READ_COLUMNS)} FROM grades WHERE (? IS NULL OR dataset = ?) "
-        "AND (? IS NULL OR rubric = ?) ORDER BY grade_id", [dataset, dataset, rubric, rubric]).df()
+        "AND (? IS NULL OR rubric = ?) ORDER BY grade_id", [dataset, dataset, rubric, rubric])
     frame["simulated"] = frame["simulated"].astype(bool)
     return frame
 
 
 # ---------------------------------------------------------------- rounds
 
-def latest_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str) -> tuple[int, int] | None:
+def latest_round_con(con: Connection, dataset: str, rubric: str) -> tuple[int, int] | None:
     """(round, graders per answer) of the newest grading round of a dataset and rubric, or None."""
     if not has_table(con, "grading_rounds"):
         return None
@@ -85,7 +85,7 @@ def latest_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str) 
     return (int(row[0]), int(row[1])) if row else None
 
 
-def create_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, graders: int, actor: dict,
+def create_round_con(con: Connection, dataset: str, rubric: str, graders: int, actor: dict,
                      answers: list[dict]) -> int:
     """A new round (number = last + 1) serving ``answers`` (token, item_id, model, condition,
     response_id, position); returns its number. ``actor`` holds the identity columns of who set it
@@ -107,7 +107,7 @@ def create_round_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, 
     return number
 
 
-def set_round_graders_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, round_: int, graders: int,
+def set_round_graders_con(con: Connection, dataset: str, rubric: str, round_: int, graders: int,
                           actor: dict) -> None:
     """Change how many graders each answer of a round needs (a new row would be a new round: update;
     the row then names who changed it last)."""
@@ -117,15 +117,15 @@ def set_round_graders_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: 
                  actor["actor_name"], dataset, rubric, int(round_)])
 
 
-def round_answers_con(con: duckdb.DuckDBPyConnection, dataset: str, rubric: str, round_: int) -> pd.DataFrame:
+def round_answers_con(con: Connection, dataset: str, rubric: str, round_: int) -> pd.DataFrame:
     """The answers a round serves, in serving order."""
     if not has_table(con, "grading_answers"):
         return pd.DataFrame(columns=list(ROUND_ANSWER_COLUMNS))
-    return con.execute(f"SELECT {', '.join(ROUND_ANSWER_COLUMNS)} FROM grading_answers WHERE dataset = ? "
-                       "AND rubric = ? AND round = ? ORDER BY position", [dataset, rubric, int(round_)]).df()
+    return con.frame(f"SELECT {', '.join(ROUND_ANSWER_COLUMNS)} FROM grading_answers WHERE dataset = ? "
+                       "AND rubric = ? AND round = ? ORDER BY position", [dataset, rubric, int(round_)])
 
 
-def round_answer_con(con: duckdb.DuckDBPyConnection, token: str) -> dict | None:
+def round_answer_con(con: Connection, token: str) -> dict | None:
     if not has_table(con, "grading_answers"):
         return None
     row = con.execute(f"SELECT {', '.join(ROUND_ANSWER_COLUMNS)} FROM grading_answers WHERE token = ?",
@@ -133,7 +133,7 @@ def round_answer_con(con: duckdb.DuckDBPyConnection, token: str) -> dict | None:
     return dict(zip(ROUND_ANSWER_COLUMNS, row)) if row else None
 
 
-def response_texts_con(con: duckdb.DuckDBPyConnection, response_ids: list[int]) -> dict[int, tuple]:
+def response_texts_con(con: Connection, response_ids: list[int]) -> dict[int, tuple]:
     """response_id -> (raw_text, parsed_answers JSON text) of stored responses."""
     out: dict[int, tuple] = {}
     ids = sorted({int(r) for r in response_ids})
@@ -146,14 +146,14 @@ def response_texts_con(con: duckdb.DuckDBPyConnection, response_ids: list[int]) 
     return out
 
 
-def item_record_con(con: duckdb.DuckDBPyConnection, dataset: str, item_id: str) -> tuple[int, str] | None:
+def item_record_con(con: Connection, dataset: str, item_id: str) -> tuple[int, str] | None:
     """(version, record JSON text) of the current version of an item."""
     row = con.execute("SELECT version, CAST(record AS TEXT) FROM items WHERE dataset = ? AND item_id = ? "
                       "AND is_current", [dataset, str(item_id)]).fetchone()
     return (int(row[0]), row[1]) if row else None
 
 
-def model_keys_con(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+def model_keys_con(con: Connection) -> dict[str, str]:
     """Every way a model may be named (key or display name) -> its key."""
     out: dict[str, str] = {}
     for key, name in con.execute("SELECT model, display_name FROM models").fetchall():
@@ -163,12 +163,12 @@ def model_keys_con(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return out
 
 
-def current_rounds_con(con: duckdb.DuckDBPyConnection, dataset: str) -> pd.DataFrame:
+def current_rounds_con(con: Connection, dataset: str) -> pd.DataFrame:
     """The newest grading round of every rubric of a dataset (rubric, round, graders, set_by, set_at)."""
     columns = ["rubric", "round", "graders", "set_by", "set_at"]
     if not has_table(con, "grading_rounds"):
         return pd.DataFrame(columns=columns)
-    return con.execute(
+    return con.frame(
         "SELECT rubric, round, graders, set_by, set_at FROM (SELECT *, row_number() OVER (PARTITION BY rubric "
         "ORDER BY round DESC) AS newest FROM grading_rounds WHERE dataset = ?) AS r WHERE newest = 1 ORDER BY rubric",
-        [dataset]).df()[columns]
+        [dataset])[columns]

@@ -6,20 +6,19 @@ becomes a new version, ``is_current`` moves to it, the old one stays, and the re
 item are re-scored against the new gold in the same transaction. Importing the same record again
 changes nothing (same ``content_hash``).
 
-Images are stored once per content (sha256) under ``store.images_dir/<hash[:2]>/<hash>.<ext>``.
+Images are stored once per content (sha256) as ``<hash[:2]>/<hash>.<ext>`` in the store's image
+location (``store.images``: the folder next to a DuckDB file, a shared folder or S3 storage).
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pandas as pd
 
 from ..errors import UserError
@@ -27,6 +26,7 @@ from ..fileio import os_cause
 from ..imagecheck import ImageRejected, check_image_size, verify_image
 from ..limits import LimitConfigError
 from ..vocab import BENCHMARK_KIND
+from .connection import Connection
 from .core import Store
 
 
@@ -103,30 +103,27 @@ def read_image_file(path: Path) -> bytes:
 
 
 def _write_image_file(store: Store, data: bytes, image_hash: str, ext: str) -> str:
-    """Write the bytes once under the images folder (atomic rename); returns the relative path."""
+    """Write the bytes once to the store's image location; returns the relative path."""
     rel = f"{image_hash[:2]}/{image_hash}.{ext}"
-    target = store.images_dir / rel
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(target.suffix + f".tmp{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+    store.images.put(rel, data)
     return rel
 
 
-def _store_image(con: duckdb.DuckDBPyConnection, store: Store, data: bytes, original_name: str | None) -> tuple[str, bool]:
+def _store_image(con: Connection, store: Store, data: bytes, original_name: str | None) -> tuple[str, bool]:
     """Store image bytes (file + row) inside the caller's transaction; (hash, newly added)."""
     image_hash = hashlib.sha256(data).hexdigest()
-    if con.execute("SELECT 1 FROM images WHERE image_hash = ?", [image_hash]).fetchone():
-        rel = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()[0]
-        if not (store.images_dir / rel).exists():  # file lost: write it back
+    row = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()
+    if row:
+        rel = row[0]
+        if not store.images.has(rel):  # file lost: write it back
             _write_image_file(store, data, image_hash, rel.rsplit(".", 1)[-1])
         return image_hash, False
     mime, ext, width, height = _image_info(data)
     rel = _write_image_file(store, data, image_hash, ext)
+    # Another writer may store the same bytes at the same moment: the row is the same, keep one.
     con.execute(
         "INSERT INTO images (image_hash, rel_path, mime, size_bytes, width, height, original_name) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (image_hash) DO NOTHING",
         [image_hash, rel, mime, len(data), width, height, original_name],
     )
     return image_hash, True
@@ -156,7 +153,7 @@ def image_path(store: Store, image_hash: str) -> Path:
         row = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()
     if not row:
         raise UserError(f"no image {image_hash[:12]}… in store {store.path}")
-    return store.images_dir / row[0]
+    return store.images.path(row[0])
 
 
 def resolve_image(root: Path, relative: str) -> Path:
@@ -181,7 +178,7 @@ def resolve_image(root: Path, relative: str) -> Path:
 
 # ---------------------------------------------------------------- items
 
-def _stored_image(con: duckdb.DuckDBPyConnection, store: Store, root: Path, ref: str, fallback_dir: Path | None,
+def _stored_image(con: Connection, store: Store, root: Path, ref: str, fallback_dir: Path | None,
                   cache: dict[Path, str], refused: dict[Path, str], report: ImportReport) -> str:
     """Hash of the image file `ref` (relative to `root`), verified and stored once.
 
@@ -208,7 +205,7 @@ def _stored_image(con: duckdb.DuckDBPyConnection, store: Store, root: Path, ref:
     return cache[path]
 
 
-def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterable[dict],
+def prepare_items(con: Connection, store: Store, records: Iterable[dict],
                   images_root: Path | None, report: ImportReport,
                   fallback_dir: Path | None = None,
                   image_hashes: dict[str, str] | None = None) -> list[PreparedItem]:
@@ -278,11 +275,12 @@ def prepare_items(con: duckdb.DuckDBPyConnection, store: Store, records: Iterabl
     return list(prepared.values())
 
 
-def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], dataset: str, origin: str,
+def write_items(con: Connection, items: list[PreparedItem], dataset: str, origin: str,
                 note: str | None, report: ImportReport) -> list[str]:
     """Insert new items / new versions inside the caller's transaction; returns changed item ids."""
     if not items:
         return []
+    con.lock(f"items:{dataset}")  # two imports into one dataset take turns: versions never collide
     current = {
         row[0]: (row[1], row[2], row[3], row[4], json.loads(row[5]) if row[5] else {})
         for row in con.execute(
@@ -337,23 +335,13 @@ def write_items(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], datas
     if changed:
         con.execute(
             "UPDATE items SET is_current = FALSE, updated_at = current_timestamp "
-            "WHERE dataset = ? AND is_current AND list_contains(?, item_id)",
+            "WHERE dataset = ? AND is_current AND item_id = ANY(?)",
             [dataset, changed],
         )
     if rows:
         frame = pd.DataFrame(rows).astype({"language": object, "image_hash": object,
                                            "validation_errors": object, "note": object, "option_images": object})
-        con.register("_new_items", frame)
-        try:
-            con.execute(
-                "INSERT INTO items (dataset, item_id, version, is_current, type, language, has_image, "
-                "image_hash, record, content_hash, validation_errors, data_issue, origin, note, option_images) "
-                "SELECT dataset, item_id, version, is_current, type, language, has_image, image_hash, "
-                "CAST(record AS JSON), content_hash, CAST(validation_errors AS JSON), data_issue, origin, note, "
-                "CAST(option_images AS JSON) FROM _new_items"
-            )
-        finally:
-            con.unregister("_new_items")
+        con.insert_frame("items", frame, json_columns=("record", "validation_errors", "option_images"))
     return changed
 
 
@@ -368,7 +356,7 @@ def validation_error(item: PreparedItem) -> Exception:
     return ItemValidationError(item.item_id, pairs)
 
 
-def link_warnings(con: duckdb.DuckDBPyConnection, dataset: str, item_ids: Iterable[str]) -> list[str]:
+def link_warnings(con: Connection, dataset: str, item_ids: Iterable[str]) -> list[str]:
     """Links of the given items that do not resolve among the dataset's current items.
 
     Why warnings and not validation problems: a link names *another* item, which may arrive in a
@@ -377,8 +365,8 @@ def link_warnings(con: duckdb.DuckDBPyConnection, dataset: str, item_ids: Iterab
     of one dialogue (the runner would not know which to ask first).
     """
     rows = con.execute(
-        "SELECT item_id, json_extract_string(record, '$.parallel_of'), json_extract_string(record, '$.dialogue_id'), "
-        "json_extract_string(record, '$.turn') FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()
+        "SELECT item_id, record->>'parallel_of', record->>'dialogue_id', record->>'turn' "
+        "FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()
     present = {r[0] for r in rows}
     wanted = set(item_ids)
     warnings = []
@@ -394,7 +382,7 @@ def link_warnings(con: duckdb.DuckDBPyConnection, dataset: str, item_ids: Iterab
     return warnings
 
 
-def store_prepared(con: duckdb.DuckDBPyConnection, items: list[PreparedItem], dataset: str, origin: str,
+def store_prepared(con: Connection, items: list[PreparedItem], dataset: str, origin: str,
                    report: ImportReport, keep_invalid: bool, note: str | None = None,
                    title: str | None = None) -> None:
     """Write prepared items inside the caller's transaction, refusing defects unless keep_invalid."""
@@ -457,8 +445,8 @@ _ITEM_COLUMNS = ("item_id, version, is_current, type, language, has_image, image
                  "created_at, updated_at, CAST(option_images AS TEXT) AS option_images")
 
 
-def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> pd.DataFrame:
-    frame = con.execute(sql, params).df()
+def _frame(con: Connection, sql: str, params: list) -> pd.DataFrame:
+    frame = con.frame(sql, params)
     for column in ("language", "image_hash", "origin", "note"):  # missing text is None, not NaN
         if column in frame:
             frame[column] = pd.Series([None if pd.isna(v) else v for v in frame[column]], dtype=object,

@@ -52,7 +52,7 @@ def load_repetition_answers(store: Store, dataset: str | None = None) -> pd.Data
         return pd.DataFrame(columns=["model", "condition", "item_id", "repetition", "parsed_answers",
                                      "raw_text", "score", "error"])
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             """SELECT m.display_name AS model, u.condition, r.item_id, u.repetition,
                       CAST(r.parsed_answers AS TEXT) AS parsed_answers, r.raw_text, s.score, r.error
                FROM responses r JOIN runs u USING (run_id) JOIN models m USING (model)
@@ -60,16 +60,16 @@ def load_repetition_answers(store: Store, dataset: str | None = None) -> pd.Data
                WHERE u.repetition >= 1 AND (? IS NULL OR u.dataset = ?)
                ORDER BY model, u.condition, r.item_id, u.repetition""",
             [dataset, dataset],
-        ).df()
+        )
 
 
 def runs_of_launch(store: Store, launch_id: str) -> pd.DataFrame:
     """The member runs of one launch with their status and totals."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             "SELECT run_id, model, condition, repetition, status, input_tokens, output_tokens, cost_usd, "
             "n_errors, wall_seconds, journal_path, CAST(params AS TEXT) AS params FROM runs WHERE launch_id = ? "
-            "ORDER BY run_id", [launch_id]).df()
+            "ORDER BY run_id", [launch_id])
 
 
 def params_of(value) -> dict:
@@ -87,4 +87,5 @@ def image_files(store: Store, hashes: list[str]) -> dict[str, tuple[Path, str]]:
     with store.connect(read_only=True) as con:
         rows = con.execute(f"SELECT image_hash, rel_path, mime FROM images WHERE image_hash IN "
                            f"({', '.join('?' for _ in hashes)})", hashes).fetchall()
-    return {h: (store.images_dir / rel, mime) for h, rel, mime in rows}
+    images = store.images
+    return {h: (images.path(rel), mime) for h, rel, mime in rows}

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-import duckdb
 import pandas as pd
 
 from ..vocab import HUMAN_MIN_ALPHA, JUDGE_MAX_SEVERITY, JUDGE_MIN_ALPHA, MAIN_PROBE
+from .connection import Connection
 from .core import Store
 from .runs import insert_frame
 
@@ -26,15 +26,14 @@ PROFILE_COLUMNS = ("profile", "dataset", "judge", "judge_name", "provider", "api
                    "prompt_hash", "temperature", "version", "simulated", "launch_id", "created_by")
 
 
-def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+def has_table(con: Connection, name: str) -> bool:
     """True when the table exists (a store opened read-only before migration 13 has none of these)."""
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchone()[0])
+    return con.has_table(name)
 
 
 # ---------------------------------------------------------------- profiles
 
-def stored_judge_profiles_con(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> list[str]:
+def stored_judge_profiles_con(con: Connection, dataset: str | None = None) -> list[str]:
     """Names of the judge profiles with scores in ``dataset`` (every dataset when None), sorted."""
     if not has_table(con, "judge_profiles"):
         return []
@@ -48,18 +47,18 @@ def load_judge_profiles(store: Store, dataset: str | None = None) -> pd.DataFram
     with store.connect(read_only=True) as con:
         if not has_table(con, "judge_profiles"):
             return pd.DataFrame(columns=[*PROFILE_COLUMNS, "created_at", "updated_at", "n_scored"])
-        frame = con.execute(
+        frame = con.frame(
             f"""SELECT {', '.join('p.' + c for c in PROFILE_COLUMNS)}, p.created_at, p.updated_at,
                        (SELECT count(*) FROM scores s JOIN responses r ON r.response_id = s.response_id
                         JOIN runs u ON u.run_id = r.run_id
                         WHERE s.profile = p.profile AND u.dataset = p.dataset) AS n_scored
                 FROM judge_profiles p WHERE (? IS NULL OR p.dataset = ?) ORDER BY p.dataset, p.profile""",
-            [dataset, dataset]).df()
+            [dataset, dataset])
     frame["simulated"] = frame["simulated"].astype(bool)
     return frame
 
 
-def register_profile_con(con: duckdb.DuckDBPyConnection, row: dict) -> bool:
+def register_profile_con(con: Connection, row: dict) -> bool:
     """Create or update a judge profile of a dataset; True when its version changed (or it is new).
 
     A new version means the judge, its prompt, the rubric or the temperature changed: the old
@@ -83,7 +82,7 @@ def register_profile_con(con: duckdb.DuckDBPyConnection, row: dict) -> bool:
     return changed
 
 
-def delete_profile_scores_con(con: duckdb.DuckDBPyConnection, profile: str, dataset: str) -> None:
+def delete_profile_scores_con(con: Connection, profile: str, dataset: str) -> None:
     con.execute("""DELETE FROM scores WHERE profile = ? AND response_id IN (
                      SELECT r.response_id FROM responses r JOIN runs u ON u.run_id = r.run_id WHERE u.dataset = ?)""",
                 [profile, dataset])
@@ -91,7 +90,7 @@ def delete_profile_scores_con(con: duckdb.DuckDBPyConnection, profile: str, data
 
 # ---------------------------------------------------------------- judgements
 
-def add_judgements_con(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> int:
+def add_judgements_con(con: Connection, rows: list[dict]) -> int:
     """Insert judgements whose request key is not stored yet (ingesting a journal twice adds nothing)."""
     if not rows:
         return 0
@@ -137,10 +136,10 @@ def load_judgements(store: Store, dataset: str, profiles: Iterable[str] | None =
             return pd.DataFrame(columns=[*JUDGEMENT_COLUMNS, "created_at"])
         version_join = ("JOIN judge_profiles p ON p.profile = j.profile AND p.dataset = j.dataset "
                         "AND p.version = j.version") if current else ""
-        frame = con.execute(
+        frame = con.frame(
             f"""SELECT {', '.join('j.' + c for c in JUDGEMENT_COLUMNS)}, j.created_at FROM judgements j {version_join}
                 WHERE j.dataset = ? ORDER BY j.profile, j.response_id, j.criterion, j.probe, j.repetition,
-                      j.created_at""", [dataset]).df()
+                      j.created_at""", [dataset])
     if wanted is not None:
         frame = frame[frame["profile"].isin(wanted)].reset_index(drop=True)
     return frame
@@ -156,7 +155,7 @@ def count_unparsed(store: Store, profile: str, version: str, launch_id: str) -> 
                                ).fetchone()[0])
 
 
-def main_judgements_con(con: duckdb.DuckDBPyConnection, profile: str, version: str,
+def main_judgements_con(con: Connection, profile: str, version: str,
                         response_ids: list[int]) -> list[tuple]:
     """(response_id, criterion, method, repetition, points, max_points) of the answered main judgements."""
     out: list[tuple] = []
@@ -171,7 +170,7 @@ def main_judgements_con(con: duckdb.DuckDBPyConnection, profile: str, version: s
     return out
 
 
-def replace_profile_scores_con(con: duckdb.DuckDBPyConnection, profile: str, rows: list[dict]) -> int:
+def replace_profile_scores_con(con: Connection, profile: str, rows: list[dict]) -> int:
     """Write the profile's score of each response in ``rows`` (response_id, item_version, score,
     correct, details (list), scorer), replacing an older score of the same response."""
     if not rows:
@@ -194,7 +193,7 @@ def replace_profile_scores_con(con: duckdb.DuckDBPyConnection, profile: str, row
     return len(frame)
 
 
-def current_item_versions_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, int]:
+def current_item_versions_con(con: Connection, dataset: str) -> dict[str, int]:
     return {str(i): int(v) for i, v in con.execute(
         "SELECT item_id, version FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()}
 

@@ -13,25 +13,25 @@ import json
 import math
 from pathlib import Path
 
-import duckdb
 import pandas as pd
 
 from ..errors import UserError
 from ..vocab import PROFILES
+from .connection import Connection
 from .core import Store
 
 # The latest override row per (response, profile); a NULL score withdraws the override.
 LATEST_OVERRIDES_SQL = (
-    "SELECT response_id, profile, score, item_version, reason, reviewer, created_at, override_id "
-    "FROM score_overrides QUALIFY row_number() OVER (PARTITION BY response_id, profile "
-    "ORDER BY override_id DESC) = 1"
+    "SELECT response_id, profile, score, item_version, reason, reviewer, created_at, override_id FROM ("
+    "SELECT response_id, profile, score, item_version, reason, reviewer, created_at, override_id, "
+    "row_number() OVER (PARTITION BY response_id, profile ORDER BY override_id DESC) AS latest_order "
+    "FROM score_overrides) ranked WHERE latest_order = 1"
 )
 
 
-def has_overrides_table(con: duckdb.DuckDBPyConnection) -> bool:
+def has_overrides_table(con: Connection) -> bool:
     """Whether the store has the overrides table (a store from before migration 6 (review studio) has not)."""
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables "
-                            "WHERE table_name = 'score_overrides'").fetchone()[0])
+    return con.has_table("score_overrides")
 
 
 def add_override(store: Store, response_id: int, score: float | None, reason: str, reviewer: str,
@@ -83,7 +83,7 @@ def load_overrides(store: Store, dataset: str | None = None, item_id: str | None
     with store.connect(read_only=True) as con:
         if not has_overrides_table(con):
             return pd.DataFrame(columns=columns)
-        frame = con.execute(
+        frame = con.frame(
             f"""WITH latest AS ({LATEST_OVERRIDES_SQL})
             SELECT o.override_id, u.dataset, r.item_id, m.display_name AS model, u.model AS model_key, u.condition,
                    u.run_id, o.response_id, o.profile, o.original_score, o.score, o.reason, o.reviewer,
@@ -97,7 +97,7 @@ def load_overrides(store: Store, dataset: str | None = None, item_id: str | None
             LEFT JOIN latest l ON l.override_id = o.override_id
             WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR r.item_id = ?)
             ORDER BY o.override_id""",
-            [dataset, dataset, item_id, item_id]).df()
+            [dataset, dataset, item_id, item_id])
     if latest_only:
         frame = frame[frame["latest"]].reset_index(drop=True)
     for column in ("latest", "applied"):

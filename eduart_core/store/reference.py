@@ -70,6 +70,7 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
         for row in models:
             ensure_model_con(con, row["model"], row["display_name"], row["family"], row["access"],
                              row["api_model_id"], simulated=False)
+        con.lock(f"reference:{dataset}")  # two loads at once: the second replaces the first's rows
         con.execute("DELETE FROM reference_type_scores WHERE dataset = ?", [dataset])
         con.execute("DELETE FROM reference_motivation WHERE dataset = ?", [dataset])
         con.executemany("INSERT INTO reference_type_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", type_values)
@@ -83,20 +84,20 @@ def load_reference(store: Store, dataset: str = REFERENCE_DATASET,
 def read_reference_type_scores(store: Store, dataset: str = REFERENCE_DATASET) -> pd.DataFrame:
     """Published type means: model (display name), family, condition, type, n, mean, ci_low, ci_high."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             """SELECT m.display_name AS model, m.family, r.condition, r.type, r.n,
                       r.mean, r.ci_low, r.ci_high
                FROM reference_type_scores r JOIN models m ON m.model = r.model
                WHERE r.dataset = ?
                ORDER BY m.display_name, r.condition, r.type""",
             [dataset],
-        ).df()
+        )
 
 
 def read_reference_motivation(store: Store, dataset: str = REFERENCE_DATASET) -> pd.DataFrame:
     """Published pooled paired motivation comparison, one row per model (display name)."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             """SELECT m.display_name AS model, r.n_paired, r.default_micro, r.motivation_micro,
                       r.delta_micro, r.delta_micro_ci_low, r.delta_micro_ci_high, r.p_ttest,
                       r.n_improved, r.n_same, r.n_degraded
@@ -104,4 +105,4 @@ def read_reference_motivation(store: Store, dataset: str = REFERENCE_DATASET) ->
                WHERE r.dataset = ?
                ORDER BY m.display_name""",
             [dataset],
-        ).df()
+        )

@@ -13,11 +13,11 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-import duckdb
 import pandas as pd
 
 from ..errors import UserError
 from ..vocab import CONDITIONS, MODEL_KIND, MODEL_KINDS, PAPER_PROFILE, PROFILES, SIMULATED_KIND, STRICT_PROFILE
+from .connection import Connection
 from .core import Store
 
 logger = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
 
 # ---------------------------------------------------------------- datasets and models
 
-def ensure_dataset_con(con: duckdb.DuckDBPyConnection, dataset: str, title: str, kind: str,
+def ensure_dataset_con(con: Connection, dataset: str, title: str, kind: str,
                        simulated: bool = False, aggregate_only: bool = False,
                        description: str | None = None) -> None:
     """Create the dataset row when missing (inside the caller's transaction); keep existing ones."""
@@ -47,7 +47,7 @@ def ensure_dataset(store: Store, dataset: str, title: str, kind: str, simulated:
         ensure_dataset_con(con, dataset, title, kind, simulated, aggregate_only, description)
 
 
-def ensure_model_con(con: duckdb.DuckDBPyConnection, model: str, display_name: str, family: str | None,
+def ensure_model_con(con: Connection, model: str, display_name: str, family: str | None,
                      provider: str | None, api_model_id: str | None, simulated: bool = False,
                      kind: str | None = None) -> str:
     """Insert or refresh a model row; returns the display name actually stored.
@@ -60,6 +60,7 @@ def ensure_model_con(con: duckdb.DuckDBPyConnection, model: str, display_name: s
     kind = kind or (SIMULATED_KIND if simulated else MODEL_KIND)
     if kind not in MODEL_KINDS:
         raise UserError(f"model {model}: unknown kind {kind!r}; use one of {', '.join(MODEL_KINDS)}")
+    con.lock("models")  # display names are unique across models: writers of models take turns
     name = display_name or model
     taken = con.execute("SELECT model FROM models WHERE display_name = ? AND model <> ?", [name, model]).fetchone()
     if taken:
@@ -91,7 +92,7 @@ def ensure_model(store: Store, model: str, display_name: str, family: str | None
 
 # ---------------------------------------------------------------- runs
 
-def create_run_con(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str, model: str, condition: str,
+def create_run_con(con: Connection, run_id: str, dataset: str, model: str, condition: str,
                    origin: str, *, launch_id: str | None = None, repetition: int = 0,
                    prompt_hash: str | None = None, params: dict | None = None, status: str = "running",
                    journal_path: str | None = None, exist_ok: bool = False) -> bool:
@@ -100,6 +101,7 @@ def create_run_con(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str, mo
         raise UserError(f"run {run_id}: unknown condition {condition!r} (expected default or motivation)")
     if status not in RUN_STATUSES:
         raise UserError(f"run {run_id}: unknown status {status!r}")
+    con.lock(f"run:{run_id}")
     if con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
         if exist_ok:
             return False
@@ -145,26 +147,35 @@ def finish_run(store: Store, run_id: str, status: str, totals: dict | None = Non
         con.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id = ?", [status, *totals.values(), run_id])
 
 
-def refresh_run_totals_con(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Recount a run's tokens and errors from its stored responses and mark it finished now.
+def refresh_run_totals_con(con: Connection, run_id: str, status: str | None = None) -> None:
+    """Recount a run's tokens and errors from its stored responses and mark it finished now
+    (with ``status`` when given).
 
     For runs whose responses arrive from files rather than from the runner (which keeps its own
     totals, cache hits included).
     """
+    if status is not None and status not in RUN_STATUSES:
+        raise UserError(f"run {run_id}: unknown status {status!r}")
     con.execute(
-        """UPDATE runs SET finished_at = current_timestamp,
+        """UPDATE runs SET finished_at = current_timestamp, status = coalesce(?, status),
                input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM responses WHERE run_id = ?),
                output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM responses WHERE run_id = ?),
                n_errors = (SELECT count(error) FROM responses WHERE run_id = ?)
            WHERE run_id = ?""",
-        [run_id] * 4,
+        [status] + [run_id] * 4,
     )
+
+
+def set_run_tokens_con(con: Connection, run_id: str, input_tokens: int, output_tokens: int) -> None:
+    """Mark a run finished now with the given token totals (simulated runs count their own)."""
+    con.execute("UPDATE runs SET finished_at = current_timestamp, input_tokens = ?, output_tokens = ? "
+                "WHERE run_id = ?", [int(input_tokens), int(output_tokens), run_id])
 
 
 def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
     """Every run with its model's display name and response/error counts, newest first."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             """SELECT u.run_id, u.launch_id, u.dataset, u.model, m.display_name, m.family, m.simulated,
                       u.condition, u.repetition, u.origin, u.status, u.started_at, u.finished_at,
                       u.input_tokens, u.output_tokens, u.cost_usd, u.n_errors, u.wall_seconds,
@@ -173,9 +184,13 @@ def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
                       count(r.error) AS n_error_responses
                FROM runs u LEFT JOIN models m USING (model) LEFT JOIN responses r USING (run_id)
                WHERE ? IS NULL OR u.dataset = ?
-               GROUP BY ALL ORDER BY u.started_at DESC NULLS LAST, u.run_id""",
+               GROUP BY u.run_id, u.launch_id, u.dataset, u.model, m.display_name, m.family, m.simulated,
+                        u.condition, u.repetition, u.origin, u.status, u.started_at, u.finished_at,
+                        u.input_tokens, u.output_tokens, u.cost_usd, u.n_errors, u.wall_seconds,
+                        u.prompt_hash, CAST(u.params AS TEXT), u.journal_path
+               ORDER BY u.started_at DESC NULLS LAST, u.run_id""",
             [dataset, dataset],
-        ).df()
+        )
 
 
 # ---------------------------------------------------------------- responses
@@ -210,7 +225,7 @@ class ScoringContext:
     The embedder is only created when an open-text item is scored.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection):
+    def __init__(self, con: Connection):
         self.con = con
         self._similarity = None
 
@@ -290,7 +305,7 @@ def has_llm_answer(row: dict) -> bool:
     return row.get("llm_answer") is not None
 
 
-def current_items_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, tuple[int, dict]]:
+def current_items_con(con: Connection, dataset: str) -> dict[str, tuple[int, dict]]:
     """item_id -> (current version, record) of a dataset."""
     return {
         row[0]: (int(row[1]), json.loads(row[2]))
@@ -300,22 +315,12 @@ def current_items_con(con: duckdb.DuckDBPyConnection, dataset: str) -> dict[str,
     }
 
 
-def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
-    """INSERT a DataFrame in one statement (DuckDB reads it directly: fast for bulk)."""
-    if frame.empty:
-        return
-    json_columns = set(json_columns)
-    cols = list(frame.columns)
-    select = ", ".join(f"CAST({c} AS JSON)" if c in json_columns else c for c in cols)
-    name = f"_bulk_{table}"
-    con.register(name, frame)
-    try:
-        con.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM {name}")
-    finally:
-        con.unregister(name)
+def insert_frame(con: Connection, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
+    """INSERT a DataFrame in one bulk operation (``Connection.insert_frame``)."""
+    con.insert_frame(table, frame, json_columns)
 
 
-def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[dict],
+def add_responses_con(con: Connection, run_id: str, rows: list[dict],
                       items: dict[str, tuple[int, dict]] | None = None) -> int:
     """Parse, score and insert responses of one run inside the caller's transaction.
 
@@ -327,6 +332,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
         raise UserError(f"no run {run_id}")
     if not rows:
         return 0
+    con.lock(f"run:{run_id}")  # two ingests of one run (a resume beside a recovery) take turns
     if items is None:
         items = current_items_con(con, run[0])
     unknown = sorted({str(r.get("item_id")) for r in rows if str(r.get("item_id")) not in items})
@@ -345,8 +351,7 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
         fresh.append(row)
     if not fresh:
         return 0
-    start = con.execute("SELECT nextval('response_seq') FROM range(?)", [len(fresh)]).fetchall()
-    ids = [int(r[0]) for r in start]
+    ids = con.next_ids("response_seq", len(fresh))
     responses, scores = [], []
     context = ScoringContext(con)
     parses = [parse_for(items[str(row["item_id"])][1], row.get("raw_text") or "") for row in fresh]
@@ -398,30 +403,36 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
 _EFFECTIVE_REPETITION = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
 
 
-def latest_clause(con: duckdb.DuckDBPyConnection, alias: str = "r") -> str:
+def latest_clause(con: Connection, alias: str = "r") -> str:
     """SQL condition on the responses table aliased ``alias`` that keeps the latest answers.
 
     A store written before migration 8 (latest marker) and opened read-only (reading never migrates) has no
     ``is_latest`` column: the same rows are then found with the window this column replaces.
     """
-    marked = con.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'responses' "
-                         "AND column_name = 'is_latest'").fetchone()[0]
-    if marked:
+    if con.has_column("responses", "is_latest"):
         return f"{alias}.is_latest"
     return f"""{alias}.response_id IN (
-        SELECT r.response_id FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL
-        QUALIFY row_number() OVER (PARTITION BY u.dataset, u.model, u.condition, r.item_id, {_EFFECTIVE_REPETITION}
-                                   ORDER BY r.response_id DESC) = 1)"""
+        SELECT response_id FROM (
+            SELECT r.response_id, row_number() OVER (
+                PARTITION BY u.dataset, u.model, u.condition, r.item_id, {_EFFECTIVE_REPETITION}
+                ORDER BY r.response_id DESC) AS latest_order
+            FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL) ranked
+        WHERE latest_order = 1)"""
 
 
-def mark_latest_con(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+def mark_latest_con(con: Connection, run_id: str) -> None:
     """Recompute ``responses.is_latest`` for the model x condition of one run (inside the caller's
     transaction).
 
     Why at write time: finding the latest answer with a window over every response cost about
     half a second per read at 50 models x 5,000 items; marking it here costs one small update
-    over the responses of one model and condition, once per batch written.
+    over the responses of one model and condition, once per batch written. Writers of one model
+    and condition take turns (``lock``), so each sees the other's answers.
     """
+    run = con.execute("SELECT dataset, model, condition FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if run is None:
+        return
+    con.lock(f"latest:{run[0]}:{run[1]}:{run[2]}")
     con.execute(f"""
         UPDATE responses SET is_latest = w.latest
         FROM (SELECT r.response_id,

@@ -1,8 +1,13 @@
-"""DuckDB schema of the EduArt store, as an ordered list of forward migrations.
+"""Schema of the EduArt store, as an ordered list of forward migrations, for both backends.
 
 Why a list: a store written by an older version must open in a newer one. Each migration runs
 once, in order, inside one transaction, and its number is recorded in ``schema_version``. Never
-edit a migration that has shipped: append a new one.
+change what a shipped migration does: append a new one.
+
+Both backends run the same statements: write them in the portable subset (``store.connection``:
+upper-case standard types TEXT, INTEGER, BIGINT, DOUBLE, BOOLEAN, TIMESTAMP, JSON, BLOB; no
+QUALIFY, no INSERT OR REPLACE). A statement that cannot be portable is a
+``connection.Variants(duckdb=..., postgres=...)`` in the list.
 """
 from __future__ import annotations
 
@@ -397,10 +402,12 @@ MIGRATIONS.append((7, "study tables, external scores, model access", [
 MIGRATIONS.append((8, "latest response marker", [
     "ALTER TABLE responses ADD COLUMN IF NOT EXISTS is_latest BOOLEAN DEFAULT FALSE",
     """UPDATE responses SET is_latest = TRUE WHERE response_id IN (
-        SELECT r.response_id FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL
-        QUALIFY row_number() OVER (PARTITION BY u.dataset, u.model, u.condition, r.item_id,
-            CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
-            ORDER BY r.response_id DESC) = 1)""",
+        SELECT response_id FROM (
+            SELECT r.response_id, row_number() OVER (PARTITION BY u.dataset, u.model, u.condition, r.item_id,
+                CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
+                ORDER BY r.response_id DESC) AS latest_order
+            FROM responses r JOIN runs u USING (run_id) WHERE r.error IS NULL) ranked
+        WHERE latest_order = 1)""",
 ]))
 
 # Migration 13 (scoring open answers): rubric judges and blind human grading. Grades are append-only
@@ -609,3 +616,16 @@ MIGRATIONS.append((14, "people sit the exam", [
         PRIMARY KEY (session_id, respondent)
     )""",
 ]))
+
+def store_objects() -> tuple[list[str], list[str]]:
+    """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
+    (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""
+    import re
+
+    tables, sequences = ["schema_version"], []
+    for _, _, statements in MIGRATIONS:
+        for statement in statements:
+            text = statement if isinstance(statement, str) else statement.duckdb
+            for kind, name in re.findall(r"CREATE\s+(TABLE|SEQUENCE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", text, re.I):
+                (tables if kind.upper() == "TABLE" else sequences).append(name)
+    return list(dict.fromkeys(tables)), list(dict.fromkeys(sequences))

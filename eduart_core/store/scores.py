@@ -10,7 +10,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import duckdb
 import numpy as np
 import pandas as pd
 
@@ -27,6 +26,7 @@ from ..vocab import (
     STRICT_PROFILE,
     is_profile_name,
 )
+from .connection import Connection
 from .core import Store
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
 from .runs import ScoringContext, insert_frame, latest_clause, paper_input, parse_for, safe_score
@@ -47,7 +47,7 @@ def _check_readable(profile: str) -> None:
                         f"({JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC)")
 
 
-def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
+def rescore_con(con: Connection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
                 item_ids: Iterable[str] | None = None, types: Iterable[str] | None = None) -> int:
     """Recompute scores inside the caller's transaction; returns the number of score rows written."""
     profiles = _check_profiles(profiles)
@@ -57,8 +57,8 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
         """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
            FROM responses r JOIN runs u USING (run_id)
            JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
-           WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR list_contains(?, r.item_id))
-             AND (? IS NULL OR list_contains(?, i.type))""",
+           WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR r.item_id = ANY(?))
+             AND (? IS NULL OR i.type = ANY(?))""",
         [dataset, dataset, ids, ids, kinds, kinds],
     ).fetchall()
     if not rows:
@@ -92,12 +92,10 @@ def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFIL
                                        "scorer"])
     frame = frame.astype({"details": object, "scorer": object})
     # every response looked at loses its old rows, also when its item can no longer be scored
-    con.register("_rescored", pd.DataFrame({"response_id": [r[0] for r in prepared]}))
-    try:
-        con.execute("DELETE FROM scores WHERE response_id IN (SELECT response_id FROM _rescored) "
-                    "AND list_contains(?, profile)", [list(profiles)])
-    finally:
-        con.unregister("_rescored")
+    con.lock("scores")  # two rescores of the same responses take turns (each replaces the rows it saw)
+    with con.keys([r[0] for r in prepared]) as rescored:
+        con.execute(f"DELETE FROM scores WHERE response_id IN (SELECT key FROM {rescored}) AND profile = ANY(?)",
+                    [list(profiles)])
     insert_frame(con, "scores", frame, json_columns=("details",))
     return len(frame)
 
@@ -142,15 +140,13 @@ def _require_dataset(store: Store, dataset: str) -> None:
             raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
 
 
-def model_access_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
+def model_access_sql(con: Connection, alias: str = "m") -> str:
     """SQL for a model's access ('open' | 'closed' | NULL), also on a store older than that column
     (a read-only connection does not migrate)."""
-    has_access = con.execute("SELECT count(*) FROM information_schema.columns "
-                             "WHERE table_name = 'models' AND column_name = 'access'").fetchone()[0]
-    return f"{alias}.access" if has_access else "CAST(NULL AS TEXT)"
+    return f"{alias}.access" if con.has_column("models", "access") else "CAST(NULL AS TEXT)"
 
 
-def model_kind_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
+def model_kind_sql(con: Connection, alias: str = "m") -> str:
     """SQL for the kind of a model row (`models` aliased ``alias``).
 
     Why not just ``m.kind``: a read-only connection does not migrate, so a store written before
@@ -159,9 +155,7 @@ def model_kind_sql(con: duckdb.DuckDBPyConnection, alias: str = "m") -> str:
     """
     derived = (f"CASE WHEN {alias}.simulated THEN '{SIMULATED_KIND}' "
                f"WHEN {alias}.provider = 'offline' THEN '{BASELINE_KIND}' ELSE '{MODEL_KIND}' END")
-    has_kind = con.execute("SELECT count(*) FROM information_schema.columns "
-                           "WHERE table_name = 'models' AND column_name = 'kind'").fetchone()[0]
-    return f"coalesce({alias}.kind, {derived})" if has_kind else derived
+    return f"coalesce({alias}.kind, {derived})" if con.has_column("models", "kind") else derived
 
 
 SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score", "correct"]
@@ -205,16 +199,18 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
         flag = "ov.score IS NOT NULL" if use else "FALSE"
         sql = f"""
         WITH latest AS (
-            SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition
-            FROM responses r JOIN runs u USING (run_id)
-            WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL {where_rep}
-            QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) = 1
+            SELECT response_id, dataset, model_key, condition, item_id, repetition FROM (
+                SELECT r.response_id, u.dataset, u.model AS model_key, u.condition, r.item_id, {rep} AS repetition,
+                       row_number() OVER (PARTITION BY {partition} ORDER BY r.response_id DESC) AS latest_order
+                FROM responses r JOIN runs u USING (run_id)
+                WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL {where_rep}) ranked
+            WHERE latest_order = 1
         ){reviewed}
         SELECT m.display_name AS model, l.condition, l.item_id, i.type, i.language, i.has_image,
                s.profile, {score} AS score, {correct} AS correct, m.family, m.simulated, l.dataset, l.model_key,
                l.repetition, {flag} AS overridden,
-               json_extract_string(i.record, '$.task') AS task,
-               json_extract_string(i.record, '$.dimension') AS dimension,
+               i.record->>'task' AS task,
+               i.record->>'dimension' AS dimension,
                {kind} AS kind,
                s.scorer{", CAST(s.details AS TEXT) AS details" if include_details else ""}
         FROM latest l
@@ -223,7 +219,7 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
         JOIN models m ON m.model = l.model_key
         {reviewed_join}
         ORDER BY l.dataset, m.display_name, l.condition, l.item_id, l.repetition"""
-        frame = con.execute(sql, [dataset, dataset, profile]).df()
+        frame = con.frame(sql, [dataset, dataset, profile])
     for column in ("has_image", "correct", "simulated", "overridden"):
         frame[column] = frame[column].astype(bool)
     frame["score"] = frame["score"].astype(float)
@@ -276,15 +272,15 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
     from .judges import stored_judge_profiles_con
 
     latest_sql = """
-        WITH mk AS (SELECT model, (row_number() OVER (ORDER BY display_name) - 1)::INTEGER AS m FROM models),
-             ik AS (SELECT item_id, (row_number() OVER (ORDER BY item_id) - 1)::INTEGER AS i
-                    FROM items WHERE dataset = $dataset AND is_current),
-             ck AS (SELECT condition, (row_number() OVER (ORDER BY condition) - 1)::INTEGER AS c
-                    FROM (SELECT DISTINCT condition FROM runs WHERE dataset = $dataset))
+        WITH mk AS (SELECT model, CAST(row_number() OVER (ORDER BY display_name) - 1 AS INTEGER) AS m FROM models),
+             ik AS (SELECT item_id, CAST(row_number() OVER (ORDER BY item_id) - 1 AS INTEGER) AS i
+                    FROM items WHERE dataset = ? AND is_current),
+             ck AS (SELECT condition, CAST(row_number() OVER (ORDER BY condition) - 1 AS INTEGER) AS c
+                    FROM (SELECT DISTINCT condition FROM runs WHERE dataset = ?) conditions)
         SELECT r.response_id AS rid, mk.m, ck.c, ik.i
         FROM responses r JOIN runs u USING (run_id)
         JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
-        WHERE u.dataset = $dataset AND {latest}
+        WHERE u.dataset = ? AND {latest}
           AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0"""
     with store.connect(read_only=True) as con:
         if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
@@ -292,12 +288,11 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
             raise UserError(f"no dataset {dataset!r} in store {store.path} (have: {', '.join(names) or 'none'})")
         models = con.execute(f"SELECT m.model, m.display_name, m.family, m.simulated, {model_kind_sql(con)} "
                              "FROM models m ORDER BY m.display_name").fetchall()
-        items = con.execute("SELECT item_id, type, language, has_image, json_extract_string(record, '$.task'), "
-                            "json_extract_string(record, '$.dimension') FROM items WHERE dataset = ? AND is_current "
-                            "ORDER BY item_id", [dataset]).fetchall()
+        items = con.execute("SELECT item_id, type, language, has_image, record->>'task', record->>'dimension' "
+                            "FROM items WHERE dataset = ? AND is_current ORDER BY item_id", [dataset]).fetchall()
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
-        latest = con.execute(latest_sql.format(latest=latest_clause(con)), {"dataset": dataset}).fetchnumpy()
+        latest = con.numpy(latest_sql.format(latest=latest_clause(con)), [dataset] * 3)
         profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset)]
         rid = np.asarray(latest["rid"], dtype=np.int64)
         # The scores of those responses: a range scan (responses of a dataset are written together)
@@ -307,16 +302,16 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         scorers = [r[0] for r in con.execute("SELECT DISTINCT scorer FROM scores WHERE response_id BETWEEN ? AND ? "
                                              "AND scorer IS NOT NULL ORDER BY 1", span).fetchall()]
         reviewed = overrides and has_overrides_table(con)  # a store from before the review studio has none
-        score_rows = con.execute(
+        score_rows = con.numpy(
             (f"WITH ov AS ({LATEST_OVERRIDES_SQL}) " if reviewed else "")
-            + f"SELECT s.response_id, (CASE s.profile {profile_code} ELSE -1 END)::TINYINT AS profile, "
+            + f"SELECT s.response_id, CAST(CASE s.profile {profile_code} ELSE -1 END AS SMALLINT) AS profile, "
             + ("coalesce(ov.score, s.score) AS score, CASE WHEN ov.score IS NULL THEN s.correct ELSE ov.score >= 0.5 "
                "END AS correct, ov.score IS NOT NULL AS overridden, " if reviewed else
                "s.score, s.correct, FALSE AS overridden, ")
-            + "(coalesce(list_position(?::VARCHAR[], s.scorer), 0) - 1)::INTEGER AS scorer FROM scores s "
+            + "CAST(coalesce(array_position(CAST(? AS TEXT[]), s.scorer), 0) - 1 AS INTEGER) AS scorer FROM scores s "
             + ("LEFT JOIN ov ON ov.response_id = s.response_id AND ov.profile = s.profile "
                "AND ov.item_version = s.item_version AND ov.score IS NOT NULL " if reviewed else "")
-            + "WHERE s.response_id BETWEEN ? AND ?", [scorers, *span]).fetchnumpy()
+            + "WHERE s.response_id BETWEEN ? AND ?", [scorers, *span])
     order = np.lexsort((latest["i"], latest["c"], latest["m"]))  # as load_scores: model, condition, item
     codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i")}
     rid = rid[order]
@@ -447,8 +442,8 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None,
         ORDER BY r.item_id, m.display_name, u.condition, repetition, r.response_id DESC"""
     item = None if item_id is None else str(item_id)
     with store.connect(read_only=True) as con:  # the stored marker: a failed request is never the latest
-        frame = con.execute(sql.format(latest=latest_clause(con), kind=model_kind_sql(con)),
-                            [STRICT_PROFILE, PAPER_PROFILE, *extra, dataset, item, item]).df()
+        frame = con.frame(sql.format(latest=latest_clause(con), kind=model_kind_sql(con)),
+                          [STRICT_PROFILE, PAPER_PROFILE, *extra, dataset, item, item])
     for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details",
                    *(f"{p}_details" for p in extra)):
         frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],
@@ -515,25 +510,23 @@ def stats(store: Store) -> dict:
 def list_datasets(store: Store) -> pd.DataFrame:
     """Datasets with item, run, model and response counts (for pickers and the overview)."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             """SELECT d.dataset, d.title, d.kind, d.simulated, d.aggregate_only, d.description, d.created_at,
                       (SELECT count(*) FROM items i WHERE i.dataset = d.dataset AND i.is_current) AS n_items,
                       (SELECT count(*) FROM runs u WHERE u.dataset = d.dataset) AS n_runs,
                       (SELECT count(DISTINCT model) FROM runs u WHERE u.dataset = d.dataset) AS n_models,
                       (SELECT count(*) FROM responses r JOIN runs u USING (run_id)
                         WHERE u.dataset = d.dataset) AS n_responses
-               FROM datasets d ORDER BY d.dataset"""
-        ).df()
+               FROM datasets d ORDER BY d.dataset""")
 
 
 def list_models(store: Store) -> pd.DataFrame:
     """Models with their kind, runs and responses, sorted by display name."""
     with store.connect(read_only=True) as con:
-        return con.execute(
+        return con.frame(
             f"""SELECT m.model, m.display_name, m.family, m.provider, m.api_model_id, m.simulated,
                       {model_access_sql(con)} AS access,
                       {model_kind_sql(con)} AS kind, count(DISTINCT u.run_id) AS n_runs, count(r.response_id) AS n_responses,
-                      list(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
+                      array_agg(DISTINCT u.dataset ORDER BY u.dataset) FILTER (WHERE u.dataset IS NOT NULL) AS datasets
                FROM models m LEFT JOIN runs u USING (model) LEFT JOIN responses r USING (run_id)
-               GROUP BY ALL ORDER BY m.display_name"""
-        ).df()
+               GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 ORDER BY m.display_name""")

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import duckdb
 import pandas as pd
 
 from ..errors import UserError
 from ..vocab import REFERENCE_KIND, access_level
+from .connection import Connection
 from .core import Store
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
 from .runs import latest_clause
@@ -27,17 +27,13 @@ CELL_FIELDS = ("model", "column_name", "score", "printed", "unit", "table_order"
 STATEMENT_FIELDS = ("statement", "subject", "value", "source")
 
 
-def _has(con: duckdb.DuckDBPyConnection, table: str, column: str | None = None) -> bool:
+def _has(con: Connection, table: str, column: str | None = None) -> bool:
     """Whether the store has a table (or a column of it). A read-only connection does not migrate, so a
     store written before the study migration lacks these tables: it reads as holding no study data."""
-    if column is None:
-        return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                                [table]).fetchone()[0])
-    return bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
-                            "AND column_name = ?", [table, column]).fetchone()[0])
+    return con.has_table(table) if column is None else con.has_column(table, column)
 
 
-def set_model_access_con(con: duckdb.DuckDBPyConnection, model: str, access: str | None) -> None:
+def set_model_access_con(con: Connection, model: str, access: str | None) -> None:
     """Record whether a model is open or closed (any published spelling; unknown -> NULL)."""
     con.execute("UPDATE models SET access = ? WHERE model = ?", [access_level(access), model])
 
@@ -76,7 +72,7 @@ def write_study_reference(store: Store, dataset: str, title: str, description: s
     return {"models": len(models), "columns": len(columns), "cells": len(cells), "statements": len(statements)}
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, dataset: str, frame: pd.DataFrame,
+def _insert(con: Connection, table: str, dataset: str, frame: pd.DataFrame,
             fields: Iterable[str]) -> None:
     fields = list(fields)
     if frame.empty:
@@ -92,13 +88,13 @@ def read_reference_cells(store: Store, dataset: str) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         if not _has(con, "reference_cells"):
             return pd.DataFrame(columns=["model", "family", "access", *CELL_FIELDS[1:]])
-        return con.execute(
+        return con.frame(
             f"""SELECT m.display_name AS model, m.family, {model_access_sql(con)} AS access, c.column_name, c.score,
                        c.printed, c.unit, c.table_order
                FROM reference_cells c JOIN models m ON m.model = c.model
                WHERE c.dataset = ? ORDER BY c.table_order, m.display_name, c.column_name""",
             [dataset],
-        ).df()
+        )
 
 
 def read_reference_columns(store: Store, dataset: str) -> pd.DataFrame:
@@ -106,9 +102,9 @@ def read_reference_columns(store: Store, dataset: str) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         if not _has(con, "reference_columns"):
             return pd.DataFrame(columns=list(COLUMN_FIELDS))
-        return con.execute(
+        return con.frame(
             f"SELECT {', '.join(COLUMN_FIELDS)} FROM reference_columns WHERE dataset = ? "
-            "ORDER BY position NULLS LAST, column_name", [dataset]).df()
+            "ORDER BY position NULLS LAST, column_name", [dataset])
 
 
 def read_reference_statements(store: Store, dataset: str) -> pd.DataFrame:
@@ -116,9 +112,9 @@ def read_reference_statements(store: Store, dataset: str) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         if not _has(con, "reference_statements"):
             return pd.DataFrame(columns=list(STATEMENT_FIELDS))
-        return con.execute(
+        return con.frame(
             f"SELECT {', '.join(STATEMENT_FIELDS)} FROM reference_statements WHERE dataset = ? "
-            "ORDER BY statement, subject", [dataset]).df()
+            "ORDER BY statement, subject", [dataset])
 
 
 def dataset_conditions(store: Store, dataset: str) -> list[str]:
@@ -133,6 +129,7 @@ def dataset_conditions(store: Store, dataset: str) -> list[str]:
 def write_external_scores(store: Store, frame: pd.DataFrame, source: str) -> dict[str, int]:
     """Insert or replace (model, benchmark) scores; returns counts added and replaced."""
     with store.transaction() as con:
+        con.lock("external_scores")
         before = {(m, b) for m, b in con.execute("SELECT model, benchmark FROM external_scores").fetchall()}
         rows = [[str(r.model), str(r.benchmark), float(r.score), source] for r in frame.itertuples(index=False)]
         con.executemany("DELETE FROM external_scores WHERE model = ? AND benchmark = ?", [r[:2] for r in rows])
@@ -146,13 +143,12 @@ def read_external_scores(store: Store) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         if not _has(con, "external_scores"):
             return pd.DataFrame(columns=["model", "benchmark", "score", "source"])
-        return con.execute("SELECT model, benchmark, score, source FROM external_scores "
-                           "ORDER BY benchmark, model").df()
+        return con.frame("SELECT model, benchmark, score, source FROM external_scores ORDER BY benchmark, model")
 
 
 # ---------------------------------------------------------------- answers behind the study analyses
 
-def _latest(con: duckdb.DuckDBPyConnection, extra: str = "") -> str:
+def _latest(con: Connection, extra: str = "") -> str:
     """The response a statistic uses, as in `scores.load_scores`: per model x condition x item the
     latest response of repetition 0 that arrived (`runs.latest_clause`: the marker written with the
     response; a transport error is no answer and leaves the item out)."""
@@ -181,7 +177,7 @@ def load_item_scores(store: Store, dataset: str, profile: str, overrides: bool =
             JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
             {"LEFT JOIN ov ON ov.response_id = l.response_id AND ov.profile = s.profile "
              "AND ov.item_version = s.item_version AND ov.score IS NOT NULL" if reviewed else ""}"""
-        frame = con.execute(sql, [dataset, profile]).df()
+        frame = con.frame(sql, [dataset, profile])
     frame["score"] = frame["score"].astype(float)
     return frame
 
@@ -201,6 +197,6 @@ def load_answer_rows(store: Store, dataset: str, profile: str) -> pd.DataFrame:
             FROM latest l JOIN models m ON m.model = l.model_key
             LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
             ORDER BY m.display_name, l.condition, l.item_id"""
-        frame = con.execute(sql, [dataset, profile]).df()
+        frame = con.frame(sql, [dataset, profile])
     frame["score"] = frame["score"].astype(float)
     return frame

@@ -10,29 +10,31 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-import duckdb
 import pandas as pd
 
 from ..errors import UserError
+from .connection import Connection
 from .core import Store
 
 KEY_ACTIONS = ("confirm", "correct")
 
 
-def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [table]).fetchone()[0])
+def _has(con: Connection, table: str) -> bool:
+    return con.has_table(table)
 
 
 _CHOICES_SQL = """
-    SELECT m.display_name AS model, u.condition, r.item_id, CAST(r.parsed_answers AS TEXT) AS answers
-    FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
-    JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
-    WHERE u.dataset = ? AND r.error IS NULL
-      AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
-      AND (? IS NULL OR list_contains(?, i.type)) AND (? IS NULL OR u.condition = ?)
-      AND (? IS NULL OR r.item_id = ?)
-    QUALIFY row_number() OVER (PARTITION BY u.model, u.condition, r.item_id ORDER BY r.response_id DESC) = 1
+    SELECT model, condition, item_id, answers FROM (
+        SELECT m.display_name AS model, u.condition, r.item_id, CAST(r.parsed_answers AS TEXT) AS answers,
+               row_number() OVER (PARTITION BY u.model, u.condition, r.item_id ORDER BY r.response_id DESC)
+                   AS latest_order
+        FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
+        JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
+        WHERE u.dataset = ? AND r.error IS NULL
+          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
+          AND (? IS NULL OR i.type = ANY(?)) AND (? IS NULL OR u.condition = ?)
+          AND (? IS NULL OR r.item_id = ?)) ranked
+    WHERE latest_order = 1
     ORDER BY 1, 2, 3"""
 
 
@@ -47,10 +49,10 @@ def load_choices(store: Store, dataset: str, types: tuple[str, ...] | None = Non
         return _choices_con(con, dataset, types, condition, item_id)
 
 
-def _choices_con(con: duckdb.DuckDBPyConnection, dataset: str, types: tuple[str, ...] | None,
+def _choices_con(con: Connection, dataset: str, types: tuple[str, ...] | None,
                  condition: str | None, item_id: str | None) -> pd.DataFrame:
     kinds = list(types) if types is not None else None
-    frame = con.execute(_CHOICES_SQL, [dataset, kinds, kinds, condition, condition, item_id, item_id]).df()
+    frame = con.frame(_CHOICES_SQL, [dataset, kinds, kinds, condition, condition, item_id, item_id])
     frame["answers"] = pd.Series([json.loads(v) if isinstance(v, str) else None for v in frame["answers"]],
                                  dtype=object, index=frame.index)
     return frame
@@ -74,6 +76,7 @@ def raise_flags(store: Store, dataset: str, rows: Iterable[dict]) -> int:
                 raise UserError(f"a key flag needs {key}")
     added = 0
     with store.transaction() as con:
+        con.lock(f"key_flags:{dataset}")  # "not repeated" holds for two analyses raising flags at once
         for row in rows:
             exists = con.execute("SELECT 1 FROM key_flags WHERE dataset = ? AND item_id = ? AND item_version = ? "
                                  "AND source = ? AND reason = ?",
@@ -92,11 +95,11 @@ def raise_flags(store: Store, dataset: str, rows: Iterable[dict]) -> int:
 _FLAG_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "raised_at"]
 
 
-def _stored_flags_con(con: duckdb.DuckDBPyConnection, dataset: str) -> pd.DataFrame:
+def _stored_flags_con(con: Connection, dataset: str) -> pd.DataFrame:
     if not _has(con, "key_flags"):
         return pd.DataFrame(columns=_FLAG_COLUMNS)
-    return con.execute(f"SELECT {', '.join(_FLAG_COLUMNS)} FROM key_flags WHERE dataset = ? ORDER BY flag_id",
-                       [dataset]).df()
+    return con.frame(f"SELECT {', '.join(_FLAG_COLUMNS)} FROM key_flags WHERE dataset = ? ORDER BY flag_id",
+                     [dataset])
 
 
 def add_key_review(store: Store, dataset: str, item_id: str, item_version: int, action: str, reviewer: str,
@@ -127,13 +130,13 @@ def load_key_reviews(store: Store, dataset: str, item_id: str | None = None) -> 
         return _key_reviews_con(con, dataset, item_id)
 
 
-def _key_reviews_con(con: duckdb.DuckDBPyConnection, dataset: str, item_id: str | None) -> pd.DataFrame:
+def _key_reviews_con(con: Connection, dataset: str, item_id: str | None) -> pd.DataFrame:
     if not _has(con, "key_reviews"):
         return pd.DataFrame(columns=_REVIEW_COLUMNS)
-    frame = con.execute(
+    frame = con.frame(
         "SELECT review_id, item_id, item_version, action, reviewer, note, CAST(flags AS TEXT) AS flags, "
-        "new_version, decided_at, actor_subject, actor_provider, actor_name FROM key_reviews WHERE dataset = ? AND (? IS NULL OR item_id = ?) "
-        "ORDER BY review_id", [dataset, item_id, item_id]).df()
+        "new_version, decided_at, actor_subject, actor_provider, actor_name FROM key_reviews WHERE dataset = ? "
+        "AND (? IS NULL OR item_id = ?) ORDER BY review_id", [dataset, item_id, item_id])
     frame["flags"] = pd.Series([json.loads(v) if isinstance(v, str) else [] for v in frame["flags"]],
                                dtype=object, index=frame.index)
     frame["note"] = pd.Series([None if not isinstance(v, str) else v for v in frame["note"]], dtype=object,

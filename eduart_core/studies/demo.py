@@ -39,7 +39,7 @@ def _in_turn_order(records: list[dict]) -> list[dict]:
 def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyModel, ...] = STUDY_MODELS,
                    respond_fn=respond) -> dict:
     """Every model answers every current item of ``dataset`` once (default condition); idempotent."""
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con
+    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
     from ..store.studies import set_model_access_con
 
     created, stored = 0, 0
@@ -64,9 +64,7 @@ def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyMod
                              "input_tokens": 300 + len(str(record.get("question_text") or "")) // 4,
                              "output_tokens": max(1, len(raw) // 4), "latency_s": 0.5, "image_sent": True})
             stored += add_responses_con(con, run_id, rows, items=items)
-            con.execute("UPDATE runs SET finished_at = current_timestamp, input_tokens = ?, output_tokens = ? "
-                        "WHERE run_id = ?", [sum(r["input_tokens"] for r in rows),
-                                             sum(r["output_tokens"] for r in rows), run_id])
+            set_run_tokens_con(con, run_id, sum(r["input_tokens"] for r in rows), sum(r["output_tokens"] for r in rows))
             created += 1
     return {"runs": created, "responses": stored}
 

@@ -20,8 +20,23 @@ import pandas as pd
 
 from ..errors import UserError
 from ..selection import Selection
-from ..store import StoreConflictError, StoreError, StoreLockedError
-from . import explorer, formats, humans, irt, items, judges, psychometrics, report, results, review, runs, studies, team
+from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
+from . import (
+    explorer,
+    formats,
+    humans,
+    irt,
+    irt_checks,
+    items,
+    judges,
+    psychometrics,
+    report,
+    results,
+    review,
+    runs,
+    studies,
+    team,
+)
 from ._base import (
     DatasetFlags,
     EmptySelection,
@@ -42,7 +57,7 @@ from ._base import (
 )
 from .explorer import latest_responses
 from .humans import comparison_selection
-from .irt import irt_fit
+from .irt import SUMMARY_ROW, irt_default_model, irt_fit
 from .items import dataset_glance, item_detail, item_responses, item_texts
 from .judges import judge_gate, profile_choices, profile_label, profile_warning
 from .labels import data_label
@@ -102,6 +117,11 @@ _SPECS = (
     ViewSpec("irt_information", irt.irt_information, "Psychometrics, IRT tab: test information curves per format"),
     ViewSpec("irt_wright_map", irt.irt_wright_map, "Psychometrics, IRT tab: Wright map"),
     ViewSpec("irt_item_curve", irt.irt_item_curve, "Item inspector: item characteristic curve (option item=<id>)"),
+    ViewSpec("irt_category_information", irt.irt_category_information, "Psychometrics, IRT tab: information per score level"),
+    ViewSpec("irt_item_fit", irt_checks.irt_item_fit, "Psychometrics, IRT tab: item fit (infit, outfit, S-X2) and misfit flags"),
+    ViewSpec("irt_person_fit", irt_checks.irt_person_fit, "Psychometrics, IRT tab: person fit (lz, infit, outfit), invalid answers"),
+    ViewSpec("irt_model_comparison", irt_checks.irt_model_comparison, "Psychometrics, IRT tab and report: SE gain over the 0.5 rule"),
+    ViewSpec("irt_residuals", irt_checks.irt_residuals, "Item inspector: one examinee's unexpected answers (aberrant filter)"),
     ViewSpec("distractors", irt.distractors, "Psychometrics, Distractors tab: option shares, r_pb and flags"),
     ViewSpec("dif", irt.dif, "Psychometrics, DIF tab: Mantel-Haenszel and logistic-regression DIF between conditions"),
     ViewSpec("parallel_contrasts", irt.parallel_contrasts, "Psychometrics, DIF tab: paired contrasts of parallel forms"),
@@ -177,13 +197,14 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 __all__ = [
     "VIEWS", "ViewSpec", "run_view",
     "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "StoreConflictError", "StoreError",
-    "StoreLockedError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
+    "StoreLockedError", "StoreUnavailableError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
     "page_extractions", "batch_jobs", "runnable_datasets", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label",
+    "SUMMARY_ROW", "irt_default_model",
     "judge_gate", "profile_choices", "profile_label", "profile_warning",
 ]
 __all__ += [spec.fn.__name__ for spec in _SPECS]

@@ -38,7 +38,8 @@ class EmptySelection(UserError):
 
 @dataclass(frozen=True)
 class Source:
-    """A store file at one data version: what every cached value is computed from."""
+    """A store (a file path or a database URL without its password) at one data version: what every
+    cached value is computed from."""
 
     path: str
     version: int
@@ -55,7 +56,8 @@ class Source:
 
 
 def store_path() -> str:
-    """The store the app and the CLI use when none is named: $EDUART_DB, else data/eduart.duckdb."""
+    """The store the app and the CLI use when none is named: $EDUART_DATABASE_URL (shown without its
+    password), $EDUART_DB, else data/eduart.duckdb."""
     return str(default_db_path())
 
 

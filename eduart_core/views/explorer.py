@@ -13,7 +13,7 @@ import pandas as pd
 from .. import analysis, display
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import PROFILES
+from ..vocab import EXAMINEES_MODELS, PROFILES
 from ._base import EmptySelection, Source, baseline_models, cached, items, selected_scores
 from .items import item_list
 
@@ -57,11 +57,14 @@ def item_flags(src: Source, sel: Selection, profiles: bool = True) -> pd.DataFra
 
 
 @cached()
-def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "") -> pd.DataFrame:
-    """The inspector's item list with the filter counts, kept by a quick filter and a search (options: filter, search).
+def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "",
+                   examinee: str = "") -> pd.DataFrame:
+    """The inspector's item list with the filter counts, kept by a quick filter and a search (options: filter, search, examinee).
 
     Filters: see `analysis.ITEM_FILTERS` (`show --list` names them). Items nobody has answered are
-    listed (their counts are 0).
+    listed (their counts are 0). ``aberrant`` keeps the items where one examinee's answer is
+    unexpected under the default IRT model fitted to the models of the selected condition
+    (``examinee``: a model; the one with the lowest lz by default), most surprising first.
     """
     if filter not in analysis.ITEM_FILTERS:
         raise UserError(f"unknown filter {filter!r}; use one of {', '.join(analysis.ITEM_FILTERS)}")
@@ -74,17 +77,24 @@ def explorer_items(src: Source, sel: Selection, filter: str = analysis.EVERY_ITE
     for column in _FLAG_COLUMNS[:-1]:
         table[column] = table[column].fillna(0).astype(int)
     table["baseline_only_right"] = table["baseline_only_right"].astype("boolean").fillna(False).astype(bool)
-    return analysis.filter_items(table, filter, search).reset_index(drop=True)
+    if filter == analysis.ABERRANT:
+        from .irt_checks import irt_residuals
+
+        table = analysis.mark_unexpected(table, irt_residuals(src, sel, examinee=examinee, examinees=EXAMINEES_MODELS))
+    kept = analysis.filter_items(table, filter, search).reset_index(drop=True)
+    kept.attrs.update(table.attrs)
+    return kept
 
 
 @cached()
-def failure_matrix(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "") -> pd.DataFrame:
-    """Right / partial / wrong for every item x model x condition of the explorer's list (options: filter, search).
+def failure_matrix(src: Source, sel: Selection, filter: str = analysis.EVERY_ITEM, search: str = "",
+                   examinee: str = "") -> pd.DataFrame:
+    """Right / partial / wrong for every item x model x condition of the explorer's list (options: filter, search, examinee).
 
     Both conditions, the selected profile and models; right = score 1, partial = between, wrong = 0.
     Baseline models are marked too (as references), whatever the selection's baselines switch.
     """
-    listed = explorer_items(src, sel, filter=filter, search=search)["item_id"]
+    listed = explorer_items(src, sel, filter=filter, search=search, examinee=examinee)["item_id"]
     frame = _both_conditions(src, _with_baselines(src, sel))
     if frame is None:
         return pd.DataFrame(columns=["item_id", "model", "condition", "score", "correct", "state"])

@@ -3,31 +3,50 @@ distractors, DIF between the conditions, and paired contrasts of parallel item f
 
 Examinees are chosen as in CTT (`vocab.EXAMINEE_SETS`: the models of the selected condition, or
 the model x condition pairs); DIF always uses the pairs (its groups are the conditions). Every
-frame carries an ``n_examinees`` column: the panel size each number rests on, so a script that
-reads `show` output sees it as the page does. The IRT fit is cached once per selection, model and
-examinee set, and every IRT view reads that one fit.
+frame carries a ``panel_size`` column: the panel size each number rests on, so a script that
+reads `show` output sees it as the page does; the IRT frames also carry ``irt_model`` and
+``se_method`` columns. The IRT model option defaults to ``auto``: the
+partial credit model for a dataset with partial-credit formats (each item's part count comes from
+its format, `formats.score_parts`), else Rasch. The IRT fit is cached once per selection, model
+and examinee set, and every IRT view (here and in `views.irt_checks`) reads that one fit.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..analysis import irt as irt_analysis
 from ..analysis.dif import DEFAULT_STRATA, dif_analysis
 from ..analysis.distractors import distractor_analysis, option_keys
-from ..analysis.irt_curves import ability_ranking, information_at, information_curves, item_curve, wright_map
+from ..analysis.irt_curves import (
+    ability_ranking,
+    category_information_curves,
+    information_at,
+    information_curves,
+    item_curve,
+    wright_map,
+)
+from ..analysis.irt_pcm import fit_model, has_partial_credit
 from ..analysis.parallel import parallel_contrasts as paired_contrasts
 from ..errors import UserError
+from ..formats import score_parts
 from ..selection import Selection
 from ..vocab import (
     DEFAULT_CONDITION,
     EXAMINEE_SETS,
     EXAMINEES_MODELS_CONDITIONS,
+    IRT_AUTO,
     IRT_MODELS,
+    IRT_PCM,
     IRT_RASCH,
+    IRT_SHORT_NAMES,
     MOTIVATION_CONDITION,
     OPTION_FORMATS,
 )
 from ._base import EmptySelection, Source, cached, items, selected_scores
+
+#: The ``row`` of an examinee in `irt_abilities`, and of its closing summary row.
+EXAMINEE_ROW, SUMMARY_ROW = "examinee", "summary"
 
 
 def _examinee_rows(src: Source, sel: Selection, examinees: str) -> pd.DataFrame:
@@ -37,66 +56,123 @@ def _examinee_rows(src: Source, sel: Selection, examinees: str) -> pd.DataFrame:
 
 
 def _check_model(model: str) -> None:
-    if model not in IRT_MODELS:
-        raise UserError(f"unknown IRT model {model!r}; use one of {', '.join(IRT_MODELS)}")
+    if model != IRT_AUTO and model not in IRT_MODELS:
+        raise UserError(f"unknown IRT model {model!r}; use one of {', '.join([IRT_AUTO, *IRT_MODELS])}")
+
+
+#: Provenance of an IRT fit that every row carries as a column (beside ``panel_size``), so a row of
+#: `show` output read alone still says which model and which standard errors it comes from.
+ROW_PROVENANCE = ("irt_model", "se_method")
 
 
 def _labelled(frame: pd.DataFrame, panel_size: int, **extra: object) -> pd.DataFrame:
-    """The frame with its panel size as a column (and attrs) for pages, reports and `show`."""
+    """The frame with its panel size (and, for an IRT fit, `ROW_PROVENANCE`) as columns, and attrs, for
+    pages, reports and `show`."""
     out = frame.copy()
     out["panel_size"] = int(panel_size)
+    for name in ROW_PROVENANCE:
+        if name in extra and name not in out.columns:
+            out[name] = extra[name]
     out.attrs.update(frame.attrs)
     out.attrs.update(extra)
     out.attrs["n_examinees"] = int(panel_size)
     return out
 
 
+@cached(maxsize=8)
+def score_parts_of(src: Source, dataset: str) -> dict[str, int]:
+    """item_id -> how many parts earn credit on their own (its format's `score_parts`)."""
+    catalogue = items(src, dataset)
+    return {str(i): score_parts(r) for i, r in zip(catalogue["item_id"], catalogue["record"]) if isinstance(r, dict)}
+
+
+def irt_default_model(src: Source, sel: Selection) -> str:
+    """The model ``auto`` stands for: the PCM when the dataset has partial-credit items, else Rasch."""
+    return IRT_PCM if has_partial_credit(score_parts_of(src, sel.dataset)) else IRT_RASCH
+
+
+def resolve_model(src: Source, sel: Selection, model: str) -> str:
+    """The model a ``model`` option names (``auto``: `irt_default_model`)."""
+    _check_model(model)
+    return irt_default_model(src, sel) if model == IRT_AUTO else model
+
+
 @cached(maxsize=16)
-def irt_fit(src: Source, sel: Selection, model: str = IRT_RASCH,
+def _fit(src: Source, sel: Selection, model: str, examinees: str) -> irt_analysis.IrtFit:
+    return fit_model(_examinee_rows(src, sel, examinees), model, score_parts_of(src, sel.dataset))
+
+
+def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
             examinees: str = EXAMINEES_MODELS_CONDITIONS) -> irt_analysis.IrtFit:
     """The fitted model behind every IRT view (not a table: the views below are its tables)."""
-    _check_model(model)
-    return irt_analysis.fit_irt(_examinee_rows(src, sel, examinees), model)
+    return _fit(src, sel, resolve_model(src, sel, model), examinees)
 
 
-def irt_items(src: Source, sel: Selection, model: str = IRT_RASCH,
+def irt_panel(src: Source, sel: Selection, model: str = IRT_AUTO,
+              examinees: str = EXAMINEES_MODELS_CONDITIONS) -> dict[str, object]:
+    """The fit's provenance plus the sentences every IRT view is shown with (model, panel, SE method, why this model)."""
+    fit = irt_fit(src, sel, model, examinees)
+    label = IRT_MODELS[fit.model]
+    chosen = (f"{IRT_SHORT_NAMES[fit.model]}: the default for this dataset "
+              + ("(it has partial-credit formats)" if fit.model == IRT_PCM else "(no item earns partial credit)")
+              if model == IRT_AUTO else f"{IRT_SHORT_NAMES[fit.model]}: chosen")
+    return {**fit.panel(), "model_label": label, "model_choice": chosen, "requested_model": model,
+            "warning": irt_analysis.panel_warning(fit.n_examinees, fit.model)}
+
+
+def irt_items(src: Source, sel: Selection, model: str = IRT_AUTO,
               examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """Per item: difficulty and SE, discrimination (2PL), information at the mean ability, status (options: model, examinees)."""
+    """Per item: difficulty (location) and SE, discrimination (2PL, GPCM), thresholds with SEs, information at the mean ability, status (options: model, examinees)."""
     fit = irt_fit(src, sel, model, examinees)
     mean_ability = float(fit.abilities["ability"].mean())
     frame = fit.items.assign(information_at_mean=information_at(fit.items, mean_ability))
-    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **_panel(fit))
+    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **irt_panel(src, sel, model, examinees))
 
 
-def _panel(fit: irt_analysis.IrtFit) -> dict[str, object]:
-    """The fit's provenance plus the sentence every IRT view is shown with."""
-    return {**fit.panel(), "warning": irt_analysis.panel_warning(fit.n_examinees)}
-
-
-def irt_abilities(src: Source, sel: Selection, model: str = IRT_RASCH,
+def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """Examinee abilities (EAP) with 95% intervals, ranked, with the ranks each could hold and who it ties with."""
+    """Examinee abilities (EAP) with SEs and 95% intervals, ranked (ranks each could hold, ties); a last summary row gives the fitted ability SD.
+
+    The summary row (``row`` = "summary") holds the mean ability, the mean SE and, in
+    ``ability_sd``, the spread of abilities the model estimated (the SD of the latent distribution).
+    """
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(ability_ranking(fit.abilities), fit.n_examinees, **_panel(fit))
+    ranked = ability_ranking(fit.abilities).assign(row=EXAMINEE_ROW, ability_sd=np.nan)
+    summary = {"row": SUMMARY_ROW, "examinee": f"All {len(ranked)} examinees", "ability": ranked["ability"].mean(),
+               "ability_se": ranked["ability_se"].mean(), "ability_sd": fit.latent_sd}
+    frame = pd.concat([ranked, pd.DataFrame([summary])], ignore_index=True)
+    for column in ("rank", "rank_best", "rank_worst", "n_tied", "n_right", "n_items"):
+        frame[column] = frame[column].astype("Int64")
+    return _labelled(frame, fit.n_examinees, mean_ability_se=float(ranked["ability_se"].mean()),
+                     sd_of_estimates=float(ranked["ability"].std(ddof=1)) if len(ranked) > 1 else float("nan"),
+                     **irt_panel(src, sel, model, examinees))
 
 
-def irt_information(src: Source, sel: Selection, model: str = IRT_RASCH,
+def irt_information(src: Source, sel: Selection, model: str = IRT_AUTO,
                     examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
     """Test information along the ability scale per format and for all items (information curves)."""
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **_panel(fit))
+    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **irt_panel(src, sel, model, examinees))
 
 
-def irt_wright_map(src: Source, sel: Selection, model: str = IRT_RASCH,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """Examinee abilities and item difficulties on one logit scale (Wright map)."""
+def irt_category_information(src: Source, sel: Selection, model: str = IRT_AUTO,
+                             examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+    """Per format and score level: the information carried through that level along the ability scale (category information)."""
     fit = irt_fit(src, sel, model, examinees)
-    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **_panel(fit))
+    return _labelled(category_information_curves(fit.items, fit.latent_sd), fit.n_examinees,
+                     **irt_panel(src, sel, model, examinees))
 
 
-def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT_RASCH,
+def irt_wright_map(src: Source, sel: Selection, model: str = IRT_AUTO,
                    examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """One item's characteristic curve and information (option item=<id>; the first fitted item by default)."""
+    """Examinee abilities, item locations and category thresholds on one logit scale (Wright map)."""
+    fit = irt_fit(src, sel, model, examinees)
+    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **irt_panel(src, sel, model, examinees))
+
+
+def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT_AUTO,
+                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+    """One item's characteristic curve, level probabilities (partial credit) and information (option item=<id>; the first fitted item by default)."""
     fit = irt_fit(src, sel, model, examinees)
     fitted = fit.items[fit.items["informative"]]
     if not item:
@@ -107,7 +183,7 @@ def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT
     if row.empty:
         raise EmptySelection(f"No item {item!r} in the selection.")
     curve = item_curve(fit.items, item, fit.latent_sd)
-    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **_panel(fit))
+    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **irt_panel(src, sel, model, examinees))
 
 
 @cached(maxsize=8)
@@ -145,5 +221,6 @@ def parallel_contrasts(src: Source, sel: Selection, examinees: str = EXAMINEES_M
     return _labelled(table, table.attrs["n_examinees"])
 
 
-__all__ = ["dif", "distractors", "irt_abilities", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
-           "irt_wright_map", "parallel_contrasts"]
+__all__ = ["EXAMINEE_ROW", "SUMMARY_ROW", "dif", "distractors", "irt_abilities",
+           "irt_category_information", "irt_default_model", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
+           "irt_panel", "irt_wright_map", "parallel_contrasts", "resolve_model", "score_parts_of"]

@@ -1,0 +1,149 @@
+"""A throw-away PostgreSQL server in a temporary folder, for the team benchmark and the tests.
+
+Why our own: the benchmarks and tests need a real server without touching any installed one.
+The Debian ``postgresql`` package provides the binaries (``/usr/lib/postgresql/<n>/bin``, or
+``$EDUART_PG_BIN``); the server gets a new cluster in a temp dir, listens on a free 127.0.0.1
+port, keeps its socket in that dir, and uses password authentication over TCP so a wrong
+password fails as it would on a team server. ``initdb`` refuses to run as root: as root the
+cluster belongs to the ``postgres`` user and the commands run through ``runuser``.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+SERVER_USER = "postgres"
+
+
+def pg_bin() -> Path | None:
+    """The folder with initdb and pg_ctl ($EDUART_PG_BIN, else the newest Debian one); None without."""
+    env = os.environ.get("EDUART_PG_BIN")
+    candidates = [Path(env)] if env else sorted(Path("/usr/lib/postgresql").glob("*/bin"),
+                                                key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+                                                reverse=True)
+    for folder in candidates:
+        if (folder / "initdb").is_file() and (folder / "pg_ctl").is_file():
+            return folder
+    return None
+
+
+def missing_reason() -> str | None:
+    """Why no temporary server can be started here, or None when one can."""
+    if pg_bin() is None:
+        return "PostgreSQL server binaries not found (apt-get install postgresql, or set EDUART_PG_BIN)"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam(SERVER_USER)
+        except KeyError:
+            return f"running as root and there is no {SERVER_USER!r} user to run the server as"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class TempPostgres:
+    """initdb + pg_ctl in a temp dir; ``url(database)`` names a database on it.
+
+    ``durable=False`` turns fsync and synchronous commit off (tests: faster, and only the server's
+    own crash could lose data, which no test provokes); the benchmark keeps the defaults.
+    """
+
+    def __init__(self, durable: bool = True, password: str | None = None):
+        self.durable = durable
+        self.password = password or secrets.token_hex(8)
+        self.user = SERVER_USER
+        self.port = free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="eduart-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.bin = pg_bin()
+        self._as_other = os.geteuid() == 0
+
+    # ------------------------------------------------------------------ lifecycle
+    def _run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
+        command = list(argv)
+        if self._as_other:
+            command = ["runuser", "-u", SERVER_USER, "--", *command]
+        return subprocess.run(command, check=check, capture_output=True, text=True, cwd=self.root)
+
+    def start(self) -> TempPostgres:
+        reason = missing_reason()
+        if reason:
+            raise RuntimeError(reason)
+        if self._as_other:
+            info = pwd.getpwnam(SERVER_USER)
+            os.chown(self.root, info.pw_uid, info.pw_gid)
+        pwfile = self.root / "pw"
+        pwfile.write_text(self.password + "\n")
+        if self._as_other:
+            os.chown(pwfile, pwd.getpwnam(SERVER_USER).pw_uid, -1)
+        try:
+            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", self.user, "--pwfile", str(pwfile),
+                      "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8",
+                      "--no-sync")
+        finally:
+            pwfile.unlink(missing_ok=True)
+        options = [f"-p {self.port}", f"-k {self.root}", "-c listen_addresses=127.0.0.1", "-c max_connections=200",
+                   "-c shared_buffers=128MB"]
+        if not self.durable:
+            options += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
+        self._pg_ctl("start", "-o", " ".join(options))
+        return self
+
+    def _pg_ctl(self, action: str, *extra: str) -> None:
+        done = self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                         *extra, action, check=False)
+        if done.returncode != 0:
+            tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+            raise RuntimeError(f"pg_ctl {action} failed: {done.stderr.strip() or done.stdout.strip()}\n{tail}")
+
+    def stop(self, mode: str = "fast") -> None:
+        if self.data.exists():
+            self._pg_ctl("stop", "-m", mode)
+
+    def restart(self) -> None:
+        """Stop (fast: disconnects every client) and start again on the same port."""
+        self._pg_ctl("restart", "-m", "fast")
+
+    def cleanup(self) -> None:
+        try:
+            self.stop()
+        except RuntimeError:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> TempPostgres:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
+
+    # ------------------------------------------------------------------ databases
+    def url(self, database: str = "postgres", password: str | None = None) -> str:
+        return f"postgresql://{self.user}:{password or self.password}@127.0.0.1:{self.port}/{database}"
+
+    def sql(self, statement: str) -> None:
+        """Run one statement as the superuser over the local socket (no password)."""
+        import psycopg
+
+        with psycopg.connect(host=str(self.root), port=self.port, user=self.user, dbname="postgres",
+                             autocommit=True) as con:
+            con.execute(statement)
+
+    def create_database(self, name: str, template: str | None = None) -> str:
+        """A new database (copied from ``template`` when given); returns its URL."""
+        self.sql(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+        return self.url(name)
+
+    def drop_database(self, name: str) -> None:
+        self.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
