@@ -86,11 +86,13 @@ def test_leaderboard_json_equals_the_overview_page(demo_db, monkeypatch):
 
 #: Views whose rows come from baseline models: run on the demo store after a chance run.
 BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
+#: Views of the launches next to a store: the chance store has one (its `run --model chance`).
+LAUNCH_VIEWS = {"launch_progress"}
 
 
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
-    db = chance_db if name in BASELINE_VIEWS else demo_db
+    db = chance_db if name in BASELINE_VIEWS | LAUNCH_VIEWS else demo_db
     dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
     rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"

@@ -99,7 +99,7 @@ from .results import (
     type_scores,
 )
 from .review import review_agreement, review_queue, suspect_keys
-from .runs import batch_jobs, runs
+from .runs import batch_jobs, launch_progress, runs
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import (
     ItemPicture,
@@ -188,6 +188,8 @@ _SPECS = (
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
+    ViewSpec("launch_progress", launch_progress,
+             "Runs, running now: a bar per model (by=provider: each provider's rate and limits)"),
     ViewSpec("numeric_errors", numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
                                                "off-by-one rate"),
     ViewSpec("part_accuracy", part_accuracy, "Tasks and dimensions: accuracy per part of multi-part answers"),
@@ -231,6 +233,7 @@ __all__ = [
     "item_changes", "item_detail", "item_flags", "item_lengths", "item_level", "item_list", "item_metadata",
     "item_picture", "item_responses", "item_statistics", "item_texts", "ItemLevelUnavailable", "ItemPicture",
     "items_by_format", "items_by_image", "items_by_language", "key_findings", "languages", "latest_responses",
+    "launch_progress",
     "leaderboard", "mcq_by_language", "mcq_vs_macro", "model_comparison", "models", "models_with_data",
     "motivation", "motivation_by_model_type", "motivation_by_type", "numeric_errors", "parallel_contrasts",
     "part_accuracy", "profile_examples", "profile_impact", "provenance", "published_setting", "regression",
