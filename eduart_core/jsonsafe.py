@@ -10,10 +10,12 @@ or record, names it, and imports the rest.
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +41,8 @@ def _reject_constant(name: str) -> Any:
     raise _Rejected(f"{name} is not a number JSON allows")
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Rejected(f"number {text} is out of range")
-    return value
-
-
 #: One decoder for every call (``json.loads`` with options builds a new decoder and scanner each time).
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _path(parent: str, key: Any) -> str:
@@ -59,11 +54,12 @@ def _path(parent: str, key: Any) -> str:
 #: A lone surrogate can only come from a ``\\uD800``-``\\uDFFF`` escape (UTF-8 bytes cannot hold one).
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
-#: An integer beyond 64 bits has at least 19 digits: every digit becomes "0", everything else a
-#: space, and a run of 19 zeros is looked for (two passes in C, much faster than a regex).
-_DIGITS_AS_ZEROS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
-_NINETEEN_DIGITS = b"0" * 19
-_LONG_DIGITS_TEXT = re.compile(r"[0-9]{19}")
+#: An integer beyond 64 bits has at least 19 digits, and a float beyond range an exponent of three
+#: digits: the text is mapped (digits to "0", e/E to "e", signs to "+", anything else to a space)
+#: and searched for those shapes (a few passes in C, much faster than a regex).
+_NUMBER_SHAPES = bytes(48 if 48 <= i <= 57 else 101 if i in (69, 101) else 43 if i in (43, 45) else 32
+                       for i in range(256))
+_LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}|[eE][+-]?[0-9]{3}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -83,17 +79,19 @@ def might_fail_check(data: bytes | str, max_text: int, max_depth: int = MAX_JSON
     Why: almost every file is fine, and a few scans of its text in C prove it without looking at
     a single parsed node. No string can be longer than the text; nesting cannot be deeper than
     the number of opening brackets; a lone surrogate needs a ``\\uD8xx``-``\\uDFxx`` escape (or,
-    in a ``str``, the character itself); an integer out of range needs 19 digits in a row.
-    Non-finite numbers never get this far (the parser refuses them). True only means "walk the
-    value".
+    in a ``str``, the character itself); an integer out of range needs 19 digits in a row, and a
+    float that overflows to infinity an exponent of three digits (``NaN`` and ``Infinity`` never
+    get this far: the parser refuses them). True only means "walk the value".
     """
     if len(data) > max_text:
         return True
     if isinstance(data, bytes):
-        return (data.count(b"[") + data.count(b"{") > max_depth or _SURROGATE_ESCAPE.search(data) is not None
-                or data.translate(_DIGITS_AS_ZEROS).find(_NINETEEN_DIGITS) >= 0)
+        if data.count(b"[") + data.count(b"{") > max_depth or _SURROGATE_ESCAPE.search(data) is not None:
+            return True
+        shapes = data.translate(_NUMBER_SHAPES)
+        return b"0" * 19 in shapes or b"e000" in shapes or b"e+000" in shapes
     return (data.count("[") + data.count("{") > max_depth or _SURROGATE_ESCAPE_TEXT.search(data) is not None
-            or _bad_text(data) or _LONG_DIGITS_TEXT.search(data) is not None)
+            or _bad_text(data) or _LONG_NUMBER_TEXT.search(data) is not None)
 
 
 def _leaf_problem(node: Any, max_text: int) -> bool:
@@ -259,20 +257,32 @@ def check_file_size(path: Path) -> int:
 
 def read_bytes(path: Path | str, max_bytes: int | None = None) -> bytes:
     """The bytes of ``path``, read once, after the size check on the open file (one ``open``, one
-    ``fstat``, one ``read``); ``BadInput`` naming the cause otherwise. ``max_bytes`` defaults to
-    EDUART_MAX_FILE_MB (an importer reads it once and passes it for every file)."""
+    ``fstat``, reads up to the end: no Python file object, no buffer larger than the file);
+    ``BadInput`` naming the cause otherwise. ``max_bytes`` defaults to EDUART_MAX_FILE_MB (an
+    importer reads it once and passes it for every file)."""
     max_bytes = int_limit("max_file_bytes") if max_bytes is None else max_bytes
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            size = info.st_size
             if size > max_bytes:
                 raise _too_big(size)
-            data = handle.read(size + 1)  # a buffer of the file's size, not of the limit's
-            if len(data) > size:  # it grew after the fstat: read on, up to just over the limit
-                data += handle.read(max_bytes + 1 - len(data))
+            chunks, total = [], 0
+            while total <= max_bytes:  # a file that grows after the fstat is read on, to just over the limit
+                chunk = os.read(fd, min(max_bytes + 1, max(size + 1, total + 65536)) - total)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise BadInput(f"cannot read: {os_cause(exc)}") from None
-    if len(data) > max_bytes:  # it grew while we read
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if len(data) > max_bytes:
         raise _too_big(len(data))
     return data
 

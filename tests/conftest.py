@@ -1,9 +1,38 @@
-"""Shared fixtures: every test store lives in its own tmp folder."""
+"""Shared fixtures, and the rules that keep the suite fast and its tests independent.
+
+Fixture rules (read before adding a fixture or a test that needs a store):
+
+- Every test store lives in its own tmp folder: ``store_path`` / ``store`` give an empty store
+  for one test. ``_isolate_env`` (automatic) points ``EDUART_DB`` into the test's tmp folder and
+  removes provider keys, so no test reads the user's store or real credentials.
+- The demo store is built by the demo builder once per test process (``demo_kit``) and copied:
+  ``demo_db`` is one copy shared by the whole session and is **read-only** (never write to it,
+  never run a command that writes to it); a test that writes takes ``demo_copy`` (its own copy,
+  a file copy in well under a second). ``chance_db`` is the demo after
+  ``run --model chance --condition both``, also shared and read-only. A module that needs its own
+  demo store (a browser server, a report with changed data) calls ``build_dashboard_store(path)``,
+  which copies too: never call ``build_demo`` on a full store in a test unless the test is about
+  the builder itself.
+- Heavy fixtures are shared at the widest scope that stays read-only (session for stores, module
+  for servers and browsers); a fixture that yields something writable is function-scoped.
+- With pytest-xdist (the default command runs two workers, ``-n 2 --dist loadfile``), a session
+  fixture is built once per worker and a whole test file runs in one worker, so module fixtures
+  are never built twice. Nothing may depend on another test having run first.
+- Markers: ``slow`` (a few seconds or more each: AppTest pages, subprocess CLIs, real kills),
+  ``browser`` (real Chromium) and ``postgres`` (a real PostgreSQL server) are left out of the
+  everyday command and run by CI's second stage; see the README.
+- No benchmark runs inside a test (benchmarks are `python -m eduart_core bench ...`), and test
+  modules import heavy libraries (the app, SDKs, plotly) inside the tests that need them, so that
+  collecting the suite stays cheap.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from demo_kit import build_dashboard_store, copy_store
+
+__all__ = ["build_dashboard_store", "copy_store"]
 
 
 @pytest.fixture
@@ -36,35 +65,26 @@ def s3_url():
         yield url
 
 
-def build_dashboard_store(path: Path) -> Path:
-    """The demo store, built by the demo builder itself: a broken builder fails the tests that use it."""
-    from eduart_core.demo import build_demo
-    from eduart_core.store import Store
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    build_demo(Store(path), force=True)
-    return path
-
-
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory) -> Path:
-    """One demo store per test session (read-only for the tests that share it)."""
+    """The demo store, shared by the session: read-only (a test that writes takes ``demo_copy``)."""
     return build_dashboard_store(tmp_path_factory.mktemp("dashboard") / "eduart.duckdb")
+
+
+@pytest.fixture
+def demo_copy(tmp_path) -> Path:
+    """A demo store of this test's own, to write to (a copy: no build)."""
+    return build_dashboard_store(tmp_path / "demo" / "eduart.duckdb")
 
 
 @pytest.fixture(scope="session")
 def chance_db(demo_db, tmp_path_factory) -> Path:
-    """A copy of the demo store after `run --model chance --condition both` (a baseline run)."""
-    import shutil
-
+    """A copy of the demo store after `run --model chance --condition both` (a baseline run); read-only."""
     from eduart_core.cli import main
     from eduart_core.store import Store
     from eduart_core.store.runs import list_runs
 
-    path = tmp_path_factory.mktemp("chance") / "eduart.duckdb"
-    shutil.copy(demo_db, path)
-    shutil.copytree(Store(demo_db).images_dir, Store(path).images_dir)  # image items are sent with their image
+    path = copy_store(demo_db, tmp_path_factory.mktemp("chance") / "eduart.duckdb")
     assert main(["run", "--db", str(path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
     runs = list_runs(Store(path))
     assert runs.loc[runs["model"] == "chance", "n_error_responses"].sum() == 0

@@ -115,13 +115,11 @@ def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     assert sorted(p.name for p in db.parent.iterdir()) == ["eduart.duckdb", "eduart_images"]
 
 
-def test_demo_runs_cover_both_conditions_and_both_profiles(tmp_path):
-    from eduart_core.demo import build_demo
+def test_demo_runs_cover_both_conditions_and_both_profiles(demo_db):
     from eduart_core.store import Store
     from eduart_core.store.scores import load_scores
 
-    store = Store(tmp_path / "demo.duckdb")
-    build_demo(store)
+    store = Store(demo_db)  # built by the demo builder (once per session, see demo_kit)
     for profile in ("strict", "paper"):
         frame = load_scores(store, profile, dataset="demo")
         per_model = frame.groupby("model")["condition"].nunique()

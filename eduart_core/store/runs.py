@@ -8,6 +8,7 @@ seconds.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from collections.abc import Iterable
@@ -193,12 +194,13 @@ def _scoring() -> SimpleNamespace:
     load time; an import statement in a function run a million times costs seconds)."""
     global _LAZY
     if _LAZY is None:
-        from ..answers import StoredAnswer, parse_answer
+        from ..answers import ParsedAnswer, StoredAnswer, parse_answer
         from ..formats import find_format
         from ..providers.base import ProviderError
         from ..scoring import prefetch_embeddings, score_item
 
-        _LAZY = SimpleNamespace(StoredAnswer=StoredAnswer, parse_answer=parse_answer, find_format=find_format,
+        _LAZY = SimpleNamespace(StoredAnswer=StoredAnswer, ParsedAnswer=ParsedAnswer, parse_answer=parse_answer,
+                                find_format=find_format,
                                 ProviderError=ProviderError, prefetch_embeddings=prefetch_embeddings,
                                 score_item=score_item)
     return _LAZY
@@ -334,10 +336,21 @@ _RESPONSE_COLUMNS = ("response_id", "run_id", "item_id", "repetition", "request_
                      "parsed_answers", "motivation", "parse_error", "input_tokens", "output_tokens", "latency_s",
                      "error", "image_sent", "cost_usd", "batch_job_id")
 _SCORE_COLUMNS = ("response_id", "profile", "item_version", "score", "correct", "details", "scorer")
+#: Column types of the bulk inserts: text as plain Python objects (no string-type inference and
+#: conversion back), counts and flags as nullable types.
+_RESPONSE_TYPES = {"response_id": "int64", "repetition": "int64", "input_tokens": "Int64",
+                   "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean", "cost_usd": "Float64"}
+_SCORE_TYPES = {"response_id": "int64", "item_version": "int64", "score": "float64", "correct": "bool"}
 
 
-#: Most entries each scoring memo keeps before it starts afresh (bounded memory).
-MEMO_ENTRIES = 50_000
+def _typed_frame(columns: dict[str, list], names: tuple[str, ...], types: dict[str, str]) -> pd.DataFrame:
+    """A DataFrame of ``columns`` built column by column at its type (``object`` where none is given)."""
+    return pd.DataFrame({name: pd.array(columns[name], dtype=types.get(name, object)) for name in names})
+
+
+#: Most entries each scoring memo keeps; beyond, the older half is dropped (bounded memory: about
+#: 150 MB at most for an import of any size).
+MEMO_ENTRIES = 150_000
 
 
 def _score_tuple(score) -> tuple | None:
@@ -345,6 +358,13 @@ def _score_tuple(score) -> tuple | None:
     if score is None:
         return None
     return float(score.score), bool(score.correct), _json_or_none(list(score.details or [])), score.scorer
+
+
+def _trim(memo: dict, cap: int) -> None:
+    """Drop the older half of ``memo`` once it holds more than ``cap`` entries (dicts keep insertion order)."""
+    if len(memo) > cap:
+        for key in list(itertools.islice(memo, len(memo) // 2)):
+            del memo[key]
 
 
 def _score_rows(con: duckdb.DuckDBPyConnection, rows: list[dict], items: dict[str, tuple[int, dict]],
@@ -365,12 +385,13 @@ def _score_rows(con: duckdb.DuckDBPyConnection, rows: list[dict], items: dict[st
     """
     memo = {} if memo is None else memo
     for name in ("parse", "strict", "paper"):
-        if len(memo.setdefault(name, {})) > MEMO_ENTRIES:
-            memo[name].clear()
+        _trim(memo.setdefault(name, {}), MEMO_ENTRIES)
     parses, stricts, papers = memo["parse"], memo["strict"], memo["paper"]
+    lazy = _scoring()
     keys: list[tuple] = []
     todo_strict: dict[tuple, tuple[dict, Any]] = {}
     todo_paper: dict[tuple, tuple[dict, Any]] = {}
+    fresh: dict[tuple, Any] = {}  # this call's parses, as objects (a memo hit keeps only their JSON)
     for row in rows:
         item_id = str(row["item_id"])
         record = items[item_id][1]
@@ -379,11 +400,16 @@ def _score_rows(con: duckdb.DuckDBPyConnection, rows: list[dict], items: dict[st
         done = parses.get(parse_key)
         if done is None:
             parsed = parse_for(record, raw if isinstance(raw, str) else "")
-            done = parses[parse_key] = (parsed, _json_or_none(parsed.answers))
-        parsed, parsed_json = done
-        strict_key = (item_id, parsed_json, parsed.parse_error if parsed_json is None else None,
-                      "free_form" in parsed.repairs)
+            done = parses[parse_key] = (_json_or_none(parsed.answers), parsed.motivation, parsed.parse_error,
+                                        parsed.repairs)
+            fresh[parse_key] = parsed
+        parsed_json, motivation, parse_error, repairs = done
+        strict_key = (item_id, parsed_json, parse_error if parsed_json is None else None, "free_form" in repairs)
         if strict_key not in stricts and strict_key not in todo_strict:
+            parsed = fresh.get(parse_key)
+            if parsed is None:  # parsed for another item earlier: the same answers, read back from the JSON
+                parsed = lazy.ParsedAnswer(None if parsed_json is None else json.loads(parsed_json), motivation,
+                                           parse_error, repairs)
             todo_strict[strict_key] = (record, parsed)
         has_llm = has_llm_answer(row)
         llm = row.get("llm_answer")
@@ -391,7 +417,7 @@ def _score_rows(con: duckdb.DuckDBPyConnection, rows: list[dict], items: dict[st
         paper_key = (item_id, True, llm_json) if has_llm else (item_id, False, raw)
         if paper_key not in papers and paper_key not in todo_paper:
             todo_paper[paper_key] = (record, paper_input(raw if isinstance(raw, str) else "", llm, has_llm))
-        keys.append((llm_json, parsed_json, parsed.motivation, parsed.parse_error, strict_key, paper_key))
+        keys.append((llm_json, parsed_json, motivation, parse_error, strict_key, paper_key))
     context = ScoringContext(con)
     context.prefetch([(record, [(STRICT_PROFILE, parsed)]) for record, parsed in todo_strict.values()]
                      + [(record, [(PAPER_PROFILE, answer)]) for record, answer in todo_paper.values()])
@@ -438,34 +464,32 @@ def add_responses_con(con: duckdb.DuckDBPyConnection, run_id: str, rows: list[di
     start = con.execute("SELECT nextval('response_seq') FROM range(?)", [len(fresh)]).fetchall()
     ids = [int(r[0]) for r in start]
     scored = _score_rows(con, fresh, items, memo)
-    responses: dict[str, list] = {name: [] for name in _RESPONSE_COLUMNS}
+    n = len(fresh)
+    item_ids = [str(row["item_id"]) for row in fresh]
+    given = [row.get("motivation") for row in fresh]
+    responses = {  # column by column: one comprehension each, no per-row dict
+        "response_id": ids, "run_id": [run_id] * n, "item_id": item_ids,
+        "repetition": [int(row.get("repetition") or 0) for row in fresh],
+        "request_key": [row.get("request_key") for row in fresh], "raw_text": [row.get("raw_text") for row in fresh],
+        "llm_answer": [s[0] for s in scored], "parsed_answers": [s[1] for s in scored],
+        "motivation": [m if m is not None else s[2] for m, s in zip(given, scored)],
+        "parse_error": [s[3] for s in scored],
+        **{name: [row.get(name) for row in fresh] for name in ("input_tokens", "output_tokens", "latency_s", "error",
+                                                               "image_sent", "cost_usd", "batch_job_id")},
+    }
+    versions = [items[item_id][0] for item_id in item_ids]
     scores: dict[str, list] = {name: [] for name in _SCORE_COLUMNS}
-    for response_id, row, (llm_json, parsed_json, motivation, parse_error, strict, paper) in zip(ids, fresh, scored):
-        item_id = str(row["item_id"])
-        given_motivation = row.get("motivation")
-        values = (response_id, run_id, item_id, int(row.get("repetition") or 0), row.get("request_key"),
-                  row.get("raw_text"), llm_json, parsed_json,
-                  given_motivation if given_motivation is not None else motivation, parse_error,
-                  row.get("input_tokens"), row.get("output_tokens"), row.get("latency_s"), row.get("error"),
-                  row.get("image_sent"), row.get("cost_usd"), row.get("batch_job_id"))
-        for name, value in zip(_RESPONSE_COLUMNS, values):
-            responses[name].append(value)
-        version = items[item_id][0]
-        for profile, score in ((STRICT_PROFILE, strict), (PAPER_PROFILE, paper)):
-            if score is None:
-                continue
-            for name, value in zip(_SCORE_COLUMNS, (response_id, profile, version, *score)):
-                scores[name].append(value)
-    frame = pd.DataFrame(responses).astype({
-        "request_key": object, "raw_text": object, "llm_answer": object, "parsed_answers": object,
-        "motivation": object, "parse_error": object, "error": object,
-        "input_tokens": "Int64", "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean",
-        "cost_usd": "Float64", "batch_job_id": object,
-    })
+    for profile, column in ((STRICT_PROFILE, 4), (PAPER_PROFILE, 5)):
+        kept = [i for i, s in enumerate(scored) if s[column] is not None]
+        scores["response_id"] += [ids[i] for i in kept]
+        scores["profile"] += [profile] * len(kept)
+        scores["item_version"] += [versions[i] for i in kept]
+        for position, name in enumerate(("score", "correct", "details", "scorer")):
+            scores[name] += [scored[i][column][position] for i in kept]
+    frame = _typed_frame(responses, _RESPONSE_COLUMNS, _RESPONSE_TYPES)
     insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
     if scores["response_id"]:
-        insert_frame(con, "scores", pd.DataFrame(scores).astype({"details": object, "scorer": object}),
-                     json_columns=("details",))
+        insert_frame(con, "scores", _typed_frame(scores, _SCORE_COLUMNS, _SCORE_TYPES), json_columns=("details",))
     mark_latest_con(con, run_id)
     return len(fresh)
 
