@@ -15,9 +15,9 @@ Fixture rules (read before adding a fixture or a test that needs a store):
   the builder itself.
 - Heavy fixtures are shared at the widest scope that stays read-only (session for stores, module
   for servers and browsers); a fixture that yields something writable is function-scoped.
-- With pytest-xdist (the default command runs two workers, ``-n 2 --dist loadfile``), a session
-  fixture is built once per worker and a whole test file runs in one worker, so module fixtures
-  are never built twice. Nothing may depend on another test having run first.
+- With pytest-xdist (the default command runs one worker per core, ``-n auto --dist loadfile``),
+  a session fixture is built once per worker and a whole test file runs in one worker, so module
+  fixtures are never built twice. Nothing may depend on another test having run first.
 - Markers: ``slow`` (a few seconds or more each: AppTest pages, subprocess CLIs, real kills),
   ``browser`` (real Chromium) and ``postgres`` (a real PostgreSQL server) are left out of the
   everyday command and run by CI's second stage; see the README.
@@ -33,6 +33,40 @@ import pytest
 from demo_kit import build_dashboard_store, copy_store
 
 __all__ = ["build_dashboard_store", "copy_store"]
+
+#: Markers the everyday command (a bare ``pytest``, the README's) leaves out; CI runs them next.
+EVERYDAY_LEAVES_OUT = ("slow", "browser", "postgres")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="run every test, slow, browser and postgres ones included (what CI runs, in two stages)")
+
+
+def _everyday(config) -> bool:
+    """A bare ``pytest`` (no file, no -m, no -k, no --full) runs the everyday subset; naming a file,
+    a test, a marker expression or a keyword runs what was named, slow tests included."""
+    return (config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.markexpr
+            and not config.option.keyword and not config.getoption("full"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """The everyday subset: every test but those marked slow, browser or postgres (CI's second stage)."""
+    if not _everyday(config):
+        return
+    kept, left = [], []
+    for item in items:
+        (left if any(item.get_closest_marker(name) for name in EVERYDAY_LEAVES_OUT) else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    if _everyday(config):
+        return [f"everyday subset: tests marked {', '.join(EVERYDAY_LEAVES_OUT)} are left out "
+                "(pytest --full runs everything; CI runs them in its second stage)"]
+    return []
 
 
 @pytest.fixture

@@ -29,6 +29,8 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ITEMS_1X = 871
 MODELS = 12
+#: The file a finished synthetic folder carries (its facts as JSON).
+LAYOUT_DONE = "layout.json"
 
 
 def write_layout(root: Path, scale: int, seed: int = 0) -> dict:
@@ -124,11 +126,7 @@ def _codes(args) -> list[tuple[str, Path]]:
 def bench_eduart(args, work: Path) -> dict[tuple[int, str], list[dict]]:
     results: dict[tuple[int, str], list[dict]] = {}
     for scale in args.scales:
-        root = work / f"layout-{scale}x"
-        t0 = time.perf_counter()
-        facts = write_layout(root, scale, args.seed)
-        print(f"import-eduart {scale}x: {facts['items']} items, {facts['answer_files']} answer files, "
-              f"{facts['bytes'] / 1e6:.0f} MB (written in {time.perf_counter() - t0:.0f} s)", flush=True)
+        root = _layout(args, work, scale)
         for rep in range(args.repeat):
             for name, code in _codes(args):
                 db = work / f"eduart-{scale}-{rep}-{len(results)}" / "eduart.duckdb"
@@ -139,18 +137,33 @@ def bench_eduart(args, work: Path) -> dict[tuple[int, str], list[dict]]:
                 print(f"  run {rep + 1} {name:32} CPU {run['cpu_s']:7.1f} s  wall {run['wall_s']:7.1f} s  "
                       f"peak {run['peak_mb']:6.0f} MB", flush=True)
                 shutil.rmtree(db.parent, ignore_errors=True)
-        if scale != min(args.scales):
+        if scale != min(args.scales) and not args.layouts:
             shutil.rmtree(root, ignore_errors=True)
     return results
+
+
+def _layout(args, work: Path, scale: int) -> Path:
+    """The synthetic folder at ``scale``: kept in ``--layouts DIR`` between runs (written once), else
+    written in the work folder."""
+    root = (Path(args.layouts) if args.layouts else work) / f"layout-{scale}x-seed{args.seed}"
+    done = root / LAYOUT_DONE  # written last: a folder without it was cut short and is written again
+    if not done.is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        t0 = time.perf_counter()
+        facts = write_layout(root, scale, args.seed)
+        done.write_text(json.dumps(facts), encoding="utf-8")
+        print(f"  (layout {scale}x written in {time.perf_counter() - t0:.0f} s)", flush=True)
+    facts = json.loads(done.read_text(encoding="utf-8"))
+    print(f"import-eduart {scale}x: {facts['items']} items, {facts['answer_files']} answer files, "
+          f"{facts['bytes'] / 1e6:.0f} MB", flush=True)
+    return root
 
 
 def bench_responses(args, work: Path) -> dict[str, list[dict]]:
     from ..simulate.placeholders import synthesise_items
 
     scale = min(args.scales) if args.scales else 1
-    base = work / f"layout-{scale}x"
-    if not base.exists():
-        write_layout(base, scale, args.seed)
+    base = _layout(args, work, scale)
     items_db = work / "items" / "eduart.duckdb"
     run = _child(["import-eduart", str(base), "--dataset", "eduart", "--db", str(items_db)], PROJECT_ROOT)
     if run["rc"] not in (0, 2):
@@ -217,4 +230,6 @@ def register(bench_sub) -> None:
     parser.add_argument("--against", metavar="DIR", help="also run the imports with the code of another checkout")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", metavar="DIR", default=None, help="folder for the generated files (default: temp)")
+    parser.add_argument("--layouts", metavar="DIR", default=None,
+                        help="keep the synthetic folders here and reuse them next time (writing 10x takes minutes)")
     parser.set_defaults(func=main)
