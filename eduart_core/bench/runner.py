@@ -298,6 +298,8 @@ def sweep_main(args) -> int:
                     run = _sweep_launch(store, everything, args.items, f"sweep-{rep}", timed, secrets)
                     sweeps.append(run["wall_s"])
                     failures += run["errors"]
+                    shown = ", ".join(f"{p} {alone[p][-1]:.2f} s" for p in alone)
+                    print(f"  run {rep + 1}: alone {shown}; sweep {run['wall_s']:.2f} s", flush=True)
                     for provider in peaks:
                         peaks[provider].append(max_in_flight(timed[provider].calls))
             finally:
