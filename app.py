@@ -9,7 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from eduart_core import analysis, views, vocab
+from eduart_core.analysis import humans as people_analysis
+from eduart_core.charts import humans as people_charts
 from eduart_core.charts import results as charts
+from eduart_core.errors import UserError
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
 from pages import common
@@ -62,6 +65,7 @@ def overview() -> None:
     common.chart(fig, "leaderboard", caption, story=lead.headline if lead else None, main=True,
                  context=common.context(sel, "Leaderboard", "Macro average and multiple-choice accuracy (%)",
                                         test=f"{analysis.WILSON_WORDS} on multiple choice", n=f"n = {n_items} items"))
+    models_and_people(src, sel)
     if pres:
         return
     shown = board.assign(family=board["model"].map(fam))[
@@ -105,6 +109,50 @@ def overview() -> None:
                      f"Image width and height (pixels) and file size (kB), {len(glance['images'])} distinct images")
 
 
+def models_and_people(src: views.Source, sel) -> None:
+    """The "Models and people" section (also in presentation mode): people's accuracy beside the
+    models', the gaps with their sentences, and (not presenting) the joint ranking and Wright map."""
+    with common.guard():
+        gap = views.human_gap(src, sel)
+        accuracy = views.human_accuracy(src, sel)
+    if gap.empty:
+        return
+    st.subheader("Models and people")
+    n = gap.attrs["n_people"]
+    who = (f"{n} {'simulated ' if gap.attrs['simulated'] else ''}{'person' if n == 1 else 'people'} in "
+           f"{len(gap.attrs['groups'])} group(s) ({', '.join(gap.attrs['groups'])})")
+    caption = (f"Mean item score per format in the answer-only condition (the one people sit), "
+               f"{common.scoring_label(sel)}; diamonds: models ({people_analysis.MODEL_INTERVAL_WORDS}), the best of "
+               f"each format dark; dots: groups of people ({people_analysis.GROUP_INTERVAL_WORDS}); n = {who}, "
+               f"{gap.attrs['n_items']} items.")
+    common.chart(people_charts.figure_models_and_people(accuracy), "models_and_people", caption,
+                 story=gap.attrs["headline"], main=True,
+                 context=common.context(sel.with_(condition=vocab.DEFAULT_CONDITION), "Models and people",
+                                        "Mean item score (%)", test=people_analysis.GROUP_INTERVAL_WORDS,
+                                        n=f"n = {who}, {gap.attrs['n_items']} items"))
+    st.markdown("\n".join(f"- {plain(s)}" for s in gap.attrs["sentences"]))
+    st.caption(plain(f"Each gap is the best model (highest mean item score over the items) minus one person, on the "
+                     f"items both answered; {people_analysis.GAP_INTERVAL_WORDS}. Median person: the lower middle "
+                     "one for an even count."))
+    if common.presentation():
+        return
+    common.table(gap, "human_gap", "Best model minus the median and the best person (percentage points)",
+                 percent=("best_model_mean", "median_person_mean", "gap_median", "gap_median_ci_low",
+                          "gap_median_ci_high", "best_person_mean", "gap_best", "gap_best_ci_low", "gap_best_ci_high"))
+    try:
+        ranking, wright = views.human_ranking(src, sel), views.human_wright_map(src, sel)
+    except (views.EmptySelection, UserError) as exc:  # too few examinees or items for a fit
+        st.caption(plain(f"No joint ability scale: {exc}"))
+        return
+    panel = f"{ranking.attrs.get('irt_model', '')} fit over {ranking.attrs.get('n_examinees', len(ranking))} examinees"
+    common.chart(people_charts.figure_joint_ranking(ranking), "human_ranking",
+                 f"Models and people on one ability scale ({panel}; answer-only condition): EAP abilities with 95% "
+                 "intervals, best at the top. " + str(ranking.attrs.get("warning") or ""))
+    common.chart(people_charts.figure_joint_wright_map(wright), "human_wright_map",
+                 f"Wright map of the same fit ({panel}): models and people by group on the left, item difficulties "
+                 "per format on the right, one logit scale.")
+
+
 #: Every page of the app: key -> (script or function, title, icon, URL path). An explicit list:
 #: no file-system probing.
 PAGE_SPECS = {
@@ -118,23 +166,26 @@ PAGE_SPECS = {
     "runs": ("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
     "review": ("pages/8_review_page.py", "Review studio", ":material/rate_review:", "review"),
     "tasks": ("pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", "tasks"),
+    "team": ("pages/10_team_page.py", "Team", ":material/group:", "team"),
+    "exam": ("pages/11_exam_page.py", "Sit the exam", ":material/edit_note:", "exam"),
 }
 MENU = {
     "Results": ("overview", "tasks", "formats", "motivation", "images"),
     "Items and statistics": ("inspector", "psychometrics", "profiles"),
-    "Work": ("runs", "review"),
+    "Work": ("runs", "review", "exam", "team"),
 }
 STORY = ("overview", "tasks", "formats", "motivation", "images")
 
-def pages(visible, presenting: bool = False) -> dict:
+def pages(visible, presenting: bool = False, home: str = "overview") -> dict:
     """The st.Page of every page; those not in ``visible`` are hidden from the menu but still open
     by link (a shared link to a hidden page then explains itself instead of "page not found").
-    While presenting, a page outside the story keeps its URL but shows the way back to the story."""
+    While presenting, a page outside the story keeps its URL but shows the way back to the story.
+    ``home`` is the page the root opens (a respondent, who never sees results, lands on the exam)."""
     out = {}
     for key, (page, title, icon, url) in PAGE_SPECS.items():
         if presenting and key not in STORY:
             page = outside_story
-        out[key] = st.Page(page, title=title, icon=icon, url_path=url, default=key == "overview",
+        out[key] = st.Page(page, title=title, icon=icon, url_path=url, default=key == home,
                            visibility="visible" if key in visible else "hidden")
     return out
 
@@ -159,9 +210,13 @@ def navigation():
     features = common.dataset_features()
     presenting = common.requested_presentation()
     visible = {k for k in PAGE_SPECS if (features is None or not views.page_not_applicable(k, features))
-               and (not presenting or k in STORY)}
-    current = pages(visible, presenting)
+               and (not presenting or k in STORY) and common.may_open(k)}
+    home = "overview" if common.may_open("overview") or not common.may_open("exam") else "exam"
+    current = pages(visible, presenting, home)
     common.register_pages(current)
+    who = common.identity()
+    if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
+        return st.navigation(list(current.values()), position="hidden")
     if presenting:
         return st.navigation([current[k] for k in STORY] + [current[k] for k in PAGE_SPECS if k not in STORY])
     return st.navigation({group: [current[k] for k in keys] for group, keys in MENU.items()})
@@ -169,12 +224,21 @@ def navigation():
 
 def main() -> None:
     nav = navigation()
+    common.warn_if_exposed()
+    if not common.gate():  # team mode: sign in first; a person without a role sees one line
+        return
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
     common.warm_up()
+    common.who_line()
     common.sidebar()
     common.follow_page_request()
     key = next((k for k, spec in PAGE_SPECS.items() if spec[3] == nav.url_path), None)
+    if not common.may_open(key):  # a link to a page this person's roles do not reach
+        st.title(nav.title)
+        st.info("Your roles do not include this page.")
+        st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
+        return
     features = common.dataset_features()
     why = views.page_not_applicable(key, features) if key and features else None
     if why:  # a link to a page the menu hides for this dataset: say why instead of drawing an empty page

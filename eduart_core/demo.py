@@ -97,6 +97,13 @@ def build_benchmark(store: Store, say: Progress) -> dict:
             "responses": sim["responses"]}
 
 
+def build_people_panel(store: Store, say: Progress) -> dict:
+    """A simulated panel of students and experts who sat sampled forms of the demo items (labelled simulated)."""
+    from .humans.panel import build_panel
+
+    return build_panel(store, DEMO_DATASET, say)
+
+
 def build_reference(store: Store, say: Progress) -> dict:
     """The published EduArt 2026 results as an aggregate-only dataset."""
     from .store.reference import load_reference
@@ -137,8 +144,8 @@ def build_extraction_round(store: Store, say: Progress) -> dict:
 
 
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
-DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_study_references, build_vqa_study,
-                                      build_muse_study, build_extraction_round)
+DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
+                                      build_vqa_study, build_muse_study, build_extraction_round)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

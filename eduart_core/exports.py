@@ -14,8 +14,8 @@ falls back to plotly's own client-side PNG button (the camera icon in the chart 
 Text in a download is data, never markup or a formula: ``inert_figure`` escapes the strings in a
 figure's data (model names, item ids, labels: plotly would otherwise render ``<b>``, ``<a href>``
 and friends in them) before PNG/SVG export and in the HTML report; CSV cells that a spreadsheet
-would run as a formula (``=``, ``+``, ``-``, ``@`` first) are prefixed with ``'``; LaTeX escapes
-every special character.
+would run as a formula are prefixed with ``'`` (`eduart_core.csvsafe`, shared by every CSV writer);
+LaTeX escapes every special character.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import csvsafe
 from .rounding import PERCENT_DIGITS, STAT_DIGITS, fmt, percent, rounded
 from .text import inert_html
 
@@ -168,19 +169,6 @@ def inert_figure(fig: go.Figure) -> go.Figure:
     return go.Figure(spec)
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_cell(value):
-    """A text cell a spreadsheet would run as a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        try:
-            float(value)  # "-0.5" is a number, not a formula
-        except ValueError:
-            return "'" + value
-    return value
-
-
 def _percent_column(values: pd.Series):
     return percent(pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=float("nan")))
 
@@ -269,13 +257,8 @@ def file_stem(key: str, dataset: str | None = None, profile: str | None = None,
 # ---------------------------------------------------------------- tables
 
 def table_csv(frame: pd.DataFrame) -> bytes:
-    """UTF-8 CSV of a table, without the index; text cells never start a formula."""
-    shown = frame.copy()
-    shown.columns = [_csv_cell(str(c)) for c in shown.columns]
-    for column in shown.columns:
-        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
-            shown[column] = shown[column].map(_csv_cell)
-    return shown.to_csv(index=False).encode("utf-8")
+    """UTF-8 CSV of a table, without the index; text cells never start a formula (`csvsafe`)."""
+    return csvsafe.to_csv(frame).encode("utf-8")
 
 
 #: Readable headers for the column names the views use (others: underscores become spaces).

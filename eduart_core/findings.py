@@ -6,13 +6,20 @@ rests on. Inputs are analysis outputs (fractions); every function tolerates miss
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from .analysis.intervals import Z95
-from .vocab import format_label, language_label
+from .vocab import (
+    OVERALL_COLUMN,
+    VERDICT_FLAG,
+    VERDICT_NOT_APPLICABLE,
+    VERDICT_PROBLEM,
+    format_label,
+    language_label,
+)
 
 
 @dataclass(frozen=True)
@@ -96,22 +103,31 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
 
 
 def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
-    """Multiple choice stops separating the top models when their Wilson intervals overlap."""
+    """Whether the multiple-choice 95% intervals of the leaderboard's top ``k`` models all overlap.
+
+    The models are the top of the leaderboard (by macro average), not the best on multiple choice,
+    and the sentence says only what the test shows: intervals that overlap, or not. Overlapping
+    intervals mean these items alone do not order the models; they do not show the models equal.
+    """
     if board is None or "mcq" not in board or board["mcq"].notna().sum() < 3:
         return None
-    b = board.dropna(subset=["mcq"]).sort_values("mcq", ascending=False).head(k)
+    order = board.sort_values(["rank", "model"] if "rank" in board else ["macro"],
+                              ascending="rank" in board, kind="stable")
+    b = order.dropna(subset=["mcq"]).head(k)
     span = 100 * (b["mcq"].max() - b["mcq"].min())
     overlap = bool(b["mcq_ci_low"].max() <= b["mcq_ci_high"].min())
     if overlap:
-        head = (f"Multiple choice no longer separates the top {len(b)} models: they are within "
-                f"{span:.1f} points and their 95% intervals overlap.")
+        head = (f"On multiple choice the 95% intervals of the leaderboard's top {len(b)} models all overlap "
+                f"(accuracies within {span:.1f} points).")
     else:
-        head = (f"Multiple-choice accuracy of the top {len(b)} models spans {span:.1f} points; "
-                f"not all of their 95% intervals overlap.")
+        head = (f"On multiple choice the 95% intervals of the leaderboard's top {len(b)} models do not all "
+                f"overlap (accuracies {span:.1f} points apart).")
     n = int(board["n_mcq"].max()) if "n_mcq" in board and board["n_mcq"].notna().any() else None
-    detail = "Share of single-answer multiple-choice items answered right per model" + \
-        (f" (n = {n} items each)." if n else ".")
-    return Finding(head, detail, f"Wilson score 95% interval (z = {Z95}), overlap of the intervals", n,
+    detail = ("Share of single-answer multiple-choice items answered right" + (f" (n = {n} items each)" if n else "")
+              + f" by the {len(b)} models ranked highest on the macro average. "
+              + ("Intervals that overlap mean these items alone do not order the models, not that the models are "
+                 "equal." if overlap else "At least two of them are apart by more than their intervals."))
+    return Finding(head, detail, f"Wilson score 95% interval (z = {Z95}) per model, overlap of the intervals", n,
                    "multiple-choice items per model")
 
 
@@ -177,13 +193,41 @@ def format_vs_model_finding(variance: dict | None) -> Finding | None:
                    int(variance["n_cells"]), "model x format means")
 
 
+def _answered_differently(e: pd.DataFrame) -> pd.Series:
+    """Models with at least one paired item scored differently between the conditions (unknown: kept)."""
+    if not {"n_improved", "n_degraded"} <= set(e.columns):
+        return pd.Series(True, index=e.index)
+    moved = pd.to_numeric(e["n_improved"], errors="coerce") + pd.to_numeric(e["n_degraded"], errors="coerce")
+    return moved.isna() | (moved > 0)
+
+
 def motivation_finding(effect: pd.DataFrame) -> Finding | None:
-    """Does asking for a justification help? Both directions, and significance after Holm."""
+    """Does asking for a justification help? Both directions, and significance after Holm.
+
+    A model that scored every paired item the same in both conditions has nothing to test: it is
+    named and left out of every count, so the headline and the test speak of the same models.
+    """
     if effect is None or effect.empty or "delta_macro" not in effect:
         return None
     e = effect.dropna(subset=["delta_macro"])
     if e.empty:
         return None
+    moved = _answered_differently(e)
+    idle = e.loc[~moved, "model"].astype(str).tolist()
+    e = e.loc[moved]
+    n_paired = pd.to_numeric(e["n_paired"], errors="coerce").dropna() if "n_paired" in e else pd.Series(dtype=float)
+    n = int(n_paired.min()) if len(n_paired) else None
+    items = ""
+    if n is not None:
+        hi = int(n_paired.max())
+        items = f" on {n} paired items per model" if hi == n else f" on {n} to {hi} paired items per model"
+    left_out = (f"{_plural(len(idle), 'model')} scored every paired item the same in both conditions and "
+                f"{'is' if len(idle) == 1 else 'are'} not counted ({', '.join(idle)})") if idle else ""
+    if e.empty:
+        every = pd.to_numeric(effect["n_paired"], errors="coerce").dropna() if "n_paired" in effect else pd.Series()
+        return Finding("Asking for a justification changed no model's score on any item.",
+                       f"Motivation minus default, item by item; {left_out}.", "descriptive (per-item scores)",
+                       int(every.min()) if len(every) else None, "paired items per model")
     up = int((e["delta_macro"] > 1e-12).sum())
     down = int((e["delta_macro"] < -1e-12).sum())
     same = len(e) - up - down
@@ -194,7 +238,8 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
     if down:
         parts.append(f"lowers it for {down}" if up else f"lowers the macro score of {down} of {len(e)} models")
     if same:
-        parts.append(f"leaves {same} unchanged")
+        parts.append(f"leaves it unchanged for {same}" if up or down
+                     else f"leaves the macro score of {same} of {len(e)} models unchanged")
     headline = "Asking for a justification " + (", ".join(parts[:-1]) + " and " + parts[-1]
                                                  if len(parts) > 1 else parts[0]) + "."
     extremes = []
@@ -202,34 +247,35 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
         extremes.append(f"largest rise {_pp(rise['delta_macro'])} ({rise['model']})")
     if down:
         extremes.append(f"largest drop {_pp(drop['delta_macro'])} ({drop['model']})")
-    n_paired = pd.to_numeric(e["n_paired"], errors="coerce").dropna() if "n_paired" in e else pd.Series(dtype=float)
-    n = int(n_paired.min()) if len(n_paired) else None
-    items = ""
-    if n is not None:
-        hi = int(n_paired.max())
-        items = f" on {n} paired items per model" if hi == n else f" on {n} to {hi} paired items per model"
-    if "p_wilcoxon" in e and e["p_wilcoxon"].notna().any():
-        base = "Wilcoxon signed-rank test on the non-zero per-item differences"
-        pcol = "p_holm" if "p_holm" in e and e["p_holm"].notna().any() else None
-    elif "p_ttest" in e and e["p_ttest"].notna().any():
-        base = "paired t-test on the pooled per-item scores (published p-values)"
-        pcol = "p_holm" if "p_holm" in e and e["p_holm"].notna().any() else None
-    else:
-        base, pcol = None, None
-    if base and pcol:
+    wilcoxon = "p_wilcoxon" in e and e["p_wilcoxon"].notna().any()
+    ttest = not wilcoxon and "p_ttest" in e and e["p_ttest"].notna().any()
+    pcol = "p_holm" if (wilcoxon or ttest) and "p_holm" in e and e["p_holm"].notna().any() else None
+    if pcol:
         tested = e[e[pcol].notna()]
         sig = tested[tested[pcol] < ALPHA]
-        # both tests are on the per-item differences, so their direction is the pooled (micro) one
-        direction = sig["delta_micro"] if "delta_micro" in sig and sig["delta_micro"].notna().all() else sig["delta_macro"]
-        sig_up, sig_down = int((direction > 0).sum()), int((direction < 0).sum())
-        sig_text = (f"after Holm correction across {len(tested)} models, {_plural(len(sig), 'change')} "
-                    f"{'is' if len(sig) == 1 else 'are'} significant at p < .05"
-                    + (f" ({sig_up} up, {sig_down} down on the pooled per-item difference)" if len(sig) else ""))
+        verb = "is" if len(sig) == 1 else "are"
+        if wilcoxon:
+            # the signed-rank test tests whether rises or drops carry more rank weight: its direction is
+            # the sign of the rank-biserial correlation, not that of a pooled mean difference
+            base = "Wilcoxon signed-rank test on the non-zero per-item differences"
+            sign = sig["rank_biserial"] if "rank_biserial" in sig else pd.Series(np.nan, index=sig.index)
+            sig_text = (f"after Holm correction across {len(tested)} models, the signed-rank test finds "
+                        f"{_plural(len(sig), 'model')} whose per-item rises and drops are unbalanced at p < .05")
+            if len(sig) and sign.notna().all():
+                sig_text += (f" ({int((sign > 0).sum())} towards rises, {int((sign < 0).sum())} towards drops, "
+                             "by the signed ranks)")
+        else:
+            base = "paired t-test on the pooled per-item scores (published p-values)"
+            sign = sig["delta_micro"] if "delta_micro" in sig else pd.Series(np.nan, index=sig.index)
+            sig_text = (f"after Holm correction across {len(tested)} models, {len(sig)} pooled per-item "
+                        f"{'difference' if len(sig) == 1 else 'differences'} {verb} significant at p < .05")
+            if len(sig) and sign.notna().all():
+                sig_text += f" ({int((sign > 0).sum())} up, {int((sign < 0).sum())} down)"
         test = f"{base}, Holm-adjusted across {len(tested)} models (p < .05)"
     else:
         sig_text, test = "no test available for these data", "descriptive (macro averages)"
     detail = (f"Macro average, motivation minus default{items}; " + "; ".join(extremes)
-              + f"; {sig_text}.")
+              + f"; {sig_text}" + (f"; {left_out}" if left_out else "") + ".")
     return Finding(headline, detail, test, n, "paired items per model")
 
 
@@ -247,23 +293,38 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
             "Raw with/without comparisons mix formats and languages; the regression adjusts for them." + size,
             "logistic regression, correct ~ format + image + language + model, item-clustered errors",
             int(n_obs) if n_obs else None, "model x item rows")
-    if effect is not None and len(effect):
-        d = 100 * effect["delta"].mean()
-        n = int(effect["n_with"].max() + effect["n_without"].max()) if {"n_with", "n_without"} <= set(effect) else None
-        return Finding(f"On average models score {d:+.1f} points on items with an image (raw, unadjusted).",
-                       "The two subsets differ in format and language.", "descriptive (raw means)", n, "items")
-    return None
+    compared = effect.dropna(subset=["delta"]) if effect is not None and "delta" in effect else None
+    if compared is not None and len(compared):  # models with items both with and without an image
+        d = 100 * compared["delta"].mean()
+        n = (int(compared["n_with"].max() + compared["n_without"].max())
+             if {"n_with", "n_without"} <= set(compared) else None)
+        word = "higher" if d > 0 else "lower"
+        head = (f"On average models score {abs(d):.1f} points {word} on items with an image than on items without "
+                "(raw, unadjusted)." if round(abs(d), 1) else
+                "On average models score the same on items with and without an image (raw, unadjusted).")
+        return Finding(head, f"Mean over {_plural(len(compared), 'model')} of the with-minus-without difference; the "
+                       "two subsets differ in format and language.", "descriptive (raw means)", n, "items")
+    return None  # every item has an image, or none has: there is nothing to compare
+
+
+def labelled(found: list[Finding], prefix: str) -> list[Finding]:
+    """Findings whose headline starts with ``prefix`` (e.g. "Simulated respondents: ", from
+    `labels.DataLabel.finding_prefix`), so a headline shown alone still says what answered."""
+    if not prefix:
+        return list(found)
+    return [replace(f, headline=prefix + f.headline) for f in found]
 
 
 def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = None,
                  effect: pd.DataFrame | None = None, regression: pd.DataFrame | None = None,
                  image: pd.DataFrame | None = None, paired: dict | None = None,
-                 variance: dict | None = None) -> list[Finding]:
+                 variance: dict | None = None, prefix: str = "") -> list[Finding]:
     """Up to six findings, most important first; missing inputs are skipped.
 
     Every frame holds the selected condition only, except ``effect`` (default vs motivation).
     ``paired`` is the leader vs runner-up comparison (`analysis.paired_macro_difference`),
-    ``variance`` the format/model shares (`analysis.format_model_variance`).
+    ``variance`` the format/model shares (`analysis.format_model_variance`); ``prefix`` starts
+    every headline (see `labelled`).
     """
     candidates = [
         leader_finding(board, paired),
@@ -273,7 +334,81 @@ def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = N
         motivation_finding(effect),
         image_finding(regression, image),
     ]
-    return [f for f in candidates if f is not None][:6]
+    return labelled([f for f in candidates if f is not None][:6], prefix)
+
+
+# ---------------------------------------------------------------- published per-task tables
+
+def study_leader_finding(scores: pd.DataFrame) -> Finding | None:
+    """Who leads the printed overall column of a published per-task table, and by how much (descriptive).
+
+    ``scores`` is `views.dimension_scores` of the table: one row per model and column, the
+    overall column named `vocab.OVERALL_COLUMN`, median-model rows marked ``is_median``.
+    """
+    if scores is None or scores.empty:
+        return None
+    rows = scores.loc[~scores["is_median"].astype(bool) & (scores["column"] == OVERALL_COLUMN)].dropna(subset=["score"])
+    if rows.empty:
+        return None
+    rows = rows.sort_values("score", ascending=False, kind="stable")
+    top = rows.iloc[0]
+    head = f"{top['model']} leads the published overall column with {_p(top['score'])}"
+    if len(rows) > 1:
+        second = rows.iloc[1]
+        gap = 100 * (top["score"] - second["score"])
+        head += f", {gap:.1f} points ahead of {second['model']}" if gap >= 0.05 else f", tied with {second['model']}"
+    aggregation = str(top.get("aggregation") or "as printed in the publication")
+    return Finding(head + ".",
+                   f"Overall score: {aggregation}; {len(rows)} models in the table. "
+                   "The answers behind it are not published, so the gap cannot be tested.",
+                   "descriptive (published table; no test possible)", int(len(rows)), "models in the table")
+
+
+def study_hardest_finding(scores: pd.DataFrame) -> Finding | None:
+    """The column of a published table where even the best model stays lowest, with its interval."""
+    if scores is None or scores.empty:
+        return None
+    rows = scores.loc[~scores["is_median"].astype(bool) & (scores["column"] != OVERALL_COLUMN)].dropna(subset=["score"])
+    if rows.empty:
+        return None
+    best = rows.groupby("column")["score"].max()
+    column = best.idxmin()
+    row = rows[rows["column"] == column].sort_values("score", ascending=False, kind="stable").iloc[0]
+    n = int(row["n"]) if "n" in row and pd.notna(row["n"]) else None
+    interval = (f", 95% interval {_p(row['ci_low'])} to {_p(row['ci_high'])}"
+                if pd.notna(row.get("ci_low")) and pd.notna(row.get("ci_high")) else "")
+    test = (str(row.get("interval") or "Wilson 95% interval on the printed n") if interval
+            else "descriptive (published table; no item count printed, so no interval)")
+    return Finding(f"In {column} every model of the published table is at or below {_p(best[column])}.",
+                   f"The best model there, {row['model']}, scores {_p(row['score'])}{interval}"
+                   + (f" (n = {n} items as printed)" if n else "") + "; the lowest top score of any column.",
+                   test, n if n else int(rows["model"].nunique()), "items of the column" if n else "models in the table")
+
+
+def study_checks_finding(checks: pd.DataFrame) -> Finding | None:
+    """Whether the published table adds up: how many applicable consistency checks find a problem."""
+    if checks is None or checks.empty:
+        return None
+    applicable = checks.loc[checks["verdict"] != VERDICT_NOT_APPLICABLE]
+    total = int(applicable["check"].nunique())
+    if not total:
+        return None
+    problems = applicable.loc[applicable["verdict"].isin([VERDICT_PROBLEM, VERDICT_FLAG])]
+    kinds = int(problems["check"].nunique())
+    if kinds:
+        head = f"The published table does not add up on {kinds} of {total} consistency checks."
+        detail = f"First: {problems.iloc[0]['detail']}"
+    else:
+        head = f"The published table passes all {total} applicable consistency checks."
+        detail = "Overall against the column means, stated order, chance levels and names."
+    return Finding(head, detail, "consistency checks of the printed numbers (allowing half a unit of the last "
+                   "printed digit per value)", total, "checks")
+
+
+def study_findings(scores: pd.DataFrame | None, checks: pd.DataFrame | None) -> list[Finding]:
+    """The findings of a published per-task table (no item-level data): leader, hardest column, checks."""
+    candidates = [study_leader_finding(scores), study_hardest_finding(scores), study_checks_finding(checks)]
+    return [f for f in candidates if f is not None]
 
 
 FINDING_COLUMNS = ["headline", "detail", "test", "n", "n_unit"]

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from eduart_core.formats import AnswerFormat, find_format
-from eduart_core.formats.common import Problems, blank_ids, entry_label, keyed_answers, nonempty_str
+from eduart_core.formats.common import (
+    PLAIN_KEY_FIELD,
+    Problems,
+    blank_ids,
+    entry_label,
+    keyed_answers,
+    nonempty_str,
+)
 from eduart_core.formats.visual import check_regions
 from eduart_core.text import norm_id
 from eduart_core.vocab import (
@@ -50,8 +57,10 @@ METADATA_FIELDS: tuple[str, ...] = (
 )
 
 #: Optional fields of the answer formats (kept only when set, like the metadata): `regions`, boxes
-#: on the image the question refers to (`[{"id", "bbox", "label"}]`, see `formats.visual`).
-OPTIONAL_FIELDS: tuple[str, ...] = ("regions",)
+#: on the image the question refers to (`[{"id", "bbox", "label"}]`, see `formats.visual`);
+#: `answers_as_strings`, an older completion_open key as written (a plain list of strings) once
+#: `answers` holds it keyed A, B, ... (see `formats.common.plain_list_key`).
+OPTIONAL_FIELDS: tuple[str, ...] = ("regions", PLAIN_KEY_FIELD)
 
 #: Canonical key order of `Item.to_record()` and `normalise_record()` (metadata only when set).
 RECORD_FIELDS: tuple[str, ...] = (
@@ -112,6 +121,7 @@ class Item:
     dialogue_id: str | None = None
     turn: int | None = None
     regions: list | None = None
+    answers_as_strings: list | None = None
 
     def to_record(self) -> dict:
         """Canonical JSON-serialisable record, keys in `RECORD_FIELDS` order (a deep copy).
@@ -138,7 +148,8 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     """Return a canonical copy of `record`: known keys in canonical order, old variants fixed.
 
     Fixes: true_false verdicts `Vero`/`Falso` (any case, or booleans) -> `True`/`False`;
-    completion_open answers given as a plain list of strings -> `[{"id": "A", "description": s}]`;
+    completion_open answers given as a plain list of strings -> `[{"id": "A", "description": s}]`
+    (the list as written kept in `answers_as_strings`);
     ids upper-cased and stripped; `item_id` as a string; missing `has_image` derived from
     `image`. Unknown keys (bookkeeping fields of the published files) are dropped. Never
     validates: a defective record stays defective, only in canonical shape.
@@ -162,6 +173,8 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
         out["has_image"] = bool(out["image"])
     item_type = out["type"]
     answers = keyed_answers(item_type, out["answers"])
+    if answers is not out["answers"]:  # an older plain-list key: remembered as written (paper, data issue)
+        out[PLAIN_KEY_FIELD] = copy.deepcopy(out["answers"])
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
     out["answers"] = answers

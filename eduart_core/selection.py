@@ -12,6 +12,11 @@ examinees: `apply` leaves their rows out unless ``baselines=True`` (one switch, 
 the sidebar, the URL and the `--baselines` flag), so rankings, findings, item statistics, the
 regression and the motivation tests never count them by accident. Charts draw them as reference
 marks from their own view (`views.baselines`).
+
+People (model kind `human`: respondents who sat the exam, or imported exam results) are examinees,
+but a second switch, off by default (``humans``, `--humans`), keeps them out of every statistic in
+the same place: with it off every number is the one computed without them. The comparison of models
+and people (`views.human_gap`) switches them in itself.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from .vocab import (
     DEFAULT_CONDITION,
     DEFAULT_DATASET,
     DEFAULT_PROFILE,
+    HUMAN_KIND,
     IMAGE_FILTERS,
     PROFILES,
     format_label,
@@ -41,9 +47,9 @@ from .vocab import (
 QUERY_NAMES: dict[str, str] = {
     "dataset": "dataset", "profile": "profile", "condition": "condition", "image": "image",
     "models": "models", "types": "types", "languages": "lang", "baselines": "baselines",
-    "reviewed": "reviewed",
+    "reviewed": "reviewed", "humans": "humans",
 }
-_BOOL_FIELDS = ("baselines", "reviewed")
+_BOOL_FIELDS = ("baselines", "reviewed", "humans")
 _TRUE_WORDS = ("1", "true", "yes", "on")
 _LIST_FIELDS = ("models", "types", "languages")
 
@@ -61,6 +67,7 @@ class Selection:
     image: str = ALL_ITEMS                # one of vocab.IMAGE_FILTERS
     baselines: bool = False               # True: baseline models count as examinees too
     reviewed: bool = True                 # True: a reviewer's score override replaces the computed score
+    humans: bool = False                  # True: people (kind human) count as examinees too
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -73,6 +80,7 @@ class Selection:
             object.__setattr__(self, name, tuple(getattr(self, name) or ()))
         object.__setattr__(self, "baselines", bool(self.baselines))
         object.__setattr__(self, "reviewed", bool(self.reviewed))
+        object.__setattr__(self, "humans", bool(self.humans))
 
     def with_(self, **changes) -> Selection:
         """A copy with some fields changed (validated like a new selection)."""
@@ -86,11 +94,13 @@ class Selection:
         ``all_conditions=True`` keeps every prompt condition (for views that compare them);
         otherwise only the selected condition stays. Columns a frame lacks are not filtered on
         (a type-means frame has no `language` column). Rows of baseline models (column `kind`)
-        stay only when ``baselines`` is on.
+        stay only when ``baselines`` is on, rows of people (kind human) only when ``humans`` is on.
         """
         mask = np.ones(len(frame), dtype=bool)
         if not self.baselines and "kind" in frame:
             mask &= (frame["kind"] != BASELINE_KIND).to_numpy()
+        if not self.humans and "kind" in frame:
+            mask &= (frame["kind"] != HUMAN_KIND).to_numpy()
         if self.models and "model" in frame:
             mask &= frame["model"].isin(self.models).to_numpy()
         if self.types and "type" in frame:
@@ -121,6 +131,8 @@ class Selection:
             parts.append("baselines counted as examinees")
         if not self.reviewed:
             parts.append("computed scores (reviewed overrides off)")
+        if self.humans:
+            parts.append("people counted as examinees")
         return parts
 
     # ------------------------------------------------------------ URL query string
@@ -193,6 +205,9 @@ class Selection:
         parser.add_argument("--no-overrides", dest="reviewed", action="store_false",
                             help="use the computed scores only (by default a reviewer's score override "
                                  "replaces the computed score)")
+        parser.add_argument("--humans", action="store_true",
+                            help="count people (respondents who sat the exam, imported exam results) as "
+                                 "examinees; by default every statistic leaves them out")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, dataset: str) -> Selection:
@@ -203,4 +218,5 @@ class Selection:
         return cls(dataset=dataset, profile=args.profile, condition=args.condition, models=split(args.models),
                    types=split(args.types), languages=split(args.languages), image=args.image,
                    baselines=bool(getattr(args, "baselines", False)),
-                   reviewed=bool(getattr(args, "reviewed", True)))
+                   reviewed=bool(getattr(args, "reviewed", True)),
+                   humans=bool(getattr(args, "humans", False)))

@@ -26,13 +26,23 @@ from .store import Store
 from .store.items import get_item, item_history, load_items, save_item_version
 from .store.scores import load_responses, load_scores
 from .store.suspects import add_key_review, load_choices, load_key_reviews, load_suspect_inputs
-from .vocab import DEFAULT_PROFILE, OPTION_FORMATS
+from .team import KEY_REVIEW, Identity, as_identity
+from .vocab import DEFAULT_PROFILE, HUMAN_KIND, OPTION_FORMATS
 
 logger = logging.getLogger(__name__)
 
 FLAG_FRAME_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "key"]
 QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "details", "p", "r_pb", "n_examinees"]
 KEY_REVIEW_ORIGIN = "key-review"
+
+
+def _models_only(scores: pd.DataFrame) -> pd.DataFrame:
+    """The long frame without people (kind human): key flags are about how the models answer, and the
+    queue is the same whether or not people sat the exam."""
+    if "kind" not in scores:
+        return scores
+    keep = (scores["kind"] != HUMAN_KIND).to_numpy()
+    return scores if keep.all() else scores[keep]
 
 
 def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None) -> FlagContext:
@@ -54,8 +64,9 @@ def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     """
     items = items if items is not None else load_items(store, dataset)
     versions = dict(zip(items["item_id"].astype(str), items["version"].astype(int)))
-    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
+    scores = _models_only(scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides))
     choices, stored, _ = inputs or load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
+    choices = choices[choices["model"].isin(set(scores["model"]))]  # the examinees of the scores only
     computed = key_flags(scores, _context(choices, items, stats))
     computed["item_version"] = computed["item_id"].map(versions)
     current = pd.Series([versions.get(str(i)) == int(v) for i, v in zip(stored["item_id"], stored["item_version"])],
@@ -82,7 +93,7 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
                   scores: pd.DataFrame | None = None, items: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per flagged item still waiting for a key review, with its flags and statistics
     (``scores``/``items``: the frames when the caller has them; see ``suspect_flags``)."""
-    scores = scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides)
+    scores = _models_only(scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides))
     if scores.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
     stats = item_statistics(scores, corrected=True)
@@ -121,35 +132,45 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
     item = get_item(store, dataset, item_id)
     responses = load_responses(store, dataset, item_id)
     latest = responses[responses["is_latest"]] if "is_latest" in responses else responses
+    latest = _models_only(latest)
     answers = latest[["model", "condition", "raw_text", "parsed_answers", "motivation", "strict_score", "paper_score",
                       "parse_error"]].copy()
     answers["chosen"] = [", ".join(chosen_options(a)) for a in answers["parsed_answers"]]
     choices = load_choices(store, dataset, item_id=str(item_id))
+    choices = choices[choices["model"].isin(set(responses["model"]) - set(
+        responses.loc[responses["kind"] == HUMAN_KIND, "model"]))] if "kind" in responses else choices
     choices = choices.assign(ids=pd.Series([chosen_options(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
     return {"item": item, "answers": answers.reset_index(drop=True), "options": option_shares(choices, str(item_id)),
             "history": item_history(store, dataset, item_id), "reviews": load_key_reviews(store, dataset, item_id)}
 
 
-def confirm_key(store: Store, dataset: str, item_id: str, reviewer: str, flags: list[str],
+def _actor(reviewer: Identity | str, doing: str) -> Identity:
+    if isinstance(reviewer, str) and not reviewer.strip():
+        raise UserError(f"{doing} a key needs the reviewer's name")
+    actor = as_identity(reviewer)
+    actor.require(KEY_REVIEW)
+    return actor
+
+
+def confirm_key(store: Store, dataset: str, item_id: str, reviewer: Identity | str, flags: list[str],
                 note: str | None = None) -> int:
-    """The key is right: clear the flags the reviewer saw on the current version; keep the decision."""
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise UserError("confirming a key needs the reviewer's name")
+    """The key is right: clear the flags the reviewer saw on the current version; keep the decision.
+    ``reviewer`` is the acting identity (a bare name: single-machine mode)."""
+    actor = _actor(reviewer, "confirming")
     version = int(get_item(store, dataset, item_id)["version"])
-    return add_key_review(store, dataset, item_id, version, "confirm", reviewer, (note or "").strip() or None, flags)
+    return add_key_review(store, dataset, item_id, version, "confirm", actor.name, (note or "").strip() or None,
+                          flags, actor=actor.columns())
 
 
-def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: str, flags: list[str],
+def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: Identity | str, flags: list[str],
                 note: str | None = None) -> tuple[int, int]:
     """Save the corrected key as a new item version (re-scoring every stored response of the item)
     and record the review; returns (new version, responses re-scored)."""
     from .items import check_item
 
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise UserError("correcting a key needs the reviewer's name")
+    actor = _actor(reviewer, "correcting")
+    reviewer = actor.name
     item = get_item(store, dataset, item_id)
     record = copy.deepcopy(item["record"])
     if check_item(record)[0]["answers"] == check_item({**record, "answers": answers})[0]["answers"]:
@@ -162,7 +183,7 @@ def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewe
     text = f"key corrected by {reviewer}" + (f": {note.strip()}" if (note or "").strip() else "")
     version = save_item_version(store, dataset, record, origin=KEY_REVIEW_ORIGIN, note=text)
     add_key_review(store, dataset, item_id, int(item["version"]), "correct", reviewer, (note or "").strip() or None,
-                   flags, new_version=version)
+                   flags, new_version=version, actor=actor.columns())
     rescored = int(len(load_responses(store, dataset, item_id)))
     logger.info("item %s/%s: key corrected by %s (version %d, %d responses re-scored)", dataset, item_id, reviewer,
                 version, rescored)

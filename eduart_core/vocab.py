@@ -147,7 +147,16 @@ MODEL_KIND = "model"
 SIMULATED_KIND = "simulated"
 #: A reference such as the offline chance model: drawn as a reference mark, never an examinee.
 BASELINE_KIND = "baseline"
-MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND)
+#: A person who sat the exam (a session of the Sit-the-exam page, or imported exam results): an
+#: examinee like a model, stored by a pseudonym and grouped (``student``, ``expert``, ...); left out
+#: of every statistic unless the selection switches people in (``--humans``).
+HUMAN_KIND = "human"
+MODEL_KINDS: tuple[str, ...] = (MODEL_KIND, SIMULATED_KIND, BASELINE_KIND, HUMAN_KIND)
+#: The family people are drawn in (one colour on every chart), and the groups the page suggests.
+HUMAN_FAMILY = "People"
+HUMAN_GROUPS: tuple[str, ...] = ("student", "expert")
+#: The group of a person whose group nobody gave.
+DEFAULT_HUMAN_GROUP = "ungrouped"
 
 # ---------------------------------------------------------------- regression reference levels
 

@@ -288,7 +288,7 @@ with b4.popover("Link", icon=":material/link:"):
 
 with common.guard():
     item = views.item_detail(src, sel.dataset, current)
-    responses = views.item_responses(src, sel.dataset, current)
+    responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
 record = item.get("record") or {}
 shown_card = display.card(record)
 row = every[every["item_id"] == current].iloc[0] if (every["item_id"] == current).any() else None
@@ -489,18 +489,19 @@ st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_i
 # ---------------------------------------------------------------- human score override (issue 12)
 # A researcher re-scores one response with a reason. Append-only: the computed score is kept and
 # every statistic uses the override while "With reviewed overrides" is on. Separate block; the
-# store does the work (store.overrides).
+# domain module checks the acting person's roles and records them (eduart_core.overrides).
 def _save_override(options: dict) -> None:
     from eduart_core.errors import UserError
+    from eduart_core.overrides import add_override
     from eduart_core.store import Store, StoreError
-    from eduart_core.store.overrides import add_override
 
-    who = (st.session_state.get("reviewer") or st.session_state.get("ovr_name") or "").strip()
+    actor = common.identity()
+    who = "" if actor is not None else (st.session_state.get("ovr_name") or "").strip()
     choice = st.session_state.get("ovr_response")
     profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (prof,)
     try:
         add_override(Store(common.store_path()), options[choice], st.session_state.get("ovr_score"),
-                     st.session_state.get("ovr_reason", ""), who, profiles)
+                     st.session_state.get("ovr_reason", ""), actor or who, profiles)
     except (UserError, StoreError) as exc:
         st.session_state["ovr_message"] = ("error", plain(exc))
         return
@@ -511,25 +512,31 @@ def _save_override(options: dict) -> None:
 
 st.divider()
 with st.expander("Override a score (human review)", expanded=False):
+    from eduart_core.overrides import load_overrides
     from eduart_core.store import Store as _OStore
-    from eduart_core.store.overrides import load_overrides
+    from eduart_core.team import OVERRIDE_SCORE
 
     _options = {f"{r['model']} · {r['condition']} · computed {r.get(f'{prof}_score', float('nan')):.2f}":
                 int(r["response_id"]) for r in latest.to_dict("records")}
     _message = st.session_state.pop("ovr_message", None)
     if _message:
         getattr(st, _message[0])(_message[1])
-    with st.form("ovr_form", clear_on_submit=False):
-        st.selectbox("Response", list(_options), key="ovr_response")
-        st.number_input("Score it deserves (0 to 1)", 0.0, 1.0, 1.0, step=0.05, key="ovr_score")
-        st.checkbox("For both scoring profiles", value=True, key="ovr_all_profiles")
-        st.text_input("Reason (required; kept with the override)", key="ovr_reason")
-        if not st.session_state.get("reviewer"):
-            st.text_input("Your name", key="ovr_name")
-        st.form_submit_button("Save override", on_click=_save_override, args=(_options,))
+    _actor = common.identity()
+    if _actor is not None and not _actor.may(OVERRIDE_SCORE):
+        st.caption("Overriding a score needs the researcher role.")
+    else:
+        with st.form("ovr_form", clear_on_submit=False):
+            st.selectbox("Response", list(_options), key="ovr_response")
+            st.number_input("Score it deserves (0 to 1)", 0.0, 1.0, 1.0, step=0.05, key="ovr_score")
+            st.checkbox("For both scoring profiles", value=True, key="ovr_all_profiles")
+            st.text_input("Reason (required; kept with the override)", key="ovr_reason")
+            if _actor is None:  # single-machine mode: a typed name
+                st.text_input("Your name", key="ovr_name")
+            st.form_submit_button("Save override", on_click=_save_override, args=(_options,))
     _overrides = load_overrides(_OStore(common.store_path()), sel.dataset, current)
     if len(_overrides):
         st.dataframe(_overrides[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
-                                 "item_version", "created_at", "applied"]], hide_index=True, width="stretch")
+                                 "actor_subject", "item_version", "created_at", "applied"]], hide_index=True,
+                     width="stretch")
     st.caption("Overrides are append-only and apply while the gold version they were made on is current; every "
                "statistic uses them while \"With reviewed overrides\" is on in the sidebar (the default).")

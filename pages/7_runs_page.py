@@ -23,6 +23,7 @@ from eduart_core.runner.launch import LaunchOptions, plan_launch
 from eduart_core.runner.repro import reproducibility
 from eduart_core.store import Store, StoreError
 from eduart_core.store.journal import dataset_names, load_repetition_answers
+from eduart_core.team import LAUNCH_RUN, local
 from eduart_core.text import plain
 from pages import common
 
@@ -32,6 +33,9 @@ st.markdown("Ask models the benchmark items under the **default** and **motivati
             "arrive, so an interrupted launch resumes where it stopped and never pays twice for an answer.")
 
 store = Store(common.store_path(), lock_timeout_s=5.0)
+# who launches: the signed-in person, or in single-machine mode the person at this machine
+actor = common.identity() or local(st.session_state.get("reviewer") or "this machine")
+may_launch = actor.may(LAUNCH_RUN)
 if not store.exists():
     st.error(f"No store at {store.path}. Build one with `python -m eduart_core demo`.")
     st.stop()
@@ -146,14 +150,20 @@ if plan is not None:
     missing = [k for k in models if k not in ready]
     if missing:
         st.warning("No credentials for " + plain(", ".join(missing)) + ": see 'Providers and credentials' above.")
-    if st.button("Launch", type="primary", disabled=bool(missing), key="runs_launch"):
+    if not may_launch:
+        st.caption("Launching runs needs the researcher role.")
+    elif st.button("Launch", type="primary", disabled=bool(missing), key="runs_launch"):
         argv = background.build_argv(store.path, models=list(models), condition=condition, items=options.items,
                                      sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
                                      rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
                                      text_only=options.text_only, refuse_images=options.refuse_images,
                                      batch=mode == vocab.BATCH_MODE)
-        pid = background.start_launch(store, argv, plan.launch_id)
-        st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
+        try:
+            pid = background.start_launch(store, argv, plan.launch_id, actor)
+        except (UserError, StoreError) as exc:
+            st.error(plain(exc))
+        else:
+            st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
 
 
 # ---------------------------------------------------------------- the launch that ended last
@@ -234,9 +244,13 @@ def live() -> None:
         errors = [e for r in progress for e in r["recent_errors"]]
         if errors:
             st.error("Latest errors:\n\n" + "\n\n".join(plain(e) for e in errors[-5:]))
-        if st.button("Cancel", key=f"cancel_{state['launch_id']}"):
-            background.cancel_launch(store, state["launch_id"])
-            st.info("Cancelling: the launch stops after the requests in flight.")
+        if may_launch and st.button("Cancel", key=f"cancel_{state['launch_id']}"):
+            try:
+                background.cancel_launch(store, state["launch_id"], actor)
+            except (UserError, StoreError) as exc:
+                st.error(plain(exc))
+            else:
+                st.info("Cancelling: the launch stops after the requests in flight.")
 
 
 live()
@@ -278,14 +292,18 @@ else:
     resumable = sorted({r["launch_id"] for _, r in history.iterrows()
                         if r["status"] in (launchfile.INTERRUPTED, launchfile.CANCELLED, launchfile.FAILED,
                                            launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0})
-    if resumable:
+    if resumable and may_launch:
         c1, c2, c3 = st.columns([2, 1, 1])
         chosen = c1.selectbox("Resume launch", resumable, key="runs_resume_choice")
         retry = c2.checkbox("Also retry failed requests", value=True, key="runs_resume_retry")
         if c3.button("Resume", key="runs_resume"):
-            pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
-                                          chosen)
-            st.success(f"Resuming {plain(chosen)} (process {pid}).")
+            try:
+                pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
+                                              chosen, actor)
+            except (UserError, StoreError) as exc:
+                st.error(plain(exc))
+            else:
+                st.success(f"Resuming {plain(chosen)} (process {pid}).")
 
 # ---------------------------------------------------------------- usage and batch jobs
 st.subheader("Usage")

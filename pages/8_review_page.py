@@ -15,15 +15,15 @@ import logging
 import duckdb
 import streamlit as st
 
-from eduart_core import suspects, views
+from eduart_core import suspects, team, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
-from eduart_core.extraction.stats import discrepancy_table, round_status_table
+from eduart_core.extraction.stats import AGREEMENT_CODING, discrepancy_table, round_status_table
+from eduart_core.overrides import load_overrides
 from eduart_core.store import Store, StoreError
 from eduart_core.store import extraction as db
 from eduart_core.store.items import image_path
-from eduart_core.store.overrides import load_overrides
 from eduart_core.text import plain
 from eduart_core.vocab import PROFILES, format_label
 from pages import common
@@ -33,7 +33,8 @@ logger = logging.getLogger(__name__)
 SECTIONS = {"extraction": "Extraction review", "suspects": "Suspect keys", "agreement": "Agreement",
             "audit": "Audit log"}
 ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudicator"}
-STATE_LABELS = {OPEN: "open", AWAITING: "decided by you, waiting for the other reviewers", FLAGGED: "flagged",
+STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
+                FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
 INSPECTOR = "pages/1_inspector_page.py"
 
@@ -77,19 +78,35 @@ def _forget_reviewer() -> None:
     st.session_state["review_name"] = ""
 
 
+signed_in = common.signin_enabled()
 who, role_box = st.columns([3, 2])
 with who:
-    if not st.session_state.get("reviewer"):
+    if signed_in:  # the signed-in person: nothing to type, nothing to change
+        st.markdown(f"Reviewing as **{plain(common.identity().name)}**")
+    elif not st.session_state.get("reviewer"):
         st.text_input("Your name (kept for this browser session and stored with every decision)", key="review_name",
                       on_change=_set_reviewer)
+        st.caption(plain(team.NOT_SIGNED_IN.capitalize()))
     else:
         line = st.container(horizontal=True, vertical_alignment="center")
-        line.markdown(f"Reviewing as **{plain(st.session_state['reviewer'])}**")
+        line.markdown(f"Reviewing as **{plain(st.session_state['reviewer'])}** · {plain(team.NOT_SIGNED_IN)}")
         line.button("Change name", key="review_change_name", on_click=_forget_reviewer, type="tertiary")
-reviewer = st.session_state.get("reviewer", "")
-role = role_box.radio("Role", list(ROLE_LABELS), format_func=ROLE_LABELS.get, horizontal=True, key="review_role",
-                      help="Adjudicators settle the fields on which independent reviewers disagree; they see every "
-                           "decision.")
+actor = common.identity()  # who acts: every write below passes it to the library, which checks the roles
+reviewer = actor.key if actor is not None else ""
+# the capacities this person's roles allow (single-machine mode: both)
+capacities = [r for r, action in ((review.REVIEW_ROLE, team.DECIDE), (review.ADJUDICATE_ROLE, team.ADJUDICATE))
+              if actor is None or actor.may(action)]
+if capacities:
+    if st.session_state.get("review_role") not in capacities:
+        st.session_state["review_role"] = capacities[0]
+    role = role_box.radio("Role", capacities, format_func=ROLE_LABELS.get, horizontal=True, key="review_role",
+                          help="Adjudicators settle the fields on which independent reviewers disagree; they see "
+                               "every decision.")
+else:  # a researcher or admin who neither reviews nor adjudicates: reads, decides nothing
+    role = review.ADJUDICATE_ROLE if actor.may(team.SEE_BLIND) else review.REVIEW_ROLE
+    role_box.caption("Your roles do not include deciding fields: the queue is shown read-only.")
+can_decide_any = bool(capacities) and actor is not None
+
 
 if "review_section" not in st.session_state:
     wanted = st.query_params.get("section") or ("suspects" if st.query_params.get("suspect") else "extraction")
@@ -190,12 +207,19 @@ def rounds_panel(state: review.ReviewState) -> None:
                     "sees neither the other decisions nor which extractor produced which side; disagreements go "
                     "to an adjudicator).")
         pairs = sorted({(str(d), int(r)) for d, r in zip(outcomes["dataset"], outcomes["round"])})
-        s1, s2, s3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        s1, s2, s3, s4 = st.columns([3, 1, 2, 1], vertical_alignment="bottom")
         choice = s1.selectbox("Dataset and round", pairs, format_func=lambda p: f"{p[0]} · round {p[1]}",
                               key="review_setting_round")
+        may_set = actor is not None and actor.may(team.SET_ROUND)
         s2.number_input("Reviewers", 1, 9, value=state.reviewers_needed(*choice) if choice else 1,
-                        key=f"review_setting_k::{choice}")
-        s3.button("Save", key="review_setting_save", on_click=_save_round, args=(choice,))
+                        key=f"review_setting_k::{choice}", disabled=not may_set)
+        s3.checkbox("Blind adjudication", value=state.blind_adjudication(*choice) if choice else False,
+                    key=f"review_setting_blind::{choice}", disabled=not may_set,
+                    help="Adjudicators see the decisions as 'reviewer 1', 'reviewer 2' instead of names.")
+        if may_set:
+            s4.button("Save", key="review_setting_save", on_click=_save_round, args=(choice,))
+        else:
+            s4.caption("Changing a round needs the admin role.")
         attention = review.attention_pages(store)
         if not attention.empty:
             st.markdown(f"**{len(attention)} page(s) outside the queue need attention** (failed or not promoted)")
@@ -207,12 +231,14 @@ def _save_round(choice) -> None:
         toast("Enter your name first.", ":material/error:")
         return
     k = int(st.session_state.get(f"review_setting_k::{choice}") or 1)
+    blind_names = bool(st.session_state.get(f"review_setting_blind::{choice}"))
     try:
-        review.set_reviewers(store, choice[0], choice[1], k, set_by=reviewer)
+        review.set_reviewers(store, choice[0], choice[1], k, set_by=actor, blind_adjudication=blind_names)
     except (UserError, StoreError) as exc:
         toast(str(exc), ":material/error:")
         return
-    toast(f"{choice[0]} round {choice[1]}: {k} reviewer(s) per page.")
+    toast(f"{choice[0]} round {choice[1]}: {k} reviewer(s) per page"
+          + ("; adjudicators see no reviewer names." if blind_names else "."))
 
 
 def queue_table(queue) -> None:
@@ -238,6 +264,11 @@ def queue_table(queue) -> None:
                 st.session_state["_review_last_pick"] = picked
                 st.session_state["review_current"] = picked
         st.caption("Click a row to open that page.")
+        if int(queue["needed"].iloc[0]) > 1:
+            st.caption("Blind round: no bulk accepts (each field is decided on its page).")
+            return
+        if role != review.REVIEW_ROLE or actor is None or not actor.may(team.BULK_ACCEPT):
+            return
         b1, b2, b3 = st.columns([2, 1, 1], vertical_alignment="bottom")
         b1.selectbox("Bulk: accept one side for every open field of a category", list(CATEGORIES),
                      index=CATEGORIES.index("accents"), key="review_bulk_category")
@@ -252,7 +283,7 @@ def _bulk(side: str, round_: int, page_id: str | None) -> None:
         return
     category = st.session_state.get("review_bulk_category")
     try:
-        result = review.bulk_accept(store, reviewer, category, side=side, round=round_, page_id=page_id, role=role)
+        result = review.bulk_accept(store, actor, category, side=side, round=round_, page_id=page_id, role=role)
     except (UserError, StoreError, duckdb.Error) as exc:  # decisions made before the failure stay
         logger.warning("bulk accept stopped: %s", exc)
         toast(f"Bulk accept stopped: {one_line(exc)}", ":material/error:")
@@ -298,7 +329,9 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
               width="stretch", help="The next page with fields waiting for you")
 
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
-    if outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
+    if blind and not bool((fields["state"] == RESOLVED).all()):
+        pass  # a blind reviewer learns nothing of the outcome of fields they decided
+    elif outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
         ok, link = st.columns([3, 2], vertical_alignment="center")
         ok.success(plain(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
                          f"{int(outcome['promoted_version'])}."))
@@ -336,7 +369,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
         record = review.working_record(state, page_id, round_)
         for f in fields.to_dict("records"):
             field_card(state, page_id, round_, f, fmt, record, blind, focus == f["path"], needed)
-        if role == review.REVIEW_ROLE and not blind:
+        if role == review.REVIEW_ROLE and not blind and actor is not None and actor.may(team.BULK_ACCEPT):
             open_categories = sorted({f["category"] for f in fields.to_dict("records") if f["state"] != RESOLVED})
             if open_categories:
                 with st.expander("Bulk on this page"):
@@ -405,7 +438,9 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
             shown = _shown_choice(f["my_action"], f["order"])
             st.caption(f"Your decision: {'Accept ' + shown if shown else 'an edit'}. You can change it until "
                        "every reviewer has decided.")
-        if role == review.ADJUDICATE_ROLE:
+        if not can_decide_any:
+            can_decide = False
+        elif role == review.ADJUDICATE_ROLE:
             can_decide = f["state"] == ADJUDICATION
         elif blind:
             can_decide = f["state"] in (OPEN, AWAITING)
@@ -441,8 +476,7 @@ def _shown_choice(action: str, order: str) -> str | None:
 def adjudication_panel(state, page_id: str, round_: int, path: str, fmt: str) -> None:
     st_field = state.state(page_id, round_, path)
     rows = []
-    for d in state.decisions[(state.decisions["page_id"] == page_id) & (state.decisions["round"] == round_)
-                             & (state.decisions["path"] == path)].to_dict("records"):
+    for d in review.field_decisions(state, page_id, round_, path, review.ADJUDICATE_ROLE):
         rows.append({"reviewer": d["reviewer"], "role": d["role"] or review.REVIEW_ROLE,
                      "decision": exchange.LABELS.get(d["action"], d["action"]),
                      "value": editors.describe(d["new_value"], path, fmt) if d["action"] != review.FLAG else "",
@@ -468,11 +502,11 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
            verb: str = "edit saved") -> bool:
     """Button callback: one decision on one field; problems go into the field's card."""
     base = f"{page_id}|{round_}|{path}"
-    if not reviewer:
+    if actor is None:
         st.session_state[f"card_error::{base}"] = "Enter your name first (at the top of the page)."
         return False
     try:
-        result = review.decide(store, page_id, round_, path, action, reviewer, value=value, note=note or None,
+        result = review.decide(store, page_id, round_, path, action, actor, value=value, note=note or None,
                                based_on=None if based_on is None or based_on != based_on else int(based_on),
                                role=role, order=order, state=st.session_state.get("_review_state"))
     except review.ReviewConflict as exc:
@@ -488,15 +522,13 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
         logger.warning("decision on %s not saved: %s", base, exc)
         st.session_state[f"card_error::{base}"] = f"Not saved ({one_line(exc)}); try again."
         return False
+    after = result.after
+    blind = role == review.REVIEW_ROLE and after is not None and after.reviewers_needed(
+        after.dataset_of(page_id) or "", round_) > 1
     text = f"{editors.field_label(path, '')}: {verb}."
-    if result.conflict:
-        text += " It contradicts the settled value, so the field goes to the adjudicator."
-    elif result.state == ADJUDICATION:
-        text += " The reviewers disagree: the field goes to the adjudicator."
-    if result.promoted_version is not None:
-        text += f" Page resolved and promoted as gold (version {result.promoted_version})."
-    elif result.promotion_error:
-        text += f" Page resolved but not promoted: {result.promotion_error}"
+    outcome = review.decision_message(result, blind)
+    if outcome:
+        text += " " + outcome
     st.session_state.pop(f"edit_open::{base}", None)
     st.session_state["_review_fresh"] = result.after
     queue = review.review_queue(result.after or store, round=round_, reviewer=reviewer, role=role)
@@ -516,8 +548,12 @@ def edit_panel(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
     path = f["path"]
     starts = {"A": f["a"], "B": f["b"]}
     if role == review.ADJUDICATE_ROLE:
-        for name, vote in state.state(page_id, round_, path).votes.items():
-            starts[f"{name}'s value"] = vote["new_value"]
+        votes = {}
+        for d in review.field_decisions(state, page_id, round_, path, review.ADJUDICATE_ROLE):
+            if (d.get("role") or review.REVIEW_ROLE) == review.REVIEW_ROLE and d["action"] != review.FLAG:
+                votes[d["reviewer"]] = d["new_value"]
+        for name, value in votes.items():
+            starts[f"{name}'s value"] = value
     start = st.radio("Start from", list(starts), horizontal=True, key=f"edit_from::{base}")
     other = f["b"] if start == "A" else f["a"]
     editor = editors.editor_for(fmt, path, starts[start], record, other)
@@ -582,9 +618,15 @@ def _save_edit(page_id: str, round_: int, path: str, editor: editors.Editor, pre
 
 def page_history(state, page_id: str, round_: int, blind: bool) -> None:
     with st.expander("History of this page", expanded=False):
-        history = state.decisions[(state.decisions["page_id"] == page_id) & (state.decisions["round"] == round_)]
+        import pandas as pd
+
+        paths = list(state.fields(page_id, round_)["path"])
+        history = pd.DataFrame([d for p in paths for d in review.field_decisions(state, page_id, round_, p, role,
+                                                                                 reviewer)],
+                               columns=list(state.decisions.columns), dtype=object)
+        if not history.empty:
+            history = history.sort_values("decision_id")
         if blind:
-            history = history[history["reviewer"] == reviewer]
             st.caption("Blind review: only your own decisions are shown.")
         if history.empty:
             st.caption("No decision yet.")
@@ -672,12 +714,13 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
     error = st.session_state.pop("suspect_error", None)
     if error:
         st.error(plain(error))
+    may_key = actor is not None and actor.may(team.KEY_REVIEW)
     confirm, correct = st.columns(2)
     with confirm.container(border=True):
         st.markdown("**The key is right**")
         st.text_input("Note (optional)", key=f"suspect_confirm_note::{item_id}")
         st.button("Confirm the key", key=f"suspect_confirm::{item_id}", on_click=_confirm_key,
-                  args=(dataset, item_id, flags), disabled=not reviewer)
+                  args=(dataset, item_id, flags), disabled=not may_key)
     with correct.container(border=True):
         st.markdown("**Correct the key**")
         editor = editors.editor_for(fmt, "answers", record.get("answers"), record)
@@ -686,9 +729,11 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
             draw_control(st, control, prefix + control.key)
         st.text_input("Why (kept with the new version)", key=f"suspect_correct_note::{item_id}")
         st.button("Save the corrected key", key=f"suspect_correct::{item_id}", on_click=_correct_key,
-                  args=(dataset, item_id, flags, editor, prefix), disabled=not reviewer, type="primary")
-    if not reviewer:
+                  args=(dataset, item_id, flags, editor, prefix), disabled=not may_key, type="primary")
+    if actor is None:
         st.caption("Enter your name at the top of the page to confirm or correct a key.")
+    elif not may_key:
+        st.caption("Confirming or correcting a key needs the researcher or adjudicator role.")
     if len(detail["reviews"]):
         st.caption("Earlier key reviews of this item")
         st.dataframe(detail["reviews"], hide_index=True, width="stretch")
@@ -696,7 +741,7 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
 
 def _confirm_key(dataset: str, item_id: str, flags: list[str]) -> None:
     try:
-        suspects.confirm_key(store, dataset, item_id, reviewer, flags,
+        suspects.confirm_key(store, dataset, item_id, actor, flags,
                              note=st.session_state.get(f"suspect_confirm_note::{item_id}"))
     except (UserError, StoreError) as exc:
         st.session_state["suspect_error"] = str(exc)
@@ -712,7 +757,7 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
         st.session_state["suspect_error"] = "Not saved: " + "; ".join(problems)
         return
     try:
-        version, rescored = suspects.correct_key(store, dataset, item_id, editor.decode(values), reviewer, flags,
+        version, rescored = suspects.correct_key(store, dataset, item_id, editor.decode(values), actor, flags,
                                                  note=st.session_state.get(f"suspect_correct_note::{item_id}"))
     except (UserError, StoreError) as exc:
         st.session_state["suspect_error"] = str(exc)
@@ -723,13 +768,18 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
 
 # ================================================================= agreement
 def agreement_section() -> None:
-    st.markdown("How often independent reviewers chose the same value, over every field two or more reviewers "
-                "decided. A decision's category is the value chosen (A's, B's or the edited value, compared as "
-                "canonical JSON). **Percent**: share of fields on which every reviewer chose the same value. "
+    st.markdown("How often independent reviewers agreed, over every field two or more reviewers decided. "
+                + AGREEMENT_CODING + " **Percent**: share of fields on which every reviewer made the same choice; "
+                "**value percent**: share on which they chose the same final value. "
                 "**Cohen's kappa** (only with exactly two reviewers) and **Fleiss' kappa** (statsmodels; fields "
                 "with the most common number of reviewers) correct for chance agreement. **Krippendorff's alpha** "
                 "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "
                 "interval comes from 1,000 bootstrap resamples of the fields.")
+    unsettled = exchange.unsettled_blind_rounds(store)
+    if unsettled and role == review.REVIEW_ROLE and not (actor is not None and actor.may(team.SEE_BLIND)):
+        st.info("Blind rounds are under way (" + plain(", ".join(f"{d} round {r}" for d, r in unsettled))
+                + "): agreement is shown to adjudicators and admins until they are settled.")
+        return
     src = views.Source.of(store)
     for title, by in (("per dataset and round", "round"), ("per field", "field"), ("per format", "format")):
         table = views.review_agreement(src, common.current_selection(), by=by)
@@ -745,9 +795,13 @@ def agreement_section() -> None:
 def audit_section() -> None:
     st.markdown("Every review decision, oldest first. Nothing is ever overwritten: a later decision supersedes an "
                 "earlier one, and conflicts are kept for the adjudicator.")
-    records = exchange.export_records(store, viewer=reviewer, role=role)
+    if actor is None:
+        st.caption("Enter your name at the top of the page to see the review decisions.")
+        records = []
+    else:
+        records = exchange.export_records(store, viewer=actor, role=role)
     if any(needed > 1 for needed in review.load_state(store).needed.values()) and role == review.REVIEW_ROLE:
-        st.caption("Blind rounds: other reviewers' decisions on fields that are not settled yet are hidden.")
+        st.caption("Blind rounds: only your own decisions are shown (the download holds the same).")
     if records:
         import json
 
@@ -760,6 +814,13 @@ def audit_section() -> None:
     else:
         st.caption("No review decision yet.")
     filters = common.current_selection()
+    st.markdown(f"**Who changed rounds, keys, scores, runs and roles** (keys and scores: dataset "
+                f"{plain(filters.dataset)}; `show audit_log`)")
+    log = views.audit_log(views.Source.of(store), filters)
+    if log.empty:
+        st.caption("Nothing recorded yet.")
+    else:
+        st.dataframe(log, hide_index=True, width="stretch")
     st.markdown(f"**Human score overrides** (dataset {plain(filters.dataset)})")
     overrides = load_overrides(store, filters.dataset)
     if overrides.empty:

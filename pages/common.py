@@ -49,7 +49,7 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 #: Widget keys of the sidebar, by Selection field (tests and benchmarks set them too).
 WIDGET_KEYS = {"dataset": "f_dataset", "profile": "f_profile", "condition": "f_condition", "models": "f_models",
                "types": "f_types", "languages": "f_languages", "image": "f_image", "baselines": "f_baselines",
-               "reviewed": "f_reviewed"}
+               "reviewed": "f_reviewed", "humans": "f_humans"}
 
 
 # ---------------------------------------------------------------- page icon
@@ -191,7 +191,8 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     query = {key: qp.get_all(key) for key in qp}
     found = Selection.from_query(query, datasets=datasets)
     dataset = found.get("dataset") or st.session_state.get("f_dataset") or default_dataset(datasets)
-    valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines"))),
+    valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines")),
+                                              humans=bool(found.get("humans"))),
              "types": list(format_names()),
              "languages": views.languages(src, dataset)}
     found = Selection.from_query(query, datasets=datasets, valid=valid)
@@ -285,7 +286,8 @@ def sidebar() -> Selection:
             scope = _apply_scope(dataset, src)
         fam = views.family_map(src)
         with_baselines = bool(st.session_state.get("f_baselines", False))
-        ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines),
+        with_humans = bool(st.session_state.get("f_humans", False))
+        ordered = sorted(views.models_with_data(src, dataset, baselines=with_baselines, humans=with_humans),
                          key=lambda m: (fam.get(m, "Other"), m))
         if "f_models" in st.session_state:
             st.session_state["f_models"] = [m for m in st.session_state["f_models"] if m in ordered]
@@ -300,6 +302,10 @@ def sidebar() -> Selection:
                               help="Off (default): baseline models such as chance are drawn as reference lines "
                                    "and left out of rankings, findings, item statistics, the regression and the "
                                    "motivation tests. On: they are treated like every other model.")
+        humans = st.toggle("Count people as examinees", key="f_humans",
+                           help="Off (default): people who sat the exam (or whose results were imported) are left "
+                                "out of every statistic, which then equals the models-only numbers; the Overview "
+                                "compares them with the models in its own section. On: they count like models.")
         technical = st.expander("More filters", expanded=False) if pres else st.container()
         profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
                                   help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
@@ -324,7 +330,7 @@ def sidebar() -> Selection:
             st.caption(f"Store: {plain(store_path())}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
                     types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines),
-                    reviewed=bool(reviewed))
+                    reviewed=bool(reviewed), humans=bool(humans))
     _write_query_params(sel)
     st.session_state["selection"] = sel
     if presentation():
@@ -378,25 +384,19 @@ def flags(sel: Selection) -> views.DatasetFlags:
 
 def simulated_selection(sel: Selection) -> bool:
     """True when the numbers on screen come (partly) from simulated respondents."""
-    fam = families()
-    return flags(sel).simulated or any(fam.get(m) == "Simulated" for m in sel.models)
+    return views.data_label(source(), sel).any_simulated
 
 
 def data_label(sel: Selection) -> str | None:
-    """The label an exported chart carries: simulated respondents, published aggregates, or none."""
-    if flags(sel).aggregate_only:
-        return "published aggregates"
-    if simulated_selection(sel):
-        return "simulated respondents"
-    return None
+    """The label an exported chart carries: the models' kinds (labels.DataLabel.short), or none."""
+    return views.data_label(source(), sel).short()
 
 
 def banner(sel: Selection) -> None:
     """Say loudly when the numbers come from simulated respondents or published aggregates only."""
     f = flags(sel)
     if simulated_selection(sel):
-        st.warning("Simulated respondents: these answers come from simulated models, not real ones. "
-                   "The numbers show how the analysis works, not how real models perform.", icon=":material/science:")
+        st.warning(plain(views.data_label(source(), sel).banner()), icon=":material/science:")
     if f.aggregate_only:
         st.info(f"Published reference (aggregate only): {plain(f.title)}. Item-level views are not available for this "
                 "dataset.", icon=":material/menu_book:")
@@ -631,3 +631,202 @@ def long_text(value, key: str, *, code: bool = False, limit: int | None = None, 
         c1.caption(f"Shown: the first {len(shown):,} of {len(full):,} characters.")
         c2.download_button("Download full text", data=full.encode("utf-8"), file_name=f"{key}.txt",
                            mime="text/plain", key=f"full_{key}", on_click="ignore", icon=":material/download:")
+
+
+# ---------------------------------------------------------------- who is acting (team mode)
+# Sign-in is Streamlit's own OIDC support (st.login / st.user / st.logout): it is on when the
+# secrets Streamlit reads have an [auth] section. Then every page needs a signed-in person with
+# a role, and the library's write functions get that person's Identity. Without [auth] the studio
+# runs in single-machine mode: a typed name, every role, labelled "not signed in".
+
+_EXTRA_SECRETS_READ = False
+
+
+def _read_extra_secrets() -> None:
+    """Let Streamlit read the secrets file ``$EDUART_SECRETS`` names too (once per process).
+
+    Streamlit reads ``.streamlit/secrets.toml``; a deployment may keep its [auth] section
+    elsewhere. The file is added to Streamlit's ``secrets.files`` before any sign-in is asked."""
+    global _EXTRA_SECRETS_READ
+    if _EXTRA_SECRETS_READ:
+        return
+    _EXTRA_SECRETS_READ = True
+    import os
+
+    extra = os.environ.get("EDUART_SECRETS")
+    if not extra:
+        return
+    from streamlit import config as st_config
+    from streamlit.runtime.secrets import secrets_singleton
+
+    files = list(st_config.get_option("secrets.files") or [])
+    path = str(Path(extra).expanduser())
+    if path not in files:
+        st_config.set_option("secrets.files", [*files, path])
+        secrets_singleton._reset()  # read again, with the added file
+
+
+def signin_enabled() -> bool:
+    """Whether the studio runs in team mode (an [auth] section in the secrets Streamlit reads)."""
+    _read_extra_secrets()
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all, or an unreadable one: single-machine mode
+        return False
+
+
+def _stored_roles(subject: str) -> frozenset[str]:
+    """The roles table's grants for ``subject``, read once per store change."""
+    from eduart_core.team.roles import stored_roles
+
+    path = store_path()
+    if not Path(path).exists():
+        return frozenset()
+    key = (subject, path, _store_version(path))
+    memo = st.session_state.get("_team_roles")
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    try:
+        roles = stored_roles(Store(path, lock_timeout_s=3.0), subject)
+    except StoreError as exc:
+        logger.warning("roles table not read: %s", exc)
+        roles = frozenset()
+    st.session_state["_team_roles"] = (key, roles)
+    return roles
+
+
+def identity():
+    """The acting person: the signed-in identity (team mode) or the typed name (single-machine
+    mode); None while nobody is signed in or named."""
+    from eduart_core.team import from_claims, local
+
+    if signin_enabled():
+        user = st.user
+        if not user.get("is_logged_in"):
+            return None
+        claims = user.to_dict()
+        try:
+            return from_claims(claims, _stored_roles(str(claims.get("sub") or "")))
+        except UserError:
+            return None
+    name = (st.session_state.get("reviewer") or "").strip()
+    return local(name) if name else None
+
+
+def may_open(page_key: str | None) -> bool:
+    """Whether the acting person's roles reach a page (always in single-machine mode)."""
+    from eduart_core.team import may_open as allowed
+
+    if not page_key or not signin_enabled():
+        return True
+    who = identity()
+    return who is not None and allowed(who.roles, page_key)
+
+
+def gate() -> bool:
+    """The sign-in gate every page passes (app.py calls it before drawing a page).
+
+    Team mode: a person not signed in sees a sign-in button; a signed-in person without any role
+    sees one line. Returns whether the page may be drawn."""
+    if not signin_enabled():
+        return True
+    user = st.user
+    if not user.get("is_logged_in"):
+        st.title("EduArt Studio")
+        st.markdown("Sign in to use the studio: every decision, override and launch is recorded with your name.")
+        st.button("Sign in", key="team_sign_in", type="primary", on_click=st.login, icon=":material/login:")
+        return False
+    who = identity()
+    if who is None or not who.roles:
+        name = plain(user.get("name") or user.get("email") or user.get("sub") or "you")
+        st.info(f"You are signed in as {name} but hold no role in this studio: ask an admin to grant you one "
+                f"(`python -m eduart_core roles grant {plain(user.get('sub') or 'SUBJECT')} reviewer`).")
+        st.button("Sign out", key="team_sign_out_norole", on_click=st.logout)
+        return False
+    return True
+
+
+def who_line() -> None:
+    """Who is acting, at the top of the sidebar: the signed-in person and their roles, with a
+    sign-out button, or the single-machine label."""
+    from eduart_core.team import NOT_SIGNED_IN
+
+    with st.sidebar:
+        if signin_enabled():
+            who = identity()
+            if who is None:
+                return
+            line = st.container(horizontal=True, vertical_alignment="center")
+            line.markdown(f"Signed in as **{plain(who.name)}**")
+            line.button("Sign out", key="team_sign_out", on_click=st.logout, type="tertiary")
+            st.caption(plain(f"{who.email or who.subject} · roles: {', '.join(sorted(who.roles))}"))
+        else:
+            st.caption(plain(NOT_SIGNED_IN.capitalize()) + ": names are typed, not verified.")
+
+
+_EXPOSURE_CHECKED = False
+
+
+def warn_if_exposed() -> None:
+    """Once per server process: one line on the server console when the studio listens beyond
+    this machine without sign-in."""
+    global _EXPOSURE_CHECKED
+    if _EXPOSURE_CHECKED:
+        return
+    _EXPOSURE_CHECKED = True
+    import sys
+
+    from eduart_core.team.signin import exposure_warning
+
+    warning = exposure_warning(st.get_option("server.address"), signin_enabled())
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- editors and fresh reads
+
+def draw_control(container, control, key: str, row_label: str | None = None) -> None:
+    """One primitive control of an `extraction.editors.Editor` (labels are data: shown as text)."""
+    label = ("≠ " if control.marked else "") + plain(control.label)
+    if row_label:
+        label = f"{plain(row_label)}: {label}"
+    if control.kind == "text":
+        container.text_input(label, value=control.value, key=key)
+    elif control.kind == "textarea":
+        container.text_area(label, value=control.value, key=key, height=120)
+    elif control.kind in ("radio", "select"):
+        options = list(control.options)
+        index = options.index(control.value) if control.value in options else None
+        widget = container.radio if control.kind == "radio" else container.selectbox
+        widget(label, options, index=index, key=key)
+    elif control.kind == "checkbox":
+        container.checkbox(label, value=bool(control.value), key=key)
+    elif control.kind == "toggle":
+        container.toggle(label, value=bool(control.value), key=key)
+    elif control.kind == "number":
+        container.number_input(label, value=control.value, key=key, format="%g")
+
+
+def draw_editor(editor, prefix: str) -> None:
+    """Every control of an editor, rows side by side; widget keys are ``prefix + control.key``."""
+    groups: dict[str | None, list] = {}
+    for control in editor.controls:
+        groups.setdefault(control.row, []).append(control)
+    for row_label, controls in groups.items():
+        if row_label is None:
+            for control in controls:
+                draw_control(st, control, prefix + control.key)
+        else:
+            cols = st.columns([1] + [3] * (len(controls) - 1) if len(controls) > 1 else [1])
+            for col, control in zip(cols, controls):
+                draw_control(col, control, prefix + control.key, row_label if control is controls[0] else None)
+
+
+def editor_values(editor, prefix: str) -> dict:
+    """The values the person set in an editor drawn with `draw_editor` (by control key)."""
+    return {c.key: st.session_state[prefix + c.key] for c in editor.controls if prefix + c.key in st.session_state}
+
+
+def data_changed() -> None:
+    """Forget the store's cached data version after a write, so the next read sees the write."""
+    _versions.pop(store_path(), None)

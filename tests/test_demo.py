@@ -106,8 +106,9 @@ def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     assert demo["items"] >= 70 and len(demo["items_by_type"]) == 7
     assert set(demo["items_by_language"]) == {"it", "en"}
     assert demo["items_with_image"] >= 25 and demo["simulated"] is True
-    assert demo["models"] >= 8 and demo["runs"] >= 16
-    assert demo["responses"] == demo["runs"] * demo["items"]
+    assert demo["models"] >= 8 + 24 and demo["runs"] >= 16 + 24  # the models, and the simulated panel of people
+    people = 24  # one run each, a sampled form of the items
+    assert demo["items"] * (demo["runs"] - people) < demo["responses"] < demo["runs"] * demo["items"]
     assert stats["simulated_models"] >= 8
     assert stats["models"] - stats["simulated_models"] >= 12
     assert stats["datasets"]["eduart2026"]["aggregate_only"] is True
@@ -122,6 +123,7 @@ def test_demo_runs_cover_both_conditions_and_both_profiles(demo_db):
     store = Store(demo_db)  # built by the demo builder (once per session, see demo_kit)
     for profile in ("strict", "paper"):
         frame = load_scores(store, profile, dataset="demo")
+        frame = frame[frame["kind"] != "human"]  # the simulated panel of people sits in the answer-only condition
         per_model = frame.groupby("model")["condition"].nunique()
         assert len(per_model) == 8 and (per_model == 2).all()
         assert frame["simulated"].all() and set(frame["family"]) == {"Simulated"}

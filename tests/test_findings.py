@@ -106,7 +106,8 @@ def test_incomplete_grid_uses_complete_models_and_says_so():
 def effect_frame(deltas: list[float], p_wilcoxon: list[float]) -> pd.DataFrame:
     p = np.asarray(p_wilcoxon, dtype=float)
     return pd.DataFrame({"model": [f"M{i}" for i in range(len(deltas))], "delta_macro": deltas,
-                         "delta_micro": deltas, "n_paired": 100, "p_wilcoxon": p, "p_holm": holm(p)})
+                         "delta_micro": deltas, "n_paired": 100, "p_wilcoxon": p, "p_holm": holm(p),
+                         "rank_biserial": np.sign(deltas)})
 
 
 def test_motivation_reports_both_directions():
@@ -121,8 +122,8 @@ def test_motivation_reports_both_directions():
 def test_motivation_counts_significance_after_holm_and_names_it():
     raw = [0.01, 0.02, 0.03, 0.5]  # three raw p < .05, but only one survives Holm (0.04, 0.06, 0.06, 0.5)
     f = findings.motivation_finding(effect_frame([0.05, -0.02, -0.03, 0.01], raw))
-    assert "after Holm correction across 4 models, 1 change is significant" in f.detail
-    assert "(1 up, 0 down" in f.detail
+    assert "after Holm correction across 4 models, the signed-rank test finds 1 model whose" in f.detail
+    assert "(1 towards rises, 0 towards drops, by the signed ranks)" in f.detail
     assert "Wilcoxon signed-rank" in f.test and "Holm-adjusted across 4 models" in f.test
     assert f.n == 100 and f.n_unit == "paired items per model"
 
@@ -135,7 +136,8 @@ def test_published_motivation_gets_holm_of_the_t_test():
     effect = analysis.published_motivation(macro, pooled)
     assert list(effect["p_holm"]) == pytest.approx([0.02, 0.04])
     f = findings.motivation_finding(effect)
-    assert "paired t-test" in f.test and "Holm" in f.test and "2 changes are significant" in f.detail
+    assert "paired t-test" in f.test and "Holm" in f.test
+    assert "2 pooled per-item differences are significant" in f.detail and "(1 up, 1 down)" in f.detail
 
 
 # ---------------------------------------------------------------- hardest format

@@ -195,8 +195,10 @@ def test_old_variants_are_normalised():
     assert validate_item(tf).answers == [{"id": "A", "text": "True"}, {"id": "B", "text": "False"}]
     co = record("completion_open", question_text="Luce [A] e [B].",
                 answers=["chiaroscuro", "sfumato"])
-    assert validate_item(co).answers == [{"id": "A", "description": "chiaroscuro"},
-                                         {"id": "B", "description": "sfumato"}]
+    canonical, problems = check_item(co)  # keyed A, B, ..., and kept as a data issue with the reason
+    assert canonical["answers"] == [{"id": "A", "description": "chiaroscuro"}, {"id": "B", "description": "sfumato"}]
+    assert canonical["answers_as_strings"] == ["chiaroscuro", "sfumato"]
+    assert len(problems) == 1 and "plain list of strings" in problems[0]
 
 
 def test_normalise_keeps_input_untouched_and_drops_bookkeeping():

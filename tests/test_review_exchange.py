@@ -42,7 +42,7 @@ def two_reviewers(store: Store) -> list[dict]:
         lines.append(base | {"reviewer": "Anna", "decision": "A", "note": None})
         if i % 4 == 1:
             lines.append(base | {"reviewer": "Bruno", "decision": "B", "note": "B matches the screenshot"})
-        elif i % 4 == 2:  # an edit that types A's value: the same category as accepting A
+        elif i % 4 == 2:  # an edit that types A's value: by choice an edit, on the final value agreement
             lines.append(base | {"reviewer": "Bruno", "decision": "edit", "value": row["value_a"]})
         else:
             lines.append(base | {"reviewer": "Bruno", "decision": "A"})
@@ -56,25 +56,31 @@ def write_jsonl(path, lines: list) -> str:
 
 
 def package_agreement(store: Store, lines: list[dict]) -> dict:
-    """Cohen, Fleiss and alpha straight from the libraries, on a table built from the file."""
+    """Cohen, Fleiss and alpha straight from the libraries, on a table built from the file: each
+    decision coded by choice (A, B, an edit with its value); the final values compared apart."""
     import krippendorff
     from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa, to_table
 
     queued = db.load_discrepancies(store, round=1, queued_only=True)
     values = {(r["page_id"], r["path"]): (r["value_a"], r["value_b"]) for r in queued.to_dict("records")}
     chosen: dict[tuple, dict[str, str]] = {}
+    final: dict[tuple, dict[str, str]] = {}
+    canonical = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
     for line in lines:
         a, b = values[(line["page"], line["field"])]
         value = {"A": a, "B": b, "edit": line.get("value")}[line["decision"]]
-        chosen.setdefault((line["page"], line["field"]), {})[line["reviewer"]] = json.dumps(
-            value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        key = (line["page"], line["field"])
+        choice = line["decision"] if line["decision"] != "edit" else "edit " + canonical(value)
+        chosen.setdefault(key, {})[line["reviewer"]] = choice
+        final.setdefault(key, {})[line["reviewer"]] = canonical(value)
     categories = sorted({c for unit in chosen.values() for c in unit.values()})
     table = np.array([[categories.index(unit[r]) for unit in chosen.values()] for r in ("Anna", "Bruno")])
     return {"units": table.shape[1],
             "cohen": cohens_kappa(to_table(table.T, bins=len(categories))[0]).kappa,
             "fleiss": fleiss_kappa(aggregate_raters(table.T, n_cat=len(categories))[0]),
             "alpha": krippendorff.alpha(reliability_data=table.astype(float), level_of_measurement="nominal"),
-            "percent": float((table[0] == table[1]).mean())}
+            "percent": float((table[0] == table[1]).mean()),
+            "value_percent": float(np.mean([unit["Anna"] == unit["Bruno"] for unit in final.values()]))}
 
 
 def test_two_reviewers_imported_give_the_libraries_agreement(store_path, tmp_path, capsys):
@@ -92,6 +98,7 @@ def test_two_reviewers_imported_give_the_libraries_agreement(store_path, tmp_pat
     assert set(got) >= {"units", "percent", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "alpha_ci"}
     assert got["units"] == expected["units"] == 11
     assert got["percent"] == pytest.approx(expected["percent"])
+    assert got["value_percent"] == pytest.approx(expected["value_percent"]) == pytest.approx(8 / 11)
     assert got["cohen_kappa"] == pytest.approx(expected["cohen"], abs=1e-12)
     assert got["fleiss_kappa"] == pytest.approx(expected["fleiss"], abs=1e-12)
     assert got["krippendorff_alpha"] == pytest.approx(expected["alpha"], abs=1e-12)

@@ -35,6 +35,11 @@ def answer(ident: str) -> str:
 def keyed_store(store):
     """12 items keyed A; item k07 is miskeyed B (the truth is A): strong models answer A there
     and are marked wrong, weak ones guess B. Item k12 is one nobody gets right."""
+    return plant_keys(store)
+
+
+def plant_keys(store):
+    """The dataset of ``keyed_store`` written into ``store``."""
     records = [radio(f"k{i:02d}") for i in range(1, 13)]
     records[6] = radio("k07", key="B")
     upsert_items(store, records, DATASET, origin="test")

@@ -180,7 +180,8 @@ def test_blind_double_review_with_adjudication(review_store):
     bruno.run()
     assert not any("Anna" in m.value for m in bruno.markdown)  # he never sees her decision
     bruno.button(key=f"accept_{bruno_side.lower()}::{base}").click().run()
-    assert "goes to the adjudicator" in toasts(bruno)
+    said = toasts(bruno)  # the toast tells Bruno nothing of Anna's choice (no "disagree", no "promoted")
+    assert "stay hidden" in said and "adjudicator" not in said and "promoted" not in said
     log = db.load_decisions(review_store, "ex01/q01", 2)
     assert list(log["shown_order"]) == [order_anna, order_bruno] and log.iloc[0]["action"] != log.iloc[1]["action"]
     carla = open_page(session("Carla", role="adjudicate"), "ex01/q01", 2)

@@ -188,7 +188,7 @@ def test_open_fuzzy_threshold_is_configurable():
 def test_open_old_plain_list_gold_and_double_spaces():
     old = {"type": "completion_open", "answers": ["prospettiva", "Brunelleschi"]}
     raw = J(e("A", "  prospettiva "), e("B", "brunelleschi"))
-    assert both(old, raw) == (1.0, 1.0)
+    assert both(old, raw) == (0.0, 1.0)  # paper: the published evaluator reads no key from plain strings
     assert both(OPEN, J(e("A", "prospettiva   centrale"), e("B", "Brunelleschi"))) == (0.5, 0.5)
 
 

@@ -88,11 +88,13 @@ def test_leaderboard_json_equals_the_overview_page(demo_db, monkeypatch):
 BASELINE_VIEWS = {"baselines", "baseline_type_scores"}
 #: Views of the launches next to a store: the chance store has one (its `run --model chance`).
 LAUNCH_VIEWS = {"launch_progress"}
+#: Views of acts people did (the audit log): the chance run's launch is the first such act.
+ACT_VIEWS = {"audit_log"}
 
 
 @pytest.mark.parametrize("name", list(views.VIEWS))
 def test_every_view_runs_on_the_demo_and_matches_the_library(demo_db, chance_db, name):
-    db = chance_db if name in BASELINE_VIEWS | LAUNCH_VIEWS else demo_db
+    db = chance_db if name in BASELINE_VIEWS | LAUNCH_VIEWS | ACT_VIEWS else demo_db
     dataset = "demo-vqa" if name in STUDY_VIEWS else ("demo-muse" if name in MUSE_VIEWS else "demo")
     rows = records(db, name, "--dataset", dataset, *NEEDS.get(name, []))
     assert rows, f"{name} returned no rows on the demo store"
@@ -157,6 +159,7 @@ def test_pages_only_call_registered_views():
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
         "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "data_label",  # the kinds of model behind a selection (banner and export subtitles)
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:

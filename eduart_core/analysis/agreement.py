@@ -2,9 +2,10 @@
 Krippendorff's alpha (nominal) with a bootstrap interval. Pure functions, no store, no Streamlit.
 
 Input: a ratings frame with one row per (unit, rater) and a ``category`` column (for review
-decisions: a unit is a (page, round, field path), a rater a reviewer, the category the chosen
-value as canonical JSON). Units rated by fewer than two raters carry no information on agreement
-and are left out.
+decisions: a unit is a (page, round, field path), a rater a reviewer, the category what the
+reviewer chose among the candidates: see ``extraction.stats.AGREEMENT_CODING``), optionally a
+``value`` column whose agreement is reported as a plain share. Units rated by fewer than two
+raters carry no information on agreement and are left out.
 
 Which library computes what (kept libraries, not hand-written formulas):
 - Cohen's kappa: ``statsmodels.stats.inter_rater.cohens_kappa`` on the two raters' contingency
@@ -32,8 +33,8 @@ DENSE_ALPHA_CELLS = 4_000_000  # units x categories^2 the krippendorff package i
 N_BOOT = 1000
 BOOT_SEED = 20261130
 
-AGREEMENT_KEYS = ("units", "reviewers", "ratings", "percent", "cohen_kappa", "fleiss_kappa", "fleiss_units",
-                  "krippendorff_alpha", "alpha_ci")
+AGREEMENT_KEYS = ("units", "reviewers", "ratings", "percent", "value_percent", "cohen_kappa", "fleiss_kappa",
+                  "fleiss_units", "krippendorff_alpha", "alpha_ci")
 
 
 def _clean(value: float | None) -> float | None:
@@ -174,18 +175,27 @@ def _fleiss(r: pd.DataFrame, unit: str, rater: str, category: str) -> tuple[floa
         return _clean(fleiss_kappa(table, method="fleiss")), n_units
 
 
+def _same_share(r: pd.DataFrame, unit: str, column: str) -> float | None:
+    """Share of units on which every rating holds the same ``column`` value (None without the column)."""
+    if column not in r:
+        return None
+    return float((r.groupby(unit, sort=False)[column].nunique(dropna=False) == 1).mean())
+
+
 def agreement(ratings: pd.DataFrame, *, unit: str = "unit", rater: str = "rater", category: str = "category",
-              n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> dict:
+              value: str = "value", n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> dict:
     """Agreement over every unit at least two raters rated.
 
     Returns ``units``, ``reviewers`` (distinct raters), ``ratings``, ``percent`` (share of units
-    on which every rater chose the same category), ``cohen_kappa`` (None unless exactly two raters),
+    on which every rater chose the same category), ``value_percent`` (the same share on the
+    ``value`` column when the ratings have one, e.g. the final value of a review decision coded
+    by choice; else None), ``cohen_kappa`` (None unless exactly two raters),
     ``fleiss_kappa`` and ``fleiss_units`` (units it rests on), ``krippendorff_alpha`` and
     ``alpha_ci`` ([low, high], bootstrap 95%). Statistics that are undefined (no units, a single
     category) are None.
     """
     r = pairable(ratings, unit, rater)
-    out: dict = {"units": 0, "reviewers": 0, "ratings": 0, "percent": None, "cohen_kappa": None,
+    out: dict = {"units": 0, "reviewers": 0, "ratings": 0, "percent": None, "value_percent": None, "cohen_kappa": None,
                  "fleiss_kappa": None, "fleiss_units": 0, "krippendorff_alpha": None, "alpha_ci": [None, None]}
     if r.empty:
         return out
@@ -193,7 +203,7 @@ def agreement(ratings: pd.DataFrame, *, unit: str = "unit", rater: str = "rater"
     vc = _value_counts(u_codes, n_units, c_codes, n_cats)
     distinct_per_unit = np.asarray((vc > 0).sum(axis=1)).ravel()
     out.update(units=int(n_units), reviewers=int(r[rater].nunique()), ratings=int(len(r)),
-               percent=float((distinct_per_unit == 1).mean()))
+               percent=float((distinct_per_unit == 1).mean()), value_percent=_same_share(r, unit, value))
     out["cohen_kappa"] = _cohen(r, unit, rater, category)
     out["fleiss_kappa"], out["fleiss_units"] = _fleiss(r, unit, rater, category)
     out["krippendorff_alpha"] = _clean(_alpha(vc)) if n_cats >= 2 else None
@@ -203,12 +213,13 @@ def agreement(ratings: pd.DataFrame, *, unit: str = "unit", rater: str = "rater"
 
 
 def agreement_table(ratings: pd.DataFrame, by: list[str], *, unit: str = "unit", rater: str = "rater",
-                    category: str = "category", n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> pd.DataFrame:
+                    category: str = "category", value: str = "value", n_boot: int = N_BOOT,
+                    seed: int = BOOT_SEED) -> pd.DataFrame:
     """``agreement`` per group of ``by`` columns, plus an ``all`` row; one row per group with
-    the group columns, units, reviewers, percent, cohen_kappa, fleiss_kappa, fleiss_units,
-    krippendorff_alpha, alpha_ci_low, alpha_ci_high."""
-    columns = list(by) + ["units", "reviewers", "ratings", "percent", "cohen_kappa", "fleiss_kappa", "fleiss_units",
-                          "krippendorff_alpha", "alpha_ci_low", "alpha_ci_high"]
+    the group columns, units, reviewers, percent, value_percent, cohen_kappa, fleiss_kappa,
+    fleiss_units, krippendorff_alpha, alpha_ci_low, alpha_ci_high."""
+    columns = list(by) + ["units", "reviewers", "ratings", "percent", "value_percent", "cohen_kappa", "fleiss_kappa",
+                          "fleiss_units", "krippendorff_alpha", "alpha_ci_low", "alpha_ci_high"]
     rows = []
     groups = list(pairable(ratings, unit, rater).groupby(by, sort=True)) if by and not ratings.empty else []
     single = None
@@ -217,7 +228,8 @@ def agreement_table(ratings: pd.DataFrame, by: list[str], *, unit: str = "unit",
         if single is not None and key == ("all",) * len(by):
             result = dict(single)  # one group holds every rated field: the "all" row is the same numbers
         else:
-            result = agreement(group, unit=unit, rater=rater, category=category, n_boot=n_boot, seed=seed)
+            result = agreement(group, unit=unit, rater=rater, category=category, value=value, n_boot=n_boot,
+                               seed=seed)
             if len(groups) == 1:
                 single = dict(result)
         if not result["units"] and groups:

@@ -20,7 +20,7 @@ from .intervals import t_interval
 EFFECT_COLUMNS = [
     "model", "n_paired", "default_macro", "motivation_macro", "delta_macro", "default_micro",
     "motivation_micro", "delta_micro", "delta_micro_ci_low", "delta_micro_ci_high", "p_ttest",
-    "p_wilcoxon", "p_mcnemar", "p_holm", "n_improved", "n_same", "n_degraded", "n_discordant",
+    "p_wilcoxon", "rank_biserial", "p_mcnemar", "p_holm", "n_improved", "n_same", "n_degraded", "n_discordant",
 ]
 _TOL = 1e-9
 
@@ -91,6 +91,18 @@ def wilcoxon_p(nonzero: np.ndarray) -> float:
     return float(min(1.0, 2.0 * special.ndtr(-abs(z))))  # = 2 * stats.norm.sf(|z|)
 
 
+def rank_biserial(nonzero: np.ndarray) -> float:
+    """Matched-pairs rank-biserial correlation (R+ - R-) / (R+ + R-) of the non-zero differences.
+
+    Why: it is the effect the signed-rank test tests, with its sign (positive: the ranks of the
+    rises outweigh those of the drops), so a sentence about a significant Wilcoxon result can say
+    which way it goes without borrowing the direction of a pooled mean difference.
+    """
+    ranks = stats.rankdata(np.abs(nonzero))
+    total = float(ranks.sum())
+    return float((ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / total) if total else float("nan")
+
+
 def paired_t_p(a: np.ndarray, b: np.ndarray) -> float:
     """Two-sided p of scipy's ``ttest_rel(b, a)``, from its formula (t = mean difference over its
     standard error, n - 1 degrees of freedom) without scipy's per-call input handling."""
@@ -120,6 +132,7 @@ def _model_row(model: str, a: np.ndarray, b: np.ndarray, threshold: float) -> di
         warnings.simplefilter("ignore")
         row["p_ttest"] = paired_t_p(a, b) if len(a) >= 2 and nonzero.size else np.nan
         row["p_wilcoxon"] = wilcoxon_p(nonzero) if nonzero.size else np.nan
+    row["rank_biserial"] = rank_biserial(nonzero) if nonzero.size else np.nan
     ra, rb = a >= threshold, b >= threshold
     right_wrong = int((ra & ~rb).sum())
     wrong_right = int((~ra & rb).sum())
@@ -135,7 +148,8 @@ def motivation_effect(df: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
     """Per model: macro and micro means per condition, their deltas and paired tests.
 
     p_ttest: paired t-test on per-item scores (NaN when every difference is zero).
-    p_wilcoxon: signed-rank on the non-zero per-item differences (published Figure 3).
+    p_wilcoxon: signed-rank on the non-zero per-item differences (published Figure 3);
+    rank_biserial: its effect size and direction, (R+ - R-) / (R+ + R-), NaN without a difference.
     p_mcnemar: on scores binarised at `threshold`; exact binomial when fewer than 25 discordant
     pairs, chi-square with continuity correction otherwise; 1.0 with no discordant pair.
     p_holm: Holm adjustment of p_wilcoxon across the models that have one.

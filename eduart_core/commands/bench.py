@@ -4,7 +4,8 @@ from __future__ import annotations
 import importlib
 
 #: Every benchmark, one module each in ``eduart_core.bench`` (imported only when the CLI is built).
-BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "import"]
+BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "humans",
+           "import"]
 #: A bench whose name is a Python keyword lives in a module named otherwise.
 MODULES = {"import": "imports"}
 

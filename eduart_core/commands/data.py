@@ -178,6 +178,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export_scores(args: argparse.Namespace) -> int:
+    from .. import csvsafe
     from ..store.scores import SCORE_COLUMNS, load_scores
 
     frame = load_scores(_store(args), profile=args.profile, dataset=args.dataset)[SCORE_COLUMNS]
@@ -187,11 +188,11 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if out.parent and not out.parent.exists():
             raise UserError(f"folder {out.parent} does not exist")
-        atomic_write(out, frame.to_csv(index=False))  # a full disk leaves no partial file
+        atomic_write(out, csvsafe.to_csv(frame))  # a full disk leaves no partial file
         print(f"wrote {len(frame)} row(s) to {out}", file=sys.stderr)
     else:
         try:
-            frame.to_csv(sys.stdout, index=False)
+            csvsafe.to_csv(frame, sys.stdout)
             sys.stdout.flush()
         except BrokenPipeError:  # `export-scores | head`: the reader left, which is fine
             devnull = os.open(os.devnull, os.O_WRONLY)

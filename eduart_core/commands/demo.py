@@ -47,7 +47,8 @@ def cmd_demo(args) -> int:
     if "vqa_items" in summary or "muse_items" in summary:
         studies = (f"; studies: {summary.get('vqa_items', 0)} VQArt-style and {summary.get('muse_items', 0)} "
                    f"MUSE-style items, {summary.get('study_reference_cells', 0)} published cells")
-    print(f"demo store ready: {summary['items']} items, {summary['runs']} simulated runs, "
+    people = f", a simulated panel of {summary['people']} people" if summary.get("people") else ""
+    print(f"demo store ready: {summary['items']} items, {summary['runs']} simulated runs{people}, "
           f"{summary['reference_models']} reference models{studies} ({summary['seconds']} s)")
     return 0
 

@@ -7,6 +7,7 @@ overrides with theirs.
 """
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -40,15 +41,18 @@ def cmd_status(args) -> int:
         print("no extraction rounds in this store yet")
         return 0
     print(f"{'dataset':20} {'round':>5} {'pages':>5} {'queued':>6} {'resolved':>8} {'promoted':>8} {'open':>5} "
-          f"{'adjud.':>6} {'units':>5} {'agree%':>6} {'alpha':>6}  alpha 95% CI")
+          f"{'adjud.':>6} {'units':>5} {'agree%':>6} {'value%':>6} {'alpha':>6}  alpha 95% CI")
     for r in report["rounds"]:
         a = r["agreement"]
         percent = "—" if a["percent"] is None else f"{100 * a['percent']:.0f}"
+        value = "—" if a.get("value_percent") is None else f"{100 * a['value_percent']:.0f}"
         ci = a["alpha_ci"]
         interval = "—" if ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
         print(f"{r['dataset']:20} {r['round']:>5} {r['pages']:>5} {r['queued']:>6} {r['resolved']:>8} "
               f"{r['promoted']:>8} {r['open_fields']:>5} {r['adjudication_pending']:>6} {a['units']:>5} "
-              f"{percent:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
+              f"{percent:>6} {value:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
+    if any(r["agreement"]["units"] for r in report["rounds"]):
+        print("\nagree% and alpha: decisions coded by choice (A, B, an edit, a flag); value%: the same final value")
     if report["open"]:
         print(f"\n{len(report['open'])} field(s) still waiting; `review-status --json` lists them")
     return 0
@@ -56,8 +60,9 @@ def cmd_status(args) -> int:
 
 def cmd_import(args) -> int:
     from ..extraction.exchange import import_file
+    from ..team import operator
 
-    result = import_file(_store(args), args.file)
+    result = import_file(_store(args), args.file, actor=operator())
     for number, problem in result.errors:
         print(f"{args.file}:{number}: skipped: {problem}")
     print(result.summary())
@@ -65,18 +70,26 @@ def cmd_import(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from ..extraction.exchange import export_file
+    from ..extraction.exchange import blind_notice, export_file, unsettled_blind_rounds
 
-    n = export_file(_store(args), args.out)
+    store = _store(args)
+    notice = blind_notice(unsettled_blind_rounds(store))
+    if notice:  # the first line says so, before anything is written
+        print(f"warning: {notice}")
+    n = export_file(store, args.out)
     print(f"wrote {n} decision(s) to {args.out}")
     return 0
 
 
 def cmd_round(args) -> int:
     from ..extraction.review import set_reviewers
+    from ..team import operator
 
-    set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=args.by)
+    set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=operator(),
+                  blind_adjudication=args.blind_adjudication)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
+    if args.blind_adjudication:
+        mode += "; adjudicators see the decisions without reviewer names"
     print(f"{args.dataset} round {args.round}: {mode}")
     return 0
 
@@ -112,7 +125,9 @@ def register(sub) -> None:
     rnd.add_argument("--dataset", required=True)
     rnd.add_argument("--round", type=int, required=True)
     rnd.add_argument("--reviewers", type=int, required=True, help="1 = single review; 2 or more = blind review")
-    rnd.add_argument("--by", default=None, help="who sets it (kept with the setting)")
+    rnd.add_argument("--blind-adjudication", action="store_true",
+                     help="adjudicators see the round's decisions without reviewer names")
+    rnd.add_argument("--by", default=None, help=argparse.SUPPRESS)  # the OS user is recorded (older scripts pass it)
     add_db_option(rnd)
     rnd.set_defaults(func=cmd_round)
 

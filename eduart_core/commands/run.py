@@ -172,6 +172,23 @@ def _recover(store: Store) -> None:
               flush=True)
 
 
+def _record_launch(store: Store, launch_id: str, resume: bool) -> None:
+    """The audit row of a launch from the command line: the OS user, the machine's operator.
+
+    A launch from the Runs page was recorded (with the signed-in person) before this process
+    started. A store held by another process costs the row, never the run: one line says so."""
+    from ..store import StoreError
+    from ..store.team import add_event
+    from ..team import launched_by, operator
+
+    if launched_by() is not None:
+        return
+    try:
+        add_event(store, "resume" if resume else "launch", launch_id, {"argv": sys.argv[1:]}, operator().columns())
+    except StoreError as exc:
+        print(f"warning: launch {launch_id} not recorded in the audit log: {exc}", file=sys.stderr)
+
+
 def _run(args) -> int:
     from ..runner.launch import execute, plan_launch
 
@@ -191,6 +208,7 @@ def _run(args) -> int:
     if args.dry_run:
         print_estimate(store, plan)
         return 0
+    _record_launch(store, plan.launch_id, resume=bool(args.resume))
     from ..runner.batch.ledger import has_ledger
 
     if args.batch or has_ledger(store, plan.launch_id):

@@ -106,7 +106,9 @@ def _typed(name: str, value: str, default: object) -> object:
 def render(frame: pd.DataFrame, fmt: str) -> str:
     """JSON (a list of records; NaN as null; numbers unrounded) or CSV."""
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        from .. import csvsafe
+
+        return csvsafe.to_csv(frame)
     records = [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
     return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
 

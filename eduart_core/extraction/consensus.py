@@ -141,8 +141,8 @@ def open_for(state: FieldState, reviewer: str, role: str, reviewers_needed: int)
     """Whether this field still waits for this person in this role (their personal queue)."""
     if role == ADJUDICATE_ROLE:
         return state.state == ADJUDICATION
+    if reviewers_needed > 1:  # blind: whether others disagree is not this reviewer's to know
+        return state.state != RESOLVED and reviewer not in state.votes
     if state.state in (RESOLVED, ADJUDICATION):
         return False
-    if reviewers_needed > 1:
-        return reviewer not in state.votes
     return state.state in (OPEN, FLAGGED)

@@ -724,21 +724,23 @@ def widget_kind(format_name: str, path: str, value: Any) -> str:
 _NO_OTHER = object()
 
 
-def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any = _NO_OTHER) -> Editor:
+def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any = _NO_OTHER,
+               widget: str | None = None) -> Editor:
     """The editor of ``path`` started from ``start`` (the side the reviewer picked).
 
     ``record`` gives the context (options for a key, blanks of the text); controls whose part
     of the field differs from ``other`` (the other extraction's value, None when it has none)
-    are marked; without ``other`` nothing is marked.
+    are marked; without ``other`` nothing is marked. ``widget`` names a widget kind of `WIDGETS`
+    to use instead of the one the format's spec gives (the exam page's free-text answers).
     """
     compare = other is not _NO_OTHER
     other = other if compare else None
-    kind = widget_kind(format_name, path, start if start is not None else other)
-    widget = WIDGETS[kind]
+    kind = widget if widget in WIDGETS else widget_kind(format_name, path, start if start is not None else other)
+    codec = WIDGETS[kind]
     spec = editor_spec(format_name)
     matched = spec.match(path)
     ctx = Context(format_name, path, record or {}, spec.entries.get(matched, {}) if matched else {})
-    controls = widget.controls(start, ctx)
+    controls = codec.controls(start, ctx)
     diff_paths = [d.path for d in compare_values(start, other, path)] if compare else []
     marked = []
     for c in controls:
@@ -746,8 +748,8 @@ def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any
         hit = any(p == sub or p.startswith(sub + ".") or p.startswith(sub + "[") or p == path for p in diff_paths)
         marked.append(Control(**{**c.__dict__, "marked": hit}))
     return Editor(path, kind, _label(path, format_name), marked,
-                  lambda values: widget.decode(values, ctx),
-                  lambda value: widget.validate(value, ctx), widget.help)
+                  lambda values: codec.decode(values, ctx),
+                  lambda value: codec.validate(value, ctx), codec.help)
 
 
 def describe(value: Any, path: str, format_name: str) -> str:

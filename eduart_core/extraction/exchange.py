@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from ..errors import UserError
 from ..store import Store
 from ..store import extraction as db
+from ..team import ADMIN, IMPORT_DECISIONS, SEE_BLIND, Identity, as_identity, operator
 from .consensus import ADJUDICATE_ROLE, FLAG, REVIEW_ROLE, ROLES, contradicts, walk
 from .review import (
     ACCEPT_A,
@@ -46,7 +49,8 @@ logger = logging.getLogger(__name__)
 DECISIONS = {"A": ACCEPT_A, "B": ACCEPT_B, "edit": EDIT, "flag": FLAG}
 LABELS = {action: label for label, action in DECISIONS.items()}
 REQUIRED = ("dataset", "page", "round", "field", "reviewer", "decision")
-OPTIONAL = ("value", "note", "role", "decided_at", "shown_order", "source", "conflict", "decision_id")
+OPTIONAL = ("value", "note", "role", "decided_at", "shown_order", "source", "conflict", "decision_id",
+            "subject", "provider", "reviewer_name")  # provenance an export writes; an import records its own
 
 
 @dataclass
@@ -76,12 +80,17 @@ def _timestamp(value: Any) -> datetime:
     return stamp
 
 
-def _parse(line: str) -> dict:
-    """One line as a checked dict, or ValueError naming the problem."""
+def _parse(line: str | bytes) -> dict:
+    """One line as a checked dict, or ValueError naming the problem.
+
+    ``jsonsafe.loads`` turns what would abort the whole file (a line nested deeper than the parser's
+    recursion limit, a lone surrogate the store cannot encode, a text over EDUART_MAX_TEXT_CHARS,
+    bytes that are not UTF-8) into the reason this line is skipped.
+    """
     try:
-        data = json.loads(line)
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg})") from None
+        data = jsonsafe.loads(line)
+    except jsonsafe.BadInput as exc:
+        raise ValueError(str(exc)) from None
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     missing = [k for k in REQUIRED if data.get(k) in (None, "")]
@@ -128,8 +137,14 @@ def _stamped_keys(state) -> set[str]:
     return keys
 
 
-def import_lines(store: Store, lines: list[str], source_name: str = "import") -> ImportResult:
-    """Validate and import decisions; see the module docstring for the rules."""
+def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str = "import",
+                 actor: Identity | str | None = None) -> ImportResult:
+    """Validate and import decisions; see the module docstring for the rules.
+
+    ``actor`` is who imports (an admin; None: the machine's operator): the decisions keep the
+    reviewer named in each line, and record the importer as the identity that wrote them."""
+    who = operator() if actor is None else as_identity(actor)
+    who.require(IMPORT_DECISIONS)
     db.ensure_schema(store)
     state = load_state(store)
     known = db.decision_keys(store) | _stamped_keys(state)
@@ -188,7 +203,8 @@ def import_lines(store: Store, lines: list[str], source_name: str = "import") ->
         pending.append({"page_id": unit[0], "round": unit[1], "path": unit[2], "action": d["action"],
                         "reviewer": d["reviewer"], "previous_value": None, "new_value": value, "note": d["note"],
                         "based_on": None, "role": d["role"], "shown_order": d["shown_order"], "source": source_name,
-                        "conflict": conflict, "decision_key": key, "decided_at": d["decided_at"] or now_utc()})
+                        "conflict": conflict, "decision_key": key, "decided_at": d["decided_at"] or now_utc(),
+                        **who.columns()})
         result.conflicts += int(conflict)
         touched.add((unit[0], unit[1]))
     if pending:
@@ -201,65 +217,100 @@ def import_lines(store: Store, lines: list[str], source_name: str = "import") ->
     return result
 
 
-def import_file(store: Store, path: str | Path) -> ImportResult:
-    """Import a JSONL file of decisions (see ``import_lines``)."""
+def import_file(store: Store, path: str | Path, actor: Identity | str | None = None) -> ImportResult:
+    """Import a JSONL file of decisions (see ``import_lines``).
+
+    The file is refused at once over EDUART_MAX_FILE_MB and when it holds no line at all; lines
+    are decoded one by one, so a line that is not UTF-8 is skipped like any other bad line.
+    """
     path = Path(path)
     if not path.exists():
         raise UserError(f"no file {path}")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {path}: {exc}") from None
-    return import_lines(store, text.splitlines(), source_name=f"import:{path.name}")
+        data = jsonsafe.read_bytes(path)
+    except jsonsafe.BadInput as exc:
+        raise UserError(f"{path}: {exc}") from None
+    lines = data.splitlines()
+    if not any(line.strip() for line in lines):
+        raise UserError(f"{path}: no decision to import (the file is empty)")
+    return import_lines(store, lines, source_name=f"import:{path.name}", actor=actor)
 
 
-def export_records(store: Store, viewer: str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
-    """Every decision, oldest first, in the import format plus provenance fields.
+def export_records(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+    """Every decision, oldest first, in the import format plus provenance fields (the acting
+    identity's ``subject``, ``provider`` and ``reviewer_name`` among them).
 
-    With ``viewer`` (a reviewer looking at the audit log in the reviewer role), decisions of other
-    reviewers on fields of a blind round that are not settled yet are left out: a blind reviewer
-    must not see them before deciding.
+    ``viewer`` None: everything (the machine's operator). A viewer in the reviewer role sees, of
+    the blind rounds, only their own decisions: a blind reviewer learns nothing of the others'.
+    A viewer in the adjudicator role needs the right to see blind decisions (adjudicator or
+    admin); in a round with blind adjudication an adjudicator who is not an admin sees the
+    reviewers of unsettled fields as "reviewer 1", "reviewer 2".
     """
     db.ensure_schema(store)
     decisions = db.load_decisions(store)
     if decisions.empty:
         return []
-    pages = db.load_pages(store)
-    datasets = dict(zip(pages["page_id"], pages["dataset"]))
-    hidden = _hidden_units(store, viewer) if viewer is not None and role == REVIEW_ROLE else set()
+    who = None if viewer is None else as_identity(viewer)
+    if who is not None and role == ADJUDICATE_ROLE:
+        who.require(SEE_BLIND)
+    state = load_state(store)
+    datasets = dict(zip(state.pages["page_id"], state.pages["dataset"]))
+    blind_own = who is not None and role == REVIEW_ROLE
+    masked = who is not None and role == ADJUDICATE_ROLE and ADMIN not in who.roles
+    aliases: dict[tuple[str, int, str], dict[str, str]] = {}
     out = []
     for d in decisions.to_dict("records"):
-        if (d["page_id"], int(d["round"]), d["path"]) in hidden and d["reviewer"] != viewer:
+        unit = (d["page_id"], int(d["round"]), d["path"])
+        dataset = datasets.get(d["page_id"])
+        blind_round = state.reviewers_needed(dataset or "", unit[1]) > 1
+        if blind_own and blind_round and d["reviewer"] != who.key:
             continue
-        record = {"dataset": datasets.get(d["page_id"]), "page": d["page_id"], "round": int(d["round"]),
-                  "field": d["path"], "reviewer": d["reviewer"], "decision": LABELS.get(d["action"], d["action"])}
-        if d["action"] == EDIT or d["new_value"] is not None:
-            record["value"] = d["new_value"]
+        reviewer, subject, name = d["reviewer"], d.get("actor_subject"), d.get("actor_name")
+        if (masked and state.blind_adjudication(dataset or "", unit[1]) and not state.state(*unit).resolved
+                and (d.get("role") or REVIEW_ROLE) == REVIEW_ROLE):
+            names = aliases.setdefault(unit, {})
+            reviewer = names.setdefault(reviewer, f"reviewer {len(names) + 1}")
+            subject = name = None
+        record = {"dataset": dataset, "page": d["page_id"], "round": int(d["round"]),
+                  "field": d["path"], "reviewer": reviewer, "decision": LABELS.get(d["action"], d["action"])}
+        value = None if isinstance(d["new_value"], float) and math.isnan(d["new_value"]) else d["new_value"]
+        if d["action"] == EDIT or value is not None:  # a flag has no value (NaN in the frame): no NaN in JSON
+            record["value"] = value
         record["note"] = d["note"]
         stamp = d["decided_at"]
         record["decided_at"] = stamp.isoformat(timespec="microseconds") if hasattr(stamp, "isoformat") else stamp
         record.update(role=d.get("role") or REVIEW_ROLE, shown_order=d.get("shown_order"),
                       source=d.get("source") or "page", conflict=bool(d.get("conflict")),
-                      decision_id=int(d["decision_id"]))
+                      decision_id=int(d["decision_id"]), subject=subject, provider=d.get("actor_provider"),
+                      reviewer_name=name)
         out.append(record)
     return out
 
 
-def _hidden_units(store: Store, viewer: str) -> set[tuple[str, int, str]]:
-    """Fields of blind rounds still waiting for independent decisions (others' votes stay hidden)."""
-    from .consensus import AWAITING, OPEN
-
+def unsettled_blind_rounds(store: Store) -> list[tuple[str, int]]:
+    """(dataset, round) of the blind rounds with decisions on fields not yet settled."""
     state = load_state(store)
-    hidden = set()
+    out = set()
     for row in state.queued.to_dict("records"):
         key = (row["page_id"], int(row["round"]), row["path"])
-        if state.reviewers_needed(row["dataset"], row["round"]) > 1 and state.states[key].state in (OPEN, AWAITING):
-            hidden.add(key)
-    return hidden
+        needed = state.reviewers_needed(row["dataset"], row["round"])
+        st = state.states.get(key)
+        if needed > 1 and st is not None and st.votes and not st.resolved:
+            out.add((str(row["dataset"]), int(row["round"])))
+    return sorted(out)
+
+
+def blind_notice(rounds: list[tuple[str, int]]) -> str | None:
+    """The first line of an export that holds decisions of unsettled blind rounds."""
+    if not rounds:
+        return None
+    named = ", ".join(f"{d} round {r}" for d, r in rounds)
+    return (f"this export contains blind decisions of unsettled rounds ({named}): keep it from their reviewers "
+            "until the rounds are settled")
 
 
 def export_file(store: Store, out: str | Path) -> int:
-    """Write every decision as JSONL; returns the number of lines."""
+    """Write every decision as JSONL (the machine's operator sees everything); returns the count."""
     records = export_records(store)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -269,4 +320,5 @@ def export_file(store: Store, out: str | Path) -> int:
     return len(records)
 
 
-__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "export_file", "ADJUDICATE_ROLE"]
+__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "export_file", "ADJUDICATE_ROLE",
+           "unsettled_blind_rounds", "blind_notice"]

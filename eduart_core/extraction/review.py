@@ -24,6 +24,7 @@ from ..errors import UserError
 from ..store import Store
 from ..store import extraction as db
 from ..store.extraction import ReviewConflict
+from ..team import ADJUDICATE, BULK_ACCEPT, DECIDE, SET_ROUND, Identity, as_identity, operator
 from .compare import top_field
 from .consensus import (
     ADJUDICATE_ROLE,
@@ -55,7 +56,8 @@ __all__ = ["ACTIONS", "ACCEPT_A", "ACCEPT_B", "EDIT", "FLAG", "LATEST", "ROLES",
            "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult", "ReviewState",
            "load_state", "shown_order", "true_action", "record_comparison", "record_comparisons", "working_record",
            "decide", "bulk_accept", "review_queue", "page_fields", "promote_page", "promote_pages",
-           "attention_pages", "set_reviewers", "decision_key"]
+           "attention_pages", "set_reviewers", "decision_key", "visible_state", "field_decisions",
+           "decision_message"]
 
 
 class EditRejected(UserError):
@@ -98,9 +100,18 @@ class ReviewState:
     rounds: pd.DataFrame
     states: dict[tuple[str, int, str], FieldState] = field(default_factory=dict)
     needed: dict[tuple[str, int], int] = field(default_factory=dict)
+    names_hidden: set[tuple[str, int]] = field(default_factory=set)  # rounds with blind adjudication
 
     def reviewers_needed(self, dataset: str, round: int) -> int:
         return self.needed.get((str(dataset), int(round)), 1)
+
+    def blind_adjudication(self, dataset: str, round: int) -> bool:
+        """Whether adjudicators of this round see the decisions without the reviewers' names."""
+        return (str(dataset), int(round)) in self.names_hidden
+
+    def dataset_of(self, page_id: str) -> str | None:
+        match = self.pages[self.pages["page_id"] == page_id]
+        return None if match.empty else str(match["dataset"].iloc[0])
 
     def state(self, page_id: str, round: int, path: str) -> FieldState:
         return self.states.get((page_id, int(round), path), FieldState())
@@ -121,6 +132,8 @@ def load_state(store: Store, round: int | None = None) -> ReviewState:
     state = ReviewState(**data)
     for row in data["rounds"].to_dict("records"):
         state.needed[(str(row["dataset"]), int(row["round"]))] = int(row["reviewers"])
+        if row.get("blind_adjudication") is True:
+            state.names_hidden.add((str(row["dataset"]), int(row["round"])))
     by_unit: dict[tuple[str, int, str], list[dict]] = {}
     for d in data["decisions"].to_dict("records"):
         by_unit.setdefault((d["page_id"], int(d["round"]), d["path"]), []).append(d)
@@ -138,7 +151,7 @@ def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions:
     fresh = pd.DataFrame(decisions, dtype=object) if decisions else keep.iloc[0:0]
     merged = pd.concat([keep, fresh], ignore_index=True) if len(keep) else fresh.reset_index(drop=True)
     after = ReviewState(state.pages, state.outcomes, state.queued, merged, state.rounds,
-                        dict(state.states), dict(state.needed))
+                        dict(state.states), dict(state.needed), set(state.names_hidden))
     by_path: dict[str, list[dict]] = {}
     for row in decisions:
         by_path.setdefault(row["path"], []).append(row)
@@ -148,14 +161,21 @@ def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions:
     return after
 
 
-def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None = None) -> None:
-    """Require ``reviewers`` independent reviewers per page of a round (1 = single review)."""
+def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | str | None = None,
+                  blind_adjudication: bool = False) -> None:
+    """Require ``reviewers`` independent reviewers per page of a round (1 = single review), and
+    whether its adjudicators see the decisions without reviewer names (``blind_adjudication``).
+
+    ``set_by`` is who changes the round (an admin; None: the machine's operator, a script)."""
+    actor = operator() if set_by is None else as_identity(set_by)
+    actor.require(SET_ROUND)
     if int(reviewers) < 1 or int(reviewers) > 9:
         raise UserError(f"reviewers per page must be between 1 and 9, not {reviewers}")
     rounds = db.load_outcomes(store, round)
     if rounds.empty or dataset not in set(rounds["dataset"]):
         raise UserError(f"dataset {dataset!r} has no extraction round {round}")
-    db.set_round_reviewers(store, dataset, round, int(reviewers), set_by)
+    db.set_round_reviewers(store, dataset, round, int(reviewers), actor.name, actor=actor.columns(),
+                           blind_adjudication=bool(blind_adjudication))
 
 
 def shown_order(page_id: str, round: int, reviewer: str, reviewers_needed: int) -> str:
@@ -260,6 +280,55 @@ def _write(record: dict, path: str, value: Any) -> dict:
 
 # --------------------------------------------------------------------------------- fields
 
+def visible_state(st: FieldState, reviewer: str | None, role: str, needed: int) -> str:
+    """The state of a field as one person may know it.
+
+    In a blind round a reviewer learns nothing of the other decisions: a field they decided stays
+    "decided by you" whatever the others chose (agreement, disagreement and the settled value are
+    not theirs to see, so the moment of settling tells nothing either), and a field they did not
+    decide looks open until it is settled.
+    """
+    if needed > 1 and role == REVIEW_ROLE:
+        if reviewer and reviewer in st.votes:
+            return AWAITING
+        return RESOLVED if st.resolved else OPEN
+    return st.state
+
+
+def _aliases(decisions: list[dict]) -> dict[str, str]:
+    """Reviewer name -> "reviewer 1", "reviewer 2", ... in the order they first decided."""
+    out: dict[str, str] = {}
+    for d in sorted(decisions, key=lambda d: int(d["decision_id"])):
+        if (d.get("role") or REVIEW_ROLE) == REVIEW_ROLE and d["reviewer"] not in out:
+            out[d["reviewer"]] = f"reviewer {len(out) + 1}"
+    return out
+
+
+def field_decisions(state: ReviewState, page_id: str, round: int, path: str, role: str = ADJUDICATE_ROLE,
+                    reviewer: str | None = None) -> list[dict]:
+    """Every decision on one field as ``role`` may see it (oldest first).
+
+    A blind reviewer sees only their own; an adjudicator sees every decision, with the reviewers
+    named "reviewer 1", "reviewer 2" while the field is unsettled in a round with blind
+    adjudication (the ``reviewer`` key holds the name or that alias).
+    """
+    d = state.decisions
+    if d.empty:
+        return []
+    rows = d[(d["page_id"] == page_id) & (d["round"] == int(round)) & (d["path"] == path)].to_dict("records")
+    dataset = state.dataset_of(page_id) or ""
+    needed = state.reviewers_needed(dataset, round)
+    st = state.state(page_id, round, path)
+    if needed > 1 and role == REVIEW_ROLE:
+        return [r for r in rows if r["reviewer"] == reviewer and (r.get("role") or REVIEW_ROLE) == REVIEW_ROLE]
+    if role == ADJUDICATE_ROLE and state.blind_adjudication(dataset, round) and not st.resolved:
+        alias = _aliases(rows)
+        return [{**r, "reviewer": alias.get(r["reviewer"], r["reviewer"]),
+                 "actor_subject": None, "actor_name": None} if (r.get("role") or REVIEW_ROLE) == REVIEW_ROLE
+                else r for r in rows]
+    return rows
+
+
 FIELD_COLUMNS = ["path", "field", "category", "a", "b", "state", "decision_id", "reviewer", "value", "note",
                  "order", "mine", "votes", "needed", "how", "my_action", "my_value"]
 
@@ -271,20 +340,26 @@ def page_fields(store: Store | ReviewState, page_id: str, round: int, reviewer: 
     ``a``/``b`` are in the order this reviewer is shown (swapped in blind rounds when ``order``
     is "BA"); ``decision_id`` is what a decision must be based on (the field's latest decision,
     or in blind rounds the reviewer's own); ``mine`` says whether the field waits for this
-    person. In blind rounds a reviewer sees neither the others' names nor their values.
+    person. In blind rounds a reviewer sees neither the others' names nor their values nor
+    whether they decided (``visible_state``: a field they did not decide opens up once settled,
+    one they decided never shows the outcome); with blind adjudication an adjudicator sees
+    "reviewer 1", "reviewer 2" instead of names.
     """
     state = store if isinstance(store, ReviewState) else load_state(store, round)
     frame = state.fields(page_id, round)
     if frame.empty:
         return pd.DataFrame(columns=FIELD_COLUMNS, dtype=object)
-    needed = state.reviewers_needed(frame["dataset"].iloc[0], round)
+    dataset = frame["dataset"].iloc[0]
+    needed = state.reviewers_needed(dataset, round)
     blind = needed > 1 and role == REVIEW_ROLE
+    masked = role == ADJUDICATE_ROLE and state.blind_adjudication(dataset, round)
     order = shown_order(page_id, round, reviewer or "", needed) if role == REVIEW_ROLE else ORDERS[0]
     rows = []
     for row in frame.to_dict("records"):
         st = state.state(page_id, round, row["path"])
         a, b = (row["value_a"], row["value_b"]) if order == "AB" else (row["value_b"], row["value_a"])
         own = st.reviewer_decision(reviewer) if reviewer else None
+        shown_state = visible_state(st, reviewer, role, needed)
         if blind:
             mine = [d for d in [own, *st.flags] if d and d["reviewer"] == reviewer
                     and (d.get("role") or REVIEW_ROLE) == REVIEW_ROLE]
@@ -293,15 +368,15 @@ def page_fields(store: Store | ReviewState, page_id: str, round: int, reviewer: 
         else:
             latest_id = st.last_id
             who, note = (st.last or {}).get("reviewer"), (st.last or {}).get("note")
-        shown_state = st.state
-        if blind and shown_state in (AWAITING, OPEN):
-            shown_state = AWAITING if own else OPEN
+            if masked and not st.resolved and who:
+                who = _aliases([*st.votes.values(), *st.flags]).get(who, who)
         rows.append({
             "path": row["path"], "field": row["field"], "category": row["category"], "a": a, "b": b,
             "state": shown_state, "decision_id": latest_id, "reviewer": who,
-            "value": st.value if st.settled and not (blind and not st.resolved) else None,
+            "value": st.value if st.settled and (not blind or shown_state == RESOLVED) else None,
             "note": note, "order": order, "mine": open_for(st, reviewer or "", role, needed),
-            "votes": len(st.votes), "needed": needed, "how": st.how,
+            "votes": len(st.votes) if not blind or shown_state == RESOLVED else int(own is not None),
+            "needed": needed, "how": st.how if not blind or shown_state == RESOLVED else None,
             "my_action": own["action"] if own else None, "my_value": own["new_value"] if own else None,
         })
     return pd.DataFrame(rows, columns=FIELD_COLUMNS, dtype=object)
@@ -340,7 +415,7 @@ def _check(state_needed: int, role: str, reviewer: str, based_on: Any, value: An
                 raise ReviewConflict(path_of(decisions), latest or {})
         if value is _NO_VALUE or role == ADJUDICATE_ROLE:
             return {"conflict": False}
-        if role == REVIEW_ROLE and source in ("page", "bulk") and st.state == ADJUDICATION:
+        if role == REVIEW_ROLE and source in ("page", "bulk") and st.state == ADJUDICATION and not blind:
             raise UserError("this field waits for an adjudicator; your decision was not saved")
         # a decision that contradicts a settled value without having seen it (an import, a late
         # blind reviewer) is kept as a conflict for adjudication, never silently overwriting
@@ -356,7 +431,7 @@ def path_of(decisions: list[dict]) -> str:
     return decisions[-1]["path"] if decisions else "field"
 
 
-def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
+def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: Identity | str,
            value: Any = None, note: str | None = None, based_on: int | None | str = LATEST, *,
            role: str = REVIEW_ROLE, order: str | None = None, source: str = "page",
            state: ReviewState | None = None) -> DecisionResult:
@@ -368,14 +443,18 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
     is validated against the item schema first: problems it would introduce raise
     ``EditRejected`` and nothing is saved. ``state`` (a ``ReviewState`` the caller already read)
     saves a read; the checks that matter run against the stored decisions in the write itself.
+    ``reviewer`` is the acting ``Identity`` (a bare name: single-machine mode); its roles must
+    allow deciding (``review`` role) or adjudicating, and its subject and provider are stored.
     """
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
+    if isinstance(reviewer, str) and not reviewer.strip():
         raise UserError("a decision needs the reviewer's name")
     if action not in ACTIONS:
         raise UserError(f"unknown action {action!r}; choose from {', '.join(ACTIONS)}")
     if role not in ROLES:
         raise UserError(f"unknown role {role!r}; choose from {', '.join(ROLES)}")
+    actor = as_identity(reviewer)
+    actor.require(ADJUDICATE if role == ADJUDICATE_ROLE else DECIDE)
+    reviewer = actor.key
     state = state or load_state(store, round)
     match = state.fields(page_id, round)
     match = match[match["path"] == path]
@@ -409,13 +488,33 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
     decision_id = db.append_decision(store, page_id, round, path, action, reviewer, previous, new_value, note,
                                      None if based_on == LATEST else based_on, check=check, role=role,
                                      shown_order=order, source=source, decision_key=key, decided_at=decided_at,
-                                     page_decisions=fresh)
+                                     page_decisions=fresh, **actor.columns())
     after = with_page_decisions(state, page_id, round, fresh)
     field_state = after.state(page_id, round, path)
     conflict = any(int(d["decision_id"]) == decision_id for d in field_state.conflicts)
     result = DecisionResult(decision_id, page_resolved=False, state=field_state.state, conflict=conflict, after=after)
-    _promote_if_resolved(store, after, page_id, round, result, f"review round {round}, last decision by {reviewer}")
+    _promote_if_resolved(store, after, page_id, round, result, f"review round {round}, last decision by {actor.name}")
     return result
+
+
+def decision_message(result: DecisionResult, blind: bool) -> str:
+    """What the person who just decided is told about the outcome (after "<field>: accepted A.").
+
+    In a blind round nothing: whether the others agree, disagree or have decided at all, and
+    whether the page was promoted, would tell the reviewer the other decisions.
+    """
+    if blind:
+        return "Blind review: the other reviewers' decisions stay hidden."
+    parts = []
+    if result.conflict:
+        parts.append("It contradicts the settled value, so the field goes to the adjudicator.")
+    elif result.state == ADJUDICATION:
+        parts.append("The reviewers disagree: the field goes to the adjudicator.")
+    if result.promoted_version is not None:
+        parts.append(f"Page resolved and promoted as gold (version {result.promoted_version}).")
+    elif result.promotion_error:
+        parts.append(f"Page resolved but not promoted: {result.promotion_error}")
+    return " ".join(parts)
 
 
 def check_edit(before: dict, path: str, value: Any) -> None:
@@ -436,26 +535,40 @@ def _promote_if_resolved(store: Store, state: ReviewState, page_id: str, round: 
         result.promoted_version, result.promotion_error = done.get(page_id, (None, "nothing to promote"))
 
 
-def bulk_accept(store: Store, reviewer: str, category: str, side: str = "A", round: int | None = None,
+def bulk_accept(store: Store, reviewer: Identity | str, category: str, side: str = "A", round: int | None = None,
                 page_id: str | None = None, note: str | None = None, role: str = REVIEW_ROLE) -> BulkResult:
     """Accept side A (or B, the true extractors) for every field of one category still waiting
     for this reviewer, on one page or the whole queue. Fields someone decided meanwhile are
-    reported as conflicts and left alone."""
+    reported as conflicts and left alone.
+
+    Never in a blind round: a bulk accept settles fields without their pages being opened, and
+    two reviewers accepting in bulk would agree by construction. A blind round asked for by
+    name is refused; across every round, blind rounds are left out.
+    """
+    if isinstance(reviewer, str) and not reviewer.strip():
+        raise UserError("a bulk accept needs the reviewer's name")
+    actor = as_identity(reviewer)
+    actor.require(BULK_ACCEPT)
     action = {"A": ACCEPT_A, "B": ACCEPT_B}.get(side.upper())
     if action is None:
         raise UserError("side must be A or B")
     state = load_state(store, round)
     table = field_table(state)
-    todo = table[table["category"] == category]
+    if round is not None:
+        blind = sorted({str(d) for d, n in zip(table["dataset"], table["needed"]) if int(n) > 1})
+        if blind:
+            raise UserError(f"bulk accepts are unavailable in blind rounds ({', '.join(blind)} round {round} "
+                            "needs independent reviewers): decide each field on its page")
+    todo = table[(table["category"] == category) & (table["needed"].astype(int) <= 1)]
     if page_id is not None:
         todo = todo[todo["page_id"] == page_id]
     result = BulkResult()
     for row in todo.to_dict("records"):
         st = state.state(row["page_id"], row["round"], row["path"])
-        if not open_for(st, reviewer, role, int(row["needed"])):
+        if not open_for(st, actor.key, role, int(row["needed"])):
             continue
         try:
-            outcome = decide(store, row["page_id"], int(row["round"]), row["path"], action, reviewer,
+            outcome = decide(store, row["page_id"], int(row["round"]), row["path"], action, actor,
                              note=note or f"bulk accept {side.upper()} for {category}", role=role, source="bulk",
                              order=ORDERS[0])
         except ReviewConflict:
@@ -570,7 +683,9 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
     fields wait for this person (``mine``; every open field when no reviewer is given).
 
     Status: adjudication (a field waits for the adjudicator) > flagged > open (nobody or not
-    every reviewer decided yet) > resolved.
+    every reviewer decided yet) > resolved. In the reviewer role a blind round's fields count as
+    this reviewer may know them (``visible_state``): without ``reviewer`` (the ``show`` view)
+    every unsettled field of a blind round is open, so no page tells who is still awaited.
     """
     state = store if isinstance(store, ReviewState) else load_state(store, round)
     table = field_table(state)
@@ -581,7 +696,8 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
     promoted = {(r["page_id"], int(r["round"])): r["promoted_version"] for r in state.outcomes.to_dict("records")}
     rows = []
     for (pid, rnd), group in table.groupby(["page_id", "round"], sort=True):
-        states = list(group["state"])
+        needed = int(group["needed"].iloc[0])
+        states = [visible_state(state.state(pid, rnd, p), reviewer, role, needed) for p in group["path"]]
         n = {s: states.count(s) for s in (RESOLVED, FLAGGED, ADJUDICATION, AWAITING)}
         if n[ADJUDICATION]:
             status = ADJUDICATION
@@ -591,12 +707,13 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
             status = FLAGGED
         else:
             status = OPEN
-        needed = int(group["needed"].iloc[0])
         if reviewer:
             mine = sum(open_for(state.state(pid, rnd, p), reviewer, role, needed) for p in group["path"])
         else:
             mine = len(group) - n[RESOLVED]
         version = promoted.get((pid, int(rnd)))
+        if needed > 1 and role == REVIEW_ROLE and n[RESOLVED] < len(group):
+            version = None  # a blind reviewer learns of the promotion only as far as they see settled fields
         rows.append({"page_id": pid, "round": int(rnd), "dataset": group["dataset"].iloc[0],
                      "exercise": group["exercise"].iloc[0], "format": group["format"].iloc[0], "status": status,
                      "fields": len(group), "resolved": n[RESOLVED], "flagged": n[FLAGGED],

@@ -66,26 +66,67 @@ def review_progress(queue: pd.DataFrame) -> tuple[int, int]:
 
 # --- agreement between reviewers ---------------------------------------------------------------
 
-RATING_COLUMNS = ["dataset", "round", "page_id", "path", "field", "format", "unit", "rater", "category", "action"]
+RATING_COLUMNS = ["dataset", "round", "page_id", "path", "field", "format", "unit", "rater", "category", "action",
+                  "value"]
+
+#: How a decision is coded for Cohen's kappa, Fleiss' kappa and Krippendorff's alpha, in words (page,
+#: report and `show` captions say it): coding by the chosen value would give every field categories of
+#: its own, make chance agreement near zero and so overstate agreement beyond chance.
+AGREEMENT_CODING = ("Each reviewer's latest decision on a field is coded by choice, among the candidates the "
+                    "reviewer faced: extractor A, extractor B (the extractor itself, whichever side it was shown "
+                    "on), an edit (two edits agree when their values are equal) or a flag. Percent, Cohen's and "
+                    "Fleiss' kappa and Krippendorff's alpha use that coding; agreement on the final value (the "
+                    "same value chosen, however: typing A's value agrees with accepting A; a flag chooses no "
+                    "value) is reported separately as a percentage.")
+
+
+def decision_choice(decision: dict) -> str:
+    """The category of one decision by choice: ``A``, ``B``, ``edit <value as canonical JSON>`` or ``flag``.
+
+    Actions name the true extractor (pages map the side a blind reviewer clicked), so the order a
+    reviewer was shown never changes the category.
+    """
+    from .consensus import FLAG, canonical
+    from .review import ACCEPT_A, ACCEPT_B
+
+    action = decision["action"]
+    if action == ACCEPT_A:
+        return "A"
+    if action == ACCEPT_B:
+        return "B"
+    if action == FLAG:
+        return "flag"
+    return "edit " + canonical(decision.get("new_value"))
 
 
 def review_ratings(state) -> pd.DataFrame:
-    """One row per (queued field, reviewer): the reviewer's latest decision as a category.
+    """One row per (queued field, reviewer): the reviewer's latest review decision, flags included.
 
-    ``state`` is an ``extraction.review.ReviewState``. The category is the chosen value as
-    canonical JSON (accepting A, accepting B or typing the same value as A are one category);
-    flags and adjudications are not ratings.
+    ``state`` is an ``extraction.review.ReviewState``. ``category`` codes the decision by choice
+    (`decision_choice`, see `AGREEMENT_CODING`); ``value`` is the chosen value as canonical JSON
+    for the agreement on the final value (a flag chose none: it never agrees on a value).
+    Adjudications are not ratings.
     """
-    from .consensus import canonical
+    from .consensus import FLAG, REVIEW_ROLE, canonical
 
     rows = []
     for row in state.queued.to_dict("records"):
         st = state.state(row["page_id"], row["round"], row["path"])
-        for reviewer, decision in st.votes.items():
+        latest: dict[str, dict] = dict(st.votes)
+        for flag in st.flags:
+            reviewer = str(flag["reviewer"])
+            if (flag.get("role") or REVIEW_ROLE) != REVIEW_ROLE:
+                continue
+            if reviewer not in latest or int(flag["decision_id"]) > int(latest[reviewer]["decision_id"]):
+                latest[reviewer] = flag
+        unit = f"{row['page_id']}|{int(row['round'])}|{row['path']}"
+        for reviewer, decision in latest.items():
+            flagged = decision["action"] == FLAG
             rows.append({"dataset": row["dataset"], "round": int(row["round"]), "page_id": row["page_id"],
                          "path": row["path"], "field": row["field"], "format": row["format"],
-                         "unit": f"{row['page_id']}|{int(row['round'])}|{row['path']}", "rater": reviewer,
-                         "category": canonical(decision["new_value"]), "action": decision["action"]})
+                         "unit": unit, "rater": reviewer, "category": decision_choice(decision),
+                         "action": decision["action"],
+                         "value": f"flag by {reviewer}" if flagged else canonical(decision["new_value"])})
     return pd.DataFrame(rows, columns=RATING_COLUMNS)
 
 
@@ -135,7 +176,7 @@ def status_report(state) -> dict:
             "resolved": sum(all(s == RESOLVED for s in states) for states in per_page.values()),
             "promoted": int(o["promoted_version"].notna().sum()), "open_fields": pending,
             "adjudication_pending": adjudication, "reviewers_needed": state.reviewers_needed(dataset, rnd),
-            "agreement": {k: stats[k] for k in ("units", "percent", "cohen_kappa", "fleiss_kappa",
+            "agreement": {k: stats[k] for k in ("units", "percent", "value_percent", "cohen_kappa", "fleiss_kappa",
                                                  "krippendorff_alpha", "alpha_ci")}
             | {"reviewers": stats["reviewers"], "fleiss_units": stats["fleiss_units"]},
         })

@@ -117,6 +117,12 @@ class AnswerFormat:
     #: slot for the review page's editor (plain-data field specs; the review room fills the
     #: EduArt formats, new formats ship theirs)
     editor: Any = None
+    #: how a person answers this format on the exam page (plain data, read by
+    #: ``eduart_core.humans.forms``): the editor ``path`` of the answer (default ``answers``: the
+    #: answer-key editor of ``editor``), an optional ``widget`` and ``label``, ``fields`` (answer entry
+    #: field -> field of the decoded key value), ``rows`` and ``row`` (empty rows to offer) and ``parts_from``
+    #: (a record field whose ids start the answer). The answer is the key's shape, filled by the person.
+    respondent: Any = None
 
     # ---------------------------------------------------------------- names
     @property

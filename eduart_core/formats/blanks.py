@@ -39,6 +39,8 @@ class BlankFormat(AnswerFormat):
 
     #: strict completion_open allows near misses (rapidfuzz ratio >= fuzzy_threshold)
     fuzzy = False
+    #: a person fills each blank of the text (the key editor's blanks, started empty)
+    respondent = {"fields": {"id": "id", "text": "description"}}
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]
@@ -232,6 +234,16 @@ class CompletionOpen(BlankFormat):
     def validate_choices(self, rec, answers, counts, out: Problems) -> None:
         if rec["choices"] not in (None, []):
             out.add("choices", "completion_open must have null choices")
+        if common.plain_list_key(rec) is not None:
+            out.add("answers", "a plain list of strings (an older record form): the strict profile keys it A, B, "
+                               "... in order; the published evaluator reads a key from object entries only, so "
+                               "under the paper profile every answer to this item scores 0")
+
+    def score_paper(self, record, gold, llm, options: ScoringOptions):
+        """As published: a key written as a plain list of strings gives the evaluator no gold, so 0."""
+        if common.plain_list_key(record) is not None:
+            return 0.0, [], self.paper_error(llm)
+        return super().score_paper(record, gold, llm, options)
 
     def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
         words = passage_words(record)

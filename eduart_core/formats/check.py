@@ -26,6 +26,7 @@ class Check(ChoiceFormat):
         {"path": "answers", "widget": "multi_key", "label": "Answer key"},
     ]}
     visual = True
+    respondent = {"fields": {"id": "id"}}
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:
         if not answers:

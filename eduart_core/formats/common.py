@@ -95,6 +95,31 @@ def keyed_answers(item_type: str, answers: Any) -> Any:
     return answers
 
 
+#: Where a canonical record keeps an older completion_open key as its source wrote it (a plain
+#: list of strings), after `keyed_answers` has keyed it A, B, ...: the `paper` profile and the
+#: data-issue flag need the published form, which the keyed `answers` no longer show.
+PLAIN_KEY_FIELD = "answers_as_strings"
+
+
+def plain_list_key(record: Mapping[str, Any]) -> list[str] | None:
+    """The plain list of strings a completion_open key was written as, or None.
+
+    Either the record's `answers` are still that list, or the canonical record remembers it in
+    `PLAIN_KEY_FIELD` and its keyed answers are still those strings in order (a key corrected
+    since, by a reviewer, is an object list of its own: then the published form no longer applies).
+    """
+    if record.get("type") != COMPLETION_OPEN_TYPE:
+        return None
+    answers = record.get("answers")
+    if keyed_answers(COMPLETION_OPEN_TYPE, answers) is not answers:
+        return list(answers)
+    remembered = record.get(PLAIN_KEY_FIELD)
+    if not isinstance(remembered, list) or not isinstance(answers, list):
+        return None
+    keyed = keyed_answers(COMPLETION_OPEN_TYPE, remembered)
+    return list(remembered) if keyed is not remembered and keyed == answers else None
+
+
 def gold_entries(record: Mapping[str, Any]) -> list[dict]:
     """The gold answer objects of a record (old plain-list variants keyed first)."""
     answers = keyed_answers(str(record.get("type")), record.get("answers"))

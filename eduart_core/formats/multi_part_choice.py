@@ -48,6 +48,7 @@ def _options(record: Mapping[str, Any]) -> dict[str, list[str]]:
 class MultiPartChoice(AnswerFormat):
     name = MULTI_PART_TYPE
     editor = EDITOR
+    respondent = {"fields": {"id": "id", "text": "description"}, "parts_from": "choices"}
 
     def validate(self, rec: dict, out: Problems) -> None:
         common.single_question_text(rec, out, self.name)

@@ -69,6 +69,7 @@ class Numeric(AnswerFormat):
     name = NUMERIC_TYPE
     single_part = True
     editor = EDITOR
+    respondent = {"path": "answers[0].value", "widget": "number", "label": "Your answer (a number)"}
 
     def validate(self, rec: dict, out: Problems) -> None:
         entry = common.free_answer_entry(rec, out, self.name)

@@ -56,6 +56,7 @@ class OpenText(AnswerFormat):
     single_part = True
     uses_embeddings = True
     editor = EDITOR
+    respondent = {"path": "answers[0].text", "widget": "textarea", "label": "Your answer"}
 
     def validate(self, rec: dict, out: Problems) -> None:
         entry = common.free_answer_entry(rec, out, self.name)

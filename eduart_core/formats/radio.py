@@ -29,6 +29,7 @@ class Radio(ChoiceFormat):
         {"path": "answers", "widget": "single_key", "label": "Answer key"},
     ]}
     visual = True
+    respondent = {"fields": {"id": "id"}, "label": "Your answer"}
 
     def validate_answers(self, rec: dict, answers: list, out: Problems) -> None:
         if len(answers) != 1:

@@ -35,6 +35,7 @@ class SelectErrors(AnswerFormat):
         {"path": "question_text", "widget": "textarea", "label": "Passage with the errors"},
         {"path": "answers", "widget": "error_rows", "label": "Errors and corrections"},
     ]}
+    respondent = {"fields": {"text": "error", "correct": "correct"}, "rows": 4, "row": {"error": "", "correct": ""}}
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]

@@ -37,6 +37,7 @@ class TrueFalse(ChoiceFormat):
         {"path": "answers[*].text", "widget": "verdict", "label": "True or false"},
     ]}
     word = "statement"
+    respondent = {"fields": {"id": "id", "text": "text"}}
 
     def normalise(self, record: dict) -> dict:
         answers = record.get("answers")

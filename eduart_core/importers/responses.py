@@ -17,9 +17,12 @@ and a corrected line becomes the item's newer response.
 
 Models are global: a model key the store does not know is registered, with its display name and
 family from ``--models FILE.csv`` (columns ``model, display_name, family[, provider,
-api_model_id]``) when given, else from the model registry (``providers/models.toml``,
+api_model_id, kind, group]``) when given, else from the model registry (``providers/models.toml``,
 ``EDUART_MODELS``) when the key is there, else as itself with an unknown family. Importing again
-with ``--models`` updates the display name and family of the models it lists.
+with ``--models`` updates the display name and family of the models it lists. A row of kind
+``human`` is a person (exam results gathered elsewhere, one line per person and item): it is
+registered under a pseudonym in its ``group`` (``eduart_core.humans.imports``), and the file's
+identifier and display name stay in the respondents table.
 """
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ from ..store.runs import (
     refresh_run_totals_con,
 )
 from ..store.scores import list_models
-from ..vocab import CONDITIONS
+from ..vocab import CONDITIONS, MODEL_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +82,8 @@ class ModelIdentity:
     family: str | None = None
     provider: str | None = None
     api_model_id: str | None = None
+    kind: str | None = None        # one of vocab.MODEL_KINDS; None: a model
+    group: str | None = None       # a person's group (kind human): student, expert, ...
 
 
 @dataclass
@@ -198,9 +203,12 @@ def read_model_table(path: Path | str) -> dict[str, ModelIdentity]:
         key = (row.get("model") or "").strip()
         if key:
             clean = {k: (row.get(k) or "").strip() or None for k in ("display_name", "family", "provider",
-                                                                    "api_model_id")}
+                                                                    "api_model_id", "kind", "group")}
+            kind = clean["kind"].lower() if clean["kind"] else None
+            if kind is not None and kind not in MODEL_KINDS:
+                raise UserError(f"{path}: model {key}: unknown kind {clean['kind']!r}; use one of {', '.join(MODEL_KINDS)}")
             table[key] = ModelIdentity(clean["display_name"] or key, clean["family"], clean["provider"],
-                                       clean["api_model_id"])
+                                       clean["api_model_id"], kind, clean["group"])
     return table
 
 
@@ -246,8 +254,9 @@ class _Batches:
 
     def __init__(self, store: Store, path: Path, runs: dict[str, tuple[str, str, str]],
                  identities: dict[str, ModelIdentity], stored_models: set[str], report: ResponsesReport,
-                 batch_lines: int, progress: Progress | None):
+                 batch_lines: int, progress: Progress | None, aliases: dict[str, str] | None = None):
         self.store, self.path, self.runs, self.report = store, path, runs, report
+        self.aliases = aliases or {}  # people: file identifier -> pseudonym (registered as respondents)
         self.progress = progress
         self.identities, self.stored_models = identities, stored_models
         self.batch_lines = max(1, batch_lines)
@@ -268,7 +277,15 @@ class _Batches:
                 self.progress(self.report)
 
     def _models_con(self, con, used: set[str]) -> None:
-        wanted = used if self.registered else used | (set(self.identities) & self.stored_models)
+        """Register the models and people this batch uses that no earlier batch registered."""
+        from ..humans.imports import register_con_all
+
+        first = not self.registered  # the first batch also updates the listed models the store knows
+        people = {key: p for key, p in self.aliases.items() if p in used and p not in self.registered}
+        register_con_all(con, people, self.identities)
+        self.registered |= set(people.values())
+        wanted = used | (set(self.identities) & self.stored_models) if first else set(used)
+        wanted -= set(self.aliases.values()) | set(self.aliases)
         for model in sorted(wanted - self.registered):
             self.registered.add(model)
             identity = self.identities.get(model)
@@ -279,7 +296,7 @@ class _Batches:
                 identity = ModelIdentity(model)
                 self.report.unknown_family.append(model)
             ensure_model_con(con, model, identity.display_name, identity.family, identity.provider,
-                             identity.api_model_id)
+                             identity.api_model_id, kind=identity.kind)
 
     def flush(self) -> None:
         """Register models and runs, then add (parse + score) the responses: one transaction."""
@@ -315,14 +332,17 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
         raise UserError(f"{path}: no such file")
     if not store.exists():
         raise UserError(f"no store at {store.path}; import the items of the dataset first")
+    from ..humans.imports import pseudonyms
+
     max_bytes, max_text = int_limit("max_file_bytes"), int_limit("max_text_chars")  # read once
     identities = read_model_table(models_csv) if models_csv else {}
+    aliases = pseudonyms(store, identities)  # people (kind human): file identifier -> pseudonym
     report = ResponsesReport(str(path))
     known_items: dict[str, set[str]] = {}
     runs = {row["run_id"]: (row["dataset"], row["model"], row["condition"])
             for row in list_runs(store).to_dict("records")}
     stored_models = set(list_models(store)["model"])
-    batches = _Batches(store, path, runs, identities, stored_models, report, batch_lines, progress)
+    batches = _Batches(store, path, runs, identities, stored_models, report, batch_lines, progress, aliases)
     first_seen: dict[int, int] = {}  # hash of (run id, request key) -> line number: 1M lines in ~100 MB
     for number, raw in _read_lines(path, max_bytes):
         report.lines += 1
@@ -334,6 +354,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
             except UnicodeDecodeError:
                 raise LineProblem("not UTF-8 text") from None
             line = parse_line(text, max_text)
+            line["model"] = aliases.get(line["model"], line["model"])
             dataset = line["dataset"]
             if dataset not in known_items:
                 known_items[dataset] = current_item_ids(store, dataset)

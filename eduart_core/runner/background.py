@@ -24,7 +24,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..store import Store
+from ..store import team as audit
 from ..store.runs import list_runs
+from ..team import LAUNCH_RUN, Identity
+from ..team.identity import LAUNCHED_BY_ENV
 from ..vocab import DEFAULT_CONDITION
 from . import launchfile
 from .journal import latest_by_key, read_records
@@ -73,13 +76,21 @@ def log_file(store: Store, launch_id: str) -> Path:
     return store.runs_dir / "_launches" / f"{launch_id}.log"
 
 
-def start_launch(store: Store, argv: list[str], launch_id: str) -> int:
-    """Start ``python -m eduart_core <argv>`` detached; returns its pid."""
+def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity) -> int:
+    """Start ``python -m eduart_core <argv>`` detached, as ``actor``; returns its pid.
+
+    Launching spends the machine's API keys, so the actor's roles must allow it (one line
+    otherwise, and nothing starts). The launch is recorded in the audit log with who started
+    it, and the run process is told who that was (it records nothing twice)."""
+    actor.require(LAUNCH_RUN)
+    resume = "--resume" in argv
+    audit.add_event(store, "resume" if resume else "launch", launch_id, {"argv": argv}, actor.columns())
     spawn = _spawn_file(store, launch_id)
     spawn.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_file(store, launch_id), "ab")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env[LAUNCHED_BY_ENV] = actor.to_json()
     proc = subprocess.Popen([sys.executable, "-m", "eduart_core", *argv, "--quiet"], stdout=log, stderr=log,
                             stdin=subprocess.DEVNULL, cwd=str(PROJECT_ROOT), env=env, start_new_session=True)
     log.close()
@@ -135,11 +146,14 @@ def launch_progress(state: dict, max_errors: int = 5) -> list[dict]:
     return rows
 
 
-def cancel_launch(store: Store, launch_id: str) -> bool:
-    """Ask a running launch to stop (SIGTERM: the run records 'cancelled'); False when not running."""
+def cancel_launch(store: Store, launch_id: str, actor: Identity) -> bool:
+    """Ask a running launch to stop (SIGTERM: the run records 'cancelled'), as ``actor`` (whose
+    roles must allow launching runs; recorded in the audit log); False when not running."""
+    actor.require(LAUNCH_RUN)
     state = _launch_state(store, launch_id)
     if not state["alive"]:
         return False
+    audit.add_event(store, "cancel", launch_id, None, actor.columns())
     os.kill(int(state["pid"]), signal.SIGTERM)
     return True
 

@@ -260,7 +260,8 @@ _LATEST_SQL = (
     "QUALIFY row_number() OVER (PARTITION BY path ORDER BY decision_id DESC) = 1"
 )
 DECISION_COLUMNS = ("page_id", "round", "path", "action", "reviewer", "previous_value", "new_value", "note",
-                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at")
+                    "based_on", "role", "shown_order", "source", "conflict", "decision_key", "decided_at",
+                    "actor_subject", "actor_provider", "actor_name")
 
 
 def latest_decisions(store: Store, page_id: str, round: int) -> dict[str, dict]:
@@ -365,14 +366,26 @@ def load_decisions(store: Store, page_id: str | None = None, round: int | None =
     return frame
 
 
-def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None) -> None:
-    """How many independent reviewers each page of a round needs (appended; the latest counts)."""
+def set_round_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: str | None,
+                        actor: dict | None = None, blind_adjudication: bool = False) -> None:
+    """How many independent reviewers each page of a round needs, and whether adjudicators see
+    reviewer names (appended; the latest counts). ``actor``: the identity columns of who set it."""
+    actor = actor or {}
     with store.transaction() as con:
-        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by) VALUES (?, ?, ?, ?)",
-                    [dataset, int(round), int(reviewers), set_by])
+        con.execute("INSERT INTO review_rounds (dataset, round, reviewers, set_by, blind_adjudication, actor_subject, "
+                    "actor_provider, actor_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [dataset, int(round), int(reviewers), set_by, bool(blind_adjudication),
+                     actor.get("actor_subject"), actor.get("actor_provider"), actor.get("actor_name")])
 
 
-_ROUNDS_SQL = ("SELECT dataset, round, reviewers, set_by, set_at FROM review_rounds "
+def load_round_changes(store: Store) -> pd.DataFrame:
+    """Every change of a round's settings, oldest first (the audit log)."""
+    with store.connect(read_only=True) as con:
+        return _frame(con, "SELECT dataset, round, reviewers, blind_adjudication, set_by, actor_subject, "
+                           "actor_provider, actor_name, set_at FROM review_rounds ORDER BY set_at")
+
+
+_ROUNDS_SQL = ("SELECT dataset, round, reviewers, blind_adjudication, set_by, set_at FROM review_rounds "
                "QUALIFY row_number() OVER (PARTITION BY dataset, round ORDER BY set_at DESC, rowid DESC) = 1")
 
 

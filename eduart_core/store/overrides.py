@@ -35,9 +35,12 @@ def has_overrides_table(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def add_override(store: Store, response_id: int, score: float | None, reason: str, reviewer: str,
-                 profiles: tuple[str, ...] | list[str] = PROFILES) -> list[int]:
+                 profiles: tuple[str, ...] | list[str] = PROFILES, actor: dict | None = None) -> list[int]:
     """Record that ``response_id`` deserves ``score`` (None withdraws an earlier override) under
-    each of ``profiles``; returns the new override ids. Nothing is written on a bad input."""
+    each of ``profiles``; returns the new override ids. Nothing is written on a bad input.
+    ``actor``: the identity columns of who made it (permissions are checked above the store,
+    in ``eduart_core.overrides``)."""
+    actor = actor or {}
     reason, reviewer = (reason or "").strip(), (reviewer or "").strip()
     if not reviewer:
         raise UserError("an override needs the reviewer's name")
@@ -62,8 +65,10 @@ def add_override(store: Store, response_id: int, score: float | None, reason: st
                 raise UserError(f"response {response_id} has no {profile} score to override")
             found = con.execute(
                 "INSERT INTO score_overrides (response_id, profile, score, reason, reviewer, item_version, "
-                "original_score) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING override_id",
-                [int(response_id), profile, score, reason, reviewer, int(row[0]), float(row[1])]).fetchone()
+                "original_score, actor_subject, actor_provider, actor_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING override_id",
+                [int(response_id), profile, score, reason, reviewer, int(row[0]), float(row[1]),
+                 actor.get("actor_subject"), actor.get("actor_provider"), actor.get("actor_name")]).fetchone()
             ids.append(int(found[0]))
     return ids
 
@@ -74,7 +79,7 @@ def load_overrides(store: Store, dataset: str | None = None, item_id: str | None
     computed score seen, the override, reason, reviewer, time) and whether each applies now."""
     columns = ["override_id", "dataset", "item_id", "model", "model_key", "condition", "run_id", "response_id",
                "profile", "original_score", "score", "reason", "reviewer", "item_version", "current_version",
-               "created_at", "latest", "applied"]
+               "created_at", "latest", "applied", "actor_subject", "actor_provider", "actor_name"]
     with store.connect(read_only=True) as con:
         if not has_overrides_table(con):
             return pd.DataFrame(columns=columns)
@@ -84,7 +89,8 @@ def load_overrides(store: Store, dataset: str | None = None, item_id: str | None
                    u.run_id, o.response_id, o.profile, o.original_score, o.score, o.reason, o.reviewer,
                    o.item_version, s.item_version AS current_version, o.created_at,
                    l.override_id IS NOT NULL AS latest,
-                   (l.override_id IS NOT NULL AND o.score IS NOT NULL AND o.item_version = s.item_version) AS applied
+                   (l.override_id IS NOT NULL AND o.score IS NOT NULL AND o.item_version = s.item_version) AS applied,
+                   o.actor_subject, o.actor_provider, o.actor_name
             FROM score_overrides o
             JOIN responses r USING (response_id) JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
             LEFT JOIN scores s ON s.response_id = o.response_id AND s.profile = o.profile

@@ -402,3 +402,95 @@ MIGRATIONS.append((8, "latest response marker", [
             CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
             ORDER BY r.response_id DESC) = 1)""",
 ]))
+
+# Migration 9 (team mode): who did what. A roles table (append-only grants and revocations, the
+# latest row per subject and role counts), an audit table for acts that have no table of their own
+# (launching, resuming and cancelling runs), and the acting identity (subject, provider, display
+# name) on every attributable row. A round may hide reviewer names from its adjudicators.
+MIGRATIONS.append((9, "team mode: roles and identities", [
+    "CREATE SEQUENCE IF NOT EXISTS role_change_seq START 1",
+    """CREATE TABLE IF NOT EXISTS role_changes (
+        change_id BIGINT PRIMARY KEY DEFAULT nextval('role_change_seq'),
+        subject TEXT NOT NULL,             -- the OIDC subject the role is for
+        role TEXT NOT NULL,
+        granted BOOLEAN NOT NULL,          -- TRUE grants, FALSE revokes
+        note TEXT,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        changed_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE SEQUENCE IF NOT EXISTS audit_event_seq START 1",
+    """CREATE TABLE IF NOT EXISTS audit_events (
+        event_id BIGINT PRIMARY KEY DEFAULT nextval('audit_event_seq'),
+        action TEXT NOT NULL,              -- launch | resume | cancel
+        target TEXT,                       -- e.g. the launch id
+        detail TEXT,                       -- JSON text: what was asked (never a secret)
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    *[f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} TEXT"
+      for table in ("review_decisions", "review_rounds", "key_reviews", "score_overrides")
+      for column in ("actor_subject", "actor_provider", "actor_name")],
+    "ALTER TABLE review_rounds ADD COLUMN IF NOT EXISTS blind_adjudication BOOLEAN DEFAULT FALSE",
+]))
+
+# Migration 14 (people sit the exam): people are examinees stored as models of kind 'human' under a
+# pseudonym (models.model = models.display_name = respondents.respondent); the respondents table is
+# the one place that links a pseudonym to a name (researchers and admins only), a signed-in subject or
+# the identifier an imported results file used. A researcher's exam session samples one form per
+# respondent (items per format and language); each form row keeps the time spent on its item (the
+# clock runs from `clock_from`, epoch seconds, while the item is on screen) and the response it got.
+MIGRATIONS.append((14, "people sit the exam", [
+    """CREATE TABLE IF NOT EXISTS respondents (
+        respondent TEXT PRIMARY KEY,       -- pseudonymous id: models.model and models.display_name
+        human_group TEXT NOT NULL,         -- 'student', 'expert', ...
+        name TEXT,                         -- typed or signed-in name, or an import file's identifier
+        name_key TEXT,                     -- the name folded (case, spaces): finds a respondent again
+        external_id TEXT,                  -- the key an imported results file names this person by
+        subject TEXT,                      -- OIDC subject of a signed-in respondent
+        provider TEXT,
+        session_id TEXT,                   -- the exam session the respondent sat (NULL: imported)
+        origin TEXT NOT NULL,              -- 'session' | 'import' | 'simulated'
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    """CREATE TABLE IF NOT EXISTS exam_sessions (
+        session_id TEXT PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        title TEXT NOT NULL,
+        human_group TEXT NOT NULL,         -- the group every respondent of the session joins
+        per_cell INTEGER NOT NULL,         -- items per format and language on each form
+        formats TEXT,                      -- JSON list of formats (empty: every format)
+        languages TEXT,                    -- JSON list of language codes (empty: every language)
+        time_limit_s INTEGER,              -- seconds per item (NULL: no limit)
+        seed INTEGER NOT NULL,
+        status TEXT NOT NULL,              -- 'open' | 'closed'
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        closed_at TIMESTAMP
+    )""",
+    """CREATE TABLE IF NOT EXISTS exam_forms (
+        session_id TEXT NOT NULL,
+        respondent TEXT NOT NULL,
+        position INTEGER NOT NULL,         -- 1, 2, ... in the order the form is sat
+        item_id TEXT NOT NULL,
+        elapsed_s DOUBLE NOT NULL DEFAULT 0,   -- time on the item before the clock last started
+        clock_from DOUBLE,                 -- epoch seconds the clock started (NULL: not running)
+        answered BOOLEAN NOT NULL DEFAULT FALSE,
+        timed_out BOOLEAN NOT NULL DEFAULT FALSE,
+        response_id BIGINT,
+        PRIMARY KEY (session_id, respondent, position)
+    )""",
+    """CREATE TABLE IF NOT EXISTS exam_attempts (
+        session_id TEXT NOT NULL,
+        respondent TEXT NOT NULL,
+        status TEXT NOT NULL,              -- 'sitting' | 'paused' | 'finished'
+        started_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (session_id, respondent)
+    )""",
+]))

@@ -395,7 +395,8 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
     For the item inspector: raw text, parsed answer, motivation, errors, and per profile the score,
     correctness and per-element details (columns ``<profile>_score``, ``<profile>_correct``,
     ``<profile>_details``). ``is_latest`` marks the response the long frame uses: the stored marker, so
-    a failed request never hides the answer before it.
+    a failed request never hides the answer before it. ``kind`` is the model kind (the selection
+    leaves baselines and people out unless switched in).
     """
     sql = f"""
         SELECT r.item_id, m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
@@ -405,7 +406,7 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
                r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.cost_usd, r.batch_job_id, r.created_at,
                st.score AS {STRICT_PROFILE}_score, st.correct AS {STRICT_PROFILE}_correct, CAST(st.details AS TEXT) AS {STRICT_PROFILE}_details,
                pa.score AS {PAPER_PROFILE}_score, pa.correct AS {PAPER_PROFILE}_correct, CAST(pa.details AS TEXT) AS {PAPER_PROFILE}_details,
-               coalesce({{latest}}, false) AS is_latest
+               coalesce({{latest}}, false) AS is_latest, {{kind}} AS kind
         FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
         LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = ?
         LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?
@@ -413,7 +414,7 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
         ORDER BY r.item_id, m.display_name, u.condition, repetition, r.response_id DESC"""
     item = None if item_id is None else str(item_id)
     with store.connect(read_only=True) as con:  # the stored marker: a failed request is never the latest
-        frame = con.execute(sql.format(latest=latest_clause(con)),
+        frame = con.execute(sql.format(latest=latest_clause(con), kind=model_kind_sql(con)),
                             [STRICT_PROFILE, PAPER_PROFILE, dataset, item, item]).df()
     for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details"):
         frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],

@@ -100,21 +100,25 @@ def _stored_flags_con(con: duckdb.DuckDBPyConnection, dataset: str) -> pd.DataFr
 
 
 def add_key_review(store: Store, dataset: str, item_id: str, item_version: int, action: str, reviewer: str,
-                   note: str | None, flags: list[str], new_version: int | None = None) -> int:
-    """Append one key review (confirm or correct) with the flags the reviewer saw."""
+                   note: str | None, flags: list[str], new_version: int | None = None,
+                   actor: dict | None = None) -> int:
+    """Append one key review (confirm or correct) with the flags the reviewer saw and the identity
+    columns of who made it (``actor``)."""
     if action not in KEY_ACTIONS:
         raise UserError(f"unknown key review action {action!r}")
+    actor = actor or {}
     with store.transaction() as con:
         row = con.execute(
-            "INSERT INTO key_reviews (dataset, item_id, item_version, action, reviewer, note, flags, new_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, CAST(? AS JSON), ?) RETURNING review_id",
+            "INSERT INTO key_reviews (dataset, item_id, item_version, action, reviewer, note, flags, new_version, "
+            "actor_subject, actor_provider, actor_name) "
+            "VALUES (?, ?, ?, ?, ?, ?, CAST(? AS JSON), ?, ?, ?, ?) RETURNING review_id",
             [dataset, str(item_id), int(item_version), action, reviewer, note, json.dumps(sorted(flags)),
-             new_version]).fetchone()
+             new_version, actor.get("actor_subject"), actor.get("actor_provider"), actor.get("actor_name")]).fetchone()
     return int(row[0])
 
 
 _REVIEW_COLUMNS = ["review_id", "item_id", "item_version", "action", "reviewer", "note", "flags", "new_version",
-                   "decided_at"]
+                   "decided_at", "actor_subject", "actor_provider", "actor_name"]
 
 
 def load_key_reviews(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:
@@ -128,7 +132,7 @@ def _key_reviews_con(con: duckdb.DuckDBPyConnection, dataset: str, item_id: str 
         return pd.DataFrame(columns=_REVIEW_COLUMNS)
     frame = con.execute(
         "SELECT review_id, item_id, item_version, action, reviewer, note, CAST(flags AS TEXT) AS flags, "
-        "new_version, decided_at FROM key_reviews WHERE dataset = ? AND (? IS NULL OR item_id = ?) "
+        "new_version, decided_at, actor_subject, actor_provider, actor_name FROM key_reviews WHERE dataset = ? AND (? IS NULL OR item_id = ?) "
         "ORDER BY review_id", [dataset, item_id, item_id]).df()
     frame["flags"] = pd.Series([json.loads(v) if isinstance(v, str) else [] for v in frame["flags"]],
                                dtype=object, index=frame.index)

@@ -27,6 +27,7 @@ from ._base import (
     dataset_flags,
     datasets,
     family_map,
+    human_models,
     languages,
     models,
     models_with_data,
@@ -42,6 +43,15 @@ from .explorer import (
     model_comparison,
 )
 from .formats import answer_key, chance_levels, numeric_errors, part_accuracy
+from .humans import (
+    comparison_selection,
+    exam_progress,
+    exam_sessions,
+    human_accuracy,
+    human_gap,
+    human_ranking,
+    human_wright_map,
+)
 from .irt import (
     dif,
     distractors,
@@ -67,6 +77,7 @@ from .items import (
     items_by_language,
     responses,
 )
+from .labels import data_label
 from .psychometrics import (
     difficulty_categories,
     discrimination_by_format,
@@ -117,6 +128,7 @@ from .studies import (
     study_features,
     task_correlations,
 )
+from .team import audit_log
 
 
 @dataclass(frozen=True)
@@ -186,6 +198,7 @@ _SPECS = (
     ViewSpec("answer_key", answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
     ViewSpec("review_queue", review_queue, "Review studio: the extraction review queue"),
     ViewSpec("review_agreement", review_agreement, "Review studio: reviewer agreement per round, field or format"),
+    ViewSpec("audit_log", audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("runs", runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
     ViewSpec("launch_progress", launch_progress,
@@ -205,6 +218,12 @@ _SPECS = (
     ViewSpec("consistency_checks", consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
     ViewSpec("failure_examples", failure_examples, "Report: failure examples (items where the models disagree)"),
     ViewSpec("provenance", provenance, "Report: provenance block (versions, scorer, prompts, API model ids)"),
+    ViewSpec("human_accuracy", human_accuracy, "Overview, Models and people: accuracy of models and people per format"),
+    ViewSpec("human_gap", human_gap, "Overview and presentation, Models and people: the gaps and their sentences"),
+    ViewSpec("human_ranking", human_ranking, "Overview, Models and people: one ability ranking of models and people"),
+    ViewSpec("human_wright_map", human_wright_map, "Overview, Models and people: models, people and items on one scale"),
+    ViewSpec("exam_sessions", exam_sessions, "Sit the exam, Sessions: the exam sessions of the dataset"),
+    ViewSpec("exam_progress", exam_progress, "Sit the exam, Sessions: each respondent's progress (pseudonyms)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 
@@ -222,12 +241,13 @@ def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.Da
 
 
 __all__ = [
-    "VIEWS", "PAGE_RULES", "page_not_applicable", "access_map", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
+    "VIEWS", "PAGE_RULES", "page_not_applicable", "comparison_selection", "exam_progress", "exam_sessions",
+    "human_accuracy", "human_gap", "human_models", "human_ranking", "human_wright_map", "access_map", "audit_log", "analysable_datasets", "answer_key", "answer_marks", "baseline_models",
     "baseline_type_scores", "baselines", "batch_jobs", "chance_levels", "clear_caches", "consistency_checks",
     "dataset_filters", "dataset_flags", "dataset_glance", "DatasetFlags", "datasets", "dialogue", "dif",
     "difficulty_categories", "dimension_scores", "discrimination_by_format", "distractor_choices",
     "distractors", "EmptySelection", "examinee_setting", "explorer_items", "external_correlations",
-    "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
+    "data_label", "failure_examples", "failure_matrix", "family_best", "family_map", "FilterState", "findings_table",
     "format_spread", "image_attributes", "image_effect", "image_sizes", "invalid_rates", "irt_abilities",
     "irt_fit", "irt_information", "irt_item_curve", "irt_items", "irt_wright_map", "item_card",
     "item_changes", "item_detail", "item_flags", "item_lengths", "item_level", "item_list", "item_metadata",

@@ -21,7 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import Store
-from ..vocab import BASELINE_KIND, MODEL_KIND
+from ..vocab import BASELINE_KIND, HUMAN_KIND, MODEL_KIND
 
 logger = logging.getLogger(__name__)
 
@@ -218,6 +218,10 @@ def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -
             raise EmptySelection("Only baseline models (such as chance) answered in this selection, and baselines are "
                                  "references, not examinees: switch baselines in (sidebar, or --baselines) to count "
                                  "them.")
+        if not sel.humans and not sel.with_(humans=True).apply(everything, all_conditions=all_conditions).empty:
+            raise EmptySelection("Only people (respondents who sat the exam) answered in this selection, and "
+                                 "people are left out unless switched in: switch people in (sidebar, or "
+                                 "--humans) to count them.")
         raise EmptySelection("No scores match the current selection: widen the filters.")
     return frame
 
@@ -252,16 +256,17 @@ def _in_dataset(ds: Any, dataset: str) -> bool:
     return not isinstance(ds, type(pd.NA)) and ds is not None and dataset in list(ds)
 
 
-def models_with_data(src: Source, dataset: str, baselines: bool = False) -> list[str]:
+def models_with_data(src: Source, dataset: str, baselines: bool = False, humans: bool = False) -> list[str]:
     """Display names of the models that have data in a dataset (published models for a reference dataset).
 
     Baseline models (kind `baseline`) are references, not examinees: they are listed only with
-    ``baselines=True`` (the selection's switch), so a model picker never offers them by accident.
+    ``baselines=True`` (the selection's switch), so a model picker never offers them by accident;
+    people (kind `human`, by pseudonym) only with ``humans=True``.
     """
     table = models(src)
     kinds = table["kind"] if "kind" in table else pd.Series(MODEL_KIND, index=table.index)
     names = [name for name, ds, kind in zip(table["display_name"], table["datasets"], kinds)
-             if _in_dataset(ds, dataset) and (baselines or kind != BASELINE_KIND)]
+             if _in_dataset(ds, dataset) and (baselines or kind != BASELINE_KIND) and (humans or kind != HUMAN_KIND)]
     if not names and dataset_flags(src, dataset).aggregate_only:
         names = sorted(published_type_means(src, dataset)["model"].unique())
     if not names and dataset_flags(src, dataset).aggregate_only:  # a published per-task table (studies)
@@ -277,6 +282,15 @@ def baseline_models(src: Source, dataset: str) -> list[str]:
         return []
     return [name for name, ds, kind in zip(table["display_name"], table["datasets"], table["kind"])
             if kind == BASELINE_KIND and _in_dataset(ds, dataset)]
+
+
+def human_models(src: Source, dataset: str) -> list[str]:
+    """Pseudonyms of the people (kind `human`) with answers in a dataset."""
+    table = models(src)
+    if "kind" not in table:
+        return []
+    return [name for name, ds, kind in zip(table["display_name"], table["datasets"], table["kind"])
+            if kind == HUMAN_KIND and _in_dataset(ds, dataset)]
 
 
 @cached(maxsize=8)

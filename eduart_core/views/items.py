@@ -12,6 +12,7 @@ import pandas as pd
 from .. import analysis
 from ..selection import Selection
 from ..store import StoreError
+from ..vocab import HUMAN_KIND
 from ._base import (
     EmptySelection,
     ItemLevelUnavailable,
@@ -131,11 +132,13 @@ def item_detail(src: Source, dataset: str, item_id: str) -> dict:
     return record
 
 
-def item_responses(src: Source, dataset: str, item_id: str) -> pd.DataFrame:
-    """Every model x condition response to one item, with scores under both profiles."""
+def item_responses(src: Source, dataset: str, item_id: str, humans: bool = False) -> pd.DataFrame:
+    """Every model x condition response to one item, with scores under both profiles (people's
+    answers, kind human, only with ``humans``: the selection's switch)."""
     from ..store import scores as store_scores
 
-    return store_scores.load_responses(src.store, dataset, item_id)
+    frame = store_scores.load_responses(src.store, dataset, item_id)
+    return frame if humans else frame[frame["kind"] != HUMAN_KIND].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------- the dataset at a glance

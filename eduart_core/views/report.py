@@ -17,9 +17,10 @@ import pandas as pd
 
 from .. import __version__, analysis, display
 from ..selection import Selection
-from ..vocab import MOTIVATION_CONDITION
-from ._base import EmptySelection, Source, cached, dataset_flags
+from ..vocab import HUMAN_KIND, MOTIVATION_CONDITION
+from ._base import EmptySelection, Source, cached, dataset_flags, human_models
 from .items import item_table
+from .labels import data_label
 
 #: Modules whose source decides a score (parsing, normalisation, the published evaluator, and
 #: every module of the format registry): their hash is the scoring code version a report names.
@@ -80,6 +81,8 @@ def failure_examples(src: Source, sel: Selection, per_format: int = 2) -> pd.Dat
                   if isinstance(c, dict) and c.get("text")}
         answers = store_scores.load_responses(src.store, sel.dataset, item.item_id)
         answers = answers[answers["is_latest"] & (answers["repetition"] == 0)]
+        if not sel.humans:  # people's answers only when people are switched in
+            answers = answers[answers["kind"] != HUMAN_KIND]
         if sel.models:
             answers = answers[answers["model"].isin(sel.models)]
         for answer in answers.itertuples():
@@ -111,12 +114,19 @@ def provenance(src: Source, sel: Selection) -> pd.DataFrame:
                                   + (", published aggregates" if flags.aggregate_only else "") + ")"),
         ("selection", "profile", "published scores" if flags.aggregate_only else sel.profile),
         ("selection", "condition", sel.condition),
+        ("selection", "respondents", data_label(src, sel).short() or "real models"),
         ("scoring", "scoring code", scorer_fingerprint()),
         *[("scoring", f"rule sets ({profile})", ", ".join(rules) or "—")
           for profile, rules in catalog.scorer_rule_sets(src.store, sel.dataset).items()],
         ("report", "generated", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
     ]
+    people = set(human_models(src, sel.dataset))
+    if people and sel.humans:
+        facts.append(("people", "respondents", f"{len(people)} people by pseudonym (model kind human), answer-only "
+                                               "condition"))
     for run in catalog.run_provenance(src.store, sel.dataset).itertuples():
+        if run.model in people:  # people are summed up in one line above, never listed
+            continue
         facts.append(("model", f"{run.model} · {run.condition}",
                       f"API id {run.api_model_id or '—'} ({run.provider or '—'}); prompt {run.prompt_hashes}; "
                       f"{run.runs} run(s), {run.origin}"))

@@ -232,7 +232,16 @@ def leader_comparison(src: Source, sel: Selection) -> dict | None:
 
 @cached()
 def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
-    """The plain-language findings of the Overview and the report, computed from the selection."""
+    """The plain-language findings of the Overview and the report, computed from the selection.
+
+    A published per-task table gets the findings its printed numbers allow (leader, hardest column,
+    whether the table adds up); with simulated examinees every headline says so (`views.data_label`).
+    """
+    from .labels import data_label
+    from .studies import consistency_checks, dimension_scores, study_features
+
+    if study_features(src, sel.dataset).reference:
+        return findings.study_findings(_optional(dimension_scores, src, sel), _optional(consistency_checks, src, sel))
     aggregate = dataset_flags(src, sel.dataset).aggregate_only
     board = leaderboard(src, sel)
     means = type_means(src, sel)
@@ -241,7 +250,8 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     reg = None if aggregate else _optional(regression, src, sel, clustered=True)
     paired = _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
-    return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance)
+    return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
+                                 prefix=data_label(src, sel).finding_prefix())
 
 
 def findings_table(src: Source, sel: Selection) -> pd.DataFrame:

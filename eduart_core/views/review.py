@@ -35,7 +35,10 @@ def review_queue(src: Source, sel: Selection, round: int = 0) -> pd.DataFrame:
 
 
 def review_agreement(src: Source, sel: Selection, by: str = "round") -> pd.DataFrame:
-    """Reviewer agreement (percent, Cohen, Fleiss, Krippendorff's alpha with a bootstrap 95% CI), by round, field or format."""
+    """Reviewer agreement with decisions coded by choice (percent, Cohen, Fleiss, Krippendorff's alpha with a bootstrap 95% CI) and on the final value (percent), by round, field or format.
+
+    The coding in words: ``extraction.stats.AGREEMENT_CODING``.
+    """
     from ..extraction.stats import agreement_by
 
     if by not in AGREEMENT_GROUPS:

@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import batch as store_batch
-from ._base import Source, cached
+from ._base import Source, cached, human_models
 
 
 @cached()
@@ -27,6 +27,8 @@ def runs(src: Source, sel: Selection, by: str = "run") -> pd.DataFrame:
     if by not in ("run", "model"):
         raise UserError(f"runs: by must be run, model or job, not {by!r}")
     frame = store_batch.run_usage(src.store, dataset=sel.dataset, by=by)
+    if not sel.humans:  # people's sittings are runs too; they are listed only when people are switched in
+        frame = frame[~frame["model"].isin(human_models(src, sel.dataset))]
     return sel.apply(frame, all_conditions=True).reset_index(drop=True)
 
 

@@ -1,0 +1,80 @@
+"""`roles grant|revoke|list`: the roles table of team mode from the command line.
+
+The command line acts as the machine's operator (who can open the store file anyway): it may
+change roles, and every change records the OS user as the one who made it.
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import UserError
+
+
+def _store(args):
+    from ..store import Store
+
+    store = Store(args.db)
+    if not store.exists():
+        raise UserError(f"no store at {store.path}; run 'python -m eduart_core demo' or an import first")
+    with store.connect():  # migrations (the roles table) before the first read
+        pass
+    return store
+
+
+def cmd_grant(args) -> int:
+    from ..team import operator
+    from ..team.roles import grant
+
+    changed = grant(_store(args), args.subject, args.role, operator(), note=args.note)
+    print(f"{args.subject}: {args.role} granted" if changed else f"{args.subject} already has {args.role}")
+    return 0
+
+
+def cmd_revoke(args) -> int:
+    from ..team import operator
+    from ..team.roles import revoke
+
+    changed = revoke(_store(args), args.subject, args.role, operator(), note=args.note)
+    print(f"{args.subject}: {args.role} revoked" if changed
+          else f"{args.subject} has no {args.role} role in the roles table (a role from the token's claim is "
+               "revoked at the identity provider)")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from ..team.roles import list_roles
+
+    frame = list_roles(_store(args))
+    if args.json:
+        rows = [{"subject": r["subject"], "role": r["role"], "granted_by": r["actor_name"],
+                 "granted_by_subject": r["actor_subject"], "note": r["note"],
+                 "granted_at": r["changed_at"].isoformat() if hasattr(r["changed_at"], "isoformat") else None}
+                for r in frame.to_dict("records")]
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    if frame.empty:
+        print("no roles granted in this store (roles may also come from the identity token's claim)")
+        return 0
+    for row in frame.to_dict("records"):
+        print(f"{row['subject']:24} {row['role']:12} granted by {row['actor_name'] or '?'}")
+    return 0
+
+
+def register(sub) -> None:
+    from ..cli import add_db_option
+    from ..team import ROLES
+
+    roles = sub.add_parser("roles", help="grant, revoke and list team roles (sign-in mode)",
+                           description="Roles of team mode: " + "; ".join(f"{k}: {v}" for k, v in ROLES.items()))
+    actions = roles.add_subparsers(dest="roles_command", metavar="ACTION", required=True)
+    for name, func, verb in (("grant", cmd_grant, "grant"), ("revoke", cmd_revoke, "revoke")):
+        p = actions.add_parser(name, help=f"{verb} a role to the person with this OIDC subject")
+        p.add_argument("subject", help="the sub claim of the person's identity token")
+        p.add_argument("role", help=", ".join(ROLES))
+        p.add_argument("--note", default=None, help="why (kept with the change)")
+        add_db_option(p)
+        p.set_defaults(func=func)
+    listing = actions.add_parser("list", help="who holds which role in the roles table")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    add_db_option(listing)
+    listing.set_defaults(func=cmd_list)

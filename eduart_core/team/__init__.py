@@ -1,0 +1,49 @@
+"""Team mode: who is acting (``Identity``), which roles allow which actions, and the roles table.
+
+The library's write functions take an ``Identity`` and call ``identity.require(ACTION)`` before
+writing; pages pass the signed-in person, the command line passes ``operator()``.
+"""
+from .identity import (
+    NOT_SIGNED_IN,
+    Identity,
+    as_identity,
+    claim_roles,
+    from_claims,
+    launched_by,
+    local,
+    operator,
+    roles_claim,
+)
+from .permissions import (
+    ACTIONS,
+    ADJUDICATE,
+    ADJUDICATOR,
+    ADMIN,
+    BULK_ACCEPT,
+    CHANGE_ROLES,
+    DECIDE,
+    IMPORT_DECISIONS,
+    KEY_REVIEW,
+    LAUNCH_RUN,
+    OVERRIDE_SCORE,
+    PAGE_ROLES,
+    PRESENTER,
+    RESEARCHER,
+    RESPONDENT,
+    REVIEWER,
+    ROLES,
+    RUN_EXAMS,
+    SEE_BLIND,
+    SET_ROUND,
+    SIT_EXAM,
+    STORY_ROLES,
+    PermissionDenied,
+    may_open,
+)
+
+__all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATOR", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE",
+           "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
+           "PRESENTER", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SET_ROUND",
+           "SIT_EXAM", "STORY_ROLES", "Identity",
+           "PermissionDenied", "as_identity", "claim_roles", "from_claims", "launched_by", "local", "may_open",
+           "operator", "roles_claim"]

@@ -1,0 +1,124 @@
+"""Who may do what: the roles of a team and the one table of actions -> roles.
+
+Why one table: every write function of the library checks its action here before it touches the
+store, so a button hidden on a page is a courtesy, never the protection. Adding a role is one
+entry in ``ROLES``; adding a guarded action is one entry in ``ACTIONS`` (and one ``require`` call
+in the write function it guards). Pages ask ``may_open`` which pages a person's roles reach.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import UserError
+
+REVIEWER = "reviewer"
+ADJUDICATOR = "adjudicator"
+RESEARCHER = "researcher"
+PRESENTER = "presenter"
+ADMIN = "admin"
+RESPONDENT = "respondent"
+
+#: Every role, with what it is for (the admin panel and `roles list` show these lines).
+ROLES: dict[str, str] = {
+    REVIEWER: "decides extraction fields, blind when the round says so",
+    ADJUDICATOR: "settles the fields reviewers disagree on, sees every decision, reviews suspect keys",
+    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys",
+    PRESENTER: "reads the story pages",
+    ADMIN: "sets rounds, grants roles, exports blind rounds",
+    RESPONDENT: "sits exam forms (sees the questions only: never answers, keys or results)",
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """A guarded write (or a guarded read of blind decisions) and the roles allowed to do it."""
+
+    phrase: str                 # "adjudicate a field": completes "… may not <phrase>"
+    roles: frozenset[str]
+
+
+def _action(phrase: str, *roles: str) -> Action:
+    return Action(phrase, frozenset(roles))
+
+
+DECIDE = "review.decide"
+ADJUDICATE = "review.adjudicate"
+BULK_ACCEPT = "review.bulk_accept"
+IMPORT_DECISIONS = "review.import"
+SET_ROUND = "review.set_round"
+SEE_BLIND = "review.see_blind"
+KEY_REVIEW = "keys.review"
+OVERRIDE_SCORE = "scores.override"
+LAUNCH_RUN = "runs.launch"
+CHANGE_ROLES = "roles.change"
+SIT_EXAM = "exams.sit"
+RUN_EXAMS = "exams.run"
+
+#: The one table of guarded actions -> the roles that may perform them.
+ACTIONS: dict[str, Action] = {
+    DECIDE: _action("decide review fields", REVIEWER),
+    ADJUDICATE: _action("adjudicate review fields", ADJUDICATOR),
+    BULK_ACCEPT: _action("accept fields in bulk", REVIEWER),
+    IMPORT_DECISIONS: _action("import review decisions", ADMIN),
+    SET_ROUND: _action("change the settings of a review round", ADMIN),
+    SEE_BLIND: _action("see or export other reviewers' decisions of an unsettled blind round", ADJUDICATOR, ADMIN),
+    KEY_REVIEW: _action("confirm or correct an answer key", RESEARCHER, ADJUDICATOR),
+    OVERRIDE_SCORE: _action("override a score", RESEARCHER),
+    LAUNCH_RUN: _action("launch, resume or cancel model runs", RESEARCHER),
+    CHANGE_ROLES: _action("grant or revoke roles", ADMIN),
+    SIT_EXAM: _action("sit an exam form", RESPONDENT),
+    RUN_EXAMS: _action("set up, watch and close exam sessions (with the respondents' names)", RESEARCHER, ADMIN),
+}
+
+#: Roles that read the story pages: everyone but a respondent, who never sees results.
+STORY_ROLES: frozenset[str] = frozenset(ROLES) - {RESPONDENT}
+
+#: Pages open to fewer roles than the story pages' (those are open to `STORY_ROLES`).
+#: Keys are the app's page keys (``app.PAGE_SPECS``).
+PAGE_ROLES: dict[str, frozenset[str]] = {
+    "inspector": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
+    "psychometrics": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
+    "profiles": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
+    "runs": frozenset({RESEARCHER, ADMIN}),
+    "review": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
+    "team": frozenset(ROLES),
+    "exam": frozenset({RESPONDENT, RESEARCHER, ADMIN}),
+}
+
+
+class PermissionDenied(UserError):
+    """The acting person's roles do not allow this action; nothing was written."""
+
+    def __init__(self, who: str, action: str):
+        spec = ACTIONS[action]
+        needs = " or ".join(sorted(spec.roles))
+        self.action = action
+        super().__init__(f"{who} may not {spec.phrase}: that needs the {needs} role")
+
+
+def known_roles(values: Iterable[str]) -> frozenset[str]:
+    """The role names among ``values`` (a token's groups hold other names too)."""
+    return frozenset(str(v).strip().lower() for v in values if str(v).strip().lower() in ROLES)
+
+
+def check_role(role: str) -> str:
+    """A role name, or one line listing the roles."""
+    name = (role or "").strip().lower()
+    if name not in ROLES:
+        raise UserError(f"unknown role {role!r}; the roles are {', '.join(ROLES)}")
+    return name
+
+
+def allowed(roles: Iterable[str], action: str) -> bool:
+    """Whether any of ``roles`` may perform ``action``."""
+    return bool(ACTIONS[action].roles & set(roles))
+
+
+def may_open(roles: Iterable[str], page: str) -> bool:
+    """Whether a person with ``roles`` may open the page ``page`` (any role but respondent opens the
+    story pages)."""
+    roles = set(roles)
+    if not roles:
+        return False
+    return bool(PAGE_ROLES.get(page, STORY_ROLES) & roles)
