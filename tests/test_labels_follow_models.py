@@ -95,6 +95,7 @@ def test_the_chance_baseline_is_labelled_a_baseline(chance_db):
     assert all(f.headline.startswith("Simulated respondents: ") for f in found)
 
 
+@pytest.mark.slow  # an AppTest page
 def test_the_page_banner_names_the_kinds(real_db, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
