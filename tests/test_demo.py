@@ -94,6 +94,7 @@ def test_shipped_figures_equal_the_published_tables():
 
 # ------------------------------------------------------------------ demo store
 
+@pytest.mark.slow  # a full demo build, in a subprocess
 def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     db = tmp_path / "fresh" / "eduart.duckdb"
     built = _cli("demo", "--db", str(db))
@@ -132,6 +133,7 @@ def test_demo_runs_cover_both_conditions_and_both_profiles(demo_db):
         assert means.max() - means.min() > 0.1  # the archetypes differ visibly
 
 
+@pytest.mark.slow  # demo builds
 def test_extra_builders_force_rebuild_and_first_start(tmp_path, monkeypatch):
     import eduart_core.demo as demo
     from eduart_core.store import Store

@@ -97,6 +97,7 @@ def _kill_after(argv: list[str], marker: str, wanted: int) -> None:
         proc.stderr.close()
 
 
+@pytest.mark.slow  # a real kill
 def test_import_responses_killed_mid_way_keeps_its_batches_and_the_next_run_adds_the_rest(store, tmp_path, capsys):
     fill_store(store, 3)  # 21 items
     lines = [json.dumps({**GOOD, "item_id": f"{n % 21 + 1:04d}", "model": f"vlm-{n // 21 % 20}",
@@ -138,6 +139,7 @@ def _layout(root: Path, n_items: int, models: int) -> int:
     return files
 
 
+@pytest.mark.slow  # a real kill
 def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_the_rest(store, tmp_path, capsys):
     root = tmp_path / "eduart"
     files = _layout(root, 60, 8)  # 960 answer files

@@ -209,8 +209,9 @@ def main(args) -> int:
         top = max(args.scales)
         mine = statistics.median(r["cpu_s"] for r in eduart[(top, "this checkout")])
         other = statistics.median(r["cpu_s"] for r in eduart[(top, f"against {args.against}")])
-        verdict = "meets" if other >= 3 * mine else "misses"
-        print(f"import-eduart {top}x: {other / mine:.1f}x less CPU than {args.against}; target (>= 3x): {verdict}")
+        verdict = ("meets" if other >= 3 * mine else "misses") if top >= 10 else "set at 10x"
+        print(f"import-eduart {top}x: {other / mine:.1f}x less CPU than {args.against}; target (>= 3x at 10x): "
+              f"{verdict}")
     if responses:
         peak = max(r["peak_mb"] for r in responses["this checkout"])
         print(f"import-responses peak memory {peak:.0f} MB; target (< 1024 MB): {'meets' if peak < 1024 else 'misses'}")

@@ -9,7 +9,8 @@ Why lanes and limits: a sweep asks several providers at once, each with its own 
 rate limit. Every job belongs to a lane (``Job.lane``: for a launch, one model x condition x
 repetition) and every lane passes through one or more ``Limit`` s (its provider's, and its model's
 own when it has one); lanes naming the same limit share it. A free worker takes the next job from
-the lanes in turn (round robin), skipping lanes whose limits are full, so each provider runs at its
+the lanes in turn (the lane served longest ago first), skipping lanes whose limits are full, so the
+lanes of one provider take turns whatever the others do, and each provider runs at its
 own limit at the same time as the others and a sweep takes as long as its slowest provider, not
 the sum. Within a lane jobs start in the order given; a job that waits for another
 (``Job.after``: the next turn of a dialogue) joins the front of its lane once that one is answered.
@@ -192,7 +193,10 @@ class Pool:
         self._lane_gates: dict[str, tuple[_Gate, ...]] = {}
         self._ready: dict[str, deque[Job]] = {}
         self._order: list[str] = []
-        self._cursor = 0
+        # When each lane last started a job (a tick): the lane served longest ago goes first, so the
+        # lanes sharing a provider take turns whatever the other providers are doing.
+        self._served: dict[str, int] = {}
+        self._tick = 0
         self._in_flight = 0
         self._chain: _Chains | None = None
 
@@ -204,6 +208,7 @@ class Pool:
             gates = tuple(self._gates.setdefault(spec.name, _Gate(spec)) for spec in specs)
             self._lane_gates[lane] = gates
             self._ready[lane] = deque()
+            self._served[lane] = len(self._order) - (1 << 40)  # before any start, in lane order
             self._order.append(lane)
         return gates
 
@@ -222,27 +227,22 @@ class Pool:
     # ------------------------------------------------------------ scheduling (under self._cv)
     def _pick(self, now: float) -> tuple[Job, tuple[_Gate, ...], float] | None:
         """The next job to start, from the lanes in turn: the soonest start any lane with room
-        allows (ties go to the next lane in turn). Takes its slots and reserves its start."""
-        best: tuple[float, int] | None = None
-        n = len(self._order)
-        for step in range(n):
-            index = (self._cursor + step) % n
-            lane = self._order[index]
+        allows, ties to the lane served longest ago. Takes its slots and reserves its start."""
+        best: tuple[float, int, str] | None = None
+        for lane in self._order:
             if not self._ready[lane]:
                 continue
             gates = self._lane_gates[lane]
             if any(gate.in_flight >= gate.spec.concurrency for gate in gates):
                 continue
-            start = max(now, *(gate.next_start for gate in gates))
-            if best is None or start < best[0]:
-                best = (start, index)
-                if start <= now:
-                    break
+            key = (max(now, *(gate.next_start for gate in gates)), self._served[lane], lane)
+            if best is None or key < best:
+                best = key
         if best is None:
             return None
-        start, index = best
-        lane = self._order[index]
-        self._cursor = (index + 1) % n
+        start, _, lane = best
+        self._tick += 1
+        self._served[lane] = self._tick
         gates = self._lane_gates[lane]
         self._reserve(gates, start)
         job = self._ready[lane].popleft()
