@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import analysis, views, vocab
+from eduart_core import panels, views, vocab
 from eduart_core.analysis import humans as people_analysis
 from eduart_core.charts import humans as people_charts
-from eduart_core.charts import results as charts
 from eduart_core.errors import UserError
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
-from pages import common
+from pages import common, menu
 
 st.set_page_config(page_title="EduArt Studio", page_icon=common.page_icon(), layout="wide")  # a local icon
 
@@ -49,22 +48,9 @@ def overview() -> None:
 
     if not pres:
         st.subheader("Leaderboard")
-    n_items = int(board["n_items"].max()) if "n_items" in board else 0
-    caption = (f"Macro average (bars, labelled: unweighted mean of the format means) and multiple-choice accuracy "
-               f"(diamonds below each bar, {analysis.WILSON_WORDS}) per model; condition {sel.condition}, "
-               f"{common.scoring_label(sel)}, n = {n_items} items. Colours show the model family.")
-    lead = found[0] if found else None  # the leader finding (first), with its paired comparison
-    fig = charts.figure_leaderboard(board, families=fam)
-    if not sel.baselines:  # baselines are references: a dashed line each, never a bar or a rank
-        with common.guard():
-            base = views.baselines(src, sel)
-        if len(base):
-            charts.add_baseline_lines(fig, base)
-            caption += (" Dashed lines: baseline models (" + ", ".join(base["model"]) + "), macro average; "
-                        "references, not ranked.")
-    common.chart(fig, "leaderboard", caption, story=lead.headline if lead else None, main=True,
-                 context=common.context(sel, "Leaderboard", "Macro average and multiple-choice accuracy (%)",
-                                        test=f"{analysis.WILSON_WORDS} on multiple choice", n=f"n = {n_items} items"))
+    with common.guard():  # baselines are references: a dashed line each, never a bar or a rank
+        drawn = panels.draw("leaderboard", src, sel)
+    common.panel(drawn, main=True)
     models_and_people(src, sel)
     if pres:
         return
@@ -153,28 +139,6 @@ def models_and_people(src: views.Source, sel) -> None:
                  "per format on the right, one logit scale.")
 
 
-#: Every page of the app: key -> (script or function, title, icon, URL path). An explicit list:
-#: no file-system probing.
-PAGE_SPECS = {
-    "overview": (overview, "Overview", ":material/home:", "overview"),
-    "inspector": ("pages/1_inspector_page.py", "Item inspector", ":material/search:", "inspector"),
-    "psychometrics": ("pages/2_psychometrics_page.py", "Psychometrics", ":material/scatter_plot:", "psychometrics"),
-    "formats": ("pages/3_formats_page.py", "Formats", ":material/grid_on:", "formats"),
-    "motivation": ("pages/4_motivation_page.py", "Motivation", ":material/chat:", "motivation"),
-    "images": ("pages/5_images_page.py", "Images", ":material/image:", "images"),
-    "profiles": ("pages/6_profiles_page.py", "Scoring profiles", ":material/balance:", "profiles"),
-    "runs": ("pages/7_runs_page.py", "Runs", ":material/rocket_launch:", "runs"),
-    "review": ("pages/8_review_page.py", "Review studio", ":material/rate_review:", "review"),
-    "tasks": ("pages/9_tasks_page.py", "Tasks and dimensions", ":material/view_column:", "tasks"),
-    "team": ("pages/10_team_page.py", "Team", ":material/group:", "team"),
-    "exam": ("pages/11_exam_page.py", "Sit the exam", ":material/edit_note:", "exam"),
-}
-MENU = {
-    "Results": ("overview", "tasks", "formats", "motivation", "images"),
-    "Items and statistics": ("inspector", "psychometrics", "profiles"),
-    "Work": ("runs", "review", "exam", "team"),
-}
-STORY = ("overview", "tasks", "formats", "motivation", "images")
 
 def pages(visible, presenting: bool = False, home: str = "overview") -> dict:
     """The st.Page of every page; those not in ``visible`` are hidden from the menu but still open
@@ -182,10 +146,9 @@ def pages(visible, presenting: bool = False, home: str = "overview") -> dict:
     While presenting, a page outside the story keeps its URL but shows the way back to the story.
     ``home`` is the page the root opens (a respondent, who never sees results, lands on the exam)."""
     out = {}
-    for key, (page, title, icon, url) in PAGE_SPECS.items():
-        if presenting and key not in STORY:
-            page = outside_story
-        out[key] = st.Page(page, title=title, icon=icon, url_path=url, default=key == home,
+    for key, spec in menu.PAGES.items():  # the URL path of a page is its key
+        page = outside_story if presenting and not spec.story else (spec.script or overview)
+        out[key] = st.Page(page, title=spec.title, icon=spec.icon, url_path=key, default=key == home,
                            visibility="visible" if key in visible else "hidden")
     return out
 
@@ -195,8 +158,10 @@ def outside_story() -> None:
     st.title("Presentation mode")
     st.info("Presentation mode shows the story pages only. Turn it off in the sidebar to see this page.")
     row = st.container(horizontal=True)
-    for key in STORY:
-        row.page_link(common.page(key), label=PAGE_SPECS[key][1], icon=PAGE_SPECS[key][2])
+    features = common.dataset_features()
+    for key in menu.STORY:  # the story pages the menu shows for this dataset
+        if features is None or not views.page_not_applicable(key, features):
+            row.page_link(common.page(key), label=menu.PAGES[key].title, icon=menu.PAGES[key].icon)
 
 
 def navigation():
@@ -209,8 +174,8 @@ def navigation():
     """
     features = common.dataset_features()
     presenting = common.requested_presentation()
-    visible = {k for k in PAGE_SPECS if (features is None or not views.page_not_applicable(k, features))
-               and (not presenting or k in STORY) and common.may_open(k)}
+    visible = {k for k in menu.PAGES if (features is None or not views.page_not_applicable(k, features))
+               and (not presenting or k in menu.STORY) and common.may_open(k)}
     home = "overview" if common.may_open("overview") or not common.may_open("exam") else "exam"
     current = pages(visible, presenting, home)
     common.register_pages(current)
@@ -218,8 +183,8 @@ def navigation():
     if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
         return st.navigation(list(current.values()), position="hidden")
     if presenting:
-        return st.navigation([current[k] for k in STORY] + [current[k] for k in PAGE_SPECS if k not in STORY])
-    return st.navigation({group: [current[k] for k in keys] for group, keys in MENU.items()})
+        return st.navigation([current[k] for k in menu.STORY] + [current[k] for k in menu.PAGES if k not in menu.STORY])
+    return st.navigation({group: [current[k] for k in keys] for group, keys in menu.MENU.items()})
 
 
 def main() -> None:
@@ -233,7 +198,7 @@ def main() -> None:
     common.who_line()
     common.sidebar()
     common.follow_page_request()
-    key = next((k for k, spec in PAGE_SPECS.items() if spec[3] == nav.url_path), None)
+    key = nav.url_path if nav.url_path in menu.PAGES else None
     if not common.may_open(key):  # a link to a page this person's roles do not reach
         st.title(nav.title)
         st.info("Your roles do not include this page.")
@@ -246,7 +211,8 @@ def main() -> None:
         st.info(plain(why))
         st.page_link(common.page("overview"), label="Overview", icon=":material/home:")
         return
-    nav.run()
+    with common.inside_app():
+        nav.run()
 
 
 main()

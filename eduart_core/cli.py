@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.studies",     # import-external
     "eduart_core.commands.show",        # show VIEW: the data behind every table and chart
     "eduart_core.commands.report",      # report
+    "eduart_core.commands.judges",      # judge, grades-import, grades-export, grading-round, judge-gate
     "eduart_core.commands.bench",       # bench analysis|runner|pages
 ]
 

@@ -143,9 +143,16 @@ def build_extraction_round(store: Store, say: Progress) -> dict:
     return {}
 
 
+def build_open_answers(store: Store, say: Progress) -> dict:
+    """`demo-open`: written answers marked with a rubric by three simulated judges and a simulated grading panel."""
+    from .judges.demo import build_open_answers as build
+
+    return build(store, say)
+
+
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
-                                      build_vqa_study, build_muse_study, build_extraction_round)
+                                      build_vqa_study, build_muse_study, build_extraction_round, build_open_answers)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

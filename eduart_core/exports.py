@@ -188,9 +188,11 @@ class ChartContext:
     condition: str | None = None
     #: "simulated respondents", "published aggregates" or None for real item-level data.
     data_label: str | None = None
+    #: A warning the numbers must carry (a judge profile whose judge has not passed calibration).
+    warning: str | None = None
 
     def subtitle(self) -> str:
-        """One line: statistic · test · n · profile · condition · data label."""
+        """One line: statistic · test · n · profile · condition · data label · warning."""
         parts = [self.statistic]
         if self.test:
             parts.append(self.test)
@@ -204,6 +206,8 @@ class ChartContext:
             parts.append(f"condition {self.condition}")
         if self.data_label:
             parts.append(self.data_label.upper())
+        if self.warning:
+            parts.append(f"WARNING: {self.warning}")
         return " · ".join(p for p in parts if p)
 
 
@@ -256,9 +260,11 @@ def file_stem(key: str, dataset: str | None = None, profile: str | None = None,
 
 # ---------------------------------------------------------------- tables
 
-def table_csv(frame: pd.DataFrame) -> bytes:
-    """UTF-8 CSV of a table, without the index; text cells never start a formula (`csvsafe`)."""
-    return csvsafe.to_csv(frame).encode("utf-8")
+def table_csv(frame: pd.DataFrame, note: str | None = None) -> bytes:
+    """UTF-8 CSV of a table, without the index; text cells never start a formula (`csvsafe`). A
+    ``note`` (a warning the numbers must carry) goes first, as a ``# ...`` line."""
+    head = f"# {csvsafe.inert_cell(' '.join(str(note).split()))}\r\n" if note else ""
+    return (head + csvsafe.to_csv(frame)).encode("utf-8")
 
 
 #: Readable headers for the column names the views use (others: underscores become spaces).

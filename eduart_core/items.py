@@ -47,7 +47,7 @@ BLANK_TYPES: frozenset[str] = frozenset({POSITIONING_TYPE, COMPLETION_CLOSED_TYP
 CHOICE_TYPES: frozenset[str] = frozenset(
     {MCQ_TYPE, CHECK_TYPE, TRUE_FALSE_TYPE})
 
-#: Optional metadata of other benchmarks (issue 14): what the item tests (`task`, `dimension`),
+#: Optional metadata of other benchmarks: what the item tests (`task`, `dimension`),
 #: free `tags` and `image_attributes` (objects of short string or number values), the id of a
 #: parallel form (`parallel_of`: the Italian vs English version, with vs without image) and the
 #: place in a multi-turn dialogue (`dialogue_id`, `turn`). A normalised record carries them only

@@ -305,7 +305,7 @@ def count_value(value: Any, field: str) -> int | None:
         try:
             value = float(value) if any(c in value for c in ".eE") else int(value)
         except ValueError:
-            return None  # "n/a" and friends: no count recorded, as before
+            return None  # "n/a" and friends: no count recorded
     if isinstance(value, float):
         if not math.isfinite(value) or not value.is_integer():
             raise BadInput(f"field {field}: {value!r} is not a token count")

@@ -66,6 +66,10 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAU
     fmt = find_format(record.get("type"))
     if fmt is None:
         raise ValueError(f"cannot score an item of unknown type {record.get('type')!r}")
+    if similarity is None and fmt.uses_embeddings:  # the offline default model, shared by the process
+        from .embeddings import default_similarity
+
+        similarity = default_similarity()
     options = _DEFAULT_OPTIONS if fuzzy_threshold == 90 and similarity is None else \
         ScoringOptions(fuzzy_threshold=fuzzy_threshold, similarity=similarity)
     result = fmt.score(record, answer, profile, options)

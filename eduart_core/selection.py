@@ -40,6 +40,7 @@ from .vocab import (
     PROFILES,
     format_label,
     image_wanted,
+    is_profile_name,
     language_label,
 )
 
@@ -52,6 +53,13 @@ QUERY_NAMES: dict[str, str] = {
 _BOOL_FIELDS = ("baselines", "reviewed", "humans")
 _TRUE_WORDS = ("1", "true", "yes", "on")
 _LIST_FIELDS = ("models", "types", "languages")
+
+
+def _profile_arg(value: str) -> str:
+    """``--profile``: a built-in profile or a well-formed judge profile (the store says whether it exists)."""
+    if not is_profile_name(value):
+        raise argparse.ArgumentTypeError(f"unknown profile {value!r}: use {', '.join(PROFILES)} or judge:JUDGE/RUBRIC")
+    return value
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,9 @@ class Selection:
     humans: bool = False                  # True: people (kind human) count as examinees too
 
     def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise UserError(f"unknown profile {self.profile!r}; use one of {', '.join(PROFILES)}")
+        if not is_profile_name(self.profile):  # a judge profile's existence is the store's to say (views)
+            raise UserError(f"unknown profile {self.profile!r}; use one of {', '.join(PROFILES)} or a judge "
+                            "profile judge:JUDGE/RUBRIC")
         if self.condition not in CONDITIONS:
             raise UserError(f"unknown condition {self.condition!r}; use one of {', '.join(CONDITIONS)}")
         if self.image not in IMAGE_FILTERS:
@@ -162,11 +171,12 @@ class Selection:
         """Field values found in a query string; unknown or invalid values are dropped, not errors.
 
         Returns a dict (not a Selection) because a page merges it with what its widgets hold.
-        ``valid`` may restrict list fields (models, types, languages) to known values.
+        ``valid`` may restrict list fields (models, types, languages) to known values, and name the
+        profiles the dataset offers (``valid["profile"]``: the built-in ones by default).
         """
         valid = dict(valid or {})
-        allowed = {"dataset": list(datasets), "profile": list(PROFILES), "condition": list(CONDITIONS),
-                   "image": list(IMAGE_FILTERS)}
+        allowed = {"dataset": list(datasets), "profile": list(valid.get("profile", PROFILES)),
+                   "condition": list(CONDITIONS), "image": list(IMAGE_FILTERS)}
         found: dict[str, object] = {}
         for name, param in QUERY_NAMES.items():
             raw = query.get(param)
@@ -190,7 +200,9 @@ class Selection:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """The sidebar's controls as flags (the same names as the URL where they differ)."""
         parser.add_argument("--dataset", default=None, help=f"dataset (default: {DEFAULT_DATASET} when present)")
-        parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="scoring profile")
+        parser.add_argument("--profile", type=_profile_arg, default=DEFAULT_PROFILE, metavar="PROFILE",
+                            help=f"scoring profile: {', '.join(PROFILES)}, or a judge profile judge:JUDGE/RUBRIC "
+                                 f"(default {DEFAULT_PROFILE})")
         parser.add_argument("--condition", choices=CONDITIONS, default=DEFAULT_CONDITION, help="prompt condition")
         parser.add_argument("--models", action="append", default=[], metavar="NAMES",
                             help="model display names, comma-separated or repeated (default: every model)")

@@ -115,7 +115,7 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
                      "reasons": ", ".join(group["reason"]), "sources": ", ".join(sorted(set(group["source"]))),
                      "details": " · ".join(group["detail"].fillna("")),
                      "p": float(st["p"]) if st is not None else None,
-                     "r_pb": float(st["r_pb"]) if st is not None and st["r_pb"] == st["r_pb"] else None,
+                     "r_pb": float(st["r_pb"]) if st is not None and pd.notna(st["r_pb"]) else None,
                      "n_examinees": int(st["n_examinees"]) if st is not None else 0})
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
 

@@ -1,9 +1,9 @@
 """The one vocabulary of EduArt Studio: every fixed name the rooms share, defined once.
 
 Why a module of its own: conditions, profiles, formats, languages, image filters, model kinds and
-the default dataset used to be spelled out in a dozen places, and a page, the CLI and the store
-could drift apart (a new format shown on one chart but not validated, a condition accepted by the
-runner but unknown to the analysis). Everything here is plain data with no imports beyond the
+the default dataset are needed in a dozen places, and spelled out in each a page, the CLI and the
+store would drift apart (a new format shown on one chart but not validated, a condition accepted
+by the runner but unknown to the analysis). Everything here is plain data with no imports beyond the
 standard library, so every room, from the store up to the pages, may import it.
 
 The answer formats are a small registry (`FORMATS`, `register_format`) rather than a tuple, so that
@@ -112,7 +112,7 @@ REFERENCE_DATASET = "eduart2026"
 DEMO_EXTRACTION_DATASET = "demo-extraction"
 
 
-#: The sibling-benchmark studies (issue 15): two original demo benchmarks built with the demo, and
+#: The sibling-benchmark studies: two original demo benchmarks built with the demo, and
 #: the published result tables of VQArt-Bench (2025) and MUSE (2026) as aggregate-only references.
 DEMO_VQA_DATASET = "demo-vqa"
 DEMO_MUSE_DATASET = "demo-muse"
@@ -392,3 +392,75 @@ REQUEST_ONLINE = "online"            # handed to the online runner (deadline, mi
 REQUEST_SUPERSEDED = "superseded"    # a batch answer that came after the online one (not stored twice)
 REQUEST_STATES: tuple[str, ...] = (REQUEST_QUEUED, REQUEST_SUBMITTED, REQUEST_ANSWERED, REQUEST_FAILED,
                                    REQUEST_MISSING, REQUEST_ONLINE, REQUEST_SUPERSEDED)
+
+# ---------------------------------------------------------------- judges, rubrics and grading
+
+#: A judge's scores form a scoring profile named after the judge and the rubric:
+#: ``judge:<judge model key>/<rubric name>`` (e.g. ``judge:gpt-5.5/open-v1``). The built-in
+#: `PROFILES` are rules; judge profiles exist once a judge has scored a dataset (the store knows
+#: which: `eduart_core.profiles` is the registry of what a dataset offers).
+JUDGE_PROFILE_PREFIX = "judge:"
+
+
+def judge_profile_name(judge: str, rubric: str) -> str:
+    """The profile of ``judge`` scoring with ``rubric``."""
+    return f"{JUDGE_PROFILE_PREFIX}{judge}/{rubric}"
+
+
+def is_judge_profile(name: object) -> bool:
+    """True for a well-formed judge profile name (``judge:<judge>/<rubric>``, both parts non-empty)."""
+    if not isinstance(name, str) or not name.startswith(JUDGE_PROFILE_PREFIX):
+        return False
+    judge, _, rubric = name[len(JUDGE_PROFILE_PREFIX):].rpartition("/")
+    return bool(judge.strip()) and bool(rubric.strip()) and name == name.strip()
+
+
+def split_judge_profile(name: str) -> tuple[str, str]:
+    """(judge, rubric) of a judge profile name; ValueError for anything else."""
+    if not is_judge_profile(name):
+        raise ValueError(f"not a judge profile: {name!r} (expected {JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC)")
+    judge, _, rubric = name[len(JUDGE_PROFILE_PREFIX):].rpartition("/")
+    return judge, rubric
+
+
+def is_profile_name(name: object) -> bool:
+    """A built-in profile or a well-formed judge profile name (whether a dataset has it is the store's to say)."""
+    return name in PROFILES or is_judge_profile(name)
+
+
+JUDGE_PROFILE_HELP = (f"{JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC: the rubric scores a model judge gave (shown with its "
+                      "version; a warning until the judge passes calibration against human grades).")
+
+#: How a rubric criterion is marked: by code (a date within N years, an alias list, a required
+#: term) or by a judge model answering the criterion's prompt.
+CHECK_METHOD = "check"
+JUDGE_METHOD = "judge"
+CRITERION_METHODS: tuple[str, ...] = (CHECK_METHOD, JUDGE_METHOD)
+
+#: What a judge request asked: the answer as given, the same answer padded with words that add
+#: nothing (verbosity probe), or the same answer with the scoring options in the reverse order
+#: (position probe). Only `MAIN_PROBE` judgements make the profile's scores.
+MAIN_PROBE = "main"
+PADDED_PROBE = "padded"
+REORDERED_PROBE = "reordered"
+JUDGE_PROBES: tuple[str, ...] = (MAIN_PROBE, PADDED_PROBE, REORDERED_PROBE)
+
+#: In which capacity a person graded: independently (blind), or to settle a disagreement.
+GRADE_ROLE = "grade"
+ADJUDICATE_ROLE = "adjudicate"
+GRADE_ROLES: tuple[str, ...] = (GRADE_ROLE, ADJUDICATE_ROLE)
+
+#: Raters in a calibration: human graders, and model judges (severities on one logit scale).
+HUMAN_RATER = "human"
+JUDGE_RATER = "judge"
+
+#: The calibration gate (defaults, editable per dataset and recorded with every result): a judge
+#: passes only where its Krippendorff alpha against adjudicated human grades is at least
+#: `JUDGE_MIN_ALPHA` and its severity is within `JUDGE_MAX_SEVERITY` logit of the graders'; the
+#: graders themselves must first agree with alpha at least `HUMAN_MIN_ALPHA`.
+JUDGE_MIN_ALPHA = 0.80
+JUDGE_MAX_SEVERITY = 0.30
+HUMAN_MIN_ALPHA = 0.80
+
+#: The demo of written answers graded by rubric (simulated answers, judges and graders).
+DEMO_OPEN_DATASET = "demo-open"

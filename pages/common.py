@@ -9,6 +9,8 @@ which cache their results (keyed by the store's data version and the selection).
 from __future__ import annotations
 
 import logging
+import runpy
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,20 +19,17 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, views
+from eduart_core import exports, panels, profiles, views
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
-from eduart_core.store import Store, StoreError, StoreLockedError, default_db_path
 from eduart_core.text import plain, truncate
-from eduart_core.views import EmptySelection, ItemLevelUnavailable
+from eduart_core.views import EmptySelection, ItemLevelUnavailable, StoreError, StoreLockedError
 from eduart_core.vocab import (
     ALL_ITEMS,
     CONDITION_HELP,
     CONDITIONS,
     IMAGE_FILTERS,
-    PROFILE_HELP,
-    PROFILES,
     default_dataset,
     format_label,
     format_names,
@@ -77,7 +76,13 @@ def page_icon():
 
 def store_path() -> str:
     """Path of the store the app shows ($EDUART_DB or data/eduart.duckdb)."""
-    return str(default_db_path())
+    return views.store_path()
+
+
+def store(lock_timeout_s: float = 10.0):
+    """The store handle a page passes to the domain modules that write (runner, review, suspects,
+    overrides); reads go through `views` with `source()`."""
+    return views.open_store(store_path(), lock_timeout_s=lock_timeout_s)
 
 
 _VERSION_TTL_S = 1.0
@@ -104,7 +109,7 @@ def _store_version(path: str) -> int:
     now = time.monotonic()
     if seen and now - seen[0] < _VERSION_TTL_S:
         return seen[1]
-    version = int(Store(path, lock_timeout_s=3.0).data_version())
+    version = views.Source.of(path, lock_timeout_s=3.0).version
     _versions[path] = (now, version)
     return version
 
@@ -194,7 +199,8 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     valid = {"models": views.models_with_data(src, dataset, baselines=bool(found.get("baselines")),
                                               humans=bool(found.get("humans"))),
              "types": list(format_names()),
-             "languages": views.languages(src, dataset)}
+             "languages": views.languages(src, dataset),
+             "profile": [p.name for p in views.profile_choices(src, dataset)]}
     found = Selection.from_query(query, datasets=datasets, valid=valid)
     for name, value in found.items():
         st.session_state[WIDGET_KEYS[name]] = list(value) if isinstance(value, tuple) else value
@@ -295,20 +301,28 @@ def sidebar() -> Selection:
         condition = st.radio("Prompt condition", list(CONDITIONS), key="f_condition", horizontal=True,
                              help=CONDITION_HELP, disabled=_is_off(scope, "condition"))
         _disabled_note(st, scope.get("condition"))
-        chosen = st.multiselect("Models (empty = all)", ordered, key="f_models",
-                                format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
-                                help="Grouped by family; each family keeps its colour on every chart.")
-        baselines = st.toggle("Count baselines as examinees", key="f_baselines",
-                              help="Off (default): baseline models such as chance are drawn as reference lines "
-                                   "and left out of rankings, findings, item statistics, the regression and the "
-                                   "motivation tests. On: they are treated like every other model.")
-        humans = st.toggle("Count people as examinees", key="f_humans",
-                           help="Off (default): people who sat the exam (or whose results were imported) are left "
-                                "out of every statistic, which then equals the models-only numbers; the Overview "
-                                "compares them with the models in its own section. On: they count like models.")
-        technical = st.expander("More filters", expanded=False) if pres else st.container()
-        profile = technical.radio("Scoring profile", list(PROFILES), key="f_profile", horizontal=True,
-                                  help=PROFILE_HELP, disabled=_is_off(scope, "profile"))
+        # presenting: the analyst's controls fold away (kept, so a shared link's filters still apply)
+        technical = st.expander("Analyst filters", expanded=False) if pres else st.container()
+        chosen = technical.multiselect("Models (empty = all)", ordered, key="f_models",
+                                       format_func=lambda m: f"{fam.get(m, 'Other')} · {m}",
+                                       help="Grouped by family; each family keeps its colour on every chart.")
+        baselines = technical.toggle("Count baselines as examinees", key="f_baselines",
+                                     help="Off (default): baseline models such as chance are drawn as reference "
+                                          "lines and left out of rankings, findings, item statistics, the regression "
+                                          "and the motivation tests. On: they are treated like every other model.")
+        humans = technical.toggle("Count people as examinees", key="f_humans",
+                                  help="Off (default): people who sat the exam (or whose results were imported) are "
+                                       "left out of every statistic, which then equals the models-only numbers; the "
+                                       "Overview compares them with the models in its own section. On: they count "
+                                       "like models.")
+        offered = list(views.profile_choices(src, dataset))  # built-in rules, then the dataset's judges
+        names = [p.name for p in offered]
+        if st.session_state.get("f_profile") not in names:
+            st.session_state["f_profile"] = names[0]
+        labels = {p.name: p.label for p in offered}
+        profile = technical.radio("Scoring profile", names, key="f_profile", horizontal=len(names) <= 2,
+                                  format_func=lambda n: labels.get(n, n), help=profiles.help_text(offered),
+                                  disabled=_is_off(scope, "profile"))
         _disabled_note(technical, scope.get("profile"))
         types = technical.multiselect("Formats (empty = all)", list(format_names()), key="f_types",
                                       format_func=format_label)
@@ -392,9 +406,21 @@ def data_label(sel: Selection) -> str | None:
     return views.data_label(source(), sel).short()
 
 
+def profile_warning(sel: Selection) -> str | None:
+    """The warning every number under an uncalibrated judge profile carries (None otherwise)."""
+    try:
+        return views.profile_warning(source(), sel)
+    except UserError as exc:  # the calibration cannot be computed: that is a reason to warn too
+        return f"Judge not calibrated: {sel.profile} could not be checked against human grades ({exc})."
+
+
 def banner(sel: Selection) -> None:
-    """Say loudly when the numbers come from simulated respondents or published aggregates only."""
+    """Say loudly when the numbers come from simulated respondents or published aggregates only,
+    or are scored by a judge that has not passed calibration."""
     f = flags(sel)
+    warning = profile_warning(sel)
+    if warning:
+        st.warning(plain(warning), icon=":material/gavel:")
     if simulated_selection(sel):
         st.warning(plain(views.data_label(source(), sel).banner()), icon=":material/science:")
     if f.aggregate_only:
@@ -404,7 +430,7 @@ def banner(sel: Selection) -> None:
 
 def scoring_label(sel: Selection) -> str:
     """'profile strict' / 'profile paper', or 'published scores' for aggregate-only data."""
-    return "published scores" if flags(sel).aggregate_only else f"profile {sel.profile}"
+    return panels.scoring_label(source(), sel)
 
 
 def header(title: str, intro: str, sel: Selection) -> None:
@@ -416,7 +442,7 @@ def header(title: str, intro: str, sel: Selection) -> None:
         st.markdown(intro)
     banner(sel)
     scoring = ("published scores (the profile does not apply)" if flags(sel).aggregate_only
-               else f"profile {sel.profile}")
+               else views.profile_label(source(), sel))
     scope = [f"dataset {sel.dataset}", scoring, f"condition {sel.condition}", *sel.scope()]
     if not presentation():
         st.caption("Showing " + " · ".join(plain(s) for s in scope))
@@ -436,7 +462,8 @@ def context(sel: Selection, title: str, statistic: str, *, test: str | None = No
     """The context an exported chart carries, with the selection's dataset, profile and condition."""
     return exports.ChartContext(title=title, statistic=statistic, test=test, n=n, dataset=sel.dataset,
                                 profile="published scores" if flags(sel).aggregate_only else sel.profile,
-                                condition=sel.condition, data_label=data_label(sel))
+                                condition=sel.condition, data_label=data_label(sel),
+                                warning=profile_warning(sel))
 
 
 def file_stem(key: str, sel: Selection | None = None) -> str:
@@ -444,6 +471,10 @@ def file_stem(key: str, sel: Selection | None = None) -> str:
     sel = sel or current_selection()
     profile = "published" if flags(sel).aggregate_only else sel.profile
     return exports.file_stem(key, sel.dataset, profile, sel.condition)
+
+
+#: Plotly toolbar buttons that save an image (no title, no n): removed from every chart.
+CAMERA_BUTTONS = ("toImage",)
 
 
 def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool = False,
@@ -467,7 +498,9 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
         fig.update_layout(height=height)
     fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
     stem = file_stem(key)
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}}
+    # the toolbar's camera would save the bare plot under the export's file name, without title and n:
+    # the PNG/SVG buttons below are the one way to save a chart
+    config = {"displaylogo": False, "modeBarButtonsToRemove": list(CAMERA_BUTTONS)}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)
@@ -477,6 +510,16 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
     if not pres:
         _chart_downloads(fig, stem, key, context)
     return state
+
+
+def panel(drawn: panels.Drawn, *, main: bool = False, on_select: str | None = None, height: int | None = None):
+    """Draw a story figure (`eduart_core.panels`) with the caption and export context it has everywhere;
+    when the figure is clickable here, the caption also says what a click does. Returns the selection state."""
+    caption = drawn.caption
+    if on_select and drawn.panel.hint:
+        caption += " " + drawn.panel.hint
+    return chart(drawn.figure, drawn.panel.name, caption, story=drawn.story, main=main, context=drawn.context,
+                 on_select=on_select, height=height)
 
 
 def selected_points(state) -> list[dict]:
@@ -528,10 +571,12 @@ def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = Fals
     if not presentation():
         stem = file_stem(key)
         latex_columns = tuple(c for c in percent if c in shown.columns)
+        warning = profile_warning(current_selection())
         row = st.container(horizontal=True)
-        row.download_button("CSV", data=lambda: exports.table_csv(shown), file_name=f"{stem}.csv", mime="text/csv",
-                            key=f"csv_{key}", on_click="ignore", icon=":material/download:")
-        row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=caption, label=stem,
+        row.download_button("CSV", data=lambda: exports.table_csv(shown, note=warning), file_name=f"{stem}.csv",
+                            mime="text/csv", key=f"csv_{key}", on_click="ignore", icon=":material/download:")
+        latex_caption = f"{caption}. {warning}" if warning else caption
+        row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=latex_caption, label=stem,
                                                                       percent_columns=latex_columns),
                             file_name=f"{stem}.tex", mime="application/x-tex", key=f"tex_{key}", on_click="ignore",
                             icon=":material/download:")
@@ -543,6 +588,41 @@ def pct(x: float | None, digits: int = 1) -> str:
     if x is None or pd.isna(x):
         return "—"
     return f"{100 * float(x):.{digits}f}%"
+
+
+# ---------------------------------------------------------------- the app draws every page
+_RUN = threading.local()  # Streamlit runs each session's script in a thread of its own
+
+
+@contextmanager
+def inside_app() -> Iterator[None]:
+    """app.py runs the chosen page inside this: the menu, the sign-in gate and the sidebar are drawn."""
+    _RUN.depth = getattr(_RUN, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _RUN.depth -= 1
+
+
+def through_app() -> None:
+    """Hand a page that Streamlit runs alone over to app.py, then stop.
+
+    Why: until a session calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
+    menu (one page per file, named after the file), so the first visit to a freshly started server
+    runs a deep link such as ``/review`` as ``pages/8_review.py`` alone, without app.py's menu,
+    sign-in gate or sidebar. Each page calls this first: it runs app.py, whose menu opens this same
+    page inside `inside_app`. A page run as the main script (a test of one page) is left alone.
+    """
+    if getattr(_RUN, "depth", 0):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    main = Path(ctx.pages_manager.main_script_path) if ctx is not None else None
+    if main is None or main.name != "app.py":
+        return
+    runpy.run_path(str(main), run_name="__main__")
+    st.stop()
 
 
 _PAGES: dict = {}
@@ -609,10 +689,10 @@ def parse_response_param(value: str | None) -> tuple[str, str] | None:
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
-    st.switch_page("pages/1_inspector_page.py")
+    st.switch_page("pages/1_inspector.py")
 
 
-# ---------------------------------------------------------------- data shown as text (issue 18)
+# ---------------------------------------------------------------- data shown as text
 
 def long_text(value, key: str, *, code: bool = False, limit: int | None = None, name: str = "full text") -> None:
     """Show a text from data (an answer, a justification, a raw response) as plain text.
@@ -687,7 +767,7 @@ def _stored_roles(subject: str) -> frozenset[str]:
     if memo is not None and memo[0] == key:
         return memo[1]
     try:
-        roles = stored_roles(Store(path, lock_timeout_s=3.0), subject)
+        roles = stored_roles(store(lock_timeout_s=3.0), subject)
     except StoreError as exc:
         logger.warning("roles table not read: %s", exc)
         roles = frozenset()

@@ -97,17 +97,6 @@ def problems(page, *, error_boxes: bool = True) -> list[str]:
     return found + page.locator(ERROR_BOX).all_inner_texts() if error_boxes else found
 
 
-def _first_visit(url: str) -> None:
-    """Open the app's root once, as `streamlit run` does for a user. A server's very first session
-    runs Streamlit's pages-folder compatibility pass, which greets a deep link with a "Page not
-    found" notice (README, Troubleshooting); every later session resolves links through the app's
-    own menu, which is what the tests check."""
-    with chromium() as b:
-        page = b.new_page()
-        page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-        page.wait_for_selector(READY, timeout=120_000)
-
-
 def _wait_healthy(url: str) -> bool:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -152,12 +141,9 @@ def serve(script: Path | str, log_path: Path, *, cwd: Path = ROOT, env: dict[str
 
 
 @contextmanager
-def streamlit_server(db: Path, log_path: Path, *, first_visit: bool = True) -> Iterator[str]:
-    """The app (`streamlit run app.py`) over the store ``db``, its root visited once (see `_first_visit`)
-    unless a test is about the very first request itself (``first_visit=False``)."""
+def streamlit_server(db: Path, log_path: Path) -> Iterator[str]:
+    """The app (`streamlit run app.py`) over the store ``db``; the first request may be any link."""
     with serve("app.py", log_path, env={"EDUART_DB": str(db)}) as url:
-        if first_visit:
-            _first_visit(url)
         yield url
 
 

@@ -113,7 +113,8 @@ def demo_copy(tmp_path) -> Path:
 
 @pytest.fixture(scope="session")
 def chance_db(demo_db, tmp_path_factory) -> Path:
-    """A copy of the demo store after `run --model chance --condition both` (a baseline run); read-only."""
+    """A copy of the demo store after `run --model chance --condition both` (a baseline run) and one exam
+    session with one person who answered a question; read-only."""
     from eduart_core.cli import main
     from eduart_core.store import Store
     from eduart_core.store.runs import list_runs
@@ -122,4 +123,18 @@ def chance_db(demo_db, tmp_path_factory) -> Path:
     assert main(["run", "--db", str(path), "--model", "chance", "--condition", "both", "--quiet"]) == 0
     runs = list_runs(Store(path))
     assert runs.loc[runs["model"] == "chance", "n_error_responses"].sum() == 0
+    _sit_one_question(path)
     return path
+
+
+def _sit_one_question(path: Path) -> None:
+    """An exam session on the demo with one person who answered its first question (acts by people)."""
+    from eduart_core import team
+    from eduart_core.humans import sessions
+
+    sid = sessions.create_session(str(path), "demo", group="student", per_cell=1, actor=team.operator(),
+                                  title="Fixture session")
+    who = team.Identity("ada", "https://idp.test", "Ada", None, frozenset({team.RESPONDENT}), signed_in=True)
+    sitting = sessions.begin(str(path), sid, who)
+    question = sessions.current_question(str(path), sid, sitting.respondent)
+    sessions.answer(str(path), sid, sitting.respondent, question.item_id, None, who)

@@ -1,6 +1,6 @@
 """A store whose every text field holds markdown and HTML that would load a remote resource if rendered.
 
-Used by the browser test of issue 18 (items 4 and 7): item title, instructions, text, options, gold
+Used by the browser test of text shown as text: item title, instructions, text, options, gold
 answers and source; model display names and families; model answers and justifications; dataset
 title; extraction records, extractor names, reviewer names and notes. The planted host is
 203.0.113.9 (TEST-NET-3, never routable); nothing may ever request it.

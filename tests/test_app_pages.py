@@ -15,14 +15,17 @@ import numpy as np
 import pytest
 
 from eduart_core.text import plain
+from eduart_core.vocab import DEFAULT_DATASET, STUDY_DEMO_DATASETS
+from pages import menu
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {
-    "pages/1_inspector_page.py": 1, "pages/2_psychometrics_page.py": 1, "pages/3_formats_page.py": 4,
-    "pages/4_motivation_page.py": 2, "pages/5_images_page.py": 1, "pages/6_profiles_page.py": 1,
-}
+#: The analysis pages drawn by a script (the Overview is app.py itself; the Work pages have their own tests).
+PAGES = [key for key, spec in menu.PAGES.items() if spec.script and spec.group != menu.WORK]
+SCRIPTS = [menu.PAGES[key].script for key in PAGES]
+#: The datasets the demo builds: each page is drawn on the first one it applies to.
+DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS)
 
 
 @pytest.fixture
@@ -64,10 +67,13 @@ def assert_clean(at) -> None:
 
 
 def scores(db, profile="strict", dataset="demo"):
+    """The models' scores as the pages read them by default: people who sat the exam left out."""
     from eduart_core.store import Store
     from eduart_core.store.scores import load_scores
+    from eduart_core.vocab import HUMAN_KIND
 
-    return load_scores(Store(db), profile=profile, dataset=dataset)
+    frame = load_scores(Store(db), profile=profile, dataset=dataset)
+    return frame[frame["kind"] != HUMAN_KIND].reset_index(drop=True)
 
 
 def leaderboard_bars(at) -> dict[str, float]:
@@ -114,18 +120,25 @@ def test_model_filter_limits_every_chart(app, demo_db):
     app.multiselect(key="f_models").set_value(models).run()
     assert_clean(app)
     assert set(leaderboard_bars(app)) == set(models)
-    app.switch_page("pages/3_formats_page.py").run()
+    app.switch_page("pages/3_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     assert set(decode(heat["y"]).tolist()) == set(models)
 
 
-@pytest.mark.parametrize("page,n_charts", sorted(PAGES.items()))
-def test_every_page_renders_with_its_charts(app, page, n_charts):
+@pytest.mark.parametrize("key", PAGES)
+def test_every_page_renders_with_its_charts(app, demo_db, key):
+    """Each page on the first demo dataset it applies to: its story panels drawn (at least one chart)."""
+    from eduart_core import panels, views
+
+    src = views.Source.of(str(demo_db))
+    dataset = next(d for d in DEMO_DATASETS if not views.page_not_applicable(key, views.study_features(src, d)))
     app.run()
-    app.switch_page(page).run()
+    if dataset != DEFAULT_DATASET:
+        app.selectbox(key="f_dataset").set_value(dataset).run()
+    app.switch_page(menu.PAGES[key].script).run()
     assert_clean(app)
-    assert len(app.get("plotly_chart")) >= n_charts
+    assert len(app.get("plotly_chart")) >= max(1, sum(p.page == key for p in panels.PANELS.values()))
     assert app.title[0].value  # every page says what it is
 
 
@@ -134,7 +147,7 @@ def test_format_heatmap_cells_equal_type_means(app, demo_db):
     from eduart_core.vocab import format_label as type_label
 
     app.run()
-    app.switch_page("pages/3_formats_page.py").run()
+    app.switch_page("pages/3_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     z = decode(heat["z"])
@@ -150,7 +163,7 @@ def test_motivation_dumbbell_equals_motivation_effect(app, demo_db):
     from eduart_core import analysis
 
     app.run()
-    app.switch_page("pages/4_motivation_page.py").run()
+    app.switch_page("pages/4_motivation.py").run()
     assert_clean(app)
     effect = analysis.motivation_effect(scores(demo_db)).set_index("model")
     traces = specs(app)[0]["data"]
@@ -182,13 +195,13 @@ def test_reference_dataset_shows_aggregates_and_says_what_is_missing(app):
     assert len(bars) == 12
     assert max(bars.values()) == pytest.approx(82.8, abs=0.2)  # published leaderboard top macro
     assert any("aggregate only" in i.value for i in app.info)
-    for page in ("pages/3_formats_page.py", "pages/4_motivation_page.py"):
+    for page in ("pages/3_formats.py", "pages/4_motivation.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert app.get("plotly_chart")
     # item-level pages leave the menu for published aggregates (browser test); a link to one says why
-    for page in ("pages/1_inspector_page.py", "pages/2_psychometrics_page.py", "pages/5_images_page.py",
-                 "pages/6_profiles_page.py"):
+    for page in ("pages/1_inspector.py", "pages/2_psychometrics.py", "pages/5_images.py",
+                 "pages/6_profiles.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert any("not available" in i.value for i in app.info)
@@ -233,7 +246,11 @@ def test_a_present_link_offers_only_the_story_pages(app, dataset):
     app.run()
     assert_clean(app)
     assert app.session_state["presentation"] is True
-    app.switch_page("pages/3_formats_page.py").run()  # a story page
+    folded = [e for e in app.sidebar.expander if e.label == "Analyst filters"]
+    assert len(folded) == 1  # the analyst's controls fold away while presenting
+    assert folded[0].multiselect(key="f_models") and folded[0].toggle(key="f_baselines")
+    assert folded[0].toggle(key="f_humans") and folded[0].radio(key="f_profile")
+    app.switch_page("pages/3_formats.py").run()  # a story page
     assert_clean(app)
     assert len(app.get("plotly_chart")) == 1  # one story chart, its headline above it
     assert not app.dataframe
@@ -248,7 +265,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
     item_id = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
     app.query_params["item"] = item_id
     app.run()
-    app.switch_page("pages/1_inspector_page.py").run()
+    app.switch_page("pages/1_inspector.py").run()
     assert_clean(app)
     assert any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()
@@ -258,7 +275,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
 
 def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
     app.run()
-    app.switch_page("pages/2_psychometrics_page.py").run()
+    app.switch_page("pages/2_psychometrics.py").run()
     assert_clean(app)
     points = specs(app)[0]["data"][0]
     item_id = str(decode(points["customdata"]).tolist()[0])
@@ -289,7 +306,7 @@ def test_empty_selection_is_one_clear_line(app, demo_db):
     app.radio(key="f_image").set_value("with" if img else "without").run()
     assert not app.exception
     assert any("widen the filters" in w.value for w in app.warning)
-    for page in PAGES:
+    for page in SCRIPTS:
         app.switch_page(page).run()
         assert not app.exception, page
 
@@ -339,7 +356,7 @@ def test_every_page_works_on_a_small_import_eduart_store(tmp_path, monkeypatch):
     assert_clean(at)
     assert at.selectbox(key="f_dataset").value == "eduart"
     assert not any("Simulated respondents" in w.value for w in at.warning)  # real answers are not labelled simulated
-    for page in PAGES:
+    for page in SCRIPTS:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception[0].value if at.exception else None)
         assert not at.error, (page, at.error[0].value if at.error else None)
@@ -364,7 +381,7 @@ def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert_clean(at)
-    for page in [*PAGES, "pages/7_runs_page.py", "pages/8_review_page.py"]:
+    for page in [spec.script for spec in menu.PAGES.values() if spec.script]:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception[0].value if at.exception else None)
 
@@ -396,3 +413,18 @@ def test_locked_store_is_one_clear_line(demo_db, tmp_path, monkeypatch):
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+def test_no_chart_toolbar_saves_an_image_without_its_title(app):
+    """The toolbar's camera would save the bare plot under the export's file name, without title,
+    subtitle and n: every chart leaves it out, and the titled PNG/SVG downloads are beside it."""
+    app.run()
+    assert_clean(app)
+    charts = app.get("plotly_chart")
+    assert charts
+    for chart in charts:
+        config = json.loads(chart.proto.config)
+        assert "toImage" in config.get("modeBarButtonsToRemove", []), config
+        assert "toImageButtonOptions" not in config
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert any("PNG" in label for label in labels), labels

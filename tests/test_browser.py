@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pages.menu import PAGES as APP_PAGES
 from tests.browser_kit import (
     EXCEPTION,
     READY,
-    ROOT,
     SHOTS,
     dashboard_store,
     module_fixtures,
@@ -26,11 +26,8 @@ from tests.browser_kit import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-PAGES = ["", "inspector", "psychometrics", "formats", "motivation", "images", "profiles"]
-if (ROOT / "pages" / "7_runs_page.py").exists():
-    PAGES.append("runs")
-if (ROOT / "pages" / "8_review_page.py").exists():
-    PAGES.append("review")
+#: Every page of the menu, by its URL path (the Overview is the root).
+PAGES = ["" if key == "overview" else key for key in APP_PAGES]
 
 
 server, browser = module_fixtures(dashboard_store, "browser")
@@ -54,8 +51,12 @@ def _open(browser, url: str, shot: Path, *, charts: bool = True) -> list[str]:
 
 @pytest.mark.parametrize("slug", PAGES)
 def test_every_page_renders_in_a_real_browser(server, browser, slug):
-    server, _ = server
-    found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png")
+    """A page that does not apply to the demo dataset (the menu hides it) opens the line that says why."""
+    from eduart_core import views
+
+    server, db = server
+    why = views.page_not_applicable(slug or "overview", views.study_features(views.Source.of(str(db)), "demo"))
+    found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png", charts=why is None)
     assert not found, f"page /{slug} shows an error: {found[0][:400]}"
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000
 
@@ -97,12 +98,25 @@ def test_clicking_a_point_in_the_scatter_opens_that_item(server, browser):
         assert page.get_by_text(f"Item {item_id}", exact=False).count() >= 1
 
 
-def test_a_deep_link_as_first_request_builds_the_demo_and_keeps_the_menu(browser, tmp_path):
-    """A shared link opened on a freshly started server with no store yet: app.py must still run
-    (first-start build, our menu, sidebar), not Streamlit's pages-folder routing of the bare page."""
+def test_a_deep_link_as_first_request_opens_that_page_and_builds_the_demo(browser, tmp_path):
+    """A shared link opened on a freshly started server with no store yet: the first session goes
+    through Streamlit's pages-folder menu, yet the link opens its own page in the app's menu (no
+    "Page not found" notice, no list of the folder's files) after the first-start build."""
     db = tmp_path / "cold" / "eduart.duckdb"
-    with streamlit_server(db, tmp_path / "streamlit.log", first_visit=False) as url:
-        found = _open(browser, f"{url}/review", SHOTS / "cold_deep_link_review.png")
+    with streamlit_server(db, tmp_path / "streamlit.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        try:
+            page.goto(f"{url}/review", wait_until="domcontentloaded", timeout=60_000)
+            settle(page)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "cold_deep_link_review.png"))
+            assert page.locator('[role="dialog"]').count() == 0, page.locator('[role="dialog"]').all_inner_texts()
+            assert page.get_by_role("heading", name="Review studio").count() == 1
+            menu = page.inner_text('[data-testid="stSidebarNav"]')
+            assert "Item inspector" in menu and "common" not in menu.lower(), menu
+        finally:
+            page.close()
+        found = _open(browser, f"{url}/formats", SHOTS / "cold_second_link_formats.png")
     assert not found, found[0][:400]
     assert db.exists()  # the first-start build ran although the first page asked for was not the overview
 

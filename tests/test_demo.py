@@ -114,7 +114,9 @@ def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     assert stats["models"] - stats["simulated_models"] >= 12
     assert stats["datasets"]["eduart2026"]["aggregate_only"] is True
     assert stats["reference_models"] == 12 and stats["datasets"]["eduart2026"]["models"] == 12
-    assert sorted(p.name for p in db.parent.iterdir()) == ["eduart.duckdb", "eduart_images"]
+    assert sorted(p.name for p in db.parent.iterdir()) == ["eduart.duckdb", "eduart_images", "eduart_runs"]
+    # the only journals are the simulated judges' (they mark the written answers through the runner)
+    assert [p.name for p in (db.parent / "eduart_runs").iterdir()] == ["_judges"]
 
 
 def test_demo_runs_cover_both_conditions_and_both_profiles(demo_db):

@@ -1,4 +1,4 @@
-"""Multi-turn items (issue 14, item 5): turns of a dialogue are asked in order within one
+"""Multi-turn items: turns of a dialogue are asked in order within one
 conversation per model and condition, each request carrying the earlier questions and the model's
 own earlier answers. Real CLI, real store, real SDKs over HTTP to the stub servers. Made-up items."""
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_a_failed_turn_stops_the_dialogue_and_resume_continues_it(store, capsys)
     fill_dialogue(store)
     with StubServer(answer=_answer) as stub:
         stub.fault_for = lambda info: {"kind": "status", "status": 400} if "TURN-TWO:" in info.user_text else None
-        assert _adhoc(stub, store, "--run-id", "broken") == 1  # exit 1: some requests failed (issue 18)
+        assert _adhoc(stub, store, "--run-id", "broken") == 1  # exit 1: some requests failed
         assert [r.user_text.split(":")[0].rsplit("\n", 1)[-1] for r in stub.requests if "TURN" in r.user_text] \
             == ["TURN-ONE", "TURN-TWO"]  # turn three is never asked
         frame = dialogue_turns(store, "demo", "plate")

@@ -213,7 +213,7 @@ def _inspector(app, **query):
     for key, value in query.items():
         app.query_params[key] = value
     app.run()
-    app.switch_page("pages/1_inspector_page.py").run()
+    app.switch_page("pages/1_inspector.py").run()
     assert not app.exception, app.exception[0].value
     return app
 
@@ -222,13 +222,27 @@ def _shows_item(app, item_id: str) -> bool:
     return any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
 
 
+def test_the_inspector_opens_on_an_item_the_models_split_on(app, src):
+    """Not on the list's first item when every model got it right: a failure explorer starts where
+    some models fail."""
+    table = views.explorer_items(src, Selection(dataset="demo"))
+    right, n = table["models_right"], table["n_models"]
+    assert right.iloc[0] == n.iloc[0]  # the demo's list starts with an item every model got right
+    expected = str(table.loc[(right > 0) & (right < n), "item_id"].iloc[0])
+    assert analysis.opening_item(table) == expected
+    _inspector(app)
+    assert _shows_item(app, expected)
+    assert analysis.opening_item(table.iloc[:1]) == str(table["item_id"].iloc[0])  # no split item: the first
+    assert analysis.opening_item(table.iloc[:0]) is None
+
+
 @pytest.mark.slow
 def test_search_opens_the_item_it_finds(app, src):
     texts = views.item_texts(src, "demo")
     target, word = next((i, t.split()[-1].strip(".:?,")) for i, t in sorted(texts.items())[5:]
                         if sum(t.split()[-1].strip(".:?,") in x for x in texts.values()) == 1)
     _inspector(app)
-    assert _shows_item(app, "demo-0001")
+    assert not _shows_item(app, target)
     app.text_input(key="insp_search").set_value(word).run()
     assert not app.exception
     assert _shows_item(app, target)
@@ -264,7 +278,7 @@ def test_compare_view_from_a_shared_link(app):
 def test_profile_page_links_keep_the_profile_and_open_the_response(app):
     app.query_params["profile"] = "paper"
     app.run()
-    app.switch_page("pages/6_profiles_page.py").run()
+    app.switch_page("pages/6_profiles.py").run()
     assert not app.exception
     links = [v for df in app.dataframe if "inspect" in df.value for v in df.value["inspect"]]
     assert links and all("profile=paper" in u and "condition=default" in u and "open=" in u and "item=" in u
@@ -292,12 +306,12 @@ def test_items_nobody_answered_can_be_browsed(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_small_selection_is_one_line_on_every_page(app):
-    from tests.test_app_pages import PAGES
+    from pages import menu
 
     app.query_params.update({"dataset": "demo", "types": "select_errors", "lang": "en", "image": "with"})
     app.run()
     assert not app.exception
-    for page in [*PAGES, "pages/7_runs_page.py", "pages/8_review_page.py"]:
+    for page in [spec.script for spec in menu.PAGES.values() if spec.script]:
         app.switch_page(page).run()
         assert not app.exception, (page, app.exception[0].value if app.exception else None)
 

@@ -1,4 +1,4 @@
-"""Every finding is a computed statement with its test and n (issue 11, item 4).
+"""Every finding is a computed statement with its test and n.
 
 What a stakeholder relies on: "within sampling noise" is said only when a paired interval includes
 0; "format matters more/as much" is worded from computed shares of variance; the motivation

@@ -108,7 +108,7 @@ def test_extraction_records_validate_without_an_item_id():
 
 
 def test_inspector_list_holds_items_nobody_answered_yet(store):
-    """Issue 18 item 7: an imported dataset is browsable before any model answers it."""
+    """An imported dataset is browsable before any model answers it."""
     from runner_items import fill_store
 
     from eduart_core import views
@@ -121,9 +121,24 @@ def test_inspector_list_holds_items_nobody_answered_yet(store):
     assert (listed["n_models"] == 0).all() and listed["mean_score"].isna().all()
     assert main(["run", "--db", str(store.path), "--model", "chance", "--dataset", "fresh", "--items",
                  "type=multiple_choice_radio", "--quiet"]) == 0
-    # chance is a baseline (issue 11): it answers, but counts as an examinee only when switched in
+    # chance is a baseline: it answers, but counts as an examinee only when switched in
     off = views.item_list(views.Source.of(store), Selection(dataset="fresh")).set_index("item_id")
     assert len(off) == len(records) and (off["n_models"] == 0).all()
     listed = views.item_list(views.Source.of(store), Selection(dataset="fresh", baselines=True)).set_index("item_id")
     assert len(listed) == len(records) and listed.loc["0001", "n_models"] == 1
     assert (listed.drop(index="0001")["n_models"] == 0).all()
+
+
+def test_no_import_runs_back_up_from_the_bottom_rooms():
+    """The item model, the answer formats and the vocabulary are the bottom of the tree: they import
+    nothing from the services and rooms that use them (embeddings, providers, the store, ...)."""
+    modules = _modules()
+    bottom = ("eduart_core.formats", "eduart_core.vocab", "eduart_core.text", "eduart_core.answers",
+              "eduart_core.paper", "eduart_core.errors")
+    above = ("eduart_core.embeddings", "eduart_core.providers", "eduart_core.store", "eduart_core.runner",
+             "eduart_core.views", "eduart_core.panels", "eduart_core.analysis", "eduart_core.charts",
+             "eduart_core.report", "eduart_core.commands", "eduart_core.cli", "eduart_core.extraction",
+             "eduart_core.importers", "eduart_core.scoring", "eduart_core.demo", "eduart_core.api")
+    offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False) if t.startswith(above))
+                 for name, path in modules.items() if name.startswith(bottom)}
+    assert {k: v for k, v in offenders.items() if v} == {}

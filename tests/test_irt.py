@@ -1,4 +1,4 @@
-"""Psychometrics beyond CTT (issue 16): IRT, distractors, DIF, parallel forms.
+"""Psychometrics beyond CTT: IRT, distractors, DIF, parallel forms.
 
 What a researcher relies on: difficulties estimated from imported responses recover a known
 Rasch model; the library agrees with an independent estimator (conditional logit); abilities come

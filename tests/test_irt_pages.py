@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/2_psychometrics_page.py"
+PAGE = "pages/2_psychometrics.py"
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_inspector_shows_the_item_curve(app, demo_db):
 
     items = views.irt_items(views.Source.of(str(demo_db)), Selection())
     fitted = items[items["informative"]]["item_id"].iloc[0]
-    app.switch_page("pages/1_inspector_page.py")
+    app.switch_page("pages/1_inspector.py")
     app.query_params["item"] = fitted
     app.session_state["insp_irt"] = True  # the curve is fitted when its section is opened
     app.run()

@@ -1,4 +1,4 @@
-"""Item metadata (issue 14, item 2): task, dimension, tags, image attributes, distractor types,
+"""Item metadata: task, dimension, tags, image attributes, distractor types,
 any ISO 639-1 language, parallel forms and dialogue turns: validated, stored, filterable and
 returned by the items table. Items are made up for these tests."""
 from __future__ import annotations

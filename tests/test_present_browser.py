@@ -121,6 +121,8 @@ def test_a_present_link_to_a_page_outside_the_story_offers_the_story(server, wat
     assert watch.menu() == ["Overview", "Formats", "Motivation", "Images"]
     text = watch.page.locator('[data-testid="stMain"]').inner_text()
     assert "Presentation mode" in text and "story pages only" in text
+    links = " ".join(watch.page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').all_inner_texts())
+    assert all(title in links for title in watch.menu()) and "Tasks and dimensions" not in links  # as the menu
     assert watch.outside == []
 
 

@@ -202,3 +202,30 @@ def test_keys_never_reach_store_journal_or_logs(store, monkeypatch, capsys, capl
         if path.is_file():
             assert key.encode() not in path.read_bytes(), path
     assert key not in out.out + out.err + caplog.text
+
+
+def test_the_provider_table_is_the_one_source_of_names_choices_and_messages():
+    """Names, `run --provider` choices, credential status and messages all come from `adapters.ADAPTERS`."""
+    from eduart_core.cli import build_parser
+    from eduart_core.providers import adapters, registry, secrets
+
+    assert registry.PROVIDERS == tuple(adapters.ADAPTERS)
+    run = build_parser()._subparsers._group_actions[0].choices["run"]
+    choices = next(a.choices for a in run._actions if "--provider" in a.option_strings)
+    assert list(choices) == [n for n, a in adapters.ADAPTERS.items() if a.adhoc]
+    empty = SecretSource(root=Path("/nonexistent"), environ={})
+    assert list(provider_status(empty)) == list(adapters.ADAPTERS)
+    for name, entry in adapters.ADAPTERS.items():
+        assert entry.needs in secrets.missing_message(name)
+        assert provider_status(empty)[name]["configured"] == entry.keyless
+        assert entry.installed()  # every SDK of the table is in requirements.txt
+
+
+def test_a_provider_whose_sdk_is_missing_is_one_line_naming_the_package():
+    from dataclasses import replace
+
+    from eduart_core.providers import adapters
+
+    missing = replace(adapters.ADAPTERS["offline"], package="eduart_no_such_sdk", pip_name="eduart-no-such-sdk")
+    with pytest.raises(UserError, match="needs the Python package eduart-no-such-sdk"):
+        missing.build(load_registry()["chance"], SecretSource(root=Path("/nonexistent"), environ={}))

@@ -1,4 +1,4 @@
-"""Psychometrics say what their numbers are (issue 11, items 5 and 6).
+"""Psychometrics say what their numbers are.
 
 What a reader relies on: p is described as the mean item score; "right" counts use full credit over
 the same examinees as p; "as published" appears only in the publication's own settings (Tables
@@ -67,7 +67,7 @@ def test_psychometrics_page_captions_follow_the_setting(demo_db, monkeypatch):
     monkeypatch.setenv("EDUART_DB", str(demo_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/2_psychometrics_page.py").run()
+    at.switch_page("pages/2_psychometrics.py").run()
     assert_clean(at)
 
     def text() -> str:

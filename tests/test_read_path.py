@@ -1,4 +1,4 @@
-"""The fast read path (issue 13): pooled read connections that never keep another process from
+"""The fast read path: pooled read connections that never keep another process from
 writing, the data version from the file signature, the latest answer marked when written, both
 profiles read once with encoded keys, the dataset scope of the sidebar, and the one rounding."""
 from __future__ import annotations

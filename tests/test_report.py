@@ -155,3 +155,35 @@ def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
     assert "<script>alert(1)" not in text and "<img src=x" not in text
     assert "&lt;img src=x onerror=alert(2)&gt; because" in text
     assert "Evil &lt;b&gt;model&lt;/b&gt;" in text
+
+
+def test_the_report_and_the_story_pages_draw_the_same_panels(report_db, monkeypatch):
+    """A caption is written once (`eduart_core.panels`): each figure of the report carries, word for
+    word, the caption its page shows for the same selection (the report's item statistics use the
+    setting of the published Tables 6-7, so the page is switched to it)."""
+    import html
+
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import panels, views
+    from eduart_core.report import FIGURES, build_report
+    from eduart_core.text import plain
+    from eduart_core.vocab import EXAMINEES_MODELS_CONDITIONS
+    from pages import menu
+
+    text = build_report(str(report_db))
+    report = {int(n): html.unescape(c) for n, c in re.findall(r"<figcaption>Figure (\d+)\. (.*?)</figcaption>", text)}
+    assert sorted(report) == list(range(1, len(FIGURES) + 1))
+    monkeypatch.setenv("EDUART_DB", str(report_db))
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    for number, name in enumerate(FIGURES, start=1):
+        panel = panels.panel(name)
+        at.switch_page(menu.PAGES[panel.page].script).run()
+        if name == "psychometrics":  # the report's setting: model x condition pairs, corrected total
+            at.radio(key="psy_examinees").set_value(EXAMINEES_MODELS_CONDITIONS).run()
+            at.toggle(key="psy_corrected").set_value(True).run()
+        assert not at.exception
+        shown = [c.value for c in at.caption]
+        wanted = {plain(report[number]), plain(f"{report[number]} {panel.hint}")}
+        assert wanted & set(shown), (name, report[number], shown)

@@ -1,4 +1,4 @@
-"""import-responses (issue 14, item 6): outside model outputs validated line by line, stored and
+"""import-responses: outside model outputs validated line by line, stored and
 scored under every profile like our own runs, idempotent. Real CLI, real store in tmp_path."""
 from __future__ import annotations
 

@@ -106,8 +106,8 @@ def test_a_reviewer_can_revise_until_the_others_decide_but_stale_views_conflict(
 
 
 def test_multi_field_pages_resolve_field_by_field_in_any_order(template, tmp_path):
-    """The blocker of issue 12: after one field of ex03/q01 was accepted, the other read "open by
-    nan" and could not be decided. Every field is independent; its state is never NaN."""
+    """Fields of one page resolve one by one: after one field of ex03/q01 is accepted, the other is still
+    open to decide (never "open by nan"). Every field is independent; its state is never NaN."""
     store = Store(copy_store(template, tmp_path / "multi"))
     before = review.page_fields(store, "ex03/q01", 1)
     first = review.decide(store, "ex03/q01", 1, "choices", "accept_a", "Anna", based_on=None)

@@ -154,3 +154,18 @@ def test_values_are_described_in_the_items_words():
     errors = demo_truth()[12]
     assert E.describe(errors["answers"], "answers", errors["type"]).splitlines()[0] == "Venezia → Milano"
     assert E.field_label("choices[B].text", demo_truth()[0]["type"]) == "Options: option B"
+
+
+def test_the_editors_ask_the_formats_instead_of_naming_them():
+    """What a part is called, whether a key is per blank, whether choices are a word bank: the
+    format's answer (its registry entry), never a branch on a format name in the editors."""
+    import re
+    from pathlib import Path
+
+    from eduart_core.extraction import editors as editors_module
+    from eduart_core.formats import REGISTRY
+
+    text = Path(editors_module.__file__).read_text(encoding="utf-8")
+    assert not re.search(r"\b[A-Z_]+_TYPE\b", text)
+    assert not re.search(r"(format_name|ctx\.format|\.format)\s*(==|!=|in\b|not in\b)", text)
+    assert [f.name for f in REGISTRY if re.search(rf"(==|!=)\s*\"{f.name}\"", text)] == []

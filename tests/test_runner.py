@@ -332,3 +332,52 @@ def test_model_without_image_input_never_drops_images_silently(store, tmp_path, 
         assert len(stub.requests) == len(records) and all(r.image is None for r in stub.requests)
     rows = _responses(store)
     assert len(rows) == len(records) and not any(r[4] for r in rows)  # image_sent recorded False
+
+
+def _cache_keys(store: Store, prompts: Path, name: str = "cache_key",
+                url: str = "http://127.0.0.1:9") -> dict[str, str]:
+    from eduart_core.runner.launch import LaunchOptions, plan_launch
+
+    options = LaunchOptions(adhoc={"provider": "openai_compatible", "model_id": "stub-model",
+                                   "base_url": f"{url}/v1"}, dataset="demo", launch_id="keys")
+    return {job.meta["item_id"]: job.payload[name] for job in plan_launch(store, options, prompts_dir=prompts).jobs}
+
+
+def test_a_change_to_one_formats_rules_leaves_the_other_formats_requests_cached(store, tmp_path):
+    """Each request is keyed by its own format's templates: new numeric-style rules for true/false
+    items change the keys of the true/false requests only."""
+    import shutil
+
+    records = fill_store(store)
+    prompts = tmp_path / "prompts"
+    shutil.copytree(ROOT / "prompts", prompts)
+    before = _cache_keys(store, prompts)
+    rules = prompts / "formats" / "true_false.md"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nAnswer every statement, even when unsure.\n",
+                     encoding="utf-8")
+    os.utime(rules, ns=(time.time_ns(), time.time_ns() + 10**9))
+    after = _cache_keys(store, prompts)
+    changed = {item for item in before if before[item] != after[item]}
+    assert changed == {r["item_id"] for r in records if r["type"] == "true_false"}
+
+
+def test_replies_cached_before_keys_were_per_format_are_still_served(store):
+    """A cache written when every request was keyed by all templates together still answers: the
+    launch pays nothing again, and the entry is copied to the request's current key."""
+    from eduart_core.runner.cache import ResponseCache
+
+    records = fill_store(store)
+    with StubServer(answer=_answer) as stub:
+        assert _adhoc(stub, store, "--run-id", "first") == 0
+        current = _cache_keys(store, ROOT / "prompts", url=stub.url)
+        legacy = _cache_keys(store, ROOT / "prompts", "legacy_cache_key", url=stub.url)
+        cache = ResponseCache(store.cache_dir / "responses")
+        for item, key in current.items():  # the cache as an older version wrote it
+            path = cache._path(key)
+            target = cache._path(legacy[item])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(target)
+        assert all(cache.get(key) is None for key in current.values())
+        assert _adhoc(stub, store, "--run-id", "second") == 0
+        assert len(stub.requests) == len(records)  # the second launch asked nothing
+    assert all(cache.get(key) is not None for key in current.values())

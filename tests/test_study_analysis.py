@@ -1,4 +1,4 @@
-"""Study analyses (issue 15) on the shipped published tables and on small frames built by hand.
+"""Study analyses on the shipped published tables and on small frames built by hand.
 
 What a researcher relies on: the consistency checks find exactly the discrepancies the papers'
 own numbers show (and nothing the rounding explains); correlations equal scipy's; intervals widen

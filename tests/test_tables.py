@@ -1,4 +1,4 @@
-"""Item tables (issue 14, item 6): VLMEvalKit-style TSV with base64 images or image paths, and
+"""Item tables: VLMEvalKit-style TSV with base64 images or image paths, and
 Parquet files, imported through the real CLI into a real store. Rows are made up for these tests."""
 from __future__ import annotations
 

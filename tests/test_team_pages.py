@@ -2,7 +2,7 @@
 page x action matrix (which pages each role opens, which writes each page offers it), the sign-in
 gate, and the one line a person without a role sees.
 
-The matrix reads the registries (``app.PAGE_SPECS``, ``team.ROLES``, ``team.PAGE_ROLES``,
+The matrix reads the registries (``pages.menu.PAGES``, ``team.ROLES``, ``team.PAGE_ROLES``,
 ``team.ACTIONS``); that the library refuses the same writes is ``test_team_permissions``."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from eduart_core import team
+from pages import menu
 from tests.reading import as_read
 
 pytestmark = pytest.mark.slow
@@ -30,21 +31,11 @@ PAGE_ACTIONS = {
     "runs": [("button", "runs_launch", team.LAUNCH_RUN)],
     "team": [("button", "team_grant", team.CHANGE_ROLES)],
     "inspector": [("text_input", "ovr_reason", team.OVERRIDE_SCORE)],
+    "grading": [("button", "grading_start", team.SET_GRADING_ROUND)],
 }
 OPEN_PANELS = {"review": {"review_show_rounds": True}}
 
 
-def page_keys() -> dict:
-    """``app.PAGE_SPECS`` read from app.py without running the app (its pages are script paths,
-    except the overview, a function of app.py: the first run draws it)."""
-    text = (ROOT / "app.py").read_text(encoding="utf-8")
-    start = text.index("PAGE_SPECS = {")
-    namespace: dict = {}
-    exec(text[start:text.index("}\n", start) + 1], {"overview": None}, namespace)
-    return namespace["PAGE_SPECS"]
-
-
-SPECS = page_keys()
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +86,8 @@ def test_role_by_page_by_action_matrix(role, team_db, monkeypatch):
     assert team.may_open([role], "overview") == (role in team.STORY_ROLES)
     if role not in team.STORY_ROLES:
         assert [t.value for t in at.title] == ["Sit the exam"] and not at.get("plotly_chart")
-    for key, (script, _title, _icon, _url) in SPECS.items():
+    for key, spec in menu.PAGES.items():
+        script = spec.script
         if script is None:
             continue
         for name, value in OPEN_PANELS.get(key, {}).items():
@@ -122,7 +114,7 @@ def test_not_signed_in_sees_only_the_sign_in_button(team_db, monkeypatch):
     assert not at.exception, at.exception
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.get("dataframe") and not at.get("plotly_chart") and not at.sidebar.selectbox
-    at.switch_page("pages/8_review_page.py").run()
+    at.switch_page("pages/8_review.py").run()
     assert [b.label for b in at.button] == ["Sign in"] and not at.text_input
 
 
@@ -144,7 +136,7 @@ def test_a_role_granted_in_the_store_opens_the_pages(team_db, tmp_path, monkeypa
     shutil.copy(team_db, db)
     grant(Store(db), "newcomer", team.RESEARCHER, operator())
     at = signed_in([], monkeypatch, db, subject="newcomer")
-    at.switch_page("pages/7_runs_page.py").run()
+    at.switch_page("pages/7_runs.py").run()
     assert not at.exception, at.exception
     assert REFUSED not in texts(at) and widget_there(at, "button", "runs_launch")
 
@@ -157,7 +149,7 @@ def test_single_machine_mode_is_labelled_and_keeps_typed_names(team_db, monkeypa
     monkeypatch.setenv("EDUART_DB", str(team_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page("pages/8_review_page.py").run()
+    at.switch_page("pages/8_review.py").run()
     assert not at.exception, at.exception
     assert "not signed in (single-machine mode)" in texts(at).lower()
     assert widget_there(at, "text_input", "review_name")

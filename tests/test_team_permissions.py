@@ -15,12 +15,17 @@ from eduart_core.cli import main
 from eduart_core.errors import UserError
 from eduart_core.extraction import exchange, review
 from eduart_core.humans import sessions as exams
+from eduart_core.judges import exchange as grade_exchange
+from eduart_core.judges import grading
 from eduart_core.runner import background
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store import team as team_db
+from eduart_core.store.grades import load_grades
 from eduart_core.store.scores import load_responses
 from eduart_core.team import roles as team_roles
+from tests.judge_fixtures import DATASET as WRITTEN
+from tests.judge_fixtures import RUBRIC, build_written_store, write_rubric
 from tests.review_fixtures import build_template, copy_store
 from tests.test_review_keys import DATASET as KEYS
 from tests.test_review_keys import (
@@ -35,6 +40,14 @@ def person(*roles: str, subject: str | None = None) -> team.Identity:
     subject = subject or "-".join(roles) or "nobody"
     return team.Identity(subject, "https://idp.test", f"{subject.title()} Person", f"{subject}@example.org",
                          frozenset(roles), signed_in=True)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _rubrics(tmp_path_factory):
+    """The written answers' test rubric, for the grading writes of the matrix."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EDUART_RUBRICS", str(write_rubric(tmp_path_factory.mktemp("rubrics"))))
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +65,11 @@ def prepared(template, tmp_path_factory):
     review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
     review.decide(store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
     exams.create_session(store, KEYS, group="student", per_cell=1, actor=team.operator(), title=EXAM)
+    build_written_store(store)  # a grading round of two graders, whose first answer they dispute
+    grading.start_round(store, WRITTEN, RUBRIC, graders=2, set_by=team.operator(), seed=5)
+    first = grading.next_answer(store, WRITTEN, RUBRIC, "Anna")
+    grading.submit_grades(store, first.token, "Anna", {"artist": 1, "date": 1, "evidence": 0})
+    grading.submit_grades(store, first.token, "Bruno", {"artist": 1, "date": 1, "evidence": 1})
     return store.path
 
 
@@ -63,6 +81,14 @@ def exam_session(store) -> str:
 
     sessions = load_sessions(store)
     return str(sessions.loc[sessions["title"] == EXAM, "session_id"].iloc[0])
+
+
+GRADE_LINE = ("test:1", {"dataset": WRITTEN, "item_id": "w1", "model": "zeta-model-x", "condition": "default",
+                         "grader": "Carla", "criterion": "evidence", "points": 1})
+
+
+def disputed(store) -> str:
+    return grading.adjudication_queue(store, WRITTEN, RUBRIC, team.operator())[0].token
 
 
 IMPORT_LINE = json.dumps({"dataset": DEMO, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Dario",
@@ -84,6 +110,11 @@ WRITES = {
     team.CHANGE_ROLES: lambda s, who: team_roles.grant(s, "someone-else", team.REVIEWER, who),
     team.SIT_EXAM: lambda s, who: exams.begin(s, exam_session(s), who),
     team.RUN_EXAMS: lambda s, who: exams.create_session(s, KEYS, group="expert", per_cell=1, actor=who),
+    team.GRADE: lambda s, who: grading.submit_grades(
+        s, grading.next_answer(s, WRITTEN, RUBRIC, who).token, who, {"evidence": 1}),
+    team.ADJUDICATE_GRADES: lambda s, who: grading.adjudicate(s, disputed(s), who, {"evidence": 1}),
+    team.SET_GRADING_ROUND: lambda s, who: grading.set_graders(s, WRITTEN, RUBRIC, 3, who),
+    team.IMPORT_GRADES: lambda s, who: grade_exchange.import_lines(s, [GRADE_LINE], who),
 }
 
 
@@ -117,6 +148,9 @@ def test_role_by_action_matrix_at_the_library(role, role_stores):
         mine = db.load_decisions(store, "ex01/q02", 1).iloc[-1]
         assert (mine["reviewer"], mine["actor_subject"], mine["actor_provider"]) == (
             "reviewer", "reviewer", "https://idp.test")
+        grade = load_grades(store, WRITTEN).iloc[-1]
+        assert (grade["grader"], grade["recorded_by"], grade["actor_provider"], grade["actor_name"]) == (
+            "reviewer", "reviewer", "https://idp.test", "Reviewer Person")
 
 
 def test_a_launch_is_refused_before_anything_starts(role_stores, tmp_path):

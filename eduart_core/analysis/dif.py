@@ -76,7 +76,7 @@ def mantel_haenszel(x: np.ndarray, focal: np.ndarray, strata: np.ndarray) -> pd.
         expected = (a + b) * (a + c) / n
         variance = (a + b) * (c + dd) * (a + c) * (b + dd) / (n * n * np.maximum(n - 1, 1))
         chi = (max(abs(a.sum() - expected.sum()) - 0.5, 0.0) ** 2) / variance.sum() if variance.sum() > 0 else np.nan
-        p = float(stats.chi2.sf(chi, 1)) if chi == chi else np.nan
+        p = float(stats.chi2.sf(chi, 1)) if not np.isnan(chi) else np.nan
         if (a * dd).sum() == 0 or (b * c).sum() == 0:
             a, b, c, dd = a + 0.5, b + 0.5, c + 0.5, dd + 0.5
             n = a + b + c + dd
@@ -94,11 +94,11 @@ def mantel_haenszel(x: np.ndarray, focal: np.ndarray, strata: np.ndarray) -> pd.
 
 def ets_class(delta: float, delta_se: float, p: float) -> str | None:
     """ETS A/B/C from delta, its SE and the MH p-value."""
-    if not (delta == delta) or not (p == p):
+    if np.isnan(delta) or np.isnan(p):
         return None
     if abs(delta) < 1.0 or p >= ALPHA:
         return "A"
-    if abs(delta) >= 1.5 and delta_se == delta_se and (abs(delta) - 1.0) / delta_se > stats.norm.ppf(1 - ALPHA / 2):
+    if abs(delta) >= 1.5 and not np.isnan(delta_se) and (abs(delta) - 1.0) / delta_se > stats.norm.ppf(1 - ALPHA / 2):
         return "C"
     return "B"
 
@@ -136,7 +136,7 @@ def _nagelkerke(dev: np.ndarray, dev0: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _r2_class(delta_r2: float, p: float) -> str | None:
-    if not (delta_r2 == delta_r2) or not (p == p):
+    if np.isnan(delta_r2) or np.isnan(p):
         return None
     if p >= ALPHA or delta_r2 < R2_CLASS_B:
         return "A"
@@ -145,7 +145,7 @@ def _r2_class(delta_r2: float, p: float) -> str | None:
 
 def _direction(favours_reference: float, focal: str) -> str | None:
     """Words for the sign of an effect (positive: the item favours the reference group)."""
-    if not favours_reference == favours_reference:
+    if np.isnan(favours_reference):
         return None
     if favours_reference > 0:
         return f"harder with {focal}"

@@ -116,7 +116,7 @@ def distractor_analysis(scores: pd.DataFrame, choices: pd.DataFrame,
             if not is_key:
                 if in_half.any() and x[in_half].sum() >= math.ceil(CONSENSUS_SHARE * in_half.sum()) and x[in_half].sum() > 0:
                     flags.append(CONSENSUS_WRONG)
-                if r == r and r > 0:
+                if not math.isnan(r) and r > 0:
                     flags.append(POSITIVE_DISTRACTOR)
                 if share < NON_FUNCTIONAL_BELOW:
                     flags.append(NON_FUNCTIONAL)

@@ -31,7 +31,7 @@ _EPS = 1e-9
 
 def cell_state(score: float | None) -> str:
     """right (full credit), partial (some), wrong (none) or missing (no score)."""
-    if score is None or score != score:
+    if score is None or pd.isna(score):
         return MISSING
     if score >= 1 - _EPS:
         return RIGHT

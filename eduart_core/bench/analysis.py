@@ -1,6 +1,6 @@
 """`bench analysis`: time every analysis function and the full suite on synthetic scores.
 
-Targets (issue 4): the full suite at published scale (12 models x 871 items x 2 conditions) in
+Targets: the full suite at published scale (12 models x 871 items x 2 conditions) in
 under 2 s; at 100 models x 10,000 items x 2 conditions (2 million rows) in under 60 s and under
 4 GB. `--growth` runs both scales and prints the ratio. Peak memory is the process high-water
 mark (resource.getrusage ru_maxrss), which includes building the synthetic frame.
@@ -78,7 +78,7 @@ def run(models: int, items: int, repeat: int, seed: int = 0, out=sys.stdout) -> 
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.study:  # the VQArt-Bench / MUSE study analyses and their page (issue 15)
+    if args.study:  # the VQArt-Bench / MUSE study analyses and their page
         from .studies import main as study_main
 
         return study_main(args)

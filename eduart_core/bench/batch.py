@@ -14,7 +14,7 @@ own) and measures:
 - **ingest** (reported, no target): the 20,904 journal answers parsed, scored under both profiles
   and inserted into the store.
 
-Targets (issue 17): prepare under 30 s and 1 GB of memory; reconcile under 10 s. Medians of the
+Targets: prepare under 30 s and 1 GB of memory; reconcile under 10 s. Medians of the
 repetitions are printed with the peak resident memory of each phase's process.
 """
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """`bench pages`: first render and two interactions per dashboard page, timed with AppTest.
 
-Every page of the app is measured (the overview plus every `pages/<n>_<name>_page.py`: the
+Every page of the app is measured (the overview plus every `pages/<n>_<name>.py`: the
 inspector/failure explorer, runs and review included). The store is simulated at published scale
 (12 models x 871 items x 2 conditions by default) with a simulated extraction round for the
-review page, so the numbers say whether a stakeholder waits on a page. Targets (issue 13): at
+review page, so the numbers say whether a stakeholder waits on a page. Targets: at
 published scale a first render under 1 s and interactions under 0.3 s (medians); at larger
 scales (e.g. ``--models 50 --items 5000``) a first render under 2 s.
 """
@@ -27,7 +27,7 @@ TARGETS = {"published": {"first": 1.0, "interaction": 0.3}, "large": {"first": 2
 
 def page_files() -> list[str]:
     """Every page the bench measures: the overview, then each page file in menu-file order."""
-    return ["overview"] + [f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("[0-9]*_page.py"))]
+    return ["overview"] + [f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("[1-9]*.py"))]
 
 
 PAGES = page_files()

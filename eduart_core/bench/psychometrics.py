@@ -1,6 +1,6 @@
 """`bench psychometrics`: IRT fits at the published scale and at a large one, plus DIF.
 
-Targets (issue 16): Rasch at 871 items x 24 examinees (12 models x 2 conditions) under 2 s; the
+Targets: Rasch at 871 items x 24 examinees (12 models x 2 conditions) under 2 s; the
 exploratory 2PL at that size under 10 s; Rasch at 10,000 items x 200 examinees (100 models x 2
 conditions) under 60 s and under 2 GB.
 

@@ -1,7 +1,7 @@
 """`bench review`: how long the review page takes to redraw after each action, and how long
 agreement statistics take for 1,000 decided fields.
 
-Targets (issue 12): accept, edit save and next page each re-render in under 0.5 s (median) on the
+Targets: accept, edit save and next page each re-render in under 0.5 s (median) on the
 demo store, through the whole app (sidebar included), timed with AppTest; agreement statistics for
 1,000 fields decided by two reviewers in under 1 s (reading the store included).
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "pages/8_review_page.py"
+PAGE = "pages/8_review.py"
 BENCH_REVIEWER = "Bench"
 
 

@@ -1,6 +1,6 @@
 """`bench scoring`: scoring speed of the newer formats.
 
-Targets (issue 14): open-text scoring of 2,000 answers with a cold embedding cache in under
+Targets: open-text scoring of 2,000 answers with a cold embedding cache in under
 10 s on the 2-core machine, under 1 s warm; numeric and multi-part scoring of 100,000 responses
 in under 5 s.
 

@@ -1,6 +1,6 @@
 """`bench analysis --study vqa|muse`: the study analyses and the Tasks page at published scale.
 
-Targets (issue 15): every study analysis under 2 s and the Tasks and dimensions page's first render
+Targets: every study analysis under 2 s and the Tasks and dimensions page's first render
 under 1.5 s, for 30 models x 2,400 questions (MUSE) and 14 models x 14,463 questions (VQArt-Bench).
 The store is built first (simulated respondents answer through the real parser and scorer; the
 build time is printed but is not a target); the analyses are timed on the frames the views load,
@@ -18,7 +18,7 @@ from pathlib import Path
 from ..vocab import MUSE_REFERENCE_DATASET
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "pages/9_tasks_page.py"
+PAGE = "pages/9_tasks.py"
 ANALYSIS_TARGET_S, PAGE_TARGET_S = 2.0, 1.5
 
 

@@ -95,7 +95,7 @@ def cmd_round(args) -> int:
 
 
 def cmd_overrides_export(args) -> int:
-    from ..store.overrides import export_overrides
+    from ..overrides import export_overrides
 
     n = export_overrides(_store(args), Path(args.out), dataset=args.dataset)
     print(f"wrote {n} score override(s) to {args.out}")

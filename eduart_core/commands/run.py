@@ -8,12 +8,14 @@ command in a background process. Before planning, it stores what earlier session
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
 from dataclasses import fields
 
 from ..errors import UserError
+from ..providers.adapters import adhoc_providers
 from ..providers.registry import load_registry
 from ..providers.secrets import provider_status
 from ..runner.launchfile import EXIT_SETUP
@@ -59,7 +61,7 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the estimated tokens and cost, ask nothing")
     p.add_argument("--repeat", type=int, metavar="K", help="reproducibility check: ask each item K times")
     p.add_argument("--sample", type=int, metavar="N", help="stratified sample of N items (by format, language, image)")
-    p.add_argument("--provider", choices=["openai", "openai_compatible", "gemini", "bedrock"],
+    p.add_argument("--provider", choices=adhoc_providers(),
                    help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1")
     p.add_argument("--model-id", help="API model id of the ad-hoc model")
@@ -133,7 +135,7 @@ def print_estimate(store: Store, plan) -> None:
     print(f"{'model':24} {'condition':10} {'requests':>8} {'cached':>7} {'images':>7} {'input tok':>10} {'output tok':>10} "
           f"{'online USD':>10} {'batch USD':>10} {'answered':>8}")
     for e in table.itertuples(index=False):
-        batch = f"{e.cost_batch_usd:10.4f}" if e.cost_batch_usd is not None and e.cost_batch_usd == e.cost_batch_usd \
+        batch = f"{e.cost_batch_usd:10.4f}" if e.cost_batch_usd is not None and not math.isnan(e.cost_batch_usd) \
             else f"{'-':>10}"
         print(f"{e.model:24} {e.condition:10} {e.requests:8d} {e.cached:7d} {e.images:7d} {e.input_tokens:10d} "
               f"{e.output_tokens:10d} {e.cost_online_usd:10.4f} {batch} {e.answered:8d}")
@@ -143,7 +145,7 @@ def print_estimate(store: Store, plan) -> None:
         if n:
             print(f"{run_id}: {n} image items refused (--refuse-images)")
     online = float(table["cost_online_usd"].sum())
-    batch = float(sum(b if b is not None and b == b else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
+    batch = float(sum(b if b is not None and not math.isnan(b) else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
     print(f"estimated total: {online:.4f} USD online, {batch:.4f} USD with --batch (prices and batch discounts from "
           "the model registry: check your provider's price list)")
 

@@ -6,6 +6,7 @@ other option of ``run``: models, conditions, items, ``--run-id``/``--resume``, `
 from __future__ import annotations
 
 import logging
+import math
 import os
 import signal
 import sys
@@ -62,13 +63,13 @@ def print_status(store: Store, launch_id: str | None) -> int:
               f"{info['first_submitted_at'] or '-'}{deadline}; {follow}")
         jobs = jobs_frame(store, lid)
         for row in jobs.itertuples(index=False):
-            counts = "/".join("-" if v is None or v != v else str(int(v))
+            counts = "/".join("-" if v is None or math.isnan(v) else str(int(v))
                               for v in (row.n_completed, row.n_failed, row.n_requests))
             joined = ""
-            if row.n_answered is not None and row.n_answered == row.n_answered:
+            if row.n_answered is not None and not math.isnan(row.n_answered):
                 joined = f"  joined {int(row.n_answered)} answered, {int(row.n_errors or 0)} failed, " \
                          f"{int(row.n_missing or 0)} missing"
-            cost = "" if row.actual_cost_usd is None or row.actual_cost_usd != row.actual_cost_usd \
+            cost = "" if row.actual_cost_usd is None or math.isnan(row.actual_cost_usd) \
                 else f"  {row.actual_cost_usd:.4f} USD"
             print(f"  {row.model:24} a{int(row.attempt)} {row.state:20} ({row.provider_state or '-'})  "
                   f"done/failed/total {counts}  {row.job_id or '(not submitted)'}{joined}{cost}")

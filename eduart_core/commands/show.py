@@ -3,6 +3,8 @@
 Why: researchers script against the numbers, and a number in a script must be the number on the
 page. `show` takes the sidebar's selection as flags, runs the same named view the page runs
 (`eduart_core.views.VIEWS`) and prints it as JSON (a list of records, numbers unrounded) or CSV.
+``--caption`` prints instead the caption the story figure of that view carries on its page and in
+the report (`eduart_core.panels`): the same words, built from the same frame.
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ def register(sub) -> None:
     p.add_argument("view", nargs="?", help="view name (see --list)")
     p.add_argument("--list", action="store_true", help="list the views, one line each")
     p.add_argument("--format", choices=FORMATS, default="json", help="output format (default: json)")
+    p.add_argument("--caption", action="store_true",
+                   help="print the caption of the story figure drawn from this view (pages and report)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a view option, e.g. --option examinees=models or --option item=0042 (repeatable)")
     Selection.add_arguments(p)
@@ -47,20 +51,22 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     if not args.view:
         raise UserError("name a view (`show --list` lists them)")
+    if args.caption:
+        sys.stdout.write(caption(args) + "\n")
+        return 0
     frame = run(args)
     sys.stdout.write(render(frame, args.format))
     return 0
 
 
-def run(args: argparse.Namespace) -> pd.DataFrame:
-    """The frame of the view the flags name (one-line errors for unknown views, options, datasets)."""
+def _source_and_selection(args: argparse.Namespace):
+    """The store at its current version and the selection the flags name (one-line errors)."""
     from .. import views
     from ..selection import Selection
     from ..store import Store
     from ..vocab import default_dataset
 
-    spec = views.VIEWS.get(args.view)
-    if spec is None:
+    if args.view not in views.VIEWS:
         raise UserError(f"unknown view {args.view!r}; `show --list` lists them")
     store = Store(args.db)
     if not store.exists():
@@ -70,9 +76,30 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     dataset = args.dataset or default_dataset(names)
     if dataset not in names:
         raise UserError(f"no dataset {dataset!r} in {store.path} (available: {', '.join(names) or 'none'})")
-    sel = Selection.from_args(args, dataset=dataset)
-    options = parse_options(args.option, spec.options)
-    return views.run_view(args.view, src, sel, **options)
+    return src, Selection.from_args(args, dataset=dataset)
+
+
+def run(args: argparse.Namespace) -> pd.DataFrame:
+    """The frame of the view the flags name (one-line errors for unknown views, options, datasets).
+    Numbers under an uncalibrated judge profile say so on stderr (the JSON on stdout stays clean)."""
+    from .. import views
+
+    src, sel = _source_and_selection(args)
+    options = parse_options(args.option, views.VIEWS[args.view].options)
+    frame = views.run_view(args.view, src, sel, **options)
+    warning = views.profile_warning(src, sel)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return frame
+
+
+def caption(args: argparse.Namespace) -> str:
+    """The caption of the story figure drawn from the view the flags name, for that selection."""
+    from .. import panels
+
+    src, sel = _source_and_selection(args)
+    panel = panels.for_view(args.view)
+    return panel.describe(src, sel, **parse_options(args.option, panel.options)).caption
 
 
 def parse_options(pairs: list[str], known: dict[str, object]) -> dict[str, object]:
@@ -100,6 +127,11 @@ def _typed(name: str, value: str, default: object) -> object:
             return int(value)
         except ValueError:
             raise UserError(f"option {name} takes a whole number, not {value!r}") from None
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except ValueError:
+            raise UserError(f"option {name} takes a number, not {value!r}") from None
     return value
 
 

@@ -5,7 +5,7 @@ are both "differences", but only one changes what a model is scored against. Eac
 carries a path into the record (``choices[B].text``, ``answers[2].error``, ``choices``), the
 least serious category that explains it, and both values.
 
-Rules (issue 7): strings get the first text category whose cumulative normalisation makes them
+Rules: strings get the first text category whose cumulative normalisation makes them
 equal (see ``normalise``). A list without ids (word bank, select_errors answers, the two
 alternatives of a completion_closed blank) holding the same elements in another order is one
 ``order`` difference at the list's path; lists of equal length are otherwise compared element by

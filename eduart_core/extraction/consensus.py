@@ -15,6 +15,7 @@ inside strings does).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +65,7 @@ class FieldState:
 
 
 def _is_true(value: Any) -> bool:
-    return bool(value) and value == value  # NaN-safe: NaN != NaN
+    return bool(value) and not (isinstance(value, float) and math.isnan(value))  # NaN is truthy
 
 
 def walk(decisions: Iterable[dict], reviewers_needed: int = 1) -> FieldState:

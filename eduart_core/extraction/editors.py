@@ -24,17 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..formats import AnswerFormat, find_format
 from ..items import blank_ids
 from ..vocab import (
     BENCHMARK_LANGUAGES,
-    CHECK_TYPE,
-    COMPLETION_CLOSED_TYPE,
-    COMPLETION_OPEN_TYPE,
     LANGUAGE_NAMES,
-    MCQ_TYPE,
-    POSITIONING_TYPE,
-    SELECT_ERRORS_TYPE,
-    TRUE_FALSE_TYPE,
     format_label,
     format_names,
 )
@@ -195,7 +189,7 @@ def _rows(n_rows: int) -> range:
 
 def _option_rows_controls(value: Any, ctx: Context) -> list[Control]:
     rows = [v for v in (value or []) if isinstance(v, dict)]
-    word = "Statement" if ctx.format == TRUE_FALSE_TYPE else "Option"
+    word = words_of(ctx.format).row_word.capitalize()
     out = []
     for i in _rows(len(rows)):
         row = rows[i] if i < len(rows) else {}
@@ -419,7 +413,7 @@ def _blanks_controls(value: Any, ctx: Context) -> list[Control]:
     bank = [str(t) for t in ctx.record.get("choices") or [] if not isinstance(t, dict)]
     out = []
     for ident in _blank_list(ctx, value):
-        if ctx.format == POSITIONING_TYPE and bank:
+        if words_of(ctx.format).word_bank and bank:
             options = tuple(dict.fromkeys(bank + ([given[ident]] if given.get(ident) else [])))
             out.append(Control(f"blank_{ident}", "select", f"Blank [{ident}]", given.get(ident) or None, options,
                                subpath=f"{ctx.path}[{ident}]"))
@@ -650,11 +644,19 @@ FIELD_LABELS: dict[str, str] = {
 }
 
 
+#: What an unknown format answers to the editors' questions (the plain defaults).
+_PLAIN_FORMAT = AnswerFormat()
+
+
+def words_of(format_name: str) -> AnswerFormat:
+    """The format's answers to the editors' questions (what its parts are called, whether its key is
+    per blank, whether its choices are a word bank); the plain defaults for an unknown name."""
+    return find_format(format_name) or _PLAIN_FORMAT
+
+
 def editor_spec(format_name: str) -> EditorSpec:
     """The editor spec of a format, from its ``editor`` slot in the format registry (a format
     without one edits every field with the common widgets)."""
-    from ..formats import find_format
-
     fmt = find_format(format_name)
     data = getattr(fmt, "editor", None) if fmt is not None else None
     entries = {str(f["path"]): dict(f) for f in (data or {}).get("fields", []) if isinstance(f, dict) and "path" in f}
@@ -674,18 +676,16 @@ def _label(path: str, format_name: str) -> str:
     if path == top:
         return base
     tokens = parse_path(path)[1:]
-    blanks = format_name in (POSITIONING_TYPE, COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE)
+    fmt = words_of(format_name)
     words = []
     for kind, ref in tokens:
         if kind == "id":
-            if blanks:
+            if fmt.blank_key:
                 words.append(f"blank [{ref}]")
-            elif top == "choices":
-                words.append(("statement " if format_name == TRUE_FALSE_TYPE else "option ") + str(ref))
             else:
-                words.append(("statement " if format_name == TRUE_FALSE_TYPE else "key ") + str(ref))
+                words.append(f"{fmt.row_word if top == 'choices' else fmt.key_word} {ref}")
         elif kind == "index":
-            words.append(("error " if format_name == SELECT_ERRORS_TYPE else "#") + str(int(ref) + 1))
+            words.append(f"{fmt.entry_word} {int(ref) + 1}" if fmt.entry_word else f"#{int(ref) + 1}")
         elif str(ref) == "options":
             continue
         elif str(ref) in ("error", "correct"):
@@ -768,12 +768,8 @@ def describe(value: Any, path: str, format_name: str) -> str:
                 lines.append(f"[{entry.get('id')}] " + " / ".join(_text(o) for o in entry.get("options") or []))
             elif isinstance(entry, dict) and "error" in entry:
                 lines.append(f"{_text(entry.get('error'))} → {_text(entry.get('correct'))}")
-            elif isinstance(entry, dict) and top == "answers" and format_name in (MCQ_TYPE, CHECK_TYPE):
-                lines.append(f"key {entry.get('id')}: {_text(entry.get('description'))}")
-            elif isinstance(entry, dict) and top == "answers" and format_name == TRUE_FALSE_TYPE:
-                lines.append(f"{entry.get('id')}: {_text(entry.get('text'))}")
             elif isinstance(entry, dict) and top == "answers":
-                lines.append(f"[{entry.get('id')}] {_text(entry.get('description') or entry.get('text'))}")
+                lines.append(words_of(format_name).key_line(entry))
             elif isinstance(entry, dict):
                 lines.append(f"{entry.get('id')}. {_text(entry.get('text'))}")
             else:

@@ -126,6 +126,11 @@ class ReviewState:
         return q
 
 
+def ensure_schema(store: Store) -> None:
+    """Bring a store written by an older version up to the review tables (changes the schema, never the data)."""
+    db.ensure_schema(store)
+
+
 def load_state(store: Store, round: int | None = None) -> ReviewState:
     """Read the review tables once and fold every queued field's decisions into its state."""
     data = db.load_review_data(store, round)
@@ -719,7 +724,7 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
                      "fields": len(group), "resolved": n[RESOLVED], "flagged": n[FLAGGED],
                      "adjudication": n[ADJUDICATION], "awaiting": n[AWAITING], "mine": int(mine), "needed": needed,
                      "categories": sorted(set(group["category"])), "field_names": sorted(set(group["field"])),
-                     "promoted_version": None if version is None or version != version else int(version)})
+                     "promoted_version": None if version is None or pd.isna(version) else int(version)})
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
 
 

@@ -71,6 +71,6 @@ def display_item(record: Mapping[str, Any]) -> dict:
         return base
     base.update(rows=fmt.display_rows(record), gold=fmt.gold_summary(record),
                 option_images=[list(p) for p in fmt.option_images(record)], chance=fmt.chance(record))
-    if fmt.name == blanks.POSITIONING.name:
+    if fmt.word_bank:
         base["word_bank"] = [str(t) for t in record.get("choices") or []]
     return base

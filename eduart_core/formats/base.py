@@ -36,7 +36,7 @@ class ScoringOptions:
     """Knobs of the scorers: fuzzy threshold (strict completion_open), similarity service (open_text)."""
 
     fuzzy_threshold: float = 90
-    similarity: Any = None  # eduart_core.embeddings.Similarity; None = the process default
+    similarity: Any = None  # eduart_core.embeddings.Similarity (scoring.score_item gives the process default)
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,16 @@ class AnswerFormat:
     #: field -> field of the decoded key value), ``rows`` and ``row`` (empty rows to offer) and ``parts_from``
     #: (a record field whose ids start the answer). The answer is the key's shape, filled by the person.
     respondent: Any = None
+    #: the words the review editors use for this format's parts: a row of ``choices`` ("option",
+    #: "statement"), an entry of the answer key ("key", "statement"), an indexed key entry
+    #: ("error"; None: "#n")
+    row_word: str = "option"
+    key_word: str = "key"
+    entry_word: str | None = None
+    #: the answer key holds one entry per blank marker of the text (its ids are blanks)
+    blank_key: bool = False
+    #: ``choices`` is a word bank the blanks are filled from (an editor offers its terms)
+    word_bank: bool = False
 
     # ---------------------------------------------------------------- names
     @property
@@ -144,6 +154,11 @@ class AnswerFormat:
 
     def validate(self, record: dict, out: Problems) -> None:
         """Add this format's problems with the record (common fields are checked elsewhere)."""
+
+    def key_line(self, entry: Mapping[str, Any]) -> str:
+        """One entry of the answer key in words, as plain text (review cards): ``[A] Monet``."""
+        value = entry.get("description") or entry.get("text")
+        return f"[{entry.get('id')}] {'' if value is None else value}"
 
     # ---------------------------------------------------------------- prompts
     def choice_lines(self, record: Mapping[str, Any]) -> list[str]:

@@ -41,6 +41,7 @@ class BlankFormat(AnswerFormat):
     fuzzy = False
     #: a person fills each blank of the text (the key editor's blanks, started empty)
     respondent = {"fields": {"id": "id", "text": "description"}}
+    blank_key = True
 
     def validate(self, rec: dict, out: Problems) -> None:
         qt, answers = rec["question_text"], rec["answers"]
@@ -112,6 +113,7 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    word_bank = True
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": POSITIONING_TYPE, "fields": [
         {"path": "choices", "widget": "word_bank", "label": "Word bank"},

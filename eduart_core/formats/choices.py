@@ -25,6 +25,11 @@ class ChoiceFormat(AnswerFormat):
     #: options may carry `bbox` / `image` and then need no text
     visual = False
 
+    def key_line(self, entry: Mapping[str, Any]) -> str:
+        """``key B: Monet``: the option the key marks, with its text."""
+        text = entry.get("description")
+        return f"key {entry.get('id')}: {'' if text is None else text}"
+
     def validate(self, rec: dict, out: Problems) -> None:
         choices, answers = rec["choices"], rec["answers"]
         choice_ids: list[str] = []

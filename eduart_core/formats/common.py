@@ -5,6 +5,7 @@ per-element shares the same way; one copy keeps them consistent. Nothing here kn
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,8 +39,7 @@ def nonempty_str(value: Any) -> bool:
 
 def is_number(value: Any) -> bool:
     """A finite int or float (booleans are not numbers here)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
-        and value not in (float("inf"), float("-inf"))
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def entry_label(entry: Any, index: int) -> str:

@@ -11,6 +11,7 @@ thousands separators); a leading minus counts; the Italian articles "un"/"una" a
 """
 from __future__ import annotations
 
+import math
 import re
 
 from ..text import fold_accents
@@ -48,6 +49,6 @@ def parse_number(text: object) -> float | None:
     if isinstance(text, bool) or text is None:
         return None
     if isinstance(text, (int, float)):
-        return float(text) if text == text else None
+        return None if math.isnan(text) else float(text)
     values = set(numbers_in(str(text)))
     return values.pop() if len(values) == 1 else None

@@ -36,12 +36,11 @@ EDITOR = {
 
 
 def similarity_of(options: ScoringOptions):
-    """The similarity service of these options (the process default when none was given)."""
-    if options.similarity is not None:
-        return options.similarity
-    from ..embeddings import default_similarity
-
-    return default_similarity()
+    """The similarity service of these options. The caller provides it (`scoring.score_item` gives the
+    process default when none was asked for): a format imports nothing above it."""
+    if options.similarity is None:
+        raise ValueError("open_text is scored with a similarity service; score it through scoring.score_item")
+    return options.similarity
 
 
 def _gold(gold: list[dict]) -> tuple[str, list[str]]:

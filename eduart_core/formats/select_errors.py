@@ -30,6 +30,7 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    entry_word = "error"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": SELECT_ERRORS_TYPE, "fields": [
         {"path": "question_text", "widget": "textarea", "label": "Passage with the errors"},

@@ -30,6 +30,7 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    row_word = key_word = "statement"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": TRUE_FALSE_TYPE, "fields": [
         {"path": "choices", "widget": "option_rows", "label": "Statements"},
@@ -38,6 +39,11 @@ class TrueFalse(ChoiceFormat):
     ]}
     word = "statement"
     respondent = {"fields": {"id": "id", "text": "text"}}
+
+    def key_line(self, entry: Mapping[str, Any]) -> str:
+        """``A: True``: each statement's verdict."""
+        text = entry.get("text")
+        return f"{entry.get('id')}: {'' if text is None else text}"
 
     def normalise(self, record: dict) -> dict:
         answers = record.get("answers")

@@ -9,6 +9,7 @@ Pillow only (no Streamlit): pages show the returned image, tests read its pixels
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ def bbox_problem(value: Any) -> str | None:
     """Why `value` is not a normalised [x, y, width, height] box, or None when it is one."""
     if not isinstance(value, (list, tuple)) or len(value) != 4:
         return "bbox must be [x, y, width, height]"
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for v in value):
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v) for v in value):
         return "bbox values must be numbers"
     x, y, w, h = (float(v) for v in value)
     if min(x, y) < 0 or max(x, y) > 1:

@@ -2,7 +2,8 @@
 
 An explicit registry (provider -> factory): adding a provider's batch API is one entry here plus
 its limits in ``models.toml``. Keys come from the same ``SecretSource`` as online runs (env, .env,
-Streamlit secrets) and go nowhere else; endpoints for local servers and tests come from the
+Streamlit secrets), read by the provider's entry in the provider table (`adapters.ADAPTERS`), and
+go nowhere else; endpoints for local servers and tests come from the
 standard variables (``OPENAI_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL``, ``AWS_ENDPOINT_URL_BEDROCK``,
 ``AWS_ENDPOINT_URL_S3``).
 """
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from ..errors import UserError
 from . import secrets as secrets_mod
+from .adapters import ADAPTERS
 from .batch_base import BatchBackend
 from .batch_config import BatchLimits, load_batch_limits
 from .registry import ModelSpec
@@ -20,12 +22,7 @@ from .registry import ModelSpec
 def _openai(spec: ModelSpec, limits: BatchLimits, source, timeout_s: float) -> BatchBackend:
     from .batch_openai import OpenAIBatch
 
-    if spec.provider == "openai":
-        key = source.get("OPENAI_API_KEY")
-        if not key:
-            raise UserError(secrets_mod.missing_message(spec.provider))
-    else:
-        key = source.get("OPENAI_COMPATIBLE_API_KEY") or "not-needed"
+    key = ADAPTERS[spec.provider].credentials(source) or "not-needed"
     return OpenAIBatch(spec.provider, spec.api_model_id, limits, api_key=key,
                        base_url=spec.base_url or source.get("OPENAI_BASE_URL"), timeout_s=timeout_s)
 
@@ -33,9 +30,7 @@ def _openai(spec: ModelSpec, limits: BatchLimits, source, timeout_s: float) -> B
 def _gemini(spec: ModelSpec, limits: BatchLimits, source, timeout_s: float) -> BatchBackend:
     from .batch_gemini import GeminiBatch
 
-    key = source.get("GEMINI_API_KEY") or source.get("GOOGLE_API_KEY")
-    if not key:
-        raise UserError(secrets_mod.missing_message(spec.provider))
+    key = ADAPTERS[spec.provider].credentials(source)
     return GeminiBatch(spec.api_model_id, limits, api_key=key,
                        base_url=spec.base_url or source.get("GOOGLE_GEMINI_BASE_URL"), timeout_s=timeout_s)
 
@@ -43,9 +38,7 @@ def _gemini(spec: ModelSpec, limits: BatchLimits, source, timeout_s: float) -> B
 def _bedrock(spec: ModelSpec, limits: BatchLimits, source, timeout_s: float) -> BatchBackend:
     from .batch_bedrock import BedrockBatch
 
-    creds = secrets_mod.aws_credentials(source)
-    if creds is None:
-        raise UserError(secrets_mod.missing_message(spec.provider))
+    creds = ADAPTERS[spec.provider].credentials(source)
     role = source.get("EDUART_BEDROCK_ROLE_ARN") or limits.role_arn
     s3_uri = source.get("EDUART_BEDROCK_S3_URI") or limits.s3_uri
     if not role or not s3_uri:

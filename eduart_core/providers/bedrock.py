@@ -91,3 +91,10 @@ class BedrockProvider:
         usage = response.get("usage") or {}
         return ProviderReply(text=text, input_tokens=usage.get("inputTokens"),
                              output_tokens=usage.get("outputTokens"), finish_reason=response.get("stopReason"))
+
+
+def build(spec, credentials: dict, source, timeout_s: float) -> BedrockProvider:
+    """The provider table's builder (``credentials``: boto3 client arguments)."""
+    return BedrockProvider(spec.api_model_id, credentials=credentials,
+                           endpoint_url=spec.base_url or source.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
+                           timeout_s=timeout_s)

@@ -73,3 +73,9 @@ class GeminiProvider:
                              input_tokens=getattr(usage, "prompt_token_count", None),
                              output_tokens=getattr(usage, "candidates_token_count", None),
                              finish_reason=finish)
+
+
+def build(spec, credentials: str, source, timeout_s: float) -> GeminiProvider:
+    """The provider table's builder (``credentials``: the API key)."""
+    return GeminiProvider(spec.api_model_id, api_key=credentials,
+                          base_url=spec.base_url or source.get("GOOGLE_GEMINI_BASE_URL"), timeout_s=timeout_s)

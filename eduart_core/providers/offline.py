@@ -42,3 +42,8 @@ def chance_answers(item: dict, rng: random.Random) -> list[dict]:
 
     fmt = find_format(item.get("type"))
     return fmt.chance_answer(item, rng) if fmt is not None else []
+
+
+def build(spec, credentials: None, source, timeout_s: float) -> ChanceProvider:
+    """The provider table's builder: no credentials, no network."""
+    return ChanceProvider(seed=spec.seed or 0)

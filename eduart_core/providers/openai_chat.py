@@ -87,3 +87,9 @@ class OpenAIChatProvider:
         usage = data.get("usage") or {}
         return ProviderReply(text=text, input_tokens=usage.get("prompt_tokens"),
                              output_tokens=usage.get("completion_tokens"), finish_reason=choice.get("finish_reason"))
+
+
+def build(spec, credentials: str | None, source, timeout_s: float) -> OpenAIChatProvider:
+    """The provider table's builder: OpenAI itself (key required) or a compatible server (key optional)."""
+    return OpenAIChatProvider(spec.api_model_id, api_key=credentials or "not-needed",
+                              base_url=spec.base_url or source.get("OPENAI_BASE_URL"), timeout_s=timeout_s)

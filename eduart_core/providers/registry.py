@@ -13,9 +13,11 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..vocab import MODEL_KIND, MODEL_KINDS
+from .adapters import ADAPTERS
 
 SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
-PROVIDERS = ("openai", "openai_compatible", "gemini", "bedrock", "offline")
+#: The provider names, from the provider table (`adapters.ADAPTERS`).
+PROVIDERS = tuple(ADAPTERS)
 
 
 @dataclass(frozen=True)
@@ -121,38 +123,11 @@ def adhoc_spec(provider: str, model_id: str, base_url: str | None = None,
 
 
 def make_provider(spec: ModelSpec, *, timeout_s: float = 120.0, secrets=None):
-    """The adapter for ``spec``; raises ``UserError`` naming the variable to set when a key is missing."""
+    """The adapter for ``spec``; raises ``UserError`` naming the variable to set when a key is missing
+    (or the package to install when the provider's SDK is not there)."""
     from . import secrets as secrets_mod
 
     source = secrets if secrets is not None else secrets_mod.SecretSource()
-    if spec.provider in ("openai", "openai_compatible"):
-        from .openai_chat import OpenAIChatProvider
-
-        key = source.get("OPENAI_API_KEY") if spec.provider == "openai" else source.get("OPENAI_COMPATIBLE_API_KEY")
-        if spec.provider == "openai" and not key:
-            raise UserError(secrets_mod.missing_message(spec.provider))
-        base_url = spec.base_url or source.get("OPENAI_BASE_URL")
-        return OpenAIChatProvider(spec.api_model_id, api_key=key or "not-needed", base_url=base_url,
-                                  timeout_s=timeout_s)
-    if spec.provider == "gemini":
-        from .gemini import GeminiProvider
-
-        key = source.get("GEMINI_API_KEY") or source.get("GOOGLE_API_KEY")
-        if not key:
-            raise UserError(secrets_mod.missing_message(spec.provider))
-        return GeminiProvider(spec.api_model_id, api_key=key,
-                              base_url=spec.base_url or source.get("GOOGLE_GEMINI_BASE_URL"), timeout_s=timeout_s)
-    if spec.provider == "bedrock":
-        from .bedrock import BedrockProvider
-
-        creds = secrets_mod.aws_credentials(source)
-        if creds is None:
-            raise UserError(secrets_mod.missing_message(spec.provider))
-        return BedrockProvider(spec.api_model_id, credentials=creds,
-                               endpoint_url=spec.base_url or source.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
-                               timeout_s=timeout_s)
-    if spec.provider == "offline":
-        from .offline import ChanceProvider
-
-        return ChanceProvider(seed=spec.seed or 0)
-    raise UserError(f"unknown provider {spec.provider}")
+    if spec.provider not in ADAPTERS:
+        raise UserError(f"unknown provider {spec.provider}")
+    return ADAPTERS[spec.provider].build(spec, source, timeout_s=timeout_s)

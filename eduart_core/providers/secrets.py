@@ -3,7 +3,8 @@
 Order: the process environment, then a ``.env`` file (python-dotenv, never overriding the
 environment), then Streamlit secrets (``.streamlit/secrets.toml``, read with tomllib because the
 library must not import Streamlit). Every value handed out is registered with ``base.redact`` so
-it is scrubbed from any error message that might quote it.
+it is scrubbed from any error message that might quote it. Which names each provider reads, and
+what to set when they are missing, is the provider table's (`adapters.ADAPTERS`).
 """
 from __future__ import annotations
 
@@ -11,24 +12,10 @@ import os
 import tomllib
 from pathlib import Path
 
+from . import adapters
 from .base import register_secret
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-# What to set, per provider, shown by the CLI and the Runs page.
-NEEDS = {
-    "openai": "OPENAI_API_KEY",
-    "openai_compatible": "nothing (optional OPENAI_COMPATIBLE_API_KEY)",
-    "gemini": "GEMINI_API_KEY (or GOOGLE_API_KEY)",
-    "bedrock": "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK) and AWS_REGION",
-    "offline": "nothing",
-}
-
-
-def missing_message(provider: str) -> str:
-    return (f"no credentials for provider '{provider}': set {NEEDS.get(provider, '?')} in the environment, "
-            f"a .env file or .streamlit/secrets.toml")
-
 
 class SecretSource:
     """Looks a name up in env, .env and Streamlit secrets, in that order."""
@@ -87,35 +74,14 @@ def _read_streamlit(path: Path) -> dict[str, str]:
     return flat
 
 
+def provider_status(source: SecretSource | None = None) -> dict[str, dict]:
+    """Per provider (`adapters.ADAPTERS`): configured or not, from where, and what to set. Never the key itself."""
+    return adapters.provider_status(source or SecretSource())
+
+
 def aws_credentials(source: SecretSource) -> dict | None:
     """boto3 client arguments for Bedrock, or None when nothing is configured."""
-    region = source.get("AWS_REGION") or source.get("AWS_DEFAULT_REGION") or "us-east-1"
-    key_id, secret = source.get("AWS_ACCESS_KEY_ID"), source.get("AWS_SECRET_ACCESS_KEY")
-    if key_id and secret:
-        creds = {"region_name": region, "aws_access_key_id": key_id, "aws_secret_access_key": secret}
-        token = source.get("AWS_SESSION_TOKEN")
-        if token:
-            creds["aws_session_token"] = token
-        return creds
-    if source.get("AWS_PROFILE"):
-        return {"region_name": region, "profile_name": source.get("AWS_PROFILE")}
-    if source.get("AWS_BEARER_TOKEN_BEDROCK"):
-        os.environ.setdefault("AWS_BEARER_TOKEN_BEDROCK", source.get("AWS_BEARER_TOKEN_BEDROCK"))
-        return {"region_name": region}
-    return None
+    return adapters.aws_credentials(None, source)
 
 
-def provider_status(source: SecretSource | None = None) -> dict[str, dict]:
-    """Per provider: configured or not, from where, and what to set. Never the key itself."""
-    source = source or SecretSource()
-    names = {"openai": ["OPENAI_API_KEY"], "gemini": ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-             "bedrock": ["AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK"]}
-    status = {}
-    for provider, keys in names.items():
-        where = next((source.where(k) for k in keys if source.where(k)), None)
-        if provider == "bedrock" and where and source.where("AWS_ACCESS_KEY_ID") and not source.where("AWS_SECRET_ACCESS_KEY"):
-            where = None
-        status[provider] = {"configured": bool(where), "source": where, "needs": NEEDS[provider]}
-    status["openai_compatible"] = {"configured": True, "source": None, "needs": NEEDS["openai_compatible"]}
-    status["offline"] = {"configured": True, "source": None, "needs": NEEDS["offline"]}
-    return status
+missing_message = adapters.missing_message

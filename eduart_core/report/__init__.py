@@ -3,6 +3,6 @@
 ``document`` builds the EduArt story; ``studies`` adds the sections of VQArt-Bench- and MUSE-style
 datasets.
 """
-from .document import FIGURE_IDS, build_report, write_report
+from .document import FIGURE_IDS, FIGURES, build_report, write_report
 
-__all__ = ["FIGURE_IDS", "build_report", "write_report"]
+__all__ = ["FIGURES", "FIGURE_IDS", "build_report", "write_report"]

@@ -1,8 +1,8 @@
 """A self-contained HTML report for stakeholders: one file, plotly.js inline, opens offline.
 
 It tells the same story as the dashboard's presentation mode (overview, findings, formats,
-motivation, images) with the same figure functions and the same analysis calls, so a number in
-the report is the number on screen for the same dataset and profile. A methods section names
+motivation, images) with the same panels (`eduart_core.panels`: figure, caption and numbers), so
+a number and its caption in the report are the ones on screen for the same dataset and profile. A methods section names
 every test and definition used, so a reader never has to guess what a percentage means.
 
 Every string that comes from data (model, dataset and item names, findings built from them) is
@@ -21,10 +21,9 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from .. import findings, views
+from .. import findings, panels, views
 from ..analysis.intervals import WILSON_WORDS, Z95
 from ..analysis.paired import N_BOOT
-from ..charts import results as charts
 from ..errors import UserError
 from ..exports import display_frame, inert_figure
 from ..extraction.stats import AGREEMENT_CODING
@@ -42,13 +41,20 @@ from ..vocab import (
 )
 from .humans import METHODS as PEOPLE_METHODS
 from .humans import people_section
+from .judges import JUDGE_METHODS, judges_section, warning_banner
 from .studies import STUDY_METHODS, build_study_report, study_section
 
 logger = logging.getLogger(__name__)
 #: Width of the image thumbnails of the failure examples (pixels).
 THUMBNAIL_PX = 220
 
-FIGURE_IDS = ("fig-difficulty-discrimination", "fig-format-heatmap", "fig-motivation", "fig-images")
+#: The report's figures, in order: panel name -> the id of its <div> (Figure 1 is the first).
+FIGURES = {"psychometrics": "fig-difficulty-discrimination", "format_heatmap": "fig-format-heatmap",
+           "motivation_dumbbell": "fig-motivation", "image_dumbbell": "fig-images"}
+FIGURE_IDS = tuple(FIGURES.values())
+#: The item statistics of the report: the setting of the published Tables 6-7 (model x condition
+#: pairs as examinees, corrected total).
+REPORT_ITEM_SETTING = {"examinees": EXAMINEES_MODELS_CONDITIONS, "corrected": True}
 
 METHODS = [
     ("Item score", "Each answer is scored in [0, 1] under the chosen profile: <b>strict</b> (corrected rules, the "
@@ -107,7 +113,7 @@ METHODS = [
 STYLE = """
 body{font-family:Arial,Helvetica,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.9rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}
+.meta{color:#555}.banner{padding:.6rem .8rem;border-radius:6px}.sim{background:#fff4d6}.ref{background:#e6f0ff}.warn{background:#fde2dd;font-weight:600}
 .tbl{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}.tbl td,.tbl th{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
 .tbl td:nth-child(-n+2),.tbl th:nth-child(-n+2){text-align:left}figcaption{color:#444;font-size:.92rem}
 .numbers{display:flex;gap:2rem;list-style:none;padding:0;font-size:1.1rem}.na{color:#777;font-style:italic}
@@ -131,8 +137,6 @@ def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
 
 def _review_section(src: views.Source, sel: Selection) -> list[str]:
     """Reviewer agreement on the extraction rounds, and how many scores a person overrode."""
-    from ..store.overrides import load_overrides
-
     out = []
     agreement = views.review_agreement(src, sel, by="round")
     rounds = agreement[(agreement["round"] != "all") & (agreement["units"] > 0)] if len(agreement) else agreement
@@ -147,7 +151,7 @@ def _review_section(src: views.Source, sel: Selection) -> list[str]:
     else:
         out.append("<p class='na'>No extracted field has been decided by two or more reviewers yet, so there is "
                    "no reviewer agreement to report.</p>")
-    overrides = load_overrides(src.store, sel.dataset)
+    overrides = views.score_overrides(src, sel)
     applied = overrides[overrides["applied"] & (overrides["profile"] == sel.profile)] if len(overrides) else overrides
     if len(applied):
         uses = ("every number in this report uses them" if sel.reviewed
@@ -258,10 +262,11 @@ _AGGREGATE_BANNER = ("<p class='banner ref'>Published reference (aggregate only)
                      "available for this dataset.</p>")
 
 
-def _meta(sel: Selection) -> str:
+def _meta(sel: Selection, src: views.Source | None = None) -> str:
     scope = "".join(f" · {html.escape(part)}" for part in sel.scope())  # the narrowing filters, in words
+    label = views.profile_label(src, sel).removeprefix("profile ") if src is not None else sel.profile
     return (f"<p class='meta'>Dataset <b>{html.escape(sel.dataset)}</b> · scoring profile "
-            f"<b>{html.escape(sel.profile)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
+            f"<b>{html.escape(label)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
             f"generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
 
 
@@ -294,14 +299,12 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     found = views.key_findings(src, sel)
     image = stats = discrimination = overall = reg = None
     base = views.baselines(src, sel) if not baselines else None
-    base_types = views.baseline_type_scores(src, sel) if not baselines else None
     if not flags.aggregate_only:
-        image = views.image_effect(src, sel)
         reg = views.regression(src, sel, clustered=True, **(reference or {}))
-        psy = {"examinees": EXAMINEES_MODELS_CONDITIONS, "corrected": True}
-        stats = views.item_statistics(src, sel, **psy)
-        discrimination = views.discrimination_by_format(src, sel, **psy)
-        overall = views.reliability(src, sel, **psy).iloc[0]
+        stats = panels.draw("psychometrics", src, sel, **REPORT_ITEM_SETTING)
+        discrimination = views.discrimination_by_format(src, sel, **REPORT_ITEM_SETTING)
+        overall = views.reliability(src, sel, **REPORT_ITEM_SETTING).iloc[0]
+        image = panels.draw("image_dumbbell", src, sel)
 
     parts: list[str] = []
     first = True
@@ -311,9 +314,15 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
         parts.append(f"<figure>{_figure(fig, div_id, first)}<figcaption>{html.escape(caption)}</figcaption></figure>")
         first = False
 
+    def panel(drawn: panels.Drawn) -> None:
+        """A story figure with the caption it has on its page (`panels`), numbered."""
+        number = list(FIGURES).index(drawn.panel.name) + 1
+        figure(drawn.figure, FIGURES[drawn.panel.name], f"Figure {number}. {drawn.caption}")
+
     title = f"EduArt Studio report: {flags.title}"
     parts.append(f"<h1>{html.escape(title)}</h1>")
-    parts.append(_meta(sel))
+    parts.append(_meta(sel, src))
+    parts.append(warning_banner(src, sel))
     simulated = views.data_label(src, sel).banner()  # per model kind: a real model on the demo is not simulated
     if simulated:
         parts.append(f"<p class='banner sim'>{html.escape(simulated)}</p>")
@@ -341,11 +350,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
 
     parts.append("<h2>1. Item difficulty and discrimination</h2>")
     if stats is not None:
-        figure(charts.figure_difficulty_discrimination(stats), FIGURE_IDS[0],
-               "Figure 1. Each dot is an item: difficulty p (mean item score) against discrimination r_pb; "
-               + views.setting_words(sel, psy["examinees"], psy["corrected"])
-               + " (the published Figure 1 itself used models in the default condition and the uncorrected total); "
-               "dashed r_pb = .30, dotted .10, dash-dot the mean p; the last panel shows format centroids.")
+        panel(stats)
         parts.append(_table(discrimination))
         o = overall
         parts.append(f"<p>Mean p {o['mean_p']:.2f} (SD {o['sd_p']:.2f}); mean r_pb {o['mean_r_pb']:.2f}; "
@@ -355,13 +360,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 
     parts.append("<h2>2. Scores by format</h2>")
-    heatmap = charts.figure_format_heatmap(type_means, macro=board)
-    note = ""
-    if base_types is not None and len(base_types):
-        charts.add_baseline_format_marks(heatmap, base_types)
-        note = " Grey numbers above the columns: baseline models (references, not examinees)."
-    figure(heatmap, FIGURE_IDS[1],
-           "Figure 2. Mean score per model and format on a 0-100 scale, models sorted by macro average." + note)
+    panel(panels.draw("format_heatmap", src, sel))
     tm = type_means[["model", "type", "n", "mean", "ci_low", "ci_high"]]
     parts.append(f"<details><summary>Format means with {WILSON_WORDS}</summary>"
                  + _table(tm, percent=("mean", "ci_low", "ci_high")) + "</details>")
@@ -370,9 +369,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     if not flags.aggregate_only and features.conditions < 2:
         parts.append("<p class='na'>Not available: this dataset was asked in one prompt condition only.</p>")
     else:
-        figure(charts.figure_motivation_dumbbell(effect, measure="macro", families=fam), FIGURE_IDS[2],
-               "Figure 3. Macro average per model, default (open circle) vs motivation (filled; blue higher, red "
-               "lower); marks * p < .05, † p < .10 from a Wilcoxon signed-rank test on per-item differences.")
+        panel(panels.draw("motivation_dumbbell", src, sel, measure="macro"))
         cols = [c for c in ("model", "default_macro", "motivation_macro", "delta_macro", "delta_micro", "p_ttest",
                             "p_wilcoxon", "n_improved", "n_same", "n_degraded") if c in effect]
         parts.append(_table(effect[cols], percent=("default_macro", "motivation_macro", "delta_macro",
@@ -380,9 +377,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
 
     parts.append("<h2>4. Items with and without an image</h2>")
     if image is not None:
-        figure(charts.figure_image_dumbbell(image, families=fam), FIGURE_IDS[3],
-               "Figure 4. Mean score per model on items without (open circle) and with an image (filled). The subsets "
-               "differ in format and language; see the adjusted odds ratio in the findings.")
+        panel(image)
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 
@@ -407,9 +402,12 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>7. Reviewing the gold</h2>")
     parts.extend(_review_section(src, sel))
 
+    judged = any(p.is_judge for p in views.profile_choices(src, dataset))
+    if judged:
+        parts.extend(judges_section(src, sel, figure, _table, 8))
     if features.groupings:
-        parts.extend(study_section(src, sel, figure, _table, 8))
-    methods = METHODS + PEOPLE_METHODS + (STUDY_METHODS if features.groupings else [])
+        parts.extend(study_section(src, sel, figure, _table, 9 if judged else 8))
+    methods = METHODS + PEOPLE_METHODS + (JUDGE_METHODS if judged else []) + (STUDY_METHODS if features.groupings else [])
     parts.append("<h2>Methods</h2><dl>" + "".join(f"<dt>{html.escape(name)}</dt><dd>{text}</dd>"
                                                    for name, text in methods) + "</dl>")
     parts.append("<h2>Provenance</h2>")

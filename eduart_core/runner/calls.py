@@ -52,12 +52,30 @@ def prior_messages(prior: list[dict], history: tuple[dict, ...]) -> tuple[Messag
     return tuple(messages)
 
 
-def job_cache_key(job: Job) -> str:
-    """The cache key of a job; a later dialogue turn adds the model's earlier answers to it."""
-    key = job.payload["cache_key"]
-    if job.payload.get("prior"):
+def job_cache_key(job: Job, name: str = "cache_key") -> str | None:
+    """The cache key of a job (``name="legacy_cache_key"``: the key entries had before keys were
+    per format); a later dialogue turn adds the model's earlier answers to it."""
+    key = job.payload.get(name)
+    if key is not None and job.payload.get("prior"):
         key = cache_key(request=key, answers=[r.get("raw_text") for r in job.history])
     return key
+
+
+def cached_reply(cache: ResponseCache, job: Job, *, copy: bool = True) -> dict | None:
+    """The cached reply to a job, under its key or, for entries written before request keys were per
+    format, under its legacy key (then, with ``copy``, copied to the current key, so it outlives a
+    later change to another format's rules)."""
+    key = job_cache_key(job)
+    hit = cache.get(key)
+    legacy = job_cache_key(job, "legacy_cache_key") if hit is None else None
+    if legacy is not None and legacy != key:
+        hit = cache.get(legacy)
+        if hit is not None and copy:
+            try:
+                cache.put(key, hit)
+            except OSError as exc:
+                logger.info("cached reply of %s not copied to its current key: %s", job.request_key, exc)
+    return hit
 
 
 class LaunchCaller:
@@ -75,7 +93,7 @@ class LaunchCaller:
     def __call__(self, job: Job) -> dict:
         member = job.payload["member"]
         if self._uses_cache(job):
-            hit = self.cache.get(job_cache_key(job))
+            hit = cached_reply(self.cache, job)
             if hit is not None and not is_empty(hit.get("text")):  # an old cached empty reply is a miss
                 return {"raw_text": hit.get("text", ""), "input_tokens": hit.get("input_tokens"),
                         "output_tokens": hit.get("output_tokens"), "finish_reason": hit.get("finish_reason"),

@@ -32,7 +32,7 @@ from ..store.runs import create_run_con, ensure_model_con, finish_run
 from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
 from . import launchfile
 from .cache import ResponseCache, cache_key
-from .calls import LaunchCaller, prior_messages
+from .calls import LaunchCaller, cached_reply, prior_messages
 from .estimate import Estimate, estimate_request, token_counter
 from .ingestion import Ingester
 from .journal import Journal, JournalSet, latest_by_key, read_records
@@ -40,7 +40,7 @@ from .lanes import lane_limits, provider_group
 from .launchfile import launch_file, process_alive, read_launch, write_launch
 from .pool import Job, Pool, RetryPolicy
 from .progress import ProgressBar
-from .prompts import answer_schema, load_templates, render_user_text, schema_hash
+from .prompts import answer_schema, load_templates, render_user_text, request_templates_hash, schema_hash
 from .selection import select_items
 
 logger = logging.getLogger(__name__)
@@ -233,11 +233,15 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                         key_parts["prior"] = [(p["text"], p["image_hash"]) for p in prior]
                     if turn["option_files"]:  # options that are images
                         key_parts["option_images"] = [h for _, h, _, _ in turn["option_files"]]
-                    key = cache_key(provider=spec.provider, base_url=spec.base_url, model=spec.api_model_id,
-                                    condition=condition, templates=templates.hash, system=request.system,
-                                    user=request.user_text, image=turn["image_hash"],
-                                    temperature=spec.temperature, max_tokens=spec.max_output_tokens, seed=seed,
-                                    schema=schema_hash(schema), repetition=rep, **key_parts)
+                    key_parts.update(provider=spec.provider, base_url=spec.base_url, model=spec.api_model_id,
+                                     condition=condition, system=request.system, user=request.user_text,
+                                     image=turn["image_hash"], temperature=spec.temperature,
+                                     max_tokens=spec.max_output_tokens, seed=seed, schema=schema_hash(schema),
+                                     repetition=rep)
+                    # keyed by the templates of this item's format; entries written before keys were per
+                    # format (keyed by every template together) are still read, under `legacy_cache_key`
+                    key = cache_key(templates=request_templates_hash(row.record, templates), **key_parts)
+                    legacy = cache_key(templates=templates.hash, **key_parts)
                     meta = {"run_id": run_id, "item_id": row.item_id, "repetition": rep, "condition": condition,
                             "model": spec.key, "image_sent": turn["image_sent"]}
                     if row.dialogue_id is not None:
@@ -246,7 +250,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                         request_key=f"{run_id}/{row.item_id}",
                         payload={"member": member, "request": request,
                                  "image_path": None if repeat_image else turn["image_path"],
-                                 "cache_key": key, "prior": prior,
+                                 "cache_key": key, "legacy_cache_key": legacy, "prior": prior,
                                  "option_images": [(label, str(path), mime)
                                                    for label, _, path, mime in turn["option_files"]]},
                         meta=meta,
@@ -320,7 +324,7 @@ def estimate_plan(store: Store, plan: Plan) -> tuple[list[Estimate], str]:
         est.images += int(job.meta["image_sent"])
         if member.spec.provider == "offline":
             continue
-        if cache.get(job.payload["cache_key"]) is not None:
+        if cached_reply(cache, job, copy=False) is not None:  # an estimate reads, never writes
             est.cached += 1
             continue
         est.input_tokens += tokens_in

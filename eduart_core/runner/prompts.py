@@ -2,14 +2,16 @@
 
 Why files: researchers edit the templates in ``prompts/`` without touching code, and every run
 records the content hash of the templates it used, so two runs are comparable only when their
-hashes match.
+hashes match. Each request is keyed (response cache) by the hash of the templates that reach it:
+the system and condition templates and its own format's rules (`Templates.format_hash`), so a
+change to one format's rules leaves every other format's requests cached.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,8 +34,16 @@ class Templates:
     user: str
     formats: dict[str, tuple[str, str]]  # type -> (rules, output example JSON)
     condition: str
+    #: the content hash of every template together (what a run records as its prompt hash)
     hash: str
     visual_note: str = ""  # added to the rules of items whose options are boxes or images
+    #: (format, with the visual note) -> content hash of the templates a request of that format sees
+    format_hashes: dict[tuple[str, bool], str] = field(default_factory=dict)
+
+    def format_hash(self, kind: str, visual: bool = False) -> str:
+        """The hash of the templates an item of format ``kind`` is asked with (``visual``: its options
+        are boxes or images, so the visual note joins its rules); the combined hash for an unknown format."""
+        return self.format_hashes.get((kind, visual), self.hash)
 
 
 def _read(path: Path) -> str:
@@ -65,10 +75,17 @@ def _load(condition: str, prompts_dir: str, stamp: tuple) -> Templates:
     user = _read(base / f"{condition}.md")
     files = _format_files(base)
     texts = [_read(path) for path in files]
-    digest = hashlib.sha256("\x00".join([system, user, *texts]).encode()).hexdigest()[:16]
+    digest = _digest(system, user, *texts)
     formats = {path.stem: _parse_format(text) for path, text in zip(files[:-1], texts[:-1])}
+    note = texts[-1]
+    per_format = {(path.stem, visual): _digest(system, user, text, *([note] if visual else []))
+                  for path, text in zip(files[:-1], texts[:-1]) for visual in (False, True)}
     return Templates(system=system.strip(), user=user, formats=formats, condition=condition, hash=digest,
-                     visual_note=_parse_format(texts[-1])[0])
+                     visual_note=_parse_format(note)[0], format_hashes=per_format)
+
+
+def _digest(*texts: str) -> str:
+    return hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
 
 
 def load_templates(condition: str, prompts_dir: Path | None = None) -> Templates:
@@ -102,6 +119,11 @@ def render_user_text(record: dict, templates: Templates) -> str:
     for name, value in values.items():
         text = text.replace("{{" + name + "}}", value)
     return text.strip() + "\n"
+
+
+def request_templates_hash(record: dict, templates: Templates) -> str:
+    """The hash of the templates that reach this item's request (its format's, see `Templates.format_hash`)."""
+    return templates.format_hash(str(record.get("type", "")), bool(templates.visual_note) and _has_visual_options(record))
 
 
 def _has_visual_options(record: dict) -> bool:

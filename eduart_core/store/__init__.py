@@ -6,6 +6,7 @@ of one room each and take a ``Store`` as their first argument.
 from .core import (
     DEFAULT_DB,
     Store,
+    StoreConflictError,
     StoreError,
     StoreFullError,
     StoreLockedError,
@@ -15,5 +16,5 @@ from .core import (
     release_readers,
 )
 
-__all__ = ["DEFAULT_DB", "Store", "StoreError", "StoreFullError", "StoreLockedError", "StoreVersionError",
+__all__ = ["DEFAULT_DB", "Store", "StoreConflictError", "StoreError", "StoreFullError", "StoreLockedError", "StoreVersionError",
            "default_db_path", "migrate", "release_readers"]

@@ -57,6 +57,10 @@ class StoreLockedError(StoreError):
     """Another process holds the write lock for longer than we are willing to wait."""
 
 
+class StoreConflictError(StoreError):
+    """Another session wrote the same rows at the same moment; the transaction was rolled back (try again)."""
+
+
 class StoreFullError(StoreError):
     """The disk under the store is full; nothing of the failed transaction was written."""
 
@@ -385,6 +389,12 @@ class Store:
                 if isinstance(exc, duckdb.Error) and is_disk_full(exc):
                     raise StoreFullError(f"no space left on device writing store {self.path}; "
                                          "nothing of this change was saved") from None
+                if isinstance(exc, duckdb.TransactionException):
+                    raise StoreConflictError(f"another session changed store {self.path} at the same moment; "
+                                             "nothing of this change was saved, try again") from exc
+                if isinstance(exc, duckdb.Error):  # the database's own words, on one line
+                    raise StoreError(f"could not write store {self.path}: {_first_line(exc)}; "
+                                     "nothing of this change was saved") from exc
                 raise
 
     def data_version(self) -> int:
@@ -420,6 +430,11 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
     except duckdb.Error as exc:
         logger.debug("rollback after a failed transaction: %s", exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _one_line_error(path: Path, exc: BaseException) -> StoreError:

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from .core import Store
+from .core import Store, StoreConflictError
 from .schema import MIGRATIONS
 
 
@@ -308,7 +308,8 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     ``check(decisions) -> dict`` may raise (``ReviewConflict``: someone decided after what this
     reviewer saw) or return columns to set (``conflict``, ...). Without ``check`` the old rule
     applies: the field's latest decision must be ``based_on``. When two sessions write at the
-    same moment DuckDB aborts one transaction; it is retried and then sees the other's decision.
+    same moment the database aborts one transaction; it is retried and then sees the other's decision
+    (after three tries the one-line ``StoreConflictError`` reaches the caller).
     ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
     ``page_decisions``: a list that receives every decision of the page and round as stored
     after this one, read in the same transaction (the caller sees whether the page is done
@@ -332,7 +333,7 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     page_decisions[:] = _decoded(_frame(con, "SELECT * FROM review_decisions WHERE page_id = ? "
                                                         "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
                 return decision_id
-        except duckdb.TransactionException:
+        except StoreConflictError:
             if attempt == 2:
                 raise
             time.sleep(0.05 * (attempt + 1))

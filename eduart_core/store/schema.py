@@ -121,7 +121,7 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
     ]),
 ]
 
-# Migration 2 (issue 7, extraction and review): pages captured from exams, the two extractions
+# Migration 2 (extraction and review): pages captured from exams, the two extractions
 # per page and round, the comparison outcome, its discrepancies, and the append-only audit log of
 # review decisions (a flag is a decision with action 'flag'; the current state of a field is its
 # latest decision).
@@ -192,7 +192,7 @@ MIGRATIONS.append((2, "extraction and review", [
     )""",
 ]))
 
-# Migration 3 (issue 14, answer formats): the embedding cache of open-text scoring, keyed by
+# Migration 3 (answer formats): the embedding cache of open-text scoring, keyed by
 # (model, sha256 of the text), vectors as float32 bytes; the rule set that produced each score
 # (`<format>/<version>`, plus the embedding model for open text) so scores of different embedding
 # models are never mixed unlabelled; per item version, the stored images of options that are
@@ -210,7 +210,7 @@ MIGRATIONS.append((3, "answer formats: embeddings, scorer, option images", [
     "ALTER TABLE items ADD COLUMN option_images JSON",
 ]))
 
-# Migration 4 (issue 11, honest numbers): every model has a kind. A baseline (the offline chance
+# Migration 4 (honest numbers): every model has a kind. A baseline (the offline chance
 # model; imported human or random baselines later) is a reference drawn beside the models, never an
 # examinee: rankings, findings and item statistics leave it out unless the user switches it in.
 # Existing rows: simulated models become 'simulated', offline-provider models (the chance model)
@@ -226,7 +226,7 @@ MIGRATIONS.append((4, "model kinds", [
     f"UPDATE models SET kind = '{_MODEL}' WHERE kind IS NULL",
 ]))
 
-# Migration 5 (issue 17, batch mode): the batch ledger mirrored from the runner's ledger file (one
+# Migration 5 (batch mode): the batch ledger mirrored from the runner's ledger file (one
 # row per provider job, one per request, keyed by the custom id), and per-response cost and
 # batch job id so that usage sums per run, model and condition whichever way a request was asked.
 MIGRATIONS.append((5, "batch ledger and per-response cost", [
@@ -285,7 +285,7 @@ MIGRATIONS.append((5, "batch ledger and per-response cost", [
     )""",
 ]))
 
-# Migration 6 (issue 12, review studio): blind double review, adjudication, import/export of
+# Migration 6 (review studio): blind double review, adjudication, import/export of
 # decisions, the suspect-key queue and human score overrides. Everything stays append-only: a
 # decision, a round setting, a key review and an override are rows that later rows supersede.
 MIGRATIONS.append((6, "review studio", [
@@ -341,7 +341,7 @@ MIGRATIONS.append((6, "review studio", [
     )""",
 ]))
 
-# Migration 7 (issue 15, VQArt-Bench and MUSE studies): published per-task / per-dimension tables
+# Migration 7 (VQArt-Bench and MUSE studies): published per-task / per-dimension tables
 # as aggregate-only datasets (their columns, their cells as printed, and the statements the papers
 # make about them, which the consistency checks test), external benchmark scores to correlate with,
 # and whether a model is open or closed (a property of the model, as published tables group them).
@@ -390,7 +390,7 @@ MIGRATIONS.append((7, "study tables, external scores, model access", [
     )""",
 ]))
 
-# Migration 8 (issue 13, performance): the response the long score frame uses (the latest answered
+# Migration 8 (performance): the response the long score frame uses (the latest answered
 # request per dataset, model, condition, item and repetition) is marked when written
 # (`store.runs.mark_latest_con`), instead of being found by a window over every response on each
 # read. Existing stores are marked once here.
@@ -402,6 +402,121 @@ MIGRATIONS.append((8, "latest response marker", [
             CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END
             ORDER BY r.response_id DESC) = 1)""",
 ]))
+
+# Migration 13 (scoring open answers): rubric judges and blind human grading. Grades are append-only
+# rows (the latest per answer, grader, criterion and role counts), keyed by a content hash so an
+# import is idempotent; a grading round snapshots the answers it serves under opaque tokens (a grader
+# never sees which model wrote an answer); a judge profile records the version its scores come from
+# (judge model id, prompt hash, rubric hash, temperature); judgements are the judge's replies per
+# answer, criterion, repetition and probe, with the option order that was shown; the calibration
+# gate's thresholds per dataset are rows too (the latest wins). Grades and rounds carry the acting
+# identity (subject, provider, display name) as every attributable row of team mode does.
+MIGRATIONS.append((13, "rubric judges and blind grading", [
+    "CREATE SEQUENCE IF NOT EXISTS grade_seq START 1",
+    """CREATE TABLE IF NOT EXISTS grades (
+        grade_id BIGINT PRIMARY KEY DEFAULT nextval('grade_seq'),
+        grade_key TEXT NOT NULL UNIQUE,    -- sha256 of what the row says: re-importing adds nothing
+        dataset TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,               -- models.model of the answer's author
+        condition TEXT NOT NULL,
+        rubric TEXT NOT NULL,              -- rubric name (prompts/rubrics/<name>.toml)
+        rubric_hash TEXT,                  -- the rubric file's sha256 when graded (NULL: not known)
+        criterion TEXT NOT NULL,
+        grader TEXT NOT NULL,
+        role TEXT NOT NULL DEFAULT 'grade',   -- grade | adjudicate
+        points DOUBLE NOT NULL,
+        response_id BIGINT,                -- the answer graded (NULL for imports that did not say)
+        round INTEGER,                     -- grading round the grade was given in (NULL: imported)
+        source TEXT NOT NULL DEFAULT 'page',  -- page | import | simulated | cli
+        simulated BOOLEAN NOT NULL DEFAULT FALSE,
+        note TEXT,
+        recorded_by TEXT NOT NULL,         -- who wrote the row (the grader, or who imported it): a subject
+        actor_subject TEXT,                -- the identity that wrote the row (team mode)
+        actor_provider TEXT,
+        actor_name TEXT,
+        graded_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE INDEX IF NOT EXISTS grades_answer ON grades(dataset, rubric, item_id, model, condition)",
+    """CREATE TABLE IF NOT EXISTS grading_rounds (
+        dataset TEXT NOT NULL,
+        rubric TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        graders INTEGER NOT NULL,          -- independent graders each answer needs
+        set_by TEXT NOT NULL,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        set_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (dataset, rubric, round)
+    )""",
+    """CREATE TABLE IF NOT EXISTS grading_answers (
+        token TEXT PRIMARY KEY,            -- random: names an answer without naming its model
+        dataset TEXT NOT NULL,
+        rubric TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        response_id BIGINT NOT NULL,
+        position INTEGER NOT NULL          -- shuffled serving order
+    )""",
+    """CREATE TABLE IF NOT EXISTS judge_profiles (
+        profile TEXT NOT NULL,             -- judge:<judge>/<rubric>
+        dataset TEXT NOT NULL,
+        judge TEXT NOT NULL,               -- the judge's model key
+        judge_name TEXT,
+        provider TEXT,
+        api_model_id TEXT,
+        rubric TEXT NOT NULL,
+        rubric_hash TEXT NOT NULL,
+        prompt_hash TEXT NOT NULL,
+        temperature DOUBLE,
+        version TEXT NOT NULL,             -- what the scores come from, in one line
+        simulated BOOLEAN NOT NULL DEFAULT FALSE,
+        launch_id TEXT,
+        created_by TEXT,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (profile, dataset)
+    )""",
+    """CREATE TABLE IF NOT EXISTS judgements (
+        request_key TEXT PRIMARY KEY,      -- the journal's key (an error keeps its own key)
+        profile TEXT NOT NULL,
+        version TEXT NOT NULL,
+        dataset TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        response_id BIGINT NOT NULL,
+        criterion TEXT NOT NULL,
+        method TEXT NOT NULL,              -- check | judge
+        repetition INTEGER NOT NULL DEFAULT 0,
+        probe TEXT NOT NULL DEFAULT 'main',   -- main | padded | reordered
+        points DOUBLE,                     -- NULL: no answer arrived, or the reply gave no points
+        max_points DOUBLE NOT NULL,
+        shown_order TEXT,                  -- the points of the options in the order the prompt listed them
+        reason TEXT,
+        raw_text TEXT,
+        parse_error TEXT,
+        error TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        cost_usd DOUBLE,
+        launch_id TEXT,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+    "CREATE INDEX IF NOT EXISTS judgements_profile ON judgements(dataset, profile)",
+    """CREATE TABLE IF NOT EXISTS judge_gates (
+        dataset TEXT NOT NULL,
+        min_alpha DOUBLE NOT NULL,
+        max_severity DOUBLE NOT NULL,
+        min_human_alpha DOUBLE NOT NULL,
+        set_by TEXT NOT NULL,
+        set_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+    )""",
+]))
+
 
 # Migration 9 (team mode): who did what. A roles table (append-only grants and revocations, the
 # latest row per subject and role counts), an audit table for acts that have no table of their own

@@ -19,11 +19,13 @@ from ..vocab import (
     BASELINE_KIND,
     DEFAULT_PROFILE,
     FORMATS,
+    JUDGE_PROFILE_PREFIX,
     MODEL_KIND,
     PAPER_PROFILE,
     PROFILES,
     SIMULATED_KIND,
     STRICT_PROFILE,
+    is_profile_name,
 )
 from .core import Store
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
@@ -36,6 +38,13 @@ def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
     if bad or not chosen:
         raise UserError(f"unknown scoring profile {', '.join(bad) or '(none)'}; use {' or '.join(PROFILES)}")
     return chosen
+
+
+def _check_readable(profile: str) -> None:
+    """A profile scores can be read under: a built-in one, or a judge profile (stored by judging)."""
+    if not is_profile_name(profile):
+        raise UserError(f"unknown scoring profile {profile!r}; use {' or '.join(PROFILES)} or a judge profile "
+                        f"({JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC)")
 
 
 def rescore_con(con: duckdb.DuckDBPyConnection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
@@ -177,8 +186,9 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     ``overrides`` (the "with reviewed overrides" switch, on by default): a response a researcher
     re-scored by hand (``store.overrides``) carries the human score, and ``correct`` follows it
     (score >= 0.5); ``overridden`` marks those rows. Off: every score is the computed one.
+    A judge profile (``judge:<judge>/<rubric>``) reads the scores a judge gave, like any other.
     """
-    _check_profiles([profile])
+    _check_readable(profile)
     if dataset is not None:
         _require_dataset(store, dataset)
     rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
@@ -260,8 +270,11 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
     ``long_scores`` derives the long frame of a profile without another read. Repetition-0 runs
     only; the latest answered request per key (``responses.is_latest``, marked when written).
     Reviewed score overrides apply as in ``load_scores`` (``overridden_<profile>`` marks them), and
-    ``kind`` is each model's kind, so the selection can keep baselines out.
+    ``kind`` is each model's kind, so the selection can keep baselines out. Besides the built-in
+    profiles, every judge profile stored for the dataset has its columns (``store.judges``).
     """
+    from .judges import stored_judge_profiles_con
+
     latest_sql = """
         WITH mk AS (SELECT model, (row_number() OVER (ORDER BY display_name) - 1)::INTEGER AS m FROM models),
              ik AS (SELECT item_id, (row_number() OVER (ORDER BY item_id) - 1)::INTEGER AS i
@@ -285,10 +298,11 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
         latest = con.execute(latest_sql.format(latest=latest_clause(con)), {"dataset": dataset}).fetchnumpy()
+        profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset)]
         rid = np.asarray(latest["rid"], dtype=np.int64)
         # The scores of those responses: a range scan (responses of a dataset are written together)
         # matched in numpy, about twice as fast as joining a million score rows in the database.
-        profile_code = " ".join(f"WHEN '{p}' THEN {k}" for k, p in enumerate(PROFILES))
+        profile_code = " ".join(f"WHEN '{p.replace(chr(39), chr(39) * 2)}' THEN {k}" for k, p in enumerate(profiles))
         span = [int(rid.min()) if len(rid) else 0, int(rid.max()) if len(rid) else -1]
         scorers = [r[0] for r in con.execute("SELECT DISTINCT scorer FROM scores WHERE response_id BETWEEN ? AND ? "
                                              "AND scorer IS NOT NULL ORDER BY 1", span).fetchall()]
@@ -312,9 +326,9 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
     found = np.minimum(found, max(len(sorted_ids) - 1, 0))
     hit = (sorted_ids[found] == score_rows["response_id"]) if len(sorted_ids) else np.zeros(0, dtype=bool)
     row = by_id[found] if len(sorted_ids) else found
-    profiles = np.asarray(score_rows["profile"], dtype=np.int64)
-    for k, profile in enumerate(PROFILES):
-        chosen = hit & (profiles == k)
+    codes_of_profile = np.asarray(score_rows["profile"], dtype=np.int64)
+    for k, profile in enumerate(profiles):
+        chosen = hit & (codes_of_profile == k)
         score = np.full(len(rid), np.nan)
         score[row[chosen]] = np.asarray(score_rows["score"], dtype=float)[chosen]
         correct = np.zeros(len(rid), dtype=bool)
@@ -326,7 +340,7 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         scorer[row[chosen]] = np.asarray(score_rows["scorer"], dtype=np.int64)[chosen]
         codes[f"score_{profile}"], codes[f"correct_{profile}"] = score, correct
         codes[f"scorer_{profile}"] = pd.Categorical.from_codes(scorer, categories=pd.Index(scorers, dtype=object))
-    return _decode_table(codes, models, items, conditions, dataset)
+    return _decode_table(codes, models, items, conditions, dataset, profiles)
 
 
 def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
@@ -339,7 +353,8 @@ def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
     return pd.Categorical.from_codes(recode[codes], categories=pd.Index(distinct, dtype=object))
 
 
-def _decode_table(codes: dict, models: list, items: list, conditions: list, dataset: str) -> pd.DataFrame:
+def _decode_table(codes: dict, models: list, items: list, conditions: list, dataset: str,
+                  profiles: list[str]) -> pd.DataFrame:
     m = np.asarray(codes["m"], dtype=np.int64)
     i = np.asarray(codes["i"], dtype=np.int64)
     c = np.asarray(codes["c"], dtype=np.int64)
@@ -363,7 +378,7 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
         "dimension": _categorical(i, dimensions),
         "kind": _categorical(m, kinds),
     }
-    for profile in PROFILES:
+    for profile in profiles:
         out[f"score_{profile}"] = np.asarray(codes[f"score_{profile}"], dtype=float)
         out[f"correct_{profile}"] = np.asarray(codes[f"correct_{profile}"], dtype=bool)
         out[f"scorer_{profile}"] = codes[f"scorer_{profile}"]
@@ -373,7 +388,10 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
 
 def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
     """The long score frame of one profile (``load_scores`` columns) from ``load_score_table``."""
-    _check_profiles([profile])
+    _check_readable(profile)
+    if f"score_{profile}" not in table:
+        have = [c[len("score_"):] for c in table.columns if c.startswith("score_")]
+        raise UserError(f"no scores under profile {profile!r} in this dataset (profiles: {', '.join(have)})")
     score = table[f"score_{profile}"].to_numpy()
     keep = ~np.isnan(score)
     keys = table.loc[keep, list(TABLE_KEYS)] if not keep.all() else table[list(TABLE_KEYS)]
@@ -388,7 +406,8 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
     return frame
 
 
-def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd.DataFrame:
+def load_responses(store: Store, dataset: str, item_id: str | None = None,
+                   extra_profiles: Iterable[str] | None = None) -> pd.DataFrame:
     """Every stored response to one item, or to every item of the dataset when ``item_id`` is None
     (all models, conditions, repetitions), with the scores of both profiles.
 
@@ -396,8 +415,22 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
     correctness and per-element details (columns ``<profile>_score``, ``<profile>_correct``,
     ``<profile>_details``). ``is_latest`` marks the response the long frame uses: the stored marker, so
     a failed request never hides the answer before it. ``kind`` is the model kind (the selection
-    leaves baselines and people out unless switched in).
+    leaves baselines and people out unless switched in). Judge profiles (``extra_profiles``; by default
+    every one stored for the dataset) add their ``<profile>_score``, ``<profile>_correct`` and
+    ``<profile>_details`` columns the same way.
     """
+    if extra_profiles is None:
+        from .judges import stored_judge_profiles_con
+
+        with store.connect(read_only=True) as con:
+            extra_profiles = stored_judge_profiles_con(con, dataset)
+    extra = [p for p in dict.fromkeys(extra_profiles) if p not in PROFILES]
+    for profile in extra:
+        _check_readable(profile)
+    extra_cols = "".join(f', x{k}.score AS "{p}_score", x{k}.correct AS "{p}_correct", '
+                         f'CAST(x{k}.details AS TEXT) AS "{p}_details"' for k, p in enumerate(extra))
+    extra_joins = "".join(f"""
+        LEFT JOIN scores x{k} ON x{k}.response_id = r.response_id AND x{k}.profile = ?""" for k in range(len(extra)))
     sql = f"""
         SELECT r.item_id, m.display_name AS model, u.model AS model_key, m.family, m.simulated, u.condition,
                u.run_id, u.origin, CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS repetition,
@@ -406,17 +439,18 @@ def load_responses(store: Store, dataset: str, item_id: str | None = None) -> pd
                r.input_tokens, r.output_tokens, r.latency_s, r.image_sent, r.cost_usd, r.batch_job_id, r.created_at,
                st.score AS {STRICT_PROFILE}_score, st.correct AS {STRICT_PROFILE}_correct, CAST(st.details AS TEXT) AS {STRICT_PROFILE}_details,
                pa.score AS {PAPER_PROFILE}_score, pa.correct AS {PAPER_PROFILE}_correct, CAST(pa.details AS TEXT) AS {PAPER_PROFILE}_details,
-               coalesce({{latest}}, false) AS is_latest, {{kind}} AS kind
+               coalesce({{latest}}, false) AS is_latest, {{kind}} AS kind{extra_cols}
         FROM responses r JOIN runs u USING (run_id) JOIN models m ON m.model = u.model
         LEFT JOIN scores st ON st.response_id = r.response_id AND st.profile = ?
-        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?
+        LEFT JOIN scores pa ON pa.response_id = r.response_id AND pa.profile = ?{extra_joins}
         WHERE u.dataset = ? AND (? IS NULL OR r.item_id = ?)
         ORDER BY r.item_id, m.display_name, u.condition, repetition, r.response_id DESC"""
     item = None if item_id is None else str(item_id)
     with store.connect(read_only=True) as con:  # the stored marker: a failed request is never the latest
         frame = con.execute(sql.format(latest=latest_clause(con), kind=model_kind_sql(con)),
-                            [STRICT_PROFILE, PAPER_PROFILE, dataset, item, item]).df()
-    for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details"):
+                            [STRICT_PROFILE, PAPER_PROFILE, *extra, dataset, item, item]).df()
+    for column in ("llm_answer", "parsed_answers", f"{STRICT_PROFILE}_details", f"{PAPER_PROFILE}_details",
+                   *(f"{p}_details" for p in extra)):
         frame[column] = pd.Series([None if _missing(v) else json.loads(v) for v in frame[column]],
                                   dtype=object, index=frame.index)
     for column in ("raw_text", "motivation", "parse_error", "error"):  # missing text is None, not NaN

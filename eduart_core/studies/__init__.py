@@ -1,4 +1,4 @@
-"""The VQArt-Bench- and MUSE-style studies (issue 15): published tables, demo benchmarks, respondents.
+"""The VQArt-Bench- and MUSE-style studies: published tables, demo benchmarks, respondents.
 
 `references` loads the published tables as aggregate-only datasets; `scenes` draws the generated
 pictures whose contents are known by construction; `vqa` and `muse` write the original demo items on

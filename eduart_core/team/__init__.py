@@ -17,12 +17,15 @@ from .identity import (
 from .permissions import (
     ACTIONS,
     ADJUDICATE,
+    ADJUDICATE_GRADES,
     ADJUDICATOR,
     ADMIN,
     BULK_ACCEPT,
     CHANGE_ROLES,
     DECIDE,
+    GRADE,
     IMPORT_DECISIONS,
+    IMPORT_GRADES,
     KEY_REVIEW,
     LAUNCH_RUN,
     OVERRIDE_SCORE,
@@ -34,6 +37,7 @@ from .permissions import (
     ROLES,
     RUN_EXAMS,
     SEE_BLIND,
+    SET_GRADING_ROUND,
     SET_ROUND,
     SIT_EXAM,
     STORY_ROLES,
@@ -41,7 +45,7 @@ from .permissions import (
     may_open,
 )
 
-__all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATOR", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE",
+__all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATE_GRADES", "ADJUDICATOR", "GRADE", "IMPORT_GRADES", "SET_GRADING_ROUND", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE",
            "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
            "PRESENTER", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SET_ROUND",
            "SIT_EXAM", "STORY_ROLES", "Identity",

@@ -21,11 +21,12 @@ RESPONDENT = "respondent"
 
 #: Every role, with what it is for (the admin panel and `roles list` show these lines).
 ROLES: dict[str, str] = {
-    REVIEWER: "decides extraction fields, blind when the round says so",
-    ADJUDICATOR: "settles the fields reviewers disagree on, sees every decision, reviews suspect keys",
-    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys",
+    REVIEWER: "decides extraction fields, blind when the round says so; grades open answers blind",
+    ADJUDICATOR: "settles the fields reviewers disagree on, sees every decision, reviews suspect keys, "
+                 "adjudicates disputed grades",
+    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys, starts grading rounds",
     PRESENTER: "reads the story pages",
-    ADMIN: "sets rounds, grants roles, exports blind rounds",
+    ADMIN: "sets rounds, grants roles, exports blind rounds, imports grades",
     RESPONDENT: "sits exam forms (sees the questions only: never answers, keys or results)",
 }
 
@@ -54,6 +55,10 @@ LAUNCH_RUN = "runs.launch"
 CHANGE_ROLES = "roles.change"
 SIT_EXAM = "exams.sit"
 RUN_EXAMS = "exams.run"
+GRADE = "grades.grade"
+ADJUDICATE_GRADES = "grades.adjudicate"
+SET_GRADING_ROUND = "grades.set_round"
+IMPORT_GRADES = "grades.import"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -69,13 +74,17 @@ ACTIONS: dict[str, Action] = {
     CHANGE_ROLES: _action("grant or revoke roles", ADMIN),
     SIT_EXAM: _action("sit an exam form", RESPONDENT),
     RUN_EXAMS: _action("set up, watch and close exam sessions (with the respondents' names)", RESEARCHER, ADMIN),
+    GRADE: _action("grade open answers", REVIEWER),
+    ADJUDICATE_GRADES: _action("adjudicate the grades graders disagree on", ADJUDICATOR),
+    SET_GRADING_ROUND: _action("start a grading round or change its graders per answer", RESEARCHER, ADMIN),
+    IMPORT_GRADES: _action("import grades", ADMIN),
 }
 
 #: Roles that read the story pages: everyone but a respondent, who never sees results.
 STORY_ROLES: frozenset[str] = frozenset(ROLES) - {RESPONDENT}
 
 #: Pages open to fewer roles than the story pages' (those are open to `STORY_ROLES`).
-#: Keys are the app's page keys (``app.PAGE_SPECS``).
+#: Keys are the app's page keys (``pages.menu.PAGES``).
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "inspector": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
     "psychometrics": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
@@ -84,6 +93,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "review": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
     "team": frozenset(ROLES),
     "exam": frozenset({RESPONDENT, RESEARCHER, ADMIN}),
+    "grading": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
 }
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..selection import Selection
-from ..store import Store
+from ..store import Store, default_db_path
 from ..vocab import BASELINE_KIND, HUMAN_KIND, MODEL_KIND
 
 logger = logging.getLogger(__name__)
@@ -52,6 +52,20 @@ class Source:
     @property
     def store(self) -> Store:
         return Store(self.path)
+
+
+def store_path() -> str:
+    """The store the app and the CLI use when none is named: $EDUART_DB, else data/eduart.duckdb."""
+    return str(default_db_path())
+
+
+def open_store(path: str | None = None, *, lock_timeout_s: float = 10.0) -> Store:
+    """A handle on the store, for the domain modules that write (runner, review, suspects, overrides).
+
+    Pages never import the store: they read through views and pass this handle to the modules that
+    write, so a page holds no SQL and no knowledge of the backend.
+    """
+    return Store(path or store_path(), lock_timeout_s=lock_timeout_s)
 
 
 def _copy(value: Any) -> Any:

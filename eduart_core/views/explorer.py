@@ -46,7 +46,7 @@ def item_flags(src: Source, sel: Selection, profiles: bool = True) -> pd.DataFra
     ``profiles=False`` skips it, and the second profile's scores, and counts 0). Baselines are
     counted apart (`baselines_right`) unless the selection counts them as examinees.
     """
-    wanted = PROFILES if profiles else (sel.profile,)
+    wanted = tuple(dict.fromkeys((*PROFILES, sel.profile))) if profiles else (sel.profile,)
     with_baselines = _with_baselines(src, sel)  # read them: "only a baseline is right" needs their answers
     by_profile = {p: _both_conditions(src, with_baselines.with_(profile=p)) for p in wanted}
     if by_profile[sel.profile] is None:

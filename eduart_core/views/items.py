@@ -141,6 +141,18 @@ def item_responses(src: Source, dataset: str, item_id: str, humans: bool = False
     return frame if humans else frame[frame["kind"] != HUMAN_KIND].reset_index(drop=True)
 
 
+@cached()
+def item_history(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
+    """Every stored version of one item (option item=<id>), oldest first: who changed the gold, when, why."""
+    from ..errors import UserError
+    from ..store import items as store_items
+
+    if not item:
+        raise UserError("item_history needs the option item=<id>")
+    frame = store_items.item_history(src.store, sel.dataset, item)
+    return frame[[c for c in ("version", "is_current", "origin", "note", "created_at") if c in frame]]
+
+
 # ---------------------------------------------------------------- the dataset at a glance
 
 def _require_items(src: Source, dataset: str) -> None:

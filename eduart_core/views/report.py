@@ -79,23 +79,31 @@ def failure_examples(src: Source, sel: Selection, per_format: int = 2) -> pd.Dat
         record = store_items.get_item(src.store, sel.dataset, item.item_id).get("record") or {}
         labels = {str(c.get("id")): str(c.get("text")) for c in record.get("choices") or []
                   if isinstance(c, dict) and c.get("text")}
-        answers = store_scores.load_responses(src.store, sel.dataset, item.item_id)
+        answers = store_scores.load_responses(src.store, sel.dataset, item.item_id, extra_profiles=(profile,))
         answers = answers[answers["is_latest"] & (answers["repetition"] == 0)]
         if not sel.humans:  # people's answers only when people are switched in
             answers = answers[answers["kind"] != HUMAN_KIND]
         if sel.models:
             answers = answers[answers["model"].isin(sel.models)]
-        for answer in answers.itertuples():
-            score = getattr(answer, f"{profile}_score")
+        for answer in answers.to_dict("records"):  # by key: a judge profile's name is no identifier
+            score = answer[f"{profile}_score"]
             rows.append({"type": item.type, "item_id": item.item_id, "models_right": int(item.models_right),
-                         "n_models": int(item.n_models), "model": answer.model, "condition": answer.condition,
-                         "correct": bool(getattr(answer, f"{profile}_correct")) if score == score else None,
-                         "score": score, "answer": _given(getattr(answer, f"{profile}_details"), labels),
-                         "rationale": answer.motivation if answer.condition == MOTIVATION_CONDITION else None})
+                         "n_models": int(item.n_models), "model": answer["model"], "condition": answer["condition"],
+                         "correct": bool(answer[f"{profile}_correct"]) if pd.notna(score) else None,
+                         "score": score, "answer": _given(answer[f"{profile}_details"], labels),
+                         "rationale": answer["motivation"] if answer["condition"] == MOTIVATION_CONDITION else None})
     frame = pd.DataFrame(rows, columns=EXAMPLE_COLUMNS)
     order = {iid: k for k, iid in enumerate(chosen["item_id"])}
     return frame.sort_values(["item_id", "model", "condition"], key=lambda c: c.map(order) if c.name == "item_id"
                              else c).reset_index(drop=True)
+
+
+def _profile_version(src: Source, sel: Selection) -> str | None:
+    """What a judge profile's scores come from (None for the built-in profiles)."""
+    from .judges import profile_choices
+
+    found = next((p for p in profile_choices(src, sel.dataset) if p.name == sel.profile), None)
+    return found.version if found is not None else None
 
 
 def provenance(src: Source, sel: Selection) -> pd.DataFrame:
@@ -113,6 +121,7 @@ def provenance(src: Source, sel: Selection) -> pd.DataFrame:
                                   + (", simulated" if flags.simulated else "")
                                   + (", published aggregates" if flags.aggregate_only else "") + ")"),
         ("selection", "profile", "published scores" if flags.aggregate_only else sel.profile),
+        *([("selection", "profile version", _profile_version(src, sel))] if _profile_version(src, sel) else []),
         ("selection", "condition", sel.condition),
         ("selection", "respondents", data_label(src, sel).short() or "real models"),
         ("scoring", "scoring code", scorer_fingerprint()),

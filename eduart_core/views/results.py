@@ -24,6 +24,17 @@ from ._base import (
 )
 
 
+def scores(src: Source, sel: Selection, all_conditions: bool = False) -> pd.DataFrame:
+    """The long score frame of the selection: one row per model, condition and item (what every analysis reads).
+
+    The selected condition only, unless ``all_conditions``; plain columns (no pandas categories), so a
+    script can filter and join it freely. Reviewed overrides apply as the selection says.
+    """
+    frame = selected_scores(src, sel, all_conditions)
+    plain = {c: frame[c].astype(object) for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    return frame.assign(**plain).reset_index(drop=True)
+
+
 @cached()
 def type_means(src: Source, sel: Selection, all_conditions: bool = False) -> pd.DataFrame:
     """Mean score per model x format (Wilson 95%), from item rows or from published aggregates."""

@@ -1,4 +1,4 @@
-"""Views of the Review studio: the extraction review queue, reviewer agreement, suspect keys.
+"""Views of the Review studio: the extraction review queue, reviewer agreement, suspect keys, overrides.
 
 The extraction queue and agreement span every extraction dataset of the store (the pages say
 which dataset each row belongs to); the suspect-key queue is for the selected dataset and profile.
@@ -7,6 +7,8 @@ when a decision lands.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from ..errors import UserError
@@ -14,6 +16,7 @@ from ..selection import Selection
 from ._base import Source, cached
 
 AGREEMENT_GROUPS: dict[str, list[str]] = {"round": ["dataset", "round"], "field": ["field"], "format": ["format"]}
+DISCREPANCY_GROUPS = ("category", "field", "format")
 
 
 @cached(maxsize=8)
@@ -60,3 +63,41 @@ def suspect_keys(src: Source, sel: Selection) -> pd.DataFrame:
     """Items whose statistics suggest a wrong key, still waiting for review (selected dataset and profile;
     with the reviewed score overrides unless the selection switches them off)."""
     return _suspects(src, sel.dataset, sel.profile, sel.reviewed)
+
+
+@cached(maxsize=8)
+def discrepancies(src: Source, sel: Selection, by: str = "category") -> pd.DataFrame:
+    """Discrepancies between the two extractions per round (auto-merged ones included), by category, field or format."""
+    from ..extraction.stats import discrepancy_table
+    from ..store import extraction as db
+
+    if by not in DISCREPANCY_GROUPS:
+        raise UserError(f"unknown grouping {by!r}; use one of {', '.join(DISCREPANCY_GROUPS)}")
+    outcomes = _state(src).outcomes
+    rounds = sorted(int(r) for r in outcomes["round"].unique()) if not outcomes.empty else []
+    return discrepancy_table(db.load_discrepancies(src.store), by=by, rounds=rounds)
+
+
+@cached(maxsize=16)
+def page_extractions(src: Source, page_id: str, round: int) -> pd.DataFrame:
+    """Both extractions of one page and round (record, model, error), indexed by extractor name.
+
+    Who extracted what is in the ``model`` column: a blind reviewer's page must not show it."""
+    from ..store import extraction as db
+
+    return db.load_extractions(src.store, page_id=page_id, round=round).set_index("extractor")
+
+
+def image_file(src: Source, image_hash: str) -> Path:
+    """The file of a stored image (a page screenshot, an item image); UserError when the hash is unknown."""
+    from ..store import items as store_items
+
+    return store_items.image_path(src.store, image_hash)
+
+
+@cached(maxsize=8)
+def score_overrides(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
+    """Human score overrides of the dataset (one item with option item=<id>), oldest first, and whether each applies."""
+    from ..store import overrides as store_overrides
+
+    return store_overrides.load_overrides(src.store, sel.dataset, item or None)

@@ -1,4 +1,4 @@
-"""Views of the Runs page: usage of live runs and the batch jobs behind them.
+"""Views of the Runs page: usage of live runs, the batch jobs behind them, reproducibility of repeated runs.
 
 The condition filter of the selection is not applied: a run is one model x condition, and these
 tables list every run (one row per condition) so that a batch launch over both conditions reads
@@ -72,3 +72,21 @@ def launch_progress(src: Source, sel: Selection, launch: str | None = None, by: 
                           "per_minute": None if r.per_minute is None else round(r.per_minute, 1), "limits": r.limits}
                          for r in by_provider],
                         columns=["launch_id", "provider", "models", "requests", "done", "per_minute", "limits"])
+
+
+@cached()
+def reproducibility(src: Source, sel: Selection, all_datasets: bool = True) -> pd.DataFrame:
+    """Repeated runs per model and condition: identical answers, per-item score spread, run-mean range.
+
+    ``all_datasets`` (the Runs page): the repeated runs of every dataset; off: the selection's dataset."""
+    from ..runner.repro import reproducibility as summarise
+    from ..store import journal
+
+    return summarise(journal.load_repetition_answers(src.store, None if all_datasets else sel.dataset))
+
+
+def runnable_datasets(src: Source) -> list[str]:
+    """Datasets that hold items (the ones a run can ask), sorted."""
+    from ..store import journal
+
+    return journal.dataset_names(src.store)

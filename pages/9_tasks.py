@@ -10,6 +10,8 @@ from eduart_core.studies import words
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Tasks and dimensions", "Where does each model succeed or fail, task by task? The table marks the best "
     "and second-best model of each column and flags scores below chance; the checks below say whether the "

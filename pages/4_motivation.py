@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import findings, views, vocab
-from eduart_core.charts import results as charts
+from eduart_core import panels, views, vocab
 from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 src, sel = common.page_start(
     "Motivation", "Each model answered every item twice: once plainly (default) and once asked to justify "
     "its answer (motivation). Does the justification help?")
-fam = common.families()
 with common.guard():
     effect = views.motivation(src, sel)
 
@@ -23,24 +23,9 @@ if not common.presentation():
 if measure == "micro" and effect["default_micro"].isna().all():
     st.info("Micro averages are not available for this dataset; showing macro.")
     measure = "macro"
-if measure == "macro":
-    test = ("marks: * p < .05, † p < .10, Wilcoxon signed-rank test on the non-zero per-item differences"
-            if not aggregate else "no per-item test available for published aggregates")
-else:
-    test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
-n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
-mot_story = findings.motivation_finding(effect)
-n_text = f"n = {int(n_pairs)} paired items" if n_pairs and n_pairs == n_pairs else None
-state = common.chart(
-    charts.figure_motivation_dumbbell(effect, measure=measure, families=fam), "motivation_dumbbell",
-    story=mot_story.headline if mot_story else None, main=True, caption=
-    f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when higher, "
-    f"red when lower; the label is the difference in points ({test}); {common.scoring_label(sel)}"
-    + (f", {n_text}" if n_text else "")
-    + ("." if common.presentation() else ". Click a model to list the items that changed most."),
-    on_select=None if common.presentation() else "rerun",
-    context=common.context(sel, "Asking for a justification", f"{measure.capitalize()} average, motivation vs default (%)",
-                           test=test, n=n_text))
+with common.guard():
+    dumbbell = panels.draw("motivation_dumbbell", src, sel, measure=measure)
+state = common.panel(dumbbell, main=True, on_select=None if common.presentation() else "rerun")
 if common.presentation():
     st.stop()
 clicked = [p.get("y") for p in common.selected_points(state)]
@@ -54,11 +39,8 @@ common.table(effect[cols], "motivation_effect", "Default vs motivation per model
 st.subheader("By format")
 with common.guard():
     by_type = views.motivation_by_type(src, sel)
-    per_model = views.motivation_by_model_type(src, sel)
-common.chart(charts.figure_delta_heatmap(per_model), "motivation_heatmap",
-             "Motivation minus default mean score per model and format, in percentage points (blue higher, red lower).",
-             context=common.context(sel, "Motivation by format", "Motivation minus default mean score (pp)",
-                                    n=f"{per_model['model'].nunique()} models"))
+    by_model_and_format = panels.draw("motivation_heatmap", src, sel)
+common.panel(by_model_and_format)
 tbl = by_type.assign(format=by_type["type"].map(vocab.format_label))
 common.table(tbl[["format", "mean_delta", "min_delta", "max_delta"]], "motivation_by_type",
              "Mean, lowest and highest change over models per format (percentage points; published Table 9)",

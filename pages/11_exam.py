@@ -20,6 +20,8 @@ from eduart_core.text import plain
 from eduart_core.vocab import HUMAN_GROUPS, format_label, format_names, language_label
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 st.title("Sit the exam")
 src, sel = common.source(), common.current_selection()
 path = common.store_path()

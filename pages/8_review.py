@@ -12,21 +12,20 @@ from __future__ import annotations
 
 import logging
 
-import duckdb
+import pandas as pd
 import streamlit as st
 
 from eduart_core import suspects, team, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
-from eduart_core.extraction.stats import AGREEMENT_CODING, discrepancy_table, round_status_table
-from eduart_core.overrides import load_overrides
-from eduart_core.store import Store, StoreError
-from eduart_core.store import extraction as db
-from eduart_core.store.items import image_path
+from eduart_core.extraction.stats import AGREEMENT_CODING, round_status_table
 from eduart_core.text import plain
+from eduart_core.views import StoreConflictError, StoreError
 from eduart_core.vocab import PROFILES, format_label
 from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 logger = logging.getLogger(__name__)
 
@@ -36,12 +35,12 @@ ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudica
 STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
                 FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
-INSPECTOR = "pages/1_inspector_page.py"
+INSPECTOR = "pages/1_inspector.py"
 
 st.title("Review studio")
-store = Store(common.store_path())
+store = common.store()
 try:
-    db.ensure_schema(store)
+    review.ensure_schema(store)
 except StoreError as exc:
     st.error(f"Cannot open the store: {plain(exc)}")
     st.stop()
@@ -198,8 +197,7 @@ def rounds_panel(state: review.ReviewState) -> None:
         outcomes = state.outcomes
         st.dataframe(round_status_table(outcomes), hide_index=True, width="stretch")
         by = st.radio("Discrepancies by", ["category", "field", "format"], horizontal=True, key="review_rounds_by")
-        ran = sorted(int(r) for r in outcomes["round"].unique()) if not outcomes.empty else []
-        by_round = discrepancy_table(db.load_discrepancies(store), by=by, rounds=ran)
+        by_round = views.discrepancies(views.Source.of(store), common.current_selection(), by=by)
         st.dataframe(by_round, width="stretch")
         st.caption("Counts of all discrepancies (auto-merged ones included) per round: a better prompt shows "
                    "fewer, and mostly harmless, categories.")
@@ -284,7 +282,7 @@ def _bulk(side: str, round_: int, page_id: str | None) -> None:
     category = st.session_state.get("review_bulk_category")
     try:
         result = review.bulk_accept(store, actor, category, side=side, round=round_, page_id=page_id, role=role)
-    except (UserError, StoreError, duckdb.Error) as exc:  # decisions made before the failure stay
+    except (UserError, StoreError) as exc:  # decisions made before the failure stay
         logger.warning("bulk accept stopped: %s", exc)
         toast(f"Bulk accept stopped: {one_line(exc)}", ":material/error:")
         return
@@ -331,7 +329,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
     if blind and not bool((fields["state"] == RESOLVED).all()):
         pass  # a blind reviewer learns nothing of the outcome of fields they decided
-    elif outcome["promoted_version"] is not None and outcome["promoted_version"] == outcome["promoted_version"]:
+    elif outcome["promoted_version"] is not None and pd.notna(outcome["promoted_version"]):
         ok, link = st.columns([3, 2], vertical_alignment="center")
         ok.success(plain(f"Promoted to dataset {outcome['dataset']} as item {outcome['item_id']}, version "
                          f"{int(outcome['promoted_version'])}."))
@@ -353,7 +351,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                 paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
                 key = (str(store.path), page["image_hash"])
                 if key not in paths:
-                    paths[key] = image_path(store, page["image_hash"])
+                    paths[key] = views.image_file(views.Source.of(store), page["image_hash"])
                 shot_file = paths[key]
                 if zoom == 100:
                     st.image(str(shot_file), width="stretch")
@@ -391,7 +389,7 @@ def both_extractions(page_id: str, round_: int, fields, blind: bool, needed: int
     if not st.toggle("Show both extractions as items", key="review_show_items"):
         return
     with st.container(border=True):
-        extractions = db.load_extractions(store, page_id=page_id, round=round_).set_index("extractor")
+        extractions = views.page_extractions(views.Source.of(store), page_id, round_)
         diffs = [{"path": f["path"], "category": f["category"], "a": f["a"], "b": f["b"]}
                  for f in fields.to_dict("records")]
         order = review.shown_order(page_id, round_, reviewer, needed) if blind else "AB"
@@ -507,7 +505,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
         return False
     try:
         result = review.decide(store, page_id, round_, path, action, actor, value=value, note=note or None,
-                               based_on=None if based_on is None or based_on != based_on else int(based_on),
+                               based_on=None if based_on is None or pd.isna(based_on) else int(based_on),
                                role=role, order=order, state=st.session_state.get("_review_state"))
     except review.ReviewConflict as exc:
         st.session_state[f"card_error::{base}"] = f"Conflict: {exc}"
@@ -515,12 +513,12 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     except review.EditRejected as exc:
         st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
         return False
+    except StoreConflictError as exc:  # a write conflict with another session: one line, no traceback
+        logger.warning("decision on %s not saved: %s", base, exc)
+        st.session_state[f"card_error::{base}"] = f"Not saved ({one_line(exc)})."
+        return False
     except (UserError, StoreError) as exc:
         st.session_state[f"card_error::{base}"] = str(exc)
-        return False
-    except duckdb.Error as exc:  # e.g. a write conflict with another session: one line, no traceback
-        logger.warning("decision on %s not saved: %s", base, exc)
-        st.session_state[f"card_error::{base}"] = f"Not saved ({one_line(exc)}); try again."
         return False
     after = result.after
     blind = role == review.REVIEW_ROLE and after is not None and after.reviewers_needed(
@@ -822,7 +820,7 @@ def audit_section() -> None:
     else:
         st.dataframe(log, hide_index=True, width="stretch")
     st.markdown(f"**Human score overrides** (dataset {plain(filters.dataset)})")
-    overrides = load_overrides(store, filters.dataset)
+    overrides = views.score_overrides(views.Source.of(store), filters)
     if overrides.empty:
         st.caption("No score override yet. Overrides are made in the item inspector.")
     else:

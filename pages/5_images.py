@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import findings, views, vocab
-from eduart_core.charts import results as charts
+from eduart_core import findings, panels, views, vocab
 from eduart_core.charts import studies as study_charts
 from eduart_core.errors import UserError
 from eduart_core.text import plain
 from pages import common
 
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
 src, sel = common.page_start(
     "Images", "Do models do better or worse when the question comes with an artwork image, and with which images?")
-fam = common.families()
 features = views.study_features(src, sel.dataset)
 
 
@@ -42,27 +42,16 @@ if not features.with_and_without_image:
         st.info("Every item of this dataset has an image (or none has), so there is no with/without comparison.")
     st.stop()
 with common.guard():
-    effect = views.image_effect(src, sel)
+    dumbbell = panels.draw("image_dumbbell", src, sel)
+effect = dumbbell.frame
 
-n_with = int(effect["n_with"].max()) if "n_with" in effect else 0
-n_without = int(effect["n_without"].max()) if "n_without" in effect else 0
 pres = common.presentation()
 if not pres:
     st.warning("Caveat: items with and without an image differ in format and language, so the raw difference "
                "mixes the image effect with those differences. The adjusted odds ratio below takes them into account.")
 left, right = st.columns([3, 2]) if not pres else (st.container(), None)
 with left:
-    raw = findings.image_raw_finding(effect)
-    common.chart(charts.figure_image_dumbbell(effect, families=fam), "image_dumbbell",
-                 story=raw.headline if raw else None, main=True,
-                 caption=
-                 f"Mean score without an image (open circle) and with an image (filled; blue higher, red lower), "
-                 f"condition {sel.condition}, {common.scoring_label(sel)}; n = {n_without} items without and "
-                 f"{n_with} with an image. Raw comparison: the two sets of items also differ in format and "
-                 "language.",
-                 context=common.context(sel, "Items with and without an image", "Mean score per model (%)",
-                                        test="raw means, not adjusted for format and language",
-                                        n=f"n = {n_without} items without, {n_with} with an image"))
+    common.panel(dumbbell, main=True)
 if pres:
     st.stop()
 with right:

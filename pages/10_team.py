@@ -10,11 +10,13 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core.errors import UserError
-from eduart_core.store import Store, StoreError
 from eduart_core.team import ACTIONS, CHANGE_ROLES, ROLES, roles_claim
 from eduart_core.team import roles as team_roles
 from eduart_core.text import plain
+from eduart_core.views import StoreError
 from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Team")
 who = common.identity()
@@ -34,7 +36,7 @@ st.dataframe(pd.DataFrame([{"role": k, "for": v} for k, v in ROLES.items()]), hi
 st.caption(f"Roles come from the identity token's `{plain(roles_claim())}` claim (set EDUART_ROLES_CLAIM to use "
            "another) and from the roles table below, keyed by the token's subject.")
 
-store = Store(common.store_path())
+store = common.store()
 
 
 def _change(grant: bool) -> None:

@@ -1,12 +1,14 @@
 """Psychometrics: item difficulty and discrimination in the classical test theory sense (published Figure 1)."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from eduart_core import views, vocab
+from eduart_core import panels, views, vocab
 from eduart_core.charts import psychometrics as figures
-from eduart_core.charts import results as charts
 from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 src, sel = common.page_start(
     "Psychometrics", "Treating each model as an examinee: **difficulty p** is an item's mean item score over the "
@@ -23,32 +25,23 @@ if not common.presentation():
 
 
 def ctt_tab() -> None:
-    """Classical test theory: difficulty p, discrimination r_pb, Tables 6-7, reliability (as before)."""
+    """Classical test theory: difficulty p, discrimination r_pb, Tables 6-7, reliability."""
     corrected = False
     if not common.presentation():
         corrected = st.toggle("Corrected total (exclude the item itself)",
                               value=examinees == vocab.EXAMINEES_MODELS_CONDITIONS, key="psy_corrected")
     options = {"examinees": examinees, "corrected": corrected}
     with common.guard():
-        stats = views.item_statistics(src, sel, **options)
+        drawn = panels.draw("psychometrics", src, sel, **options)
         overall = views.reliability(src, sel, **options).iloc[0]
-        texts = views.item_texts(src, sel.dataset)
+    stats = drawn.frame
 
     n_ex = int(overall["n_examinees"])
     if n_ex < 30:
         st.warning(f"Only {n_ex} examinees: each r_pb rests on {n_ex} scores, so its 95% interval is wide "
                    f"(about ±{overall['r_pb_halfwidth_at_zero']:.2f} around r = 0). Read categories as rough guides.")
-    setting = views.setting_words(sel, examinees, corrected)
     published = views.published_setting(sel, examinees, corrected)
-    state = common.chart(
-        charts.figure_difficulty_discrimination(stats, texts=texts), "psychometrics",
-        f"Each dot is an item: difficulty p (mean item score; right = easier) against discrimination r_pb; {setting}; "
-        f"{n_ex} examinees, {common.scoring_label(sel)}. Dashed line r_pb = .30 (good), dotted .10 (poor), dash-dot "
-        f"the mean p ({overall['mean_p']:.2f}). The last panel shows each format's centre. Click a dot to open the item.",
-        on_select="rerun",
-        context=common.context(sel, "Item difficulty and discrimination", f"difficulty p vs r_pb; {setting}",
-                               test="point-biserial correlation, Fisher-z 95% intervals in the table",
-                               n=f"{n_ex} examinees, {len(stats)} items"))
+    state = common.panel(drawn, on_select="rerun")
     for point in common.selected_points(state):
         item = point.get("customdata")
         if isinstance(item, list):
@@ -61,7 +54,7 @@ def ctt_tab() -> None:
               help=f"Mean over items of the mean item score; SD {overall['sd_p']:.2f}")
     c2.metric("Mean discrimination r_pb", f"{overall['mean_r_pb']:.2f}", help=f"SD {overall['sd_r_pb']:.2f}")
     alpha = overall.get("alpha")
-    has_alpha = alpha is not None and alpha == alpha
+    has_alpha = alpha is not None and pd.notna(alpha)
     c3.metric("Reliability (KR-20 / alpha)", f"{alpha:.2f}" if has_alpha else "—",
               help=(f"95% CI {overall['alpha_ci_low']:.2f} to {overall['alpha_ci_high']:.2f}" if has_alpha else None))
     c4.metric("Non-estimable items", int(overall["n_not_estimable"]),

@@ -1,6 +1,6 @@
 """Runs: launch models on the benchmark, follow them live, cancel, resume, check reproducibility.
 
-Thin page: every number comes from ``eduart_core.runner`` and ``eduart_core.store`` functions.
+Thin page: every number comes from ``eduart_core.runner`` functions and ``eduart_core.views``.
 A launch runs as a background process (``python -m eduart_core run``), so it survives reloads.
 How each launch ended (exit code, one-line outcome, "waiting for ingest") comes from its launch
 file; text from models, servers and files is shown with ``text.plain`` (never as markup). Launch
@@ -13,6 +13,7 @@ import streamlit as st
 
 from eduart_core import views, vocab
 from eduart_core.errors import UserError
+from eduart_core.providers.adapters import ADAPTERS
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background, lanes, launchfile, pace, recovery
@@ -20,19 +21,18 @@ from eduart_core.runner.batch.estimate import side_by_side
 from eduart_core.runner.batch.ledger import has_ledger
 from eduart_core.runner.batch.status import jobs_frame
 from eduart_core.runner.launch import LaunchOptions, plan_launch
-from eduart_core.runner.repro import reproducibility
-from eduart_core.store import Store, StoreError
-from eduart_core.store.journal import dataset_names, load_repetition_answers
 from eduart_core.team import LAUNCH_RUN, local
 from eduart_core.text import plain
 from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Runs")
 st.markdown("Ask models the benchmark items under the **default** and **motivation** conditions. "
             "Launches run in the background: you can reload or close this page. Answers are journaled as they "
             "arrive, so an interrupted launch resumes where it stopped and never pays twice for an answer.")
 
-store = Store(common.store_path(), lock_timeout_s=5.0)
+store = common.store(lock_timeout_s=5.0)
 # who launches: the signed-in person, or in single-machine mode the person at this machine
 actor = common.identity() or local(st.session_state.get("reviewer") or "this machine")
 may_launch = actor.may(LAUNCH_RUN)
@@ -50,7 +50,7 @@ status = provider_status()
 # ---------------------------------------------------------------- credentials
 with st.expander("Providers and credentials", expanded=False):
     rows = [{"provider": p, "ready": s["configured"], "from": s["source"] or "",
-             "to use it, set": "" if s["configured"] and p not in ("openai_compatible", "offline") else s["needs"],
+             "to use it, set": "" if s["configured"] and not ADAPTERS[p].keyless else s["needs"],
              "models": ", ".join(k for k, m in registry.items() if m.provider == p)} for p, s in status.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption("Keys are read from the environment, a .env file or .streamlit/secrets.toml. They are never "
@@ -59,8 +59,8 @@ with st.expander("Providers and credentials", expanded=False):
 # ---------------------------------------------------------------- new launch
 st.subheader("New launch")
 try:
-    datasets = dataset_names(store)
-except StoreError as exc:
+    datasets = views.runnable_datasets(common.source())
+except views.StoreError as exc:
     st.error(f"Cannot read the store: {plain(exc)}")
     st.stop()
 if not datasets:
@@ -134,7 +134,7 @@ plan = None
 if models:
     try:
         plan, est, method = planned(options)
-    except (UserError, StoreError) as exc:
+    except (UserError, views.StoreError) as exc:
         st.warning(plain(exc))
 if plan is not None:
     st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
@@ -160,7 +160,7 @@ if plan is not None:
                                      batch=mode == vocab.BATCH_MODE)
         try:
             pid = background.start_launch(store, argv, plan.launch_id, actor)
-        except (UserError, StoreError) as exc:
+        except (UserError, views.StoreError) as exc:
             st.error(plain(exc))
         else:
             st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
@@ -247,7 +247,7 @@ def live() -> None:
         if may_launch and st.button("Cancel", key=f"cancel_{state['launch_id']}"):
             try:
                 background.cancel_launch(store, state["launch_id"], actor)
-            except (UserError, StoreError) as exc:
+            except (UserError, views.StoreError) as exc:
                 st.error(plain(exc))
             else:
                 st.info("Cancelling: the launch stops after the requests in flight.")
@@ -270,7 +270,7 @@ if ended:
     if waiting and st.button("Store pending answers now", key="runs_recover"):
         try:
             done = recovery.recover(store)
-        except StoreError as exc:
+        except views.StoreError as exc:
             st.warning(plain(f"Not yet: {exc}"))
         else:
             st.success(plain("; ".join(f"{d.launch_id}: {d.added} answer(s) stored, now {d.status}" for d in done)
@@ -280,7 +280,7 @@ if ended:
 st.subheader("History")
 try:
     history = background.run_history(store)
-except StoreError as exc:
+except views.StoreError as exc:
     st.warning(f"The store is busy, history not shown: {plain(exc)}")
     history = pd.DataFrame()
 if history.empty:
@@ -300,7 +300,7 @@ else:
             try:
                 pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
                                               chosen, actor)
-            except (UserError, StoreError) as exc:
+            except (UserError, views.StoreError) as exc:
                 st.error(plain(exc))
             else:
                 st.success(f"Resuming {plain(chosen)} (process {pid}).")
@@ -313,7 +313,7 @@ by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
 try:
     usage = views.runs(common.source(), sel, by=by)
     batch_jobs = views.runs(common.source(), sel, by="job")
-except StoreError as exc:
+except views.StoreError as exc:
     st.warning(f"The store is busy, usage not shown: {plain(exc)}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
 if usage.empty:
@@ -336,8 +336,8 @@ if not batch_jobs.empty:
 # ---------------------------------------------------------------- reproducibility
 st.subheader("Reproducibility")
 try:
-    repro = reproducibility(load_repetition_answers(store))
-except StoreError as exc:
+    repro = views.reproducibility(common.source(), common.current_selection())
+except views.StoreError as exc:
     st.warning(f"The store is busy: {plain(exc)}")
     repro = pd.DataFrame()
 if repro.empty:

@@ -1,0 +1,266 @@
+"""Grade answers: art historians mark open answers criterion by criterion, blind; adjudicators settle
+the criteria graders disagree on; researchers start grading rounds.
+
+Thin page: the queue, what a grader may see, the marks and the permissions are
+``eduart_core.judges.grading``. A grader is shown the item, its key, the answer and the rubric's
+criteria, all as plain text, and never the model that wrote the answer, a judge's verdict or another
+grader's marks: the `GradingTask` the library hands out holds none of them. Every write is a button
+callback that passes the acting identity; the library refuses what the roles do not allow and records
+who made each grade.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from eduart_core import team
+from eduart_core.errors import UserError
+from eduart_core.judges import grading
+from eduart_core.text import plain
+from eduart_core.vocab import format_label, language_label
+from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
+GRADE, ADJUDICATE = "grade", "adjudicate"
+CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.ADJUDICATE_GRADES)}
+
+st.title("Grade answers")
+sel = common.current_selection()
+path = common.store_path()
+signed_in = common.signin_enabled()
+
+
+def _say(kind: str, text: str) -> None:
+    """A message for the next run (plain text, escaped when shown)."""
+    st.session_state["grading_message"] = (kind, text)
+
+
+def _set_name() -> None:
+    name = (st.session_state.get("grading_name") or "").strip()
+    if name:
+        st.session_state["reviewer"] = name  # the same typed name as the Review studio's
+
+
+def _forget_name() -> None:
+    st.session_state.pop("reviewer", None)
+    st.session_state["grading_name"] = ""
+
+
+# ---------------------------------------------------------------- actions (callbacks)
+
+def _marks(token: str, criteria: list[str]) -> dict[str, float]:
+    chosen = {c: st.session_state.get(f"grade::{token}::{c}") for c in criteria}
+    return {c: v for c, v in chosen.items() if v is not None}
+
+
+def _submit(token: str, criteria: list[str]) -> None:
+    who = common.identity()
+    if who is None:
+        _say("warning", "Type your name first: it is stored with every grade.")
+        return
+    marks = _marks(token, criteria)
+    try:
+        done = grading.submit_grades(path, token, who, marks, note=st.session_state.get(f"grade_note::{token}"))
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    common.data_changed()
+    left = len(criteria) - len(marks)
+    _say("success", "Grades saved; the next answer is shown." if done.complete else
+         f"Grades saved; {left} criterion(s) of this answer still to mark.")
+
+
+def _decide(token: str, criteria: list[str]) -> None:
+    who = common.identity()
+    if who is None:
+        _say("warning", "Type your name first: it is stored with every decision.")
+        return
+    try:
+        grading.adjudicate(path, token, who, _marks(token, criteria),
+                           note=st.session_state.get(f"grade_note::{token}"))
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    common.data_changed()
+    _say("success", "Decision saved.")
+
+
+def _start_round(rubric: str) -> None:
+    try:
+        number = grading.start_round(path, sel.dataset, rubric, int(st.session_state.get("grading_k") or 1),
+                                     common.identity())
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    common.data_changed()
+    _say("success", f"Round {number} of rubric {rubric} started.")
+
+
+def _set_k(rubric: str) -> None:
+    try:
+        grading.set_graders(path, sel.dataset, rubric, int(st.session_state.get("grading_k") or 1), common.identity())
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    common.data_changed()
+    _say("success", "Graders per answer changed.")
+
+
+# ---------------------------------------------------------------- who is grading
+
+if signed_in:
+    who = common.identity()
+    st.caption(plain(f"Grading as {who.label()}" if who else "Not signed in"))
+elif not st.session_state.get("reviewer"):
+    st.text_input("Your name (kept for this browser session and stored with every grade)", key="grading_name",
+                  on_change=_set_name)
+    st.caption(plain(team.NOT_SIGNED_IN.capitalize()))
+else:
+    line = st.container(horizontal=True, vertical_alignment="center")
+    line.markdown(f"Grading as **{plain(st.session_state['reviewer'])}** · {plain(team.NOT_SIGNED_IN)}")
+    line.button("Change name", key="grading_change_name", on_click=_forget_name, type="tertiary")
+who = common.identity()
+
+message = st.session_state.pop("grading_message", None)
+if message:
+    getattr(st, message[0])(plain(message[1]))
+
+with common.guard():
+    rounds = grading.current_rounds(path, sel.dataset)
+may_set = who is not None and who.may(team.SET_GRADING_ROUND)
+
+
+def settings(rubric: str | None, rubrics: list[str]) -> None:
+    """Start a round or change its graders per answer (researchers and admins)."""
+    if not may_set:
+        return
+    with st.expander("Round settings (researchers and admins)", expanded=rubric is None):
+        c1, c2, c3, c4 = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
+        chosen = c1.selectbox("Rubric", rubrics, key="grading_new_rubric") if rubric is None else rubric
+        if rubric is not None:
+            c1.caption(plain(f"Rubric {rubric}"))
+        c2.number_input("Graders per answer", min_value=1, max_value=9, value=2, key="grading_k",
+                        help="Independent graders each answer needs; disagreements go to an adjudicator.")
+        c3.button("Start a new round", key="grading_start", on_click=_start_round, args=(chosen,),
+                  disabled=chosen is None)
+        if rubric is not None:
+            c4.button("Change graders", key="grading_set_k", on_click=_set_k, args=(rubric,))
+
+
+if rounds.empty:
+    st.info(plain(f"No grading round on dataset {sel.dataset}. A researcher starts one here or with "
+                  f"`python -m eduart_core grading-round --dataset {sel.dataset} --rubric NAME --graders K`."))
+    with common.guard():
+        settings(None, grading.rubric_names())
+    st.stop()
+
+rubrics = list(rounds["rubric"])
+rubric = st.selectbox("Rubric", rubrics, key="grading_rubric") if len(rubrics) > 1 else rubrics[0]
+capacities = [c for c, (_label, action) in CAPACITIES.items() if who is None or who.may(action)]
+if not capacities:
+    st.caption("Your roles include neither grading nor adjudicating: the round's counts only.")
+    role = None
+elif len(capacities) > 1:
+    role = st.radio("Work as", capacities, format_func=lambda c: CAPACITIES[c][0], horizontal=True,
+                    key="grading_role", help="Adjudicators decide the criteria on which the graders of an answer "
+                                             "disagree; they never adjudicate an answer they graded.")
+else:
+    role = capacities[0]
+
+with common.guard():
+    progress = grading.round_progress(path, sel.dataset, rubric, who).iloc[0]
+k = int(progress["graders_per_answer"])
+mine = f" · {int(progress['mine'])} graded by you" if "mine" in progress and who is not None else ""
+st.progress(int(progress["settled"]) / max(int(progress["answers"]), 1),
+            text=plain(f"Round {int(progress['round'])} · {int(progress['answers'])} answers · {k} blind grader(s) "
+                       f"each · {int(progress['settled'])} settled · {int(progress['disputed'])} disputed{mine}"))
+settings(rubric, rubrics)
+
+
+# ---------------------------------------------------------------- one answer
+
+def item_panel(task: grading.GradingTask) -> None:
+    """The item, its key and the answer, as plain text (never the model, a judge or other graders)."""
+    language = language_label(task.language) if task.language else "language not given"
+    st.caption(plain(f"Item {task.item_id} · {format_label(task.item_type)} · {language}"))
+    image = None
+    if task.image_hash:
+        try:
+            image = grading.task_image(path, task)
+        except UserError as exc:
+            st.caption(plain(f"Image unavailable: {exc}"))
+    left, right = st.columns([3, 2]) if image else (st.container(), None)
+    with left:
+        st.markdown("**Question**")
+        common.long_text(task.question, f"grading_q_{task.token}")
+        st.markdown("**Key**")
+        common.long_text(task.key, f"grading_k_{task.token}")
+        st.markdown("**Answer to grade**")
+        with st.container(border=True):
+            common.long_text(task.answer, f"grading_a_{task.token}")
+    if right is not None:
+        right.image(str(image), width="stretch")
+
+
+def criterion_input(task: grading.GradingTask, c: grading.CriterionView, preset: float | None) -> None:
+    st.markdown(f"**{plain(c.label)}** ({c.points} point{'s' if c.points != 1 else ''})")
+    if c.description:
+        st.caption(plain(c.description))
+    options = list(c.allowed)
+    index = options.index(int(preset)) if preset is not None and int(preset) in options else None
+    st.radio(plain(f"Points for {c.label}"), options, index=index, horizontal=True,
+             key=f"grade::{task.token}::{c.id}", label_visibility="collapsed",
+             format_func=lambda p, c=c: plain(f"{p}: {c.levels[p]}" if c.levels.get(p) else str(p)))
+
+
+def grade_section() -> None:
+    if who is None:
+        st.info("Type your name above to start grading.")
+        return
+    with common.guard():
+        task = grading.next_answer(path, sel.dataset, rubric, who)
+    if task is None:
+        st.success("Nothing left for you in this round: every answer has its graders, or you graded it.")
+        return
+    st.subheader("Answer")
+    item_panel(task)
+    st.markdown("**Rubric**")
+    with st.container(key="grading_criteria", border=True):
+        for c in task.criteria:
+            criterion_input(task, c, task.mine.get(c.id))
+    st.text_area("Note (optional)", key=f"grade_note::{task.token}", max_chars=2000)
+    criteria = [c.id for c in task.criteria]
+    st.button("Save grades", key="grading_submit", type="primary", on_click=_submit, args=(task.token, criteria))
+    st.caption("Blind round: you see neither the model that wrote this answer, nor a judge's verdict, nor the other "
+               "graders' marks." if k > 1 else "You see neither the model that wrote this answer nor a judge's verdict.")
+
+
+def adjudicate_section() -> None:
+    if who is None:
+        st.info("Type your name above to adjudicate.")
+        return
+    with common.guard():
+        queue = grading.adjudication_queue(path, sel.dataset, rubric, who)
+    if not queue:
+        st.success("No disputed answer waits for you (answers you graded go to another adjudicator).")
+        return
+    st.caption(f"{len(queue)} disputed answer(s) wait for an adjudicator.")
+    task = queue[0]
+    st.subheader("Disputed answer")
+    item_panel(task)
+    with st.container(key="grading_disputed", border=True):
+        for c in task.criteria:
+            if c.id not in task.disputed:
+                continue
+            criterion_input(task, c, None)
+            marks = ", ".join(f"{m:g}" for m in task.marks.get(c.id, ()))
+            st.caption(plain(f"The graders gave: {marks} (unnamed)"))
+    st.text_area("Note (optional)", key=f"grade_note::{task.token}", max_chars=2000)
+    st.button("Save decision", key="grading_decide", type="primary", on_click=_decide,
+              args=(task.token, list(task.disputed)))
+
+
+if role == GRADE:
+    grade_section()
+elif role == ADJUDICATE:
+    adjudicate_section()

@@ -1,0 +1,573 @@
+"""Item inspector and failure explorer: find the items models fail on, see why, compare two models.
+
+Thin page: the item list and its filters, the matrix, the card's words and the comparison come
+from `eduart_core.views` (explorer and items views), `analysis.explorer` and `display`. Every string
+from items, models and responses is drawn as text (`text.plain`), never as markup.
+URL parameters (besides the sidebar's selection): item, open (<condition>:<model>), view,
+filter, a, b, only. The page is a sequence of sections (`main` at the bottom), as the Review studio.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from eduart_core import analysis, display, overrides, team, views, vocab
+from eduart_core.charts import explorer as explorer_charts
+from eduart_core.charts import psychometrics as figures
+from eduart_core.errors import UserError
+from eduart_core.text import plain, truncate
+from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
+ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
+MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
+ROWS_PER_PAGE = (25, 50, 100)
+CARDS_PER_PAGE = 10
+OVERVIEW_CHARS = 300  # an answer in the table of all answers; the opened response shows it in full
+STATE_BADGES = {analysis.explorer.RIGHT: ":green-badge[✓ right]", analysis.explorer.PARTIAL: ":orange-badge[◆ partial]",
+                analysis.explorer.WRONG: ":red-badge[✕ wrong]", analysis.explorer.MISSING: ":gray-badge[no answer]"}
+
+src, sel = common.page_start(
+    "Item inspector", "Find the items models fail on, see each answer marked against the key under both scoring "
+    "profiles, and put two models side by side.")
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What the item list settled on: the items, the one shown and the response opened (condition, model)."""
+
+    every: pd.DataFrame
+    table: pd.DataFrame
+    ids: list[str]
+    current: str
+    opened: tuple[str, str] | None
+    quick: str
+
+
+def _url_value(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return str(value) if value else None
+
+
+def _seed_from_url() -> None:
+    """Deep links: the page's own parameters seed its widgets once per session."""
+    if st.session_state.get("_insp_qp_loaded"):
+        return
+    st.session_state["_insp_qp_loaded"] = True
+    if _url_value("view") in MODES:
+        st.session_state["insp_view"] = _url_value("view")
+    if _url_value("filter") in analysis.ITEM_FILTERS:
+        st.session_state["insp_quick"] = _url_value("filter")
+    if _url_value("only") in analysis.COMPARE_FILTERS:
+        st.session_state["insp_only"] = _url_value("only")
+    for side in ("a", "b"):
+        if _url_value(side):
+            st.session_state[f"_insp_url_{side}"] = _url_value(side)
+
+
+def _set_url(**params: str | None) -> None:
+    """Keep the page's parameters in the URL (None removes one), so the view can be shared."""
+    for key, value in params.items():
+        if value is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def _score(value) -> str:
+    return "—" if value is None or pd.isna(value) else f"{float(value):.2f}"
+
+
+def _badge(score) -> str:
+    return STATE_BADGES[analysis.cell_state(None if score is None else float(score))]
+
+
+# ================================================================ compare two models
+def compare_models() -> None:
+    """Pick A and B; list the items where they differ with both answers and justifications."""
+    names = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+    names += [b for b in views.baseline_models(src, sel.dataset) if b not in names]  # "A against chance"
+    if len(names) < 2:
+        st.info("Comparing needs two models with answers in this selection.")
+        st.stop()
+    for side, default in (("a", 0), ("b", 1)):
+        wanted = st.session_state.pop(f"_insp_url_{side}", None)
+        if wanted in names:
+            st.session_state[f"insp_{side}"] = wanted
+        if st.session_state.get(f"insp_{side}") not in names:
+            st.session_state[f"insp_{side}"] = names[default]
+    c1, c2, c3 = st.columns([2, 2, 3])
+    a = c1.selectbox("Model A", names, key="insp_a")
+    b = c2.selectbox("Model B", names, key="insp_b")
+    only = c3.radio("Show", list(analysis.COMPARE_FILTERS), key="insp_only", horizontal=True,
+                    format_func=lambda k: plain(analysis.COMPARE_FILTERS[k].format(a="A", b="B")))
+    _set_url(view=COMPARE_VIEW, a=a, b=b, only=only)
+    if a == b:
+        st.warning("Choose two different models.")
+        st.stop()
+    with common.guard():
+        shown = views.model_comparison(src, sel, a=a, b=b, only=only)
+    s = shown.attrs.get("summary", {})
+    p = s.get("p_mcnemar")
+    st.markdown(
+        f"On the **{s.get('n_items', 0)} items** both answered (condition {sel.condition}, profile {sel.profile}; right "
+        f"= score ≥ 0.5): **A right, B wrong on {s.get('a_right_b_wrong', 0)}**, **B right, A wrong on "
+        f"{s.get('b_right_a_wrong', 0)}**, both right on {s.get('both_right', 0)}, both wrong on "
+        f"{s.get('both_wrong', 0)}; the scores differ on {s.get('n_differ', 0)} items. Mean score A "
+        f"{_score(s.get('mean_a'))}, B {_score(s.get('mean_b'))}"
+        + (f"; exact McNemar test on the {s['a_right_b_wrong'] + s['b_right_a_wrong']} discordant items "
+           + ("p < 0.001." if p < 0.001 else f"p = {p:.3f}.") if p is not None
+           else "; the two never disagree on right and wrong."))
+    st.caption(f"A = {plain(a)} · B = {plain(b)}")
+    if shown.empty:
+        st.info("No item in this list.")
+        return
+    table = shown.assign(format=shown["type"].map(vocab.format_label))[
+        ["item_id", "format", "score_a", "score_b", "state_a", "state_b", "answer_a", "answer_b"]]
+    common.table(table.rename(columns={"score_a": "A score", "score_b": "B score", "state_a": "A", "state_b": "B",
+                                       "answer_a": "A answered", "answer_b": "B answered"}),
+                 "compare_models", f"{len(shown)} items: {analysis.COMPARE_FILTERS[only].format(a='A', b='B')}",
+                 essential=True, height=min(400, 36 + 35 * len(shown)))
+    pages = max(1, -(-len(shown) // CARDS_PER_PAGE))
+    page = st.number_input(f"Page (of {pages}, {CARDS_PER_PAGE} items each)", 1, pages, 1, key="insp_cmp_page")
+    titles = views.item_texts(src, sel.dataset)
+    for row in shown.iloc[(page - 1) * CARDS_PER_PAGE: page * CARDS_PER_PAGE].itertuples():
+        with st.container(border=True):
+            top, button = st.columns([5, 1])
+            top.markdown(f"**{plain(row.item_id)}** · {vocab.format_label(row.type)} · "
+                         f"{plain(str(titles.get(row.item_id, ''))[:160])}")
+            top.caption("Key: " + plain(row.gold))
+            button.button("Open item", key=f"insp_cmp_open_{row.item_id}", on_click=_open_item,
+                          args=(row.item_id, common.response_param(sel.condition, a)))
+            left, right = st.columns(2)
+            for col, name, side in ((left, a, "a"), (right, b, "b")):
+                with col:
+                    st.markdown(f"{_badge(getattr(row, f'score_{side}'))} **{side.upper()}** · score "
+                                f"{_score(getattr(row, f'score_{side}'))} · {plain(name)}")
+                    st.markdown("**Answer:**")
+                    common.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
+                    reason = getattr(row, f"justification_{side}")
+                    if reason:
+                        st.markdown("**Justification:**")
+                        common.long_text(reason, f"cmp_{row.item_id}_{side}_justification")
+                    elif sel.condition == vocab.DEFAULT_CONDITION:
+                        st.caption("No justification is asked for in the default condition.")
+
+
+def _open_item(item_id: str, open_value: str | None = None) -> None:
+    """Button callback: show one item (and optionally one response) in the items view."""
+    st.session_state["insp_view"] = ITEMS_VIEW
+    st.session_state["inspect_item"] = item_id
+    st.session_state["_insp_open"] = open_value
+
+
+# ================================================================ the item list and the matrix
+def item_list_section() -> Chosen:
+    """The filters, the failure matrix and the item list; which item and which response are open."""
+    c1, c2, c3 = st.columns([3, 3, 1])
+    quick = c1.selectbox("Show", list(analysis.ITEM_FILTERS), format_func=analysis.ITEM_FILTERS.get, key="insp_quick",
+                         help="Counts over the selected models: right means full credit (score 1) in the selected "
+                              "profile and condition; 'wrong only with justification' compares the two conditions, "
+                              "'score changes' the two profiles; baselines (such as chance) are counted apart.")
+    search = c2.text_input("Search id or text (opens the first match)", key="insp_search").strip()
+    per_page = c3.selectbox("Rows", ROWS_PER_PAGE, key="insp_rows")
+    with common.guard():
+        every = views.item_list(src, sel)
+        table = views.explorer_items(src, sel, filter=quick, search=search)
+    ids = list(table["item_id"])
+    _set_url(filter=quick if quick != analysis.EVERY_ITEM else None)
+    baselines = views.baseline_models(src, sel.dataset)
+    if quick == analysis.BASELINE_ONLY and not baselines:
+        st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
+
+    # Which item and which response: a click in the matrix or the table > a jump from another page
+    # or a button > the URL > what was open > the first item of the list the models split on.
+    current = st.session_state.get("insp_current")
+    opened = common.parse_response_param(st.session_state.get("insp_open"))
+    url_item, url_open = _url_value("item"), _url_value("open")
+    requested = st.session_state.pop("inspect_item", None) or (url_item if url_item != current else None)
+    if requested:
+        current = str(requested)
+    if "_insp_open" in st.session_state:
+        opened = common.parse_response_param(st.session_state.pop("_insp_open"))
+    elif url_open and url_open != st.session_state.get("insp_open"):
+        opened = common.parse_response_param(url_open)
+    changed = (quick, search) != st.session_state.get("_insp_list_key")
+    if changed:
+        st.session_state["_insp_list_key"] = (quick, search)
+        if search and ids:  # the search opens what it finds
+            current = ids[0]
+        elif ids and current not in ids and not requested:
+            current = analysis.opening_item(table)  # one the models split on, not one every model got right
+    cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
+    cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
+    cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
+    if cell_clicked:
+        st.session_state["_insp_last_cell"] = cells[0][:3]
+        current, opened = str(cells[0][0]), (str(cells[0][2]), str(cells[0][1]))
+    rows = list(((st.session_state.get("insp_table") or {}).get("selection") or {}).get("rows") or [])
+    if rows and rows[0] < len(ids) and ids[rows[0]] != st.session_state.get("_insp_last_row"):
+        st.session_state["_insp_last_row"] = ids[rows[0]]
+        current = ids[rows[0]]
+    if current not in set(every["item_id"]):
+        current = analysis.opening_item(table)
+    if current is None:
+        st.warning("No item matches the current filters: choose another filter or clear the search.")
+        st.stop()
+    if current != st.session_state.get("insp_current"):
+        opened = opened if requested or cell_clicked else None  # Next keeps the same model open
+    st.session_state["insp_current"] = current
+    st.session_state["insp_open"] = common.response_param(*opened) if opened else None
+    _set_url(item=current, open=common.response_param(*opened) if opened else None)
+
+    # The page of the matrix that holds the current item (a jump lands on the right page).
+    pages = max(1, -(-len(ids) // per_page))
+    if current in ids and (changed or st.session_state.get("_insp_page_for") != current):
+        st.session_state["insp_page"] = ids.index(current) // per_page + 1
+    st.session_state["_insp_page_for"] = current
+    if st.session_state.get("insp_page", 1) > pages:
+        st.session_state["insp_page"] = 1
+    st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
+               + (f", matching “{plain(search)}”" if search else "") + f"); condition {sel.condition} for the counts, "
+               f"{common.scoring_label(sel)}.")
+    if ids:
+        page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
+        page_ids = ids[(page - 1) * per_page: page * per_page]
+        with common.guard():
+            matrix = views.failure_matrix(src, sel, filter=quick, search=search)
+        models = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+        if matrix.empty or not models:
+            st.info("No model has answered these items yet: the item card below shows the question and its key.")
+        else:
+            fam = common.families()
+            models = sorted(models, key=lambda m: (fam.get(m, "Other"), m)) + [b for b in baselines if b not in models]
+            fig = explorer_charts.figure_failure_matrix(matrix[matrix["item_id"].isin(page_ids)], page_ids, models,
+                                                        texts=views.item_texts(src, sel.dataset), profile=sel.profile,
+                                                        baselines=baselines)
+            common.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
+                         f"{(page - 1) * per_page + len(page_ids)} of this list; columns: model and condition; "
+                         f"{common.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
+                         "answer recorded; the score is in the hover; baselines (references, not examinees) come last. "
+                         "Click a mark to open that response below.",
+                         on_select="rerun")
+        with st.expander(f"The item list with its statistics ({len(ids)} items)", expanded=False):
+            cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",
+                    "n_wrong_with_justification", *(["n_profile_changes"] if quick == analysis.PROFILE_CHANGE else []),
+                    "text"]
+            st.dataframe(
+                table[cols].assign(type=table["type"].map(vocab.format_label)), hide_index=True, width="stretch",
+                height=280, key="insp_table", on_select="rerun", selection_mode="single-row",
+                column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
+                               "r_pb": st.column_config.NumberColumn("discrimination r_pb", format="%.2f"),
+                               "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
+                               "n_wrong_with_justification": st.column_config.NumberColumn("wrong only with justification"),
+                               "n_profile_changes": st.column_config.NumberColumn("profile changes"),
+                               "text": st.column_config.TextColumn("text", width="large")})
+            st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {common.scoring_label(sel)}. "
+                       "Click a row to open the item.")
+            common.table(table[cols], "items", "Download this item list", show=False)
+    return Chosen(every, table, ids, current, opened, quick)
+
+
+# ================================================================ the item card
+def _go(target: str | None) -> None:
+    if target:
+        st.session_state["inspect_item"] = target
+
+
+def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
+    """Previous / next, the share link, the image with the item's statistics, and the item with its key."""
+    every, ids, current, opened = chosen.every, chosen.ids, chosen.current, chosen.opened
+    prev_id, next_id = display.neighbours(ids, current)
+    st.divider()
+    b1, b2, b3, b4 = st.columns([1, 1, 5, 1])
+    b1.button("◀ Previous", disabled=prev_id is None, on_click=_go, args=(prev_id,), key="insp_prev")
+    b2.button("Next ▶", disabled=next_id is None, on_click=_go, args=(next_id,), key="insp_next")
+    b3.markdown(f"Item **{plain(current)}**" + (f" ({ids.index(current) + 1} of {len(ids)} in this list)"
+                                                if current in ids else " (outside the current list)"))
+    with b4.popover("Link", icon=":material/link:"):
+        st.caption("This item (and the open response) with the dataset, profile, condition and models:")
+        st.code(common.inspector_link(current, sel, model=opened[1] if opened else None,
+                                      condition=opened[0] if opened else None), language=None, wrap_lines=True)
+
+    with common.guard():
+        item = views.item_detail(src, sel.dataset, current)
+        responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
+    record = item.get("record") or {}
+    shown_card = display.card(record)
+    row = every[every["item_id"] == current].iloc[0] if (every["item_id"] == current).any() else None
+
+    left, right = st.columns([2, 3])
+    with left:
+        img = item.get("_image_path")
+        picture = views.item_picture(src, sel.dataset, current)
+        if picture.boxes:  # the boxes and regions the question points at, labelled; the gold option drawn thicker
+            st.image(picture.image, caption="Image with the option boxes and regions the question refers to",
+                     width="stretch")
+        elif img and Path(img).exists():
+            st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
+        elif record.get("has_image"):
+            st.caption("This item has an image, but its file is missing from the store.")
+        if picture.option_images:  # options that are images (a jigsaw's pieces), in option order
+            cols = st.columns(len(picture.option_images))
+            for col, (option, path) in zip(cols, picture.option_images):
+                col.image(path, caption=f"Option {option}", width="stretch")
+        if row is not None and pd.notna(row["p"]):
+            p, r = row["p"], row["r_pb"]
+            st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
+            if pd.notna(r):
+                quality = row["discrimination_category"]
+                meaning = ("models that do well overall tend to get it right" if quality in ("good", "fair") else
+                           "strong and weak models do about equally well" if r >= 0 else
+                           "weaker models do better than strong ones; check the answer key")
+                low, high = row["r_pb_ci_low"], row["r_pb_ci_high"]
+                interval = (f"95% interval {low:.2f} to {high:.2f}" if pd.notna(low) and pd.notna(high)
+                            else "too few examinees for an interval")
+                st.markdown(f"**Discrimination r_pb = {r:.2f}** ({quality}; {interval}): {meaning}.")
+            else:
+                st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
+        else:
+            st.caption("No model has answered this item yet in the selected condition.")
+    with right:
+        st.markdown(f"#### {plain(shown_card['question_title'] or current)}")
+        st.caption(f"{plain(vocab.format_label(str(record.get('type', ''))))} · "
+                   f"{plain(vocab.language_label(record.get('language')))} · source {plain(record.get('source') or '—')}"
+                   f" · version {plain(item.get('version', '—'))}"
+                   + (f" · chance level {100 * shown_card['chance']:.0f}%" if shown_card.get("chance") is not None else ""))
+        if shown_card["instructions"]:
+            st.markdown(f"*{plain(shown_card['instructions'])}*")
+        if shown_card["question_text"]:  # blank markers [A] in bold, the rest as written
+            st.markdown(re.sub(r"\\\[([A-Z]{1,2})\\\]", r"**\\[\1\\]**", plain(shown_card["question_text"])))
+        for label, extra in shown_card["extras"].items():
+            st.markdown(f"**{plain(label)}:** {plain(extra)}")
+        lines = []
+        for r_ in shown_card["rows"]:  # the key in green: a marked option, or the right word after an arrow
+            gold, choice = r_.get("gold"), r_.get("gold") == display.CORRECT_OPTION
+            head = f"**{plain(r_['element'])}.**" if r_["element"] else ""
+            body = plain(r_["text"]) if r_["text"] else ""
+            key = f" → :green-background[**{plain(gold)}**]" if gold and not choice else ""
+            lines.append(f"{head} {body}{key}" + (" :green-badge[✓ correct]" if choice else ""))
+        if lines:
+            st.markdown("  \n".join(lines))
+        if not shown_card["rows"]:
+            st.caption("No answer key recorded for this item.")
+    return item, responses, record
+
+
+def dialogue_section(record: dict, current: str) -> None:
+    """A turn of a dialogue: the whole conversation, as each model had it."""
+    if record.get("dialogue_id"):
+        with st.expander(f"Dialogue {plain(record['dialogue_id'])}: this is turn {plain(record.get('turn'))}",
+                         expanded=False):
+            with common.guard():
+                turns = views.dialogue(src, sel, item=current)
+            common.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
+                         "dialogue", "The dialogue turn by turn: each model's answers in the selected condition")
+
+
+# ================================================================ review studio links
+def _open_suspect_queue(item_id: str, dataset: str) -> None:
+    st.session_state["review_section"] = "suspects"
+    st.session_state["review_suspect_item"] = item_id
+    st.session_state["_inspgoto_review"] = (item_id, dataset)
+
+
+def review_section(item: dict, current: str) -> None:
+    """Version history, and a link to the suspect-key queue when this item's key is flagged."""
+    goto_review = st.session_state.pop("_inspgoto_review", None)
+    if goto_review:
+        st.switch_page("pages/8_review.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
+    review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
+                             key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
+    if review_box.open:
+        with review_box:
+            try:
+                history = views.item_history(src, sel, item=current)
+                st.dataframe(history, hide_index=True, width="stretch")
+                flags = views.suspect_keys(src, sel)
+                flags = flags[flags["item_id"] == current]
+            except (views.StoreError, UserError, KeyError, ValueError) as exc:  # the card above stays usable: one line
+                st.caption(f"Review details unavailable: {type(exc).__name__}: {plain(str(exc).splitlines()[0][:160])}")
+                flags = None
+            if flags is not None and len(flags):
+                st.warning("This item is in the suspect-key queue: " + plain(flags["reasons"].iloc[0]) + ".")
+                st.button("Open it in the suspect-key queue", key="insp_open_suspect", on_click=_open_suspect_queue,
+                          args=(current, sel.dataset), icon=":material/rule:")
+            elif flags is not None:
+                st.caption("No open key flag for this item.")
+
+
+# ================================================================ item response curve (IRT)
+def irt_curve_section(current: str) -> None:
+    """The item's characteristic curve under the Rasch model (fitted when the box is opened)."""
+    st.divider()
+    irt_box = st.expander("Item response curve (Rasch model)", expanded=False, key="insp_irt", on_change="rerun")  # fitted when opened
+    if irt_box.open:
+        with irt_box:
+            try:
+                curve = views.irt_item_curve(src, sel, item=current)
+                fitted = views.irt_items(src, sel)
+            except UserError as exc:  # a panel too small or an item outside the selection: one line, page goes on
+                st.caption(f"No curve: {plain(exc)}")
+            else:
+                row = fitted[fitted["item_id"] == current]
+                n_ex = int(curve.attrs["n_examinees"])
+                status = curve.attrs.get("status", "")
+                if row.empty or status != "fitted":
+                    st.caption(f"No curve: {status.replace('_', ' ') or 'not answered'} among the {n_ex} examinees, so the "
+                               "item carries no information on the ability scale (no finite difficulty).")
+                else:
+                    b, se = float(row["difficulty"].iloc[0]), float(row["difficulty_se"].iloc[0])
+                    common.chart(figures.figure_item_curve(curve), "item_curve",
+                                 f"Chance of a right answer along the ability scale (logits) under the Rasch model fitted "
+                                 f"to {n_ex} examinees (model x condition pairs), with the item's information (dotted). "
+                                 f"Difficulty {b:.2f} (SE {se:.2f}): the ability at which the chance is 50%. "
+                                 f"{curve.attrs['rule'].capitalize()}.", height=300)
+
+
+# ================================================================ the answers
+def _choose_response() -> None:
+    st.session_state["_insp_open"] = st.session_state.get("insp_response") or None
+
+
+def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, record: dict,
+                    current: str) -> pd.DataFrame:
+    """Every model's latest answer, both profiles side by side; the opened response marked part by part."""
+    st.divider()
+    st.subheader("How each model answered")
+    prof = sel.profile
+    latest = responses
+    if not latest.empty:
+        latest = latest[latest["is_latest"].astype(bool) & (latest["repetition"].fillna(0) == 0)]
+        if sel.models:
+            latest = latest[latest["model"].isin(sel.models)]
+    if latest.empty:
+        st.info("No responses recorded for this item yet.")
+        st.stop()
+    n_right = int(latest.loc[latest["condition"] == sel.condition, f"{prof}_correct"].fillna(False).astype(bool).sum())
+    n_cond = int((latest["condition"] == sel.condition).sum())
+    st.markdown(f"**{n_right} of {n_cond}** answers in condition {sel.condition} are right under the {prof} profile "
+                "(score at least 0.5). Both profiles are shown side by side; open a response to see each part marked.")
+
+    options = {common.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
+               for r in latest.sort_values(["model", "condition"]).itertuples()}
+    if opened and common.response_param(*opened) in options:
+        st.session_state["insp_response"] = common.response_param(*opened)
+    elif st.session_state.get("insp_response") not in options:
+        st.session_state["insp_response"] = ""
+    st.selectbox("Open a response", ["", *options], key="insp_response", on_change=_choose_response,
+                 format_func=lambda k: options.get(k, "(choose a model and condition, or click the matrix)"))
+
+    if opened:
+        hit = latest[(latest["condition"] == opened[0]) & (latest["model"] == opened[1])]
+        if hit.empty:
+            st.caption(f"{plain(opened[1])} has no answer to this item in condition {opened[0]}.")
+        else:
+            r = hit.iloc[0]
+            with st.container(border=True):
+                st.markdown(f"##### {plain(r['model'])} · {r['condition']}")
+                st.markdown("  ·  ".join(f"{p_}: {_badge(r.get(f'{p_}_score'))} **{_score(r.get(f'{p_}_score'))}**"
+                                         for p_ in vocab.PROFILES))
+                if r.get("error"):
+                    st.caption("The request failed: " + plain(r["error"]))
+                if r.get("parse_error"):
+                    st.caption("Could not read the answer as asked: " + plain(r["parse_error"]))
+                st.markdown(f"**Answer ({prof} reading):**")
+                common.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
+                marks = display.profile_marks({p_: r.get(f"{p_}_details") for p_ in vocab.PROFILES}, record)
+                if len(marks):
+                    cells = marks.map(lambda v: plain(v) if v not in display.MARKS.values() else v)
+                    for p_ in vocab.PROFILES:
+                        if p_ in cells:
+                            cells[p_] = marks[p_].map({display.MARKS[True]: ":green-badge[✓ right]",
+                                                       display.MARKS[False]: ":red-badge[✕ wrong]"}).fillna("")
+                    st.table(cells, hide_index=True)
+                if r.get("motivation"):
+                    st.markdown("**Justification:**")
+                    common.long_text(r["motivation"], f"justification_{current}_{r['condition']}")
+                with st.expander("Raw response"):
+                    common.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
+
+    overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
+        "model": plain(r["model"]), "condition": r["condition"],
+        **{p_: f"{_badge(r[f'{p_}_score'])} {_score(r[f'{p_}_score'])}" for p_ in vocab.PROFILES},
+        "answer": plain(truncate(display.answer_summary(r[f"{prof}_details"], record), OVERVIEW_CHARS)[0]),
+    } for r in latest.sort_values(["model", "condition"]).to_dict("records")])
+    st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)
+    return latest
+
+
+# ================================================================ human score override
+# The domain module checks the acting person's roles and records them (eduart_core.overrides).
+def _save_override(options: dict) -> None:
+    actor = common.identity()
+    who = "" if actor is not None else (st.session_state.get("ovr_name") or "").strip()
+    choice = st.session_state.get("ovr_response")
+    profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (sel.profile,)
+    try:
+        overrides.add_override(common.store(), options[choice], st.session_state.get("ovr_score"),
+                               st.session_state.get("ovr_reason", ""), actor or who, profiles)
+    except (UserError, views.StoreError) as exc:
+        st.session_state["ovrmessage"] = ("error", plain(exc))
+        return
+    if who:
+        st.session_state["reviewer"] = who
+    st.session_state["ovrmessage"] = ("success", plain(f"Override saved for {choice} ({', '.join(profiles)})."))
+
+
+def override_section(latest: pd.DataFrame, current: str) -> None:
+    """A researcher re-scores one response with a reason (append-only: the computed score is kept, and
+    every statistic uses the override while "With reviewed overrides" is on)."""
+    prof = sel.profile
+    st.divider()
+    with st.expander("Override a score (human review)", expanded=False):
+        options = {f"{r['model']} · {r['condition']} · computed {r.get(f'{prof}_score', float('nan')):.2f}":
+                    int(r["response_id"]) for r in latest.to_dict("records")}
+        message = st.session_state.pop("ovrmessage", None)
+        if message:
+            getattr(st, message[0])(message[1])
+        actor = common.identity()
+        if actor is not None and not actor.may(team.OVERRIDE_SCORE):
+            st.caption("Overriding a score needs the researcher role.")
+        else:
+            with st.form("ovr_form", clear_on_submit=False):
+                st.selectbox("Response", list(options), key="ovr_response")
+                st.number_input("Score it deserves (0 to 1)", 0.0, 1.0, 1.0, step=0.05, key="ovr_score")
+                st.checkbox("For both scoring profiles", value=True, key="ovr_all_profiles")
+                st.text_input("Reason (required; kept with the override)", key="ovr_reason")
+                if actor is None:  # single-machine mode: a typed name
+                    st.text_input("Your name", key="ovr_name")
+                st.form_submit_button("Save override", on_click=_save_override, args=(options,))
+        made = views.score_overrides(src, sel, item=current)
+        if len(made):
+            st.dataframe(made[["model", "condition", "profile", "original_score", "score", "reason", "reviewer",
+                               "actor_subject", "item_version", "created_at", "applied"]], hide_index=True,
+                         width="stretch")
+        st.caption("Overrides are append-only and apply while the gold version they were made on is current; every "
+                   "statistic uses them while \"With reviewed overrides\" is on in the sidebar (the default).")
+
+
+def main() -> None:
+    _seed_from_url()
+    mode = st.radio("View", list(MODES), format_func=MODES.get, horizontal=True, key="insp_view",
+                    label_visibility="collapsed")
+    if mode == COMPARE_VIEW:
+        compare_models()
+        st.stop()
+    _set_url(view=None, a=None, b=None, only=None)
+    chosen = item_list_section()
+    item, responses, record = card_section(chosen)
+    dialogue_section(record, chosen.current)
+    review_section(item, chosen.current)
+    irt_curve_section(chosen.current)
+    latest = answers_section(chosen.opened, responses, record, chosen.current)
+    override_section(latest, chosen.current)
+
+
+main()

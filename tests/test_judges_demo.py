@@ -1,0 +1,103 @@
+"""The written-answers demo: three simulated judges calibrated against a simulated grading panel.
+
+What a user exploring the demo relies on: ``show judge_calibration`` lists the three judges with n,
+alpha and its interval, severity and whether each passes; only the faithful judge passes, and the
+others fail for a reason the calibration computed; the alphas are Krippendorff's (the package's
+own numbers on the same grade table); everything is labelled simulated.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+
+from eduart_core.store import Store
+from eduart_core.store.grades import load_grades
+from eduart_core.store.judges import load_judge_profiles, load_judgements
+from eduart_core.vocab import DEMO_OPEN_DATASET
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+JUDGE_CRITERIA = {"evidence", "context"}  # the rubric's judge criteria (open-v1)
+
+
+@pytest.fixture(scope="module")
+def calibration(demo_db) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "eduart_core", "show", "judge_calibration", "--dataset",
+                          DEMO_OPEN_DATASET, "--format", "json", "--db", str(demo_db)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_only_the_faithful_judge_passes_for_reasons_the_calibration_computed(calibration):
+    by_judge = {row["judge"]: row for row in calibration}
+    assert len(by_judge) == 3
+    for row in calibration:
+        assert {"n", "alpha", "alpha_low", "alpha_high", "severity", "passes", "reason"} <= set(row)
+        assert row["n"] > 100 and row["alpha_low"] < row["alpha"] < row["alpha_high"]
+        assert row["humans_agree"] and row["human_alpha"] >= row["min_human_alpha"]
+    passing = [j for j, row in by_judge.items() if row["passes"]]
+    assert passing == ["judge:sim-judge-faithful/open-v1"]
+    faithful = by_judge["judge:sim-judge-faithful/open-v1"]
+    assert faithful["alpha"] >= faithful["min_alpha"] and abs(faithful["severity"]) <= faithful["max_severity"]
+    lenient = by_judge["judge:sim-judge-lenient/open-v1"]
+    assert lenient["severity"] < -lenient["max_severity"] and "more lenient" in lenient["reason"]
+    position = by_judge["judge:sim-judge-position/open-v1"]
+    assert position["alpha"] < position["min_alpha"] and "alpha" in position["reason"]
+    assert position["position_changed"] > 3 * faithful["position_changed"]  # the position probe shows the bias
+    assert lenient["verbosity_shift"] > faithful["verbosity_shift"]  # and padding pays with the lenient judge
+
+
+def _human_table(grades: pd.DataFrame) -> pd.DataFrame:
+    """graders x units (answer and criterion) of the latest blind marks, as the package takes them."""
+    blind = grades[(grades["role"] == "grade") & grades["criterion"].isin(JUDGE_CRITERIA)]
+    blind = blind.sort_values("grade_id").drop_duplicates(["item_id", "model", "condition", "criterion", "grader"],
+                                                          keep="last")
+    unit = blind["item_id"] + "|" + blind["model"] + "|" + blind["condition"] + "|" + blind["criterion"]
+    return blind.assign(unit=unit).pivot(index="grader", columns="unit", values="points")
+
+
+def test_the_alphas_equal_the_krippendorff_package_on_the_same_grade_table(demo_db, calibration):
+    store = Store(demo_db)
+    grades = load_grades(store, DEMO_OPEN_DATASET)
+    humans = _human_table(grades)
+    expected_human = krippendorff.alpha(reliability_data=humans.to_numpy(dtype=float),
+                                        level_of_measurement="ordinal")
+    adjudicated = grades[grades["role"] == "adjudicate"].sort_values("grade_id")
+    adjudicated = adjudicated.assign(unit=adjudicated["item_id"] + "|" + adjudicated["model"] + "|"
+                                     + adjudicated["condition"] + "|" + adjudicated["criterion"])
+    agreed = humans.nunique() == 1
+    settled = humans.iloc[0].where(agreed, adjudicated.drop_duplicates("unit", keep="last").set_index("unit")
+                                   ["points"].reindex(humans.columns))
+    judgements = load_judgements(store, DEMO_OPEN_DATASET)
+    for row in calibration:
+        assert row["human_alpha"] == pytest.approx(expected_human, abs=1e-9)
+        mine = judgements[(judgements["profile"] == row["judge"]) & (judgements["probe"] == "main")
+                          & judgements["criterion"].isin(JUDGE_CRITERIA)]
+        unit = mine["item_id"] + "|" + mine["model"] + "|" + mine["condition"] + "|" + mine["criterion"]
+        judge = mine.assign(unit=unit).groupby("unit")["points"].mean().reindex(humans.columns)
+        table = np.vstack([judge.to_numpy(dtype=float), settled.to_numpy(dtype=float)])
+        expected = krippendorff.alpha(reliability_data=table, level_of_measurement="ordinal")
+        assert row["alpha"] == pytest.approx(expected, abs=1e-9), row["judge"]
+
+
+def test_the_demo_is_simulated_and_says_so(demo_db):
+    store = Store(demo_db)
+    profiles = load_judge_profiles(store, DEMO_OPEN_DATASET)
+    assert len(profiles) == 3 and profiles["simulated"].all()
+    assert all("(simulated)" in name for name in profiles["judge_name"])
+    grades = load_grades(store, DEMO_OPEN_DATASET)
+    assert grades["simulated"].all() and all("(simulated)" in g for g in grades["grader"].unique())
+    assert set(grades["role"]) == {"grade", "adjudicate"}
+    from eduart_core import views
+
+    flags = views.dataset_flags(views.Source.of(store), DEMO_OPEN_DATASET)
+    assert flags.simulated and flags.exists
+    assert all(p["n_scored"] == 192 for p in profiles.to_dict("records"))  # 24 items x 8 simulated examinees
