@@ -10,8 +10,12 @@ or record, names it, and imports the rest.
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +41,8 @@ def _reject_constant(name: str) -> Any:
     raise _Rejected(f"{name} is not a number JSON allows")
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Rejected(f"number {text} is out of range")
-    return value
+#: One decoder for every call (``json.loads`` with options builds a new decoder and scanner each time).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _path(parent: str, key: Any) -> str:
@@ -50,61 +51,182 @@ def _path(parent: str, key: Any) -> str:
     return f"{parent}.{key}" if parent else str(key)
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+#: A lone surrogate can only come from a ``\\uD800``-``\\uDFFF`` escape (UTF-8 bytes cannot hold one).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
+#: An integer beyond 64 bits has at least 19 digits, and a float beyond range an exponent of three
+#: digits: the text is mapped (digits to "0", e/E to "e", signs to "+", anything else to a space)
+#: and searched for those shapes (a few passes in C, much faster than a regex).
+_NUMBER_SHAPES = bytes(48 if 48 <= i <= 57 else 101 if i in (69, 101) else 43 if i in (43, 45) else 32
+                       for i in range(256))
+_LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}|[eE][+-]?[0-9]{3}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _bad_text(text: str) -> bool:
+    """A lone surrogate in ``text`` (cannot be encoded as UTF-8)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (it could not be stored), without encoding a copy."""
+    return _bad_text(text)
+
+
+def might_fail_check(data: bytes | str, max_text: int, max_depth: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text ``data`` could parse to anything ``check_value`` refuses.
+
+    Why: almost every file is fine, and a few scans of its text in C prove it without looking at
+    a single parsed node. No string can be longer than the text; nesting cannot be deeper than
+    the number of opening brackets; a lone surrogate needs a ``\\uD8xx``-``\\uDFxx`` escape (or,
+    in a ``str``, the character itself); an integer out of range needs 19 digits in a row, and a
+    float that overflows to infinity an exponent of three digits (``NaN`` and ``Infinity`` never
+    get this far: the parser refuses them). True only means "walk the value".
+    """
+    if len(data) > max_text:
+        return True
+    if isinstance(data, bytes):
+        if data.count(b"[") + data.count(b"{") > max_depth or _SURROGATE_ESCAPE.search(data) is not None:
+            return True
+        shapes = data.translate(_NUMBER_SHAPES)
+        return b"0" * 19 in shapes or b"e000" in shapes or b"e+000" in shapes
+    return (data.count("[") + data.count("{") > max_depth or _SURROGATE_ESCAPE_TEXT.search(data) is not None
+            or _bad_text(data) or _LONG_NUMBER_TEXT.search(data) is not None)
+
+
+def _leaf_problem(node: Any, max_text: int) -> bool:
+    """A string, number or other leaf the store cannot hold (any subclass, bool excluded)."""
+    if isinstance(node, str):
+        return len(node) > max_text or _bad_text(node)
+    if isinstance(node, bool):
         return False
-    return True
+    if isinstance(node, int):
+        return node > INT64_MAX or node < -INT64_MAX
+    if isinstance(node, float):
+        return not math.isfinite(node)
+    return False
+
+
+def _keys_problem(node: dict) -> bool:
+    return any(isinstance(key, str) and _bad_text(key) for key in node)
+
+
+def _first_problem(value: Any, max_text: int, max_depth: int) -> Any:
+    """The first node (depth first, in order) the store cannot hold, or None; for nesting that is
+    too deep, the container whose children would be too deep.
+
+    Allocates one iterator per container and nothing per node: no path strings, no encoded
+    copies (``check_value`` rebuilds the path of the one node it reports).
+    """
+    if not isinstance(value, dict | list):
+        return value if _leaf_problem(value, max_text) else None
+    if isinstance(value, dict) and _keys_problem(value):
+        return value
+    if max_depth < 1 and value:
+        return value
+    stack = [iter(value.values()) if isinstance(value, dict) else iter(value)]
+    while stack:
+        for child in stack[-1]:
+            kind = type(child)
+            if kind is str:
+                if len(child) > max_text or (not child.isascii() and _SURROGATE.search(child) is not None):
+                    return child
+            elif kind is int:
+                if child > INT64_MAX or child < -INT64_MAX:
+                    return child
+            elif kind is float:
+                if not math.isfinite(child):
+                    return child
+            elif kind is bool or child is None:
+                continue
+            elif isinstance(child, dict | list):
+                if not child:
+                    continue
+                if len(stack) + 1 > max_depth:  # its children would be nested deeper than allowed
+                    return child
+                if isinstance(child, dict):
+                    if _keys_problem(child):
+                        return child
+                    stack.append(iter(child.values()))
+                else:
+                    stack.append(iter(child))
+                break
+            elif _leaf_problem(child, max_text):
+                return child
+        else:
+            stack.pop()
+    return None
+
+
+def _where(value: Any, target: Any) -> tuple[str, int]:
+    """The path (``a.b[0]``) and depth of ``target`` in ``value``, found by identity in the same
+    order as ``_first_problem`` (only called once a problem was found)."""
+    if value is target or not isinstance(value, dict | list):
+        return "", 0
+    stack = [(iter(value.items()) if isinstance(value, dict) else iter(enumerate(value)), "")]
+    while stack:
+        items, parent = stack[-1]
+        for key, child in items:
+            where = _path(parent, key)
+            if child is target:
+                return where, len(stack)
+            if isinstance(child, dict) and child:
+                stack.append((iter(child.items()), where))
+                break
+            if isinstance(child, list) and child:
+                stack.append((iter(enumerate(child)), where))
+                break
+        else:
+            stack.pop()
+    return "", 0
 
 
 def check_value(value: Any, *, max_text: int | None = None, max_depth: int = MAX_JSON_DEPTH) -> None:
     """Raise ``BadInput`` naming the first field that the store cannot hold safely.
 
-    Iterative (no recursion), so a hostile depth cannot crash the check itself.
+    Iterative (no recursion), so a hostile depth cannot crash the check itself; it builds a field
+    path only for the one node it reports.
     """
     max_text = int_limit("max_text_chars") if max_text is None else max_text
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        node, where, depth = stack.pop()
-        label = f"field {where}" if where else "value"
-        if depth > max_depth:
-            raise BadInput(f"{label}: JSON nested more than {max_depth} levels deep")
-        if isinstance(node, str):
-            if len(node) > max_text:
-                raise BadInput(f"{label}: text of {len(node):,} characters exceeds the limit of "
-                               f"{describe('max_text_chars')}")
-            if not _encodable(node):
-                raise BadInput(f"{label}: lone surrogate character (not valid Unicode)")
-        elif isinstance(node, bool) or node is None:
-            continue
-        elif isinstance(node, int):
-            if abs(node) > INT64_MAX:
-                raise BadInput(f"{label}: integer with {len(str(abs(node)))} digits is out of range")
-        elif isinstance(node, float):
-            if not math.isfinite(node):
-                raise BadInput(f"{label}: {node} is not a finite number")
-        elif isinstance(node, dict):
-            for key, child in node.items():
-                if isinstance(key, str) and not _encodable(key):
-                    raise BadInput(f"{label}: a key holds a lone surrogate character (not valid Unicode)")
-                stack.append((child, _path(where, key), depth + 1))
-        elif isinstance(node, list):
-            for index, child in enumerate(node):
-                stack.append((child, _path(where, index), depth + 1))
+    node = _first_problem(value, max_text, max_depth)
+    if node is None:
+        return
+    where, _depth = _where(value, node)
+    if isinstance(node, dict | list):
+        if isinstance(node, dict) and _keys_problem(node):
+            raise BadInput(f"{'field ' + where if where else 'value'}: a key holds a lone surrogate character "
+                           "(not valid Unicode)")
+        first = _path(where, next(iter(node)) if isinstance(node, dict) else 0)
+        raise BadInput(f"field {first}: JSON nested more than {max_depth} levels deep")
+    label = f"field {where}" if where else "value"
+    if isinstance(node, str):
+        if len(node) > max_text:
+            raise BadInput(f"{label}: text of {len(node):,} characters exceeds the limit of "
+                           f"{describe('max_text_chars')}")
+        raise BadInput(f"{label}: lone surrogate character (not valid Unicode)")
+    if isinstance(node, float):
+        raise BadInput(f"{label}: {node} is not a finite number")
+    raise BadInput(f"{label}: integer with {len(str(abs(int(node))))} digits is out of range")
 
 
 def loads(data: bytes | str, *, max_text: int | None = None) -> Any:
-    """Parse JSON text (bytes are UTF-8, a BOM is allowed) and check it; ``BadInput`` on any problem."""
+    """Parse JSON text (bytes are UTF-8, a BOM is allowed) and check it; ``BadInput`` on any problem.
+
+    The check walks the parsed value only when a scan of the text says it might fail
+    (``might_fail_check``): for ordinary files parsing is all the work.
+    """
+    max_text = int_limit("max_text_chars") if max_text is None else max_text
     if isinstance(data, bytes):
+        raw = data
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise BadInput(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     else:
         text = data
+        raw = None
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except _Rejected as exc:
         raise BadInput(exc.reason) from None
     except json.JSONDecodeError as exc:
@@ -113,8 +235,13 @@ def loads(data: bytes | str, *, max_text: int | None = None) -> Any:
         raise BadInput(f"JSON nested too deeply (more than {MAX_JSON_DEPTH} levels allowed)") from None
     except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
         raise BadInput(f"not usable JSON ({str(exc).splitlines()[0]})") from None
-    check_value(value, max_text=max_text)
+    if might_fail_check(text if raw is None else raw, max_text):
+        check_value(value, max_text=max_text)
     return value
+
+
+def _too_big(size: int) -> BadInput:
+    return BadInput(f"file of {size / 1024 / 1024:.1f} MB exceeds the limit of {describe('max_file_bytes')}")
 
 
 def check_file_size(path: Path) -> int:
@@ -124,23 +251,46 @@ def check_file_size(path: Path) -> int:
     except OSError as exc:
         raise BadInput(f"cannot read: {os_cause(exc)}") from None
     if size > int_limit("max_file_bytes"):
-        raise BadInput(f"file of {size / 1024 / 1024:.1f} MB exceeds the limit of {describe('max_file_bytes')}")
+        raise _too_big(size)
     return size
 
 
-def read_bytes(path: Path) -> bytes:
-    """The bytes of ``path`` after the size check; ``BadInput`` naming the cause otherwise."""
-    check_file_size(path)
+def read_bytes(path: Path | str, max_bytes: int | None = None) -> bytes:
+    """The bytes of ``path``, read once, after the size check on the open file (one ``open``, one
+    ``fstat``, reads up to the end: no Python file object, no buffer larger than the file);
+    ``BadInput`` naming the cause otherwise. ``max_bytes`` defaults to EDUART_MAX_FILE_MB (an
+    importer reads it once and passes it for every file)."""
+    max_bytes = int_limit("max_file_bytes") if max_bytes is None else max_bytes
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            size = info.st_size
+            if size > max_bytes:
+                raise _too_big(size)
+            chunks, total = [], 0
+            while total <= max_bytes:  # a file that grows after the fstat is read on, to just over the limit
+                chunk = os.read(fd, min(max_bytes + 1, max(size + 1, total + 65536)) - total)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise BadInput(f"cannot read: {os_cause(exc)}") from None
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if len(data) > max_bytes:
+        raise _too_big(len(data))
+    return data
 
 
-def read_json(path: Path) -> tuple[Any, bytes]:
+def read_json(path: Path | str, *, max_bytes: int | None = None, max_text: int | None = None) -> tuple[Any, bytes]:
     """The checked JSON value of a file and its bytes (for content hashes)."""
-    data = read_bytes(path)
-    return loads(data), data
+    data = read_bytes(path, max_bytes)
+    return loads(data, max_text=max_text), data
 
 
 def count_value(value: Any, field: str) -> int | None:

@@ -16,7 +16,7 @@ from eduart_core.errors import UserError
 from eduart_core.providers.adapters import ADAPTERS
 from eduart_core.providers.registry import load_registry
 from eduart_core.providers.secrets import provider_status
-from eduart_core.runner import background, launchfile, pace, recovery
+from eduart_core.runner import background, lanes, launchfile, pace, recovery
 from eduart_core.runner.batch.estimate import side_by_side
 from eduart_core.runner.batch.ledger import has_ledger
 from eduart_core.runner.batch.status import jobs_frame
@@ -81,8 +81,12 @@ with c1:
                     key="runs_mode", help="Batch: the provider's batch API (OpenAI, Gemini, Bedrock, compatible "
                                           "servers), about half the price, results within 24 hours. Models "
                                           "without a batch API are asked online.")
-    concurrency = st.slider("Concurrent requests", 1, 64, 8, key="runs_concurrency")
-    rpm = st.number_input("Requests per minute limit (0 = none)", 0, 100000, 0, key="runs_rpm")
+    concurrency = st.slider("Concurrent requests per provider", 1, 64, 8, key="runs_concurrency",
+                            help="Every provider runs at the same time as the others, each at its own limit: "
+                                 "this one where models.toml sets none ([online.<provider>], or a model's own "
+                                 "concurrency).")
+    rpm = st.number_input("Requests per minute per provider (0 = none)", 0, 100000, 0, key="runs_rpm",
+                          help="Where models.toml sets none ([online.<provider>] rpm, or a model's own rpm).")
 with c2:
     types = st.multiselect("Formats", list(vocab.format_names()), key="runs_types", format_func=vocab.format_label)
     languages = st.multiselect("Languages", views.languages(common.source(), dataset), key="runs_languages",
@@ -138,6 +142,9 @@ if plan is not None:
                 "provider's price list).")
     st.dataframe(est.rename(columns={"cost_online_usd": "online (USD)", "cost_batch_usd": "batch (USD)"}),
                  hide_index=True, width="stretch")
+    st.caption(plain("Online, every provider at once, each at its own limit: "
+                     + lanes.describe_limits(lanes.lane_limits(plan.members, options.concurrency, options.rpm))
+                     + "."))
     if has_ledger(store, plan.launch_id) and mode != vocab.BATCH_MODE:
         st.info(f"Launch {plain(plan.launch_id)} has batch jobs: it continues in batch mode.")
     missing = [k for k in models if k not in ready]
@@ -215,6 +222,18 @@ def live() -> None:
         done = sum(r["answered"] + r["failed"] for r in progress)
         st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
         st.progress(min(1.0, done / total) if total else 0.0, text=pace.launch_pace(state).describe())
+        by_model, by_provider = pace.launch_breakdown(state)
+        if len(by_model) > 1:  # a sweep: each model's own bar, each provider's own rate
+            for row in by_model:
+                st.progress(row.share, text=plain(row.describe()))
+        if by_provider:
+            st.caption("Per provider: requests done, the rate over the last 3 minutes of this session, and the "
+                       "limits it runs under (all providers at once).")
+            st.dataframe(pd.DataFrame([{"provider": r.provider, "models": ", ".join(r.models),
+                                        "done": r.done, "requests": r.jobs,
+                                        "per minute": None if r.per_minute is None else round(r.per_minute, 1),
+                                        "limits": r.limits} for r in by_provider]),
+                         hide_index=True, width="stretch")
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
         if has_ledger(store, state["launch_id"]):

@@ -11,6 +11,7 @@ Use::
         stub.faults.append({"kind": "status", "status": 429, "retry_after": 1})
         ... point a provider at stub.url ...
         stub.requests  # list of RequestInfo, in arrival order
+        stub.peak, stub.peak_by_model  # most requests in flight at once (all, per model)
 """
 from __future__ import annotations
 
@@ -192,6 +193,11 @@ class StubServer:
         self.requests: list[RequestInfo] = []
         self.lock = threading.Lock()
         self.tokens = (100, 20)
+        # requests being answered now, and the most ever at once (overall and per model)
+        self.in_flight = 0
+        self.peak = 0
+        self.in_flight_by_model: dict[str, int] = {}
+        self.peak_by_model: dict[str, int] = {}
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -224,6 +230,7 @@ class StubServer:
 
     # ------------------------------------------------------------ handling
     def _send(self, handler, status: int, payload: bytes, headers: dict | None = None) -> None:
+        self._land(handler)
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(payload)))
@@ -259,6 +266,27 @@ class StubServer:
                 fault = self.fault_for(info)
             info.fault = fault["kind"] if fault else None
             self.requests.append(info)
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            now = self.in_flight_by_model[info.model] = self.in_flight_by_model.get(info.model, 0) + 1
+            self.peak_by_model[info.model] = max(self.peak_by_model.get(info.model, 0), now)
+        handler.eduart_flight = info  # counted out just before the reply is written (``_send``)
+        try:
+            self._answer(handler, info, fault)
+        finally:
+            self._land(handler)
+
+    def _land(self, handler) -> None:
+        """The request is answered: no longer in flight (once, before the client can see the reply)."""
+        info = getattr(handler, "eduart_flight", None)
+        if info is None:
+            return
+        handler.eduart_flight = None
+        with self.lock:
+            self.in_flight -= 1
+            self.in_flight_by_model[info.model] -= 1
+
+    def _answer(self, handler, info: RequestInfo, fault: dict | None) -> None:
         if self.latency_s:
             time.sleep(self.latency_s)
         if fault:

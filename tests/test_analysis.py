@@ -523,6 +523,7 @@ def test_missing_cells_are_left_out_of_item_statistics():
     assert out.loc["q3", "r_pb"] == pytest.approx(stats.pearsonr(MATRIX[:, 3], rest3).statistic)
 
 
+@pytest.mark.slow  # runs the bench command (its own process, a few seconds): CI's second stage
 def test_bench_analysis_command_prints_the_table():
     import subprocess
     import sys

@@ -24,6 +24,7 @@ def _answer(protocol: str, line: dict) -> str:
 
 
 @pytest.mark.parametrize("provider", ["openai", "gemini", "bedrock"])
+@pytest.mark.slow  # a batch round trip per turn
 def test_dialogue_turns_go_one_batch_per_turn_with_the_models_own_earlier_answers(store: Store, s3_url, tmp_path,
                                                                                    monkeypatch, provider):
     fill_dialogue(store)
@@ -54,6 +55,7 @@ def test_dialogue_turns_go_one_batch_per_turn_with_the_models_own_earlier_answer
     assert turns == {0, 1, 2, 3}
 
 
+@pytest.mark.slow  # a batch round trip per turn
 def test_turns_after_a_turn_that_failed_for_good_are_recorded_not_asked(store: Store, s3_url, tmp_path, monkeypatch):
     fill_dialogue(store)
     with BatchStub(s3_endpoint=s3_url, answer=_answer) as stub:

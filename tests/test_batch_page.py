@@ -39,6 +39,7 @@ def _frame_with(at: AppTest, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
+@pytest.mark.slow  # an AppTest page
 def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page):
     store, stub = batch_page
     stub.hold = True

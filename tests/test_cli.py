@@ -105,6 +105,7 @@ def test_reimport_through_cli_is_idempotent(imported):
     assert json.loads(run("stats", "--json", "--db", db).stdout) == before
 
 
+@pytest.mark.slow  # CLI subprocesses
 def test_import_items_cli_and_one_line_errors(tmp_path):
     db = tmp_path / "s.duckdb"
     good = tmp_path / "items.jsonl"

@@ -94,6 +94,7 @@ def test_shipped_figures_equal_the_published_tables():
 
 # ------------------------------------------------------------------ demo store
 
+@pytest.mark.slow  # a full demo build, in a subprocess
 def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     db = tmp_path / "fresh" / "eduart.duckdb"
     built = _cli("demo", "--db", str(db))
@@ -118,13 +119,11 @@ def test_demo_command_on_an_empty_folder_builds_the_expected_store(tmp_path):
     assert [p.name for p in (db.parent / "eduart_runs").iterdir()] == ["_judges"]
 
 
-def test_demo_runs_cover_both_conditions_and_both_profiles(tmp_path):
-    from eduart_core.demo import build_demo
+def test_demo_runs_cover_both_conditions_and_both_profiles(demo_db):
     from eduart_core.store import Store
     from eduart_core.store.scores import load_scores
 
-    store = Store(tmp_path / "demo.duckdb")
-    build_demo(store)
+    store = Store(demo_db)  # built by the demo builder (once per session, see demo_kit)
     for profile in ("strict", "paper"):
         frame = load_scores(store, profile, dataset="demo")
         frame = frame[frame["kind"] != "human"]  # the simulated panel of people sits in the answer-only condition
@@ -136,6 +135,7 @@ def test_demo_runs_cover_both_conditions_and_both_profiles(tmp_path):
         assert means.max() - means.min() > 0.1  # the archetypes differ visibly
 
 
+@pytest.mark.slow  # demo builds
 def test_extra_builders_force_rebuild_and_first_start(tmp_path, monkeypatch):
     import eduart_core.demo as demo
     from eduart_core.store import Store

@@ -93,6 +93,7 @@ def _on_tiny_disk(mount: Path, size: str, script: str, tmp_path: Path) -> subpro
                           cwd=str(ROOT), timeout=300)
 
 
+@pytest.mark.slow  # a subprocess on a tiny tmpfs
 @needs_tmpfs
 def test_full_disk_store_write_names_the_cause_and_keeps_the_store(tmp_path):
     small = write_json(tmp_path / "small.json", [radio(f"s{i}") for i in range(3)])
@@ -117,6 +118,7 @@ def test_full_disk_store_write_names_the_cause_and_keeps_the_store(tmp_path):
     assert json.loads(read("3.out"))["items"] == 3  # the failed import left the store as it was
 
 
+@pytest.mark.slow  # a subprocess on a tiny tmpfs
 @needs_tmpfs
 def test_full_disk_output_files_leave_no_partial_file(store, tmp_path):
     _import(store, tmp_path, [f"r{i}" for i in range(3)])
@@ -136,6 +138,7 @@ ls -a "$M" > "$T/ls.out"
     assert (tmp_path / "ls.out").read_text().split() == [".", "..", "filler"]  # no partial, no temp file
 
 
+@pytest.mark.slow  # a subprocess on a tiny tmpfs
 @needs_tmpfs
 def test_full_disk_under_the_journal_stops_the_run_with_one_line(store, tmp_path):
     """The run's journal folder is a full tmpfs: the first answer cannot be recorded, so the run

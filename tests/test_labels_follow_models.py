@@ -61,6 +61,7 @@ def test_a_real_model_on_the_demo_is_labelled_real(real_db):
     assert only_real.short() is None and only_real.banner() is None  # the real model alone is not simulated
 
 
+@pytest.mark.slow  # builds a report
 def test_findings_and_report_count_the_same_models(real_db):
     from eduart_core.report import build_report
 
@@ -95,6 +96,7 @@ def test_the_chance_baseline_is_labelled_a_baseline(chance_db):
     assert all(f.headline.startswith("Simulated respondents: ") for f in found)
 
 
+@pytest.mark.slow  # an AppTest page
 def test_the_page_banner_names_the_kinds(real_db, monkeypatch):
     from streamlit.testing.v1 import AppTest
 

@@ -204,6 +204,7 @@ def test_status_without_json_and_missing_file(store_path, tmp_path, capsys):
     assert code == 2 and "no file" in err
 
 
+@pytest.mark.slow  # builds a report
 def test_the_report_shows_reviewer_agreement_and_overrides(demo_db, tmp_path, capsys):
     from eduart_core.report import build_report
     from eduart_core.store.overrides import add_override

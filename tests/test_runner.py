@@ -211,6 +211,7 @@ def _env() -> dict:
     return env
 
 
+@pytest.mark.slow  # a real kill
 def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
     records = fill_store(store, 3)  # 21 items
     journal_glob = "kill*/responses.jsonl"
@@ -218,7 +219,7 @@ def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
         args = ["run", "--db", str(store.path), "--provider", "openai_compatible", "--base-url", f"{stub.url}/v1",
                 "--model-id", "slow", "--run-id", "kill", "--concurrency", "2", "--quiet"]
         proc = subprocess.Popen(_cli(*args), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 240  # a busy machine starts the CLI slowly
         journal = None
         while time.monotonic() < deadline:
             found = list(store.runs_dir.glob(journal_glob))
@@ -233,7 +234,7 @@ def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
         assert 4 <= len(answered) < len(records)
         asked_before = len(stub.requests)
         done = subprocess.run(_cli("run", "--db", str(store.path), "--resume", "kill", "--concurrency", "4",
-                                   "--quiet"), env=_env(), capture_output=True, text=True, timeout=60)
+                                   "--quiet"), env=_env(), capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         asked_after = stub.requests[asked_before:]
         per_item = {r["item_id"]: len(stub.requests_for(f"Exercise {r['item_id']}\n")) for r in records}

@@ -118,3 +118,31 @@ def test_reproducibility_table_after_repeated_runs(page_store):
     at = _page()
     repro = next(d.value for d in at.dataframe if "identical_share" in d.value.columns)
     assert list(repro["model"]) == ["Chance baseline"] and repro.iloc[0]["items"] == 6
+
+
+def test_a_sweep_shows_a_bar_per_model_and_a_rate_per_provider(page_store, tmp_path, monkeypatch):
+    with StubServer(latency_s=0.4) as one, StubServer(latency_s=0.4) as two:
+        registry = tmp_path / "models.toml"
+        registry.write_text("".join(
+            f'[models."stub-{n}"]\ndisplay_name = "Stub {n}"\nfamily = "Test"\nprovider = "openai_compatible"\n'
+            f'api_model_id = "slow-{n}"\nbase_url = "{stub.url}/v1"\n\n' for n, stub in ((1, one), (2, two)))
+            + "[online.openai_compatible]\nconcurrency = 1\n")
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        at = _page()
+        at.multiselect(key="runs_models").set_value(["stub-1", "stub-2"]).run()
+        assert any("every provider at once" in c.value and "1 at a time" in c.value for c in at.caption)
+        at.button(key="runs_launch").click().run()
+        launch_id = at.success[0].value.split()[1].replace("\\", "")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (len(one.requests) < 3 or len(two.requests) < 3):
+            time.sleep(0.1)
+        assert len(one.requests) >= 3 and len(two.requests) >= 3  # both providers asked at once
+        at = _page()
+        bars = [p.proto.text for p in at.get("progress")]  # model names are shown as text (escaped)
+        for model in ("stub-1", "stub-2"):
+            assert any(t.startswith(plain(f"{model}: ")) and t.endswith(plain("of 14 requests")) for t in bars), bars
+        rates = next(d.value for d in at.dataframe if "per minute" in d.value.columns)
+        assert len(rates) == 2 and set(rates["limits"]) == {"1 at a time"}
+        assert set(rates["models"]) == {"stub-1", "stub-2"}
+        at.button(key=f"cancel_{launch_id}").click().run()
+        _wait(page_store, launch_id, ("cancelled",))

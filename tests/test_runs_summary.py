@@ -39,6 +39,31 @@ def test_no_rate_before_two_requests_and_durations_read_naturally(tmp_path):
     assert pace.duration(42) == "42 s" and pace.duration(600) == "10 min" and pace.duration(7500) == "2 h 05 min"
 
 
+def test_a_sweep_reads_per_model_and_per_provider(tmp_path):
+    now = 10_000.0
+    _journal(tmp_path / "a-default.jsonl", [now - 50 + i for i in range(6)])
+    _journal(tmp_path / "a-motivation.jsonl", [now - 40 + i for i in range(4)], status="error")
+    _journal(tmp_path / "b.jsonl", [now - 400, now - 30])  # one request before this session began
+    openai = [{"name": "provider openai", "concurrency": 4, "rpm": 600.0}]
+    state = {"started_at": now - 100, "members": [
+        {"journal": str(tmp_path / "a-default.jsonl"), "jobs": 10, "model": "a", "provider": "openai",
+         "limits": openai},
+        {"journal": str(tmp_path / "a-motivation.jsonl"), "jobs": 10, "model": "a", "provider": "openai",
+         "limits": openai},
+        {"journal": str(tmp_path / "b.jsonl"), "jobs": 5, "model": "b", "provider": "gemini",
+         "limits": [{"name": "provider gemini", "concurrency": 8, "rpm": None},
+                    {"name": "model b", "concurrency": 2, "rpm": None}]}]}
+    models, providers = pace.launch_breakdown(state, now=now)
+    by_model = {m.model: m for m in models}
+    assert (by_model["a"].jobs, by_model["a"].answered, by_model["a"].failed) == (20, 6, 4)
+    assert by_model["a"].describe() == "a: 10 of 20 requests (4 failed)" and by_model["a"].share == 0.5
+    assert by_model["b"].done == 2 and by_model["b"].provider == "gemini"
+    rates = {p.provider: p for p in providers}
+    assert rates["openai"].per_minute == pytest.approx(10 / 100 * 60) and rates["openai"].models == ("a",)
+    assert rates["openai"].limits == "4 at a time, 600 rpm" and rates["gemini"].limits == "8 at a time"
+    assert rates["gemini"].per_minute is None  # one request in this session: no rate yet
+
+
 def test_summary_of_the_latest_finished_launch(tmp_path):
     _journal(tmp_path / "ok.jsonl", [1.0, 2.0, 3.0])
     _journal(tmp_path / "bad.jsonl", [1.0], status="error")

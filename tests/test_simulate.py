@@ -178,6 +178,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # CLI subprocesses
 def test_simulate_cli_synthesises_items_and_is_idempotent(store_path):
     done = _cli("simulate", "--models", "3", "--items", "60", "--seed", "4", "--db", str(store_path))
     assert done.returncode == 0, done.stderr
@@ -191,6 +192,7 @@ def test_simulate_cli_synthesises_items_and_is_idempotent(store_path):
     assert stats["datasets"]["synthetic-60-s4"]["simulated"] is True
 
 
+@pytest.mark.slow  # CLI subprocesses
 def test_simulate_cli_rejects_bad_input_in_one_line(store_path):
     done = _cli("simulate", "--models", "0", "--items", "10", "--db", str(store_path))
     assert done.returncode == 2

@@ -5,12 +5,14 @@ import importlib
 
 #: Every benchmark, one module each in ``eduart_core.bench`` (imported only when the CLI is built).
 BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "humans",
-           "judges", "team"]
+           "judges", "team", "import"]
+#: A bench whose name is a Python keyword lives in a module named otherwise.
+MODULES = {"import": "imports"}
 
 
 def register(sub) -> None:
     parser = sub.add_parser("bench", help=f"measure performance ({', '.join(BENCHES)})")
     bench_sub = parser.add_subparsers(dest="bench", metavar="NAME")
     for name in BENCHES:
-        importlib.import_module(f"eduart_core.bench.{name}").register(bench_sub)
+        importlib.import_module(f"eduart_core.bench.{MODULES.get(name, name)}").register(bench_sub)
     parser.set_defaults(func=lambda args: parser.print_help() or 1)

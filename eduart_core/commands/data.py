@@ -87,7 +87,11 @@ def _print_skipped(skipped: list[tuple[str, str]], what: str) -> int:
 def cmd_import_eduart(args: argparse.Namespace) -> int:
     from ..importers.records import import_eduart
 
-    report = import_eduart(_store(args), args.root, dataset=args.dataset)
+    def progress(report) -> None:
+        print(f"import-eduart: {report.responses_added:,} new response(s) stored so far", file=sys.stderr,
+              flush=True)
+
+    report = import_eduart(_store(args), args.root, dataset=args.dataset, batch_size=args.batch, progress=progress)
     if _nothing_imported(report):
         _print_skipped(report.skipped, "file(s)")
         raise UserError("nothing imported: every item file was skipped (see the lines above)")
@@ -99,12 +103,18 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
     return _print_skipped(report.skipped, "file(s) or record(s); the rest was imported")
 
 
+def _progress_line(report) -> None:
+    print(f"import-responses: {report.lines:,} lines read, {report.added:,} stored, {report.n_skipped:,} skipped",
+          file=sys.stderr, flush=True)
+
+
 def cmd_import_responses(args: argparse.Namespace) -> int:
     from ..importers.responses import import_responses
 
-    report = import_responses(_store(args), args.path, models_csv=args.models)
+    report = import_responses(_store(args), args.path, models_csv=args.models, progress=_progress_line,
+                              batch_lines=args.batch)
     print(f"{report.lines} line(s): {report.added} new response(s), {report.unchanged} already stored, "
-          f"{len(report.skipped)} skipped; {len(report.runs)} run(s), each response scored under "
+          f"{report.n_skipped} skipped; {len(report.runs)} run(s), each response scored under "
           f"{' and '.join(PROFILES)}")
     if report.models:
         print("models: " + ", ".join(report.models))
@@ -112,7 +122,15 @@ def cmd_import_responses(args: argparse.Namespace) -> int:
         print(f"registered {len(report.unknown_family)} new model(s) with unknown family: "
               f"{', '.join(report.unknown_family)}; set display name and family with "
               "--models FILE.csv (columns model, display_name, family) and import again")
-    return _print_skipped(report.skipped, "line(s)")
+    if not report.n_skipped:
+        return 0
+    print(f"skipped {report.n_skipped} line(s):", file=sys.stderr)
+    for spot, reason in report.skipped:
+        print(f"  {spot}: {reason}", file=sys.stderr)
+    if report.n_skipped > len(report.skipped):
+        print(f"  ... and {report.n_skipped - len(report.skipped)} more line(s) skipped (the first "
+              f"{len(report.skipped)} are named above)", file=sys.stderr)
+    return 2
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -182,7 +200,20 @@ def cmd_export_scores(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def register(sub) -> None:
+    from ..importers.records import BATCH_RESPONSES
+    from ..importers.responses import BATCH_LINES
+
     p = sub.add_parser("import-items", help="import item records (.json, .jsonl) and item tables (.tsv, .parquet)",
                        description="Import item records. A record that fails validation aborts the import "
                                    "(nothing is written). A file, line, row or image that cannot be read at all "
@@ -206,22 +237,32 @@ def register(sub) -> None:
                        description="Import dataset/metadata, dataset/imgs and answers/<model_dir>/<condition>. "
                                    "Files that cannot be read (not JSON, numbers out of range, over a size limit, "
                                    "broken images, answer files not named <item id>.json) are skipped and named, "
-                                   "one line each; the rest is imported. Exit codes: 0 all imported, 2 something "
+                                   "one line each; the rest is imported. The items go in first, then the answers "
+                                   "in batches (--batch): an import stopped half-way keeps what it committed, and "
+                                   "running it again adds only the rest. Exit codes: 0 all imported, 2 something "
                                    "skipped or an error.")
     p.add_argument("root", type=Path, metavar="ROOT", help="folder holding dataset/ and answers/")
     p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
+    p.add_argument("--batch", type=_positive, default=BATCH_RESPONSES, metavar="N",
+                   help=f"answers committed per transaction (default {BATCH_RESPONSES:,})")
     add_db_option(p)
     p.set_defaults(func=cmd_import_eduart)
 
     p = sub.add_parser("import-responses", help="import model outputs produced elsewhere (.jsonl), scored like runs",
                        description="One JSON object per line: dataset, item_id, model, condition, raw_response, "
                                    "optional run_id, input_tokens, output_tokens, motivation. Bad lines are "
-                                   "skipped and named by number (exit code 2); the others are stored and scored "
-                                   "under every profile. Importing the same file again changes nothing.")
+                                   "skipped (exit code 2; the first 20 named by number, the rest counted); the "
+                                   "others are stored and scored under every profile, in batches (--batch): an "
+                                   "import stopped half-way keeps what it committed. The file is read as a stream "
+                                   "(a progress line every batch); a file over EDUART_MAX_FILE_MB is refused, a "
+                                   "line with a text over EDUART_MAX_TEXT_CHARS skipped. Importing the same file "
+                                   "again changes nothing.")
     p.add_argument("path", type=Path, metavar="FILE.jsonl", help="the responses, one JSON object per line")
     p.add_argument("--models", type=Path, default=None, metavar="FILE.csv",
                    help="display name and family of the models (columns model, display_name, family"
                         "[, provider, api_model_id]); models not listed and not in the registry get an unknown family")
+    p.add_argument("--batch", type=_positive, default=BATCH_LINES, metavar="N",
+                   help=f"lines committed per transaction (default {BATCH_LINES:,})")
     add_db_option(p)
     p.set_defaults(func=cmd_import_responses)
 

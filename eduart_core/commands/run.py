@@ -48,8 +48,10 @@ def register(sub) -> None:
     p.add_argument("--items", metavar="FILTER", help="e.g. type=completion_open,language=it,image=with, or task=, dimension=, "
                         "dialogue=, tag.NAME= (| for several values)")
     p.add_argument("--limit", type=int, help="ask at most N items (after filtering, in item order)")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once (default 8)")
-    p.add_argument("--rpm", type=float, help="at most N requests per minute (default: no limit)")
+    p.add_argument("--concurrency", type=int, default=8,
+                   help="requests in flight at once per provider, where models.toml sets none (default 8)")
+    p.add_argument("--rpm", type=float, help="at most N requests per minute per provider, where models.toml sets "
+                                             "none (default: no limit)")
     add_db_option(p)
     p.add_argument("--dataset", help="dataset to ask (default: demo if present)")
     p.add_argument("--run-id", metavar="ID", help="name of the launch (default: derived from the options)")
@@ -222,8 +224,10 @@ def _run(args) -> int:
 
     previous = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        print(f"launch {plan.launch_id}: {len(plan.members)} run(s), {len(plan.jobs)} requests, "
-              f"concurrency {options.concurrency}" + (f", {options.rpm:g} rpm" if options.rpm else ""), flush=True)
+        from ..runner.lanes import describe_limits, lane_limits
+
+        print(f"launch {plan.launch_id}: {len(plan.members)} run(s), {len(plan.jobs)} requests, all providers at "
+              f"once; {describe_limits(lane_limits(plan.members, options.concurrency, options.rpm))}", flush=True)
         summary = execute(store, plan, cancel=cancel, progress=not args.quiet)
     finally:
         for sig, handler in previous.items():

@@ -16,8 +16,10 @@ not images, truncated or too large (``eduart_core.imagecheck``), and answer file
 ``<item id>.json``. Each lands in ``ImportReport.skipped`` as (path, reason), one line each, and
 the rest is imported. An input with nothing to import is an error.
 
-Both are one transaction: if anything unexpected fails, the store is left exactly as it was.
-Re-importing the same files changes nothing.
+``import_items`` is one transaction: if anything unexpected fails, the store is left exactly as it
+was. ``import_eduart`` writes the items in one transaction and the answers in batches (bounded
+memory at any size): a failure or a kill keeps the batches committed, and running it again adds
+only what is missing. Re-importing the same files changes nothing.
 """
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ import csv
 import hashlib
 import json
 import logging
+import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,7 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import UserError
 from ..jsonsafe import BadInput
+from ..limits import int_limit
 from ..store import Store
 from ..store.core import PROJECT_ROOT
 from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
@@ -246,10 +251,11 @@ def model_from_dir(model_dir: str, table: dict[str, ModelInfo]) -> ModelInfo:
     return ModelInfo(model_dir, model_id, family or (provider.capitalize() or None), provider or None, model_id)
 
 
-def _read_json_object(path: Path, skipped: list[tuple[str, str]]) -> tuple[dict, bytes] | None:
+def _read_json_object(path: Path | str, skipped: list[tuple[str, str]], max_bytes: int | None = None,
+                      max_text: int | None = None) -> tuple[dict, bytes] | None:
     """The checked JSON object in ``path`` and its bytes, or None with the reason in ``skipped``."""
     try:
-        value, data = jsonsafe.read_json(path)
+        value, data = jsonsafe.read_json(path, max_bytes=max_bytes, max_text=max_text)
     except BadInput as exc:
         skipped.append((str(path), str(exc)))
         return None
@@ -293,63 +299,133 @@ def answer_row(item_id: str, data: dict, file_bytes: bytes) -> dict:
     }
 
 
-def _is_bookkeeping(path: Path) -> bool:
+def _is_bookkeeping(name: str, is_dir: bool) -> bool:
     """Files and folders the published layout keeps next to the answers (not answers)."""
-    name = path.name
     if name.startswith(("_", ".")):
         return True
-    if path.is_dir():
+    if is_dir:
         return name in BOOKKEEPING_FOLDERS
-    return path.suffix.lower() in BOOKKEEPING_SUFFIXES
+    return name.lower().endswith(BOOKKEEPING_SUFFIXES)
 
 
-def _answer_rows(answers_root: Path, item_ids: set[str],
-                 skipped: list[tuple[str, str]]) -> list[tuple[str, str, list[dict]]]:
-    """(model_dir, condition, rows) for every answer folder; what is not an answer is named."""
-    answers: list[tuple[str, str, list[dict]]] = []
+def _entries(folder: Path) -> list[os.DirEntry]:
+    """The entries of a folder, sorted by name (one ``scandir``: no ``stat`` per file)."""
+    with os.scandir(folder) as found:
+        return sorted(found, key=lambda entry: entry.name)
+
+
+def _answer_folders(answers_root: Path, skipped: list[tuple[str, str]]) -> list[tuple[str, str, Path]]:
+    """(model_dir, condition, folder) of every answer folder; unknown condition folders are named."""
+    folders: list[tuple[str, str, Path]] = []
     if not answers_root.is_dir():
-        return answers
-    for model_folder in sorted(p for p in answers_root.iterdir() if p.is_dir()):
-        for entry in sorted(model_folder.iterdir()):
-            if entry.is_dir() and entry.name not in CONDITIONS and not _is_bookkeeping(entry):
-                skipped.append((str(entry), f"unknown condition folder (expected {' or '.join(CONDITIONS)})"))
-        for condition in CONDITIONS:
-            folder = model_folder / condition
-            if not folder.is_dir():
+        return folders
+    for model_entry in _entries(answers_root):
+        if not model_entry.is_dir():
+            continue
+        found = {}
+        for entry in _entries(Path(model_entry.path)):
+            if not entry.is_dir():
                 continue
-            rows = []
-            for path in sorted(folder.iterdir()):
-                if _is_bookkeeping(path):
-                    continue
-                if path.is_dir():
-                    skipped.append((str(path), "a folder inside an answer folder (not read)"))
-                    continue
-                if path.suffix != ".json":
-                    skipped.append((str(path), "not an answer file (<item id>.json)"))
-                    continue
-                if path.stem not in item_ids:
-                    if path.stem.isdigit():
-                        skipped.append((str(path), f"no item {path.stem} in dataset/metadata"))
-                    else:
-                        skipped.append((str(path), "file name is not <item id>.json for an item in "
-                                                   "dataset/metadata"))
-                    continue
-                loaded = _read_json_object(path, skipped)
-                if loaded is None:
-                    continue
-                value, data = loaded
-                try:
-                    rows.append(answer_row(path.stem, value, data))
-                except BadInput as exc:
-                    skipped.append((str(path), str(exc)))
-            if rows:
-                answers.append((model_folder.name, condition, rows))
-    return answers
+            if entry.name in CONDITIONS:
+                found[entry.name] = Path(entry.path)
+            elif not _is_bookkeeping(entry.name, True):
+                skipped.append((entry.path, f"unknown condition folder (expected {' or '.join(CONDITIONS)})"))
+        folders += [(model_entry.name, condition, found[condition]) for condition in CONDITIONS if condition in found]
+    return folders
+
+
+def _folder_rows(folder: Path, item_ids: set[str], skipped: list[tuple[str, str]], max_bytes: int,
+                 max_text: int) -> Iterator[dict]:
+    """The answer rows of one model_dir/condition folder, file by file; what is not an answer is
+    named. Each file is opened and read once (its size checked on the open file)."""
+    for entry in _entries(folder):
+        name = entry.name
+        is_dir = entry.is_dir()
+        if _is_bookkeeping(name, is_dir):
+            continue
+        if is_dir:
+            skipped.append((entry.path, "a folder inside an answer folder (not read)"))
+            continue
+        stem, dot, suffix = name.rpartition(".")
+        if not dot or suffix != "json":
+            skipped.append((entry.path, "not an answer file (<item id>.json)"))
+            continue
+        if stem not in item_ids:
+            if stem.isdigit():
+                skipped.append((entry.path, f"no item {stem} in dataset/metadata"))
+            else:
+                skipped.append((entry.path, "file name is not <item id>.json for an item in dataset/metadata"))
+            continue
+        loaded = _read_json_object(entry.path, skipped, max_bytes, max_text)
+        if loaded is None:
+            continue
+        value, data = loaded
+        try:
+            yield answer_row(stem, value, data)
+        except BadInput as exc:
+            skipped.append((entry.path, str(exc)))
+
+
+#: Answers written per transaction: large enough to amortise a transaction, small enough to keep
+#: an import of any size in bounded memory (a batch is a few tens of MB).
+BATCH_RESPONSES = 20_000
+
+
+class _AnswerWriter:
+    """Writes answer rows in batches, one transaction each; a kill keeps the committed batches
+    and the next import skips them (their request keys are stored)."""
+
+    def __init__(self, store: Store, dataset: str, table: dict[str, ModelInfo], report: ImportReport,
+                 batch_size: int, progress: Callable[[ImportReport], None] | None = None):
+        self.store, self.dataset, self.table, self.report = store, dataset, table, report
+        self.progress = progress
+        self.batch_size = max(1, batch_size)
+        self.pending: dict[tuple[str, str], list[dict]] = {}
+        self.size = 0
+        self.models: dict[str, str] = {}
+        self.runs: set[str] = set()
+        self.items: dict[str, tuple[int, dict]] | None = None
+        self.memo: dict = {}  # answers scored once for every model that gave them
+
+    def add(self, model_dir: str, condition: str, row: dict) -> None:
+        self.pending.setdefault((model_dir, condition), []).append(row)
+        self.size += 1
+        if self.size >= self.batch_size:
+            self.flush()
+            if self.progress is not None:
+                self.progress(self.report)
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        with self.store.transaction() as con:
+            if self.items is None:
+                self.items = current_items_con(con, self.dataset)
+            for (model_dir, condition), rows in self.pending.items():
+                info = model_from_dir(model_dir, self.table)
+                if info.model not in self.models:
+                    self.models[info.model] = ensure_model_con(con, info.model, info.display_name, info.family,
+                                                               info.provider, info.api_model_id)
+                run_id = f"{self.dataset}:{model_dir}:{condition}"
+                create_run_con(con, run_id, self.dataset, info.model, condition, "import-eduart",
+                               status="completed", launch_id=f"import-eduart:{self.dataset}", exist_ok=True)
+                self.report.responses_added += add_responses_con(con, run_id, rows, self.items, self.memo)
+                refresh_run_totals_con(con, run_id, status="completed")
+                self.runs.add(run_id)
+        self.pending.clear()
+        self.size = 0
 
 
 def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
-                  models_csv: Path | None = None) -> ImportReport:
-    """Import a folder in the published layout (items, images, answers) in one transaction."""
+                  models_csv: Path | None = None, batch_size: int = BATCH_RESPONSES,
+                  progress: Callable[[ImportReport], None] | None = None) -> ImportReport:
+    """Import a folder in the published layout: items (and images) in one transaction, then the
+    answers streamed folder by folder, parsed, scored and committed in batches of ``batch_size``
+    (``progress(report)`` after each batch but the last).
+
+    Memory stays bounded whatever the size of the folder; an import stopped half-way keeps the
+    items and the batches already committed, and running it again adds only what is missing.
+    """
     root = Path(root)
     metadata = root / "dataset" / "metadata"
     if not metadata.is_dir():
@@ -357,14 +433,17 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
     report = ImportReport(dataset=dataset)
+    max_bytes, max_text = int_limit("max_file_bytes"), int_limit("max_text_chars")  # read once, not per file
 
     records = []
-    for path in sorted(metadata.glob("*.json")):
-        loaded = _read_json_object(path, report.skipped)
+    for entry in _entries(metadata):
+        if not entry.name.endswith(".json") or entry.is_dir():
+            continue
+        loaded = _read_json_object(entry.path, report.skipped, max_bytes, max_text)
         if loaded is None:
             continue
         value = dict(loaded[0])
-        value["item_id"] = path.stem  # the file name is the id, whatever the record says
+        value["item_id"] = entry.name[:-len(".json")]  # the file name is the id, whatever the record says
         records.append(value)
     if not records:
         if report.skipped:
@@ -372,26 +451,20 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
         raise UserError(f"no item files in {metadata}: nothing imported")
     item_ids = {r["item_id"] for r in records}
     table = load_model_table(models_csv)
-    answers = _answer_rows(root / "answers", item_ids, report.skipped)
+    folders = _answer_folders(root / "answers", report.skipped)
 
     with store.transaction() as con:
         prepared = prepare_items(con, store, records, root / "dataset", report,
                                  fallback_dir=root / "dataset" / "imgs")
         store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
                        title=f"EduArt folder {root.name}")
-        items = current_items_con(con, dataset)
-        models: dict[str, str] = {}
-        for model_dir, condition, rows in answers:
-            info = model_from_dir(model_dir, table)
-            if info.model not in models:
-                models[info.model] = ensure_model_con(con, info.model, info.display_name, info.family,
-                                                      info.provider, info.api_model_id)
-            run_id = f"{dataset}:{model_dir}:{condition}"
-            create_run_con(con, run_id, dataset, info.model, condition, "import-eduart", status="completed",
-                           launch_id=f"import-eduart:{dataset}", exist_ok=True)
-            report.responses_added += add_responses_con(con, run_id, rows, items)
-            refresh_run_totals_con(con, run_id, status="completed")
-            report.runs += 1
-        report.models = sorted(models.values())
         ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)
+    del records, prepared
+    writer = _AnswerWriter(store, dataset, table, report, batch_size, progress)
+    for model_dir, condition, folder in folders:
+        for row in _folder_rows(folder, item_ids, report.skipped, max_bytes, max_text):
+            writer.add(model_dir, condition, row)
+    writer.flush()
+    report.runs = len(writer.runs)
+    report.models = sorted(writer.models.values())
     return report

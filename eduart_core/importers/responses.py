@@ -5,11 +5,15 @@ A line: ``{"dataset", "item_id", "model", "condition", "raw_response"}`` plus op
 ``run_id``, ``input_tokens``, ``output_tokens``, ``motivation``; other keys are ignored.
 
 Why line by line: such files are long and assembled by hand or by other tools, so one bad line
-must not cost the thousands of good ones. Every line is checked before anything is written; a bad
-line is skipped and named by its number, the good ones go into the store in one transaction,
-each parsed and scored under every profile by ``store.runs.add_responses_con`` (the same path as
-a live run). Each response's request key is a hash of its content, so importing the same file
-twice changes nothing and a corrected line becomes the item's newer response.
+must not cost the thousands of good ones. A bad line is skipped and named by its number (the
+first ``MAX_NAMED`` of them; the rest are counted), the good ones are parsed and scored under
+every profile by ``store.runs.add_responses_con`` (the same path as a live run) and committed in
+batches of ``BATCH_LINES``. The file is streamed: memory stays bounded at a million lines, and
+progress is reported after each batch and every ``PROGRESS_LINES`` lines read. A file over ``EDUART_MAX_FILE_MB`` is refused at
+once, a text field over ``EDUART_MAX_TEXT_CHARS`` skips its line; both messages name the variable.
+Each response's request key is a hash of its content, so importing the same file twice changes
+nothing, an import stopped half-way keeps its committed batches and the next run adds the rest,
+and a corrected line becomes the item's newer response.
 
 Models are global: a model key the store does not know is registered, with its display name and
 family from ``--models FILE.csv`` (columns ``model, display_name, family[, provider,
@@ -27,11 +31,15 @@ import hashlib
 import json
 import logging
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..jsonsafe import has_lone_surrogate
+from ..limits import describe, int_limit
 from ..store import Store
 from ..store.items import current_item_ids
 from ..store.runs import (
@@ -50,8 +58,12 @@ logger = logging.getLogger(__name__)
 ORIGIN = "import-responses"
 REQUIRED_FIELDS: tuple[str, ...] = ("dataset", "item_id", "model", "condition", "raw_response")
 OPTIONAL_FIELDS: tuple[str, ...] = ("run_id", "input_tokens", "output_tokens", "motivation")
-#: Longest raw response or motivation accepted (characters); longer lines are skipped.
-MAX_TEXT_CHARS = 1_000_000
+#: Skipped lines named one by one; the rest are counted.
+MAX_NAMED = 20
+#: Lines committed per transaction (bounded memory; a kill keeps the committed batches).
+BATCH_LINES = 50_000
+#: A progress line every so many lines read.
+PROGRESS_LINES = 100_000
 #: Longest key (dataset, item, model, run id).
 MAX_KEY_CHARS = 200
 #: Token counts are stored as 32-bit integers.
@@ -85,7 +97,14 @@ class ResponsesReport:
     runs: list[str] = field(default_factory=list)             # runs that received lines
     models: list[str] = field(default_factory=list)           # display names of their models
     unknown_family: list[str] = field(default_factory=list)   # model keys registered with no family
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # ("file:line", reason)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # ("file:line", reason): the first MAX_NAMED
+    n_skipped: int = 0                                         # every skipped line
+
+    def skip(self, spot: str, reason: str) -> None:
+        """Count a skipped line; name it while fewer than MAX_NAMED are named."""
+        self.n_skipped += 1
+        if len(self.skipped) < MAX_NAMED:
+            self.skipped.append((spot, reason))
 
 
 # ---------------------------------------------------------------- one line
@@ -115,18 +134,20 @@ def _tokens(value: Any, name: str) -> int | None:
     return int(value)
 
 
-def _text(value: Any, name: str, required: bool) -> str | None:
+def _text(value: Any, name: str, required: bool, max_text: int) -> str | None:
     if value is None and not required:
         return None
     if not isinstance(value, str):
         raise LineProblem(f"{name} must be a string, got {type(value).__name__}")
-    if len(value) > MAX_TEXT_CHARS:
-        raise LineProblem(f"{name} is longer than {MAX_TEXT_CHARS} characters")
+    if len(value) > max_text:
+        raise LineProblem(f"{name} of {len(value):,} characters exceeds the limit of {describe('max_text_chars')}")
     return value
 
 
-def parse_line(text: str) -> dict:
-    """One line as a checked response dict (keys of REQUIRED_FIELDS and OPTIONAL_FIELDS)."""
+def parse_line(text: str, max_text: int | None = None) -> dict:
+    """One line as a checked response dict (keys of REQUIRED_FIELDS and OPTIONAL_FIELDS); text
+    fields up to ``max_text`` characters (default EDUART_MAX_TEXT_CHARS)."""
+    max_text = int_limit("max_text_chars") if max_text is None else max_text
     try:
         value = json.loads(text)
     except RecursionError:
@@ -144,16 +165,13 @@ def parse_line(text: str) -> dict:
         raise LineProblem(f"condition must be {' or '.join(CONDITIONS)}, got {condition!r}")
     line["condition"] = condition
     line["run_id"] = _key(value["run_id"], "run_id") if value.get("run_id") is not None else None
-    line["raw_response"] = _text(value["raw_response"], "raw_response", required=True)
-    line["motivation"] = _text(value.get("motivation"), "motivation", required=False)
+    line["raw_response"] = _text(value["raw_response"], "raw_response", True, max_text)
+    line["motivation"] = _text(value.get("motivation"), "motivation", False, max_text)
     line["input_tokens"] = _tokens(value.get("input_tokens"), "input_tokens")
     line["output_tokens"] = _tokens(value.get("output_tokens"), "output_tokens")
     for name, field_value in line.items():
-        if isinstance(field_value, str):
-            try:
-                field_value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise LineProblem(f"{name} contains an unpaired surrogate (not valid Unicode)") from None
+        if isinstance(field_value, str) and has_lone_surrogate(field_value):
+            raise LineProblem(f"{name} contains an unpaired surrogate (not valid Unicode)")
     return line
 
 
@@ -209,21 +227,106 @@ def _registry_identity(model: str) -> ModelIdentity | None:
 
 # ---------------------------------------------------------------- the file
 
-def _read_lines(path: Path):
+def _read_lines(path: Path, max_bytes: int):
+    """(number, bytes) of every non-blank line, streamed; a file over the limit is refused at once."""
     try:
-        data = path.read_bytes()
+        handle = open(path, "rb")
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        raw = raw.rstrip(b"\r")
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        if raw.strip():
-            yield number, raw
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise UserError(f"{path}: file of {size / 1024 / 1024:.1f} MB exceeds the limit of "
+                            f"{describe('max_file_bytes')}: nothing imported")
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.rstrip(b"\r\n")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if raw.strip():
+                yield number, raw
 
 
-def import_responses(store: Store, path: Path | str, models_csv: Path | str | None = None) -> ResponsesReport:
-    """Check every line of ``path``, then store the good ones in one transaction (module doc)."""
+Progress = Callable[[ResponsesReport], None]
+
+
+class _Batches:
+    """Good lines waiting for the store, written one transaction per ``BATCH_LINES``."""
+
+    def __init__(self, store: Store, path: Path, runs: dict[str, tuple[str, str, str]],
+                 identities: dict[str, ModelIdentity], stored_models: set[str], report: ResponsesReport,
+                 batch_lines: int, progress: Progress | None, aliases: dict[str, str] | None = None):
+        self.store, self.path, self.runs, self.report = store, path, runs, report
+        self.aliases = aliases or {}  # people: file identifier -> pseudonym (registered as respondents)
+        self.progress = progress
+        self.identities, self.stored_models = identities, stored_models
+        self.batch_lines = max(1, batch_lines)
+        self.rows: dict[str, list[dict]] = {}
+        self.size = 0
+        self.registered: set[str] = set()
+        self.items: dict[str, dict] = {}
+        self.memo: dict = {}
+        self.touched: set[str] = set()
+        self.used: set[str] = set()
+
+    def add(self, run_id: str, row: dict) -> None:
+        self.rows.setdefault(run_id, []).append(row)
+        self.size += 1
+        if self.size >= self.batch_lines:
+            self.flush()
+            if self.progress is not None:
+                self.progress(self.report)
+
+    def _models_con(self, con, used: set[str]) -> None:
+        """Register the models and people this batch uses that no earlier batch registered."""
+        from ..humans.imports import register_con_all
+
+        first = not self.registered  # the first batch also updates the listed models the store knows
+        people = {key: p for key, p in self.aliases.items() if p in used and p not in self.registered}
+        register_con_all(con, people, self.identities)
+        self.registered |= set(people.values())
+        wanted = used | (set(self.identities) & self.stored_models) if first else set(used)
+        wanted -= set(self.aliases.values()) | set(self.aliases)
+        for model in sorted(wanted - self.registered):
+            self.registered.add(model)
+            identity = self.identities.get(model)
+            if identity is None and model in self.stored_models:
+                continue  # known model, nothing to change
+            identity = identity or _registry_identity(model)
+            if identity is None:
+                identity = ModelIdentity(model)
+                self.report.unknown_family.append(model)
+            ensure_model_con(con, model, identity.display_name, identity.family, identity.provider,
+                             identity.api_model_id, kind=identity.kind)
+
+    def flush(self) -> None:
+        """Register models and runs, then add (parse + score) the responses: one transaction."""
+        if not self.rows:
+            return
+        used = {self.runs[run_id][1] for run_id in self.rows}
+        with self.store.transaction() as con:
+            self._models_con(con, used)
+            for run_id, rows in self.rows.items():
+                dataset, model, condition = self.runs[run_id]
+                create_run_con(con, run_id, dataset, model, condition, ORIGIN, status="completed",
+                               launch_id=f"{ORIGIN}:{self.path.name}", exist_ok=True)
+                if dataset not in self.items:
+                    self.items[dataset] = current_items_con(con, dataset)
+                added = add_responses_con(con, run_id, rows, self.items[dataset], self.memo)
+                if added:
+                    refresh_run_totals_con(con, run_id)
+                self.report.added += added
+        self.touched |= set(self.rows)
+        self.used |= used
+        self.rows.clear()
+        self.size = 0
+
+
+def import_responses(store: Store, path: Path | str, models_csv: Path | str | None = None,
+                     progress: Progress | None = None, batch_lines: int = BATCH_LINES) -> ResponsesReport:
+    """Stream ``path`` line by line, check each, store the good ones in batches of ``batch_lines``
+    (module doc). ``progress(report)`` is called after each batch but the last and every
+    ``PROGRESS_LINES`` lines read (the CLI prints a line).
+    """
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
@@ -231,6 +334,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
         raise UserError(f"no store at {store.path}; import the items of the dataset first")
     from ..humans.imports import pseudonyms
 
+    max_bytes, max_text = int_limit("max_file_bytes"), int_limit("max_text_chars")  # read once
     identities = read_model_table(models_csv) if models_csv else {}
     aliases = pseudonyms(store, identities)  # people (kind human): file identifier -> pseudonym
     report = ResponsesReport(str(path))
@@ -238,17 +342,18 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
     runs = {row["run_id"]: (row["dataset"], row["model"], row["condition"])
             for row in list_runs(store).to_dict("records")}
     stored_models = set(list_models(store)["model"])
-    rows_by_run: dict[str, list[dict]] = {}
-    first_seen: dict[tuple[str, str], int] = {}
-    for number, raw in _read_lines(path):
+    batches = _Batches(store, path, runs, identities, stored_models, report, batch_lines, progress, aliases)
+    first_seen: dict[int, int] = {}  # hash of (run id, request key) -> line number: 1M lines in ~100 MB
+    for number, raw in _read_lines(path, max_bytes):
         report.lines += 1
-        spot = f"{path.name}:{number}"
+        if progress is not None and report.lines % PROGRESS_LINES == 0:
+            progress(report)
         try:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise LineProblem("not UTF-8 text") from None
-            line = parse_line(text)
+            line = parse_line(text, max_text)
             line["model"] = aliases.get(line["model"], line["model"])
             dataset = line["dataset"]
             if dataset not in known_items:
@@ -264,57 +369,25 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
                 raise LineProblem(f"run {run_id} is dataset {other[0]}, model {other[1]}, condition {other[2]}; "
                                   f"this line says {dataset}, {line['model']}, {line['condition']}")
             key = request_key(line)
-            if (run_id, key) in first_seen:
-                raise LineProblem(f"same response as line {first_seen[(run_id, key)]}")
-            first_seen[(run_id, key)] = number
+            seen = hash((run_id, key))
+            if seen in first_seen:
+                raise LineProblem(f"same response as line {first_seen[seen]}")
+            first_seen[seen] = number
         except LineProblem as exc:
-            report.skipped.append((spot, str(exc)))
+            report.skip(f"{path.name}:{number}", str(exc))
             continue
-        rows_by_run.setdefault(run_id, []).append({
+        batches.add(run_id, {
             "item_id": line["item_id"], "raw_text": line["raw_response"], "motivation": line["motivation"],
             "input_tokens": line["input_tokens"], "output_tokens": line["output_tokens"],
             "request_key": key, "repetition": 0, "error": None, "image_sent": None, "latency_s": None,
         })
     if not report.lines:
         raise UserError(f"{path}: no lines to import")
-    if rows_by_run:
-        _write(store, path, rows_by_run, runs, identities, stored_models, report, aliases)
-    report.unchanged = report.lines - len(report.skipped) - report.added
+    batches.flush()
+    report.runs = sorted(batches.touched)
+    if batches.used:
+        models = list_models(store)
+        report.models = sorted(models.loc[models["model"].isin(batches.used), "display_name"])
+        logger.info("%s: %d response(s) added in %d run(s)", path, report.added, len(report.runs))
+    report.unchanged = report.lines - report.n_skipped - report.added
     return report
-
-
-def _write(store: Store, path: Path, rows_by_run: dict[str, list[dict]], runs: dict[str, tuple[str, str, str]],
-           identities: dict[str, ModelIdentity], stored_models: set[str], report: ResponsesReport,
-           aliases: dict[str, str] | None = None) -> None:
-    """Register models, people and runs, then add (parse + score) the responses: one transaction."""
-    from ..humans.imports import register_con_all
-
-    used = {runs[run_id][1] for run_id in rows_by_run}
-    aliases = {key: p for key, p in (aliases or {}).items() if p in used}
-    with store.transaction() as con:
-        register_con_all(con, aliases, identities)
-        for model in sorted((used | (set(identities) & stored_models)) - set(aliases.values()) - set(aliases)):
-            identity = identities.get(model)
-            if identity is None and model in stored_models:
-                continue  # known model, nothing to change
-            identity = identity or _registry_identity(model)
-            if identity is None:
-                identity = ModelIdentity(model)
-                report.unknown_family.append(model)
-            ensure_model_con(con, model, identity.display_name, identity.family, identity.provider,
-                             identity.api_model_id, kind=identity.kind)
-        items = {}
-        for run_id, rows in rows_by_run.items():
-            dataset, model, condition = runs[run_id]
-            create_run_con(con, run_id, dataset, model, condition, ORIGIN, status="completed",
-                           launch_id=f"{ORIGIN}:{path.name}", exist_ok=True)
-            if dataset not in items:
-                items[dataset] = current_items_con(con, dataset)
-            added = add_responses_con(con, run_id, rows, items[dataset])
-            if added:
-                refresh_run_totals_con(con, run_id)
-            report.added += added
-        report.runs = sorted(rows_by_run)
-    models = list_models(store)
-    report.models = sorted(models.loc[models["model"].isin(used), "display_name"])
-    logger.info("%s: %d response(s) added in %d run(s)", path, report.added, len(report.runs))

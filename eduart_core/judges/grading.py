@@ -102,7 +102,7 @@ StoreLike = Store | str | os.PathLike
 
 
 def _store(store: StoreLike) -> Store:
-    return store if isinstance(store, Store) else Store(Path(store))
+    return store if isinstance(store, Store) else Store(store)  # a file path or a postgresql:// URL
 
 
 def _acting(who: Actor, action: str, what: str) -> Identity:
@@ -227,13 +227,12 @@ def _status(state: _Round, answer: dict) -> _Status:
 
 def _task(store: Store, state: _Round, answer: dict, role: str = GRADE_ROLE, mine: dict | None = None,
           disputed: tuple[str, ...] = (), marks: dict | None = None) -> GradingTask:
-    from ..store.grades import item_record_con, response_texts_con
+    from ..store.grades import item_image_con, item_record_con, response_texts_con
 
     with store.connect(read_only=True) as con:
         found = item_record_con(con, state.dataset, answer["item_id"])
         texts = response_texts_con(con, [int(answer["response_id"])])
-        image = con.execute("SELECT image_hash FROM items WHERE dataset = ? AND item_id = ? AND is_current",
-                            [state.dataset, answer["item_id"]]).fetchone()
+        image = item_image_con(con, state.dataset, answer["item_id"])
     if found is None:
         raise UserError(f"item {answer['item_id']} is no longer in dataset {state.dataset}")
     record = {**json.loads(found[1]), "item_id": answer["item_id"]}
@@ -243,7 +242,7 @@ def _task(store: Store, state: _Round, answer: dict, role: str = GRADE_ROLE, min
     return GradingTask(token=str(answer["token"]), dataset=state.dataset, rubric=state.rubric.name,
                        round=state.number, item_id=str(answer["item_id"]), item_type=str(record.get("type")),
                        language=record.get("language"), question=question_text(record), key=key_text(record),
-                       answer=words, image_hash=image[0] if image else None, criteria=criteria,
+                       answer=words, image_hash=image, criteria=criteria,
                        mine=dict(mine or {}), role=role, disputed=disputed, marks=dict(marks or {}))
 
 

@@ -38,6 +38,10 @@ class ModelSpec:
     price_out_per_mtok: float = 0.0
     #: `vocab.MODEL_KINDS`: a `baseline` (such as `chance`) is a reference mark, not an examinee.
     kind: str = MODEL_KIND
+    #: This model's own online limits (requests in flight, requests per minute), within its
+    #: provider's (``[online.<provider>]``); None: only the provider's limits apply.
+    concurrency: int | None = None
+    rpm: float | None = None
 
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float:
         """USD for the given token counts at the registry prices."""
@@ -72,9 +76,21 @@ def _parse(path: Path) -> dict[str, ModelSpec]:
             raise UserError(f"model registry {path}: models.{key}: provider must be one of {', '.join(PROVIDERS)}")
         if entry.get("kind", MODEL_KIND) not in MODEL_KINDS:
             raise UserError(f"model registry {path}: models.{key}: kind must be one of {', '.join(MODEL_KINDS)}")
+        check_online_limits(entry, f"model registry {path}: models.{key}")
         entry = {"family": entry.get("family", "Other"), **entry}
         specs[key] = ModelSpec(key=key, **entry)
     return specs
+
+
+def check_online_limits(entry: dict, where: str) -> None:
+    """``concurrency`` a positive whole number, ``rpm`` a positive number, when given."""
+    concurrency = entry.get("concurrency")
+    if concurrency is not None and (isinstance(concurrency, bool) or not isinstance(concurrency, int)
+                                    or concurrency < 1):
+        raise UserError(f"{where}.concurrency must be a whole number of at least 1")
+    rpm = entry.get("rpm")
+    if rpm is not None and (isinstance(rpm, bool) or not isinstance(rpm, int | float) or not 0 < rpm < float("inf")):
+        raise UserError(f"{where}.rpm must be a positive number of requests per minute")
 
 
 def load_registry(path: str | os.PathLike | None = None) -> dict[str, ModelSpec]:

@@ -2,7 +2,9 @@
 
 A launch is what one ``run`` command (or one click on the Runs page) starts; its member runs are
 one per model, condition and repetition, each with its own journal. All requests of a launch
-share one pool of ``concurrency`` slots. The launch file (``<runs_dir>/_launches/<id>.json``)
+go through one pool in which every run is a lane: each provider (and a model with limits of its
+own) runs at its own ``concurrency`` and ``rpm`` at the same time as the others (``runner.lanes``),
+so a sweep over four providers takes as long as the slowest, not the sum. The launch file (``<runs_dir>/_launches/<id>.json``)
 keeps the options and the chosen item ids, so ``--resume`` asks exactly the same questions, and
 the pid, so the Runs page can follow or cancel it.
 """
@@ -26,7 +28,7 @@ from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry,
 from ..store import Store, StoreError, StoreLockedError
 from ..store import journal as store_journal
 from ..store.items import load_items
-from ..store.runs import create_run, ensure_model, finish_run
+from ..store.runs import create_run_con, ensure_model_con, finish_run
 from ..vocab import BOTH_CONDITIONS, CONDITIONS, DEFAULT_CONDITION, DEFAULT_DATASET
 from . import launchfile
 from .cache import ResponseCache, cache_key
@@ -34,8 +36,9 @@ from .calls import LaunchCaller, cached_reply, prior_messages
 from .estimate import Estimate, estimate_request, token_counter
 from .ingestion import Ingester
 from .journal import Journal, JournalSet, latest_by_key, read_records
+from .lanes import lane_limits, provider_group
 from .launchfile import launch_file, process_alive, read_launch, write_launch
-from .pool import Job, RetryPolicy, run_jobs
+from .pool import Job, Pool, RetryPolicy
 from .progress import ProgressBar
 from .prompts import answer_schema, load_templates, render_user_text, request_templates_hash, schema_hash
 from .selection import select_items
@@ -252,6 +255,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                                                    for label, _, path, mime in turn["option_files"]]},
                         meta=meta,
                         after=f"{run_id}/{earlier[-1]}" if earlier else None,
+                        lane=run_id,
                     ))
     return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
 
@@ -348,25 +352,29 @@ def run_totals(member: Member, records: list[dict]) -> dict:
 
 
 def _register(store: Store, plan: Plan) -> dict[str, float]:
-    """Models and runs in the store (short transactions), reopening runs of an earlier session;
+    """Models and runs in the store (one short transaction), reopening runs of an earlier session;
     returns the wall time the runs already spent."""
     options = plan.options
     specs = {m.spec.key: m.spec for m in plan.members}
     existing = store_journal.run_wall_seconds(store, [m.run_id for m in plan.members])
-    for spec in specs.values():
-        ensure_model(store, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id,
-                     kind=spec.kind)
-    for m in plan.members:
-        params = {"temperature": m.spec.temperature, "max_output_tokens": m.spec.max_output_tokens,
-                  "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,
-                  "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
-                  "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
-                  "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0)}
-        created = create_run(store, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
-                             launch_id=plan.launch_id, repetition=m.repetition, prompt_hash=m.template_hash,
-                             params=params, journal_path=str(m.journal_path), exist_ok=True)
-        if not created:
-            store_journal.reopen_runs(store, [m.run_id])
+    reopened = []
+    with store.transaction() as con:
+        for spec in specs.values():
+            ensure_model_con(con, spec.key, spec.display_name, spec.family, spec.provider, spec.api_model_id,
+                             kind=spec.kind)
+        for m in plan.members:
+            params = {"temperature": m.spec.temperature, "max_output_tokens": m.spec.max_output_tokens,
+                      "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,
+                      "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
+                      "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
+                      "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0)}
+            created = create_run_con(con, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
+                                     launch_id=plan.launch_id, repetition=m.repetition,
+                                     prompt_hash=m.template_hash, params=params, journal_path=str(m.journal_path),
+                                     exist_ok=True)
+            if not created:
+                reopened.append(m.run_id)
+    store_journal.reopen_runs(store, reopened)
     return existing
 
 
@@ -394,6 +402,13 @@ def _finish_runs(store: Store, finals: dict[str, tuple[str, dict]], wait_s: floa
     return None
 
 
+def _jobs_per_member(plan: Plan) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for job in plan.jobs:
+        counts[job.meta["run_id"]] = counts.get(job.meta["run_id"], 0) + 1
+    return counts
+
+
 def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, progress: bool = True,
             providers: dict | None = None, ingest_interval_s: float = 2.0, out=None,
             retry: RetryPolicy | None = None, ingest_wait_s: float | None = None) -> dict:
@@ -411,12 +426,15 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     providers = providers or {key: make_provider(spec, timeout_s=options.timeout_s) for key, spec in specs.items()}
     wait_s = limit("ingest_wait_s") if ingest_wait_s is None else ingest_wait_s
     existing = _register(store, plan)
+    limits = lane_limits(plan.members, options.concurrency, options.rpm)
+    per_member = _jobs_per_member(plan)
     info = {"launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(store.path), "pid": os.getpid(),
             "status": launchfile.RUNNING, "started_at": time.time(), "finished_at": None,
             "options": asdict(options), "item_ids": plan.item_ids, "total_jobs": len(plan.jobs),
             "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
                          "repetition": m.repetition, "journal": str(m.journal_path), "image_mode": m.image_mode,
-                         "jobs": sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id),
+                         "jobs": per_member.get(m.run_id, 0), "provider": provider_group(m.spec),
+                         "limits": [asdict(item) for item in limits[m.run_id]],
                          "refused": plan.refused.get(m.run_id, 0)} for m in plan.members]}
     previous = read_launch(store, plan.launch_id) or {}
     if previous.get("status") == launchfile.RUNNING and previous.get("pid") not in (None, os.getpid()) \
@@ -433,8 +451,10 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     policy = retry or RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
     t0 = time.monotonic()
     try:
-        result = run_jobs(plan.jobs, caller, journals, options.concurrency, options.rpm, policy, bar,
-                          retry_errors=options.retry_errors, cancel=cancel, after_journal=caller.after_journal)
+        pool = Pool(caller, journals, concurrency=options.concurrency, rpm=options.rpm, retry=policy, progress=bar,
+                    retry_errors=options.retry_errors, cancel=cancel, after_journal=caller.after_journal,
+                    limits=limits)
+        result = pool.run(plan.jobs)
     finally:
         journals.close()
         if bar:
@@ -445,7 +465,7 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     finals: dict[str, tuple[str, dict]] = {}
     for m in plan.members:
         totals = run_totals(m, list(read_records(m.journal_path)))
-        jobs = sum(1 for j in plan.jobs if j.meta["run_id"] == m.run_id)
+        jobs = per_member.get(m.run_id, 0)
         if result.journal_error:
             status = launchfile.FAILED
         elif result.cancelled:

@@ -1,4 +1,5 @@
-"""How fast a launch goes and what it produced: the Runs page's live rate, ETA and end summary.
+"""How fast a launch goes and what it produced: the Runs page's live rate, ETA and end summary,
+and, for a sweep over several providers, the progress of each model and the rate of each provider.
 
 Why from the journals: a launch runs in another process; its journals (one JSONL line per
 finished request, with a ``ts``) are the only live record the page can read without touching
@@ -91,6 +92,85 @@ class LaunchSummary:
     total: int
     seconds: float | None
     finished_at: float | None
+
+
+@dataclass(frozen=True)
+class ModelProgress:
+    """One model of a launch (all its conditions and repetitions): requests done of planned."""
+
+    model: str
+    provider: str
+    jobs: int
+    answered: int
+    failed: int
+
+    @property
+    def done(self) -> int:
+        return self.answered + self.failed
+
+    @property
+    def share(self) -> float:
+        """Done as a fraction of planned, for a progress bar (0 when nothing is planned)."""
+        return min(1.0, self.done / self.jobs) if self.jobs else 0.0
+
+    def describe(self) -> str:
+        """``gpt-5.5: 120 of 400 requests (3 failed)``."""
+        failed = f" ({self.failed} failed)" if self.failed else ""
+        return f"{self.model}: {self.done} of {self.jobs} requests{failed}"
+
+
+@dataclass(frozen=True)
+class ProviderRate:
+    """One provider of a launch: its models, requests done, its rate now and the limits it runs under."""
+
+    provider: str
+    models: tuple[str, ...]
+    jobs: int
+    done: int
+    per_minute: float | None
+    limits: str
+
+
+def _limit_words(limits: list[dict]) -> str:
+    """``16 at a time, 600 rpm`` (a launch file's limits of a provider)."""
+    return "; ".join(f"{item.get('concurrency')} at a time" + (f", {item['rpm']:g} rpm" if item.get("rpm") else "")
+                     for item in limits)
+
+
+def launch_breakdown(state: dict, now: float | None = None,
+                     window_s: float = RATE_WINDOW_S) -> tuple[list[ModelProgress], list[ProviderRate]]:
+    """Per model: requests done of planned; per provider: requests done, the rate over the last
+    ``window_s`` seconds of this session (None before two requests) and its limits. Each journal is
+    read once."""
+    now = time.time() if now is None else now
+    started = float(state.get("started_at") or 0.0)
+    since = max(started, now - window_s) if started else now - window_s
+    models: dict[str, dict] = {}
+    providers: dict[str, dict] = {}
+    for member in state.get("members") or []:
+        records = list(read_records(Path(member["journal"]))) if member.get("journal") else []
+        latest = latest_by_key(iter(records))
+        answered = sum(1 for r in latest.values() if r.get("status") == "ok")
+        provider = str(member.get("provider") or "provider")
+        model = models.setdefault(str(member.get("model")), {"provider": provider, "jobs": 0, "answered": 0,
+                                                             "failed": 0})
+        model["jobs"] += int(member.get("jobs") or 0)
+        model["answered"] += answered
+        model["failed"] += len(latest) - answered
+        group = providers.setdefault(provider, {"models": {}, "jobs": 0, "done": 0, "recent": 0,
+                                                "limits": [item for item in member.get("limits") or []
+                                                           if str(item.get("name", "")).startswith("provider")]})
+        group["models"][str(member.get("model"))] = None
+        group["jobs"] += int(member.get("jobs") or 0)
+        group["done"] += len(latest)
+        group["recent"] += sum(1 for r in records if isinstance(r.get("ts"), int | float) and r["ts"] >= since)
+    span = now - since
+    progress = [ModelProgress(name, m["provider"], m["jobs"], m["answered"], m["failed"]) for name, m in models.items()]
+    rates = [ProviderRate(name, tuple(g["models"]), g["jobs"], g["done"],
+                          g["recent"] / span * 60.0 if g["recent"] >= 2 and span > 1.0 else None,
+                          _limit_words(g["limits"]))
+             for name, g in providers.items()]
+    return progress, rates
 
 
 def launch_summary(state: dict) -> LaunchSummary | None:

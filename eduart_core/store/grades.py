@@ -153,6 +153,13 @@ def item_record_con(con: Connection, dataset: str, item_id: str) -> tuple[int, s
     return (int(row[0]), row[1]) if row else None
 
 
+def item_image_con(con: Connection, dataset: str, item_id: str) -> str | None:
+    """The image hash of the current version of an item (None without an image)."""
+    row = con.execute("SELECT image_hash FROM items WHERE dataset = ? AND item_id = ? AND is_current",
+                      [dataset, str(item_id)]).fetchone()
+    return row[0] if row and row[0] else None
+
+
 def model_keys_con(con: Connection) -> dict[str, str]:
     """Every way a model may be named (key or display name) -> its key."""
     out: dict[str, str] = {}

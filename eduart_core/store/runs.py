@@ -8,15 +8,17 @@ seconds.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
 from ..errors import UserError
-from ..vocab import CONDITIONS, MODEL_KIND, MODEL_KINDS, PAPER_PROFILE, PROFILES, SIMULATED_KIND, STRICT_PROFILE
+from ..vocab import CONDITIONS, MODEL_KIND, MODEL_KINDS, PAPER_PROFILE, SIMULATED_KIND, STRICT_PROFILE
 from .connection import Connection
 from .core import Store
 
@@ -196,7 +198,31 @@ def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
 # ---------------------------------------------------------------- responses
 
 def _json_or_none(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _encode(value)
+
+
+_LAZY: SimpleNamespace | None = None
+
+
+def _scoring() -> SimpleNamespace:
+    """The parser and scorers, imported on first use and kept (the store does not import them at
+    load time; an import statement in a function run a million times costs seconds)."""
+    global _LAZY
+    if _LAZY is None:
+        from ..answers import ParsedAnswer, StoredAnswer, parse_answer
+        from ..formats import find_format
+        from ..providers.base import ProviderError
+        from ..scoring import prefetch_embeddings, score_item
+
+        _LAZY = SimpleNamespace(StoredAnswer=StoredAnswer, ParsedAnswer=ParsedAnswer, parse_answer=parse_answer,
+                                find_format=find_format,
+                                ProviderError=ProviderError, prefetch_embeddings=prefetch_embeddings,
+                                score_item=score_item)
+    return _LAZY
+
+
+#: ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def safe_score(record: dict, answer: Any, profile: str, similarity: Any = None):
@@ -205,12 +231,10 @@ def safe_score(record: dict, answer: Any, profile: str, similarity: Any = None):
     Why: imported items with data issues are kept and scored wherever the rules allow; an item
     whose gold is unusable gets no score row rather than a fake zero or a failed import.
     """
-    from ..providers.base import ProviderError
-    from ..scoring import score_item
-
+    lazy = _scoring()
     try:
-        return score_item(record, answer, profile, similarity=similarity)
-    except (UserError, ProviderError):  # the embedding model failed: that is not a defective item
+        return lazy.score_item(record, answer, profile, similarity=similarity)
+    except (UserError, lazy.ProviderError):  # the embedding model failed: that is not a defective item
         raise
     except Exception:  # noqa: BLE001 - a defective gold record must not abort an import
         logger.debug("item %s cannot be scored under %s", record.get("item_id"), profile, exc_info=True)
@@ -240,19 +264,16 @@ class ScoringContext:
 
     def similarity_for(self, record: dict):
         """The similarity service when this record's format needs one, else None."""
-        from ..formats import find_format
-
-        fmt = find_format(record.get("type"))
+        fmt = _scoring().find_format(record.get("type"))
         return self.similarity if fmt is not None and fmt.uses_embeddings else None
 
     def prefetch(self, pairs: list[tuple[dict, list[tuple[str, Any]]]]) -> None:
         """Embed every text these (record, [(profile, answer)]) will need, in one batch (open text only)."""
-        from ..formats import find_format
-        from ..scoring import prefetch_embeddings
-
-        wanted = [(r, a) for r, a in pairs if (f := find_format(r.get("type"))) is not None and f.uses_embeddings]
+        lazy = _scoring()
+        wanted = [(r, a) for r, a in pairs
+                  if (f := lazy.find_format(r.get("type"))) is not None and f.uses_embeddings]
         if wanted:
-            prefetch_embeddings(wanted, self.similarity)
+            lazy.prefetch_embeddings(wanted, self.similarity)
 
 
 def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> Any:
@@ -262,20 +283,16 @@ def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> 
     published step 2 scores it without parsing it again; our own runs have none, so published
     step 1 parses their raw text first.
     """
-    from ..answers import StoredAnswer
-
     if has_llm_answer:
-        return StoredAnswer(llm_answer)
+        return _scoring().StoredAnswer(llm_answer)
     return raw_text if isinstance(raw_text, str) else ""
 
 
 def parse_for(record: dict, raw: str):
     """The lenient parse stored with a response, as the item's format reads it."""
-    from ..answers import parse_answer
-    from ..formats import find_format
-
-    fmt = find_format(record.get("type"))
-    return fmt.parse(raw) if fmt is not None else parse_answer(raw)
+    lazy = _scoring()
+    fmt = lazy.find_format(record.get("type"))
+    return fmt.parse(raw) if fmt is not None else lazy.parse_answer(raw)
 
 
 def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool,
@@ -320,12 +337,111 @@ def insert_frame(con: Connection, table: str, frame: pd.DataFrame, json_columns:
     con.insert_frame(table, frame, json_columns)
 
 
+_RESPONSE_COLUMNS = ("response_id", "run_id", "item_id", "repetition", "request_key", "raw_text", "llm_answer",
+                     "parsed_answers", "motivation", "parse_error", "input_tokens", "output_tokens", "latency_s",
+                     "error", "image_sent", "cost_usd", "batch_job_id")
+_SCORE_COLUMNS = ("response_id", "profile", "item_version", "score", "correct", "details", "scorer")
+#: Column types of the bulk inserts: text as plain Python objects (no string-type inference and
+#: conversion back), counts and flags as nullable types.
+_RESPONSE_TYPES = {"response_id": "int64", "repetition": "int64", "input_tokens": "Int64",
+                   "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean", "cost_usd": "Float64"}
+_SCORE_TYPES = {"response_id": "int64", "item_version": "int64", "score": "float64", "correct": "bool"}
+
+
+def _typed_frame(columns: dict[str, list], names: tuple[str, ...], types: dict[str, str]) -> pd.DataFrame:
+    """A DataFrame of ``columns`` built column by column at its type (``object`` where none is given)."""
+    return pd.DataFrame({name: pd.array(columns[name], dtype=types.get(name, object)) for name in names})
+
+
+#: Most entries each scoring memo keeps; beyond, the older half is dropped (bounded memory: about
+#: 150 MB at most for an import of any size).
+MEMO_ENTRIES = 150_000
+
+
+def _score_tuple(score) -> tuple | None:
+    """A score as stored: (score, correct, details as JSON, scorer); None when the item cannot be scored."""
+    if score is None:
+        return None
+    return float(score.score), bool(score.correct), _json_or_none(list(score.details or [])), score.scorer
+
+
+def _trim(memo: dict, cap: int) -> None:
+    """Drop the older half of ``memo`` once it holds more than ``cap`` entries (dicts keep insertion order)."""
+    if len(memo) > cap:
+        for key in list(itertools.islice(memo, len(memo) // 2)):
+            del memo[key]
+
+
+def _score_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, dict]],
+                memo: dict | None = None) -> list[tuple]:
+    """Parse and score ``rows`` under both profiles, doing each distinct piece of work once.
+
+    The rule is ``score_pair``'s: strict scores the lenient parse of the raw text, paper the
+    imported ``llm_answer`` when there is one, else the raw text. Each is a pure function of
+    fewer things than a whole response, so each is memoised on exactly what it reads: the parse
+    on (format, raw text); the strict score on (item, parsed answers, parse error, free form); the
+    paper score on (item, imported answer) or (item, raw text). Many models give the same answer
+    to the same item, and far more the same ``llm_answer`` (often one of four options), so an
+    import scores a fraction of its responses. ``memo`` (a dict the caller keeps across the runs
+    of one import, for the same item versions) carries the work from one call to the next.
+
+    Returns per row: (llm_answer JSON, parsed answers JSON, motivation, parse error, strict, paper),
+    the scores as ``_score_tuple``.
+    """
+    memo = {} if memo is None else memo
+    for name in ("parse", "strict", "paper"):
+        _trim(memo.setdefault(name, {}), MEMO_ENTRIES)
+    parses, stricts, papers = memo["parse"], memo["strict"], memo["paper"]
+    lazy = _scoring()
+    keys: list[tuple] = []
+    todo_strict: dict[tuple, tuple[dict, Any]] = {}
+    todo_paper: dict[tuple, tuple[dict, Any]] = {}
+    fresh: dict[tuple, Any] = {}  # this call's parses, as objects (a memo hit keeps only their JSON)
+    for row in rows:
+        item_id = str(row["item_id"])
+        record = items[item_id][1]
+        raw = row.get("raw_text")
+        parse_key = (record.get("type"), raw)
+        done = parses.get(parse_key)
+        if done is None:
+            parsed = parse_for(record, raw if isinstance(raw, str) else "")
+            done = parses[parse_key] = (_json_or_none(parsed.answers), parsed.motivation, parsed.parse_error,
+                                        parsed.repairs)
+            fresh[parse_key] = parsed
+        parsed_json, motivation, parse_error, repairs = done
+        strict_key = (item_id, parsed_json, parse_error if parsed_json is None else None, "free_form" in repairs)
+        if strict_key not in stricts and strict_key not in todo_strict:
+            parsed = fresh.get(parse_key)
+            if parsed is None:  # parsed for another item earlier: the same answers, read back from the JSON
+                parsed = lazy.ParsedAnswer(None if parsed_json is None else json.loads(parsed_json), motivation,
+                                           parse_error, repairs)
+            todo_strict[strict_key] = (record, parsed)
+        has_llm = has_llm_answer(row)
+        llm = row.get("llm_answer")
+        llm_json = _encode(llm) if has_llm else None
+        paper_key = (item_id, True, llm_json) if has_llm else (item_id, False, raw)
+        if paper_key not in papers and paper_key not in todo_paper:
+            todo_paper[paper_key] = (record, paper_input(raw if isinstance(raw, str) else "", llm, has_llm))
+        keys.append((llm_json, parsed_json, motivation, parse_error, strict_key, paper_key))
+    context = ScoringContext(con)
+    context.prefetch([(record, [(STRICT_PROFILE, parsed)]) for record, parsed in todo_strict.values()]
+                     + [(record, [(PAPER_PROFILE, answer)]) for record, answer in todo_paper.values()])
+    for key, (record, parsed) in todo_strict.items():
+        stricts[key] = _score_tuple(safe_score(record, parsed, STRICT_PROFILE, context.similarity_for(record)))
+    for key, (record, answer) in todo_paper.items():
+        papers[key] = _score_tuple(safe_score(record, answer, PAPER_PROFILE, context.similarity_for(record)))
+    return [(llm_json, parsed_json, motivation, error, stricts[strict_key], papers[paper_key])
+            for llm_json, parsed_json, motivation, error, strict_key, paper_key in keys]
+
+
 def add_responses_con(con: Connection, run_id: str, rows: list[dict],
-                      items: dict[str, tuple[int, dict]] | None = None) -> int:
+                      items: dict[str, tuple[int, dict]] | None = None, memo: dict | None = None) -> int:
     """Parse, score and insert responses of one run inside the caller's transaction.
 
     Rows whose ``request_key`` is already stored for this run are skipped (resume and re-import
-    never duplicate). Returns the number of responses inserted.
+    never duplicate). Returns the number of responses inserted. An importer that adds many runs
+    against the same ``items`` passes one ``memo`` dict to all of them: an answer already scored
+    for another run is not scored again.
     """
     run = con.execute("SELECT dataset FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if not run:
@@ -352,50 +468,35 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
     if not fresh:
         return 0
     ids = con.next_ids("response_seq", len(fresh))
-    responses, scores = [], []
-    context = ScoringContext(con)
-    parses = [parse_for(items[str(row["item_id"])][1], row.get("raw_text") or "") for row in fresh]
-    context.prefetch([(items[str(row["item_id"])][1],
-                       [(STRICT_PROFILE, parsed),
-                        (PAPER_PROFILE, paper_input(row.get("raw_text"), row.get("llm_answer"), has_llm_answer(row)))])
-                      for row, parsed in zip(fresh, parses)])
-    for response_id, row, parsed in zip(ids, fresh, parses):
-        item_id = str(row["item_id"])
-        version, record = items[item_id]
-        raw = row.get("raw_text")
-        has_llm = has_llm_answer(row)
-        result = score_pair(record, raw, row.get("llm_answer"), has_llm, context, parsed)
-        parsed = result["parsed"]
-        responses.append({
-            "response_id": response_id, "run_id": run_id, "item_id": item_id,
-            "repetition": int(row.get("repetition") or 0), "request_key": row.get("request_key"),
-            "raw_text": raw, "llm_answer": json.dumps(row.get("llm_answer"), ensure_ascii=False) if has_llm else None,
-            "parsed_answers": _json_or_none(parsed.answers),
-            "motivation": row.get("motivation") if row.get("motivation") is not None else parsed.motivation,
-            "parse_error": parsed.parse_error,
-            "input_tokens": row.get("input_tokens"), "output_tokens": row.get("output_tokens"),
-            "latency_s": row.get("latency_s"), "error": row.get("error"), "image_sent": row.get("image_sent"),
-            "cost_usd": row.get("cost_usd"), "batch_job_id": row.get("batch_job_id"),
-        })
-        for profile in PROFILES:
-            s = result[profile]
-            if s is None:
-                continue
-            scores.append({"response_id": response_id, "profile": profile, "item_version": version,
-                           "score": float(s.score), "correct": bool(s.correct),
-                           "details": _json_or_none(list(s.details or [])), "scorer": s.scorer})
-    frame = pd.DataFrame(responses).astype({
-        "request_key": object, "raw_text": object, "llm_answer": object, "parsed_answers": object,
-        "motivation": object, "parse_error": object, "error": object,
-        "input_tokens": "Int64", "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean",
-        "cost_usd": "Float64", "batch_job_id": object,
-    })
+    scored = _score_rows(con, fresh, items, memo)
+    n = len(fresh)
+    item_ids = [str(row["item_id"]) for row in fresh]
+    given = [row.get("motivation") for row in fresh]
+    responses = {  # column by column: one comprehension each, no per-row dict
+        "response_id": ids, "run_id": [run_id] * n, "item_id": item_ids,
+        "repetition": [int(row.get("repetition") or 0) for row in fresh],
+        "request_key": [row.get("request_key") for row in fresh], "raw_text": [row.get("raw_text") for row in fresh],
+        "llm_answer": [s[0] for s in scored], "parsed_answers": [s[1] for s in scored],
+        "motivation": [m if m is not None else s[2] for m, s in zip(given, scored)],
+        "parse_error": [s[3] for s in scored],
+        **{name: [row.get(name) for row in fresh] for name in ("input_tokens", "output_tokens", "latency_s", "error",
+                                                               "image_sent", "cost_usd", "batch_job_id")},
+    }
+    versions = [items[item_id][0] for item_id in item_ids]
+    scores: dict[str, list] = {name: [] for name in _SCORE_COLUMNS}
+    for profile, column in ((STRICT_PROFILE, 4), (PAPER_PROFILE, 5)):
+        kept = [i for i, s in enumerate(scored) if s[column] is not None]
+        scores["response_id"] += [ids[i] for i in kept]
+        scores["profile"] += [profile] * len(kept)
+        scores["item_version"] += [versions[i] for i in kept]
+        for position, name in enumerate(("score", "correct", "details", "scorer")):
+            scores[name] += [scored[i][column][position] for i in kept]
+    frame = _typed_frame(responses, _RESPONSE_COLUMNS, _RESPONSE_TYPES)
     insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
-    if scores:
-        insert_frame(con, "scores", pd.DataFrame(scores).astype({"details": object, "scorer": object}),
-                     json_columns=("details",))
+    if scores["response_id"]:
+        insert_frame(con, "scores", _typed_frame(scores, _SCORE_COLUMNS, _SCORE_TYPES), json_columns=("details",))
     mark_latest_con(con, run_id)
-    return len(responses)
+    return len(fresh)
 
 
 #: The answer a model gave last to an item (per dataset, model, condition and repetition), among

@@ -150,6 +150,8 @@ _SPECS = (
     ViewSpec("discrepancies", review.discrepancies, "Review studio: discrepancies per round by category, field or format"),
     ViewSpec("reproducibility", runs.reproducibility, "Runs: reproducibility of repeated runs per model and condition"),
     ViewSpec("runs", runs.runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
+    ViewSpec("launch_progress", runs.launch_progress,
+             "Runs, running now: a bar per model (by=provider: each provider's rate and limits)"),
     ViewSpec("numeric_errors", formats.numeric_errors, "Tasks and dimensions: counting answers, mean absolute error and "
                                                "off-by-one rate"),
     ViewSpec("part_accuracy", formats.part_accuracy, "Tasks and dimensions: accuracy per part of multi-part answers"),

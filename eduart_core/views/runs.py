@@ -38,6 +38,42 @@ def batch_jobs(src: Source, sel: Selection) -> pd.DataFrame:
     return store_batch.load_batch_jobs(src.store, dataset=sel.dataset)
 
 
+def launch_progress(src: Source, sel: Selection, launch: str | None = None, by: str = "model") -> pd.DataFrame:
+    """Runs: a launch's progress per model (requests done of planned) or per provider (rate, limits).
+
+    ``launch`` defaults to the launch running now, else the latest one; ``by="provider"`` gives
+    each provider's requests done, its rate per minute over the last 3 minutes of the session and
+    the limits it runs under. Read from the launch file and the journals (not cached: it changes
+    while the launch runs); no launch, an empty table.
+    """
+    from ..runner import background, launchfile, pace
+
+    if by not in ("model", "provider"):
+        raise UserError(f"launch_progress: by must be model or provider, not {by!r}")
+    states = background.list_launches(src.store)
+    if launch is not None:
+        states = [s for s in states if s["launch_id"] == launch]
+        if not states:
+            raise UserError(f"no launch {launch!r} next to {src.path}")
+    live = [s for s in states if s["status"] in launchfile.LIVE_STATUSES]
+    state = (live or states or [None])[0]
+    if state is None:
+        return pd.DataFrame(columns=["launch_id", "model", "provider", "requests", "done", "answered", "failed"]
+                            if by == "model" else ["launch_id", "provider", "models", "requests", "done",
+                                                   "per_minute", "limits"])
+    by_model, by_provider = pace.launch_breakdown(state)
+    if by == "model":
+        return pd.DataFrame([{"launch_id": state["launch_id"], "model": r.model, "provider": r.provider,
+                              "requests": r.jobs, "done": r.done, "answered": r.answered, "failed": r.failed}
+                             for r in by_model],
+                            columns=["launch_id", "model", "provider", "requests", "done", "answered", "failed"])
+    return pd.DataFrame([{"launch_id": state["launch_id"], "provider": r.provider, "models": ", ".join(r.models),
+                          "requests": r.jobs, "done": r.done,
+                          "per_minute": None if r.per_minute is None else round(r.per_minute, 1), "limits": r.limits}
+                         for r in by_provider],
+                        columns=["launch_id", "provider", "models", "requests", "done", "per_minute", "limits"])
+
+
 @cached()
 def reproducibility(src: Source, sel: Selection, all_datasets: bool = True) -> pd.DataFrame:
     """Repeated runs per model and condition: identical answers, per-item score spread, run-mean range.
