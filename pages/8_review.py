@@ -19,7 +19,7 @@ from eduart_core import suspects, team, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
-from eduart_core.extraction.stats import AGREEMENT_CODING, round_status_table
+from eduart_core.extraction.stats import AGREEMENT_CODING, NOT_COMPUTED, agreement_words, round_status_table
 from eduart_core.text import plain
 from eduart_core.views import StoreConflictError, StoreError
 from eduart_core.vocab import PROFILES, format_label
@@ -36,6 +36,7 @@ STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the other
                 FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
 INSPECTOR = "pages/1_inspector.py"
+SHOT_SPLIT = [7, 3]  # screenshot : its tools; it opens readable (about 700 px wide on a 1440 px screen)
 
 st.title("Review studio")
 store = common.store()
@@ -214,14 +215,37 @@ def rounds_panel(state: review.ReviewState) -> None:
         s3.checkbox("Blind adjudication", value=state.blind_adjudication(*choice) if choice else False,
                     key=f"review_setting_blind::{choice}", disabled=not may_set,
                     help="Adjudicators see the decisions as 'reviewer 1', 'reviewer 2' instead of names.")
+        change = round_preview(state, choice) if may_set and choice else None
+        confirm_key = f"review_setting_confirm::{choice}::{change.after}" if change is not None else ""
         if may_set:
-            s4.button("Save", key="review_setting_save", on_click=_save_round, args=(choice,))
+            s4.button("Save", key="review_setting_save", on_click=_save_round, args=(choice,),
+                      disabled=change is not None and change.changes and not st.session_state.get(confirm_key))
         else:
             s4.caption("Changing a round needs the admin role.")
+        if change is not None and change.changes:  # warn before: what the new setting does to decisions made
+            with st.container(border=True, key="review_setting_warning"):
+                st.warning(plain(f"{change.after} reviewer(s) per page for {choice[0]} round {choice[1]} (now "
+                                 f"{change.before}) changes decisions already made:"), icon=":material/warning:")
+                for line in change.sentences():
+                    st.markdown("- " + plain(line))
+                st.checkbox("I understand: save the new setting anyway", key=confirm_key)
+        done = st.session_state.get("review_round_changed")
+        if done and done[0] == choice and done[1]:
+            st.info(plain(f"Since the last change of {choice[0]} round {choice[1]}: " + " ".join(done[1])))
         attention = review.attention_pages(store)
         if not attention.empty:
             st.markdown(f"**{len(attention)} page(s) outside the queue need attention** (failed or not promoted)")
             st.dataframe(attention, hide_index=True, width="stretch")
+
+
+def round_preview(state: review.ReviewState, choice) -> review.RoundChange | None:
+    """What saving the reviewers typed for ``choice`` would change (the library says; None: cannot tell)."""
+    k = int(st.session_state.get(f"review_setting_k::{choice}") or 1)
+    try:
+        return review.round_change(state, choice[0], choice[1], k, viewer=actor)
+    except (UserError, StoreError) as exc:
+        logger.warning("cannot preview the round change: %s", exc)
+        return None
 
 
 def _save_round(choice) -> None:
@@ -231,12 +255,19 @@ def _save_round(choice) -> None:
     k = int(st.session_state.get(f"review_setting_k::{choice}") or 1)
     blind_names = bool(st.session_state.get(f"review_setting_blind::{choice}"))
     try:
-        review.set_reviewers(store, choice[0], choice[1], k, set_by=actor, blind_adjudication=blind_names)
+        preview = review.round_change(store, choice[0], choice[1], k, viewer=actor)
+        if preview.changes and not st.session_state.get(f"review_setting_confirm::{choice}::{k}"):
+            toast("Not saved: confirm the change first (below the round settings).", ":material/error:")
+            return
+        change = review.set_reviewers(store, choice[0], choice[1], k, set_by=actor, blind_adjudication=blind_names)
     except (UserError, StoreError) as exc:
         toast(str(exc), ":material/error:")
         return
+    st.session_state["review_round_changed"] = (choice, change.sentences())
+    st.session_state.pop(f"review_setting_confirm::{choice}::{k}", None)
     toast(f"{choice[0]} round {choice[1]}: {k} reviewer(s) per page"
-          + ("; adjudicators see no reviewer names." if blind_names else "."))
+          + ("; adjudicators see no reviewer names." if blind_names else ".")
+          + (f" {len(change.reopened)} page(s) reopened." if change.reopened else ""))
 
 
 def queue_table(queue) -> None:
@@ -291,6 +322,9 @@ def _bulk(side: str, round_: int, page_id: str | None) -> None:
         text += f"; promoted {len(result.promoted)} page(s)"
     if result.conflicts:
         text += f"; {len(result.conflicts)} conflict(s) left alone"
+    if result.rejected:
+        text += (f"; {len(result.rejected)} left open because their page's fields would contradict each other "
+                 f"({', '.join(result.rejected[:5])})")
     toast(text + ".")
 
 
@@ -340,12 +374,14 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
         st.error(f"Resolved but not promoted: {plain(outcome['promotion_error'])}. Edit the field at fault.")
 
     page = state.pages[state.pages["page_id"] == page_id].iloc[0]
-    shot, cards = st.columns([2, 3], gap="medium")
-    with shot:
+    shot, tools = st.columns(SHOT_SPLIT, gap="medium")  # the screenshot first, readable; the cards below
+    with tools:
         zoom = st.select_slider("Zoom", [100, 150, 200, 300], value=100, key="review_zoom",
                                 format_func=lambda z: f"{z}%",
                                 help="Above 100% the screenshot scrolls inside its frame; at 100% the "
                                      "fullscreen button shows it whole.")
+        show_items = st.toggle("Show both extractions as items", key="review_show_items")
+    with shot:
         if page.get("image_hash"):
             try:
                 paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
@@ -361,7 +397,9 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                 st.warning(f"Screenshot unavailable: {plain(exc)}")
         else:
             st.caption("No screenshot stored for this page.")
+    if show_items:
         both_extractions(page_id, round_, fields, blind, needed)
+    cards = st.container()
     with cards:
         focus = next((f["path"] for f in fields.to_dict("records") if f["mine"]), None)
         record = review.working_record(state, page_id, round_)
@@ -386,8 +424,6 @@ def _bulk_page(side: str, round_: int, page_id: str) -> None:
 
 
 def both_extractions(page_id: str, round_: int, fields, blind: bool, needed: int) -> None:
-    if not st.toggle("Show both extractions as items", key="review_show_items"):
-        return
     with st.container(border=True):
         extractions = views.page_extractions(views.Source.of(store), page_id, round_)
         diffs = [{"path": f["path"], "category": f["category"], "a": f["a"], "b": f["b"]}
@@ -496,6 +532,13 @@ def _flag(page_id: str, round_: int, path: str, order: str, based_on) -> None:
     _apply(page_id, round_, path, review.FLAG, based_on, order, note=note, verb="flagged")
 
 
+def _page_format(page_id: str, round_: int) -> str:
+    """The answer format of a queued page (for the item's words in messages)."""
+    state = st.session_state.get("_review_state")
+    fields = state.fields(page_id, round_) if state is not None else None
+    return "" if fields is None or fields.empty else str(fields["format"].iloc[0] or "")
+
+
 def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: str, value=None, note=None,
            verb: str = "edit saved") -> bool:
     """Button callback: one decision on one field; problems go into the field's card."""
@@ -513,6 +556,11 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     except review.EditRejected as exc:
         st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
         return False
+    except review.PageRejected as exc:  # the page as a whole: each message goes beside the field at fault
+        what = verb if verb.startswith("accepted") else "your edit"
+        for at, message in exc.messages(_page_format(page_id, round_), what).items():
+            st.session_state[f"card_error::{page_id}|{round_}|{at}"] = message
+        return False
     except StoreConflictError as exc:  # a write conflict with another session: one line, no traceback
         logger.warning("decision on %s not saved: %s", base, exc)
         st.session_state[f"card_error::{base}"] = f"Not saved ({one_line(exc)})."
@@ -523,7 +571,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     after = result.after
     blind = role == review.REVIEW_ROLE and after is not None and after.reviewers_needed(
         after.dataset_of(page_id) or "", round_) > 1
-    text = f"{editors.field_label(path, '')}: {verb}."
+    text = f"{editors.field_label(path, _page_format(page_id, round_))}: {verb}."
     outcome = review.decision_message(result, blind)
     if outcome:
         text += " " + outcome
@@ -616,22 +664,19 @@ def _save_edit(page_id: str, round_: int, path: str, editor: editors.Editor, pre
 
 def page_history(state, page_id: str, round_: int, blind: bool) -> None:
     with st.expander("History of this page", expanded=False):
-        import pandas as pd
-
-        paths = list(state.fields(page_id, round_)["path"])
-        history = pd.DataFrame([d for p in paths for d in review.field_decisions(state, page_id, round_, p, role,
-                                                                                 reviewer)],
-                               columns=list(state.decisions.columns), dtype=object)
-        if not history.empty:
-            history = history.sort_values("decision_id")
+        fields = state.fields(page_id, round_)
+        fmt = str(fields["format"].iloc[0] or "") if not fields.empty else ""
+        decisions = [d for p in fields["path"] for d in review.field_decisions(state, page_id, round_, p, role,
+                                                                                reviewer)]
         if blind:
-            st.caption("Blind review: only your own decisions are shown.")
-        if history.empty:
+            st.caption("Blind review: only your own decisions are shown; A and B are the sides as you were shown "
+                       "them.")
+        else:
+            st.caption("A and B are the extractors themselves.")
+        if not decisions:
             st.caption("No decision yet.")
             return
-        shown = history[["decided_at", "reviewer", "role", "path", "action", "new_value", "note", "conflict"]]
-        st.dataframe(shown.assign(new_value=shown["new_value"].map(display.value_text)), hide_index=True,
-                     width="stretch")
+        st.dataframe(display.history_table(decisions, fmt, as_shown=blind), hide_index=True, width="stretch")
 
 
 # ================================================================= suspect keys
@@ -781,12 +826,14 @@ def agreement_section() -> None:
     src = views.Source.of(store)
     for title, by in (("per dataset and round", "round"), ("per field", "field"), ("per format", "format")):
         table = views.review_agreement(src, common.current_selection(), by=by)
-        if "format" in table:
-            table["format"] = table["format"].map(lambda f: f if f == "all" else format_label(f))
         if table.empty or not int(table["units"].max() or 0):
             st.caption("No field has been decided by two or more reviewers yet.")
             break
-        common.table(table, f"agreement_{by}", f"Reviewer agreement {title}", essential=True, show=True)
+        common.table(agreement_words(table), f"agreement_{by}", f"Reviewer agreement {title}", essential=True,
+                     show=True)
+    else:
+        st.caption(f"{NOT_COMPUTED} : not defined here (Cohen's kappa needs exactly two reviewers; a kappa or alpha "
+                   "needs decisions that vary). `show review_agreement` gives the same numbers unrounded.")
 
 
 # ================================================================= audit log
@@ -807,7 +854,8 @@ def audit_section() -> None:
         st.download_button("Download as JSONL (the review-import format)", text, file_name="review-decisions.jsonl",
                            mime="application/jsonl", key="audit_download", on_click="ignore",
                            icon=":material/download:")
-        st.dataframe([{**r, "value": display.value_text(r.get("value")) if "value" in r else ""} for r in records],
+        st.caption("A and B are the extractors themselves; values are shown as the editors show them.")
+        st.dataframe(display.audit_table(exchange.visible_decisions(store, viewer=actor, role=role)),
                      hide_index=True, width="stretch", height=360)
     else:
         st.caption("No review decision yet.")

@@ -85,12 +85,14 @@ def cmd_round(args) -> int:
     from ..extraction.review import set_reviewers
     from ..team import operator
 
-    set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=operator(),
-                  blind_adjudication=args.blind_adjudication)
+    change = set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=operator(),
+                           blind_adjudication=args.blind_adjudication)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:
         mode += "; adjudicators see the decisions without reviewer names"
     print(f"{args.dataset} round {args.round}: {mode}")
+    for line in change.sentences():  # what the new setting did to the decisions already made
+        print(f"  {line}")
     return 0
 
 

@@ -24,6 +24,7 @@ REVIEW_ROLE = "review"
 ADJUDICATE_ROLE = "adjudicate"
 ROLES = (REVIEW_ROLE, ADJUDICATE_ROLE)
 FLAG = "flag"
+ACCEPT_A, ACCEPT_B, EDIT = "accept_a", "accept_b", "edit"  # the other decisions (A and B: the extractors)
 
 # Field states, in the order a page moves through them.
 OPEN = "open"                  # nobody decided yet

@@ -184,3 +184,97 @@ def zoomed_image_html(data: bytes, percent: int, max_height: str = "75vh") -> st
     return (f'<div style="overflow:auto;max-height:{max_height};border:1px solid #ddd;border-radius:4px">'
             f'<img alt="page screenshot" src="data:image/{kind};base64,{encoded}" '
             f'style="width:{int(percent)}%;max-width:none;display:block"></div>')
+
+
+# --- decisions and agreement in the item's words (history, audit, agreement tables) ------------
+
+def decision_words(action: str, shown_order: str | None = None, as_shown: bool = False) -> str:
+    """A decision as a reviewer says it: "accepted A", "accepted B", "edited", "flagged".
+
+    A and B name the extractors themselves; ``as_shown`` names the side the reviewer was shown
+    instead (a blind reviewer reading their own decisions, ``shown_order`` "BA": A and B swapped)."""
+    from .consensus import ACCEPT_A, ACCEPT_B, EDIT, FLAG
+
+    if action in (ACCEPT_A, ACCEPT_B):
+        side = "A" if action == ACCEPT_A else "B"
+        if as_shown and shown_order == "BA":
+            side = "B" if side == "A" else "A"
+        return f"accepted {side}"
+    return {EDIT: "edited", FLAG: "flagged"}.get(action, str(action))
+
+
+def _value_words(value: Any, path: str, format_name: str) -> str:
+    from .editors import describe
+
+    if isinstance(value, float) and value != value:  # NaN: a flag's missing value in a frame
+        value = None
+    return "" if value is None else describe(value, path, format_name)
+
+
+ROLE_WORDS = {"review": "reviewer", "adjudicate": "adjudicator"}
+SOURCE_WORDS = {"page": "review page", "bulk": "bulk accept", "import": "imported file", "cli": "command line"}
+HISTORY_COLUMNS = ["When", "Who", "As", "Field", "Decision", "Value", "Previous value", "Note", "Conflict"]
+
+
+def _when(stamp: Any) -> str:
+    if stamp is None or (isinstance(stamp, float) and stamp != stamp):
+        return ""
+    try:
+        return pd.Timestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, TypeError):
+        return str(stamp)
+
+
+def history_table(decisions: list[dict], format_name: str, as_shown: bool = False) -> pd.DataFrame:
+    """Decisions on one page as the history shows them: the card's field names, "accepted B",
+    the values as the editors show them, the value before the decision, plain words throughout.
+
+    ``as_shown``: name the sides as the reviewer was shown them (a blind reviewer's own history)."""
+    from .editors import field_label
+
+    rows = []
+    for d in sorted(decisions, key=lambda d: int(d["decision_id"])):
+        path = d["path"]
+        flagged = d["action"] == "flag"
+        rows.append({"When": _when(d.get("decided_at")), "Who": str(d.get("reviewer") or ""),
+                     "As": ROLE_WORDS.get(d.get("role") or "review", str(d.get("role"))),
+                     "Field": field_label(path, format_name),
+                     "Decision": decision_words(d["action"], d.get("shown_order"), as_shown),
+                     "Value": "" if flagged else _value_words(d.get("new_value"), path, format_name),
+                     "Previous value": _value_words(d.get("previous_value"), path, format_name),
+                     "Note": str(d.get("note") or ""),
+                     "Conflict": "yes: goes to the adjudicator" if _truthy(d.get("conflict")) else ""})
+    return pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+
+
+def _truthy(value: Any) -> bool:
+    return bool(value) and not (isinstance(value, float) and value != value)
+
+
+AUDIT_COLUMNS = ["When", "Dataset", "Page", "Round", "Who", "As", "Field", "Decision", "Value", "Previous value",
+                 "Note", "From", "Conflict"]
+
+
+def audit_table(rows: list[dict]) -> pd.DataFrame:
+    """The audit log of review decisions in words: one row per decision (``rows`` carry the
+    stored decision plus ``dataset``, ``format`` and ``own_blind`` (a blind reviewer's own
+    decision, whose sides are named as they were shown))."""
+    from .editors import field_label
+
+    out = []
+    for d in rows:
+        path, fmt = d["path"], str(d.get("format") or "")
+        words = decision_words(d["action"], d.get("shown_order"))
+        shown = decision_words(d["action"], d.get("shown_order"), as_shown=True)
+        if d.get("own_blind") and shown != words:
+            words += f" (shown to you as {shown.removeprefix('accepted ')})"
+        out.append({"When": _when(d.get("decided_at")), "Dataset": str(d.get("dataset") or ""),
+                    "Page": str(d["page_id"]), "Round": str(int(d["round"])), "Who": str(d.get("reviewer") or ""),
+                    "As": ROLE_WORDS.get(d.get("role") or "review", str(d.get("role"))),
+                    "Field": field_label(path, fmt), "Decision": words,
+                    "Value": "" if d["action"] == "flag" else _value_words(d.get("new_value"), path, fmt),
+                    "Previous value": _value_words(d.get("previous_value"), path, fmt),
+                    "Note": str(d.get("note") or ""),
+                    "From": SOURCE_WORDS.get(d.get("source") or "page", str(d.get("source"))),
+                    "Conflict": "yes: goes to the adjudicator" if _truthy(d.get("conflict")) else ""})
+    return pd.DataFrame(out, columns=AUDIT_COLUMNS)

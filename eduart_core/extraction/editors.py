@@ -742,14 +742,40 @@ def editor_for(format_name: str, path: str, start: Any, record: dict, other: Any
     ctx = Context(format_name, path, record or {}, spec.entries.get(matched, {}) if matched else {})
     controls = codec.controls(start, ctx)
     diff_paths = [d.path for d in compare_values(start, other, path)] if compare else []
-    marked = []
-    for c in controls:
-        sub = c.subpath or path
-        hit = any(p == sub or p.startswith(sub + ".") or p.startswith(sub + "[") or p == path for p in diff_paths)
-        marked.append(Control(**{**c.__dict__, "marked": hit}))
+    marked = [Control(**{**c.__dict__, "marked": bool(diff_paths) and _differs(c, start, other, path, diff_paths)})
+              for c in controls]
     return Editor(path, kind, _label(path, format_name), marked,
                   lambda values: codec.decode(values, ctx),
                   lambda value: codec.validate(value, ctx), codec.help)
+
+
+_MISSING = object()
+
+
+def _part(value: Any, rest: str) -> Any:
+    """The part of a field value below its path (``rest`` like ``[B].text``); _MISSING when absent."""
+    from .paths import get_at
+
+    try:
+        return get_at({"value": value}, "value" + rest, _MISSING)
+    except ValueError:  # a part name the path syntax does not read
+        return _MISSING
+
+
+def _differs(control: Control, start: Any, other: Any, path: str, diff_paths: list[str]) -> bool:
+    """Whether the part of the field one control edits differs from the other extraction.
+
+    The part is compared itself (an id equal on both sides is not a difference, even when the
+    lists differ in length); the empty row for a new entry is marked when the other side has
+    more entries; a part that cannot be located falls back to the differing paths."""
+    sub = control.subpath or path
+    if "[]" in sub:  # the row that adds an entry
+        return isinstance(start, list) and isinstance(other, list) and len(other) > len(start)
+    if sub == path or sub.startswith(path + ".") or sub.startswith(path + "["):
+        mine, theirs = _part(start, sub[len(path):]), _part(other, sub[len(path):])
+        if mine is not _MISSING:
+            return theirs is _MISSING or json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True)
+    return any(p == sub or p.startswith(sub + ".") or p.startswith(sub + "[") or p == path for p in diff_paths)
 
 
 def describe(value: Any, path: str, format_name: str) -> str:

@@ -248,15 +248,15 @@ def import_file(store: Store, path: str | Path, actor: Identity | str | None = N
     return import_lines(store, lines, source_name=f"import:{path.name}", actor=actor)
 
 
-def export_records(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
-    """Every decision, oldest first, in the import format plus provenance fields (the acting
-    identity's ``subject``, ``provider`` and ``reviewer_name`` among them).
+def visible_decisions(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+    """Every stored decision ``viewer`` may see in ``role``, oldest first, with ``dataset``,
+    ``format`` and ``own_blind`` (the viewer's own decision in a blind round) added.
 
     ``viewer`` None: everything (the machine's operator). A viewer in the reviewer role sees, of
     the blind rounds, only their own decisions: a blind reviewer learns nothing of the others'.
     A viewer in the adjudicator role needs the right to see blind decisions (adjudicator or
     admin); in a round with blind adjudication an adjudicator who is not an admin sees the
-    reviewers of unsettled fields as "reviewer 1", "reviewer 2".
+    reviewers of unsettled fields as "reviewer 1", "reviewer 2" (no subject, no name).
     """
     db.ensure_schema(store)
     decisions = db.load_decisions(store)
@@ -267,6 +267,7 @@ def export_records(store: Store, viewer: Identity | str | None = None, role: str
         who.require(SEE_BLIND)
     state = load_state(store)
     datasets = dict(zip(state.pages["page_id"], state.pages["dataset"]))
+    formats = {(r["page_id"], int(r["round"])): r["format"] for r in state.outcomes.to_dict("records")}
     blind_own = who is not None and role == REVIEW_ROLE
     masked = who is not None and role == ADJUDICATE_ROLE and ADMIN not in who.roles
     aliases: dict[tuple[str, int, str], dict[str, str]] = {}
@@ -277,14 +278,24 @@ def export_records(store: Store, viewer: Identity | str | None = None, role: str
         blind_round = state.reviewers_needed(dataset or "", unit[1]) > 1
         if blind_own and blind_round and d["reviewer"] != who.key:
             continue
-        reviewer, subject, name = d["reviewer"], d.get("actor_subject"), d.get("actor_name")
+        d = dict(d, dataset=dataset, format=formats.get(unit[:2]), own_blind=blind_own and blind_round)
         if (masked and state.blind_adjudication(dataset or "", unit[1]) and not state.state(*unit).resolved
                 and (d.get("role") or REVIEW_ROLE) == REVIEW_ROLE):
             names = aliases.setdefault(unit, {})
-            reviewer = names.setdefault(reviewer, f"reviewer {len(names) + 1}")
-            subject = name = None
-        record = {"dataset": dataset, "page": d["page_id"], "round": int(d["round"]),
-                  "field": d["path"], "reviewer": reviewer, "decision": LABELS.get(d["action"], d["action"])}
+            d.update(reviewer=names.setdefault(d["reviewer"], f"reviewer {len(names) + 1}"), actor_subject=None,
+                     actor_name=None)
+        out.append(d)
+    return out
+
+
+def export_records(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+    """Every decision ``viewer`` may see (``visible_decisions``), oldest first, in the import
+    format plus provenance fields (the acting identity's ``subject``, ``provider`` and
+    ``reviewer_name`` among them)."""
+    out = []
+    for d in visible_decisions(store, viewer, role):
+        record = {"dataset": d["dataset"], "page": d["page_id"], "round": int(d["round"]),
+                  "field": d["path"], "reviewer": d["reviewer"], "decision": LABELS.get(d["action"], d["action"])}
         value = None if isinstance(d["new_value"], float) and math.isnan(d["new_value"]) else d["new_value"]
         if d["action"] == EDIT or value is not None:  # a flag has no value (NaN in the frame): no NaN in JSON
             record["value"] = value
@@ -293,8 +304,8 @@ def export_records(store: Store, viewer: Identity | str | None = None, role: str
         record["decided_at"] = stamp.isoformat(timespec="microseconds") if hasattr(stamp, "isoformat") else stamp
         record.update(role=d.get("role") or REVIEW_ROLE, shown_order=d.get("shown_order"),
                       source=d.get("source") or "page", conflict=bool(d.get("conflict")),
-                      decision_id=int(d["decision_id"]), subject=subject, provider=d.get("actor_provider"),
-                      reviewer_name=name)
+                      decision_id=int(d["decision_id"]), subject=d.get("actor_subject"),
+                      provider=d.get("actor_provider"), reviewer_name=d.get("actor_name"))
         out.append(record)
     return out
 
@@ -332,5 +343,5 @@ def export_file(store: Store, out: str | Path) -> int:
     return len(records)
 
 
-__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "export_file", "ADJUDICATE_ROLE",
-           "unsettled_blind_rounds", "blind_notice"]
+__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "visible_decisions", "export_file",
+           "ADJUDICATE_ROLE", "unsettled_blind_rounds", "blind_notice"]

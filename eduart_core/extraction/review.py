@@ -27,9 +27,12 @@ from ..store.extraction import ReviewConflict
 from ..team import ADJUDICATE, BULK_ACCEPT, DECIDE, SET_ROUND, Identity, as_identity, operator
 from .compare import top_field
 from .consensus import (
+    ACCEPT_A,
+    ACCEPT_B,
     ADJUDICATE_ROLE,
     ADJUDICATION,
     AWAITING,
+    EDIT,
     FLAG,
     FLAGGED,
     OPEN,
@@ -47,17 +50,16 @@ from .paths import get_at, set_at
 
 logger = logging.getLogger(__name__)
 
-ACCEPT_A, ACCEPT_B, EDIT = "accept_a", "accept_b", "edit"
 ACTIONS = (ACCEPT_A, ACCEPT_B, EDIT, FLAG)
 LATEST = "latest"  # based_on sentinel: decide on top of whatever is current (scripts, bulk)
 ORDERS = ("AB", "BA")  # which extractor is shown as "A" (first) to a reviewer
 
 __all__ = ["ACTIONS", "ACCEPT_A", "ACCEPT_B", "EDIT", "FLAG", "LATEST", "ROLES", "REVIEW_ROLE", "ADJUDICATE_ROLE",
-           "ReviewConflict", "EditRejected", "DecisionResult", "BulkResult", "ReviewState",
+           "ReviewConflict", "EditRejected", "PageRejected", "DecisionResult", "BulkResult", "ReviewState",
            "load_state", "shown_order", "true_action", "record_comparison", "record_comparisons", "working_record",
            "decide", "bulk_accept", "review_queue", "page_fields", "promote_page", "promote_pages",
-           "attention_pages", "set_reviewers", "decision_key", "visible_state", "field_decisions",
-           "decision_message"]
+           "attention_pages", "set_reviewers", "round_change", "RoundChange", "decision_key", "visible_state", "field_decisions",
+           "decision_message", "page_problems"]
 
 
 class EditRejected(UserError):
@@ -67,6 +69,43 @@ class EditRejected(UserError):
         self.path = path
         self.problems = problems
         super().__init__(f"edit of {path} not saved: " + "; ".join(problems))
+
+
+class PageRejected(UserError):
+    """The decision would complete a page whose fields contradict each other (the record as a
+    whole is not a valid item); nothing was saved.
+
+    ``path`` is the field being decided; ``at_fault`` maps each queued field a problem names
+    (the decided one when a problem names no queued field) to the problems, in the item's words.
+    """
+
+    def __init__(self, path: str, at_fault: dict[str, list[str]]):
+        self.path = path
+        self.at_fault = at_fault
+        self.problems = [p for problems in at_fault.values() for p in problems]
+        super().__init__(f"decision on {path} not saved: the page's fields contradict each other: "
+                         + "; ".join(self.problems))
+
+    def messages(self, format_name: str, decided: str) -> dict[str, str]:
+        """What each field's card says, in the item's words: the fields at fault say what is wrong
+        with them, the decided field (``decided``: e.g. "accepted A") that it was not saved."""
+        from .editors import field_label
+
+        label = field_label(self.path, format_name)
+        out = {}
+        for at, problems in self.at_fault.items():
+            if at == self.path:
+                continue
+            out[at] = (f"{label}: {decided} was not saved, because with it this page's fields contradict each "
+                       f"other here: {'; '.join(problems)}. Change this field, or decide {label} differently.")
+        own = self.at_fault.get(self.path)
+        others = [f"{field_label(at, format_name)}: {'; '.join(p)}" for at, p in self.at_fault.items()
+                  if at != self.path]
+        out[self.path] = ("Not saved: with this decision the page's fields contradict each other"
+                          + (f": {'; '.join(own)}" if own else "")
+                          + (f" ({'; '.join(others)})" if others else "")
+                          + ". Nothing was promoted; the page stays open.")
+        return out
 
 
 @dataclass
@@ -85,6 +124,7 @@ class BulkResult:
     decided: int = 0
     conflicts: list[str] = field(default_factory=list)
     promoted: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # "<page> <field>": the page's fields would contradict
 
 
 # --------------------------------------------------------------------------------- state
@@ -166,12 +206,129 @@ def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions:
     return after
 
 
+@dataclass
+class RoundChange:
+    """What changing a round's reviewers per page would do to the decisions already made.
+
+    Field states are derived from the decisions and the round's setting, so a new setting
+    re-reads every decision: in single review one decision settles a field (and a flag holds
+    it); with k >= 2 reviewers it is one vote of k, and votes that differ go to the adjudicator.
+    """
+
+    dataset: str
+    round: int
+    before: int
+    after: int
+    reopened: list[dict] = field(default_factory=list)      # pages settled now that reopen (page_id, promoted_version)
+    uncounted: list[dict] = field(default_factory=list)     # decisions that settle their field now and no longer do
+    adjudication: list[dict] = field(default_factory=list)  # fields whose decisions now disagree (to the adjudicator)
+    released: list[dict] = field(default_factory=list)      # flags that no longer hold their field
+    settling: list[dict] = field(default_factory=list)      # fields one decision now settles
+    settled: list[str] = field(default_factory=list)        # pages that become settled (promoted on saving)
+
+    @property
+    def changes(self) -> bool:
+        """Whether saving the setting changes the standing of any decision or page."""
+        return bool(self.reopened or self.uncounted or self.adjudication or self.released or self.settling)
+
+    def sentences(self) -> list[str]:
+        """The change in plain sentences (the page's warning, the command line's output)."""
+        from .display import decision_words
+        from .editors import field_label
+
+        def where(d: dict) -> str:
+            return f"{d['page_id']} · {field_label(d['path'], d.get('format') or '')}"
+
+        def who(d: dict) -> str:
+            return f"{where(d)} ({d['reviewer']} {decision_words(d['action'])})"
+
+        out = []
+        if self.reopened:
+            pages = ", ".join(p["page_id"] + (f" (gold version {p['promoted_version']})"
+                                              if p.get("promoted_version") is not None else "") for p in self.reopened)
+            out.append(f"{len(self.reopened)} settled page(s) reopen: {pages}. Their gold items stay as promoted "
+                       "until the page is settled again.")
+        if self.uncounted:
+            out.append(f"{len(self.uncounted)} decision(s) stop settling their field: each now counts as one "
+                       f"reviewer's vote of {self.after}: " + "; ".join(who(d) for d in self.uncounted) + ".")
+        if self.adjudication:
+            out.append(f"{len(self.adjudication)} field(s) go to the adjudicator, because their reviewers' "
+                       "decisions differ: " + "; ".join(where(d) for d in self.adjudication) + ".")
+        if self.released:
+            out.append(f"{len(self.released)} flag(s) stop holding their field (a flag holds a field only in "
+                       "single review): " + "; ".join(who(d) for d in self.released) + ".")
+        if self.settling:
+            out.append(f"{len(self.settling)} field(s) are settled by one reviewer's decision: "
+                       + "; ".join(who(d) for d in self.settling) + ".")
+        if self.settled:
+            out.append(f"{len(self.settled)} page(s) become settled and are promoted: {', '.join(self.settled)}.")
+        return out
+
+
+def _settling(st: FieldState) -> list[dict]:
+    """The review decisions that settle a field: the one of single review, or the agreeing votes."""
+    if st.how == "agreement":
+        return list(st.votes.values())
+    if st.how == "single" and st.settled_by in st.votes:
+        return [st.votes[st.settled_by]]
+    return []
+
+
+def round_change(store: Store | ReviewState, dataset: str, round: int, reviewers: int,
+                 viewer: Identity | str | None = None) -> RoundChange:
+    """What setting ``reviewers`` per page for a round would change (nothing is written).
+
+    It names reviewers and their decisions, so only someone who may change the round may ask
+    (``viewer``; None: the machine's operator)."""
+    actor = operator() if viewer is None else as_identity(viewer)
+    actor.require(SET_ROUND)
+    state = store if isinstance(store, ReviewState) else load_state(store, round)
+    before, after = state.reviewers_needed(dataset, round), max(1, int(reviewers))
+    change = RoundChange(str(dataset), int(round), before, after)
+    if before == after:
+        return change
+    q = state.queued
+    q = q[(q["dataset"] == dataset) & (q["round"] == int(round))]
+    d = state.decisions
+    promoted = {str(r["page_id"]): r["promoted_version"] for r in state.outcomes.to_dict("records")
+                if int(r["round"]) == int(round)}
+    pages: dict[str, list[tuple[FieldState, FieldState]]] = {}
+    for row in q.to_dict("records"):
+        unit = d[(d["page_id"] == row["page_id"]) & (d["round"] == int(round)) & (d["path"] == row["path"])] \
+            if not d.empty else d
+        decisions = unit.to_dict("records")
+        old, new = state.state(row["page_id"], round, row["path"]), walk(decisions, after)
+        pages.setdefault(row["page_id"], []).append((old, new))
+        ref = {"page_id": row["page_id"], "path": row["path"], "format": row["format"]}
+        if old.resolved and not new.resolved:
+            if new.state == ADJUDICATION:
+                change.adjudication.append(ref)
+            change.uncounted += [{**ref, "reviewer": v["reviewer"], "action": v["action"]} for v in _settling(old)]
+        elif not old.resolved and new.resolved:
+            change.settling += [{**ref, "reviewer": v["reviewer"], "action": v["action"]} for v in _settling(new)]
+        elif new.state == ADJUDICATION and old.state != ADJUDICATION:
+            change.adjudication.append(ref)
+        if old.state == FLAGGED and new.state != FLAGGED:
+            change.released += [{**ref, "reviewer": f["reviewer"], "action": f["action"]} for f in old.flags[-1:]]
+    for page_id, states in sorted(pages.items()):
+        was, now = all(o.resolved for o, _ in states), all(n.resolved for _, n in states)
+        if was and not now:
+            version = promoted.get(page_id)
+            change.reopened.append({"page_id": page_id, "promoted_version": None if version is None or pd.isna(version)
+                                    else int(version)})
+        elif now and not was:
+            change.settled.append(page_id)
+    return change
+
+
 def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | str | None = None,
-                  blind_adjudication: bool = False) -> None:
+                  blind_adjudication: bool = False) -> RoundChange:
     """Require ``reviewers`` independent reviewers per page of a round (1 = single review), and
     whether its adjudicators see the decisions without reviewer names (``blind_adjudication``).
 
-    ``set_by`` is who changes the round (an admin; None: the machine's operator, a script)."""
+    ``set_by`` is who changes the round (an admin; None: the machine's operator, a script).
+    Returns what the change did to the decisions already made (``round_change``, read before
+    writing: pages show it and ask to confirm first); pages it settles are promoted."""
     actor = operator() if set_by is None else as_identity(set_by)
     actor.require(SET_ROUND)
     if int(reviewers) < 1 or int(reviewers) > 9:
@@ -179,8 +336,14 @@ def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by
     rounds = db.load_outcomes(store, round)
     if rounds.empty or dataset not in set(rounds["dataset"]):
         raise UserError(f"dataset {dataset!r} has no extraction round {round}")
+    change = round_change(store, dataset, round, reviewers, actor)
     db.set_round_reviewers(store, dataset, round, int(reviewers), actor.name, actor=actor.columns(),
                            blind_adjudication=bool(blind_adjudication))
+    if change.settled:
+        state = load_state(store, round)
+        promote_resolved(store, state, [(p, int(round)) for p in change.settled],
+                         f"review round {round}: settled when the round changed to {int(reviewers)} reviewer(s)")
+    return change
 
 
 def shown_order(page_id: str, round: int, reviewer: str, reviewers_needed: int) -> str:
@@ -446,7 +609,9 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
     side a reviewer clicked with ``true_action``. ``based_on`` is the decision id the reviewer
     saw (``page_fields(...)["decision_id"]``); a newer decision raises ``ReviewConflict``. An edit
     is validated against the item schema first: problems it would introduce raise
-    ``EditRejected`` and nothing is saved. ``state`` (a ``ReviewState`` the caller already read)
+    ``EditRejected`` and nothing is saved. A decision that would complete the page (as this
+    person knows it) is checked with the page as a whole: fields that contradict each other raise
+    ``PageRejected`` naming the fields at fault, and nothing is saved. ``state`` (a ``ReviewState`` the caller already read)
     saves a read; the checks that matter run against the stored decisions in the write itself.
     ``reviewer`` is the acting ``Identity`` (a bare name: single-machine mode); its roles must
     allow deciding (``review`` role) or adjudicating, and its subject and provider are stored.
@@ -485,6 +650,10 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
         new_value = value
         check_edit(before, path, new_value)
     order = order or (shown_order(page_id, round, reviewer, needed) if role == REVIEW_ROLE else ORDERS[0])
+    if action != FLAG:
+        at_fault = page_problems(state, page_id, round, path, new_value, reviewer, role)
+        if at_fault:
+            raise PageRejected(path, at_fault)
     decided_at = now_utc()
     key = decision_key(row["dataset"], page_id, round, path, reviewer, role, action, new_value, note,
                        decided_at.isoformat(timespec="microseconds"))
@@ -520,6 +689,72 @@ def decision_message(result: DecisionResult, blind: bool) -> str:
     elif result.promotion_error:
         parts.append(f"Page resolved but not promoted: {result.promotion_error}")
     return " ".join(parts)
+
+
+def _page_as_decided(state: ReviewState, page_id: str, round: int, path: str, value: Any, reviewer: str | None,
+                     role: str) -> dict | None:
+    """The page's record once ``value`` is decided at ``path``, as the person deciding knows the
+    page (a blind reviewer: their own decisions; anyone else: the settled values); None while
+    another field still waits for them, so the page is not complete yet."""
+    needed = state.reviewers_needed(state.dataset_of(page_id) or "", round)
+    blind = needed > 1 and role == REVIEW_ROLE
+    record = _base_record(state, page_id, round)
+    for other in sorted(state.fields(page_id, round)["path"]):
+        if other == path:
+            decided = value
+        else:
+            st = state.state(page_id, round, other)
+            own = st.reviewer_decision(reviewer) if blind and reviewer else None
+            if own is not None:
+                decided = own.get("new_value")
+            elif st.resolved:
+                decided = st.value
+            else:
+                return None
+        record = _write(record, other, decided)
+    return record
+
+
+def page_problems(state: ReviewState, page_id: str, round: int, path: str, value: Any,
+                  reviewer: str | None = None, role: str = REVIEW_ROLE) -> dict[str, list[str]]:
+    """Whether deciding ``value`` at ``path`` would complete the page with fields that contradict
+    each other (e.g. three statements but two verdicts): the queued fields at fault and their
+    problems, empty when the page stays incomplete or is a valid item.
+
+    The page is checked as it would be promoted (its id, exercise and question filled in). Only
+    problems of the reviewed fields count: a defect elsewhere in the record is no reviewer's
+    decision to refuse (promotion reports it and the page is listed as needing attention).
+    """
+    from ..items import ItemValidationError, validate_item
+
+    record = _page_as_decided(state, page_id, round, path, value, reviewer, role)
+    if record is None:
+        return {}
+    page = state.pages[state.pages["page_id"] == page_id]
+    gold = dict(record)
+    if not page.empty:
+        row = page.iloc[0]
+        gold.update(item_id=row["item_id"], exercise=row["exercise"], question=row["question"],
+                    source=gold.get("source") or f"extraction/{row['exercise']}")
+    gold.setdefault("image", None)
+    gold.setdefault("has_image", False)
+    try:
+        validate_item(gold)
+    except ItemValidationError as exc:
+        paths = sorted(state.fields(page_id, round)["path"])
+        at_fault: dict[str, list[str]] = {}
+        for item_field, problem in zip(exc.fields, exc.problems):
+            # the field the problem names, else the decided one or another queued field of that part of the item
+            near = [p for p in paths if top_field(p) == top_field(item_field)]
+            target = (item_field if item_field in paths else path if path in near else near[0] if near else None)
+            if target is None:
+                continue
+            words = problem.removeprefix(f"item {exc.item_id}: field {item_field}: ")
+            at_fault.setdefault(target, []).append(words)
+        return at_fault
+    except Exception as exc:  # a record the validator cannot read: promotion reports it
+        logger.warning("cannot check page %s as a whole: %s", page_id, exc)
+    return {}
 
 
 def check_edit(before: dict, path: str, value: Any) -> None:
@@ -578,6 +813,9 @@ def bulk_accept(store: Store, reviewer: Identity | str, category: str, side: str
                              order=ORDERS[0])
         except ReviewConflict:
             result.conflicts.append(f"{row['page_id']} {row['path']}")
+            continue
+        except PageRejected:
+            result.rejected.append(f"{row['page_id']} {row['path']}")
             continue
         result.decided += 1
         if outcome.promoted_version is not None:

@@ -181,3 +181,59 @@ def status_report(state) -> dict:
             | {"reviewers": stats["reviewers"], "fleiss_units": stats["fleiss_units"]},
         })
     return {"rounds": rounds, "open": open_fields}
+
+
+#: The agreement table's columns in words, in the order a page shows them.
+AGREEMENT_WORDS = {"units": "Fields decided by 2+ reviewers", "reviewers": "Reviewers", "ratings": "Decisions",
+                   "percent": "Same choice", "value_percent": "Same final value", "cohen_kappa": "Cohen's kappa",
+                   "fleiss_kappa": "Fleiss' kappa", "fleiss_units": "Fields in Fleiss' kappa",
+                   "krippendorff_alpha": "Krippendorff's alpha", "alpha_ci": "Alpha, 95% interval"}
+GROUP_WORDS = {"dataset": ("Dataset", "all datasets"), "round": ("Round", "all rounds"),
+               "field": ("Field", "all fields"), "format": ("Format", "all formats")}
+NOT_COMPUTED = "—"
+
+
+def agreement_words(table: pd.DataFrame) -> pd.DataFrame:
+    """An ``agreement_by`` table as a page shows it: headers in words, shares as percentages,
+    statistics to two decimals, "—" where a statistic is not defined (Cohen's kappa without
+    exactly two reviewers, a kappa or alpha without variation), the ``all`` row named. Every
+    cell is text, so a column never mixes numbers and words."""
+    from ..vocab import format_label
+    from .editors import field_label
+
+    def number(x, digits: int = 2) -> str:
+        return NOT_COMPUTED if x is None or pd.isna(x) else f"{float(x):.{digits}f}"
+
+    def share(x) -> str:
+        return NOT_COMPUTED if x is None or pd.isna(x) else f"{100 * float(x):.1f}%"
+
+    rows = []
+    for row in table.to_dict("records"):
+        out = {}
+        for key, (header, every) in GROUP_WORDS.items():
+            if key not in table.columns:
+                continue
+            value = row[key]
+            if value == "all":
+                out[header] = every
+            elif key == "format":
+                out[header] = format_label(str(value))
+            elif key == "field":
+                out[header] = field_label(str(value), "")
+            else:
+                out[header] = str(int(value)) if key == "round" else str(value)
+        low, high = row.get("alpha_ci_low"), row.get("alpha_ci_high")
+        out.update({AGREEMENT_WORDS["units"]: str(int(row["units"])),
+                    AGREEMENT_WORDS["reviewers"]: str(int(row["reviewers"])),
+                    AGREEMENT_WORDS["ratings"]: str(int(row["ratings"])),
+                    AGREEMENT_WORDS["percent"]: share(row["percent"]),
+                    AGREEMENT_WORDS["value_percent"]: share(row["value_percent"]),
+                    AGREEMENT_WORDS["cohen_kappa"]: number(row["cohen_kappa"]),
+                    AGREEMENT_WORDS["fleiss_kappa"]: number(row["fleiss_kappa"]),
+                    AGREEMENT_WORDS["fleiss_units"]: str(int(row["fleiss_units"] or 0)),
+                    AGREEMENT_WORDS["krippendorff_alpha"]: number(row["krippendorff_alpha"]),
+                    AGREEMENT_WORDS["alpha_ci"]: (NOT_COMPUTED if low is None or high is None or pd.isna(low)
+                                                  or pd.isna(high) else f"{float(low):.2f} to {float(high):.2f}")})
+        rows.append(out)
+    headers = [h for k, (h, _) in GROUP_WORDS.items() if k in table.columns] + list(AGREEMENT_WORDS.values())
+    return pd.DataFrame(rows, columns=headers, dtype=object)
