@@ -211,7 +211,7 @@ def test_fast_paired_tests_equal_scipy():
 
 
 def test_pooled_reader_closes_soon_after_use(filled):
-    from eduart_core.store import core
+    from eduart_core.store import duckdb_file as core
 
     with filled.connect(read_only=True) as con:
         con.execute("SELECT 1").fetchone()

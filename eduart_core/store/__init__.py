@@ -4,6 +4,8 @@ Feature modules (``items``, ``runs``, ``scores``, ``reference``, ``extraction``,
 SQL of one room each and take a ``Store`` as their first argument; they talk to the database
 only through ``store.connection.Connection``, which both backends implement.
 """
+# the two kinds of store register themselves with `core` (a file path or a postgresql:// URL)
+from . import duckdb_file, postgres  # noqa: E402, F401
 from .core import (
     DEFAULT_DB,
     Store,

@@ -22,7 +22,7 @@ The portable subset (checked by running the store tests on both backends):
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +129,16 @@ def as_connection(con: Any) -> Connection:
     with ``duckdb.connect`` and hand them to ``migrate``)."""
     if isinstance(con, Connection):
         return con
-    from .duckdb_file import DuckConnection
+    for accepts, wrap in _WRAPPERS:
+        if accepts(con):
+            return wrap(con)
+    raise TypeError(f"not a store connection: {type(con).__name__}")
 
-    return DuckConnection(con)
+
+#: (accepts a raw driver connection, wraps it): each backend module adds its own when imported.
+_WRAPPERS: list[tuple[Callable[[Any], bool], Callable[[Any], Connection]]] = []
+
+
+def register_wrapper(accepts: Callable[[Any], bool], wrap: Callable[[Any], Connection]) -> None:
+    """Let `as_connection` wrap a backend's raw driver connection (its module calls this)."""
+    _WRAPPERS.append((accepts, wrap))

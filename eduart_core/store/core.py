@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,9 +76,7 @@ def default_db_path() -> Path | str:
     if not env:
         return DEFAULT_DB
     if is_database_url(env):
-        from .postgres import remember_url
-
-        return remember_url(env)
+        return _backend(env).remember(env)
     return Path(env).expanduser()
 
 
@@ -91,15 +90,42 @@ def store_location(text: str | os.PathLike) -> Path | str:
 
 def release_readers(path: str | os.PathLike | None = None) -> None:
     """Close pooled connections now (tests and tools that open the store themselves, a rebuilt demo)."""
-    from . import duckdb_file, postgres
+    for backend in _BACKENDS:
+        if path is None:
+            backend.release(None)
+        elif backend.serves(str(path)):
+            backend.release(store_location(path))
 
-    if path is None:
-        duckdb_file.release_readers(None)
-        postgres.release_pools(None)
-    elif is_database_url(str(path)):
-        postgres.release_pools(str(path))
-    else:
-        duckdb_file.release_readers(Path(path).expanduser())
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of store: its `Store` subclass, which locations it serves, how it closes its pooled
+    connections and how it keeps a location (a URL's password stays in the process).
+
+    Why a table: the generic store (this module) names no backend module; each backend module
+    registers itself when imported (`eduart_core.store` imports both), so the arrows point one way.
+    """
+
+    name: str
+    store_class: type
+    serves: Callable[[str], bool]
+    release: Callable[[Path | str | None], None]
+    remember: Callable[[str], str] = str
+
+
+_BACKENDS: list[Backend] = []
+
+
+def register_backend(backend: Backend) -> None:
+    """Add a kind of store (its module calls this when imported)."""
+    _BACKENDS[:] = [b for b in _BACKENDS if b.name != backend.name] + [backend]
+
+
+def _backend(location: str) -> Backend:
+    for backend in _BACKENDS:
+        if backend.serves(location):
+            return backend
+    raise StoreError(f"no store backend serves {location!r}")
 
 
 class Store:
@@ -117,11 +143,7 @@ class Store:
     def __new__(cls, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):
         if cls is Store:
             location = path if path else default_db_path()
-            if is_database_url(str(location)):
-                from .postgres import PostgresStore as chosen
-            else:
-                from .duckdb_file import DuckDBStore as chosen
-            return super().__new__(chosen)
+            return super().__new__(_backend(str(location)).store_class)
         return super().__new__(cls)
 
     def __init__(self, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):  # pragma: no cover
@@ -289,7 +311,3 @@ def migrate(con, path: object | None = None) -> int:
             raise
         current = max(current, number)
     return current
-
-
-# The DuckDB backend's internals, where callers and tools have always found them.
-from .duckdb_file import _POOL, DUCKDB_CONFIG, foreign_file_reason  # noqa: E402,F401

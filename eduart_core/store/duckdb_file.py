@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..fileio import is_disk_full
-from .connection import DUCKDB, Connection
-from .core import Store, check_schema, migrate
+from .connection import DUCKDB, Connection, register_wrapper
+from .core import Backend, Store, check_schema, is_database_url, migrate, register_backend
 from .errors import StoreConflictError, StoreError, StoreFullError, StoreLockedError
 
 logger = logging.getLogger(__name__)
@@ -478,3 +478,7 @@ def _one_line_error(path: Path, exc: BaseException) -> StoreError:
         return StoreFullError(f"no space left on device writing store {path}")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return StoreError(f"cannot open store {path}: {text}")
+
+
+register_backend(Backend(DUCKDB, DuckDBStore, lambda location: not is_database_url(location), release_readers))
+register_wrapper(lambda con: isinstance(con, duckdb.DuckDBPyConnection), DuckConnection)

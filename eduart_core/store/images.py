@@ -14,12 +14,20 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import UserError
 
-if TYPE_CHECKING:
-    from .core import Store
+
+class _Located(Protocol):
+    """What the image location needs of a store (``core.Store`` has it; naming the class here
+    would make an arrow back to the module that builds the image store)."""
+
+    @property
+    def default_images_dir(self) -> Path: ...
+
+    @property
+    def cache_dir(self) -> Path: ...
 
 IMAGES_ENV = "EDUART_IMAGES"
 
@@ -147,7 +155,7 @@ _S3: dict[tuple[str, str], S3Images] = {}
 _S3_LOCK = threading.Lock()
 
 
-def image_store(store: Store) -> ImageStore:
+def image_store(store: _Located) -> ImageStore:
     """The image location of ``store``: $EDUART_IMAGES when set, else the folder beside the store."""
     setting = os.environ.get(IMAGES_ENV, "").strip()
     if not setting:

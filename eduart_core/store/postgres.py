@@ -29,14 +29,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
+from .connection import POSTGRES
 from .core import (
     DEFAULT_WORK_DIR,
+    Backend,
     Store,
     check_schema,
     is_database_url,
     latest_schema_version,
     migrate,
     pending_migrations,
+    register_backend,
 )
 from .errors import StoreConflictError, StoreError, StoreUnavailableError, StoreVersionError
 from .pg_connection import PgConnection, configure, forget_present_tables
@@ -492,3 +495,6 @@ def wait_for_server(store: PostgresStore, timeout_s: float = 30.0) -> None:
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.2)
+
+
+register_backend(Backend(POSTGRES, PostgresStore, is_database_url, release_pools, remember_url))
