@@ -608,40 +608,9 @@ def edit_panel(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
     if any(c.marked for c in editor.controls):
         st.caption("≠ marks what differs from the other extraction.")
     prefix = f"ed::{base}::{start}::"
-    groups: dict[str | None, list] = {}
-    for control in editor.controls:
-        groups.setdefault(control.row, []).append(control)
-    for row_label, controls in groups.items():
-        if row_label is None:
-            for control in controls:
-                draw_control(st, control, prefix + control.key)
-        else:
-            cols = st.columns([1] + [3] * (len(controls) - 1) if len(controls) > 1 else [1])
-            for col, control in zip(cols, controls):
-                draw_control(col, control, prefix + control.key, row_label if control is controls[0] else None)
+    common.draw_editor(editor, prefix)
     st.button("Save edit", key=f"edit::{base}", on_click=_save_edit,
               args=(page_id, round_, path, editor, prefix, f["a"], f["b"], f["order"], f["decision_id"]))
-
-
-def draw_control(container, control: editors.Control, key: str, row_label: str | None = None) -> None:
-    label = ("≠ " if control.marked else "") + plain(control.label)
-    if row_label:
-        label = f"{plain(row_label)}: {label}"
-    if control.kind == "text":
-        container.text_input(label, value=control.value, key=key)
-    elif control.kind == "textarea":
-        container.text_area(label, value=control.value, key=key, height=120)
-    elif control.kind in ("radio", "select"):
-        options = list(control.options)
-        index = options.index(control.value) if control.value in options else None
-        widget = container.radio if control.kind == "radio" else container.selectbox
-        widget(label, options, index=index, key=key)
-    elif control.kind == "checkbox":
-        container.checkbox(label, value=bool(control.value), key=key)
-    elif control.kind == "toggle":
-        container.toggle(label, value=bool(control.value), key=key)
-    elif control.kind == "number":
-        container.number_input(label, value=control.value, key=key, format="%g")
 
 
 def _save_edit(page_id: str, round_: int, path: str, editor: editors.Editor, prefix: str, a, b, order: str,
@@ -769,7 +738,7 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
         editor = editors.editor_for(fmt, "answers", record.get("answers"), record)
         prefix = f"suspect_ed::{item_id}::{item['version']}::"
         for control in editor.controls:
-            draw_control(st, control, prefix + control.key)
+            common.draw_control(st, control, prefix + control.key)
         st.text_input("Why (kept with the new version)", key=f"suspect_correct_note::{item_id}")
         st.button("Save the corrected key", key=f"suspect_correct::{item_id}", on_click=_correct_key,
                   args=(dataset, item_id, flags, editor, prefix), disabled=not may_key, type="primary")

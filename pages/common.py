@@ -480,7 +480,7 @@ def file_stem(key: str, sel: Selection | None = None) -> str:
     return exports.file_stem(key, sel.dataset, profile, sel.condition)
 
 
-#: Plotly toolbar buttons that save an image (no title, no n): removed from every chart.
+#: Plotly toolbar buttons that save an image (no title, no n): removed where the titled exports work.
 CAMERA_BUTTONS = ("toImage",)
 
 
@@ -505,9 +505,13 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
         fig.update_layout(height=height)
     fig = exports.inert_figure(fig)  # model names, item texts: shown as typed, never as plotly markup
     stem = file_stem(key)
-    # the toolbar's camera would save the bare plot under the export's file name, without title and n:
-    # the PNG/SVG buttons below are the one way to save a chart
-    config = {"displaylogo": False, "modeBarButtonsToRemove": list(CAMERA_BUTTONS)}
+    # the toolbar's camera saves the bare plot, without title and n: where the titled PNG/SVG buttons
+    # below can be made it is removed; without a browser for them it is the one way to save a chart
+    config: dict = {"displaylogo": False}
+    if exports.static_export_available():
+        config["modeBarButtonsToRemove"] = list(CAMERA_BUTTONS)
+    else:
+        config["toImageButtonOptions"] = {"format": "png", "filename": stem, "scale": 2}
     kwargs = dict(key=f"chart_{key}", config=config, width="stretch")
     if on_select:
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)
