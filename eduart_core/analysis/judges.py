@@ -48,6 +48,7 @@ from ..vocab import (
     REORDERED_PROBE,
 )
 from .agreement_ordinal import N_BOOT, SEED, alpha_interval, weighted_kappa_interval
+from .intervals import Z95
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +200,7 @@ def rater_severities(ratings: pd.DataFrame) -> pd.DataFrame:
         sev = sev - sev[human].mean()
         counts = data.groupby(data["rater"].astype(str)).size()
         rows_out = [{"rater": r, "kind": kinds.get(r), "severity": float(s), "severity_se": float(e),
-                     "severity_low": float(s - 1.96 * e), "severity_high": float(s + 1.96 * e),
+                     "severity_low": float(s - Z95 * e), "severity_high": float(s + Z95 * e),
                      "n_ratings": int(counts.get(r, 0)), "note": notes.get(r, "")}
                     for r, s, e in zip(raters, sev, se)]
         kinds_all = ratings.drop_duplicates("rater").set_index(ratings.drop_duplicates("rater")["rater"].astype(str))

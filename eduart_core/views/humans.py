@@ -119,11 +119,13 @@ def _who(frame: pd.DataFrame, column: str, src: Source) -> pd.DataFrame:
 
 def human_ranking(src: Source, sel: Selection) -> pd.DataFrame:
     """Models and people on one ability scale (the default IRT model, answer-only condition): abilities with 95% intervals, ranks and ties."""
-    from .irt import irt_abilities
+    from .irt import SUMMARY_ROW, irt_abilities
 
     if not human_models(src, sel.dataset):
         raise EmptySelection("No person has answered items of this dataset: nothing to put on one scale.")
     frame = irt_abilities(src, _joint_selection(src, sel), examinees=EXAMINEES_MODELS)
+    if "row" in frame:  # a ranking of examinees: the fit's summary row stays in irt_abilities
+        frame = frame[frame["row"] != SUMMARY_ROW]
     out = _who(frame, "model", src)
     out.attrs.update(frame.attrs)
     return out
