@@ -51,13 +51,14 @@ def overview() -> None:
     with common.guard():  # baselines are references: a dashed line each, never a bar or a rank
         drawn = panels.draw("leaderboard", src, sel)
     common.panel(drawn, main=True)
-    models_and_people(src, sel)
-    if pres:
+    if pres:  # the story: the leaderboard, then models and people
+        models_and_people(src, sel)
         return
     shown = board.assign(family=board["model"].map(fam))[
         ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
     common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition})",
                  percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
+    models_and_people(src, sel)  # below the leaderboard's own table
 
     st.subheader("The dataset at a glance")
     with common.guard():

@@ -100,7 +100,8 @@ def test_report_renders_offline_in_chromium(report_db, tmp_path):
             page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
             page.goto(out.as_uri())
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-            assert page.locator(".js-plotly-plot").count() == 4
+            assert page.locator(".js-plotly-plot").count() == out.read_text(encoding="utf-8").count(
+                'class="plotly-graph-div"') >= len(FIGURE_IDS)  # every figure drawn, people and judges included
             shots = ROOT / "test-output" / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
             page.set_viewport_size({"width": 1200, "height": 2400})
@@ -143,6 +144,7 @@ def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
     db = build_dashboard_store(tmp_path / "hostile" / "eduart.duckdb")
     store = Store(db)
     frame = load_scores(store, dataset="demo")
+    frame = frame[frame["kind"] != "human"]  # the failure examples are the models' (people stay out)
     item = frame.groupby("item_id")["correct"].mean().sub(0.5).abs().idxmin()  # an item the models split on
     ensure_model(store, "evil", "Evil <b>model</b>", "Other", "offline", "evil-1")
     for condition in ("default", "motivation"):
