@@ -107,6 +107,7 @@ def test_a_present_link_shows_only_the_story(server, watch, dataset):
     story = ["Overview", "Formats", "Motivation"] + (["Images"] if dataset == "demo" else [])
     assert menu == story
     assert watch.page.locator(".story-caption").count() == 1  # one plain headline
+    watch.page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=60_000)  # a large heatmap mounts late
     assert watch.page.locator(".js-plotly-plot").count() == 1  # its chart
     text = watch.page.locator('[data-testid="stMain"]').inner_text()
     assert "Test:" not in text
