@@ -36,6 +36,7 @@ def overview() -> None:
         board = views.leaderboard(src, sel)
         found = views.key_findings(src, sel)
 
+    common.invalid_warning(src, sel)
     pres = common.presentation()
     if not pres:
         st.subheader("Key findings")

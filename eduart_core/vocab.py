@@ -253,6 +253,12 @@ IRT_MODELS: dict[str, str] = {IRT_PCM: "Partial credit (PCM; Rasch for one-part 
                               IRT_RASCH: "Rasch (1PL), 0.5 rule", IRT_2PL: "2PL (exploratory), 0.5 rule"}
 #: Short names for sentences ("under the PCM fit to 16 examinees").
 IRT_SHORT_NAMES: dict[str, str] = {IRT_PCM: "PCM", IRT_GPCM: "GPCM", IRT_RASCH: "Rasch", IRT_2PL: "2PL"}
+#: Whether the IRT fit keeps models whose answers are mostly invalid (the option ``invalid`` of every
+#: IRT view; `analysis.answer_quality.IRT_LEAVE_OUT_ABOVE` is the share).
+IRT_INVALID_EXCLUDE = "exclude"
+IRT_INVALID_INCLUDE = "include"
+IRT_INVALID_CHOICES: dict[str, str] = {IRT_INVALID_EXCLUDE: "Leave out models with mostly invalid answers",
+                                       IRT_INVALID_INCLUDE: "Include every model"}
 #: The models that read score levels (the others dichotomise at 0.5), and the ones with free slopes.
 IRT_POLYTOMOUS: tuple[str, ...] = (IRT_PCM, IRT_GPCM)
 IRT_FREE_SLOPES: tuple[str, ...] = (IRT_2PL, IRT_GPCM)

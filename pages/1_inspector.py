@@ -570,6 +570,7 @@ def override_section(latest: pd.DataFrame, current: str) -> None:
 
 def main() -> None:
     _seed_from_url()
+    common.invalid_warning(src, sel)
     mode = st.radio("View", list(MODES), format_func=MODES.get, horizontal=True, key="insp_view",
                     label_visibility="collapsed")
     if mode == COMPARE_VIEW:

@@ -113,8 +113,14 @@ def irt_tab() -> None:
                          format_func=vocab.IRT_MODELS.get,
                          help="The partial credit models read each format's score levels (blanks, statements or errors "
                               "right); Rasch and 2PL read every answer as right or wrong (score >= 0.5, the 0.5 rule).")
+    invalid = vocab.IRT_INVALID_EXCLUDE
+    if not common.presentation() and st.toggle(
+            "Include models with mostly invalid answers", key="psy_irt_invalid",
+            help="By default a model is left out of the IRT fit when more than half of its answers name no option, "
+                 "do not parse or refuse: its ability would measure its output format."):
+        invalid = vocab.IRT_INVALID_INCLUDE
     # the default is asked for as `auto`, as `show` does, so the caption can say why this model
-    options = {"model": vocab.IRT_AUTO if model == default else model, "examinees": examinees}
+    options = {"model": vocab.IRT_AUTO if model == default else model, "examinees": examinees, "invalid": invalid}
     with common.guard():
         items = views.irt_items(src, sel, **options)
         ranking = views.irt_abilities(src, sel, **options)
@@ -123,10 +129,12 @@ def irt_tab() -> None:
         levels = views.irt_category_information(src, sel, **options)
         fit_table = views.irt_item_fit(src, sel, **options)
         people = views.irt_person_fit(src, sel, **options)
-        comparison = views.irt_model_comparison(src, sel, examinees=examinees)
+        comparison = views.irt_model_comparison(src, sel, examinees=examinees, invalid=invalid)
     info = items.attrs
     n_ex = int(info["n_examinees"])
     short = vocab.IRT_SHORT_NAMES[info["irt_model"]]
+    if info["invalid_note"]:  # which models the fit leaves out (or keeps) for their invalid answers, and the rule
+        st.warning(plain(info["invalid_note"]))
     (st.warning if info["exploratory"] else st.info)(info["warning"])
     if info["irt_model"] in vocab.IRT_FREE_SLOPES and info["exploratory"]:
         st.warning(f"The {short} is exploratory here: its slopes rest on {n_ex} examinees. Use the "

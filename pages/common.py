@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core import exports, panels, profiles, views
+from eduart_core.analysis.answer_quality import INVALID_RULE, INVALID_WORDS
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
 from eduart_core.selection import QUERY_NAMES, Selection
@@ -191,6 +192,15 @@ def guard() -> Iterator[None]:
     except UserError as exc:
         st.warning(plain(exc))
         st.stop()
+
+
+def invalid_warning(src: views.Source, sel: Selection) -> None:
+    """One warning naming each model whose answers are often invalid (`views.invalid_warnings`), with the rule."""
+    lines = views.invalid_warnings(src, sel)
+    if lines:
+        st.warning("Invalid answers: these models' scores say more about their output format than about what "
+                   "they know.\n\n" + "\n\n".join(plain(line) for line in lines)
+                   + f"\n\n{plain(INVALID_WORDS.capitalize())}; {plain(INVALID_RULE)}.")
 
 
 # ---------------------------------------------------------------- sidebar and query string

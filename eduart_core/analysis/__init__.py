@@ -8,7 +8,7 @@ Aggregate-only data (published type means) go through `published`, with the same
 """
 from __future__ import annotations
 
-from .answer_quality import answer_status, answer_statuses, distractor_choices, invalid_rates
+from .answer_quality import answer_status, answer_statuses, distractor_choices, invalid_by_model, invalid_rates
 from .consistency import consistency_checks
 from .correlations import external_correlations, task_correlations
 from .ctt import (
@@ -76,7 +76,7 @@ from .variance import format_model_variance
 
 __all__ = [
     "answer_status", "answer_statuses", "attribute_scores", "consistency_checks", "dimension_scores",
-    "distractor_choices", "external_correlations", "family_best", "invalid_rates", "published_dimension_scores",
+    "distractor_choices", "external_correlations", "family_best", "invalid_by_model", "invalid_rates", "published_dimension_scores",
     "score_grid", "task_correlations",
     "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
     "failure_matrix", "filter_comparison", "item_flags", "mark_unexpected", "ABERRANT", "BASELINE_ONLY", "EVERY_ITEM",

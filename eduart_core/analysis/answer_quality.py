@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import UserError
 from ..refusals import is_refusal
-from ..vocab import DIMENSION_COLUMN, MCQ_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE, OVERALL_COLUMN, TASK_COLUMN
+from ..vocab import CHECK_TYPE, DIMENSION_COLUMN, MCQ_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE, OVERALL_COLUMN, TASK_COLUMN
 from ._frame import finish
 from .intervals import wilson_interval
 
@@ -27,6 +27,15 @@ OK, REFUSED, UNPARSEABLE, NOT_AN_OPTION = "ok", "refused", "unparseable", "not a
 ANSWER_STATUSES = (OK, REFUSED, UNPARSEABLE, NOT_AN_OPTION)
 UNLABELLED = "unlabelled"
 ALL_MODELS = "All models"
+#: Above this share of invalid answers (no option named, unreadable, refused) a model is warned about:
+#: its scores say more about its answer format than about what it knows.
+INVALID_WARN_ABOVE = 0.05
+#: Above this share a model is left out of the IRT fit unless asked for (its ability would be an
+#: artefact of its output format, and it pulls the scale's lower end).
+IRT_LEAVE_OUT_ABOVE = 0.5
+INVALID_WORDS = "an answer is invalid when it names no option (or no statement or blank of the item), cannot be read, or refuses"
+INVALID_RULE = (f"warning above {INVALID_WARN_ABOVE:.0%} of a model's answers invalid; above {IRT_LEAVE_OUT_ABOVE:.0%} "
+                "the model is left out of the IRT fit unless invalid answers are included")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -106,13 +115,40 @@ def _choice_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
     return pd.Series(status, index=sub.index, dtype=object), pd.Series(chosen, index=sub.index, dtype=object)
 
 
-def _generic_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """Any other format: readable when the parser found an answer list with something in it."""
+def _check_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """A several-answer choice item: readable when it names one of the item's option ids (no single choice to report)."""
+    status, _ = _choice_status(sub, options)
+    return status, pd.Series(None, index=sub.index, dtype=object)
+
+
+def _item_keys(items: pd.DataFrame) -> dict[str, frozenset[str]]:
+    """item_id -> the ids an answer may name (options, statements, blanks), for items whose key uses ids."""
+    out: dict[str, frozenset[str]] = {}
+    for item_id, record in zip(items["item_id"], items["record"]):
+        if not isinstance(record, dict):
+            continue
+        entries = [e for field in ("choices", "answers") if isinstance(record.get(field), list)
+                   for e in record[field] if isinstance(e, dict)]
+        ids = {str(e["id"]).strip().upper() for e in entries if e.get("id") is not None and str(e["id"]).strip()}
+        if ids:
+            out[str(item_id)] = frozenset(ids)
+    return out
+
+
+def _generic_status(sub: pd.DataFrame, keys: dict[str, frozenset[str]]) -> tuple[pd.Series, pd.Series]:
+    """Any other format: readable when the parser found an answer list with something in it; on an item
+    keyed by ids (statements, blanks), an answer whose ids name none of the item's is not an option."""
     error = sub["parse_error"] if "parse_error" in sub else pd.Series(None, index=sub.index)
     readable = sub["parsed_answers"].map(_has_entries) & ~error.map(lambda e: isinstance(e, str) and bool(e))
     status = pd.Series(OK, index=sub.index, dtype=object)
     if (~readable).any():
         status[~readable] = _no_answer(sub.loc[~readable, "raw_text"])
+    values = status.to_numpy(dtype=object).copy()
+    for row, (item_id, parsed, ok) in enumerate(zip(sub["item_id"], sub["parsed_answers"], readable)):
+        known = keys.get(str(item_id)) if ok else None
+        if known and (named := _ids_of(parsed)) and not known.intersection(named):
+            values[row] = NOT_AN_OPTION
+    status = pd.Series(values, index=sub.index, dtype=object)
     return status, pd.Series(None, index=sub.index, dtype=object)
 
 
@@ -166,6 +202,7 @@ def _text_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, p
 #: A reader takes the answers of one format (and every item option) and returns (status, chosen option).
 ANSWER_READERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series, pd.Series]]] = {
     MCQ_TYPE: _choice_status,
+    CHECK_TYPE: _check_status,
     NUMERIC_TYPE: _number_status,
     OPEN_TEXT_TYPE: _text_status,
 }
@@ -177,6 +214,7 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     if missing:
         raise UserError(f"answers lack column(s): {', '.join(missing)}")
     options = _item_options(items)
+    keys = _item_keys(items)
     position = pd.Index(items["item_id"]).get_indexer(answers["item_id"])
     d = answers.iloc[np.flatnonzero(position >= 0)].reset_index(drop=True)
     position = position[position >= 0]
@@ -186,8 +224,8 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     chosen = np.empty(len(d), dtype=object)
     for name in pd.unique(fmt):
         rows = np.flatnonzero(fmt == name)
-        reader = ANSWER_READERS.get(str(name), _generic_status)
-        s, c = reader(d.iloc[rows], options)
+        reader = ANSWER_READERS.get(str(name))
+        s, c = reader(d.iloc[rows], options) if reader is not None else _generic_status(d.iloc[rows], keys)
         status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)
     out = pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
                         "chosen": chosen})
@@ -240,6 +278,40 @@ def invalid_rates(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TASK_
     return finish(out[columns], 0, grouping=by)
 
 
+def invalid_by_model(statuses: pd.DataFrame) -> pd.DataFrame:
+    """Invalid answers per model: the counts behind the warnings and the IRT fit's leave-out rule.
+
+    ``statuses``: `answer_statuses` rows. Columns: model, n_answers, n_refused, n_unparseable,
+    n_not_an_option, n_invalid, invalid_rate, warning (above `INVALID_WARN_ABOVE`), irt_left_out
+    (above `IRT_LEAVE_OUT_ABOVE`), sentence ("n of N answers name no option or do not parse").
+    Models with a warning come first, the worst first.
+    """
+    columns = ["model", "n_answers", "n_refused", "n_unparseable", "n_not_an_option", "n_invalid", "invalid_rate",
+               "warning", "irt_left_out", "sentence"]
+    if statuses.empty:
+        return finish(pd.DataFrame(columns=columns), 0, rule=INVALID_RULE, words=INVALID_WORDS)
+    flags = {name: statuses["status"] == status for name, status in
+             (("n_refused", REFUSED), ("n_unparseable", UNPARSEABLE), ("n_not_an_option", NOT_AN_OPTION))}
+    out = statuses.assign(**flags).groupby("model", sort=False).agg(
+        n_answers=("status", "size"), n_refused=("n_refused", "sum"), n_unparseable=("n_unparseable", "sum"),
+        n_not_an_option=("n_not_an_option", "sum")).reset_index()
+    out["n_invalid"] = out["n_refused"] + out["n_unparseable"] + out["n_not_an_option"]
+    out["invalid_rate"] = out["n_invalid"] / out["n_answers"]
+    out["warning"] = out["invalid_rate"] > INVALID_WARN_ABOVE
+    out["irt_left_out"] = out["invalid_rate"] > IRT_LEAVE_OUT_ABOVE
+    out["sentence"] = [_invalid_sentence(r) for r in out.itertuples()]
+    out = out.sort_values(["warning", "invalid_rate", "model"], ascending=[False, False, True], kind="stable")
+    return finish(out[columns].reset_index(drop=True), 0, rule=INVALID_RULE, words=INVALID_WORDS)
+
+
+def _invalid_sentence(row) -> str:
+    parts = [f"{n} {words}" for n, words in ((row.n_not_an_option, "name no option"),
+                                             (row.n_unparseable, "do not parse"), (row.n_refused, "refuse"))
+             if n]
+    return (f"{row.model}: {row.n_invalid} of {row.n_answers} answers name no option, do not parse or refuse "
+            f"({'; '.join([f'{row.invalid_rate:.0%}', *parts])})")
+
+
 def distractor_choices(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TASK_COLUMN,
                        statuses: pd.DataFrame | None = None) -> pd.DataFrame:
     """Among wrong option choices, the share that went to each distractor type, per model and task.
@@ -281,5 +353,6 @@ def distractor_choices(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = 
     return finish(out[columns], 0, grouping=by)
 
 
-__all__ = ["ALL_MODELS", "ANSWER_READERS", "ANSWER_STATUSES", "answer_status", "answer_statuses",
-           "distractor_choices", "invalid_rates"]
+__all__ = ["ALL_MODELS", "ANSWER_READERS", "ANSWER_STATUSES", "INVALID_RULE", "INVALID_WARN_ABOVE",
+           "INVALID_WORDS", "IRT_LEAVE_OUT_ABOVE", "answer_status", "answer_statuses", "distractor_choices",
+           "invalid_by_model", "invalid_rates"]

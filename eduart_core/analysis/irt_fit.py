@@ -27,6 +27,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from ..vocab import IRT_SHORT_NAMES
+from .answer_quality import INVALID_WARN_ABOVE
 from .irt import IrtFit
 from .irt_levels import category_probabilities
 
@@ -50,9 +51,6 @@ RESIDUAL_LIMIT = 2.0
 RESIDUAL_RULE = (f"unexpected: the answer's standardised residual (level - expected level) / sd is beyond "
                  f"±{RESIDUAL_LIMIT:g} under the fitted model at the examinee's ability")
 TOP_ITEMS = 3
-#: Above this share of invalid answers (no option named, unreadable, refused) an examinee's ability
-#: says more about its answer format than about what it knows.
-INVALID_WARN_ABOVE = 0.05
 
 ITEM_FIT_COLUMNS = ["item_id", "type", "family", "status", "n_examinees", "infit", "infit_t", "outfit", "outfit_t",
                     "s_x2", "s_x2_df", "s_x2_p", "flag", "reason"]

@@ -81,7 +81,8 @@ def _source_and_selection(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> pd.DataFrame:
     """The frame of the view the flags name (one-line errors for unknown views, options, datasets).
-    Numbers under an uncalibrated judge profile say so on stderr (the JSON on stdout stays clean)."""
+    Numbers under an uncalibrated judge profile, and models whose answers are often invalid, say so on
+    stderr (the JSON on stdout stays clean)."""
     from .. import views
 
     src, sel = _source_and_selection(args)
@@ -90,6 +91,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     warning = views.profile_warning(src, sel)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
+    for line in views.invalid_warnings(src, sel):  # a model's scores that measure its output format
+        print(f"warning: {line}", file=sys.stderr)
     return frame
 
 

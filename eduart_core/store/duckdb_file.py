@@ -128,11 +128,17 @@ class DuckConnection(Connection):
         self.raw.close()
 
 
+#: A DuckDB file opens with a main header and two database headers of 4 KiB each: a file shorter
+#: than that with DuckDB's magic bytes was cut short (a partial copy or download).
+DUCKDB_HEADERS_BYTES = 3 * 4096
+
+
 def foreign_file_reason(path: Path) -> str | None:
-    """Why ``path`` is not a DuckDB store, from its first bytes; None when it may be one."""
+    """Why ``path`` is not a complete DuckDB store, from its first bytes and size; None when it may be one."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(16)
+        size = path.stat().st_size
     except OSError:
         return None  # unreadable: let the open report the cause
     if not head:
@@ -141,6 +147,25 @@ def foreign_file_reason(path: Path) -> str | None:
         return "it is a SQLite database, not an EduArt store (DuckDB)"
     if len(head) < 12 or head[8:12] != DUCKDB_MAGIC:
         return "it is not a DuckDB database file"
+    if size < DUCKDB_HEADERS_BYTES:
+        return f"the file ends after {size} bytes, inside DuckDB's headers: truncated or not fully copied"
+    return None
+
+
+def incomplete_store(path: Path, reason: str) -> StoreError:
+    """The one line for a file that is not a whole store; the file itself is left exactly as it is."""
+    return StoreError(f"{path} is not a complete EduArt Studio store ({reason}; the file was left untouched)")
+
+
+def _damage_reason(exc: BaseException) -> str | None:
+    """Why DuckDB could not read the file, when the file itself is cut short or damaged; else None."""
+    text = str(exc)
+    if "Could not read enough bytes" in text:
+        return "the file ends early: truncated or not fully copied"
+    if "Corrupt database file" in text or "checksum" in text.lower():
+        return "a block fails its checksum: the file is damaged"
+    if "not a valid DuckDB database file" in text or "database file with version number" in text.lower():
+        return "its header is not a DuckDB header this version reads"
     return None
 
 
@@ -353,7 +378,7 @@ class DuckDBStore(Store):
         if self.path.exists():
             reason = foreign_file_reason(self.path)
             if reason:
-                raise StoreError(f"cannot open store {self.path}: {reason}")
+                raise incomplete_store(self.path, reason)
         deadline = time.monotonic() + self.lock_timeout_s
         delay = 0.05
         while True:
@@ -476,6 +501,9 @@ def _one_line_error(path: Path, exc: BaseException) -> StoreError:
     """The StoreError for a DuckDB failure: the cause on one line, disk full named as such."""
     if is_disk_full(exc):
         return StoreFullError(f"no space left on device writing store {path}")
+    damage = _damage_reason(exc)
+    if damage:
+        return incomplete_store(path, damage)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return StoreError(f"cannot open store {path}: {text}")
 

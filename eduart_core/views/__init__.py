@@ -67,7 +67,7 @@ from .results import key_findings, regression_choices, type_means
 from .review import image_file, page_extractions
 from .runs import batch_jobs, runnable_datasets
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
-from .studies import ItemPicture, StudyFeatures, access_map, item_picture, study_features
+from .studies import ItemPicture, StudyFeatures, access_map, invalid_warnings, item_picture, study_features
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,8 @@ _SPECS = (
     ViewSpec("family_best", studies.family_best, "Tasks and dimensions: best per family and the best-available envelope"),
     ViewSpec("distractor_choices", studies.distractor_choices, "Tasks and dimensions: distractor types chosen when wrong"),
     ViewSpec("invalid_rates", studies.invalid_rates, "Tasks and dimensions: refused and unreadable answers"),
+    ViewSpec("invalid_answers", studies.invalid_answers, "Overview, Item inspector, Psychometrics (IRT) and `show`: "
+                                                         "invalid answers per model and the IRT leave-out"),
     ViewSpec("external_correlations", studies.external_correlations,
              "Tasks and dimensions: correlation with imported external benchmarks"),
     ViewSpec("consistency_checks", studies.consistency_checks, "Tasks and dimensions: does the table add up? (checks in words)"),
@@ -205,7 +207,7 @@ __all__ = [
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
     "page_extractions", "batch_jobs", "runnable_datasets", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
-    "item_picture", "study_features", "comparison_selection", "data_label",
+    "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",
     "judge_gate", "profile_choices", "profile_label", "profile_warning",
 ]

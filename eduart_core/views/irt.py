@@ -36,6 +36,9 @@ from ..vocab import (
     EXAMINEE_SETS,
     EXAMINEES_MODELS_CONDITIONS,
     IRT_AUTO,
+    IRT_INVALID_CHOICES,
+    IRT_INVALID_EXCLUDE,
+    IRT_INVALID_INCLUDE,
     IRT_MODELS,
     IRT_PCM,
     IRT_RASCH,
@@ -97,46 +100,93 @@ def resolve_model(src: Source, sel: Selection, model: str) -> str:
     return irt_default_model(src, sel) if model == IRT_AUTO else model
 
 
+def _check_invalid(invalid: str) -> None:
+    if invalid not in IRT_INVALID_CHOICES:
+        raise UserError(f"unknown invalid {invalid!r}; use one of {', '.join(IRT_INVALID_CHOICES)}")
+
+
+def mostly_invalid(src: Source, sel: Selection, examinees: str) -> pd.DataFrame:
+    """The models above the leave-out share of invalid answers, over the conditions the examinee set covers
+    (rows of `views.invalid_answers`)."""
+    from .studies import invalid_answers
+
+    table = invalid_answers(src, sel, all_conditions=examinees == EXAMINEES_MODELS_CONDITIONS)
+    return table[table["irt_left_out"]].reset_index(drop=True)
+
+
 @cached(maxsize=16)
-def _fit(src: Source, sel: Selection, model: str, examinees: str) -> irt_analysis.IrtFit:
-    return fit_model(_examinee_rows(src, sel, examinees), model, score_parts_of(src, sel.dataset))
+def _fit(src: Source, sel: Selection, model: str, examinees: str, invalid: str) -> irt_analysis.IrtFit:
+    rows = _examinee_rows(src, sel, examinees)
+    if invalid == IRT_INVALID_EXCLUDE:
+        left = set(mostly_invalid(src, sel, examinees)["model"])
+        rows = rows[~rows["model"].isin(left)]
+        if rows.empty:
+            raise EmptySelection("Every model in the selection gives mostly invalid answers, so none is left for the "
+                                 "IRT fit: include invalid answers to fit them anyway.")
+    return fit_model(rows, model, score_parts_of(src, sel.dataset))
 
 
-def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
-            examinees: str = EXAMINEES_MODELS_CONDITIONS) -> irt_analysis.IrtFit:
-    """The fitted model behind every IRT view (not a table: the views below are its tables)."""
-    return _fit(src, sel, resolve_model(src, sel, model), examinees)
+def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+            invalid: str = IRT_INVALID_EXCLUDE) -> irt_analysis.IrtFit:
+    """The fitted model behind every IRT view (not a table: the views below are its tables).
+
+    ``invalid``: `vocab.IRT_INVALID_EXCLUDE` leaves out the models whose answers are mostly invalid
+    (`mostly_invalid`): their ability would measure their output format and stretch the scale.
+    """
+    _check_invalid(invalid)
+    return _fit(src, sel, resolve_model(src, sel, model), examinees, invalid)
 
 
-def irt_panel(src: Source, sel: Selection, model: str = IRT_AUTO,
-              examinees: str = EXAMINEES_MODELS_CONDITIONS) -> dict[str, object]:
-    """The fit's provenance plus the sentences every IRT view is shown with (model, panel, SE method, why this model)."""
-    fit = irt_fit(src, sel, model, examinees)
+def invalid_note(src: Source, sel: Selection, examinees: str, invalid: str) -> dict[str, object]:
+    """Which models the fit leaves out (or keeps) for their invalid answers, the rule, and one sentence saying so."""
+    from ..analysis.answer_quality import INVALID_RULE
+
+    mostly = mostly_invalid(src, sel, examinees)
+    names = [str(m) for m in mostly["model"]]
+    detail = "; ".join(mostly["sentence"])
+    if not names:
+        sentence = ""
+    elif invalid == IRT_INVALID_EXCLUDE:
+        sentence = (f"Left out of the fit for mostly invalid answers: {detail}. Rule: {INVALID_RULE} "
+                    f"(option invalid={IRT_INVALID_INCLUDE} keeps them).")
+    else:
+        sentence = (f"Kept in the fit although their answers are mostly invalid (their abilities measure their "
+                    f"output format): {detail}.")
+    return {"invalid": invalid, "left_out": names if invalid == IRT_INVALID_EXCLUDE else [],
+            "mostly_invalid": names, "leave_out_rule": INVALID_RULE, "invalid_note": sentence}
+
+
+def irt_panel(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+              invalid: str = IRT_INVALID_EXCLUDE) -> dict[str, object]:
+    """The fit's provenance plus the sentences every IRT view is shown with (model, panel, SE method, why this model,
+    the models left out for invalid answers)."""
+    fit = irt_fit(src, sel, model, examinees, invalid)
     label = IRT_MODELS[fit.model]
     chosen = (f"{IRT_SHORT_NAMES[fit.model]}: the default for this dataset "
               + ("(it has partial-credit formats)" if fit.model == IRT_PCM else "(no item earns partial credit)")
               if model == IRT_AUTO else f"{IRT_SHORT_NAMES[fit.model]}: chosen")
     return {**fit.panel(), "model_label": label, "model_choice": chosen, "requested_model": model,
-            "warning": irt_analysis.panel_warning(fit.n_examinees, fit.model)}
+            "warning": irt_analysis.panel_warning(fit.n_examinees, fit.model),
+            **invalid_note(src, sel, examinees, invalid)}
 
 
 def irt_items(src: Source, sel: Selection, model: str = IRT_AUTO,
-              examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+              examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per item: difficulty (location) and SE, discrimination (2PL, GPCM), thresholds with SEs, information at the mean ability, status (options: model, examinees)."""
-    fit = irt_fit(src, sel, model, examinees)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     mean_ability = float(fit.abilities["ability"].mean())
     frame = fit.items.assign(information_at_mean=information_at(fit.items, mean_ability))
-    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **irt_panel(src, sel, model, examinees))
+    return _labelled(frame, fit.n_examinees, mean_ability=mean_ability, **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
-                  examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                  examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Examinee abilities (EAP) with SEs and 95% intervals, ranked (ranks each could hold, ties); a last summary row gives the fitted ability SD.
 
     The summary row (``row`` = "summary") holds the mean ability, the mean SE and, in
     ``ability_sd``, the spread of abilities the model estimated (the SD of the latent distribution).
     """
-    fit = irt_fit(src, sel, model, examinees)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     ranked = ability_ranking(fit.abilities).assign(row=EXAMINEE_ROW, ability_sd=np.nan)
     summary = {"row": SUMMARY_ROW, "examinee": f"All {len(ranked)} examinees", "ability": ranked["ability"].mean(),
                "ability_se": ranked["ability_se"].mean(), "ability_sd": fit.latent_sd}
@@ -145,35 +195,35 @@ def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
         frame[column] = frame[column].astype("Int64")
     return _labelled(frame, fit.n_examinees, mean_ability_se=float(ranked["ability_se"].mean()),
                      sd_of_estimates=float(ranked["ability"].std(ddof=1)) if len(ranked) > 1 else float("nan"),
-                     **irt_panel(src, sel, model, examinees))
+                     **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_information(src: Source, sel: Selection, model: str = IRT_AUTO,
-                    examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                    examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Test information along the ability scale per format and for all items (information curves)."""
-    fit = irt_fit(src, sel, model, examinees)
-    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **irt_panel(src, sel, model, examinees))
+    fit = irt_fit(src, sel, model, examinees, invalid)
+    return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_category_information(src: Source, sel: Selection, model: str = IRT_AUTO,
-                             examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                             examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per format and score level: the information carried through that level along the ability scale (category information)."""
-    fit = irt_fit(src, sel, model, examinees)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     return _labelled(category_information_curves(fit.items, fit.latent_sd), fit.n_examinees,
-                     **irt_panel(src, sel, model, examinees))
+                     **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_wright_map(src: Source, sel: Selection, model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Examinee abilities, item locations and category thresholds on one logit scale (Wright map)."""
-    fit = irt_fit(src, sel, model, examinees)
-    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **irt_panel(src, sel, model, examinees))
+    fit = irt_fit(src, sel, model, examinees, invalid)
+    return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """One item's characteristic curve, level probabilities (partial credit) and information (option item=<id>; the first fitted item by default)."""
-    fit = irt_fit(src, sel, model, examinees)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     fitted = fit.items[fit.items["informative"]]
     if not item:
         if fitted.empty:
@@ -183,7 +233,7 @@ def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT
     if row.empty:
         raise EmptySelection(f"No item {item!r} in the selection.")
     curve = item_curve(fit.items, item, fit.latent_sd)
-    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **irt_panel(src, sel, model, examinees))
+    return _labelled(curve, fit.n_examinees, status=str(row["status"].iloc[0]), **irt_panel(src, sel, model, examinees, invalid))
 
 
 @cached(maxsize=8)
@@ -223,4 +273,4 @@ def parallel_contrasts(src: Source, sel: Selection, examinees: str = EXAMINEES_M
 
 __all__ = ["EXAMINEE_ROW", "SUMMARY_ROW", "dif", "distractors", "irt_abilities",
            "irt_category_information", "irt_default_model", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
-           "irt_panel", "irt_wright_map", "parallel_contrasts", "resolve_model", "score_parts_of"]
+           "invalid_note", "irt_panel", "irt_wright_map", "mostly_invalid", "parallel_contrasts", "resolve_model", "score_parts_of"]

@@ -14,23 +14,32 @@ from ..analysis import answer_statuses
 from ..analysis import irt_fit as fit_checks
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import EXAMINEES_MODELS, EXAMINEES_MODELS_CONDITIONS, IRT_AUTO, IRT_PCM, IRT_RASCH, IRT_SHORT_NAMES
+from ..vocab import (
+    EXAMINEES_MODELS,
+    EXAMINEES_MODELS_CONDITIONS,
+    IRT_AUTO,
+    IRT_INVALID_EXCLUDE,
+    IRT_INVALID_INCLUDE,
+    IRT_PCM,
+    IRT_RASCH,
+    IRT_SHORT_NAMES,
+)
 from ._base import EmptySelection, Source, cached, items
-from .irt import _labelled, irt_default_model, irt_fit, irt_panel, resolve_model
+from .irt import _labelled, invalid_note, irt_default_model, irt_fit, irt_panel, resolve_model
 
 
 @cached(maxsize=16)
-def _item_fit(src: Source, sel: Selection, model: str, examinees: str) -> pd.DataFrame:
-    return fit_checks.item_fit(irt_fit(src, sel, model, examinees))
+def _item_fit(src: Source, sel: Selection, model: str, examinees: str, invalid: str) -> pd.DataFrame:
+    return fit_checks.item_fit(irt_fit(src, sel, model, examinees, invalid))
 
 
 def irt_item_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
-                 examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                 examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per item: infit and outfit mean squares with t, S-X2 where the panel allows, and the misfit flag with its reason."""
     model = resolve_model(src, sel, model)
-    table = _item_fit(src, sel, model, examinees)
-    fit = irt_fit(src, sel, model, examinees)
-    return _labelled(table, fit.n_examinees, **irt_panel(src, sel, model, examinees))
+    table = _item_fit(src, sel, model, examinees, invalid)
+    fit = irt_fit(src, sel, model, examinees, invalid)
+    return _labelled(table, fit.n_examinees, **irt_panel(src, sel, model, examinees, invalid))
 
 
 @cached(maxsize=4)
@@ -42,8 +51,8 @@ def _statuses(src: Source, dataset: str, profile: str) -> pd.DataFrame:
 
 
 @cached(maxsize=16)
-def _person_fit(src: Source, sel: Selection, model: str, examinees: str) -> pd.DataFrame:
-    fit = irt_fit(src, sel, model, examinees)
+def _person_fit(src: Source, sel: Selection, model: str, examinees: str, invalid: str) -> pd.DataFrame:
+    fit = irt_fit(src, sel, model, examinees, invalid)
     table = fit_checks.person_fit(fit)
     statuses = _statuses(src, sel.dataset, sel.profile)
     statuses = statuses[statuses["item_id"].isin(set(fit.items["item_id"].astype(str)))]
@@ -57,23 +66,24 @@ def _person_fit(src: Source, sel: Selection, model: str, examinees: str) -> pd.D
 
 
 def irt_person_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per examinee: lz (Zh), infit and outfit, the aberrant flag, the items that contribute most, and its invalid answers (warning above 5%)."""
     model = resolve_model(src, sel, model)
-    table = _person_fit(src, sel, model, examinees)
-    fit = irt_fit(src, sel, model, examinees)
+    table = _person_fit(src, sel, model, examinees, invalid)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     return _labelled(table, fit.n_examinees, invalid_rule=f"invalid: no option named, unreadable or refused; warning "
                                                           f"above {fit_checks.INVALID_WARN_ABOVE:.0%} of an "
-                                                          "examinee's answers", **irt_panel(src, sel, model, examinees))
+                                                          "examinee's answers", **irt_panel(src, sel, model, examinees, invalid))
 
 
 @cached(maxsize=8)
-def irt_model_comparison(src: Source, sel: Selection, examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
+def irt_model_comparison(src: Source, sel: Selection, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+                         invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """The partial credit model against the 0.5 rule (Rasch) on the same examinees: ability SEs, fitted ability SD, SE gain."""
     models = [IRT_PCM, IRT_RASCH] if irt_default_model(src, sel) == IRT_PCM else [IRT_RASCH]
     rows = []
     for model in models:
-        fit = irt_fit(src, sel, model, examinees)
+        fit = irt_fit(src, sel, model, examinees, invalid)
         se = fit.abilities["ability_se"].dropna()
         rows.append({"model": model, "label": IRT_SHORT_NAMES[model], "n_examinees": fit.n_examinees,
                      "n_items_fitted": fit.n_items_fitted, "ability_sd": fit.latent_sd,
@@ -104,22 +114,25 @@ def irt_model_comparison(src: Source, sel: Selection, examinees: str = EXAMINEES
 
 
 def irt_residuals(src: Source, sel: Selection, examinee: str = "", model: str = IRT_AUTO,
-                  examinees: str = EXAMINEES_MODELS) -> pd.DataFrame:
+                  examinees: str = EXAMINEES_MODELS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Each answer of one examinee (option examinee=<model>; the most aberrant by default): level, expected level, z, unexpected."""
     model = resolve_model(src, sel, model)
-    fit = irt_fit(src, sel, model, examinees)
+    fit = irt_fit(src, sel, model, examinees, invalid)
     table = fit_checks.residuals(fit)
     if not examinee:
-        people = _person_fit(src, sel, model, examinees)
+        people = _person_fit(src, sel, model, examinees, invalid)
         if people.empty:
             raise EmptySelection("No examinee in this selection.")
         examinee = str(people.sort_values("lz", kind="stable")["examinee"].iloc[0])
     mine = table[(table["examinee"] == examinee) | (table["model"] == examinee)]
     if mine.empty:
+        if examinee in invalid_note(src, sel, examinees, invalid)["left_out"]:
+            raise UserError(f"{examinee} is left out of the IRT fit for mostly invalid answers "
+                            f"(option invalid={IRT_INVALID_INCLUDE} keeps it)")
         known = ", ".join(sorted(set(table["examinee"])))
         raise UserError(f"no examinee {examinee!r} in this fit; examinees: {known}")
     return _labelled(mine.reset_index(drop=True), fit.n_examinees, examinee=examinee,
-                     residual_rule=fit_checks.RESIDUAL_RULE, **irt_panel(src, sel, model, examinees))
+                     residual_rule=fit_checks.RESIDUAL_RULE, **irt_panel(src, sel, model, examinees, invalid))
 
 
 __all__ = ["irt_item_fit", "irt_model_comparison", "irt_person_fit", "irt_residuals"]

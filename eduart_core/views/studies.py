@@ -231,6 +231,32 @@ def invalid_rates(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
 
 
 @cached()
+def invalid_answers(src: Source, sel: Selection, all_conditions: bool = False) -> pd.DataFrame:
+    """Per model: answers that name no option, do not parse or refuse, of all its answers; the warning and IRT leave-out flags.
+
+    The one count behind the Overview's, the inspector's and `show`'s warnings and the IRT fit's
+    leave-out rule (`analysis.answer_quality.INVALID_RULE`); ``all_conditions`` counts every prompt
+    condition (the IRT fit of model x condition pairs), else the selected one.
+    """
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
+                                   "the models' answers are not available for it.")
+    answers = sel.apply(_answers(src, sel.dataset, sel.profile), all_conditions=all_conditions)
+    statuses = analysis.answer_statuses(answers, items(src, sel.dataset))
+    return analysis.invalid_by_model(statuses)
+
+
+def invalid_warnings(src: Source, sel: Selection) -> list[str]:
+    """One line per model above the warning share (empty for an aggregate-only dataset or no answers)."""
+    try:
+        table = invalid_answers(src, sel)
+    except (ItemLevelUnavailable, EmptySelection):
+        return []
+    return [row.sentence + ("; left out of the IRT fit by default" if row.irt_left_out else "")
+            for row in table[table["warning"]].itertuples()]
+
+
+@cached()
 def external_correlations(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
     """Spearman rho between each task (and the overall) and each imported external benchmark, n per cell."""
     from ..store import studies as store_studies
@@ -291,7 +317,7 @@ def image_attributes(src: Source, sel: Selection) -> pd.DataFrame:
 
 __all__ = ["OVERALL_COLUMN", "StudyFeatures", "TASK_COLUMN", "DIMENSION_COLUMN", "access_map", "consistency_checks",
            "dimension_scores", "distractor_choices", "external_correlations", "family_best", "image_attributes",
-           "invalid_rates", "study_features", "study_reference", "task_correlations"]
+           "invalid_answers", "invalid_rates", "invalid_warnings", "study_features", "study_reference", "task_correlations"]
 
 
 # ---------------------------------------------------------------- the inspector's pictures and dialogues
