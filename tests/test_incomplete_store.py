@@ -43,13 +43,17 @@ def _digest(path: Path) -> str:
 
 def _cut(real_store: bytes, tmp_path: Path, kind: str) -> Path:
     path = tmp_path / f"{kind}.duckdb"
-    data = {"first_1000_bytes": real_store[:1000], "half": real_store[: len(real_store) // 2],
-            "last_block_missing": real_store[:-4096], "garbage": os.urandom(5000)}[kind]
+    # DuckDB's three 4 KiB headers, then blocks of 256 KiB: the first cut ends inside the headers, the
+    # second inside the first block (DuckDB fails opening it), the third after the first block (the
+    # file opens; reading the items fails at the missing block).
+    data = {"first_1000_bytes": real_store[:1000], "inside_the_first_block": real_store[:16384],
+            "after_the_first_block": real_store[:12288 + 262144 + 4096], "garbage": os.urandom(5000)}[kind]
     path.write_bytes(data)
     return path
 
 
-@pytest.mark.parametrize("kind", ["first_1000_bytes", "half", "last_block_missing", "garbage"])
+@pytest.mark.parametrize("kind", ["first_1000_bytes", "inside_the_first_block", "after_the_first_block",
+                                  "garbage"])
 def test_cli_says_one_line_with_the_path_and_keeps_the_file(real_store, tmp_path, kind):
     path = _cut(real_store, tmp_path, kind)
     before = _digest(path)
@@ -67,19 +71,20 @@ def test_cli_says_one_line_with_the_path_and_keeps_the_file(real_store, tmp_path
 
 
 def test_writing_to_a_truncated_store_is_refused_before_duckdb_touches_it(real_store, tmp_path):
-    path = _cut(real_store, tmp_path, "half")
+    path = _cut(real_store, tmp_path, "after_the_first_block")
     before = _digest(path)
     with pytest.raises(StoreError, match="is not a complete EduArt Studio store"):
         upsert_items(Store(path), [RECORD], dataset="items", origin="import-items")
     assert _digest(path) == before
 
 
-def test_the_app_shows_one_error_line_and_no_exception(real_store, tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["first_1000_bytes", "after_the_first_block"])
+def test_the_app_shows_one_error_line_and_no_exception(real_store, tmp_path, monkeypatch, kind):
     from streamlit.testing.v1 import AppTest
 
     from eduart_core import views
 
-    path = _cut(real_store, tmp_path, "first_1000_bytes")
+    path = _cut(real_store, tmp_path, kind)
     before = _digest(path)
     monkeypatch.setenv("EDUART_DB", str(path))
     views.clear_caches()

@@ -26,7 +26,6 @@ import atexit
 import itertools
 import logging
 import os
-import struct
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -134,22 +133,12 @@ class DuckConnection(Connection):
 DUCKDB_HEADERS_BYTES = 3 * 4096
 
 
-def _announced_size(headers: bytes) -> int | None:
-    """The file size DuckDB's newer database header announces (headers + block count x block size).
-
-    Each of the two database headers (at 4 and 8 KiB) holds checksum, iteration, meta block, free
-    list, block count and block size as 8-byte little-endian fields; the one with the higher
-    iteration is current. None when the fields do not look like a header this rule understands.
-    """
-    fields = [struct.unpack_from("<QQqqQQ", headers, offset) for offset in (4096, 8192)]
-    _, _, _, _, count, block = max(fields, key=lambda f: f[1])
-    if not (4096 <= block <= 1 << 24 and block & (block - 1) == 0 and count < 1 << 40):
-        return None
-    return DUCKDB_HEADERS_BYTES + count * block
-
-
 def foreign_file_reason(path: Path) -> str | None:
-    """Why ``path`` is not a complete DuckDB store, from its headers and size; None when it may be one."""
+    """Why ``path`` is not a complete DuckDB store, from its headers and size; None when it may be one.
+
+    The headers cannot tell a cut-short file from a whole one beyond them (DuckDB may give back free
+    blocks at the end of a file), so a cut past the headers is found when DuckDB reads the block that is missing.
+    """
     try:
         with open(path, "rb") as handle:
             head = handle.read(DUCKDB_HEADERS_BYTES)
@@ -164,9 +153,6 @@ def foreign_file_reason(path: Path) -> str | None:
         return "it is not a DuckDB database file"
     if size < DUCKDB_HEADERS_BYTES:
         return f"the file ends after {size} bytes, inside DuckDB's headers: truncated or not fully copied"
-    announced = _announced_size(head)
-    if announced is not None and size < announced:
-        return f"the file ends after {size} of the {announced} bytes its header announces: truncated or not fully copied"
     return None
 
 
@@ -434,6 +420,11 @@ class DuckDBStore(Store):
             con, pooled = _POOL.lease(key, self._open_reader)
             try:
                 yield DuckConnection(con)
+            except duckdb.Error as exc:  # a block past the end of a cut-short file, or a damaged one
+                damage = _damage_reason(exc)
+                if damage:
+                    raise incomplete_store(self.path, damage) from None
+                raise
             finally:
                 _POOL.release(key, con, pooled)
             return
@@ -466,6 +457,8 @@ class DuckDBStore(Store):
         else the database's own first line."""
         if not isinstance(exc, duckdb.Error):
             return None
+        if _damage_reason(exc):
+            return incomplete_store(self.path, _damage_reason(exc))
         if is_disk_full(exc):
             return StoreFullError(f"no space left on device writing store {self.path}; "
                                   "nothing of this change was saved")
