@@ -187,6 +187,7 @@ def test_pages_only_call_registered_views():
         "irt_default_model", "SUMMARY_ROW",  # the IRT model `auto` stands for; the abilities' summary row
         "profile_choices", "profile_label", "profile_warning",  # the profiles a dataset offers, their labels, warnings
         "data_label",  # the kinds of model behind a selection (banner and export subtitles)
+        "invalid_warnings",  # the warning lines of `invalid_answers` (Overview, inspector, `show`)
         "store_path", "open_store",  # the store handle pages pass to the domain modules that write
         "StoreError", "StoreLockedError", "StoreConflictError",  # the store's one-line errors
         "image_file", "page_extractions",  # the review workbench's screenshot and both extractions
