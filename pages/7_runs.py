@@ -159,7 +159,7 @@ if plan is not None:
                                      text_only=options.text_only, refuse_images=options.refuse_images,
                                      batch=mode == vocab.BATCH_MODE)
         try:
-            pid = background.start_launch(store, argv, plan.launch_id, actor)
+            pid = background.start_launch(store, argv, plan.launch_id, actor, planned_requests=len(plan.jobs))
         except (UserError, views.StoreError) as exc:
             st.error(plain(exc))
         else:
@@ -218,10 +218,9 @@ def live() -> None:
         return
     for state in launches:
         progress = background.launch_progress(state)
-        total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
-        done = sum(r["answered"] + r["failed"] for r in progress)
         st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
-        st.progress(min(1.0, done / total) if total else 0.0, text=pace.launch_pace(state).describe())
+        now = pace.launch_pace(state)
+        st.progress(now.share, text=plain(now.describe()))
         by_model, by_provider = pace.launch_breakdown(state)
         if len(by_model) > 1:  # a sweep: each model's own bar, each provider's own rate
             for row in by_model:

@@ -429,7 +429,7 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     limits = lane_limits(plan.members, options.concurrency, options.rpm)
     per_member = _jobs_per_member(plan)
     info = {"launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(store.path), "pid": os.getpid(),
-            "status": launchfile.RUNNING, "started_at": time.time(), "finished_at": None,
+            "status": launchfile.RUNNING, "process_started_at": time.time(), "finished_at": None,
             "options": asdict(options), "item_ids": plan.item_ids, "total_jobs": len(plan.jobs),
             "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
                          "repetition": m.repetition, "journal": str(m.journal_path), "image_mode": m.image_mode,

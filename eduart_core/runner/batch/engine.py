@@ -221,7 +221,7 @@ class BatchEngine:
         for job in plan.jobs:
             jobs_per_run[job.meta["run_id"]] += 1
         info = {**previous, "launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(self.store.path),
-                "pid": os.getpid(), "status": RUNNING, "mode": BATCH_MODE, "started_at": time.time(),
+                "pid": os.getpid(), "status": RUNNING, "mode": BATCH_MODE, "process_started_at": time.time(),
                 "finished_at": None, "options": asdict(options), "item_ids": plan.item_ids,
                 "total_jobs": len(plan.jobs),
                 "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
