@@ -45,11 +45,17 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
                limit: int | None = None, sample: int | None = None, repeat: int | None = None,
                concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
                text_only: bool = False, refuse_images: bool = False, dataset: str | None = None,
-               batch: bool = False) -> list[str]:
-    """The ``run`` command line for a new launch (no secrets: keys come from the environment)."""
+               batch: bool = False, adhoc: dict | None = None) -> list[str]:
+    """The ``run`` command line for a new launch (no secrets: keys come from the environment).
+
+    ``adhoc``: a model outside the registry (``LaunchOptions.adhoc``: provider, model id, base URL,
+    display name), passed as ``--provider --model-id --base-url --display-name``."""
     argv = ["run", "--db", str(db), "--condition", condition, "--concurrency", str(int(concurrency))]
     for model in models:
         argv += ["--model", model]
+    for flag in ("provider", "model_id", "base_url", "display_name"):
+        if (adhoc or {}).get(flag):  # typed text: one token, so a value starting with '-' stays a value
+            argv.append(f"--{flag.replace('_', '-')}={adhoc[flag]}")
     for flag, value in (("--items", items), ("--limit", limit), ("--sample", sample), ("--repeat", repeat),
                         ("--rpm", rpm), ("--run-id", launch_id), ("--dataset", dataset)):
         if value not in (None, "", 0):

@@ -56,7 +56,7 @@ IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit"
 @dataclass
 class LaunchOptions:
     models: list[str] = field(default_factory=list)
-    adhoc: dict | None = None          # {"provider", "model_id", "base_url"}
+    adhoc: dict | None = None          # {"provider", "model_id", "base_url", "display_name"}
     conditions: list[str] = field(default_factory=lambda: [DEFAULT_CONDITION])
     items: str | None = None
     limit: int | None = None
@@ -135,7 +135,8 @@ def _specs(options: LaunchOptions, registry: dict[str, ModelSpec]) -> list[Model
     if options.adhoc:
         a = options.adhoc
         specs.append(adhoc_spec(a["provider"], a["model_id"], a.get("base_url"),
-                                accepts_images=not (options.text_only or options.refuse_images)))
+                                accepts_images=not (options.text_only or options.refuse_images),
+                                display_name=a.get("display_name")))
     if not specs:
         raise UserError("choose at least one model: --model KEY (see 'run --list-models') or --provider/--model-id")
     return specs
