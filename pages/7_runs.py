@@ -14,7 +14,9 @@ import streamlit as st
 from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.providers.adapters import ADAPTERS
-from eduart_core.providers.registry import load_registry
+from eduart_core.providers.batch_config import load_batch_limits
+from eduart_core.providers.batch_registry import batch_unavailable
+from eduart_core.providers.registry import adhoc_spec, check_base_url, load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background, lanes, launchfile, pace, recovery
 from eduart_core.runner.batch.estimate import side_by_side
@@ -68,6 +70,37 @@ if not datasets:
     st.stop()
 
 ready = {k: m for k, m in registry.items() if status.get(m.provider, {}).get("configured")}
+
+
+def adhoc_choice():
+    """A model on an OpenAI-compatible server named here (base URL and model id), without a
+    models.toml entry: the launch options' ``adhoc`` and its spec, or (None, None) while it is
+    incomplete or wrong (one line says which)."""
+    with st.expander("An OpenAI-compatible server"):
+        st.caption("A model on a server of your own (vLLM, Ollama, llama.cpp, ...) without a models.toml entry. "
+                   "A key, when the server wants one, is read from OPENAI_COMPATIBLE_API_KEY. It is asked online "
+                   "at no price; for batch, prices or a lasting name, give it an entry in the file EDUART_MODELS "
+                   "names.")
+        url = st.text_input("Base URL", key="runs_adhoc_url", placeholder="http://127.0.0.1:8000/v1").strip()
+        model_id = st.text_input("Model id", key="runs_adhoc_model", placeholder="llava").strip()
+        name = st.text_input("Display name (optional)", key="runs_adhoc_name").strip()
+        if not (url or model_id):
+            return None, None
+        try:
+            if url:
+                check_base_url(url, "The base URL")
+            if not (url and model_id):
+                st.caption("Give both the base URL and the model id.")
+                return None, None
+            spec = adhoc_spec("openai_compatible", model_id, url, display_name=name or None)
+        except UserError as exc:
+            st.error(plain(exc))
+            return None, None
+        st.caption(plain(f"{spec.key} joins the launch ({spec.display_name})."))
+    adhoc = {"provider": "openai_compatible", "model_id": model_id, "base_url": url}
+    return ({**adhoc, "display_name": name} if name else adhoc), spec
+
+
 labels = {k: f"{m.display_name} ({k})" + ("" if k in ready else " — no credentials") for k, m in registry.items()}
 c1, c2 = st.columns(2)
 with c1:
@@ -75,12 +108,24 @@ with c1:
                            key="runs_dataset")
     models = st.multiselect("Models", list(registry), default=["chance"] if "chance" in registry else [],
                             format_func=labels.get, key="runs_models")
+    adhoc, adhoc_model = adhoc_choice()
     condition = st.radio("Condition", [*vocab.CONDITIONS, vocab.BOTH_CONDITIONS], horizontal=True, key="runs_condition",
                          help="'both' launches the two conditions of each model as one linked pair.")
-    mode = st.radio("Mode", list(vocab.RUN_MODES), format_func=vocab.RUN_MODES.get, horizontal=True,
-                    key="runs_mode", help="Batch: the provider's batch API (OpenAI, Gemini, Bedrock, compatible "
-                                          "servers), about half the price, results within 24 hours. Models "
-                                          "without a batch API are asked online.")
+    chosen = [registry[k] for k in models] + ([adhoc_model] if adhoc_model else [])
+    no_batch = {spec.key: reason for spec in chosen if (reason := batch_unavailable(spec)) is not None}
+    mode = vocab.ONLINE_MODE
+    if chosen and len(no_batch) == len(chosen):
+        st.caption(plain("Mode: online. Batch is not available: "
+                         + "; ".join(f"{key}, {reason}" for key, reason in no_batch.items()) + "."))
+    else:
+        mode = st.radio("Mode", list(vocab.RUN_MODES), format_func=vocab.RUN_MODES.get, horizontal=True,
+                        key="runs_mode", help="Batch: the provider's batch API (OpenAI, Gemini, Bedrock, compatible "
+                                              "servers whose models.toml entry says batch_api = true), about half "
+                                              "the price, results within 24 hours. Models without a batch API are "
+                                              "asked online.")
+    if mode == vocab.BATCH_MODE and no_batch:
+        st.caption(plain("Asked online, without the batch discount: "
+                         + "; ".join(f"{key}, {reason}" for key, reason in no_batch.items()) + "."))
     concurrency = st.slider("Concurrent requests per provider", 1, 64, 8, key="runs_concurrency",
                             help="Every provider runs at the same time as the others, each at its own limit: "
                                  "this one where models.toml sets none ([online.<provider>], or a model's own "
@@ -111,7 +156,7 @@ if languages:
     filters.append("language=" + "|".join(languages))
 if image != vocab.ALL_ITEMS:
     filters.append(f"image={image}")
-options = LaunchOptions(models=list(models), conditions=vocab.expand_conditions(condition),
+options = LaunchOptions(models=list(models), adhoc=adhoc, conditions=vocab.expand_conditions(condition),
                         items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
                         dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
                         text_only=image_policy == "text only", refuse_images=image_policy == "skip them")
@@ -119,8 +164,10 @@ options = LaunchOptions(models=list(models), conditions=vocab.expand_conditions(
 def planned(options: LaunchOptions):
     """The plan and estimate of these options, kept for the session until the options or the data
     change: planning tokenises every item (about half a second at 871 items), and the page reruns
-    every time anything on it moves."""
-    key = (repr(options), tuple(sorted(registry)), common.data_version())
+    every time anything on it moves. The registry as read on this run is part of the key, so an edit
+    to the models.toml file shows at the next rerun."""
+    key = (repr(options), repr(sorted(registry.items())), repr(sorted(load_batch_limits().items())),
+           common.data_version())
     memo = st.session_state.get("_runs_plan")
     if memo is not None and memo[0] == key:
         return memo[1]
@@ -131,7 +178,7 @@ def planned(options: LaunchOptions):
 
 
 plan = None
-if models:
+if models or adhoc:
     try:
         plan, est, method = planned(options)
     except (UserError, views.StoreError) as exc:
@@ -157,9 +204,9 @@ if plan is not None:
                                      sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
                                      rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
                                      text_only=options.text_only, refuse_images=options.refuse_images,
-                                     batch=mode == vocab.BATCH_MODE)
+                                     batch=mode == vocab.BATCH_MODE, adhoc=adhoc)
         try:
-            pid = background.start_launch(store, argv, plan.launch_id, actor)
+            pid = background.start_launch(store, argv, plan.launch_id, actor, planned_requests=len(plan.jobs))
         except (UserError, views.StoreError) as exc:
             st.error(plain(exc))
         else:
@@ -218,10 +265,9 @@ def live() -> None:
         return
     for state in launches:
         progress = background.launch_progress(state)
-        total = sum(r["jobs"] for r in progress) or state.get("total_jobs") or 0
-        done = sum(r["answered"] + r["failed"] for r in progress)
         st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
-        st.progress(min(1.0, done / total) if total else 0.0, text=pace.launch_pace(state).describe())
+        now = pace.launch_pace(state)
+        st.progress(now.share, text=plain(now.describe()))
         by_model, by_provider = pace.launch_breakdown(state)
         if len(by_model) > 1:  # a sweep: each model's own bar, each provider's own rate
             for row in by_model:

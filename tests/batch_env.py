@@ -78,6 +78,7 @@ family = "Local"
 provider = "openai_compatible"
 api_model_id = "local-stub"
 base_url = "{stub_url}/v1"
+batch_api = true
 temperature = 0.0
 price_in_per_mtok = 1.0
 price_out_per_mtok = 1.0

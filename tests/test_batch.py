@@ -237,7 +237,7 @@ def test_dry_run_shows_online_and_batch_cost_side_by_side(store, env, capsys):
     assert online > 0 and batch == pytest.approx(online * 0.5, abs=1e-4)
     chance = next(ln for ln in out.splitlines() if ln.startswith("chance "))
     assert chance.split()[8] == "-"
-    assert "chance: batch no batch API: online" in out
+    assert "chance: batch not available (provider offline has no batch API): online" in out
     assert "USD with --batch" in out
 
 
@@ -362,7 +362,25 @@ def test_keys_never_reach_the_store_ledger_logs_or_uploaded_files(store, stub, e
     assert len(journal_records(store)) >= 3 * 14
 
 
-def test_a_compatible_server_without_the_batch_api_is_asked_online(store, monkeypatch, tmp_path, capsys):
+def test_a_compatible_server_declared_with_a_batch_api_that_has_none_is_asked_online(store, monkeypatch, tmp_path,
+                                                                                     capsys):
+    from stubs import StubServer
+
+    records = fill_store(store, 1)
+    with StubServer(answer=lambda info: item_answer("openai", {"body": info.body})) as plain:  # chat only
+        registry = tmp_path / "declared.toml"
+        registry.write_text(f'[models."plain"]\ndisplay_name = "Plain"\nprovider = "openai_compatible"\n'
+                            f'api_model_id = "plain"\nbase_url = "{plain.url}/v1"\nbatch_api = true\n')
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        assert main(["run", "--db", str(store.path), "--batch", "--model", "plain", "--quiet",
+                     "--poll-interval", "0.02"]) == 0
+        assert len(plain.requests) == len(records)  # the upload to /v1/files got a 404: every item online
+    assert "the server has no batch API" in capsys.readouterr().out
+    rows = responses(store)
+    assert len(rows) == len(records) and all(r["error"] is None and r["batch_job_id"] is None for r in rows)
+
+
+def test_a_compatible_server_named_without_an_entry_is_asked_online_without_trying_batch(store, capsys):
     from stubs import StubServer
 
     records = fill_store(store, 1)
@@ -370,7 +388,9 @@ def test_a_compatible_server_without_the_batch_api_is_asked_online(store, monkey
         assert main(["run", "--db", str(store.path), "--batch", "--provider", "openai_compatible", "--base-url",
                      f"{plain.url}/v1", "--model-id", "plain", "--quiet", "--poll-interval", "0.02"]) == 0
         assert len(plain.requests) == len(records)
-    assert "the server has no batch API" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "openai_compatible:plain: the server declares no batch API" in out
+    assert "the server has no batch API" not in out  # no batch upload was tried
     rows = responses(store)
     assert len(rows) == len(records) and all(r["error"] is None and r["batch_job_id"] is None for r in rows)
 

@@ -79,3 +79,14 @@ def test_every_registered_thing_is_named_in_the_readme_or_contracts(kind):
     else:
         wanted = [spec.title for spec in menu.PAGES.values()]
     assert [name for name in wanted if not _named(name)] == []
+
+
+def test_the_readme_names_every_providers_key_and_address_variable():
+    """Read from the provider table, so a new variable cannot go unmentioned."""
+    from eduart_core.providers.adapters import ADAPTERS
+
+    names = {name for a in ADAPTERS.values() for group in a.secrets for name in group}
+    names |= {name for a in ADAPTERS.values() for name in a.base_url_env}
+    assert {"OPENAI_COMPATIBLE_API_KEY", "OPENAI_BASE_URL"} <= names
+    assert not sorted(name for name in names if f"`{name}`" not in README)
+    assert "`EDUART_MODELS`" in README

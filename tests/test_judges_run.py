@@ -149,6 +149,7 @@ family = "Local"
 provider = "openai_compatible"
 api_model_id = "judge-stub-1"
 base_url = "{stub.url}/v1"
+batch_api = true
 temperature = 0.0
 price_in_per_mtok = 1.0
 price_out_per_mtok = 1.0

@@ -23,7 +23,7 @@ def _journal(path: Path, stamps: list[float], status: str = "ok") -> None:
 def test_rate_and_eta_come_from_this_sessions_recent_requests(tmp_path):
     now = 10_000.0
     _journal(tmp_path / "a.jsonl", [now - 500] * 10 + [now - 60 + i for i in range(30)])  # 10 before the session
-    state = {"started_at": now - 120, "members": [{"journal": str(tmp_path / "a.jsonl"), "jobs": 100}]}
+    state = {"process_started_at": now - 120, "members": [{"journal": str(tmp_path / "a.jsonl"), "jobs": 100}]}
     got = pace.launch_pace(state, now=now)
     assert got.done == 40 and got.total == 100
     assert got.per_minute == pytest.approx(30 / 120 * 60)  # 30 requests in the 120 s of this session
@@ -33,7 +33,7 @@ def test_rate_and_eta_come_from_this_sessions_recent_requests(tmp_path):
 
 def test_no_rate_before_two_requests_and_durations_read_naturally(tmp_path):
     _journal(tmp_path / "a.jsonl", [5.0])
-    state = {"started_at": 1.0, "members": [{"journal": str(tmp_path / "a.jsonl"), "jobs": 3}]}
+    state = {"process_started_at": 1.0, "members": [{"journal": str(tmp_path / "a.jsonl"), "jobs": 3}]}
     got = pace.launch_pace(state, now=10.0)
     assert got.per_minute is None and "measuring the rate" in got.describe()
     assert pace.duration(42) == "42 s" and pace.duration(600) == "10 min" and pace.duration(7500) == "2 h 05 min"
@@ -45,7 +45,7 @@ def test_a_sweep_reads_per_model_and_per_provider(tmp_path):
     _journal(tmp_path / "a-motivation.jsonl", [now - 40 + i for i in range(4)], status="error")
     _journal(tmp_path / "b.jsonl", [now - 400, now - 30])  # one request before this session began
     openai = [{"name": "provider openai", "concurrency": 4, "rpm": 600.0}]
-    state = {"started_at": now - 100, "members": [
+    state = {"process_started_at": now - 100, "members": [
         {"journal": str(tmp_path / "a-default.jsonl"), "jobs": 10, "model": "a", "provider": "openai",
          "limits": openai},
         {"journal": str(tmp_path / "a-motivation.jsonl"), "jobs": 10, "model": "a", "provider": "openai",

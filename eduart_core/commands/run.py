@@ -65,6 +65,8 @@ def register(sub) -> None:
                    help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1")
     p.add_argument("--model-id", help="API model id of the ad-hoc model")
+    p.add_argument("--display-name", help="the ad-hoc model's name on pages and in reports (default: model id "
+                                          "and provider)")
     images = p.add_mutually_exclusive_group()
     images.add_argument("--text-only", action="store_true", help="send image items as text only (recorded per response)")
     images.add_argument("--refuse-images", action="store_true", help="skip image items")
@@ -93,10 +95,12 @@ def options_from_args(args, store: Store):
 
     conditions = expand_conditions(args.condition)
     adhoc = None
-    if args.provider or args.model_id or args.base_url:
+    if args.provider or args.model_id or args.base_url or args.display_name:
         if not (args.provider and args.model_id):
             raise UserError("an ad-hoc model needs --provider and --model-id (and --base-url for openai_compatible)")
         adhoc = {"provider": args.provider, "model_id": args.model_id, "base_url": args.base_url}
+        if args.display_name:
+            adhoc["display_name"] = args.display_name
     runtime = dict(concurrency=args.concurrency, rpm=args.rpm, retry_errors=args.retry_errors,
                    timeout_s=args.timeout, max_attempts=args.max_attempts, use_cache=not args.no_cache,
                    base_delay_s=args.backoff)

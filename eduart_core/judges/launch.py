@@ -511,7 +511,7 @@ def launch_info(store: Store, plan: JudgePlan, status: str) -> dict:
     return {"launch_id": plan.launch_id, "kind": "judge", "dataset": plan.dataset, "db": str(store.path),
             "pid": os.getpid(), "status": status, "profile": plan.profile, "version": plan.version,
             "options": asdict(plan.options), "total_jobs": len(plan.jobs), "answers": len(plan.answers),
-            "journal": str(plan.members[0].journal_path), "started_at": time.time()}
+            "journal": str(plan.members[0].journal_path), "process_started_at": time.time()}
 
 
 def outcome(store: Store, plan: JudgePlan, *, cancelled: bool, n_errors: int, jobs: int,

@@ -73,6 +73,8 @@ class Adapter:
     keyless: bool = False
     #: True: a model of this provider can be named on the command line (`run --provider`)
     adhoc: bool = True
+    #: the environment names of the server's address, for models that name no ``base_url``
+    base_url_env: tuple[str, ...] = ()
     #: the credentials handed to ``build`` (an API key by default), None when not configured
     read: Callable[[Adapter, Secrets], Any] = first_key
 
@@ -87,6 +89,11 @@ class Adapter:
             if all(places):
                 return places[0]
         return None
+
+    def base_url(self, spec: Any, source: Secrets) -> str | None:
+        """The model's own ``base_url``, else the first of ``base_url_env`` that is set, else None
+        (the SDK's default address)."""
+        return spec.base_url or next((value for value in map(source.get, self.base_url_env) if value), None)
 
     def credentials(self, source: Secrets) -> Any:
         """The credentials ``build`` gets; a one-line UserError naming what to set when they are required and missing."""
@@ -107,15 +114,17 @@ class Adapter:
 
 #: Every provider, in the order they are listed (CLI, Runs page, error messages).
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
-    Adapter("openai", "openai_chat", (("OPENAI_API_KEY",),), "OPENAI_API_KEY", "openai", "openai"),
+    Adapter("openai", "openai_chat", (("OPENAI_API_KEY",),), "OPENAI_API_KEY", "openai", "openai",
+            base_url_env=("OPENAI_BASE_URL",)),
     Adapter("openai_compatible", "openai_chat", (("OPENAI_COMPATIBLE_API_KEY",),),
-            "nothing (optional OPENAI_COMPATIBLE_API_KEY)", "openai", "openai", keyless=True),
+            "nothing (optional OPENAI_COMPATIBLE_API_KEY)", "openai", "openai", keyless=True,
+            base_url_env=("OPENAI_BASE_URL",)),
     Adapter("gemini", "gemini", (("GEMINI_API_KEY",), ("GOOGLE_API_KEY",)), "GEMINI_API_KEY (or GOOGLE_API_KEY)",
-            "google.genai", "google-genai"),
+            "google.genai", "google-genai", base_url_env=("GOOGLE_GEMINI_BASE_URL",)),
     Adapter("bedrock", "bedrock", (("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"), ("AWS_PROFILE",),
                                    ("AWS_BEARER_TOKEN_BEDROCK",)),
             "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK) and AWS_REGION",
-            "boto3", "boto3", read=aws_credentials),
+            "boto3", "boto3", read=aws_credentials, base_url_env=("AWS_ENDPOINT_URL_BEDROCK_RUNTIME",)),
     Adapter("offline", "offline", keyless=True, adhoc=False, read=lambda adapter, source: None),
 )}
 

@@ -17,6 +17,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from .adapters import ADAPTERS
 from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 _FORMATS = {"image/jpeg": "jpeg", "image/jpg": "jpeg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
@@ -96,5 +97,5 @@ class BedrockProvider:
 def build(spec, credentials: dict, source, timeout_s: float) -> BedrockProvider:
     """The provider table's builder (``credentials``: boto3 client arguments)."""
     return BedrockProvider(spec.api_model_id, credentials=credentials,
-                           endpoint_url=spec.base_url or source.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
+                           endpoint_url=ADAPTERS[spec.provider].base_url(spec, source),
                            timeout_s=timeout_s)

@@ -9,6 +9,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from .adapters import ADAPTERS
 from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 
@@ -78,4 +79,4 @@ class GeminiProvider:
 def build(spec, credentials: str, source, timeout_s: float) -> GeminiProvider:
     """The provider table's builder (``credentials``: the API key)."""
     return GeminiProvider(spec.api_model_id, api_key=credentials,
-                          base_url=spec.base_url or source.get("GOOGLE_GEMINI_BASE_URL"), timeout_s=timeout_s)
+                          base_url=ADAPTERS[spec.provider].base_url(spec, source), timeout_s=timeout_s)

@@ -19,6 +19,7 @@ try:  # the HTTP client the openai SDK is built on (httpx2 in current releases, 
 except ImportError:  # pragma: no cover
     import httpx as _http
 
+from .adapters import ADAPTERS
 from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after
 
 
@@ -92,4 +93,4 @@ class OpenAIChatProvider:
 def build(spec, credentials: str | None, source, timeout_s: float) -> OpenAIChatProvider:
     """The provider table's builder: OpenAI itself (key required) or a compatible server (key optional)."""
     return OpenAIChatProvider(spec.api_model_id, api_key=credentials or "not-needed",
-                              base_url=spec.base_url or source.get("OPENAI_BASE_URL"), timeout_s=timeout_s)
+                              base_url=ADAPTERS[spec.provider].base_url(spec, source), timeout_s=timeout_s)

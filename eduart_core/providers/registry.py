@@ -2,12 +2,14 @@
 
 Why a TOML file shipped with the package: researchers add a model by editing a text file, not
 code. ``EDUART_MODELS=path`` points at the user's own file, whose entries replace or extend the
-shipped ones key by key.
+shipped ones key by key. Both files are read on every call of ``load_registry`` (every page run,
+every command); the variable itself comes from the environment of the process that reads it.
 """
 from __future__ import annotations
 
 import os
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -42,6 +44,9 @@ class ModelSpec:
     #: provider's (``[online.<provider>]``); None: only the provider's limits apply.
     concurrency: int | None = None
     rpm: float | None = None
+    #: Whether the model's server has a batch API (`providers.batch_registry.batch_unavailable`):
+    #: None, its provider decides; an OpenAI-compatible server has one only when this says so.
+    batch_api: bool | None = None
 
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float:
         """USD for the given token counts at the registry prices."""
@@ -77,6 +82,8 @@ def _parse(path: Path) -> dict[str, ModelSpec]:
         if entry.get("kind", MODEL_KIND) not in MODEL_KINDS:
             raise UserError(f"model registry {path}: models.{key}: kind must be one of {', '.join(MODEL_KINDS)}")
         check_online_limits(entry, f"model registry {path}: models.{key}")
+        if not isinstance(entry.get("batch_api", False), bool):
+            raise UserError(f"model registry {path}: models.{key}.batch_api must be true or false")
         entry = {"family": entry.get("family", "Other"), **entry}
         specs[key] = ModelSpec(key=key, **entry)
     return specs
@@ -109,16 +116,42 @@ def get_spec(key: str, registry: dict[str, ModelSpec] | None = None) -> ModelSpe
     return registry[key]
 
 
+def check_base_url(url: str, where: str = "the base URL") -> str:
+    """``url`` stripped, when it is an http(s) address with a host; else one line saying what to give.
+
+    The address is not repeated in the message (it may hold a password), and a user:password part
+    is refused: a key belongs in the provider's key variable, never in a URL that is recorded."""
+    url = str(url).strip()
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{where} must be an http:// or https:// address of the server, "
+                        "e.g. http://127.0.0.1:8000/v1")
+    if parts.username or parts.password:
+        raise UserError(f"{where} must not hold a user name or password: set the key as "
+                        "OPENAI_COMPATIBLE_API_KEY instead")
+    return url
+
+
 def adhoc_spec(provider: str, model_id: str, base_url: str | None = None,
-               accepts_images: bool = True) -> ModelSpec:
-    """A model given on the command line (``--provider --base-url --model-id``), not in the registry."""
+               accepts_images: bool = True, display_name: str | None = None) -> ModelSpec:
+    """A model named by provider, API model id (and server) without a registry entry: ``run
+    --provider --model-id --base-url`` and the Runs page's "An OpenAI-compatible server"."""
     if provider not in PROVIDERS:
         raise UserError(f"--provider must be one of {', '.join(PROVIDERS)}")
+    model_id = str(model_id or "").strip()
+    if not model_id:
+        raise UserError("an ad-hoc model needs its API model id (--model-id)")
     if provider == "openai_compatible" and not base_url:
         raise UserError("--provider openai_compatible needs --base-url URL")
+    if base_url:
+        base_url = check_base_url(base_url, "--base-url")
     safe = model_id.replace("/", "_").replace(":", "_")
-    return ModelSpec(key=f"{provider}:{safe}", display_name=f"{model_id} ({provider})", family="Other",
-                     provider=provider, api_model_id=model_id, base_url=base_url,
+    return ModelSpec(key=f"{provider}:{safe}", display_name=(display_name or "").strip() or f"{model_id} ({provider})",
+                     family="Other", provider=provider, api_model_id=model_id, base_url=base_url,
                      accepts_images=accepts_images)
 
 

@@ -6,6 +6,11 @@ browser; the page only reads the launch file, the journals and the store. The pr
 launch file (written by the child) and in a spawn file (written here, before the child starts),
 so the page can cancel it with SIGTERM, which the run command turns into a clean "cancelled".
 
+Time and size of a launch as the user sees them: the spawn file holds the moment of the click
+(``started_at``) and the requests the page planned (``planned_requests``), so progress reads "0 of
+N requests planned" and the clock runs from the click, before the run process has written
+anything; the run process's own start is ``process_started_at`` (its rate window).
+
 Reading never writes: the status shown for a run whose process is gone ("interrupted") or whose
 answers wait for the store ("waiting_ingest") is derived here at read time; the store is updated
 only by the explicit recovery step (``runner.recovery``).
@@ -40,11 +45,17 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
                limit: int | None = None, sample: int | None = None, repeat: int | None = None,
                concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
                text_only: bool = False, refuse_images: bool = False, dataset: str | None = None,
-               batch: bool = False) -> list[str]:
-    """The ``run`` command line for a new launch (no secrets: keys come from the environment)."""
+               batch: bool = False, adhoc: dict | None = None) -> list[str]:
+    """The ``run`` command line for a new launch (no secrets: keys come from the environment).
+
+    ``adhoc``: a model outside the registry (``LaunchOptions.adhoc``: provider, model id, base URL,
+    display name), passed as ``--provider --model-id --base-url --display-name``."""
     argv = ["run", "--db", str(db), "--condition", condition, "--concurrency", str(int(concurrency))]
     for model in models:
         argv += ["--model", model]
+    for flag in ("provider", "model_id", "base_url", "display_name"):
+        if (adhoc or {}).get(flag):  # typed text: one token, so a value starting with '-' stays a value
+            argv.append(f"--{flag.replace('_', '-')}={adhoc[flag]}")
     for flag, value in (("--items", items), ("--limit", limit), ("--sample", sample), ("--repeat", repeat),
                         ("--rpm", rpm), ("--run-id", launch_id), ("--dataset", dataset)):
         if value not in (None, "", 0):
@@ -76,13 +87,17 @@ def log_file(store: Store, launch_id: str) -> Path:
     return store.runs_dir / "_launches" / f"{launch_id}.log"
 
 
-def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity) -> int:
+def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity,
+                 planned_requests: int | None = None) -> int:
     """Start ``python -m eduart_core <argv>`` detached, as ``actor``; returns its pid.
 
     Launching spends the machine's API keys, so the actor's roles must allow it (one line
     otherwise, and nothing starts). The launch is recorded in the audit log with who started
-    it, and the run process is told who that was (it records nothing twice)."""
+    it, and the run process is told who that was (it records nothing twice). The spawn file keeps
+    the time of this call and ``planned_requests`` (the page's plan) for the progress shown
+    before the run process writes its launch file."""
     actor.require(LAUNCH_RUN)
+    clicked_at = time.time()
     resume = "--resume" in argv
     audit.add_event(store, "resume" if resume else "launch", launch_id, {"argv": argv}, actor.columns())
     spawn = _spawn_file(store, launch_id)
@@ -95,8 +110,8 @@ def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity)
                             stdin=subprocess.DEVNULL, cwd=str(PROJECT_ROOT), env=env, start_new_session=True)
     log.close()
     threading.Thread(target=proc.wait, daemon=True).start()  # reap it, so it never lingers as a zombie
-    spawn.write_text(json.dumps({"launch_id": launch_id, "pid": proc.pid, "started_at": time.time(),
-                                 "argv": argv}), encoding="utf-8")
+    spawn.write_text(json.dumps({"launch_id": launch_id, "pid": proc.pid, "started_at": clicked_at,
+                                 "planned_requests": planned_requests, "argv": argv}), encoding="utf-8")
     return proc.pid
 
 
@@ -111,17 +126,36 @@ def _launch_state(store: Store, launch_id: str) -> dict:
         spawn = json.loads(_spawn_file(store, launch_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         spawn = {}
+    process_started = process_started_at(info)
+    spawned = float(spawn.get("started_at") or 0.0)
     pid = info.get("pid") or spawn.get("pid")
-    # A newer spawn (resume) than the launch file's session: follow the spawned pid.
-    if spawn.get("started_at", 0) > (info.get("started_at") or 0):
+    # The spawn belongs to the launch file's session when the process it started wrote it; a spawn
+    # newer than that session is a launch (or resume) whose process has not written yet.
+    own_session = bool(spawn) and spawn.get("pid") == info.get("pid")
+    waiting_for_process = bool(spawn) and not own_session and spawned > (process_started or 0.0)
+    if waiting_for_process:
         pid = spawn.get("pid")
     alive = pid_alive(pid)
     status = info.get("status") or (launchfile.STARTING if alive else launchfile.INTERRUPTED)
     if status == launchfile.RUNNING and not alive:
         status = launchfile.INTERRUPTED
-    if status in (*launchfile.FINISHED_STATUSES, launchfile.WAITING_INGEST) and alive:
+    if waiting_for_process and alive:
+        status = launchfile.STARTING  # spawned, the run process has not written its session yet
+    elif status in (*launchfile.FINISHED_STATUSES, launchfile.WAITING_INGEST) and alive:
         status = launchfile.RUNNING  # a resume is starting up
-    return {**info, "launch_id": launch_id, "pid": pid, "alive": alive, "status": status}
+    started = spawned if own_session or waiting_for_process else process_started
+    state = {**info, "launch_id": launch_id, "pid": pid, "alive": alive, "status": status,
+             "started_at": started or None, "process_started_at": None if waiting_for_process else process_started}
+    if waiting_for_process and spawn.get("planned_requests") is not None:
+        state["planned_requests"] = int(spawn["planned_requests"])
+    return state
+
+
+def process_started_at(info: dict) -> float | None:
+    """When the run process of the launch file's session started (launch files that predate the
+    field carry it as ``started_at``)."""
+    value = info.get("process_started_at") or info.get("started_at")
+    return float(value) if value else None
 
 
 def list_launches(store: Store) -> list[dict]:

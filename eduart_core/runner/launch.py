@@ -56,7 +56,7 @@ IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit"
 @dataclass
 class LaunchOptions:
     models: list[str] = field(default_factory=list)
-    adhoc: dict | None = None          # {"provider", "model_id", "base_url"}
+    adhoc: dict | None = None          # {"provider", "model_id", "base_url", "display_name"}
     conditions: list[str] = field(default_factory=lambda: [DEFAULT_CONDITION])
     items: str | None = None
     limit: int | None = None
@@ -135,7 +135,8 @@ def _specs(options: LaunchOptions, registry: dict[str, ModelSpec]) -> list[Model
     if options.adhoc:
         a = options.adhoc
         specs.append(adhoc_spec(a["provider"], a["model_id"], a.get("base_url"),
-                                accepts_images=not (options.text_only or options.refuse_images)))
+                                accepts_images=not (options.text_only or options.refuse_images),
+                                display_name=a.get("display_name")))
     if not specs:
         raise UserError("choose at least one model: --model KEY (see 'run --list-models') or --provider/--model-id")
     return specs
@@ -429,7 +430,7 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     limits = lane_limits(plan.members, options.concurrency, options.rpm)
     per_member = _jobs_per_member(plan)
     info = {"launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(store.path), "pid": os.getpid(),
-            "status": launchfile.RUNNING, "started_at": time.time(), "finished_at": None,
+            "status": launchfile.RUNNING, "process_started_at": time.time(), "finished_at": None,
             "options": asdict(options), "item_ids": plan.item_ids, "total_jobs": len(plan.jobs),
             "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,
                          "repetition": m.repetition, "journal": str(m.journal_path), "image_mode": m.image_mode,

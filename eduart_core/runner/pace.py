@@ -5,6 +5,10 @@ Why from the journals: a launch runs in another process; its journals (one JSONL
 finished request, with a ``ts``) are the only live record the page can read without touching
 the store. The rate is measured over the last few minutes of this session, so a resumed launch
 or a slow start does not distort the estimate; the end summary adds up the same journals.
+
+Two clocks, one name each: ``started_at`` is when the launch was asked for (the click on the Runs
+page, or the start of a ``run`` command), so elapsed time and "completed in" count from it;
+``process_started_at`` is when the run process of this session began, the start of its rate window.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .journal import latest_by_key, read_records
-from .launchfile import FINISHED_STATUSES, WAITING_INGEST
+from .launchfile import FINISHED_STATUSES, STARTING, WAITING_INGEST
 
 #: Rates are measured over the requests finished in this window (seconds).
 RATE_WINDOW_S = 180.0
@@ -23,15 +27,28 @@ FINISHED = (*FINISHED_STATUSES, WAITING_INGEST)
 
 @dataclass(frozen=True)
 class Pace:
-    """Progress of a running launch: requests done of total, requests per minute, seconds left."""
+    """Progress of a running launch: requests done of total, requests per minute, seconds left,
+    seconds since the launch was asked for, and whether its run process has yet to write."""
 
     done: int
     total: int
     per_minute: float | None
     eta_s: float | None
+    elapsed_s: float | None = None
+    starting: bool = False
+
+    @property
+    def share(self) -> float:
+        """Done as a fraction of the total, for a progress bar (0 when nothing is known yet)."""
+        return min(1.0, self.done / self.total) if self.total else 0.0
 
     def describe(self) -> str:
-        """One line for the page: "120 of 400 requests · 35.2 per minute · about 8 min left"."""
+        """One line for the page: "120 of 400 requests · 35.2 per minute · about 8 min left · 4 min
+        since the launch", or "0 of 400 requests planned (starting...) · 3 s since the launch"."""
+        since = [f"{duration(self.elapsed_s)} since the launch"] if self.elapsed_s is not None else []
+        if self.starting:
+            planned = f"{self.done} of {self.total} requests planned (starting...)" if self.total else "starting..."
+            return " · ".join([planned, *since])
         parts = [f"{self.done} of {self.total} requests"]
         if self.per_minute is None:
             parts.append("measuring the rate")
@@ -39,7 +56,7 @@ class Pace:
             parts.append(f"{self.per_minute:.1f} per minute")
             if self.eta_s is not None and self.done < self.total:
                 parts.append(f"about {duration(self.eta_s)} left")
-        return " · ".join(parts)
+        return " · ".join([*parts, *since])
 
 
 def duration(seconds: float) -> str:
@@ -57,12 +74,22 @@ def _member_records(state: dict) -> list[list[dict]]:
     return [list(read_records(Path(m["journal"]))) for m in state.get("members") or [] if m.get("journal")]
 
 
+def _planned(state: dict) -> int:
+    """Requests of the launch: its members' (the run process's plan), else the page's plan."""
+    return (sum(int(m.get("jobs") or 0) for m in state.get("members") or []) or int(state.get("total_jobs") or 0)
+            or int(state.get("planned_requests") or 0))
+
+
 def launch_pace(state: dict, now: float | None = None, window_s: float = RATE_WINDOW_S) -> Pace:
-    """Requests done (answered or failed for good), the rate over the last ``window_s`` seconds of
-    this session (requests finished before the session started do not count), and the ETA."""
+    """Requests done (answered or failed for good) of planned, the rate over the last ``window_s``
+    seconds of this session's process (requests finished before it started do not count), the ETA,
+    and the time since the launch was asked for."""
     now = time.time() if now is None else now
-    started = float(state.get("started_at") or 0.0)
-    total = sum(int(m.get("jobs") or 0) for m in state.get("members") or []) or int(state.get("total_jobs") or 0)
+    clicked = state.get("started_at")
+    elapsed = now - float(clicked) if clicked else None
+    started = float(state.get("process_started_at") or 0.0)
+    total = _planned(state)
+    starting = state.get("status") == STARTING
     done = 0
     stamps: list[float] = []
     for records in _member_records(state):
@@ -71,11 +98,11 @@ def launch_pace(state: dict, now: float | None = None, window_s: float = RATE_WI
     since = max(started, now - window_s) if started else now - window_s
     recent = [t for t in stamps if t >= since]
     span = now - since
-    if len(recent) < 2 or span <= 1.0:
-        return Pace(done, total, None, None)
+    if starting or len(recent) < 2 or span <= 1.0:
+        return Pace(done, total, None, None, elapsed, starting)
     per_second = len(recent) / span
     eta = (total - done) / per_second if total > done else 0.0
-    return Pace(done, total, per_second * 60.0, eta)
+    return Pace(done, total, per_second * 60.0, eta, elapsed)
 
 
 @dataclass(frozen=True)
@@ -143,7 +170,7 @@ def launch_breakdown(state: dict, now: float | None = None,
     ``window_s`` seconds of this session (None before two requests) and its limits. Each journal is
     read once."""
     now = time.time() if now is None else now
-    started = float(state.get("started_at") or 0.0)
+    started = float(state.get("process_started_at") or 0.0)
     since = max(started, now - window_s) if started else now - window_s
     models: dict[str, dict] = {}
     providers: dict[str, dict] = {}
@@ -174,7 +201,8 @@ def launch_breakdown(state: dict, now: float | None = None,
 
 
 def launch_summary(state: dict) -> LaunchSummary | None:
-    """The summary of a finished launch (None while it runs)."""
+    """The summary of a finished launch (None while it runs); its time counts from ``started_at``,
+    the moment the launch was asked for."""
     if state.get("status") not in FINISHED:
         return None
     answered = failed = 0

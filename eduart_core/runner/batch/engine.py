@@ -37,7 +37,7 @@ from ...errors import UserError
 from ...providers.base import ProviderRequest, RequestImage
 from ...providers.batch_base import BatchBackend, BatchError, JobInput
 from ...providers.batch_config import BatchLimits, load_batch_limits
-from ...providers.batch_registry import make_batch_backend, supports_batch
+from ...providers.batch_registry import batch_unavailable, make_batch_backend
 from ...store import Store
 from ...store import journal as store_journal
 from ...store.runs import create_run, ensure_model
@@ -182,15 +182,16 @@ class BatchEngine:
     # ------------------------------------------------------------ setup
     def classify(self) -> None:
         """Which members go to a batch API; the others (e.g. the offline baseline) run online."""
-        online_only = set()
+        online_only: dict[str, str] = {}
         for member in self.plan.members:
             spec = member.spec
-            if supports_batch(spec, self.limits):
+            reason = batch_unavailable(spec, self.limits)
+            if reason is None:
                 self.batch_models.setdefault(spec.key, member)
             else:
-                online_only.add(spec.key)
-        for key in sorted(online_only):
-            self.say(f"{key}: provider {self.members_by_model(key).spec.provider} has no batch API: asked online")
+                online_only[spec.key] = reason
+        for key, reason in sorted(online_only.items()):
+            self.say(f"{key}: {reason}: asked online")
         for key in sorted(self.batch_models):
             self._backend(key)  # fail now, before anything is submitted, when a key or setting is missing
         self.outcome.batch_members = [m.run_id for m in self.plan.members if m.spec.key in self.batch_models]
@@ -221,7 +222,7 @@ class BatchEngine:
         for job in plan.jobs:
             jobs_per_run[job.meta["run_id"]] += 1
         info = {**previous, "launch_id": plan.launch_id, "dataset": plan.dataset, "db": str(self.store.path),
-                "pid": os.getpid(), "status": RUNNING, "mode": BATCH_MODE, "started_at": time.time(),
+                "pid": os.getpid(), "status": RUNNING, "mode": BATCH_MODE, "process_started_at": time.time(),
                 "finished_at": None, "options": asdict(options), "item_ids": plan.item_ids,
                 "total_jobs": len(plan.jobs),
                 "members": [{"run_id": m.run_id, "model": m.spec.key, "condition": m.condition,

@@ -1,7 +1,9 @@
 """Online and batch cost side by side, before a launch (``run --dry-run`` and the Runs page).
 
 The batch cost is the online estimate times the provider's batch price factor (``1 - discount``
-from ``models.toml``); a model whose provider has no batch API shows no batch price. The number
+from ``models.toml``); a model that cannot be asked in batch (`providers.batch_registry.batch_unavailable`:
+its provider has no batch API, or its OpenAI-compatible server declares none) shows no batch price
+and says why. The number
 of jobs follows from the request count and the provider's per-file request limit (the byte limit
 can add files: the exact split is made when the files are written).
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...providers.batch_config import BatchLimits, load_batch_limits
-from ...providers.batch_registry import supports_batch
+from ...providers.batch_registry import batch_unavailable
 from ...store import Store
 from ..launch import Plan, estimate_plan
 
@@ -26,11 +28,12 @@ def side_by_side(store: Store, plan: Plan, limits: dict[str, BatchLimits] | None
     rows = []
     for e in estimates:
         spec = specs[e.model]
-        batchable = supports_batch(spec, limits)
+        unavailable = batch_unavailable(spec, limits)
+        batchable = unavailable is None
         lim = limits.get(spec.provider)
         note = "yes"
         if not batchable:
-            note = "no batch API: online"
+            note = f"not available ({unavailable}): online"
         elif lim.min_requests > 1:
             pooled = sum(x.requests for x in estimates if x.model == e.model)
             if pooled < lim.min_requests:
