@@ -96,7 +96,8 @@ COLUMNS: dict[str, Column] = {
     "method": _c("Method"), "rule": _c("Rule"), "interval": _c("Interval"), "scope": _c("Scope"), "group": _c("Group"),
     "name": _c("Name"), "best_model": _c("Best model"), "median_person": _c("Median person"),
     "best_person": _c("Best person"), "inspect": _c("Open"), "answer": _c("Answer"), "rationale": _c("Rationale"),
-    "part": _c("Part"), "value": _c("Value"), "reviewer": _c("Reviewer"),
+    "part": _c("Part"), "value": _c("Value"), "reviewer": _c("Reviewer"), "page_id": _c("Page"),
+    "exercise": _c("Exercise"), "field_names": _c("Field names"), "promoted_version": _c("Promoted as version"),
     # fractions, shown as percent
     "macro": _c("Macro avg.", PERCENT), "micro": _c("Micro avg.", PERCENT), "mcq": _c("MCQ acc.", PERCENT),
     "mcq_ci_low": _c("MCQ 95% CI low", PERCENT), "mcq_ci_high": _c("MCQ 95% CI high", PERCENT),
