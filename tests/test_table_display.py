@@ -9,6 +9,7 @@ terms are labels, and the forest plot's log axis labels only 1-2-5 values.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,6 +18,7 @@ from eduart_core import columns, views, vocab
 from eduart_core.errors import UserError
 from eduart_core.selection import Selection
 
+ROOT = Path(__file__).resolve().parents[1]
 #: Statistic symbols written as the field writes them (the pages explain r_pb in words).
 SYMBOLS = ("r_pb",)
 FORMAT_IDS = set(vocab.FORMATS)
@@ -146,3 +148,33 @@ def test_the_report_tables_follow_the_same_rule(demo_db):
     board = text.split("<h2>Leaderboard</h2>")[1].split("</table>")[0]
     numbers = [c for c in re.findall(r"<td>([^<]*)</td>", board) if re.fullmatch(r"-?[\d.]+", c)]
     assert numbers and all(re.fullmatch(r"\d+|\d+\.\d", c) for c in numbers)
+
+
+@pytest.mark.slow
+def test_page_tables_show_the_rule_s_headers_and_decimals(demo_db, monkeypatch):
+    """The Overview and Formats pages: every table's headers are words and each number column is
+    printed with its kind's decimals (the leaderboard's 79.0 beside 79.3, never 79)."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("EDUART_DB", str(demo_db))
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    drawn = list(at.dataframe)
+    at.switch_page("pages/3_formats.py").run()
+    assert not at.exception
+    drawn += list(at.dataframe)
+    configs = [json.loads(d.proto.columns) for d in drawn]
+    assert len(configs) >= 4
+    labels = [spec.get("label", name) for config in configs for name, spec in config.items()
+              if not name.startswith("_")]  # Streamlit's own entries (the hidden index)
+    assert [label for label in labels if "_" in _plain(label)] == []
+    board = configs[0]
+    assert board["macro"]["label"] == "Macro avg. (%)"
+    assert board["macro"]["type_config"]["format"] == columns.printf(columns.PERCENT) == "%.1f"
+    assert board["n_items"]["type_config"]["format"] == "%.0f"
+    regression = next(c for c, d in zip(configs, drawn) if "predictor" in d.value.columns)
+    assert regression["odds_ratio"]["type_config"]["format"] == columns.printf(columns.STATISTIC)
+    assert regression["p"]["type_config"]["format"] == columns.printf(columns.P_VALUE)
