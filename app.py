@@ -112,6 +112,8 @@ def models_and_people(src: views.Source, sel) -> None:
                f"{common.scoring_label(sel)}; diamonds: models ({people_analysis.MODEL_INTERVAL_WORDS}), the best of "
                f"each format dark; dots: groups of people ({people_analysis.GROUP_INTERVAL_WORDS}); n = {who}, "
                f"{gap.attrs['n_items']} items.")
+    if not common.presentation():  # presenting, the headline is the chart's story line
+        st.markdown(f"**{plain(gap.attrs['headline'])}**")
     common.chart(people_charts.figure_models_and_people(accuracy), "models_and_people", caption,
                  story=gap.attrs["headline"], main=True,
                  context=common.context(sel.with_(condition=vocab.DEFAULT_CONDITION), "Models and people",

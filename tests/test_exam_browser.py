@@ -67,8 +67,6 @@ def _answer_on_screen(page) -> None:
         settle(page, pause=250)
 
 
-@pytest.mark.xfail(strict=False, reason="known bug: after the sitting, a new browser session's Overview does not "
-                   "show the Models and people section, although views.human_gap returns it (see the closing note)")
 def test_a_respondent_sits_a_ten_item_form_and_appears_in_the_comparison(server, browser):
     from eduart_core import team, views
     from eduart_core.humans import people

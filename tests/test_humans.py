@@ -364,6 +364,7 @@ def test_show_human_gap_json_returns_the_numbers_the_page_shows(pair, monkeypatc
     assert not at.exception
     assert "Models and people" in [s.value for s in at.subheader]
     texts = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "**24 simulated people" in texts  # the section's headline, as presentation mode tells it
     for row in (r for r in rows if r["scope"] == "all"):
         assert f"{100 * abs(row['gap_median']):.1f} points" in texts
         assert f"{100 * row['median_person_mean']:.1f}% on their items" in texts
