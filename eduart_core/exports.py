@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import csvsafe
-from .rounding import PERCENT_DIGITS, STAT_DIGITS, fmt, percent, rounded
+from . import columns, csvsafe
+from .rounding import percent
 from .text import inert_html
 
 logger = logging.getLogger(__name__)
@@ -117,16 +117,10 @@ def figure_image_cached(fig: go.Figure, fmt: str = "png") -> bytes | None:
     return image_from_json(fig.to_json(), fmt)
 
 
-def display_frame(frame: pd.DataFrame, percent: tuple = (), digits: int = STAT_DIGITS) -> pd.DataFrame:
-    """The table as shown and downloaded: ``percent`` columns x 100 to one decimal, other floats
-    rounded to ``digits`` (`eduart_core.rounding`, the rounding of the chart labels)."""
-    shown = frame.copy()
-    for col in shown.columns:
-        if col in percent:
-            shown[col] = _percent_column(shown[col])
-        elif pd.api.types.is_float_dtype(shown[col]):
-            shown[col] = rounded(shown[col].to_numpy(dtype=float, na_value=float("nan")), digits)
-    return shown
+def display_frame(frame: pd.DataFrame, percent: tuple = (), view: str | None = None) -> pd.DataFrame:
+    """The table as shown and downloaded: the view's column names, fractions as percentages and every
+    number rounded by its kind, format ids as the formats' names (`eduart_core.columns`, the one rule)."""
+    return columns.table(frame, view=view, percent=percent).frame
 
 
 # Trace properties that carry data (names, categories, labels, hover values); formatting strings
@@ -267,36 +261,9 @@ def table_csv(frame: pd.DataFrame, note: str | None = None) -> bytes:
     return (head + csvsafe.to_csv(frame)).encode("utf-8")
 
 
-#: Readable headers for the column names the views use (others: underscores become spaces).
-COLUMN_LABELS: dict[str, str] = {
-    "model": "Model", "family": "Family", "rank": "Rank", "condition": "Condition", "type": "Format",
-    "format": "Format", "language": "Language", "n": "n", "n_items": "Items", "n_mcq": "MCQ items",
-    "n_types": "Formats", "n_paired": "Paired items", "n_models": "Models", "n_examinees": "Examinees",
-    "macro": "Macro avg.", "micro": "Micro avg.", "mcq": "MCQ acc.", "mcq_ci_low": "MCQ 95% CI low",
-    "mcq_ci_high": "MCQ 95% CI high", "mean": "Mean", "ci_low": "95% CI low", "ci_high": "95% CI high",
-    "mcq_minus_macro": "MCQ minus macro", "best_type": "Best format", "worst_type": "Worst format",
-    "best_mean": "Best mean", "worst_mean": "Worst mean", "spread": "Spread",
-    "default_macro": "Default macro", "motivation_macro": "Motivation macro", "delta_macro": "Change, macro",
-    "default_micro": "Default micro", "motivation_micro": "Motivation micro", "delta_micro": "Change, micro",
-    "delta_micro_ci_low": "Change 95% CI low", "delta_micro_ci_high": "Change 95% CI high",
-    "p_ttest": "p (paired t)", "p_wilcoxon": "p (Wilcoxon)", "p_mcnemar": "p (McNemar)", "p_holm": "p (Holm)",
-    "n_improved": "Improved", "n_same": "Same", "n_degraded": "Degraded", "n_discordant": "Discordant",
-    "mean_delta": "Mean change", "min_delta": "Lowest change", "max_delta": "Highest change",
-    "mean_without": "Without image", "mean_with": "With image", "delta": "Difference",
-    "n_without": "Items without image", "n_with": "Items with image",
-    "strict_mean": "Strict mean", "paper_mean": "Paper mean", "n_changed": "Scores changed",
-    "odds_ratio": "Odds ratio", "predictor": "Predictor", "p": "p", "r_pb": "r_pb", "mean_r_pb": "Mean r_pb",
-    "share": "Share", "category": "Category", "items": "Items", "item_id": "Item",
-}
-
-
-def column_label(name: str, *, is_percent: bool = False) -> str:
-    """The header a reader sees for a column name (``(%)`` marks percentages)."""
-    label = COLUMN_LABELS.get(str(name))
-    if label is None:
-        text = str(name).replace("_", " ").strip()
-        label = text[:1].upper() + text[1:]
-    return f"{label} (%)" if is_percent else label
+def column_label(name: str, *, is_percent: bool = False, view: str | None = None) -> str:
+    """The header a reader sees for a column name (``(%)`` marks percentages; `columns.column`)."""
+    return columns.column(name, view, percent=is_percent).label
 
 
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -309,23 +276,13 @@ def _latex_escape(text: str) -> str:
     return str(text).translate(_LATEX_TABLE)
 
 
-def _latex_cell(value, column_is_percent: bool, digits: int) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        return fmt(value, PERCENT_DIGITS if column_is_percent else digits)
-    return _latex_escape(value)
-
-
-def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = STAT_DIGITS, *,
-                label: str | None = None, percent_columns: tuple = ()) -> bytes:
-    """A booktabs LaTeX table: readable headers, percentages (``percent_columns``, already x 100)
-    with one decimal, other decimals with ``digits``, a caption and a ``tab:`` label."""
+def table_latex(frame: pd.DataFrame, caption: str | None = None, *, label: str | None = None,
+                percent_columns: tuple = (), view: str | None = None) -> bytes:
+    """A booktabs LaTeX table of a displayed frame (`display_frame`: percentages already x 100): the
+    headers and decimals of `eduart_core.columns`, a caption and a ``tab:`` label."""
     cols = list(frame.columns)
+    shown = columns.Table(frame, {c: columns.column(c, view, dtype=frame[c].dtype, percent=c in percent_columns)
+                                 for c in cols})
     align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
                     else "l" for c in cols)
     lines = [r"\begin{table}[ht]", r"\centering"]
@@ -334,10 +291,9 @@ def table_latex(frame: pd.DataFrame, caption: str | None = None, digits: int = S
     if label:
         lines.append(r"\label{tab:" + re.sub(r"[^A-Za-z0-9:._-]+", "-", label) + "}")
     lines += [r"\begin{tabular}{" + align + "}", r"\toprule",
-              " & ".join(_latex_escape(column_label(c, is_percent=c in percent_columns)) for c in cols) + r" \\",
-              r"\midrule"]
-    flags = [c in percent_columns for c in cols]
+              " & ".join(_latex_escape(shown.columns[c].label) for c in cols) + r" \\", r"\midrule"]
     for row in frame.itertuples(index=False):
-        lines.append(" & ".join(_latex_cell(v, f, digits) for v, f in zip(row, flags)) + r" \\")
+        lines.append(" & ".join("" if (text := shown.cell(c, v)) == "—" else _latex_escape(text)
+                                for c, v in zip(cols, row)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines).encode("utf-8")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, display, overrides, team, views, vocab
+from eduart_core import analysis, columns, display, overrides, team, views, vocab
 from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
@@ -275,15 +275,10 @@ def item_list_section() -> Chosen:
             cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",
                     "n_wrong_with_justification", *(["n_profile_changes"] if quick == analysis.PROFILE_CHANGE else []),
                     "text"]
-            st.dataframe(
-                table[cols].assign(type=table["type"].map(vocab.format_label)), hide_index=True, width="stretch",
-                height=280, key="insp_table", on_select="rerun", selection_mode="single-row",
-                column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
-                               "r_pb": st.column_config.NumberColumn("discrimination r_pb", format="%.2f"),
-                               "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
-                               "n_wrong_with_justification": st.column_config.NumberColumn("wrong only with justification"),
-                               "n_profile_changes": st.column_config.NumberColumn("profile changes"),
-                               "text": st.column_config.TextColumn("text", width="large")})
+            shown = columns.table(table[cols], view="explorer_items")
+            st.dataframe(shown.frame, hide_index=True, width="stretch", height=280, key="insp_table", on_select="rerun",
+                         selection_mode="single-row", column_config={**common.display_config(shown), "text":
+                                                                     st.column_config.TextColumn("Text", width="large")})
             st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {common.scoring_label(sel)}. "
                        "Click a row to open the item.")
             common.table(table[cols], "items", "Download this item list", show=False)

@@ -284,8 +284,8 @@ def distractors_tab() -> None:
     priority = {flag: i for i, flag in enumerate(vocab.DISTRACTOR_FLAGS)}
     flagged = table[table["flag"].notna()].sort_values(["flag", "item_id", "option"], kind="stable",
                                                         key=lambda c: c.map(priority) if c.name == "flag" else c)
-    common.table(flagged[["item_id", "type", "option", "flag", "flags", "share", "share_upper", "share_lower", "r_pb",
-                          "n_examinees"]], "distractor_flags",
+    common.table(flagged[["item_id", "type", "option", "option_text", "flags", "share", "share_upper", "share_lower",
+                          "r_pb", "n_examinees"]], "distractor_flags",
                  f"Flagged options ({n_ex} examinees): consensus wrong first (a key error or a trap), then distractors "
                  "stronger examinees prefer, then options nobody uses", essential=True,
                  percent=("share", "share_upper", "share_lower"))

@@ -15,7 +15,7 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from eduart_core import suspects, team, views
+from eduart_core import columns, suspects, team, views
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
@@ -283,9 +283,11 @@ def queue_table(queue) -> None:
                              format=shown["format"].map(format_label))[
             ["page_id", "exercise", "format", "status", "fields", "resolved", "mine", "categories", "field_names",
              "promoted_version"]]
-        event = st.dataframe(table, hide_index=True, width="stretch", height=240, key="review_queue_table",
+        readable = columns.table(table, view="review_queue")
+        event = st.dataframe(readable.frame, hide_index=True, width="stretch", height=240, key="review_queue_table",
                              on_select="rerun", selection_mode="single-row",
-                             column_config={"mine": st.column_config.NumberColumn("waiting for you")})
+                             column_config={**common.display_config(readable),
+                                            "mine": st.column_config.NumberColumn("Waiting for you")})
         rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
         if rows:
             picked = (shown["page_id"].iloc[rows[0]], int(shown["round"].iloc[rows[0]]))

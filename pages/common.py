@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import exports, panels, profiles, views
+from eduart_core import columns, exports, panels, profiles, views
 from eduart_core.analysis.answer_quality import INVALID_RULE, INVALID_WORDS
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
@@ -576,32 +576,50 @@ def _chart_downloads(fig, stem: str, key: str, context: exports.ChartContext | N
 
 
 def table(frame: pd.DataFrame, key: str, caption: str, *, essential: bool = False, percent: tuple = (),
-          column_config: dict | None = None, height: int | None = None, show: bool = True, **kwargs):
+          column_config: dict | None = None, height: int | None = None, show: bool = True, view: str | None = None,
+          **kwargs):
     """Show a table with CSV and LaTeX downloads; hidden in presentation mode unless essential.
 
-    ``show=False`` only offers the downloads (for a table the page draws itself). The files are
-    built when a download is clicked, not on every rerun (a 5,000-item list costs a second)."""
+    Headers, decimals and format names follow `eduart_core.columns` (the view is ``view``, else the
+    table's ``key``, which names its view), the same rule as the report and the LaTeX download. ``show=False`` only offers
+    the downloads (for a table the page draws itself). The files are built when a download is
+    clicked, not on every rerun (a 5,000-item list costs a second)."""
     if presentation() and not essential:
         return None
-    shown = exports.display_frame(frame, percent=percent)
+    view = view or key
+    shown_table = columns.table(frame, view=view, percent=percent)
+    shown = shown_table.frame
     result = None
     if show:
         st.markdown(f"**{plain(caption)}**")
-        result = st.dataframe(shown, hide_index=True, width="stretch", column_config=column_config,
+        config = {**display_config(shown_table), **(column_config or {})}
+        result = st.dataframe(shown, hide_index=True, width="stretch", column_config=config,
                               key=f"table_{key}", height=height or "auto", **kwargs)
     if not presentation():
         stem = file_stem(key)
-        latex_columns = tuple(c for c in percent if c in shown.columns)
+        latex_columns = tuple(c for c, spec in shown_table.columns.items() if spec.kind is columns.PERCENT)
         warning = profile_warning(current_selection())
         row = st.container(horizontal=True)
         row.download_button("CSV", data=lambda: exports.table_csv(shown, note=warning), file_name=f"{stem}.csv",
                             mime="text/csv", key=f"csv_{key}", on_click="ignore", icon=":material/download:")
         latex_caption = f"{caption}. {warning}" if warning else caption
         row.download_button("LaTeX", data=lambda: exports.table_latex(shown, caption=latex_caption, label=stem,
-                                                                      percent_columns=latex_columns),
+                                                                      percent_columns=latex_columns, view=view),
                             file_name=f"{stem}.tex", mime="application/x-tex", key=f"tex_{key}", on_click="ignore",
                             icon=":material/download:")
     return result
+
+
+def display_config(shown: columns.Table) -> dict:
+    """Streamlit's header and number format for each column of a displayed table (`columns.table`), for
+    `table` and for a page that draws its own `st.dataframe` (a selectable list)."""
+    config = {}
+    for name, spec in shown.columns.items():
+        numeric = spec.kind.numeric and pd.api.types.is_numeric_dtype(shown.frame[name]) \
+            and not pd.api.types.is_bool_dtype(shown.frame[name])
+        config[name] = (st.column_config.NumberColumn(spec.label, format=columns.printf(spec.kind)) if numeric
+                        else st.column_config.Column(spec.label))
+    return config
 
 
 def pct(x: float | None, digits: int = 1) -> str:

@@ -176,8 +176,9 @@ def test_answer_marks_render_selection_and_blanks():
 def test_tables_export_as_csv_and_latex():
     table = pd.DataFrame({"model": ["GPT_5 & co"], "macro": [0.8123]})
     assert exports.table_csv(table).decode().splitlines() == ["model,macro", "GPT_5 & co,0.8123"]
-    tex = exports.table_latex(table, caption="Scores 100%").decode()
-    assert r"GPT\_5 \& co & 0.812 \\" in tex and r"\caption{Scores 100\%}" in tex and r"\toprule" in tex
+    tex = exports.table_latex(exports.display_frame(table), caption="Scores 100%").decode()
+    assert r"Model & Macro avg. (\%) \\" in tex and r"GPT\_5 \& co & 81.2 \\" in tex
+    assert r"\caption{Scores 100\%}" in tex and r"\toprule" in tex
 
 
 def test_png_and_svg_export_or_clear_fallback(frame):

@@ -12,6 +12,8 @@ import pytest
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/2_psychometrics.py"
+#: A page shows logits and mean squares with two decimals (eduart_core.columns): the view's number within half a step.
+SHOWN = 0.5e-2 + 1e-9
 
 
 @pytest.fixture
@@ -93,24 +95,24 @@ def test_irt_tab_defaults_to_partial_credit_and_draws_the_show_views(app, demo_d
     abilities = views.irt_abilities(src, sel, **options)
     shown = _shown(app, "plausible_ranks")
     assert list(shown["examinee"]) == list(abilities["examinee"])
-    assert np.allclose(shown["ability"], abilities["ability"], atol=5e-4)
-    assert np.allclose(shown["ability_se"], abilities["ability_se"], atol=5e-4)
-    assert shown["ability_sd"].iloc[-1] == pytest.approx(abilities.attrs["latent_sd"], abs=5e-4)
+    assert np.allclose(shown["ability"], abilities["ability"], atol=SHOWN)
+    assert np.allclose(shown["ability_se"], abilities["ability_se"], atol=SHOWN)
+    assert shown["ability_sd"].iloc[-1] == pytest.approx(abilities.attrs["latent_sd"], abs=SHOWN)
     fit = views.irt_item_fit(src, sel, **options)
     flagged = fit[fit["flag"].notna()]
     shown = _shown(app, "outfit_t", without="lz")
     assert list(shown["item_id"]) == list(flagged["item_id"]) and len(flagged)
-    assert np.allclose(shown["outfit"], flagged["outfit"], atol=5e-4)
-    assert np.allclose(shown["infit_t"], flagged["infit_t"], atol=5e-4)
+    assert np.allclose(shown["outfit"], flagged["outfit"], atol=SHOWN)
+    assert np.allclose(shown["infit_t"], flagged["infit_t"], atol=SHOWN)
     people = views.irt_person_fit(src, sel, **options)
     shown = _shown(app, "lz")
     assert list(shown["examinee"]) == list(people["examinee"])
-    assert np.allclose(shown["lz"], people["lz"], atol=5e-4) and list(shown["aberrant"]) == list(people["aberrant"])
+    assert np.allclose(shown["lz"], people["lz"], atol=SHOWN) and list(shown["aberrant"]) == list(people["aberrant"])
     assert list(shown["n_invalid"]) == list(people["n_invalid"])
     items = views.irt_items(src, sel, **options)
     shown = _shown(app, "thresholds_text")
     assert list(shown["item_id"]) == list(items["item_id"])
-    assert np.allclose(shown["difficulty"].astype(float), items["difficulty"].astype(float), atol=5e-4, equal_nan=True)
+    assert np.allclose(shown["difficulty"].astype(float), items["difficulty"].astype(float), atol=SHOWN, equal_nan=True)
 
 
 def test_the_suspect_key_queue_shows_the_misfit_flags_with_their_reasons(demo_db):
@@ -166,3 +168,18 @@ def test_the_report_states_the_se_gain_over_the_half_rule(demo_db):
     sentence = comparison.attrs["sentence"]
     assert "PCM" in sentence and "0.5 rule" in sentence and f"{int(comparison['n_examinees'].max())} examinees" in sentence
     assert f"<b>Ability precision.</b> {html.escape(sentence)}" in build_report(str(demo_db))
+
+
+def test_the_distractor_table_reads_in_words_with_one_flag_column(app):
+    """Options with their text, one flag column, formats by name, headers as words (the page's column labels)."""
+    from eduart_core import vocab
+
+    open_tab(app, "Distractors")
+    element = next(d for d in app.dataframe if "option_text" in d.value.columns)
+    shown = element.value
+    assert len({"flag", "flags"} & set(shown.columns)) == 1
+    assert shown["option_text"].astype(str).str.len().gt(0).all()
+    assert set(shown["type"]) <= {vocab.format_label(f) for f in vocab.OPTION_FORMATS}
+    labels = {name: spec.get("label") for name, spec in json.loads(element.proto.columns).items()}
+    assert labels["option_text"] == "Option text" and labels["share"] == "Share (%)"
+    assert not [label for label in labels.values() if label and "_" in label.replace("r_pb", "")]

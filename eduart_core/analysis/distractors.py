@@ -57,6 +57,17 @@ def option_keys(records: Iterable[tuple[str, Mapping]]) -> dict[str, tuple[list[
     return out
 
 
+def option_texts(records: Iterable[tuple[str, Mapping]]) -> dict[tuple[str, str], str]:
+    """(item_id, option id) -> the option's text, so a table lists "B" with what option B says."""
+    out = {}
+    for item_id, record in records:
+        if isinstance(record, Mapping):
+            for choice in record.get("choices") or []:
+                if isinstance(choice, Mapping) and norm_id(choice.get("id")):
+                    out[(str(item_id), norm_id(choice.get("id")))] = str(choice.get("text") or "")
+    return out
+
+
 def _corr(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 3:
         return float("nan")

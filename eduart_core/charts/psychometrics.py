@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 from ..analysis.intervals import Z95
 from ..text import inert_html
 from ..vocab import format_label, ordered_formats
-from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS
+from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS, log_ticks
 
 ALL_ITEMS_COLOUR = "#222222"
 LEVEL_COLOURS = ("#bdbdbd", "#fdae61", "#abd9e9", "#2c7bb6", "#d7191c", "#1a9641", "#7b3294", "#636363")
@@ -171,8 +171,7 @@ def figure_item_fit(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
             customdata=np.array(part["item_id"], dtype=object), text=[inert_html(v) for v in part["item_id"]],
             hovertemplate="%{text}<br>outfit %{x:.2f}, infit %{y:.2f}<extra></extra>"))
     fig.add_shape(type="rect", x0=0.7, x1=1.3, y0=0.7, y1=1.3, line=dict(width=0), fillcolor="rgba(0,0,0,0.06)")
-    ticks = dict(type="log", tickvals=[0.3, 0.5, 0.7, 1, 1.3, 2, 3, 5], ticktext=["0.3", "0.5", "0.7", "1", "1.3", "2",
-                                                                                 "3", "5"])
+    ticks = log_ticks(np.r_[table["outfit"].to_numpy(float), table["infit"].to_numpy(float), 0.7, 1.3])
     fig.update_xaxes(title="outfit mean square (unweighted)", **ticks)
     fig.update_yaxes(title="infit mean square (information-weighted)", **ticks)
     return _layout(fig, title, 420)

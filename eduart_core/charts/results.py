@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..columns import term_label
 from ..rounding import fmt, percent
 from ..vocab import (
     DEFAULT_CONDITION,
@@ -337,7 +338,7 @@ def figure_image_dumbbell(effect: pd.DataFrame, *, families: Mapping[str, str] |
 def figure_forest(regression: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Odds ratios with 95% intervals on a log axis, intercept left out."""
     frame = regression[regression["predictor"] != "intercept"].iloc[::-1]
-    labels = [_predictor_label(p) for p in frame["predictor"]]
+    labels = [term_label(p) for p in frame["predictor"]]
     colours = [HIGHER_COLOUR if o >= 1 else LOWER_COLOUR for o in frame["odds_ratio"]]
     fig = go.Figure(go.Scatter(
         x=frame["odds_ratio"], y=labels, mode="markers",
@@ -347,21 +348,26 @@ def figure_forest(regression: pd.DataFrame, *, title: str | None = None) -> go.F
         hovertemplate="%{y}<br>odds ratio %{x:.2f}<extra></extra>",
     ))
     fig.add_vline(x=1.0, line_dash="dash", line_color="grey")
-    fig.update_xaxes(type="log", title="Odds ratio (log scale, 95% CI)")
+    fig.update_xaxes(title="Odds ratio (log scale, 95% CI)",
+                     **log_ticks(np.r_[frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float), 1.0]))
     return _layout(fig, title, height=max(320, 26 * len(frame) + 120))
 
 
-def _predictor_label(name: str) -> str:
-    if ":" not in name:
-        return name
-    kind, value = name.split(":", 1)
-    if kind == "type":
-        return f"format: {format_label(value)}"
-    if kind == "has_image":
-        return "has an image"
-    if kind == "language":
-        return f"language: {value}"
-    return f"{kind}: {value}"
+#: The values a log axis may label: 1, 2 and 5 in every decade.
+_LOG_STEPS = (1.0, 2.0, 5.0)
+
+
+def log_ticks(values) -> dict:
+    """Axis settings of a log axis labelled at 1-2-5 values only (0.5, 1, 2, 5, ...; only decades
+    when the data span more than two of them), so plotly draws no small minor-digit labels."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.1, 10.0)
+    first, last = int(np.floor(np.log10(min(low, 1.0)))), int(np.ceil(np.log10(max(high, 1.0))))
+    steps = (1.0,) if last - first > 2 else _LOG_STEPS
+    ticks = [step * 10.0 ** exp for exp in range(first, last + 1) for step in steps]
+    return dict(type="log", tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                minor=dict(showgrid=False, ticks=""))
 
 
 def figure_delta_heatmap(per_model_type: pd.DataFrame, *, value: str = "delta",

@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 import pandas as pd
 import plotly.io as pio
 
-from .. import findings, panels, views
+from .. import columns, findings, panels, views
 from ..analysis.intervals import WILSON_WORDS, Z95
 from ..analysis.paired import N_BOOT
 from ..errors import UserError
-from ..exports import display_frame, inert_figure
+from ..exports import inert_figure
 from ..extraction.stats import AGREEMENT_CODING
 from ..fileio import atomic_write, write_error
 from ..selection import Selection
@@ -136,8 +136,9 @@ def _document(title: str, parts: list[str]) -> str:
             + "\n".join(parts) + "</body></html>")
 
 
-def _table(frame: pd.DataFrame, percent: tuple = (), digits: int = 3) -> str:
-    shown = display_frame(frame, percent=percent, digits=digits)  # the rounding of the dashboard
+def _table(frame: pd.DataFrame, percent: tuple = (), view: str | None = None) -> str:
+    """A table as the pages show it: the headers, decimals and names of `eduart_core.columns`."""
+    shown = columns.table(frame, view=view, percent=percent).text()
     return shown.to_html(index=False, classes="tbl", border=0, na_rep="—", escape=True)
 
 
@@ -366,7 +367,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>1. Item difficulty and discrimination</h2>")
     if stats is not None:
         panel(stats)
-        parts.append(_table(discrimination))
+        parts.append(_table(discrimination, view="discrimination_by_format"))
         o = overall
         parts.append(f"<p>Mean p {o['mean_p']:.2f} (SD {o['sd_p']:.2f}); mean r_pb {o['mean_r_pb']:.2f}; "
                      f"{int(o['n_not_estimable'])} non-estimable items ({int(o['n_all_right'])} right for all, "
@@ -402,7 +403,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
         parts.append(f"<p>Logistic regression correct ~ format + image + language + model, item-clustered standard "
                      f"errors, n = {reg.attrs.get('n_obs')} model x item rows. "
                      f"{html.escape(findings.regression_reference_text(reg))}.</p>")
-        parts.append(_table(reg[["predictor", "odds_ratio", "ci_low", "ci_high", "p", "reference"]]))
+        parts.append(_table(reg[["predictor", "odds_ratio", "ci_low", "ci_high", "p", "reference"]], view="regression"))
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")
 

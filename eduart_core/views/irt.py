@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..analysis import irt as irt_analysis
 from ..analysis.dif import DEFAULT_STRATA, dif_analysis
-from ..analysis.distractors import distractor_analysis, option_keys
+from ..analysis.distractors import distractor_analysis, option_keys, option_texts
 from ..analysis.irt_curves import (
     ability_ranking,
     category_information_curves,
@@ -245,11 +245,14 @@ def _choices(src: Source, dataset: str) -> pd.DataFrame:
 
 @cached(maxsize=16)
 def distractors(src: Source, sel: Selection, examinees: str = EXAMINEES_MODELS_CONDITIONS) -> pd.DataFrame:
-    """One row per option item and option: shares (all, upper and lower third), r_pb, flag (consensus_wrong, positive_distractor, non_functional)."""
+    """One row per option item and option (with its text): shares (all, upper and lower third), r_pb, flag (consensus_wrong, positive_distractor, non_functional)."""
     scores = _examinee_rows(src, sel, examinees)
     catalogue = items(src, sel.dataset)
-    keys = option_keys((r.item_id, r.record) for r in catalogue.itertuples() if r.type in OPTION_FORMATS)
-    table = distractor_analysis(scores, _choices(src, sel.dataset), keys)
+    records = [(r.item_id, r.record) for r in catalogue.itertuples() if r.type in OPTION_FORMATS]
+    table = distractor_analysis(scores, _choices(src, sel.dataset), option_keys(records))
+    texts = option_texts(records)
+    table.insert(table.columns.get_loc("option") + 1, "option_text",
+                 [texts.get((str(i), str(o)), "") for i, o in zip(table["item_id"], table["option"])])
     return _labelled(table, table.attrs["n_examinees"])
 
 
