@@ -42,3 +42,45 @@ def test_reader_and_writer_in_one_process_do_not_clash(store: Store):
         assert reader.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(MIGRATIONS)
     with store.connect(read_only=True) as con:  # the next read sees both writes
         assert {r[0] for r in con.execute("SELECT dataset FROM datasets").fetchall()} >= {"a", "b"}
+
+
+def test_a_transaction_lock_holds_off_a_second_writer_until_commit(store: Store, backend: str):
+    """A lock taken at the start of a transaction (sent with its first statement on PostgreSQL)
+    makes a second writer of the same key wait until the first commits: the second sees the first's row."""
+    import threading
+    import time
+
+    seen: list[list[str]] = []
+    first_locked = threading.Event()
+
+    def second() -> None:
+        first_locked.wait(10)
+        with store.transaction() as con:
+            con.lock("datasets:x")
+            seen.append(sorted(r[0] for r in con.execute("SELECT dataset FROM datasets").fetchall()))
+            con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('second', 'S', 'demo')")
+
+    if backend == pg_kit.DUCKDB:
+        pytest.skip("one DuckDB writer at a time: the file lock, not an advisory lock, orders writers")
+    worker = threading.Thread(target=second)
+    worker.start()
+    with store.transaction() as con:
+        con.lock("datasets:x")
+        con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('first', 'F', 'demo')")
+        first_locked.set()
+        time.sleep(0.5)  # the second writer is waiting on the lock meanwhile
+    worker.join(20)
+    assert seen == [["first"]]
+
+
+def test_a_transaction_that_fails_before_its_first_statement_changes_nothing(store: Store):
+    with store.transaction() as con:
+        con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('a', 'A', 'demo')")
+    before = store.data_version()
+    with pytest.raises(RuntimeError):
+        with store.transaction() as con:
+            con.lock("datasets:y")
+            raise RuntimeError("refused before writing")
+    with store.transaction() as con:  # the connection is usable: nothing was left open
+        con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('c', 'C', 'demo')")
+    assert store.data_version() == before + 1
