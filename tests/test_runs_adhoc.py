@@ -4,7 +4,6 @@ and a models.toml edit shows on the next run of the page."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from runner_items import fill_store
@@ -19,9 +18,8 @@ from eduart_core.runner.batch.estimate import side_by_side
 from eduart_core.runner.launch import LaunchOptions, plan_launch
 from eduart_core.store.runs import list_runs
 from eduart_core.text import plain
+from tests.test_runs_page import ROOT, _page  # the Runs page under AppTest, as its own tests open it
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "7_runs.py")
 LLAVA = {"provider": "openai_compatible", "model_id": "llava", "base_url": "http://127.0.0.1:8000/v1"}
 
 
@@ -31,13 +29,6 @@ def page_store(store, monkeypatch):
     monkeypatch.chdir(ROOT)
     fill_store(store, 1)
     return store
-
-
-def _page() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _adhoc(at: AppTest, url: str, model_id: str, name: str = "") -> AppTest:
