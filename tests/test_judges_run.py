@@ -38,11 +38,13 @@ def written(tmp_path, monkeypatch) -> Store:
 
 
 def _judge(store: Store, url: str, *extra: str) -> tuple[int, str, str]:
+    """The judge command against the stub. Without the response cache: two models wrote the same answer
+    to one item, and whether the second is asked or read from the cache would depend on which finishes first."""
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         code = main(["judge", "--db", str(store.path), "--provider", "openai_compatible", "--model-id", "stub-judge-2026",
                      "--base-url", f"{url}/v1", "--judge", "stub-judge", "--rubric", RUBRIC, "--dataset", DATASET,
-                     "--repeat", "2", "--probes", "2", "--quiet", *extra])
+                     "--repeat", "2", "--probes", "2", "--no-cache", "--quiet", *extra])
     return code, out.getvalue(), err.getvalue()
 
 
