@@ -4,6 +4,7 @@
 - No import cycle anywhere in ``eduart_core`` (function-level imports included); ``runner.launch`` and
   ``runner.progress`` do not import each other.
 - Extraction validation does not ask for an item id; the inspector can list unanswered items.
+- Missing values are tested with `math.isnan` or `pd.isna`, never by comparing a value with itself.
 """
 from __future__ import annotations
 
@@ -142,3 +143,14 @@ def test_no_import_runs_back_up_from_the_bottom_rooms():
     offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False) if t.startswith(above))
                  for name, path in modules.items() if name.startswith(bottom)}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_missing_values_are_tested_by_name_never_by_comparing_a_value_with_itself():
+    """``x != x`` reads as a typo and fails on pandas' NA; the library says ``math.isnan`` or ``pd.isna``."""
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq | ast.NotEq)
+                    and ast.dump(node.left) == ast.dump(node.comparators[0])):
+                found.append(f"{name}:{node.lineno}")
+    assert not found

@@ -121,7 +121,7 @@ def panel(frame: pd.DataFrame | Panel, groups: dict[str, str]) -> Panel:
     kinds = frame["kind"].iloc[first_who].to_numpy(dtype=object) if "kind" in frame else np.full(len(names), None)
     human = np.asarray(kinds == HUMAN_KIND, dtype=bool)
     languages = frame["language"].iloc[first_item].to_numpy(dtype=object)
-    languages = np.array([ALL if v is None or v != v else str(v) for v in languages], dtype=object)
+    languages = np.array([ALL if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in languages], dtype=object)
     names = np.asarray([str(n) for n in names], dtype=object)
     group_of = np.array([groups.get(n) or DEFAULT_HUMAN_GROUP for n in names[human]], dtype=object)
     return Panel(np.asarray([str(i) for i in items], dtype=object),

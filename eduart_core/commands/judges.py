@@ -10,6 +10,7 @@ Exit codes as for `run` (0 done, 1 some requests failed, 2 usage or setup error 
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
@@ -160,7 +161,7 @@ def print_estimate(store, plan) -> None:
     print(f"{'probe':10} {'requests':>8} {'cached':>7} {'answered':>8} {'input tok':>10} {'output tok':>10} "
           f"{'online USD':>10} {'batch USD':>10}")
     for r in table.itertuples(index=False):
-        batch = f"{r.cost_batch_usd:10.4f}" if r.cost_batch_usd == r.cost_batch_usd else f"{'-':>10}"
+        batch = f"{r.cost_batch_usd:10.4f}" if not math.isnan(r.cost_batch_usd) else f"{'-':>10}"
         print(f"{r.probe:10} {r.requests:8d} {r.cached:7d} {r.answered:8d} {r.input_tokens:10d} {r.output_tokens:10d} "
               f"{r.cost_online_usd:10.4f} {batch}")
     online = float(table["cost_online_usd"].sum())

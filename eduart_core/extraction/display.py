@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import html
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -206,7 +207,7 @@ def decision_words(action: str, shown_order: str | None = None, as_shown: bool =
 def _value_words(value: Any, path: str, format_name: str) -> str:
     from .editors import describe
 
-    if isinstance(value, float) and value != value:  # NaN: a flag's missing value in a frame
+    if isinstance(value, float) and math.isnan(value):  # NaN: a flag's missing value in a frame
         value = None
     return "" if value is None else describe(value, path, format_name)
 
@@ -217,7 +218,7 @@ HISTORY_COLUMNS = ["When", "Who", "As", "Field", "Decision", "Value", "Previous 
 
 
 def _when(stamp: Any) -> str:
-    if stamp is None or (isinstance(stamp, float) and stamp != stamp):
+    if stamp is None or (isinstance(stamp, float) and math.isnan(stamp)):
         return ""
     try:
         return pd.Timestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
@@ -248,7 +249,7 @@ def history_table(decisions: list[dict], format_name: str, as_shown: bool = Fals
 
 
 def _truthy(value: Any) -> bool:
-    return bool(value) and not (isinstance(value, float) and value != value)
+    return bool(value) and not (isinstance(value, float) and math.isnan(value))
 
 
 AUDIT_COLUMNS = ["When", "Dataset", "Page", "Round", "Who", "As", "Field", "Decision", "Value", "Previous value",

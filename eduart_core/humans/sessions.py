@@ -19,6 +19,7 @@ seconds) may be passed, so tests need no sleeping. An answer given after the ite
 """
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import time
@@ -198,7 +199,7 @@ def _current(form) -> Any:
 
 def _elapsed(row, now: float) -> float:
     running = row["clock_from"]
-    extra = max(0.0, now - float(running)) if running is not None and running == running else 0.0
+    extra = max(0.0, now - float(running)) if running is not None and not math.isnan(float(running)) else 0.0
     return float(row["elapsed_s"] or 0.0) + extra
 
 
@@ -297,7 +298,7 @@ def resume(store: Store | str, session_id: str, respondent: str, who: Identity, 
     if _session(store, session_id)["status"] != OPEN:
         raise UserError(f"exam session {session_id} is closed")
     row = _current(db.load_form(store, session_id, respondent))
-    if row is not None and (row["clock_from"] is None or row["clock_from"] != row["clock_from"]):
+    if row is not None and (row["clock_from"] is None or math.isnan(float(row["clock_from"]))):
         with store.transaction() as con:
             db.set_clock_con(con, session_id, respondent, int(row["position"]), float(row["elapsed_s"] or 0.0),
                              _now(now))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,7 +260,7 @@ def export_grades(store: Store, out: str | Path | None = None, dataset: str | No
         entry["points"] = float(entry["points"])
         entry["graded_at"] = pd.Timestamp(entry["graded_at"]).isoformat() if entry["graded_at"] is not None else None
         entry["simulated"] = bool(entry["simulated"])
-        entry = {k: v for k, v in entry.items() if v is not None and not (isinstance(v, float) and v != v)}
+        entry = {k: v for k, v in entry.items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
         lines.append(json.dumps(entry, ensure_ascii=False))
     text = "\n".join(lines) + ("\n" if lines else "")
     if out is not None:

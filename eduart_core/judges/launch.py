@@ -19,6 +19,7 @@ import getpass
 import hashlib
 import json
 import logging
+import math
 import os
 import random
 import sys
@@ -450,7 +451,7 @@ def store_judgements(store: Store, plan: JudgePlan, rows: list[dict]) -> tuple[i
         marks: dict[int, dict[str, list[float]]] = {}
         items: dict[int, str] = {}
         for response_id, criterion, _method, _rep, points, _max in main_judgements_con(con, profile, version, touched):
-            if points is not None and points == points:
+            if points is not None and not math.isnan(float(points)):
                 marks.setdefault(int(response_id), {}).setdefault(str(criterion), []).append(float(points))
         for r in rows:
             items[int(r["response_id"])] = str(r["item_id"])

@@ -7,6 +7,7 @@ exactly these means with the human marks (the spread over repeats is reported as
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from .rubric import Rubric
@@ -14,7 +15,7 @@ from .rubric import Rubric
 
 def mean_points(values: Iterable[float]) -> float | None:
     """The mean of ``values`` (None when there is none)."""
-    found = [float(v) for v in values if v is not None and v == v]
+    found = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     return sum(found) / len(found) if found else None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -342,11 +343,11 @@ def _python_values(column: pd.Series) -> list:
     if kind in "iub" and not isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
         return column.tolist()
     if kind == "f" and not isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
-        return [None if v != v else v for v in column.tolist()]
+        return [None if math.isnan(v) else v for v in column.tolist()]
     if kind == "M":
         return [None if pd.isna(v) else v.to_pydatetime() for v in column]
     values = column.astype(object).tolist()
-    return [None if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v) else _plain(v)
+    return [None if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)) else _plain(v)
             for v in values]
 
 
