@@ -87,13 +87,21 @@ def _gate(src: Source, dataset: str, min_alpha: object = "", max_severity: objec
             "min_human_alpha": _float(min_human_alpha, stored["min_human_alpha"], "min_human_alpha")}
 
 
+def _no_judge(src: Source, dataset: str, advice: str = "") -> EmptySelection:
+    """Why a judge view is empty for ``dataset``, naming the datasets a judge has scored (if any)."""
+    from ..store.judges import load_judge_profiles
+
+    others = sorted(set(load_judge_profiles(src.store)["dataset"].astype(str)) - {dataset})
+    elsewhere = f"judges have scored {', '.join(others)} (--dataset)" if others else advice
+    return EmptySelection(f"No judge has scored dataset '{dataset}' yet" + (f": {elsewhere}." if elsewhere else "."))
+
+
 @cached(maxsize=16)
 def _calibration(src: Source, sel: Selection, by: str, gate: tuple, n_boot: int,
                  all_conditions: bool = False) -> pd.DataFrame:
     grades, judgements, stored, _ = _inputs(src, sel.dataset)
     if stored.empty:
-        raise EmptySelection(f"No judge has scored dataset '{sel.dataset}' yet: run `python -m eduart_core judge "
-                             "--judge MODEL --rubric NAME` first.")
+        raise _no_judge(src, sel.dataset, "run `python -m eduart_core judge --judge MODEL --rubric NAME` first")
     answers = _answers(src, sel, all_conditions)
     parts = []
     for rubric, group in stored.groupby("rubric"):
@@ -118,7 +126,7 @@ def judge_confusion(src: Source, sel: Selection, judge: str = "", criterion: str
     """Settled human mark x judge mark counts per judge and criterion (options judge, criterion)."""
     grades, judgements, stored, _ = _inputs(src, sel.dataset)
     if stored.empty:
-        raise EmptySelection(f"No judge has scored dataset '{sel.dataset}' yet.")
+        raise _no_judge(src, sel.dataset)
     answers = _answers(src, sel)
     parts = [judge_stats.confusion(grades[grades["rubric"] == rubric],
                                        judgements[judgements["profile"].isin(group["profile"])], answers)
@@ -137,7 +145,7 @@ def judge_confusion(src: Source, sel: Selection, judge: str = "", criterion: str
 def _severity(src: Source, sel: Selection, criterion: str) -> pd.DataFrame:
     grades, judgements, stored, rubrics = _inputs(src, sel.dataset)
     if stored.empty:
-        raise EmptySelection(f"No judge has scored dataset '{sel.dataset}' yet.")
+        raise _no_judge(src, sel.dataset)
     answers = _answers(src, sel)
     parts = []
     for rubric, group in stored.groupby("rubric"):
@@ -164,7 +172,7 @@ def judge_profiles(src: Source, sel: Selection) -> pd.DataFrame:
     """The dataset's judge profiles: version, answers scored, who ran them, and whether the judge passed the gate."""
     _, _, stored, _ = _inputs(src, sel.dataset)
     if stored.empty:
-        raise EmptySelection(f"No judge has scored dataset '{sel.dataset}' yet.")
+        raise _no_judge(src, sel.dataset)
     verdicts = judge_gate(src, sel.dataset)
     out = stored[["profile", "judge_name", "version", "rubric", "n_scored", "simulated", "created_by",
                   "updated_at"]].copy()
