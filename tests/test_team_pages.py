@@ -106,6 +106,10 @@ def test_role_by_page_by_action_matrix(role, team_db, monkeypatch):
         for kind, widget, action in PAGE_ACTIONS.get(key, []):
             may = role in team.ACTIONS[action].roles
             assert widget_there(at, kind, widget) == may, (role, key, widget, action)
+        if key == "review":  # the capacities offered are the ones the roles allow
+            offered = {o for r in at.radio if r.key == "review_role" for o in r.options}
+            assert ("Adjudicator" in offered) == (role in team.ACTIONS[team.ADJUDICATE].roles), (role, offered)
+            assert ("Reviewer" in offered) == (role in team.ACTIONS[team.DECIDE].roles), (role, offered)
 
 
 def test_not_signed_in_sees_only_the_sign_in_button(team_db, monkeypatch):
