@@ -91,8 +91,7 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
         print(f"import-eduart: {report.responses_added:,} new response(s) stored so far", file=sys.stderr,
               flush=True)
 
-    report = import_eduart(_store(args), args.root, dataset=args.dataset, batch_size=args.batch, progress=progress,
-                           workers=args.workers)
+    report = import_eduart(_store(args), args.root, dataset=args.dataset, batch_size=args.batch, progress=progress)
     if _nothing_imported(report):
         _print_skipped(report.skipped, "file(s)")
         raise UserError("nothing imported: every item file was skipped (see the lines above)")
@@ -246,9 +245,6 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
     p.add_argument("--batch", type=_positive, default=BATCH_RESPONSES, metavar="N",
                    help=f"answers committed per transaction (default {BATCH_RESPONSES:,})")
-    p.add_argument("--workers", type=_positive, default=None, metavar="N",
-                   help="processes that read, parse and score the answer files of a large folder (default: one "
-                        "per core, at most 4; 1 reads in this process)")
     add_db_option(p)
     p.set_defaults(func=cmd_import_eduart)
 

@@ -24,11 +24,15 @@ only what is missing. Re-importing the same files changes nothing.
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import logging
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import jsonsafe
 from ..errors import UserError
@@ -41,20 +45,21 @@ from ..store.runs import (
     add_responses_con,
     create_run_con,
     current_items_con,
-    dataset_runs_con,
     ensure_dataset_con,
     ensure_model_con,
     refresh_run_totals_con,
-    stored_request_keys_con,
 )
-from ..vocab import BENCHMARK_KIND
-from .answer_files import answer_chunks, answer_folders, answer_jobs, entries, open_pool, read_json_object
+from ..vocab import BENCHMARK_KIND, CONDITIONS
 from .tables import TABLE_SUFFIXES, TableItems, read_table_items
 
 logger = logging.getLogger(__name__)
 
 MODELS_CSV = PROJECT_ROOT / "data" / "reference" / "models.csv"
 ITEM_SUFFIXES = (".json", ".jsonl")
+#: Files that may sit in the published answer folders and are not answers (formats doc section 2):
+#: skipped without a word. Anything else that is not ``<item id>.json`` is listed as skipped.
+BOOKKEEPING_SUFFIXES = (".log",)
+BOOKKEEPING_FOLDERS = ("reproducibility",)
 
 
 # ---------------------------------------------------------------- canonical item files
@@ -246,6 +251,121 @@ def model_from_dir(model_dir: str, table: dict[str, ModelInfo]) -> ModelInfo:
     return ModelInfo(model_dir, model_id, family or (provider.capitalize() or None), provider or None, model_id)
 
 
+def _read_json_object(path: Path | str, skipped: list[tuple[str, str]], max_bytes: int | None = None,
+                      max_text: int | None = None) -> tuple[dict, bytes] | None:
+    """The checked JSON object in ``path`` and its bytes, or None with the reason in ``skipped``."""
+    try:
+        value, data = jsonsafe.read_json(path, max_bytes=max_bytes, max_text=max_text)
+    except BadInput as exc:
+        skipped.append((str(path), str(exc)))
+        return None
+    if not isinstance(value, dict):
+        skipped.append((str(path), "not a JSON object"))
+        return None
+    return value, data
+
+
+def _float_or_none(value: Any) -> float | None:
+    try:
+        return None if value is None or isinstance(value, bool) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def answer_row(item_id: str, data: dict, file_bytes: bytes) -> dict:
+    """One published answer file as an add_responses row.
+
+    The request key carries a hash of the file, so re-importing the same file is a no-op and a
+    changed file becomes a newer response (the long frame always uses the latest). A token
+    count that cannot be one (``1e30``, ``2^70``, negative) raises ``BadInput``: the caller skips
+    the file and names it.
+    """
+    raw = data.get("raw_response")
+    has_llm = "llm_answer" in data
+    llm = data.get("llm_answer")
+    if raw is not None and not isinstance(raw, str):
+        raw = json.dumps(raw, ensure_ascii=False)
+    if raw is None and has_llm and llm is not None:  # no raw text kept: rebuild what the model said
+        raw = llm if isinstance(llm, str) else json.dumps({"Answers": llm}, ensure_ascii=False)
+    motivation = data.get("motivation")
+    return {
+        "item_id": item_id, "raw_text": raw, "llm_answer": llm if has_llm else None, "has_llm_answer": has_llm,
+        "motivation": motivation if isinstance(motivation, str) and motivation.strip() else None,
+        "input_tokens": jsonsafe.count_value(data.get("input_tokens"), "input_tokens"),
+        "output_tokens": jsonsafe.count_value(data.get("output_tokens"), "output_tokens"),
+        "latency_s": _float_or_none(data.get("processing_time")),
+        "error": None, "image_sent": None, "repetition": 0,
+        "request_key": f"{item_id}:{hashlib.sha256(file_bytes).hexdigest()[:16]}",
+    }
+
+
+def _is_bookkeeping(name: str, is_dir: bool) -> bool:
+    """Files and folders the published layout keeps next to the answers (not answers)."""
+    if name.startswith(("_", ".")):
+        return True
+    if is_dir:
+        return name in BOOKKEEPING_FOLDERS
+    return name.lower().endswith(BOOKKEEPING_SUFFIXES)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    """The entries of a folder, sorted by name (one ``scandir``: no ``stat`` per file)."""
+    with os.scandir(folder) as found:
+        return sorted(found, key=lambda entry: entry.name)
+
+
+def _answer_folders(answers_root: Path, skipped: list[tuple[str, str]]) -> list[tuple[str, str, Path]]:
+    """(model_dir, condition, folder) of every answer folder; unknown condition folders are named."""
+    folders: list[tuple[str, str, Path]] = []
+    if not answers_root.is_dir():
+        return folders
+    for model_entry in _entries(answers_root):
+        if not model_entry.is_dir():
+            continue
+        found = {}
+        for entry in _entries(Path(model_entry.path)):
+            if not entry.is_dir():
+                continue
+            if entry.name in CONDITIONS:
+                found[entry.name] = Path(entry.path)
+            elif not _is_bookkeeping(entry.name, True):
+                skipped.append((entry.path, f"unknown condition folder (expected {' or '.join(CONDITIONS)})"))
+        folders += [(model_entry.name, condition, found[condition]) for condition in CONDITIONS if condition in found]
+    return folders
+
+
+def _folder_rows(folder: Path, item_ids: set[str], skipped: list[tuple[str, str]], max_bytes: int,
+                 max_text: int) -> Iterator[dict]:
+    """The answer rows of one model_dir/condition folder, file by file; what is not an answer is
+    named. Each file is opened and read once (its size checked on the open file)."""
+    for entry in _entries(folder):
+        name = entry.name
+        is_dir = entry.is_dir()
+        if _is_bookkeeping(name, is_dir):
+            continue
+        if is_dir:
+            skipped.append((entry.path, "a folder inside an answer folder (not read)"))
+            continue
+        stem, dot, suffix = name.rpartition(".")
+        if not dot or suffix != "json":
+            skipped.append((entry.path, "not an answer file (<item id>.json)"))
+            continue
+        if stem not in item_ids:
+            if stem.isdigit():
+                skipped.append((entry.path, f"no item {stem} in dataset/metadata"))
+            else:
+                skipped.append((entry.path, "file name is not <item id>.json for an item in dataset/metadata"))
+            continue
+        loaded = _read_json_object(entry.path, skipped, max_bytes, max_text)
+        if loaded is None:
+            continue
+        value, data = loaded
+        try:
+            yield answer_row(stem, value, data)
+        except BadInput as exc:
+            skipped.append((entry.path, str(exc)))
+
+
 #: Answers written per transaction: large enough to amortise a transaction, small enough to keep
 #: an import of any size in bounded memory (a batch is a few tens of MB).
 BATCH_RESPONSES = 20_000
@@ -255,8 +375,8 @@ class _AnswerWriter:
     """Writes answer rows in batches, one transaction each; a kill keeps the committed batches
     and the next import skips them (their request keys are stored)."""
 
-    def __init__(self, store: Store, dataset: str, items: dict[str, tuple[int, dict]], table: dict[str, ModelInfo],
-                 report: ImportReport, batch_size: int, progress: Callable[[ImportReport], None] | None = None):
+    def __init__(self, store: Store, dataset: str, table: dict[str, ModelInfo], report: ImportReport,
+                 batch_size: int, progress: Callable[[ImportReport], None] | None = None):
         self.store, self.dataset, self.table, self.report = store, dataset, table, report
         self.progress = progress
         self.batch_size = max(1, batch_size)
@@ -264,31 +384,29 @@ class _AnswerWriter:
         self.size = 0
         self.models: dict[str, str] = {}
         self.runs: set[str] = set()
-        self.items = items
+        self.items: dict[str, tuple[int, dict]] | None = None
         self.memo: dict = {}  # answers scored once for every model that gave them
 
-    def add(self, model_dir: str, condition: str, rows: list[dict]) -> None:
-        """Queue the rows of one folder, committing a batch each time ``batch_size`` rows are queued."""
-        while rows:
-            room = self.batch_size - self.size
-            taken, rows = rows[:room], rows[room:]
-            self.pending.setdefault((model_dir, condition), []).extend(taken)
-            self.size += len(taken)
-            if self.size >= self.batch_size:
-                self.flush()
-                if self.progress is not None:
-                    self.progress(self.report)
+    def add(self, model_dir: str, condition: str, row: dict) -> None:
+        self.pending.setdefault((model_dir, condition), []).append(row)
+        self.size += 1
+        if self.size >= self.batch_size:
+            self.flush()
+            if self.progress is not None:
+                self.progress(self.report)
 
     def flush(self) -> None:
         if not self.pending:
             return
         with self.store.transaction() as con:
+            if self.items is None:
+                self.items = current_items_con(con, self.dataset)
             for (model_dir, condition), rows in self.pending.items():
                 info = model_from_dir(model_dir, self.table)
                 if info.model not in self.models:
                     self.models[info.model] = ensure_model_con(con, info.model, info.display_name, info.family,
                                                                info.provider, info.api_model_id)
-                run_id = run_id_of(self.dataset, model_dir, condition)
+                run_id = f"{self.dataset}:{model_dir}:{condition}"
                 create_run_con(con, run_id, self.dataset, info.model, condition, "import-eduart",
                                status="completed", launch_id=f"import-eduart:{self.dataset}", exist_ok=True)
                 self.report.responses_added += add_responses_con(con, run_id, rows, self.items, self.memo)
@@ -298,23 +416,15 @@ class _AnswerWriter:
         self.size = 0
 
 
-def run_id_of(dataset: str, model_dir: str, condition: str) -> str:
-    """The run an answer folder becomes."""
-    return f"{dataset}:{model_dir}:{condition}"
-
-
 def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
                   models_csv: Path | None = None, batch_size: int = BATCH_RESPONSES,
-                  progress: Callable[[ImportReport], None] | None = None,
-                  workers: int | None = None) -> ImportReport:
+                  progress: Callable[[ImportReport], None] | None = None) -> ImportReport:
     """Import a folder in the published layout: items (and images) in one transaction, then the
     answers streamed folder by folder, parsed, scored and committed in batches of ``batch_size``
     (``progress(report)`` after each batch but the last).
 
     Memory stays bounded whatever the size of the folder; an import stopped half-way keeps the
     items and the batches already committed, and running it again adds only what is missing.
-    ``workers`` processes read, parse and score the answer files of a large folder
-    (``importers.answer_files``; default one per core, at most four; 1 reads in this process).
     """
     root = Path(root)
     metadata = root / "dataset" / "metadata"
@@ -326,10 +436,10 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
     max_bytes, max_text = int_limit("max_file_bytes"), int_limit("max_text_chars")  # read once, not per file
 
     records = []
-    for entry in entries(metadata):
+    for entry in _entries(metadata):
         if not entry.name.endswith(".json") or entry.is_dir():
             continue
-        loaded = read_json_object(entry.path, report.skipped, max_bytes, max_text)
+        loaded = _read_json_object(entry.path, report.skipped, max_bytes, max_text)
         if loaded is None:
             continue
         value = dict(loaded[0])
@@ -341,33 +451,20 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
         raise UserError(f"no item files in {metadata}: nothing imported")
     item_ids = {r["item_id"] for r in records}
     table = load_model_table(models_csv)
-    jobs = answer_jobs(answer_folders(root / "answers", report.skipped))
+    folders = _answer_folders(root / "answers", report.skipped)
 
-    stored_runs: set[str] = set()  # the runs an earlier import left (a new import asks nothing more)
-
-    def seen_for(model_dir: str, condition: str) -> set[str]:
-        run_id = run_id_of(dataset, model_dir, condition)
-        if run_id not in stored_runs:
-            return set()
-        with store.connect(read_only=True) as con:
-            return stored_request_keys_con(con, run_id)
-
-    with open_pool(jobs, workers) as pool:  # the workers start while the items are written
-        with store.transaction() as con:
-            prepared = prepare_items(con, store, records, root / "dataset", report,
-                                     fallback_dir=root / "dataset" / "imgs")
-            store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
-                           title=f"EduArt folder {root.name}")
-            ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)
-            items = current_items_con(con, dataset)
-            stored_runs.update(dataset_runs_con(con, dataset))
-        del records, prepared
-        writer = _AnswerWriter(store, dataset, items, table, report, batch_size, progress)
-        for model_dir, condition, rows, skipped in answer_chunks(jobs, item_ids, items, max_bytes, max_text,
-                                                                 seen_for, pool):
-            report.skipped.extend(skipped)
-            writer.add(model_dir, condition, rows)
-        writer.flush()
+    with store.transaction() as con:
+        prepared = prepare_items(con, store, records, root / "dataset", report,
+                                 fallback_dir=root / "dataset" / "imgs")
+        store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
+                       title=f"EduArt folder {root.name}")
+        ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)
+    del records, prepared
+    writer = _AnswerWriter(store, dataset, table, report, batch_size, progress)
+    for model_dir, condition, folder in folders:
+        for row in _folder_rows(folder, item_ids, report.skipped, max_bytes, max_text):
+            writer.add(model_dir, condition, row)
+    writer.flush()
     report.runs = len(writer.runs)
     report.models = sorted(writer.models.values())
     return report

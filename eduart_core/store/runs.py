@@ -174,11 +174,6 @@ def set_run_tokens_con(con: Connection, run_id: str, input_tokens: int, output_t
                 "WHERE run_id = ?", [int(input_tokens), int(output_tokens), run_id])
 
 
-def dataset_runs_con(con: Connection, dataset: str) -> list[str]:
-    """The run ids of a dataset."""
-    return [run_id for (run_id,) in con.execute("SELECT run_id FROM runs WHERE dataset = ?", [dataset]).fetchall()]
-
-
 def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
     """Every run with its model's display name and response/error counts, newest first."""
     with store.connect(read_only=True) as con:
@@ -215,14 +210,12 @@ def _scoring() -> SimpleNamespace:
     global _LAZY
     if _LAZY is None:
         from ..answers import ParsedAnswer, StoredAnswer, parse_answer
-        from ..formats import REGISTRY, find_format
+        from ..formats import find_format
         from ..providers.base import ProviderError
         from ..scoring import prefetch_embeddings, score_item
 
         _LAZY = SimpleNamespace(StoredAnswer=StoredAnswer, ParsedAnswer=ParsedAnswer, parse_answer=parse_answer,
                                 find_format=find_format,
-                                # the item types whose scorers need embedding similarity (the store's vectors)
-                                embedding_types=frozenset(f.name for f in REGISTRY if f.uses_embeddings),
                                 ProviderError=ProviderError, prefetch_embeddings=prefetch_embeddings,
                                 score_item=score_item)
     return _LAZY
@@ -379,8 +372,8 @@ def _trim(memo: dict, cap: int) -> None:
             del memo[key]
 
 
-def score_rows(rows: list[dict], items: dict[str, tuple[int, dict]], memo: dict | None = None,
-               context: ScoringContext | None = None) -> list[tuple | None]:
+def _score_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, dict]],
+                memo: dict | None = None) -> list[tuple]:
     """Parse and score ``rows`` under both profiles, doing each distinct piece of work once.
 
     The rule is ``score_pair``'s: strict scores the lenient parse of the raw text, paper the
@@ -393,15 +386,13 @@ def score_rows(rows: list[dict], items: dict[str, tuple[int, dict]], memo: dict 
     of one import, for the same item versions) carries the work from one call to the next.
 
     Returns per row: (llm_answer JSON, parsed answers JSON, motivation, parse error, strict, paper),
-    the scores as ``_score_tuple``. Without a ``context`` (a worker process, which cannot reach the
-    store) a row whose format scores by embedding similarity is None: the writer scores it.
+    the scores as ``_score_tuple``.
     """
     memo = {} if memo is None else memo
-    lazy = _scoring()
-    embedded = lazy.embedding_types if context is None else frozenset()
     for name in ("parse", "strict", "paper"):
         _trim(memo.setdefault(name, {}), MEMO_ENTRIES)
     parses, stricts, papers = memo["parse"], memo["strict"], memo["paper"]
+    lazy = _scoring()
     keys: list[tuple] = []
     todo_strict: dict[tuple, tuple[dict, Any]] = {}
     todo_paper: dict[tuple, tuple[dict, Any]] = {}
@@ -409,9 +400,6 @@ def score_rows(rows: list[dict], items: dict[str, tuple[int, dict]], memo: dict 
     for row in rows:
         item_id = str(row["item_id"])
         record = items[item_id][1]
-        if record.get("type") in embedded:
-            keys.append(None)
-            continue
         raw = row.get("raw_text")
         parse_key = (record.get("type"), raw)
         done = parses.get(parse_key)
@@ -435,33 +423,15 @@ def score_rows(rows: list[dict], items: dict[str, tuple[int, dict]], memo: dict 
         if paper_key not in papers and paper_key not in todo_paper:
             todo_paper[paper_key] = (record, paper_input(raw if isinstance(raw, str) else "", llm, has_llm))
         keys.append((llm_json, parsed_json, motivation, parse_error, strict_key, paper_key))
-    if context is not None:
-        context.prefetch([(record, [(STRICT_PROFILE, parsed)]) for record, parsed in todo_strict.values()]
-                         + [(record, [(PAPER_PROFILE, answer)]) for record, answer in todo_paper.values()])
-    similarity_for = context.similarity_for if context is not None else lambda record: None
+    context = ScoringContext(con)
+    context.prefetch([(record, [(STRICT_PROFILE, parsed)]) for record, parsed in todo_strict.values()]
+                     + [(record, [(PAPER_PROFILE, answer)]) for record, answer in todo_paper.values()])
     for key, (record, parsed) in todo_strict.items():
-        stricts[key] = _score_tuple(safe_score(record, parsed, STRICT_PROFILE, similarity_for(record)))
+        stricts[key] = _score_tuple(safe_score(record, parsed, STRICT_PROFILE, context.similarity_for(record)))
     for key, (record, answer) in todo_paper.items():
-        papers[key] = _score_tuple(safe_score(record, answer, PAPER_PROFILE, similarity_for(record)))
-    return [None if key is None else (key[0], key[1], key[2], key[3], stricts[key[4]], papers[key[5]])
-            for key in keys]
-
-
-def _scored_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, dict]],
-                 memo: dict | None) -> list[tuple]:
-    """Each row's parse and scores: the ones a worker computed (``row["scored"]``), the rest here."""
-    scored = [row.get("scored") for row in rows]
-    todo = [i for i, done in enumerate(scored) if done is None]
-    if todo:
-        for i, done in zip(todo, score_rows([rows[i] for i in todo], items, memo, ScoringContext(con))):
-            scored[i] = done
-    return scored
-
-
-def stored_request_keys_con(con: Connection, run_id: str) -> set[str]:
-    """The request keys of a run's stored responses (what a resume or a re-import skips)."""
-    return {key for (key,) in con.execute(
-        "SELECT request_key FROM responses WHERE run_id = ? AND request_key IS NOT NULL", [run_id]).fetchall()}
+        papers[key] = _score_tuple(safe_score(record, answer, PAPER_PROFILE, context.similarity_for(record)))
+    return [(llm_json, parsed_json, motivation, error, stricts[strict_key], papers[paper_key])
+            for llm_json, parsed_json, motivation, error, strict_key, paper_key in keys]
 
 
 def add_responses_con(con: Connection, run_id: str, rows: list[dict],
@@ -469,8 +439,7 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
     """Parse, score and insert responses of one run inside the caller's transaction.
 
     Rows whose ``request_key`` is already stored for this run are skipped (resume and re-import
-    never duplicate). A row may carry its parse and scores computed beforehand (``scored``: one
-    entry of ``score_rows``, from a worker process); the others are parsed and scored here. Returns the number of responses inserted. An importer that adds many runs
+    never duplicate). Returns the number of responses inserted. An importer that adds many runs
     against the same ``items`` passes one ``memo`` dict to all of them: an answer already scored
     for another run is not scored again.
     """
@@ -486,7 +455,8 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
     if unknown:
         shown = ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else "")
         raise UserError(f"run {run_id}: {len(unknown)} responses for items not in dataset {run[0]}: {shown}")
-    seen = stored_request_keys_con(con, run_id)
+    seen = {k for (k,) in con.execute(
+        "SELECT request_key FROM responses WHERE run_id = ? AND request_key IS NOT NULL", [run_id]).fetchall()}
     fresh = []
     for row in rows:
         key = row.get("request_key")
@@ -498,7 +468,7 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
     if not fresh:
         return 0
     ids = con.next_ids("response_seq", len(fresh))
-    scored = _scored_rows(con, fresh, items, memo)
+    scored = _score_rows(con, fresh, items, memo)
     n = len(fresh)
     item_ids = [str(row["item_id"]) for row in fresh]
     given = [row.get("motivation") for row in fresh]
