@@ -1,22 +1,28 @@
 """Imports at disk speed: `import-responses` streams its file under the file and text limits and
 summarises skips; both importers commit in batches, so a SIGKILL keeps what was committed and the
-next run adds only the rest; the JSON check walks a clean value without allocating per node.
+next run adds only the rest; the cycle collector, paused during an import, comes back as it was;
+files are read to their end (a pipe too); the JSON check walks a clean value without allocating
+per node.
 Real CLI (in process and as a killed subprocess), real DuckDB stores in tmp_path; made-up items."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import tracemalloc
+import weakref
 from pathlib import Path
 
 import pytest
 from runner_items import fill_store
 
 from eduart_core.cli import main
-from eduart_core.jsonsafe import BadInput, check_value, loads
+from eduart_core.gcpause import batch_done, collector_paused
+from eduart_core.jsonsafe import BadInput, check_value, loads, read_bytes
 from eduart_core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,6 +158,61 @@ def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_th
     with store.connect(read_only=True) as con:
         totals = con.execute("SELECT count(*), sum(input_tokens) FROM runs WHERE status = 'completed'").fetchone()
     assert totals == (16, 10 * files)  # every run's totals recounted over all its answers
+
+
+def test_an_import_hands_the_cycle_collector_back_as_it_found_it(store, tmp_path):
+    root = tmp_path / "eduart"
+    _layout(root, 6, 2)
+    assert gc.isenabled()
+    assert main(["import-eduart", str(root), "--db", str(store.path), "--batch", "5"]) == 0
+    assert gc.isenabled() and not gc.get_freeze_count()
+    (root / "answers" / "acme_made-up-0" / "default" / "0001.json").write_text("{broken", encoding="utf-8")
+    gc.disable()  # a caller that runs with the collector off keeps it off
+    try:
+        with collector_paused():
+            with collector_paused():  # pauses nest
+                pass
+            assert not gc.isenabled()
+        assert main(["import-eduart", str(root), "--db", str(store.path)]) == 2  # the broken file is skipped
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), collector_paused():  # a failure in the middle still hands it back
+        raise RuntimeError("stopped")
+    assert gc.isenabled() and not gc.get_freeze_count()
+
+
+def test_a_cycle_made_during_a_batch_is_freed_when_the_batch_is_done():
+    class Node:
+        pass
+
+    with collector_paused():
+        node = Node()
+        node.self = node
+        gone = weakref.ref(node)
+        del node
+        assert gone() is not None  # no automatic collection while paused
+        batch_done()
+        assert gone() is None
+
+
+def test_a_pipe_is_read_to_its_end(tmp_path):
+    fifo = tmp_path / "answers.json"
+    os.mkfifo(fifo)
+    body = json.dumps({"raw_response": "x" * 200_000}).encode()  # more than one pipe buffer
+
+    def feed():
+        with open(fifo, "wb") as out:
+            for start in range(0, len(body), 4096):
+                out.write(body[start:start + 4096])
+                out.flush()
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert read_bytes(fifo) == body
+    finally:
+        writer.join(10)
 
 
 def test_the_check_walks_a_clean_value_without_allocating_per_node():

@@ -36,6 +36,7 @@ from typing import Any
 
 from .. import jsonsafe
 from ..errors import UserError
+from ..gcpause import batch_done, collector_paused
 from ..jsonsafe import BadInput
 from ..limits import int_limit
 from ..store import Store
@@ -368,7 +369,7 @@ def _folder_rows(folder: Path, item_ids: set[str], skipped: list[tuple[str, str]
 
 #: Answers written per transaction: large enough to amortise a transaction, small enough to keep
 #: an import of any size in bounded memory (a batch is a few tens of MB).
-BATCH_RESPONSES = 20_000
+BATCH_RESPONSES = 50_000
 
 
 class _AnswerWriter:
@@ -414,6 +415,7 @@ class _AnswerWriter:
                 self.runs.add(run_id)
         self.pending.clear()
         self.size = 0
+        batch_done()
 
 
 def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
@@ -432,6 +434,14 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
         raise UserError(f"{root} is not in the published layout: missing folder dataset/metadata")
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
+    with collector_paused():  # one collection per batch instead (see eduart_core.gcpause)
+        return _import_published(store, root, dataset, models_csv, batch_size, progress)
+
+
+def _import_published(store: Store, root: Path, dataset: str, models_csv: Path | None, batch_size: int,
+                      progress: Callable[[ImportReport], None] | None) -> ImportReport:
+    """``import_eduart`` once its arguments are checked, with the cycle collector paused."""
+    metadata = root / "dataset" / "metadata"
     report = ImportReport(dataset=dataset)
     max_bytes, max_text = int_limit("max_file_bytes"), int_limit("max_text_chars")  # read once, not per file
 
@@ -460,6 +470,7 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
                        title=f"EduArt folder {root.name}")
         ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)
     del records, prepared
+    batch_done()
     writer = _AnswerWriter(store, dataset, table, report, batch_size, progress)
     for model_dir, condition, folder in folders:
         for row in _folder_rows(folder, item_ids, report.skipped, max_bytes, max_text):
