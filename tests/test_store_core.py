@@ -84,3 +84,18 @@ def test_a_transaction_that_fails_before_its_first_statement_changes_nothing(sto
     with store.transaction() as con:  # the connection is usable: nothing was left open
         con.execute("INSERT INTO datasets(dataset, title, kind) VALUES ('c', 'C', 'demo')")
     assert store.data_version() == before + 1
+
+
+def test_rows_given_column_by_column_arrive_typed_with_missing_values_as_null(store: Store):
+    with store.transaction() as con:
+        con.execute("CREATE TABLE bulk_probe (n BIGINT, x DOUBLE, flag BOOLEAN, label TEXT, doc JSON)")
+        con.insert_columns("bulk_probe", {"n": [1, None, 2**40], "x": [0.5, float("nan"), None],
+                                          "flag": [True, None, False], "label": ["è", None, "=1+1"],
+                                          "doc": ['{"Answers": [{"id": "A"}]}', None, "[]"]},
+                           {"n": "BIGINT", "x": "DOUBLE", "flag": "BOOLEAN"}, json_columns=("doc",))
+        con.insert_columns("bulk_probe", {"n": [], "x": [], "flag": [], "label": [], "doc": []})  # nothing to do
+    with store.connect(read_only=True) as con:
+        rows = con.execute("SELECT n, x, flag, label, CAST(doc AS TEXT) FROM bulk_probe ORDER BY n NULLS LAST"
+                           ).fetchall()
+    assert [tuple(r) for r in rows] == [(1, 0.5, True, "è", '{"Answers": [{"id": "A"}]}'),
+                                        (2**40, None, False, "=1+1", "[]"), (None, None, None, None, None)]

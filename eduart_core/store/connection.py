@@ -14,7 +14,7 @@ The portable subset (checked by running the store tests on both backends):
   (``INSERT ... ON CONFLICT (...) DO UPDATE/NOTHING``), no ``rowid``, no DuckDB-only functions:
   ``array_agg``, ``array_position``, ``string_agg``, ``generate_series``, ``col = ANY(?)`` with a
   Python list, ``record->>'key'`` for a JSON field as text, ``count(*) FILTER (WHERE ...)``.
-- Bulk rows go in with ``insert_frame``, results come out with ``frame``/``numpy``; table and
+- Bulk rows go in with ``insert_frame`` (a DataFrame) or ``insert_columns`` (Python lists), results come out with ``frame``/``numpy``; table and
   column checks use ``has_table``/``has_column``; ``lock(key)`` serialises concurrent writers
   of one thing (PostgreSQL; the DuckDB file has one writer anyway).
 - A statement that cannot be portable is written as ``Variants(duckdb=..., postgres=...)`` next
@@ -69,6 +69,17 @@ class Connection:
 
     def insert_frame(self, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
         """INSERT every row of ``frame`` (its columns are the table's) in one bulk operation."""
+        raise NotImplementedError  # pragma: no cover
+
+    def insert_columns(self, table: str, columns: dict[str, list], types: dict[str, str] | None = None,
+                       json_columns: Iterable[str] = ()) -> None:
+        """INSERT rows given column by column (Python lists of one length, None where missing) in one
+        bulk operation. ``types`` names the SQL type of each column that is not TEXT (BIGINT, INTEGER,
+        DOUBLE, BOOLEAN); ``json_columns`` hold JSON text.
+
+        Why beside ``insert_frame``: a writer that builds its rows in Python (answers by the tens of
+        thousands) pays more for a DataFrame of Python objects than for the insert itself.
+        """
         raise NotImplementedError  # pragma: no cover
 
     def has_table(self, table: str) -> bool:  # pragma: no cover

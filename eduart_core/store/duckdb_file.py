@@ -91,6 +91,29 @@ class DuckConnection(Connection):
         finally:
             self.raw.unregister(name)
 
+    def insert_columns(self, table: str, columns: dict[str, list], types: dict[str, str] | None = None,
+                       json_columns: Iterable[str] = ()) -> None:
+        """One INSERT ... SELECT over an Arrow table built from the lists (converted in C, read by
+        DuckDB without a copy); a NaN number is stored as NULL, as ``insert_frame`` does."""
+        if not columns or not len(next(iter(columns.values()))):
+            return
+        import pyarrow as pa
+
+        arrow_types = {"BIGINT": pa.int64(), "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(),
+                       "TEXT": pa.string()}
+        types = types or {}
+        data = pa.table({name: pa.array(values, type=arrow_types[types.get(name, "TEXT")], from_pandas=True)
+                         for name, values in columns.items()})
+        json_columns = set(json_columns)
+        cols = list(columns)
+        select = ", ".join(f"CAST({c} AS JSON)" if c in json_columns else c for c in cols)
+        name = f"_bulk_{table}"
+        self.raw.register(name, data)
+        try:
+            self.raw.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM {name}")
+        finally:
+            self.raw.unregister(name)
+
     @contextmanager
     def keys(self, values: Sequence[Any], sql_type: str = "BIGINT") -> Iterator[str]:
         name = f"_keys_{next(_KEY_NAMES)}"

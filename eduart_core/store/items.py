@@ -179,16 +179,22 @@ def resolve_image(root: Path, relative: str) -> Path:
 # ---------------------------------------------------------------- items
 
 def _stored_image(con: Connection, store: Store, root: Path, ref: str, fallback_dir: Path | None,
-                  cache: dict[Path, str], refused: dict[Path, str], report: ImportReport) -> str:
-    """Hash of the image file `ref` (relative to `root`), verified and stored once.
+                  cache: dict[Path, str], refused: dict[Path, str], report: ImportReport,
+                  found: dict[tuple, Path]) -> str:
+    """Hash of the image file `ref` (relative to `root`), verified and stored once; ``found`` keeps
+    where each reference was found (items that share an image look it up once).
 
     Raises UserError when the file is missing, ImageRejected when it fails verification (the
     path and reason go to ``report.skipped`` once per file).
     """
-    path = resolve_image(root, ref)
-    if not path.is_file() and fallback_dir is not None:
-        alternative = resolve_image(Path(fallback_dir), Path(str(ref)).name)
-        path = alternative if alternative.is_file() else path
+    spot = (root, str(ref), fallback_dir)
+    path = found.get(spot)
+    if path is None:
+        path = resolve_image(root, ref)
+        if not path.is_file() and fallback_dir is not None:
+            alternative = resolve_image(Path(fallback_dir), Path(str(ref)).name)
+            path = alternative if alternative.is_file() else path
+        found[spot] = path
     if path in refused:
         raise ImageRejected(refused[path])
     if path not in cache:
@@ -230,6 +236,7 @@ def prepare_items(con: Connection, store: Store, records: Iterable[dict],
     prepared: dict[str, PreparedItem] = {}
     image_cache: dict[Path, str] = {}
     image_refused: dict[Path, str] = {}
+    found: dict[tuple, Path] = {}
     for index, raw in enumerate(records):
         if not isinstance(raw, dict):
             raise UserError(f"record #{index + 1} is not a JSON object")
@@ -246,7 +253,7 @@ def prepare_items(con: Connection, store: Store, records: Iterable[dict],
         if image_ref and images_root is not None and image_hash is None:
             try:
                 image_hash = _stored_image(con, store, Path(images_root), image_ref, fallback_dir, image_cache,
-                                           image_refused, report)
+                                           image_refused, report, found)
             except LimitConfigError:
                 raise  # a bad EDUART_* value concerns the whole import, not this item
             except ImageRejected as exc:
@@ -262,7 +269,8 @@ def prepare_items(con: Connection, store: Store, records: Iterable[dict],
             where = f"choices[{choice.get('id')}].image"
             try:
                 option_images[str(choice.get("id"))] = _stored_image(
-                    con, store, Path(images_root), choice["image"], fallback_dir, image_cache, image_refused, report)
+                    con, store, Path(images_root), choice["image"], fallback_dir, image_cache, image_refused, report,
+                    found)
             except LimitConfigError:
                 raise
             except ImageRejected as exc:

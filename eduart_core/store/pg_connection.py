@@ -253,6 +253,22 @@ class PgConnection(Connection):
                 copy.write_row(row)
         self._grown[table] = self._grown.get(table, 0) + len(frame)
 
+    def insert_columns(self, table: str, columns: dict[str, list], types: dict[str, str] | None = None,
+                       json_columns: Iterable[str] = ()) -> None:
+        """COPY the rows in straight from the lists; numbers as plain Python values, NaN as NULL (as
+        ``insert_frame`` does)."""
+        n = len(next(iter(columns.values()))) if columns else 0
+        if not n:
+            return
+        types = types or {}
+        values = [[None if v is None or (isinstance(v, float) and math.isnan(v)) else _plain(v) for v in column]
+                  if types.get(name, "TEXT") != "TEXT" else column for name, column in columns.items()]
+        self._send_deferred()
+        with self.raw.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in zip(*values):
+                copy.write_row(row)
+        self._grown[table] = self._grown.get(table, 0) + n
+
     def after_commit(self) -> None:
         """ANALYZE the database after a transaction that bulk-filled a table. Without statistics the
         planner takes fresh tables for empty and joins 20,000 responses with runs, models and items

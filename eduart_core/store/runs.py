@@ -2,8 +2,8 @@
 
 Why responses and scores are written together: a response without scores would silently vanish
 from every chart (the long frame joins scores). ``add_responses`` parses and scores each response
-under both profiles and inserts responses and scores in one transaction, in bulk (DataFrame
-inserts, one round trip per table) so that tens of thousands of simulated responses load in
+under both profiles and inserts responses and scores in one transaction, in bulk (column lists,
+one insert per table) so that tens of thousands of simulated responses load in
 seconds.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pandas as pd
 
 from ..errors import UserError
@@ -341,20 +342,14 @@ _RESPONSE_COLUMNS = ("response_id", "run_id", "item_id", "repetition", "request_
                      "parsed_answers", "motivation", "parse_error", "input_tokens", "output_tokens", "latency_s",
                      "error", "image_sent", "cost_usd", "batch_job_id")
 _SCORE_COLUMNS = ("response_id", "profile", "item_version", "score", "correct", "details", "scorer")
-#: Column types of the bulk inserts: text as plain Python objects (no string-type inference and
-#: conversion back), counts and flags as nullable types.
-_RESPONSE_TYPES = {"response_id": "int64", "repetition": "int64", "input_tokens": "Int64",
-                   "output_tokens": "Int64", "latency_s": "Float64", "image_sent": "boolean", "cost_usd": "Float64"}
-_SCORE_TYPES = {"response_id": "int64", "item_version": "int64", "score": "float64", "correct": "bool"}
-
-
-def _typed_frame(columns: dict[str, list], names: tuple[str, ...], types: dict[str, str]) -> pd.DataFrame:
-    """A DataFrame of ``columns`` built column by column at its type (``object`` where none is given)."""
-    return pd.DataFrame({name: pd.array(columns[name], dtype=types.get(name, object)) for name in names})
+#: SQL types of the bulk inserts' columns that are not TEXT.
+_RESPONSE_TYPES = {"response_id": "BIGINT", "repetition": "BIGINT", "input_tokens": "BIGINT",
+                   "output_tokens": "BIGINT", "latency_s": "DOUBLE", "image_sent": "BOOLEAN", "cost_usd": "DOUBLE"}
+_SCORE_TYPES = {"response_id": "BIGINT", "item_version": "BIGINT", "score": "DOUBLE", "correct": "BOOLEAN"}
 
 
 #: Most entries each scoring memo keeps; beyond, the older half is dropped (bounded memory: about
-#: 150 MB at most for an import of any size).
+#: 200 MB at most for an import of any size).
 MEMO_ENTRIES = 150_000
 
 
@@ -380,18 +375,19 @@ def _score_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, d
     imported ``llm_answer`` when there is one, else the raw text. Each is a pure function of
     fewer things than a whole response, so each is memoised on exactly what it reads: the parse
     on (format, raw text); the strict score on (item, parsed answers, parse error, free form); the
-    paper score on (item, imported answer) or (item, raw text). Many models give the same answer
-    to the same item, and far more the same ``llm_answer`` (often one of four options), so an
-    import scores a fraction of its responses. ``memo`` (a dict the caller keeps across the runs
+    paper score on (item, imported answer) or (item, raw text); the imported answer's JSON text
+    on its compact orjson form. Many models give the same answer to the same item, and far more
+    the same ``llm_answer`` (often one of four options), so an import scores a fraction of its
+    responses. ``memo`` (a dict the caller keeps across the runs
     of one import, for the same item versions) carries the work from one call to the next.
 
     Returns per row: (llm_answer JSON, parsed answers JSON, motivation, parse error, strict, paper),
     the scores as ``_score_tuple``.
     """
     memo = {} if memo is None else memo
-    for name in ("parse", "strict", "paper"):
+    for name in ("parse", "strict", "paper", "encoding"):
         _trim(memo.setdefault(name, {}), MEMO_ENTRIES)
-    parses, stricts, papers = memo["parse"], memo["strict"], memo["paper"]
+    parses, stricts, papers, encodings = memo["parse"], memo["strict"], memo["paper"], memo["encoding"]
     lazy = _scoring()
     keys: list[tuple] = []
     todo_strict: dict[tuple, tuple[dict, Any]] = {}
@@ -418,7 +414,18 @@ def _score_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, d
             todo_strict[strict_key] = (record, parsed)
         has_llm = has_llm_answer(row)
         llm = row.get("llm_answer")
-        llm_json = _encode(llm) if has_llm else None
+        llm_json = None
+        if has_llm:  # most imported answers are one of a few values: encoded once each
+            try:  # orjson's text is one per JSON value (types and order kept) and far quicker to make,
+                shown = orjson.dumps(llm)  # except that NaN and infinity become null: those are not memoised
+            except (orjson.JSONEncodeError, TypeError):
+                shown = b"null"
+            if b"null" in shown:
+                llm_json = _encode(llm)
+            else:
+                llm_json = encodings.get(shown)
+                if llm_json is None:
+                    llm_json = encodings[shown] = _encode(llm)
         paper_key = (item_id, True, llm_json) if has_llm else (item_id, False, raw)
         if paper_key not in papers and paper_key not in todo_paper:
             todo_paper[paper_key] = (record, paper_input(raw if isinstance(raw, str) else "", llm, has_llm))
@@ -491,10 +498,9 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
         scores["item_version"] += [versions[i] for i in kept]
         for position, name in enumerate(("score", "correct", "details", "scorer")):
             scores[name] += [scored[i][column][position] for i in kept]
-    frame = _typed_frame(responses, _RESPONSE_COLUMNS, _RESPONSE_TYPES)
-    insert_frame(con, "responses", frame, json_columns=("llm_answer", "parsed_answers"))
-    if scores["response_id"]:
-        insert_frame(con, "scores", _typed_frame(scores, _SCORE_COLUMNS, _SCORE_TYPES), json_columns=("details",))
+    con.insert_columns("responses", {name: responses[name] for name in _RESPONSE_COLUMNS}, _RESPONSE_TYPES,
+                       json_columns=("llm_answer", "parsed_answers"))
+    con.insert_columns("scores", scores, _SCORE_TYPES, json_columns=("details",))
     mark_latest_con(con, run_id)
     return len(fresh)
 
