@@ -81,15 +81,7 @@ class DuckConnection(Connection):
         """One INSERT ... SELECT over the registered frame (DuckDB reads it directly: fast for bulk)."""
         if frame.empty:
             return
-        json_columns = set(json_columns)
-        cols = list(frame.columns)
-        select = ", ".join(f"CAST({c} AS JSON)" if c in json_columns else c for c in cols)
-        name = f"_bulk_{table}"
-        self.raw.register(name, frame)
-        try:
-            self.raw.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM {name}")
-        finally:
-            self.raw.unregister(name)
+        self._insert_registered(table, frame, list(frame.columns), json_columns)
 
     def insert_columns(self, table: str, columns: dict[str, list], types: dict[str, str] | None = None,
                        json_columns: Iterable[str] = ()) -> None:
@@ -104,8 +96,11 @@ class DuckConnection(Connection):
         types = types or {}
         data = pa.table({name: pa.array(values, type=arrow_types[types.get(name, "TEXT")], from_pandas=True)
                          for name, values in columns.items()})
+        self._insert_registered(table, data, list(columns), json_columns)
+
+    def _insert_registered(self, table: str, data: Any, cols: list[str], json_columns: Iterable[str]) -> None:
+        """INSERT ... SELECT over ``data`` (a DataFrame or an Arrow table) registered for the statement."""
         json_columns = set(json_columns)
-        cols = list(columns)
         select = ", ".join(f"CAST({c} AS JSON)" if c in json_columns else c for c in cols)
         name = f"_bulk_{table}"
         self.raw.register(name, data)
