@@ -16,6 +16,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -306,6 +307,32 @@ def read_bytes(path: Path | str, max_bytes: int | None = None) -> bytes:
     if len(data) > max_bytes:
         raise _too_big(len(data))
     return data
+
+
+def read_lines(path: Path | str, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every non-blank line of a JSON Lines file, streamed.
+
+    Why bytes, one line at a time: each line is decoded and parsed on its own (``loads`` takes
+    bytes), so a line that is not UTF-8 or not JSON is one bad line for the importer to name and
+    skip, never the end of the file. A file over ``max_bytes`` (default EDUART_MAX_FILE_MB) is
+    refused before a line is read; a BOM before the first line is dropped.
+    """
+    max_bytes = int_limit("max_file_bytes") if max_bytes is None else max_bytes
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({os_cause(exc)})") from None
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise UserError(f"{path}: file of {size / 1024 / 1024:.1f} MB exceeds the limit of "
+                            f"{describe('max_file_bytes')}: nothing imported")
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.rstrip(b"\r\n")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if raw.strip():
+                yield number, raw
 
 
 def read_json(path: Path | str, *, max_bytes: int | None = None, max_text: int | None = None) -> tuple[Any, bytes]:

@@ -151,6 +151,21 @@ def test_grades_import_names_bad_lines_skips_them_and_is_idempotent(written, tmp
             "recorded_by"} <= set(first)
 
 
+def test_a_line_that_is_not_utf8_is_named_and_the_rest_imported(written, tmp_path, capsys):
+    path = tmp_path / "grades.jsonl"
+    path.write_bytes(b"\n".join([
+        _line().encode(), _line(grader="bob").replace('"bob"', '"caf\xe9"').encode("latin-1"),  # 2: Latin-1
+
+        _line(grader="bob").encode(), _line(criterion="nope").encode(), _line(grader="cara").encode(),
+    ]) + b"\n")
+    code = main(["grades-import", str(path), "--db", str(written.path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "error" not in err
+    assert "grades.jsonl:2: skipped: not UTF-8 text" in out and "grades.jsonl:4: skipped:" in out
+    assert "5 line(s): 3 grade(s) added, 0 unchanged, 2 skipped" in out
+    assert set(load_grades(written, DATASET)["grader"]) == {"ann", "bob", "cara"}
+
+
 def test_a_changed_mark_is_a_new_row_and_the_latest_counts(written, tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(_line(points=1) + "\n" + _line(points=0) + "\n", encoding="utf-8")

@@ -31,14 +31,13 @@ import hashlib
 import json
 import logging
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..jsonsafe import has_lone_surrogate
+from ..jsonsafe import has_lone_surrogate, read_lines
 from ..limits import describe, int_limit
 from ..store import Store
 from ..store.items import current_item_ids
@@ -227,25 +226,6 @@ def _registry_identity(model: str) -> ModelIdentity | None:
 
 # ---------------------------------------------------------------- the file
 
-def _read_lines(path: Path, max_bytes: int):
-    """(number, bytes) of every non-blank line, streamed; a file over the limit is refused at once."""
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > max_bytes:
-            raise UserError(f"{path}: file of {size / 1024 / 1024:.1f} MB exceeds the limit of "
-                            f"{describe('max_file_bytes')}: nothing imported")
-        for number, raw in enumerate(handle, start=1):
-            raw = raw.rstrip(b"\r\n")
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if raw.strip():
-                yield number, raw
-
-
 Progress = Callable[[ResponsesReport], None]
 
 
@@ -344,7 +324,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
     stored_models = set(list_models(store)["model"])
     batches = _Batches(store, path, runs, identities, stored_models, report, batch_lines, progress, aliases)
     first_seen: dict[int, int] = {}  # hash of (run id, request key) -> line number: 1M lines in ~100 MB
-    for number, raw in _read_lines(path, max_bytes):
+    for number, raw in read_lines(path, max_bytes):
         report.lines += 1
         if progress is not None and report.lines % PROGRESS_LINES == 0:
             progress(report)

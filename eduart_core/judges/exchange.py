@@ -213,25 +213,15 @@ def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: Ide
 
 def import_grades(store: Store, path: str | Path, recorded_by: Identity | str) -> GradesReport:
     """``grades-import FILE.jsonl``: every good line stored, every bad one named in ``skipped``."""
-    from ..jsonsafe import read_bytes
+    from ..jsonsafe import read_lines
 
     as_identity(recorded_by).require(IMPORT_GRADES)  # refused before the file is read
     path = Path(path)
-    try:
-        data = read_bytes(path)
-    except BadInput as exc:
-        raise UserError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
     report = GradesReport()
     lines = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for number, raw in read_lines(path):  # a line that is not UTF-8 is one bad line, like any other
         spot = f"{path.name}:{number}"
         try:
             lines.append((spot, loads(raw)))
