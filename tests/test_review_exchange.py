@@ -166,6 +166,23 @@ def test_importing_twice_changes_nothing_and_contradictions_become_conflicts(sto
     assert next(r for r in status["rounds"] if r["round"] == 1)["adjudication_pending"] == 1
 
 
+def test_a_line_twice_in_one_file_is_named_and_stored_once(store_path, tmp_path, capsys):
+    store = Store(store_path)
+    anna = {"dataset": DATASET, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Anna",
+            "decision": "A"}
+    bruno = anna | {"reviewer": "Bruno", "decision": "B", "note": "B matches"}
+    stamped = anna | {"field": "question_text", "page": "ex01/q01", "decided_at": "2026-12-01T10:00:00"}
+    path = write_jsonl(tmp_path / "twice.jsonl", [anna, bruno, anna, stamped, stamped])
+    code, out, _ = cli(capsys, "review-import", path, "--db", str(store_path))
+    assert code == 2 and "imported 3 decision(s)" in out and "2 bad line(s) skipped" in out
+    assert f"{path}:3: skipped: same decision as line 1: stored once" in out
+    assert f"{path}:5: skipped: same decision as line 4: stored once" in out
+    log = db.load_decisions(store)
+    assert sorted(log["reviewer"]) == ["Anna", "Anna", "Bruno"]
+    code, out, _ = cli(capsys, "review-import", path, "--db", str(store_path))
+    assert "imported 0 decision(s), 3 already present" in out and len(db.load_decisions(store)) == 3
+
+
 def test_export_has_every_decision_with_timestamps_and_reimports_as_nothing(store_path, tmp_path, capsys):
     store = Store(store_path)
     review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna")

@@ -148,13 +148,19 @@ def _one_import_at_a_time(fn):
     return wrapper
 
 
-@_one_import_at_a_time
 def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str = "import",
                  actor: Identity | str | None = None) -> ImportResult:
     """Validate and import decisions; see the module docstring for the rules.
 
     ``actor`` is who imports (an admin; None: the machine's operator): the decisions keep the
     reviewer named in each line, and record the importer as the identity that wrote them."""
+    return _import_numbered(store, list(enumerate(lines, start=1)), source_name, actor)
+
+
+@_one_import_at_a_time
+def _import_numbered(store: Store, lines: list[tuple[int, str | bytes]], source_name: str,
+                     actor: Identity | str | None) -> ImportResult:
+    """``import_lines`` over (line number, line) pairs (a file's reader skips blank lines)."""
     who = operator() if actor is None else as_identity(actor)
     who.require(IMPORT_DECISIONS)
     db.ensure_schema(store)
@@ -164,9 +170,10 @@ def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str 
     pending: list[dict] = []
     touched: set[tuple[str, int]] = set()
     seen_content: Counter = Counter()
+    latest: dict[tuple, tuple[tuple, int]] = {}  # (field, reviewer, role) -> (content, line) of its last line here
     provisional = 10**15  # ids for not-yet-written decisions, above any stored id
     extra: dict[tuple[str, int, str], list[dict]] = {}
-    for number, line in enumerate(lines, start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:
@@ -192,7 +199,12 @@ def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str 
         stamp = d["decided_at"].isoformat(timespec="microseconds") if d["decided_at"] else None
         content = (d["dataset"], d["page"], d["round"], d["path"], d["reviewer"], d["role"], d["action"],
                    json.dumps(value, sort_keys=True), d["note"], stamp)
-        occurrence = seen_content[content] if stamp is None else 0
+        voter = content[:6]
+        if voter in latest and latest[voter][0] == content:  # a repeated line is one decision, and said
+            result.errors.append((number, f"same decision as line {latest[voter][1]}: stored once"))
+            continue
+        latest[voter] = (content, number)
+        occurrence = seen_content[content] if stamp is None else 0  # a change of mind back (A, edit, A) is kept
         seen_content[content] += 1
         key = decision_key(d["dataset"], d["page"], d["round"], d["path"], d["reviewer"], d["role"], d["action"],
                            value, d["note"], stamp, occurrence)
@@ -233,19 +245,16 @@ def import_file(store: Store, path: str | Path, actor: Identity | str | None = N
     """Import a JSONL file of decisions (see ``import_lines``).
 
     The file is refused at once over EDUART_MAX_FILE_MB and when it holds no line at all; lines
-    are decoded one by one, so a line that is not UTF-8 is skipped like any other bad line.
+    are read and decoded one by one (``jsonsafe.read_lines``, the reader of every JSON Lines
+    import), so a line that is not UTF-8 is skipped like any other bad line.
     """
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise UserError(f"no file {path}")
-    try:
-        data = jsonsafe.read_bytes(path)
-    except jsonsafe.BadInput as exc:
-        raise UserError(f"{path}: {exc}") from None
-    lines = data.splitlines()
-    if not any(line.strip() for line in lines):
+    lines = list(jsonsafe.read_lines(path))
+    if not lines:
         raise UserError(f"{path}: no decision to import (the file is empty)")
-    return import_lines(store, lines, source_name=f"import:{path.name}", actor=actor)
+    return _import_numbered(store, lines, f"import:{path.name}", actor)
 
 
 def visible_decisions(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
