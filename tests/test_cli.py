@@ -118,7 +118,7 @@ def test_import_items_cli_and_one_line_errors(tmp_path):
     bad = cli("import-items", escape, "--db", db)
     assert bad.returncode != 0
     lines = bad.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: nothing imported: item x: field image")
+    assert len(lines) == 1 and lines[0].startswith(f"error: nothing imported: {escape}: item x: field image")
     assert "escapes" in lines[0]
 
     for args, expected in [

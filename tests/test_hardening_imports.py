@@ -98,6 +98,27 @@ def test_import_items_skips_bad_lines_and_images_and_names_them(store, tmp_path,
     assert "2 item(s) added" in out
 
 
+def test_import_items_refused_names_every_bad_line_in_one_pass(store, tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    invalid = dict(radio("v1"), answers=[{"id": "Z"}])  # the key names no choice
+    no_id = {k: v for k, v in radio("x").items() if k != "item_id"}
+    lines = [json.dumps(radio("g1")), json.dumps(radio("g1")), "{not json", deep_json(5000), json.dumps(invalid),
+             '{"item_id": "n1", "exercise": NaN}', json.dumps(radio("s1", text="\ud800")), json.dumps(no_id),
+             json.dumps(radio("l1", text="x" * 5000)), json.dumps(radio("g2"))]
+    (src / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["import-items", str(src / "items.jsonl"), "--db", str(store.path), "--dataset", "mine"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "added" not in out
+    found = _skipped_lines(err)
+    jsonl = str(src / "items.jsonl")
+    for number, words in [(2, "appears twice"), (3, "not valid JSON"), (4, "nested too deeply"), (5, "item v1"),
+                          (6, "NaN is not a number"), (7, "lone surrogate"), (8, "no item_id"), (9, "exceeds the limit")]:
+        assert words in found.get(f"{jsonl}:{number}", ""), (number, err)
+    assert err.strip().splitlines()[-1] == "error: nothing imported: 8 problem(s), listed above"
+    assert not store.exists() or stats(store)["items"] == 0
+
+
 def test_empty_inputs_are_errors_and_create_nothing(store, tmp_path, capsys):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n\n", encoding="utf-8")

@@ -55,14 +55,19 @@ def _nothing_imported(report) -> bool:
 
 
 def cmd_import_items(args: argparse.Namespace) -> int:
-    from ..importers.records import import_items
-    from ..items import ItemValidationError
+    from ..importers.records import RecordsRefused, import_items, spot_order
 
     try:
         report = import_items(_store(args), args.paths, images_dir=args.images_dir, dataset=args.dataset,
                               language=args.language)
-    except ItemValidationError as exc:
-        raise UserError(f"nothing imported: {exc}") from None
+    except RecordsRefused as exc:
+        if len(exc.refused) == 1 and not exc.skipped:
+            raise UserError(f"nothing imported: {exc}") from None
+        print(f"nothing imported: {len(exc.refused)} record(s) refuse the import and {len(exc.skipped)} "
+              "file(s), line(s) or row(s) cannot be read; fix them all and run again:", file=sys.stderr)
+        for spot, reason in sorted(exc.refused + exc.skipped, key=lambda pair: spot_order(pair[0])):
+            print(f"  {spot}: {reason}", file=sys.stderr)
+        raise UserError(f"nothing imported: {len(exc.refused) + len(exc.skipped)} problem(s), listed above") from None
     if _nothing_imported(report):
         _print_skipped(report.skipped, "file(s), line(s) or row(s)")
         raise UserError("nothing imported: every file or record was skipped (see the lines above)")
@@ -215,8 +220,9 @@ def register(sub) -> None:
     from ..importers.responses import BATCH_LINES
 
     p = sub.add_parser("import-items", help="import item records (.json, .jsonl) and item tables (.tsv, .parquet)",
-                       description="Import item records. A record that fails validation aborts the import "
-                                   "(nothing is written). A file, line, row or image that cannot be read at all "
+                       description="Import item records. A record that fails validation, has no item_id or repeats "
+                                   "an id refuses the import (nothing is written; every such record and every "
+                                   "unreadable line is named in one pass). A file, line, row or image that cannot be read at all "
                                    "(not JSON, not UTF-8, over a size limit, a broken image) is skipped and named; "
                                    "the rest is imported. Tables (VLMEvalKit-style TSV: index, image or image_path, "
                                    "question, hint, A, B, ..., answer, category, ...; Parquet with those columns or "

@@ -2,8 +2,9 @@
 
 Two entry points:
 - ``import_items``: canonical item records from .json (object or array) / .jsonl files or
-  folders of them. Strict about content: a record that fails validation aborts the import and
-  nothing is written (the user fixes the gold and runs again). It also reads item tables
+  folders of them. Strict about content: a record without an item_id, an id seen twice or a record
+  that fails validation refuses the import and nothing is written; ``RecordsRefused`` names every
+  such record with the lines skipped beside them, so that the user fixes the gold once. It also reads item tables
   (VLMEvalKit-style .tsv, .parquet; see ``eduart_core.importers.tables``), which skip and name bad rows.
 - ``import_eduart``: the published folder layout (formats doc section 2). Lenient, because real
   published data has defects: records that fail validation are imported flagged with their
@@ -37,11 +38,12 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import UserError
 from ..gcpause import batch_done, collector_paused
+from ..items import ItemValidationError
 from ..jsonsafe import BadInput
 from ..limits import int_limit
 from ..store import Store
 from ..store.core import PROJECT_ROOT
-from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
+from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared, validation_error
 from ..store.runs import (
     add_responses_con,
     create_run_con,
@@ -152,6 +154,7 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
     batches: list[tuple[Path, list[dict]]] = []
     where: dict[str, str] = {}
     tables: list[TableItems] = []
+    refused: list[tuple[str, str]] = []  # (spot, reason) of records that refuse the whole import
     for file in files:
         if file.suffix.lower() in TABLE_SUFFIXES:
             tables.append(read_table_items(store, file, images_dir, language))
@@ -160,9 +163,11 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
         for spot, record in read_item_file(file, report.skipped):
             item_id = str(record.get("item_id") or "").strip()
             if not item_id:
-                raise UserError(f"{spot}: record has no item_id")
+                refused.append((spot, "record has no item_id"))
+                continue
             if item_id in where:
-                raise UserError(f"item {item_id} appears twice ({where[item_id]} and {spot})")
+                refused.append((spot, f"item {item_id} appears twice ({where[item_id]} and {spot})"))
+                continue
             where[item_id] = spot
             records.append(record)
         root = Path(images_dir) if images_dir else file.parent
@@ -184,6 +189,8 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
         report.warnings.extend(table.warnings)
         report.images_added += table.images_added
     if not batches and not any(kept for kept, _ in table_records):
+        if refused:
+            raise RecordsRefused(refused, report.skipped)
         if report.skipped:
             return report  # every file, line or row was skipped: nothing to write, the caller lists why
         raise UserError(f"no item records in {', '.join(str(p) for p in paths)}: nothing imported")
@@ -199,8 +206,40 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
                 report.skipped.append((where[item.item_id], f"item {item.item_id} not imported: {item.image_refused}"))
             else:
                 kept_items.append(item)
+        invalid = [item for item in kept_items if item.problems]
+        if refused or invalid:  # every refusing record named at once; the transaction writes nothing
+            errors = [validation_error(item) for item in invalid]
+            refused.extend((where[error.item_id], problem) for error in errors for problem in error.problems)
+            raise RecordsRefused(sorted(refused, key=lambda pair: spot_order(pair[0])), report.skipped,
+                                 errors[0] if errors else None)
         store_prepared(con, kept_items, dataset, origin, report, keep_invalid=False)
     return report
+
+
+def spot_order(spot: str) -> tuple:
+    """``file:12`` and ``file record 3`` in file order, then by number."""
+    match = re.match(r"(.*?)(?::| record )(\d+)$", spot)
+    return (match.group(1), int(match.group(2))) if match else (spot, 0)
+
+
+class RecordsRefused(ItemValidationError, UserError):
+    """Canonical records that refuse an ``import_items`` (no item_id, an id twice, a record that fails
+    validation), every one of them, with the lines skipped beside them: nothing was written.
+
+    Why all at once: the user fixes the file once instead of once per problem. ``refused`` and
+    ``skipped`` are (spot, reason) pairs; ``item_id`` and ``field`` name the first invalid record's
+    first problem (as ``ItemValidationError`` does), when one failed validation.
+    """
+
+    def __init__(self, refused: list[tuple[str, str]], skipped: list[tuple[str, str]],
+                 first: ItemValidationError | None = None):
+        self.refused, self.skipped = list(refused), list(skipped)
+        self.item_id = first.item_id if first else ""
+        self.fields = first.fields if first else []
+        self.field = first.field if first else ""
+        self.problems = [f"{spot}: {reason}" for spot, reason in self.refused]
+        more = f" (and {len(self.refused) - 1} more record(s))" if len(self.refused) > 1 else ""
+        Exception.__init__(self, self.problems[0] + more)
 
 
 # ---------------------------------------------------------------- the published layout
