@@ -198,6 +198,7 @@ def main() -> None:
         return
     common.ensure_store()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
+    common.import_notices()  # an import left unfinished: one line on every page
     common.warm_up()
     common.who_line()
     common.sidebar()

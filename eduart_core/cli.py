@@ -87,6 +87,24 @@ def configure_logging(debug: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr, force=True)
 
 
+def print_start_notices(args: argparse.Namespace) -> None:
+    """Before a command on a store runs: an import that was interrupted (or still runs elsewhere),
+    and how to finish it (``importers.unfinished``). Never stops the command: a store that cannot be
+    read here is the command's own business."""
+    if not hasattr(args, "db"):
+        return
+    from .importers.unfinished import notices
+    from .store import Store
+
+    try:
+        lines = notices(Store(args.db, lock_timeout_s=0.5))
+    except Exception as exc:  # a locked, missing or damaged store: the command itself says so
+        logging.getLogger(__name__).debug("import notices not read: %s", exc)
+        return
+    for line in lines:
+        print(line, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -94,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
+    print_start_notices(args)
     try:
         return int(args.func(args) or 0)
     except (UserError, StoreError) as exc:

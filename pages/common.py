@@ -887,6 +887,27 @@ def who_line() -> None:
             st.caption(plain(NOT_SIGNED_IN.capitalize()) + ": names are typed, not verified.")
 
 
+_IMPORT_NOTICES: dict[tuple[str, int], list[str]] = {}
+
+
+def import_notices() -> None:
+    """One line per import left unfinished (`importers.unfinished`): its runs hold part of their
+    answers, so every page says so until the import is run again. Read once per data version."""
+    from eduart_core.importers.unfinished import page_notices
+
+    path = store_path()
+    try:
+        key = (path, _store_version(path))
+        if key not in _IMPORT_NOTICES:
+            _IMPORT_NOTICES.clear()
+            _IMPORT_NOTICES[key] = page_notices(views.open_store(path))
+    except (UserError, StoreError) as exc:  # the page itself says what is wrong with the store
+        logger.info("import notices not read: %s", exc)
+        return
+    for line in _IMPORT_NOTICES[key]:
+        st.warning(plain(line), icon=":material/hourglass_top:")
+
+
 _EXPOSURE_CHECKED = False
 
 

@@ -24,6 +24,7 @@ from eduart_core.cli import main
 from eduart_core.gcpause import batch_done, collector_paused
 from eduart_core.jsonsafe import BadInput, check_value, loads, read_bytes
 from eduart_core.store import Store
+from eduart_core.text import plain
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = {"dataset": "demo", "item_id": "0001", "model": "my-vlm", "condition": "default",
@@ -145,19 +146,54 @@ def _layout(root: Path, n_items: int, models: int) -> int:
     return files
 
 
+def _page_notices(page: str | None = None) -> list[str]:
+    """The import notices a page of the app shows (AppTest on app.py, the store from EDUART_DB)."""
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
+
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return [w.value for w in at.warning if "import of dataset" in w.value]
+
+
 @pytest.mark.slow  # a real kill
-def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_the_rest(store, tmp_path, capsys):
+def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_the_rest(store, tmp_path, capsys,
+                                                                                      monkeypatch):
     root = tmp_path / "eduart"
     files = _layout(root, 60, 8)  # 960 answer files
     _kill_after(["import-eduart", str(root), "--db", str(store.path), "--batch", "60"], "new", 180)
     kept = _count(store)[0]
     assert 180 <= kept < files and kept % 60 == 0
+    with store.connect(read_only=True) as con:  # none of the killed import's runs claims to be complete
+        assert con.execute("SELECT count(*) FROM runs WHERE status <> 'running'").fetchone()[0] == 0
+    # stats says so, and the start of the next command (any command) says how to finish it
+    assert main(["stats", "--db", str(store.path)]) == 0
+    out, err = capsys.readouterr()
+    finish = f"python -m eduart_core import-eduart {root} --dataset eduart"
+    assert "in progress)" in out.splitlines()[2] and f"{kept:,} answer(s) so far" in out
+    assert err.startswith("notice: the import of dataset eduart is interrupted") and finish in err
+    assert main(["review-status", "--db", str(store.path)]) in (0, 2)
+    assert finish in capsys.readouterr().err
+    with store.connect(read_only=True) as con:
+        started = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    assert _page_notices("pages/1_inspector.py") == _page_notices() == [plain(
+        f"The import of dataset eduart is interrupted: {started} run(s) hold {kept:,} answer(s) so far and are marked "
+        "in progress; finish it by running the same import again: python -m eduart_core import-eduart eduart "
+        "--dataset eduart")]  # the folder by its name: no machine path on a page
     assert main(["import-eduart", str(root), "--db", str(store.path), "--batch", "60"]) == 0
     assert f"16 run(s) from 8 model(s); {files - kept} new response(s)" in capsys.readouterr().out
     assert _count(store) == (files, files)
     with store.connect(read_only=True) as con:
         totals = con.execute("SELECT count(*), sum(input_tokens) FROM runs WHERE status = 'completed'").fetchone()
     assert totals == (16, 10 * files)  # every run's totals recounted over all its answers
+    assert main(["stats", "--db", str(store.path)]) == 0
+    out, err = capsys.readouterr()
+    assert "in progress" not in out and "notice" not in err
 
 
 def test_an_import_hands_the_cycle_collector_back_as_it_found_it(store, tmp_path):

@@ -161,8 +161,8 @@ def _summary_text(stats: dict) -> str:
     lines = [f"store {stats['store']}",
              f"items {stats['items']} ({stats['items_with_image']} with image, "
              f"{stats['items_with_data_issue']} with data issues), images {stats['images']}",
-             f"models {stats['models']} ({stats['simulated_models']} simulated), runs {stats['runs']}, "
-             f"responses {stats['responses']}, scores {stats['scores']}"]
+             f"models {stats['models']} ({stats['simulated_models']} simulated), runs {stats['runs']}"
+             f"{_in_progress(stats)}, responses {stats['responses']}, scores {stats['scores']}"]
     if stats["items_by_type"]:
         lines.append("by type: " + ", ".join(f"{k} {v}" for k, v in stats["items_by_type"].items()))
     if stats["items_by_language"]:
@@ -170,14 +170,25 @@ def _summary_text(stats: dict) -> str:
     for name, d in stats["datasets"].items():
         flags = ", ".join(f for f, on in (("simulated", d["simulated"]), ("aggregates only", d["aggregate_only"])) if on)
         lines.append(f"dataset {name} [{d['kind']}{', ' + flags if flags else ''}]: items {d['items']}, "
-                     f"models {d['models']}, runs {d['runs']}, responses {d['responses']}")
+                     f"models {d['models']}, runs {d['runs']}{_in_progress(d)}, responses {d['responses']}")
+    for found in stats.get("imports_in_progress", []):
+        lines.append(f"import in progress: {found['line']}")
     return "\n".join(lines)
 
 
+def _in_progress(counts: dict) -> str:
+    return f" ({counts['runs_in_progress']} in progress)" if counts.get("runs_in_progress") else ""
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
+    from ..importers.unfinished import open_imports
     from ..store.scores import stats
 
-    result = stats(_store(args))
+    store = _store(args)
+    result = stats(store)
+    result["imports_in_progress"] = [{"dataset": found.dataset, "state": found.state(), "runs": found.runs,
+                                      "responses": found.responses, "line": found.line()}
+                                     for found in open_imports(store)]
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _summary_text(result))
     return 0
 

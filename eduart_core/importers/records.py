@@ -46,13 +46,17 @@ from ..store.core import PROJECT_ROOT
 from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared, validation_error
 from ..store.runs import (
     add_responses_con,
+    complete_runs_con,
     create_run_con,
     current_items_con,
     ensure_dataset_con,
     ensure_model_con,
     refresh_run_totals_con,
 )
+from ..store.team import add_event_con
+from ..team import Identity, operator
 from ..vocab import BENCHMARK_KIND, CONDITIONS
+from . import unfinished
 from .tables import TABLE_SUFFIXES, TableItems, read_table_items
 
 logger = logging.getLogger(__name__)
@@ -447,10 +451,11 @@ class _AnswerWriter:
                     self.models[info.model] = ensure_model_con(con, info.model, info.display_name, info.family,
                                                                info.provider, info.api_model_id)
                 run_id = f"{self.dataset}:{model_dir}:{condition}"
-                create_run_con(con, run_id, self.dataset, info.model, condition, "import-eduart",
-                               status="completed", launch_id=f"import-eduart:{self.dataset}", exist_ok=True)
+                # running until the import's last batch is in (`unfinished`): a kill leaves it marked so
+                create_run_con(con, run_id, self.dataset, info.model, condition, unfinished.ORIGIN,
+                               status="running", launch_id=unfinished.launch_id(self.dataset), exist_ok=True)
                 self.report.responses_added += add_responses_con(con, run_id, rows, self.items, self.memo)
-                refresh_run_totals_con(con, run_id, status="completed")
+                refresh_run_totals_con(con, run_id, status="running")
                 self.runs.add(run_id)
         self.pending.clear()
         self.size = 0
@@ -459,13 +464,16 @@ class _AnswerWriter:
 
 def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
                   models_csv: Path | None = None, batch_size: int = BATCH_RESPONSES,
-                  progress: Callable[[ImportReport], None] | None = None) -> ImportReport:
+                  progress: Callable[[ImportReport], None] | None = None,
+                  actor: Identity | None = None) -> ImportReport:
     """Import a folder in the published layout: items (and images) in one transaction, then the
     answers streamed folder by folder, parsed, scored and committed in batches of ``batch_size``
     (``progress(report)`` after each batch but the last).
 
     Memory stays bounded whatever the size of the folder; an import stopped half-way keeps the
-    items and the batches already committed, and running it again adds only what is missing.
+    items and the batches already committed, its runs stay marked running (``unfinished`` names
+    it at the next command and on every page), and running it again adds only what is missing.
+    ``actor`` (default: the machine's operator) is recorded with the import's start.
     """
     root = Path(root)
     metadata = root / "dataset" / "metadata"
@@ -474,11 +482,11 @@ def import_eduart(store: Store, root: Path | str, dataset: str = "eduart",
     if not str(dataset).strip():
         raise UserError("dataset name must not be empty")
     with collector_paused():  # one collection per batch instead (see eduart_core.gcpause)
-        return _import_published(store, root, dataset, models_csv, batch_size, progress)
+        return _import_published(store, root, dataset, models_csv, batch_size, progress, actor)
 
 
 def _import_published(store: Store, root: Path, dataset: str, models_csv: Path | None, batch_size: int,
-                      progress: Callable[[ImportReport], None] | None) -> ImportReport:
+                      progress: Callable[[ImportReport], None] | None, actor: Identity | None) -> ImportReport:
     """``import_eduart`` once its arguments are checked, with the cycle collector paused."""
     metadata = root / "dataset" / "metadata"
     report = ImportReport(dataset=dataset)
@@ -503,6 +511,8 @@ def _import_published(store: Store, root: Path, dataset: str, models_csv: Path |
     folders = _answer_folders(root / "answers", report.skipped)
 
     with store.transaction() as con:
+        add_event_con(con, unfinished.IMPORT_ACTION, unfinished.launch_id(dataset), unfinished.started(root, dataset),
+                      (actor or operator()).columns())
         prepared = prepare_items(con, store, records, root / "dataset", report,
                                  fallback_dir=root / "dataset" / "imgs")
         store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
@@ -515,6 +525,8 @@ def _import_published(store: Store, root: Path, dataset: str, models_csv: Path |
         for row in _folder_rows(folder, item_ids, report.skipped, max_bytes, max_text):
             writer.add(model_dir, condition, row)
     writer.flush()
+    with store.transaction() as con:  # the last batch is in: the import's runs are complete
+        complete_runs_con(con, unfinished.launch_id(dataset))
     report.runs = len(writer.runs)
     report.models = sorted(writer.models.values())
     return report

@@ -175,6 +175,26 @@ def set_run_tokens_con(con: Connection, run_id: str, input_tokens: int, output_t
                 "WHERE run_id = ?", [int(input_tokens), int(output_tokens), run_id])
 
 
+def open_runs(store: Store, origin: str) -> list[tuple[str, str, int, int]]:
+    """(launch id, dataset, runs, responses) of the runs of ``origin`` still marked running."""
+    with store.connect(read_only=True) as con:
+        rows = con.execute(
+            """SELECT u.launch_id, u.dataset, count(DISTINCT u.run_id), count(r.response_id)
+               FROM runs u LEFT JOIN responses r ON r.run_id = u.run_id
+               WHERE u.origin = ? AND u.status = 'running'
+               GROUP BY u.launch_id, u.dataset ORDER BY u.dataset""", [origin]).fetchall()
+    return [(str(launch), str(dataset), int(runs), int(responses)) for launch, dataset, runs, responses in rows]
+
+
+def complete_runs_con(con: Connection, launch_id: str) -> int:
+    """Mark the runs of a launch still running completed (its last batch is in); returns how many."""
+    before = con.execute("SELECT count(*) FROM runs WHERE launch_id = ? AND status = 'running'",
+                         [launch_id]).fetchone()[0]
+    con.execute("UPDATE runs SET status = 'completed', finished_at = current_timestamp "
+                "WHERE launch_id = ? AND status = 'running'", [launch_id])
+    return int(before)
+
+
 def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
     """Every run with its model's display name and response/error counts, newest first."""
     with store.connect(read_only=True) as con:

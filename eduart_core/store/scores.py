@@ -476,6 +476,7 @@ def stats(store: Store) -> dict:
             "models": int(one("SELECT count(*) FROM models")),
             "simulated_models": int(one("SELECT count(*) FROM models WHERE simulated")),
             "runs": int(one("SELECT count(*) FROM runs")),
+            "runs_in_progress": int(one("SELECT count(*) FROM runs WHERE status = 'running'")),
             "responses": int(one("SELECT count(*) FROM responses")),
             "scores": int(one("SELECT count(*) FROM scores")),
             "scores_by_profile": pairs("SELECT profile, count(*) FROM scores GROUP BY 1 ORDER BY 1"),
@@ -498,6 +499,8 @@ def stats(store: Store) -> dict:
                               or one("SELECT count(DISTINCT model) FROM reference_type_scores WHERE dataset = ?",
                                      [name])),
                 "runs": int(one("SELECT count(*) FROM runs WHERE dataset = ?", [name])),
+                "runs_in_progress": int(one("SELECT count(*) FROM runs WHERE dataset = ? AND status = 'running'",
+                                            [name])),
                 "responses": int(one("SELECT count(*) FROM responses r JOIN runs u USING (run_id) "
                                      "WHERE u.dataset = ?", [name])),
                 "scores": int(one("SELECT count(*) FROM scores s JOIN responses r USING (response_id) "

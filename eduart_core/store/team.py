@@ -70,11 +70,16 @@ def load_role_changes(store: Store) -> pd.DataFrame:
 def add_event(store: Store, action: str, target: str | None, detail: dict | None, actor: dict[str, Any]) -> int:
     """Append one audit event (a launch, a resume, a cancel); ``detail`` is stored as JSON text."""
     with store.transaction() as con:
-        row = con.execute(
-            "INSERT INTO audit_events (action, target, detail, actor_subject, actor_provider, actor_name) "
-            "VALUES (?, ?, ?, ?, ?, ?) RETURNING event_id",
-            [action, target, json.dumps(detail, ensure_ascii=False, default=str) if detail is not None else None,
-             *(actor.get(c) for c in ACTOR_COLUMNS)]).fetchone()
+        return add_event_con(con, action, target, detail, actor)
+
+
+def add_event_con(con, action: str, target: str | None, detail: dict | None, actor: dict[str, Any]) -> int:
+    """``add_event`` inside the caller's transaction."""
+    row = con.execute(
+        "INSERT INTO audit_events (action, target, detail, actor_subject, actor_provider, actor_name) "
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING event_id",
+        [action, target, json.dumps(detail, ensure_ascii=False, default=str) if detail is not None else None,
+         *(actor.get(c) for c in ACTOR_COLUMNS)]).fetchone()
     return int(row[0])
 
 
@@ -85,3 +90,18 @@ def load_events(store: Store) -> pd.DataFrame:
         if not _has_table(con, "audit_events"):
             return pd.DataFrame(columns=columns)
         return _frame(con.execute(f"SELECT {', '.join(columns)} FROM audit_events ORDER BY event_id"))
+
+
+def latest_event(store: Store, action: str, target: str) -> dict | None:
+    """The latest audit event of ``action`` on ``target`` (its detail decoded), or None."""
+    with store.connect(read_only=True) as con:
+        row = con.execute(f"SELECT detail, {', '.join(ACTOR_COLUMNS)}, created_at FROM audit_events "
+                          "WHERE action = ? AND target = ? ORDER BY event_id DESC LIMIT 1", [action, target]).fetchone()
+    if row is None:
+        return None
+    try:
+        detail = json.loads(row[0]) if row[0] else {}
+    except ValueError:
+        detail = {}
+    return {"detail": detail if isinstance(detail, dict) else {}, **dict(zip(ACTOR_COLUMNS, row[1:4])),
+            "created_at": row[4]}

@@ -1,0 +1,107 @@
+"""Imports in progress: which ``import-eduart`` left runs unfinished, and how to finish it.
+
+Why: ``import-eduart`` commits its answers in batches, so a kill half-way leaves runs holding part
+of their answers. Those runs stay marked ``running`` until the import's last batch is committed
+(``importers.records``), and the start of the import is an audit event (action ``IMPORT_ACTION``,
+target the launch id) that records the folder, the process and the host. From the two, this module
+tells an import still running in another process from one that was interrupted, and gives the
+command that finishes it (running the import again adds exactly what is missing). The command line
+prints ``notices`` at the start of every command; every page shows ``page_notices``; ``stats``
+lists ``open_imports``.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..store import Store
+from ..store.runs import open_runs
+from ..store.team import latest_event
+
+ORIGIN = "import-eduart"
+IMPORT_ACTION = "import-eduart"
+
+
+def launch_id(dataset: str) -> str:
+    """The launch id every run of one dataset's published-layout import shares."""
+    return f"{ORIGIN}:{dataset}"
+
+
+def started(folder: Path | str, dataset: str) -> dict:
+    """The detail of the audit event an import writes as it starts."""
+    return {"folder": str(Path(folder).resolve()), "dataset": dataset, "pid": os.getpid(),
+            "host": socket.gethostname()}
+
+
+@dataclass(frozen=True)
+class OpenImport:
+    """An import whose runs are not all complete: still running elsewhere, or interrupted."""
+
+    dataset: str
+    runs: int
+    responses: int
+    folder: str | None
+    pid: int | None
+    host: str | None
+
+    @property
+    def running(self) -> bool:
+        """True while the process that started it is alive on this host."""
+        if not self.pid or self.host != socket.gethostname():
+            return False
+        from ..runner.launchfile import process_alive
+
+        return process_alive(self.pid)
+
+    def command(self, folder_name_only: bool = False) -> str:
+        """The command that finishes it (the same import again)."""
+        folder = self.folder or "FOLDER"
+        if folder_name_only and self.folder:
+            folder = Path(self.folder).name
+        return f"python -m eduart_core import-eduart {shlex.quote(folder)} --dataset {shlex.quote(self.dataset)}"
+
+    def state(self) -> str:
+        """``in progress`` or ``interrupted`` (another host's process cannot be checked: both named)."""
+        if self.running:
+            return "in progress"
+        if self.host and self.host != socket.gethostname():
+            return f"interrupted, or still running on {self.host}"
+        return "interrupted"
+
+    def line(self, folder_name_only: bool = False) -> str:
+        """One line: which import, how far it got, and what to do."""
+        head = (f"the import of dataset {self.dataset} is {self.state()}: {self.runs} run(s) hold "
+                f"{self.responses:,} answer(s) so far and are marked in progress")
+        if self.running:
+            return f"{head} (process {self.pid}); its numbers are incomplete until it ends"
+        return f"{head}; finish it by running the same import again: {self.command(folder_name_only)}"
+
+
+def open_imports(store: Store) -> list[OpenImport]:
+    """Every published-layout import with runs still marked running."""
+    out = []
+    for launch, dataset, runs, responses in open_runs(store, ORIGIN):
+        event = latest_event(store, IMPORT_ACTION, launch) or {"detail": {}}
+        detail = event["detail"]
+        pid = detail.get("pid")
+        out.append(OpenImport(dataset, runs, responses, detail.get("folder"),
+                              int(pid) if isinstance(pid, int) else None, detail.get("host")))
+    return out
+
+
+def notices(store: Store) -> list[str]:
+    """The lines a command prints at its start (none when every import finished)."""
+    if not store.exists():
+        return []
+    return [f"notice: {found.line()}" for found in open_imports(store)]
+
+
+def page_notices(store: Store) -> list[str]:
+    """The one-line notices of every page (the folder by its name: no machine path on a page)."""
+    if not store.exists():
+        return []
+    lines = [found.line(folder_name_only=True) for found in open_imports(store)]
+    return [line[0].upper() + line[1:] for line in lines]
