@@ -58,6 +58,22 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_actor_options(parser: argparse.ArgumentParser, by: str | None = None) -> None:
+    """``--for NAME`` on every command that writes (the operator acts for NAME: both are recorded),
+    and ``--by NAME`` where a command took a typed name before (single-machine stores only)."""
+    parser.add_argument("--for", dest="acting_for", metavar="NAME",
+                        help="record that the operator ($EDUART_USER or the login name) acts for NAME")
+    if by is not None:
+        parser.add_argument("--by", metavar="NAME", help=by + "; refused on a team store (use --for)")
+
+
+def actor(args: argparse.Namespace, store):
+    """Who acts for this command (``team.cli_identity``): the operator, for someone when --for says so."""
+    from .team import cli_identity
+
+    return cli_identity(store, getattr(args, "by", None), getattr(args, "acting_for", None))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m eduart_core",

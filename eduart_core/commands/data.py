@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..cli import add_db_option
+from ..cli import add_actor_options, add_db_option
 from ..errors import UserError
 from ..store import Store
 from ..vocab import ALL_PROFILES, DEFAULT_PROFILE, PROFILES
@@ -96,7 +96,11 @@ def cmd_import_eduart(args: argparse.Namespace) -> int:
         print(f"import-eduart: {report.responses_added:,} new response(s) stored so far", file=sys.stderr,
               flush=True)
 
-    report = import_eduart(_store(args), args.root, dataset=args.dataset, batch_size=args.batch, progress=progress)
+    from ..cli import actor
+
+    store = _store(args)
+    report = import_eduart(store, args.root, dataset=args.dataset, batch_size=args.batch, progress=progress,
+                           actor=actor(args, store))
     if _nothing_imported(report):
         _print_skipped(report.skipped, "file(s)")
         raise UserError("nothing imported: every item file was skipped (see the lines above)")
@@ -262,6 +266,7 @@ def register(sub) -> None:
     p.add_argument("--dataset", default="eduart", help="dataset name (default: eduart)")
     p.add_argument("--batch", type=_positive, default=BATCH_RESPONSES, metavar="N",
                    help=f"answers committed per transaction (default {BATCH_RESPONSES:,})")
+    add_actor_options(p)
     add_db_option(p)
     p.set_defaults(func=cmd_import_eduart)
 

@@ -38,7 +38,7 @@ def _store(args):
 
 
 def register(sub) -> None:
-    from ..cli import add_db_option
+    from ..cli import add_actor_options, add_db_option
 
     p = sub.add_parser("judge", help="mark answers with a rubric by a model judge (a scoring profile per judge)",
                        description="Run a model judge over a dataset's answers with a rubric. Running the same "
@@ -73,6 +73,7 @@ def register(sub) -> None:
     from . import run_batch
 
     run_batch.add_arguments(p)
+    add_actor_options(p)
     add_db_option(p)
     p.set_defaults(func=cmd_judge)
 
@@ -81,7 +82,7 @@ def register(sub) -> None:
                                    "points (+ rubric, role grade|adjudicate, note, graded_at, simulated). "
                                    "Idempotent. Exit code 2 when lines were skipped.")
     p.add_argument("file", help="the .jsonl file")
-    p.add_argument("--by", help="who imports (default: the operator of this machine, the OS user)")
+    add_actor_options(p, by="who imports on a single-machine store (default: the operator of this machine)")
     add_db_option(p)
     p.set_defaults(func=cmd_grades_import)
 
@@ -89,6 +90,7 @@ def register(sub) -> None:
     p.add_argument("--out", help="file to write (default: standard output)")
     p.add_argument("--dataset", help="only this dataset")
     p.add_argument("--rubric", help="only this rubric")
+    add_actor_options(p, by="who exports on a single-machine store (default: the operator of this machine)")
     add_db_option(p)
     p.set_defaults(func=cmd_grades_export)
 
@@ -101,7 +103,7 @@ def register(sub) -> None:
     p.add_argument("--graders", type=int, required=True, metavar="K", help="independent graders per answer")
     p.add_argument("--set", action="store_true", help="change K of the current round instead of starting a new one")
     p.add_argument("--models", action="append", default=[], metavar="NAMES", help="only these examinees' answers")
-    p.add_argument("--by", help="who sets the round (default: the operator of this machine, the OS user)")
+    add_actor_options(p, by="who sets the round on a single-machine store (default: the operator of this machine)")
     add_db_option(p)
     p.set_defaults(func=cmd_grading_round)
 
@@ -110,7 +112,7 @@ def register(sub) -> None:
     p.add_argument("--min-alpha", type=float, help=f"judge alpha at least (default {JUDGE_MIN_ALPHA})")
     p.add_argument("--max-severity", type=float, help=f"|severity| at most, logit (default {JUDGE_MAX_SEVERITY})")
     p.add_argument("--min-human-alpha", type=float, help=f"graders' alpha at least (default {HUMAN_MIN_ALPHA})")
-    p.add_argument("--by", help="who sets it (default: $EDUART_USER or the login name)")
+    add_actor_options(p, by="who sets it on a single-machine store (default: the operator of this machine)")
     add_db_option(p)
     p.set_defaults(func=cmd_judge_gate)
 
@@ -169,7 +171,8 @@ def print_estimate(store, plan) -> None:
 
 
 def cmd_judge(args) -> int:
-    from ..judges.launch import cli_user, execute_judging, plan_judging, print_summary
+    from ..cli import actor
+    from ..judges.launch import execute_judging, plan_judging, print_summary
     from ..providers.base import redact
     from ..runner import launchfile
     from ..store import StoreError
@@ -177,7 +180,7 @@ def cmd_judge(args) -> int:
     store = _store(args)
     try:
         options = options_from_args(args, store)
-        options.created_by = options.created_by or cli_user()
+        options.created_by = options.created_by or actor(args, store).recorded_name
         plan = plan_judging(store, options)
         if args.dry_run:
             print_estimate(store, plan)
@@ -216,17 +219,12 @@ def cmd_judge(args) -> int:
     return code
 
 
-def _actor(args):
-    """Who acts on the command line: the operator of this machine, or the name ``--by`` gives."""
-    from ..team import local, operator
-
-    return local(args.by) if getattr(args, "by", None) else operator()
-
-
 def cmd_grades_import(args) -> int:
+    from ..cli import actor
     from ..judges.exchange import import_grades
 
-    report = import_grades(_store(args), args.file, recorded_by=_actor(args))
+    store = _store(args)
+    report = import_grades(store, args.file, recorded_by=actor(args, store))
     for spot, reason in report.skipped:
         print(f"{spot}: skipped: {reason}")
     print(f"{report.lines} line(s): {report.added} grade(s) added, {report.unchanged} unchanged, "
@@ -235,9 +233,11 @@ def cmd_grades_import(args) -> int:
 
 
 def cmd_grades_export(args) -> int:
+    from ..cli import actor
     from ..judges.exchange import export_grades
 
-    text, n = export_grades(_store(args), args.out, args.dataset, args.rubric, viewer=_actor(args))
+    store = _store(args)
+    text, n = export_grades(store, args.out, args.dataset, args.rubric, viewer=actor(args, store))
     if args.out:
         print(f"wrote {n} grade(s) to {args.out}")
     else:
@@ -246,10 +246,11 @@ def cmd_grades_export(args) -> int:
 
 
 def cmd_grading_round(args) -> int:
+    from ..cli import actor
     from ..judges.grading import round_progress, set_graders, start_round
 
     store = _store(args)
-    who = _actor(args)
+    who = actor(args, store)
     if args.set:
         set_graders(store, args.dataset, args.rubric, args.graders, who)
     else:
@@ -261,7 +262,7 @@ def cmd_grading_round(args) -> int:
 
 
 def cmd_judge_gate(args) -> int:
-    from ..judges.launch import cli_user
+    from ..cli import actor
     from ..store.judges import gate_settings, set_gate_settings
 
     store = _store(args)
@@ -272,7 +273,7 @@ def cmd_judge_gate(args) -> int:
         values = {k: current[k] if v is None else v for k, v in values.items()}
         if not (0 < values["min_alpha"] <= 1 and 0 < values["min_human_alpha"] <= 1 and values["max_severity"] > 0):
             raise UserError("alphas must be in (0, 1] and the severity bound positive")
-        set_gate_settings(store, args.dataset, set_by=args.by or cli_user(), **values)
+        set_gate_settings(store, args.dataset, set_by=actor(args, store).recorded_name, **values)
         current = gate_settings(store, args.dataset)
     who = f" (set by {current['set_by']} at {current['set_at']})" if current["set_by"] else " (defaults)"
     print(f"{args.dataset}: a judge passes where alpha >= {current['min_alpha']:.2f} and |severity| <= "

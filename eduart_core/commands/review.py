@@ -59,10 +59,11 @@ def cmd_status(args) -> int:
 
 
 def cmd_import(args) -> int:
+    from ..cli import actor
     from ..extraction.exchange import import_file
-    from ..team import operator
 
-    result = import_file(_store(args), args.file, actor=operator())
+    store = _store(args)
+    result = import_file(store, args.file, actor=actor(args, store))
     for number, problem in result.errors:
         print(f"{args.file}:{number}: skipped: {problem}")
     print(result.summary())
@@ -82,10 +83,11 @@ def cmd_export(args) -> int:
 
 
 def cmd_round(args) -> int:
+    from ..cli import actor
     from ..extraction.review import set_reviewers
-    from ..team import operator
 
-    change = set_reviewers(_store(args), args.dataset, args.round, args.reviewers, set_by=operator(),
+    store = _store(args)
+    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
                            blind_adjudication=args.blind_adjudication)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:
@@ -105,7 +107,7 @@ def cmd_overrides_export(args) -> int:
 
 
 def register(sub) -> None:
-    from ..cli import add_db_option
+    from ..cli import add_actor_options, add_db_option
 
     status = sub.add_parser("review-status", help="review progress and reviewer agreement per dataset and round")
     status.add_argument("--json", action="store_true", help="machine-readable output")
@@ -115,6 +117,7 @@ def register(sub) -> None:
     imp = sub.add_parser("review-import", help="import review decisions from a JSONL file (one per line)")
     imp.add_argument("file", type=Path, help='JSONL: {"dataset","page","round","field","reviewer",'
                                              '"decision": "A"|"B"|"edit", "value", "note"} per line')
+    add_actor_options(imp)
     add_db_option(imp)
     imp.set_defaults(func=cmd_import)
 
@@ -129,7 +132,8 @@ def register(sub) -> None:
     rnd.add_argument("--reviewers", type=int, required=True, help="1 = single review; 2 or more = blind review")
     rnd.add_argument("--blind-adjudication", action="store_true",
                      help="adjudicators see the round's decisions without reviewer names")
-    rnd.add_argument("--by", default=None, help=argparse.SUPPRESS)  # the OS user is recorded (older scripts pass it)
+    rnd.add_argument("--by", dest="ignored_by", default=None, help=argparse.SUPPRESS)  # older scripts pass it
+    add_actor_options(rnd)
     add_db_option(rnd)
     rnd.set_defaults(func=cmd_round)
 

@@ -37,7 +37,7 @@ on. EDUART_INGEST_WAIT_S (default 120) is how long the final ingest waits for a 
 
 
 def register(sub) -> None:
-    from ..cli import add_db_option
+    from ..cli import add_actor_options, add_db_option
 
     p = sub.add_parser("run", help="run models on the items (resumable, concurrent, cached)",
                        description="Ask one or more models the items of a dataset under the default and/or "
@@ -53,6 +53,7 @@ def register(sub) -> None:
     p.add_argument("--rpm", type=float, help="at most N requests per minute per provider, where models.toml sets "
                                              "none (default: no limit)")
     add_db_option(p)
+    add_actor_options(p)
     p.add_argument("--dataset", help="dataset to ask (default: demo if present)")
     p.add_argument("--run-id", metavar="ID", help="name of the launch (default: derived from the options)")
     p.add_argument("--resume", nargs="?", const=True, default=None, metavar="ID",
@@ -178,24 +179,26 @@ def _recover(store: Store) -> None:
               flush=True)
 
 
-def _record_launch(store: Store, launch_id: str, resume: bool) -> None:
-    """The audit row of a launch from the command line: the OS user, the machine's operator.
+def _record_launch(store: Store, launch_id: str, resume: bool, who) -> None:
+    """The audit row of a launch from the command line: ``who`` (``cli.actor``: the machine's operator,
+    and whom it acts for with --for).
 
     A launch from the Runs page was recorded (with the signed-in person) before this process
     started. A store held by another process costs the row, never the run: one line says so."""
     from ..store import StoreError
     from ..store.team import add_event
-    from ..team import launched_by, operator
+    from ..team import launched_by
 
     if launched_by() is not None:
         return
     try:
-        add_event(store, "resume" if resume else "launch", launch_id, {"argv": sys.argv[1:]}, operator().columns())
+        add_event(store, "resume" if resume else "launch", launch_id, {"argv": sys.argv[1:]}, who.columns())
     except StoreError as exc:
         print(f"warning: launch {launch_id} not recorded in the audit log: {exc}", file=sys.stderr)
 
 
 def _run(args) -> int:
+    from ..cli import actor
     from ..runner.launch import execute, plan_launch
 
     if args.list_models:
@@ -214,7 +217,7 @@ def _run(args) -> int:
     if args.dry_run:
         print_estimate(store, plan)
         return 0
-    _record_launch(store, plan.launch_id, resume=bool(args.resume))
+    _record_launch(store, plan.launch_id, resume=bool(args.resume), who=actor(args, store))
     from ..runner.batch.ledger import has_ledger
 
     if args.batch or has_ledger(store, plan.launch_id):

@@ -22,19 +22,21 @@ def _store(args):
 
 
 def cmd_grant(args) -> int:
-    from ..team import operator
+    from ..cli import actor
     from ..team.roles import grant
 
-    changed = grant(_store(args), args.subject, args.role, operator(), note=args.note)
+    store = _store(args)
+    changed = grant(store, args.subject, args.role, actor(args, store), note=args.note)
     print(f"{args.subject}: {args.role} granted" if changed else f"{args.subject} already has {args.role}")
     return 0
 
 
 def cmd_revoke(args) -> int:
-    from ..team import operator
+    from ..cli import actor
     from ..team.roles import revoke
 
-    changed = revoke(_store(args), args.subject, args.role, operator(), note=args.note)
+    store = _store(args)
+    changed = revoke(store, args.subject, args.role, actor(args, store), note=args.note)
     print(f"{args.subject}: {args.role} revoked" if changed
           else f"{args.subject} has no {args.role} role in the roles table (a role from the token's claim is "
                "revoked at the identity provider)")
@@ -61,7 +63,7 @@ def cmd_list(args) -> int:
 
 
 def register(sub) -> None:
-    from ..cli import add_db_option
+    from ..cli import add_actor_options, add_db_option
     from ..team import ROLES
 
     roles = sub.add_parser("roles", help="grant, revoke and list team roles (sign-in mode)",
@@ -72,6 +74,7 @@ def register(sub) -> None:
         p.add_argument("subject", help="the sub claim of the person's identity token")
         p.add_argument("role", help=", ".join(ROLES))
         p.add_argument("--note", default=None, help="why (kept with the change)")
+        add_actor_options(p)
         add_db_option(p)
         p.set_defaults(func=func)
     listing = actions.add_parser("list", help="who holds which role in the roles table")

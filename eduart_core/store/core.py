@@ -140,6 +140,11 @@ class Store:
     is_file: bool = True
     path: Path | str
 
+    @property
+    def shared(self) -> bool:
+        """A team store: a database server that several people write (a DuckDB file has one writer)."""
+        return not self.is_file
+
     def __new__(cls, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):
         if cls is Store:
             location = path if path else default_db_path()

@@ -5,7 +5,9 @@ launch all record who made them, and all of them check the same roles. Three kin
 exist: a person signed in through OIDC (subject = the token's ``sub``, provider = its issuer),
 a name typed on a studio running without sign-in (single-machine mode: nothing is verified, so the
 person at the machine holds every role, and the records say "not signed in"), and the machine's
-operator on the command line (who can open the store file anyway: every role, the OS user name).
+operator on the command line (who can open the store file anyway: every role, ``$EDUART_USER`` or
+the OS user name, and whom the operator acts for when ``--for`` says so). On a team store the
+command line never records a bare typed name (``cli_identity``).
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ ROLES_CLAIM_ENV = "EDUART_ROLES_CLAIM"
 DEFAULT_ROLES_CLAIM = "groups"
 #: A launch started from the Runs page passes its (already checked) identity to the run process.
 LAUNCHED_BY_ENV = "EDUART_LAUNCHED_BY"
+#: An explicit operator identity for the command line (default: the login name).
+OPERATOR_ENV = "EDUART_USER"
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class Identity:
     email: str | None = None
     roles: frozenset[str] = field(default_factory=frozenset)
     signed_in: bool = False
+    acting_for: str | None = None   # the operator acts for this person (recorded beside, never as, the actor)
 
     @property
     def key(self) -> str:
@@ -52,7 +57,7 @@ class Identity:
             shown = self.name if self.name == self.subject else f"{self.name} ({self.subject})"
             return shown + (f" <{self.email}>" if self.email and self.email != self.name else "")
         if self.provider == OPERATOR:
-            return f"{self.name} (operator of this machine)"
+            return f"{self.name} (operator of this machine{', for ' + self.acting_for if self.acting_for else ''})"
         return f"{self.name} · {NOT_SIGNED_IN}"
 
     def may(self, action: str) -> bool:
@@ -64,15 +69,22 @@ class Identity:
             raise PermissionDenied(self.name or self.subject, action)
 
     def with_roles(self, roles) -> Identity:
-        return Identity(self.subject, self.provider, self.name, self.email, frozenset(roles), self.signed_in)
+        return Identity(self.subject, self.provider, self.name, self.email, frozenset(roles), self.signed_in,
+                        self.acting_for)
+
+    @property
+    def recorded_name(self) -> str:
+        """The name a record keeps: the actor's, and whom an operator acted for ("ops (for anna)")."""
+        return f"{self.name} (for {self.acting_for})" if self.acting_for else self.name
 
     def columns(self) -> dict[str, str | None]:
         """The identity columns every attributable row carries."""
-        return {"actor_subject": self.subject, "actor_provider": self.provider, "actor_name": self.name}
+        return {"actor_subject": self.subject, "actor_provider": self.provider, "actor_name": self.recorded_name}
 
     def to_json(self) -> str:
         return json.dumps({"subject": self.subject, "provider": self.provider, "name": self.name,
-                           "email": self.email, "roles": sorted(self.roles), "signed_in": self.signed_in})
+                           "email": self.email, "roles": sorted(self.roles), "signed_in": self.signed_in,
+                           "acting_for": self.acting_for})
 
 
 def local(name: str) -> Identity:
@@ -83,13 +95,46 @@ def local(name: str) -> Identity:
     return Identity(name, SINGLE_MACHINE, name, roles=frozenset(ROLES), signed_in=False)
 
 
-def operator() -> Identity:
-    """The machine's operator on the command line: the OS user, every role."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = os.environ.get("USER") or "operator"
-    return Identity(user, OPERATOR, user, roles=frozenset(ROLES), signed_in=False)
+def operator(acting_for: str | None = None) -> Identity:
+    """The machine's operator on the command line: ``$EDUART_USER`` (an explicit operator identity)
+    or the OS user; every role. ``acting_for`` names whom the operator acts for: recorded beside
+    the operator, never as the actor."""
+    user = (os.environ.get(OPERATOR_ENV) or "").strip()
+    if not user:
+        try:
+            user = getpass.getuser()
+        except (KeyError, OSError):
+            user = os.environ.get("USER") or "operator"
+    return Identity(user, OPERATOR, user, roles=frozenset(ROLES), signed_in=False,
+                    acting_for=_person(acting_for, "--for") if acting_for is not None else None)
+
+
+def _person(name: str, option: str) -> str:
+    name = (name or "").strip()
+    if not name or len(name) > 200 or any(ord(ch) < 32 for ch in name):
+        raise UserError(f"{option} needs a name of 1 to 200 printable characters")
+    return name
+
+
+def cli_identity(store, by: str | None = None, acting_for: str | None = None) -> Identity:
+    """Who acts on the command line (every command that writes asks this).
+
+    On a team store (``store.shared``: a database several people write) only the operator acts:
+    whoever holds the database credentials could type any name, so ``by`` (a bare name that would
+    look like a person's own record) is refused, and ``acting_for`` is recorded beside the operator.
+    On a single-machine store nothing is verified anyway: ``by`` is a typed name, as on a studio
+    without sign-in.
+    """
+    if by is not None and acting_for is not None:
+        raise UserError("give --by or --for, not both")
+    if by is not None:
+        if store.shared:
+            who = operator()
+            raise UserError(f"--by cannot name who acts on a team store: the command line records its operator "
+                            f"({who.name}, from ${OPERATOR_ENV} or the login name); to act for someone, say "
+                            f"--for {_person(by, '--by')!r}")
+        return local(_person(by, "--by"))
+    return operator(acting_for)
 
 
 def as_identity(who: Identity | str) -> Identity:
@@ -136,6 +181,6 @@ def launched_by() -> Identity | None:
     try:
         data = json.loads(raw)
         return Identity(str(data["subject"]), str(data["provider"]), str(data["name"]), data.get("email"),
-                        frozenset(data.get("roles") or ()), bool(data.get("signed_in")))
+                        frozenset(data.get("roles") or ()), bool(data.get("signed_in")), data.get("acting_for"))
     except (ValueError, KeyError, TypeError):
         return None
