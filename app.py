@@ -3,8 +3,17 @@
 Entry point and Overview page. It builds the demo store on first start, draws the global sidebar
 (so every page shares the same selection and URL), and routes to the pages with ``st.navigation``.
 In presentation mode only the story pages are offered, in story order.
+
+Why the ``st.App`` at the end: Streamlit runs a page script only when a browser opens a session,
+so nothing in it can speak when the server starts. `streamlit run app.py` finds the ``App`` and
+serves this same file with it; the App's lifespan runs once at server start, before anyone can
+connect, and says in the terminal when the studio listens beyond this machine without sign-in.
+Each session still runs this file as ``__main__`` (``main``).
 """
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import streamlit as st
 
@@ -15,8 +24,6 @@ from eduart_core.errors import UserError
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
 from pages import common, menu
-
-st.set_page_config(page_title="EduArt Studio", page_icon=common.page_icon(), layout="wide")  # a local icon
 
 
 def overview() -> None:
@@ -192,6 +199,7 @@ def navigation():
 
 
 def main() -> None:
+    st.set_page_config(page_title="EduArt Studio", page_icon=common.page_icon(), layout="wide")  # a local icon
     nav = navigation()
     common.warn_if_exposed()
     if not common.gate():  # team mode: sign in first; a person without a role sees one line
@@ -220,4 +228,14 @@ def main() -> None:
         nav.run()
 
 
-main()
+@asynccontextmanager
+async def server_started(_app) -> AsyncIterator[None]:
+    """Once, as the server starts: the exposure warning in the terminal (module docstring)."""
+    common.warn_if_exposed()
+    yield
+
+
+if __name__ == "__main__":  # a browser session: Streamlit runs this file as the page script
+    main()
+else:  # `streamlit run app.py` imports this file once and serves it through this App
+    app = st.App(__file__, lifespan=server_started)
