@@ -196,6 +196,20 @@ def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_th
     assert "in progress" not in out and "notice" not in err
 
 
+def test_a_finished_import_marks_its_runs_completed_and_leaves_no_notice(store, tmp_path, capsys):
+    from eduart_core.importers.unfinished import notices
+
+    root = tmp_path / "eduart"
+    _layout(root, 6, 2)
+    assert main(["import-eduart", str(root), "--db", str(store.path), "--batch", "5"]) == 0
+    with store.connect(read_only=True) as con:
+        assert con.execute("SELECT DISTINCT status FROM runs").fetchall() == [("completed",)]
+    assert notices(store) == []
+    assert main(["stats", "--db", str(store.path)]) == 0
+    out, err = capsys.readouterr()
+    assert "in progress" not in out and "notice" not in err
+
+
 def test_an_import_hands_the_cycle_collector_back_as_it_found_it(store, tmp_path):
     root = tmp_path / "eduart"
     _layout(root, 6, 2)
