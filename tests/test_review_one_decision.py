@@ -249,3 +249,15 @@ def test_the_demo_shows_agreement_of_a_settled_blind_round_and_withholds_the_one
     assert reviewers and all("(simulated)" in name for name in reviewers)
     assert main(["review-status", "--db", str(demo_db)]) == 0
     assert "all reviewers made the same choice" in capsys.readouterr().out
+
+
+def test_the_simulated_reviewers_decide_once_on_either_backend(request, both, tmp_path):
+    from eduart_core.extraction.simulated import BLIND_ROUND, simulate_review
+
+    store = Store(both.copy(request, tmp_path / "simulated"))
+    first = simulate_review(store)["simulated_review_decisions"]
+    assert first >= 5 and simulate_review(store)["simulated_review_decisions"] == 0  # a second build adds nothing
+    report = {r["round"]: r for r in status_report(review.load_state(store))["rounds"]}
+    assert report[2]["resolved"] == report[2]["queued"] and report[2]["agreement"]["units"] >= 2
+    assert report[BLIND_ROUND]["agreement_withheld"] and report[BLIND_ROUND]["open_fields"] >= 1
+    assert len(db.load_decisions(store)) == first
