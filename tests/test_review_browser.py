@@ -118,6 +118,11 @@ def test_blind_double_review_and_adjudication_in_two_browsers(server, browser):
         accept_buttons(anna, "A").first.click()
         settle(anna, pause=250)
         no_errors(anna)
+        anna.get_by_role("button", name="◀ Previous").click()  # back to the page she decided
+        settle(anna, pause=250)
+        assert anna.get_by_text("Your decision: Accept A.").count() >= 1
+        assert accept_buttons(anna, "A").count() == 0 and accept_buttons(anna, "B").count() == 0  # a change, no Accept
+        assert anna.get_by_text("Change my decision").count() >= 1
         anna_action = review.true_action("A", order["Anna"])
         bruno_side = "B" if review.true_action("A", order["Bruno"]) == anna_action else "A"
         choose_round(bruno, 1)  # a fresh run after Anna's decision
@@ -136,6 +141,11 @@ def test_blind_double_review_and_adjudication_in_two_browsers(server, browser):
         carla.screenshot(path=str(SHOTS / "review_adjudication.png"), full_page=False)
         accept_buttons(carla, "A").first.click()
         settle(carla, pause=250)
+        no_errors(carla)
+        carla.get_by_text("Agreement", exact=True).click()  # round 3 still waits for a second reviewer elsewhere
+        settle(carla, pause=250)
+        assert carla.get_by_text("their agreement appears here once every field of the round is settled",
+                                 exact=False).count() >= 1
         no_errors(carla)
     finally:
         for ctx in (anna_ctx, bruno_ctx, carla_ctx):
