@@ -204,7 +204,8 @@ ROUND_PLANS: dict[int, list[tuple[int, str, Perturb, str]]] = {
 }
 
 
-#: The demo store's third round: the refined prompt run again, reviewed blind and still in progress.
+#: The demo store's third round: the refined prompt run again on the pages round 2 disputed, reviewed
+#: blind and still in progress.
 BLIND_ROUND = 3
 BLIND_ROUND_PLAN = ROUND_PLANS[2]
 
@@ -248,13 +249,15 @@ def build_extraction_demo(store: Store) -> dict:
     return {"pages": len(pages), "rounds": statuses}
 
 
-def _extraction_round(store: Store, round: int, plan: list) -> dict[str, int]:
-    """One simulated round: both extractions of every page, compared (agreeing pages promoted)."""
+def _extraction_round(store: Store, round: int, plan: list, only_planned: bool = False) -> dict[str, int]:
+    """One simulated round: both extractions of every page (``only_planned``: of the pages its plan
+    perturbs), compared (agreeing pages promoted)."""
     from ..store import extraction as db
     from .review import record_comparisons
 
     rows = []
-    triples = simulated_extractions(round, plan)
+    planned = {page for page, *_ in plan}
+    triples = [t for index, t in enumerate(simulated_extractions(round, plan)) if not only_planned or index in planned]
     for (truth, a, b) in triples:
         for side, rec in (("A", a), ("B", b)):
             rows.append({"page_id": page_id_of(truth), "round": round, "extractor": side,
@@ -276,7 +279,8 @@ LEFT_FOR_YOU = "ex01/q01"  # the blind round's page no simulated reviewer decide
 def simulate_review(store: Store) -> dict:
     """Simulated reviewers on the demo's extraction rounds, so that agreement shows on first start:
     round 2 is reviewed blind by two simulated reviewers, who disagree on one field, which the
-    simulated adjudicator settles (a settled round); round 3 (the refined prompt run again) is blind
+    simulated adjudicator settles (a settled round); round 3 (the refined prompt again, on the pages
+    round 2 disputed) is blind
     and in progress: one simulated reviewer decided every page but one, and each field waits for a
     second reviewer. Round 1 stays open for single review. Every name says "(simulated)"; the
     decisions go in as one import (one transaction), so running it again adds nothing."""
@@ -285,7 +289,7 @@ def simulate_review(store: Store) -> dict:
     from .exchange import import_lines
     from .review import load_state
 
-    _extraction_round(store, BLIND_ROUND, BLIND_ROUND_PLAN)
+    _extraction_round(store, BLIND_ROUND, BLIND_ROUND_PLAN, only_planned=True)
     lead = local(SIM_LEAD)
     state = load_state(store)
     for rnd in (2, BLIND_ROUND):  # no decision yet in either: nothing for the change to re-read
