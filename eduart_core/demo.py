@@ -135,12 +135,13 @@ def build_muse_study(store: Store, say: Progress) -> dict:
 
 
 def build_extraction_round(store: Store, say: Progress) -> dict:
-    """A simulated two-extractor review round on exam pages rendered from the demo items."""
-    from .extraction.simulated import build_extraction_demo
+    """Simulated two-extractor review rounds on exam pages rendered from the demo items, with
+    simulated reviewers: a settled blind round and one in progress (agreement shows on first start)."""
+    from .extraction.simulated import build_extraction_demo, simulate_review
 
-    say("demo: rendering exam pages and a simulated two-extractor review round")
+    say("demo: rendering exam pages, simulated two-extractor review rounds and simulated reviewers")
     build_extraction_demo(store)
-    return {}
+    return simulate_review(store)
 
 
 def build_open_answers(store: Store, say: Progress) -> dict:

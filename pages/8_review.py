@@ -470,14 +470,16 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
         error = st.session_state.pop(f"card_error::{base}", None)
         if error:
             st.error(plain(error))
-        if blind and f["my_action"]:
-            shown = _shown_choice(f["my_action"], f["order"])
-            st.caption(f"Your decision: {'Accept ' + shown if shown else 'an edit'}. You can change it until "
-                       "every reviewer has decided.")
+        mine = blind and f["my_action"]
+        if mine:
+            st.markdown(f"**Your decision: {plain(_your_decision(f))}.** You can change it until every reviewer "
+                        "has decided.")
         if not can_decide_any:
             can_decide = False
         elif role == review.ADJUDICATE_ROLE:
             can_decide = f["state"] == ADJUDICATION
+        elif mine:  # decided by this reviewer: their decision stands unless they change it
+            can_decide = f["state"] in (OPEN, AWAITING) and st.toggle("Change my decision", key=f"change::{base}")
         elif blind:
             can_decide = f["state"] in (OPEN, AWAITING)
         else:
@@ -487,11 +489,21 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
             if f["state"] == ADJUDICATION and role == review.REVIEW_ROLE:
                 st.caption("Reviewers disagree here: the adjudicator decides (switch the role to Adjudicator).")
             return
+        refused = review.refused_choices(state, page_id, round_, path, reviewer or None, role)
+        offered = [side for side in "AB" if review.true_action(side, f["order"]) not in refused]
+        if len(offered) < 2:  # said before the click: which side would leave the page contradictory, and why
+            reasons = "; ".join(f"Accept {side} is not offered: with it "
+                                + refused[review.true_action(side, f["order"])].reasons(fmt)
+                                for side in "AB" if side not in offered)
+            st.info(plain(f"{reasons}. " + ("Edit this field, or change the other field first."
+                                            if not offered else "")), icon=":material/block:")
         b1, b2, b3, b4 = st.columns([1, 1, 1, 1])
-        b1.button("Accept A", key=f"accept_a::{base}", on_click=_accept, shortcut="A" if focus else None,
-                  args=(page_id, round_, path, "A", f["order"], f["decision_id"]), type="primary" if focus else "secondary")
-        b2.button("Accept B", key=f"accept_b::{base}", on_click=_accept, shortcut="B" if focus else None,
-                  args=(page_id, round_, path, "B", f["order"], f["decision_id"]), type="primary" if focus else "secondary")
+        for box, side in ((b1, "A"), (b2, "B")):
+            if side in offered:
+                box.button(f"Accept {side}", key=f"accept_{side.lower()}::{base}", on_click=_accept,
+                           shortcut=side if focus else None,
+                           args=(page_id, round_, path, side, f["order"], f["decision_id"]),
+                           type="primary" if focus else "secondary")
         b3.toggle("Edit", key=f"edit_open::{base}")
         with b4.popover("Flag", icon=":material/flag:"):
             st.text_input("Note for a colleague", key=f"flag_note::{base}")
@@ -499,6 +511,14 @@ def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
                       args=(page_id, round_, path, f["order"], f["decision_id"]))
         if st.session_state.get(f"edit_open::{base}"):
             edit_panel(state, page_id, round_, f, fmt, record, base)
+
+
+def _your_decision(f: dict) -> str:
+    """A blind reviewer's own decision on a field, in the sides as they were shown."""
+    if f["my_action"] == review.FLAG:
+        return "flagged"
+    shown = _shown_choice(f["my_action"], f["order"])
+    return f"Accept {shown}" if shown else "an edit"
 
 
 def _shown_choice(action: str, order: str) -> str | None:
@@ -558,10 +578,9 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     except review.EditRejected as exc:
         st.session_state[f"card_error::{base}"] = "Not saved, the item would be invalid: " + "; ".join(exc.problems)
         return False
-    except review.PageRejected as exc:  # the page as a whole: each message goes beside the field at fault
+    except review.PageRejected as exc:  # the page as a whole: one message, on the card just decided
         what = verb if verb.startswith("accepted") else "your edit"
-        for at, message in exc.messages(_page_format(page_id, round_), what).items():
-            st.session_state[f"card_error::{page_id}|{round_}|{at}"] = message
+        st.session_state[f"card_error::{base}"] = exc.message(_page_format(page_id, round_), what)
         return False
     except StoreConflictError as exc:  # a write conflict with another session: one line, no traceback
         logger.warning("decision on %s not saved: %s", base, exc)
@@ -578,6 +597,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     if outcome:
         text += " " + outcome
     st.session_state.pop(f"edit_open::{base}", None)
+    st.session_state.pop(f"change::{base}", None)
     st.session_state["_review_fresh"] = result.after
     queue = review.review_queue(result.after or store, round=round_, reviewer=reviewer, role=role)
     here = queue[(queue["page_id"] == page_id) & (queue["round"] == round_)]
@@ -783,17 +803,18 @@ def _correct_key(dataset: str, item_id: str, flags: list[str], editor: editors.E
 # ================================================================= agreement
 def agreement_section() -> None:
     st.markdown("How often independent reviewers agreed, over every field two or more reviewers decided. "
-                + AGREEMENT_CODING + " **Percent**: share of fields on which every reviewer made the same choice; "
-                "**value percent**: share on which they chose the same final value. "
+                + AGREEMENT_CODING + " **Same choice by all reviewers**: share of fields on which every reviewer "
+                "made the same choice (with three reviewers, one dissent makes a field disagree); **same final value "
+                "by all reviewers**: share on which they all chose the same final value. "
                 "**Cohen's kappa** (only with exactly two reviewers) and **Fleiss' kappa** (statsmodels; fields "
                 "with the most common number of reviewers) correct for chance agreement. **Krippendorff's alpha** "
                 "(nominal, the krippendorff package) allows any number of reviewers and missing decisions; its 95% "
                 "interval comes from 1,000 bootstrap resamples of the fields.")
     unsettled = exchange.unsettled_blind_rounds(store)
-    if unsettled and role == review.REVIEW_ROLE and not (actor is not None and actor.may(team.SEE_BLIND)):
-        st.info("Blind rounds are under way (" + plain(", ".join(f"{d} round {r}" for d, r in unsettled))
-                + "): agreement is shown to adjudicators and admins until they are settled.")
-        return
+    if unsettled:  # for every role: a number on an open blind round tells whether the others chose differently
+        st.info("Blind rounds under way (" + plain(", ".join(f"{d} round {r}" for d, r in unsettled))
+                + "): their agreement appears here once every field of the round is settled.",
+                icon=":material/visibility_off:")
     src = views.Source.of(store)
     for title, by in (("per dataset and round", "round"), ("per field", "field"), ("per format", "format")):
         table = views.review_agreement(src, common.current_selection(), by=by)
@@ -809,8 +830,8 @@ def agreement_section() -> None:
 
 # ================================================================= audit log
 def audit_section() -> None:
-    st.markdown("Every review decision, oldest first. Nothing is ever overwritten: a later decision supersedes an "
-                "earlier one, and conflicts are kept for the adjudicator.")
+    st.markdown("Every review decision, oldest first. A reviewer has one decision per field: a change of mind "
+                "replaces it, and this log keeps every version; conflicts are kept for the adjudicator.")
     if actor is None:
         st.caption("Enter your name at the top of the page to see the review decisions.")
         records = []

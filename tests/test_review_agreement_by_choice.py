@@ -49,6 +49,18 @@ def import_lines(store_path, tmp_path, lines: list[dict]) -> None:
     assert main(["review-import", str(path), "--db", str(store_path)]) == 0
 
 
+def settle_round_one(store_path, tmp_path) -> None:
+    """The adjudicator settles every field of round 1 still open: a blind round shows its agreement
+    once settled (adjudications are not ratings, so the numbers stay the reviewers')."""
+    state = review.load_state(Store(store_path), 1)
+    lines = [{"dataset": DATASET, "page": f["page_id"], "round": 1, "field": f["path"], "reviewer": "Carla",
+              "role": "adjudicate", "decision": "A"} for f in state.fields(round=1).to_dict("records")
+             if not state.state(f["page_id"], 1, f["path"]).resolved]
+    path = tmp_path / "settled.jsonl"
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    assert main(["review-import", str(path), "--db", str(store_path)]) == 0
+
+
 def by_choice_table(lines: list[dict]) -> tuple[np.ndarray, list[str]]:
     """Raters x units codes from the file itself: A, B, 'edit <value JSON>' or 'flag'."""
     def code(line: dict) -> str:
@@ -78,6 +90,7 @@ def test_demo_round_one_equals_the_libraries_on_the_by_choice_table(store_path, 
     lines = [{"dataset": DATASET, "page": f["page_id"], "round": 1, "field": f["path"], "reviewer": who,
               "decision": choice} for f, pair in zip(fields, PAIRS) for who, choice in zip(("Anna", "Bruno"), pair)]
     import_lines(store_path, tmp_path, lines)
+    settle_round_one(store_path, tmp_path)
     table, categories = by_choice_table(lines)
     expected = libraries(table, len(categories))
     assert expected["cohen"] == pytest.approx(26 / 59) and round(expected["alpha"], 3) == 0.462  # the issue's 0.441, 0.462
@@ -111,6 +124,7 @@ def test_edits_agree_when_their_values_are_equal_and_a_flag_is_a_choice(store_pa
         base[3] | {"reviewer": "Bruno", "decision": "B"},
     ]
     import_lines(store_path, tmp_path, lines)
+    settle_round_one(store_path, tmp_path)
     table, categories = by_choice_table(lines)
     expected = libraries(table, len(categories))
     capsys.readouterr()

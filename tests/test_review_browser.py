@@ -25,10 +25,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 EXTRACTION = "demo-extraction"
 
 
+BLIND = 3  # the demo's blind round in progress: one simulated reviewer decided every page but ex01/q01
+
+
 def _two_reviewer_store(path: Path) -> Path:
-    """A fresh demo store whose extraction round 2 needs two blind reviewers."""
+    """A fresh demo store (its extraction round 3 needs two blind reviewers)."""
     db = dashboard_store(path)
-    review.set_reviewers(Store(db), EXTRACTION, 2, 2, set_by="test")
+    assert review.load_state(Store(db), BLIND).reviewers_needed(EXTRACTION, BLIND) == 2
     return db
 
 
@@ -103,49 +106,59 @@ def test_blind_double_review_and_adjudication_in_two_browsers(server, browser):
     url, db = server
     store = Store(db)
     page_id, path = "ex01/q01", "question_text"
-    order = {name: review.shown_order(page_id, 2, name, 2) for name in ("Anna", "Bruno")}
+    order = {name: review.shown_order(page_id, BLIND, name, 2) for name in ("Anna", "Bruno")}
     anna_ctx, anna = open_review(browser, url, "Anna")
     bruno_ctx, bruno = open_review(browser, url, "Bruno")
     carla_ctx = None
     try:
         for page in (anna, bruno):
-            choose_round(page, 2)
+            choose_round(page, BLIND)
             assert page.get_by_text("blind review: 2 independent reviewers per page").count() >= 1
             assert page.get_by_text("sim-extractor").count() == 0  # which extractor is which stays hidden
         accept_buttons(anna, "A").first.click()
         settle(anna, pause=250)
         no_errors(anna)
+        anna.get_by_role("button", name="◀ Previous").click()  # back to the page she decided
+        settle(anna, pause=250)
+        assert anna.get_by_text("Your decision: Accept A.").count() >= 1
+        assert accept_buttons(anna, "A").count() == 0 and accept_buttons(anna, "B").count() == 0  # a change, no Accept
+        assert anna.get_by_text("Change my decision").count() >= 1
         anna_action = review.true_action("A", order["Anna"])
         bruno_side = "B" if review.true_action("A", order["Bruno"]) == anna_action else "A"
         choose_round(bruno, 1)  # a fresh run after Anna's decision
-        choose_round(bruno, 2)
+        choose_round(bruno, BLIND)
         assert bruno.get_by_text("Anna").count() == 0  # he sees neither her name nor her decision
         accept_buttons(bruno, bruno_side).first.click()
         settle(bruno, pause=250)
         no_errors(bruno)
-        state = review.load_state(store, 2).state(page_id, 2, path)
+        state = review.load_state(store, BLIND).state(page_id, BLIND, path)
         assert state.state == "adjudication"
         carla_ctx, carla = open_review(browser, url, "Carla")
         carla.get_by_text("Adjudicator", exact=True).click()
         settle(carla, pause=250)
-        choose_round(carla, 2)
+        choose_round(carla, BLIND)
         assert carla.get_by_text("Every decision on this field").count() >= 1
         carla.screenshot(path=str(SHOTS / "review_adjudication.png"), full_page=False)
         accept_buttons(carla, "A").first.click()
         settle(carla, pause=250)
         no_errors(carla)
+        carla.get_by_text("Agreement", exact=True).click()  # round 3 still waits for a second reviewer elsewhere
+        settle(carla, pause=250)
+        assert carla.get_by_text("their agreement appears here once every field of the round is settled",
+                                 exact=False).count() >= 1
+        no_errors(carla)
     finally:
         for ctx in (anna_ctx, bruno_ctx, carla_ctx):
             if ctx is not None:
                 ctx.close()
-    state = review.load_state(store, 2).state(page_id, 2, path)
+    state = review.load_state(store, BLIND).state(page_id, BLIND, path)
     assert state.state == "resolved" and state.how == "adjudication"
-    log = review.load_state(store, 2).decisions
+    log = review.load_state(store, BLIND).decisions
     log = log[(log["page_id"] == page_id) & (log["path"] == path)]
     assert list(log["reviewer"]) == ["Anna", "Bruno", "Carla"]
     assert list(log["role"]) == ["review", "review", "adjudicate"]
     assert list(log["shown_order"])[:2] == [order["Anna"], order["Bruno"]]
-    outcome = review.load_state(store, 2).outcomes.set_index(["page_id", "round"]).loc[(page_id, 2)]
+    outcome = review.load_state(store, BLIND).outcomes.set_index(["page_id", "round"]).loc[(page_id, BLIND)]
     assert outcome["promoted_version"] is not None
 
 

@@ -38,6 +38,13 @@ def cli(capsys, *args) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def adjudicated(lines: list[dict]) -> list[dict]:
+    """The adjudicator's decisions on the fields the two reviewers of ``two_reviewers`` disagree on."""
+    return [{k: line[k] for k in ("dataset", "page", "round", "field")} | {"reviewer": "Carla", "decision": "A",
+                                                                          "role": "adjudicate"}
+            for line in lines if line["reviewer"] == "Bruno" and line["decision"] == "B"]
+
+
 def two_reviewers(store: Store) -> list[dict]:
     """Anna and Bruno decide every queued field of round 1; they disagree on some."""
     queued = db.load_discrepancies(store, round=1, queued_only=True)
@@ -96,6 +103,16 @@ def test_two_reviewers_imported_give_the_libraries_agreement(store_path, tmp_pat
     code, out, _ = cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines), "--db", str(store_path))
     assert code == 0 and f"imported {len(lines)} decision(s)" in out
     code, out, _ = cli(capsys, "review-status", "--json", "--db", str(store_path))
+    before = json.loads(out)
+    blind = next(r for r in before["rounds"] if r["round"] == 1)
+    assert blind["agreement_withheld"] and blind["agreement"]["units"] == 0  # not before the round is settled
+    disagreements = sum(1 for i in range(11) if i % 4 == 1)  # they wait for the adjudicator, shown as open
+    assert blind["adjudication_pending"] is None and blind["open_fields"] == disagreements
+    assert [o["state"] for o in before["open"] if o["round"] == 1] == ["open"] * disagreements
+    assert set(before["open"][0]) >= {"dataset", "page", "round", "field", "category"}
+    settle = adjudicated(lines)
+    assert cli(capsys, "review-import", write_jsonl(tmp_path / "a.jsonl", settle), "--db", str(store_path))[0] == 0
+    code, out, _ = cli(capsys, "review-status", "--json", "--db", str(store_path))
     status = json.loads(out)
     row = next(r for r in status["rounds"] if r["dataset"] == DATASET and r["round"] == 1)
     expected = package_agreement(store, lines)
@@ -109,12 +126,10 @@ def test_two_reviewers_imported_give_the_libraries_agreement(store_path, tmp_pat
     assert got["krippendorff_alpha"] == pytest.approx(expected["alpha"], abs=1e-12)
     low, high = got["alpha_ci"]
     assert low <= got["krippendorff_alpha"] <= high
-    # agreeing fields merged, the rest wait for the adjudicator; pages without disagreement promoted
-    disagreements = sum(1 for i in range(11) if i % 4 == 1)
-    assert row["adjudication_pending"] == disagreements and row["open_fields"] == 0
+    # agreeing fields merged, the adjudicator settled the rest: the round is settled
+    assert row["adjudication_pending"] == 0 and row["open_fields"] == 0 and row["resolved"] == row["queued"]
     assert {k for k in row} >= {"pages", "queued", "resolved", "promoted", "open_fields", "adjudication_pending"}
-    assert len([o for o in status["open"] if o["round"] == 1]) == disagreements
-    assert set(status["open"][0]) >= {"dataset", "page", "round", "field", "category"}
+    assert not [o for o in status["open"] if o["round"] == 1]
 
 
 def test_bad_lines_are_reported_with_their_number_and_the_rest_imported(store_path, tmp_path, capsys):
@@ -232,7 +247,7 @@ def test_the_report_shows_reviewer_agreement_and_overrides(demo_db, tmp_path, ca
     store = Store(path)
     review.set_reviewers(store, DATASET, 1, 2)
     lines = two_reviewers(store)
-    cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines), "--db", str(path))
+    cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines + adjudicated(lines)), "--db", str(path))
     expected = package_agreement(store, lines)
     response = load_responses(store, "demo").iloc[0]
     add_override(store, int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")

@@ -41,9 +41,9 @@ def test_the_last_decision_of_a_contradicting_page_is_refused_and_names_the_fiel
     assert len(db.load_decisions(store, TF_PAGE, 1)) == 1  # nothing saved
     with pytest.raises(UserError, match="no item x0301"):  # nothing promoted
         get_item(store, DATASET, "x0301")
-    messages = caught.value.messages("true_false", "accepted A")
-    assert "statement C has no verdict" in messages["answers"] and "Statements" in messages["answers"]
-    assert messages["choices"].startswith("Not saved")
+    message = caught.value.message("true_false", "accepted A")  # one message, naming the field at fault
+    assert message.startswith("Not saved: accepted A") and "True or false: statement C has no verdict" in message
+    assert set(review.refused_choices(review.load_state(store), TF_PAGE, 1, "choices", "Anna")) == {"accept_a"}
     result = review.decide(store, TF_PAGE, 1, "choices", "accept_b", "Anna")  # consistent: promoted
     assert result.page_resolved and result.promoted_version == 1
 
@@ -147,7 +147,7 @@ def test_the_agreement_table_uses_words_and_percentages(store):
         words = agreement_words(agreement_by(state, by))
         cells = words.columns.tolist() + words.to_numpy().ravel().tolist()
         assert not any("_" in str(c) or str(c) in ("None", "nan", "all") for c in cells), cells
-        assert words["Same choice"].iloc[0] == "100.0%"
+        assert words["Same choice by all reviewers"].iloc[0] == "100.0%"
         assert words["Cohen's kappa"].iloc[0] == "—"  # not defined without variation
         assert all(isinstance(c, str) for c in words.to_numpy().ravel())
     rounds = agreement_words(agreement_by(state, ["dataset", "round"]))

@@ -102,6 +102,7 @@ WRITES = {
     team.BULK_ACCEPT: lambda s, who: review.bulk_accept(s, who, "accents", round=1),
     team.IMPORT_DECISIONS: lambda s, who: exchange.import_lines(s, [IMPORT_LINE], actor=who),
     team.SET_ROUND: lambda s, who: review.set_reviewers(s, DEMO, 1, 1, set_by=who),
+    team.REPAIR_PROMOTIONS: lambda s, who: review.repair_promotions(s, actor=who),
     team.SEE_BLIND: lambda s, who: exchange.export_records(s, viewer=who, role=review.ADJUDICATE_ROLE),
     team.KEY_REVIEW: lambda s, who: suspects.confirm_key(s, KEYS, "k12", who, ["ctt|all_fail"]),
     team.OVERRIDE_SCORE: lambda s, who: overrides.add_override(
@@ -223,9 +224,11 @@ def test_blind_round_tells_a_reviewer_nothing_and_refuses_bulk(template, tmp_pat
     # the view behind `show review_queue` says nothing of who is still awaited
     queue = review.review_queue(store, round=2).set_index("page_id").loc["ex01/q01"]
     assert queue["status"] == "open" and queue["awaiting"] == 0 and queue["adjudication"] == 0
-    # the command-line export says on its first line that it holds blind decisions
+    # the command-line export leaves the round out unless asked by name, and then says so on its first line
     out = tmp_path / "d.jsonl"
     assert main(["review-export", "--out", str(out), "--db", str(store.path)]) == 0
+    assert "--include-unsettled-blind" in capsys.readouterr().out and not out.read_text(encoding="utf-8")
+    assert main(["review-export", "--out", str(out), "--db", str(store.path), "--include-unsettled-blind"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("warning: this export contains blind decisions") and f"{DEMO} round 2" in first
 

@@ -140,9 +140,11 @@ def build_agreement_store(path: Path, fields: int = 1000, agree: float = 0.85, s
                           "queued": True})
             first = rng.choice(["accept_a", "accept_b"])
             second = first if rng.random() < agree else ("accept_b" if first == "accept_a" else "accept_a")
-            for reviewer, action in (("Anna", first), ("Bruno", second)):
+            # the adjudicator settles what the two differ on: a blind round shows its agreement once settled
+            for reviewer, action, role in (("Anna", first, "review"), ("Bruno", second, "review"),
+                                           *((("Carla", first, "adjudicate"),) if second != first else ())):
                 decisions.append({"page_id": p, "round": 1, "path": f"answers[{j}].error", "action": action,
-                                  "reviewer": reviewer, "new_value": a if action == "accept_a" else b,
+                                  "reviewer": reviewer, "role": role, "new_value": a if action == "accept_a" else b,
                                   "source": "bench", "decided_at": now_utc()})
         outcomes.append({"page_id": p, "round": 1, "merge_status": "queued", "format": None, "base_record": {},
                          "merged_record": None, "diffs": diffs})

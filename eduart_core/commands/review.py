@@ -1,4 +1,4 @@
-"""`review-status`, `review-import`, `review-export`, `review-round`: the review page's CLI twin.
+"""`review-status`, `review-import`, `review-export`, `review-round`, `review-repair`: the review page's CLI twin.
 
 For bulk and offline work and scripting: a reviewer can decide in a spreadsheet or a script and
 import the decisions, a lead can check a round's progress and agreement from a terminal, and
@@ -48,11 +48,18 @@ def cmd_status(args) -> int:
         value = "—" if a.get("value_percent") is None else f"{100 * a['value_percent']:.0f}"
         ci = a["alpha_ci"]
         interval = "—" if ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+        if r.get("agreement_withheld"):
+            interval = "blind round under way: agreement once settled"
+        adjudication = "—" if r["adjudication_pending"] is None else r["adjudication_pending"]
         print(f"{r['dataset']:20} {r['round']:>5} {r['pages']:>5} {r['queued']:>6} {r['resolved']:>8} "
-              f"{r['promoted']:>8} {r['open_fields']:>5} {r['adjudication_pending']:>6} {a['units']:>5} "
+              f"{r['promoted']:>8} {r['open_fields']:>5} {adjudication:>6} {a['units']:>5} "
               f"{percent:>6} {value:>6} {_num(a['krippendorff_alpha']):>6}  {interval}")
     if any(r["agreement"]["units"] for r in report["rounds"]):
-        print("\nagree% and alpha: decisions coded by choice (A, B, an edit, a flag); value%: the same final value")
+        print("\nagree%: share of fields on which all reviewers made the same choice (A, B, an edit, a flag); "
+              "value%: on which they all chose the same final value; alpha: Krippendorff's alpha on the choices")
+    if any(r.get("agreement_withheld") for r in report["rounds"]):
+        print("blind rounds under way show neither agreement nor which fields wait for the adjudicator "
+              "until every field is settled")
     if report["open"]:
         print(f"\n{len(report['open'])} field(s) still waiting; `review-status --json` lists them")
     return 0
@@ -72,13 +79,23 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     from ..extraction.exchange import blind_notice, export_file, unsettled_blind_rounds
+    from ..team import operator
 
     store = _store(args)
-    notice = blind_notice(unsettled_blind_rounds(store))
-    if notice:  # the first line says so, before anything is written
-        print(f"warning: {notice}")
-    n = export_file(store, args.out)
-    print(f"wrote {n} decision(s) to {args.out}")
+    include = bool(args.include_unsettled_blind)
+    if include:
+        notice = blind_notice(unsettled_blind_rounds(store))
+        if notice:  # the first line says so, before anything is written
+            print(f"warning: {notice}")
+    result = export_file(store, args.out, include_unsettled_blind=include, actor=operator())
+    print(f"wrote {result.written} decision(s) to {args.out}")
+    if result.included:
+        print(f"the export of {', '.join(f'{d} round {r}' for d, r in result.included)} is recorded in the audit "
+              f"log under {operator().name}")
+    if result.withheld:
+        rounds = ", ".join(f"{d} round {r} ({n})" for (d, r), n in sorted(result.withheld.items()))
+        print(f"left out the decisions of blind rounds not yet settled: {rounds}; pass --include-unsettled-blind "
+              "to export them (recorded in the audit log)")
     return 0
 
 
@@ -95,6 +112,21 @@ def cmd_round(args) -> int:
     print(f"{args.dataset} round {args.round}: {mode}")
     for line in change.sentences():  # what the new setting did to the decisions already made
         print(f"  {line}")
+    return 0
+
+
+def cmd_repair(args) -> int:
+    from ..extraction.review import repair_promotions
+    from ..team import operator
+
+    done = repair_promotions(_store(args), actor=operator())
+    if not done:
+        print("nothing to repair: every settled page has its gold version (or a reason why not)")
+        return 0
+    for (page_id, rnd), (version, error) in sorted(done.items()):
+        print(f"{page_id} round {rnd}: " + (f"promoted as gold version {version}" if version is not None
+                                            else f"not promoted: {error}"))
+    print(f"repaired {sum(v is not None for v, _ in done.values())} of {len(done)} page(s); recorded in the audit log")
     return 0
 
 
@@ -121,8 +153,12 @@ def register(sub) -> None:
     add_db_option(imp)
     imp.set_defaults(func=cmd_import)
 
-    exp = sub.add_parser("review-export", help="export every review decision as JSONL, with timestamps")
+    exp = sub.add_parser("review-export", help="export every review decision as JSONL, with timestamps "
+                                               "(blind rounds once settled)")
     exp.add_argument("--out", type=Path, required=True)
+    exp.add_argument("--include-unsettled-blind", action="store_true",
+                     help="also export the decisions of blind rounds not yet settled (they name every reviewer's "
+                          "choice; the export is recorded in the audit log)")
     add_db_option(exp)
     exp.set_defaults(func=cmd_export)
 
@@ -136,6 +172,11 @@ def register(sub) -> None:
     add_actor_options(rnd)
     add_db_option(rnd)
     rnd.set_defaults(func=cmd_round)
+
+    rep = sub.add_parser("review-repair", help="promote settled pages whose promotion was interrupted (a store "
+                                               "written by an older version)")
+    add_db_option(rep)
+    rep.set_defaults(func=cmd_repair)
 
     ov = sub.add_parser("overrides-export", help="export human score overrides as JSONL, with their provenance")
     ov.add_argument("--out", type=Path, required=True)

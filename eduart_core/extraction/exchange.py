@@ -124,11 +124,11 @@ def _parse(line: str | bytes) -> dict:
             "shown_order": data.get("shown_order") if data.get("shown_order") in ("AB", "BA") else None}
 
 
-def _stamped_keys(state) -> set[str]:
-    """The content keys of the stored decisions with their own time (an export read back in)."""
+def _stamped_keys(state, log) -> set[str]:
+    """The content keys of every decision in the audit log ``log`` with its own time (an export read back in)."""
     datasets = dict(zip(state.pages["page_id"], state.pages["dataset"]))
     keys = set()
-    for d in state.decisions.to_dict("records"):
+    for d in log.to_dict("records"):
         stamp = d["decided_at"]
         if not hasattr(stamp, "isoformat"):
             continue
@@ -165,7 +165,7 @@ def _import_numbered(store: Store, lines: list[tuple[int, str | bytes]], source_
     who.require(IMPORT_DECISIONS)
     db.ensure_schema(store)
     state = load_state(store)
-    known = db.decision_keys(store) | _stamped_keys(state)
+    known = db.decision_keys(store) | _stamped_keys(state, db.load_decisions(store))
     result = ImportResult()
     pending: list[dict] = []
     touched: set[tuple[str, int]] = set()
@@ -320,16 +320,10 @@ def export_records(store: Store, viewer: Identity | str | None = None, role: str
 
 
 def unsettled_blind_rounds(store: Store) -> list[tuple[str, int]]:
-    """(dataset, round) of the blind rounds with decisions on fields not yet settled."""
-    state = load_state(store)
-    out = set()
-    for row in state.queued.to_dict("records"):
-        key = (row["page_id"], int(row["round"]), row["path"])
-        needed = state.reviewers_needed(row["dataset"], row["round"])
-        st = state.states.get(key)
-        if needed > 1 and st is not None and st.votes and not st.resolved:
-            out.add((str(row["dataset"]), int(row["round"])))
-    return sorted(out)
+    """(dataset, round) of the blind rounds with a queued field not yet settled."""
+    from .stats import unsettled_blind_rounds as unsettled
+
+    return unsettled(load_state(store))
 
 
 def blind_notice(rounds: list[tuple[str, int]]) -> str | None:
@@ -341,16 +335,49 @@ def blind_notice(rounds: list[tuple[str, int]]) -> str | None:
             "until the rounds are settled")
 
 
-def export_file(store: Store, out: str | Path) -> int:
-    """Write every decision as JSONL (the machine's operator sees everything); returns the count."""
-    records = export_records(store)
+@dataclass
+class ExportResult:
+    written: int = 0
+    withheld: dict[tuple[str, int], int] = field(default_factory=dict)  # unsettled blind round -> decisions left out
+    included: list[tuple[str, int]] = field(default_factory=list)     # unsettled blind rounds exported anyway
+
+
+def export_file(store: Store, out: str | Path, include_unsettled_blind: bool = False,
+                actor: Identity | str | None = None) -> ExportResult:
+    """Write the decisions as JSONL (every version, oldest first: the audit log); returns what was written.
+
+    The decisions of blind rounds not yet settled name every reviewer's choice, so they are left
+    out unless ``include_unsettled_blind``: then ``actor`` (None: the machine's operator) must be
+    allowed to see blind decisions, and the export is recorded in the audit log with who made it.
+    """
+    from ..store import team as audit
+
+    who = operator() if actor is None else as_identity(actor)
+    unsettled = set(unsettled_blind_rounds(store))
+    result = ExportResult()
+    records = []
+    for record in export_records(store):
+        key = (str(record["dataset"]), int(record["round"]))
+        if key in unsettled and not include_unsettled_blind:
+            result.withheld[key] = result.withheld.get(key, 0) + 1
+        else:
+            if key in unsettled and key not in result.included:
+                result.included.append(key)
+            records.append(record)
+    if result.included:
+        who.require(SEE_BLIND)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8") as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return len(records)
+    result.written = len(records)
+    if result.included:
+        audit.add_event(store, "review export of unsettled blind rounds",
+                        ", ".join(f"{d} round {r}" for d, r in sorted(result.included)),
+                        {"file": target.name, "decisions": result.written}, who.columns())
+    return result
 
 
-__all__ = ["ImportResult", "import_lines", "import_file", "export_records", "visible_decisions", "export_file",
+__all__ = ["ImportResult", "ExportResult", "import_lines", "import_file", "export_records", "visible_decisions", "export_file",
            "ADJUDICATE_ROLE", "unsettled_blind_rounds", "blind_notice"]

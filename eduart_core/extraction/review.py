@@ -24,7 +24,7 @@ from ..errors import UserError
 from ..store import Store
 from ..store import extraction as db
 from ..store.extraction import ReviewConflict
-from ..team import ADJUDICATE, BULK_ACCEPT, DECIDE, SET_ROUND, Identity, as_identity, operator
+from ..team import ADJUDICATE, BULK_ACCEPT, DECIDE, REPAIR_PROMOTIONS, SET_ROUND, Identity, as_identity, operator
 from .compare import top_field
 from .consensus import (
     ACCEPT_A,
@@ -59,7 +59,7 @@ __all__ = ["ACTIONS", "ACCEPT_A", "ACCEPT_B", "EDIT", "FLAG", "LATEST", "ROLES",
            "load_state", "shown_order", "true_action", "record_comparison", "record_comparisons", "working_record",
            "decide", "bulk_accept", "review_queue", "page_fields", "promote_page", "promote_pages",
            "attention_pages", "set_reviewers", "round_change", "RoundChange", "decision_key", "visible_state", "field_decisions",
-           "decision_message", "page_problems"]
+           "decision_message", "page_problems", "refused_choices", "unpromoted_pages", "repair_promotions", "promote_pages_con"]
 
 
 class EditRejected(UserError):
@@ -86,26 +86,18 @@ class PageRejected(UserError):
         super().__init__(f"decision on {path} not saved: the page's fields contradict each other: "
                          + "; ".join(self.problems))
 
-    def messages(self, format_name: str, decided: str) -> dict[str, str]:
-        """What each field's card says, in the item's words: the fields at fault say what is wrong
-        with them, the decided field (``decided``: e.g. "accepted A") that it was not saved."""
+    def reasons(self, format_name: str) -> str:
+        """The contradictions in the item's words, each named by its field ("True or false: statement C
+        has no verdict")."""
         from .editors import field_label
 
-        label = field_label(self.path, format_name)
-        out = {}
-        for at, problems in self.at_fault.items():
-            if at == self.path:
-                continue
-            out[at] = (f"{label}: {decided} was not saved, because with it this page's fields contradict each "
-                       f"other here: {'; '.join(problems)}. Change this field, or decide {label} differently.")
-        own = self.at_fault.get(self.path)
-        others = [f"{field_label(at, format_name)}: {'; '.join(p)}" for at, p in self.at_fault.items()
-                  if at != self.path]
-        out[self.path] = ("Not saved: with this decision the page's fields contradict each other"
-                          + (f": {'; '.join(own)}" if own else "")
-                          + (f" ({'; '.join(others)})" if others else "")
-                          + ". Nothing was promoted; the page stays open.")
-        return out
+        return "; ".join(f"{field_label(at, format_name)}: {'; '.join(problems)}"
+                         for at, problems in self.at_fault.items())
+
+    def message(self, format_name: str, decided: str) -> str:
+        """The one message the decided field's card shows (``decided``: e.g. "accepted A")."""
+        return (f"Not saved: {decided} would leave this page's fields contradicting each other "
+                f"({self.reasons(format_name)}). Nothing was promoted; the page stays open.")
 
 
 @dataclass
@@ -658,17 +650,36 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
     key = decision_key(row["dataset"], page_id, round, path, reviewer, role, action, new_value, note,
                        decided_at.isoformat(timespec="microseconds"))
     check = _check(needed, role, reviewer, based_on, _NO_VALUE if action == FLAG else new_value, source)
-    fresh: list[dict] = []
+    done: dict[str, Any] = {}
+    note_of_promotion = f"review round {round}, last decision by {actor.name}"
+
+    def promote_with_it(con, fresh: list[dict]) -> None:
+        """In the decision's transaction: the page's promotion when this decision settles its last field."""
+        after = with_page_decisions(state, page_id, round, fresh)
+        done.clear()
+        done["after"] = after
+        if _all_settled(after, page_id, round):
+            record = working_record(after, page_id, round)
+            done["promoted"] = promote_pages_con(con, store, [(page_id, round, record, note_of_promotion)],
+                                                 state.pages).get(page_id, (None, "nothing to promote"))
+
     decision_id = db.append_decision(store, page_id, round, path, action, reviewer, previous, new_value, note,
                                      None if based_on == LATEST else based_on, check=check, role=role,
                                      shown_order=order, source=source, decision_key=key, decided_at=decided_at,
-                                     page_decisions=fresh, **actor.columns())
-    after = with_page_decisions(state, page_id, round, fresh)
+                                     then=promote_with_it, **actor.columns())
+    after = done["after"]
     field_state = after.state(page_id, round, path)
     conflict = any(int(d["decision_id"]) == decision_id for d in field_state.conflicts)
-    result = DecisionResult(decision_id, page_resolved=False, state=field_state.state, conflict=conflict, after=after)
-    _promote_if_resolved(store, after, page_id, round, result, f"review round {round}, last decision by {actor.name}")
+    result = DecisionResult(decision_id, page_resolved="promoted" in done, state=field_state.state, conflict=conflict,
+                            after=after)
+    if "promoted" in done:
+        result.promoted_version, result.promotion_error = done["promoted"]
     return result
+
+
+def _all_settled(state: ReviewState, page_id: str, round: int) -> bool:
+    paths = list(state.fields(page_id, round)["path"])
+    return bool(paths) and all(state.state(page_id, round, p).resolved for p in paths)
 
 
 def decision_message(result: DecisionResult, blind: bool) -> str:
@@ -757,22 +768,32 @@ def page_problems(state: ReviewState, page_id: str, round: int, path: str, value
     return {}
 
 
+def refused_choices(state: ReviewState, page_id: str, round: int, path: str, reviewer: str | None = None,
+                    role: str = REVIEW_ROLE) -> dict[str, PageRejected]:
+    """Which of the offered extractions (``accept_a`` / ``accept_b``, the true extractors) would
+    complete the page with fields that contradict each other, as this person knows the page; each
+    with the ``PageRejected`` that deciding it would raise. Empty when both are consistent (also
+    while another field still waits, so the page is not complete yet). Pages offer only the others
+    and say why before the click."""
+    match = state.fields(page_id, round)
+    match = match[match["path"] == path]
+    if match.empty:
+        return {}
+    row = match.iloc[0]
+    out = {}
+    for action, value in ((ACCEPT_A, row["value_a"]), (ACCEPT_B, row["value_b"])):
+        at_fault = page_problems(state, page_id, round, path, value, reviewer, role)
+        if at_fault:
+            out[action] = PageRejected(path, at_fault)
+    return out
+
+
 def check_edit(before: dict, path: str, value: Any) -> None:
     """Raise ``EditRejected`` when writing ``value`` at ``path`` adds item problems."""
     after = _write(before, path, value)
     added = [p for p in _problems(after) if p not in set(_problems(before))]
     if added:
         raise EditRejected(path, added)
-
-
-def _promote_if_resolved(store: Store, state: ReviewState, page_id: str, round: int, result: DecisionResult,
-                         note: str) -> None:
-    paths = list(state.fields(page_id, round)["path"])
-    if paths and all(state.state(page_id, round, p).resolved for p in paths):
-        result.page_resolved = True
-        record = working_record(state, page_id, round)
-        done = promote_pages(store, [(page_id, round, record, note)], pages=state.pages)
-        result.promoted_version, result.promotion_error = done.get(page_id, (None, "nothing to promote"))
 
 
 def bulk_accept(store: Store, reviewer: Identity | str, category: str, side: str = "A", round: int | None = None,
@@ -836,59 +857,67 @@ def promote_pages(store: Store, entries: list[tuple[str, int, dict | None, str]]
     """Promote several pages in one transaction: new items, or new versions of existing ones
     (which re-scores their stored responses). A record with problems is not promoted; the
     problems are kept with the page so the reviewer can fix the field at fault."""
+    if not entries:
+        return {}
+    pages = pages if pages is not None else db.load_pages(store)
+    with store.transaction() as con:
+        return promote_pages_con(con, store, entries, pages)
+
+
+def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | None, str]],
+                      pages: pd.DataFrame) -> dict[str, tuple[int | None, str | None]]:
+    """``promote_pages`` inside the caller's transaction (a decision and the promotion it completes
+    commit together). Idempotent: a page whose gold item already holds the record keeps its version."""
     from ..store.items import ImportReport, prepare_items, store_prepared, write_items
     from ..store.runs import current_items_con
     from ..store.scores import rescore_con
 
-    if not entries:
-        return {}
-    pages = (pages if pages is not None else db.load_pages(store)).set_index("page_id")
+    pages = pages.set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
     rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
-    with store.transaction() as con:
-        known: dict[str, dict[str, tuple[int, dict]]] = {}
-        fresh: dict[str, list[tuple[str, dict, str]]] = {}
-        existing: dict[str, list[tuple[str, dict, str, int]]] = {}
-        for page_id, _, record, note in entries:
-            if record is None:
-                outcome[page_id] = (None, "nothing to promote")
-                continue
-            page = pages.loc[page_id]
-            gold = dict(record)
-            gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
-                        source=gold.get("source") or f"extraction/{page['exercise']}")
-            gold.setdefault("image", None)
-            gold.setdefault("has_image", False)
-            problems = _problems(gold)
-            if problems:
-                outcome[page_id] = (None, "; ".join(problems))
-                continue
-            dataset = page["dataset"]
-            if dataset not in known:
-                known[dataset] = current_items_con(con, dataset)
-            if page["item_id"] in known[dataset]:
-                version, stored = known[dataset][page["item_id"]]
-                if _same_record(stored, gold):
-                    outcome[page_id] = (version, None)  # already the gold: nothing to write or re-score
-                else:
-                    existing.setdefault(dataset, []).append((page_id, gold, note, version))
+    known: dict[str, dict[str, tuple[int, dict]]] = {}
+    fresh: dict[str, list[tuple[str, dict, str]]] = {}
+    existing: dict[str, list[tuple[str, dict, str, int]]] = {}
+    for page_id, _, record, note in entries:
+        if record is None:
+            outcome[page_id] = (None, "nothing to promote")
+            continue
+        page = pages.loc[page_id]
+        gold = dict(record)
+        gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
+                    source=gold.get("source") or f"extraction/{page['exercise']}")
+        gold.setdefault("image", None)
+        gold.setdefault("has_image", False)
+        problems = _problems(gold)
+        if problems:
+            outcome[page_id] = (None, "; ".join(problems))
+            continue
+        dataset = page["dataset"]
+        if dataset not in known:
+            known[dataset] = current_items_con(con, dataset)
+        if page["item_id"] in known[dataset]:
+            version, stored = known[dataset][page["item_id"]]
+            if _same_record(stored, gold):
+                outcome[page_id] = (version, None)  # already the gold: nothing to write or re-score
             else:
-                fresh.setdefault(dataset, []).append((page_id, gold, note))
-        for dataset, group in fresh.items():
+                existing.setdefault(dataset, []).append((page_id, gold, note, version))
+        else:
+            fresh.setdefault(dataset, []).append((page_id, gold, note))
+    for dataset, group in fresh.items():
+        report = ImportReport(dataset=dataset)
+        items = prepare_items(con, store, [g for _, g, _ in group], None, report)
+        store_prepared(con, items, dataset, "extraction", report, keep_invalid=False, note=group[0][2])
+        for page_id, _, _ in group:
+            outcome[page_id] = (1, None)
+    for dataset, group in existing.items():
+        for page_id, gold, note, version in group:  # one note per version: why it exists
             report = ImportReport(dataset=dataset)
-            items = prepare_items(con, store, [g for _, g, _ in group], None, report)
-            store_prepared(con, items, dataset, "extraction", report, keep_invalid=False, note=group[0][2])
-            for page_id, _, _ in group:
-                outcome[page_id] = (1, None)
-        for dataset, group in existing.items():
-            for page_id, gold, note, version in group:  # one note per version: why it exists
-                report = ImportReport(dataset=dataset)
-                items = prepare_items(con, store, [gold], None, report)
-                changed = write_items(con, items, dataset, "review", note, report)  # keeps the stored image
-                if changed:
-                    rescore_con(con, dataset=dataset, item_ids=changed)
-                outcome[page_id] = (version + 1 if changed else version, None)
-        db.set_promotions_con(con, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
+            items = prepare_items(con, store, [gold], None, report)
+            changed = write_items(con, items, dataset, "review", note, report)  # keeps the stored image
+            if changed:
+                rescore_con(con, dataset=dataset, item_ids=changed)
+            outcome[page_id] = (version + 1 if changed else version, None)
+    db.set_promotions_con(con, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
     return outcome
 
 
@@ -912,6 +941,45 @@ def promote_resolved(store: Store, state: ReviewState, pages: list[tuple[str, in
             entries.append((page_id, rnd, working_record(state, page_id, rnd), note))
     done = promote_pages(store, entries, pages=state.pages)
     return [pid for pid, (version, _) in done.items() if version is not None]
+
+
+def unpromoted_pages(state: ReviewState) -> list[tuple[str, int, dict | None]]:
+    """(page, round, record) of the pages that are settled (the extractors agreed, or every queued
+    field is resolved) but hold neither a gold version nor a reason why not: their promotion was
+    interrupted (a store written before decisions and promotions shared one transaction)."""
+    out = []
+    for row in state.outcomes.to_dict("records"):
+        version, error = row.get("promoted_version"), row.get("promotion_error")
+        if (version is not None and not pd.isna(version)) or (error is not None and not pd.isna(error)):
+            continue
+        page_id, rnd = str(row["page_id"]), int(row["round"])
+        if row["merge_status"] in ("agreed", "auto_merged") and row.get("merged_record"):
+            out.append((page_id, rnd, dict(row["merged_record"])))
+        elif row["merge_status"] == "queued" and _all_settled(state, page_id, rnd):
+            out.append((page_id, rnd, working_record(state, page_id, rnd)))
+    return out
+
+
+def repair_promotions(store: Store, actor: Identity | str | None = None) -> dict[tuple[str, int], tuple[int | None, str | None]]:
+    """Promote every settled page whose promotion was interrupted (``unpromoted_pages``); returns
+    (page, round) -> (version, error). Running it again changes nothing. ``actor`` (None: the
+    machine's operator) must be an admin; the repair is recorded in the audit log."""
+    from ..store import team as audit
+
+    who = operator() if actor is None else as_identity(actor)
+    who.require(REPAIR_PROMOTIONS)
+    state = load_state(store)
+    missing = unpromoted_pages(state)
+    done: dict[tuple[str, int], tuple[int | None, str | None]] = {}
+    for rnd in sorted({r for _, r, _ in missing}):  # a page id is promoted once per call: one round at a time
+        entries = [(pid, r, record, f"review-repair: promotion of round {r} after an interrupted write")
+                   for pid, r, record in missing if r == rnd]
+        for page_id, outcome in promote_pages(store, entries, pages=state.pages).items():
+            done[(page_id, rnd)] = outcome
+    if done:
+        audit.add_event(store, "review repair", f"{len(done)} page(s)",
+                        {"pages": [f"{p} round {r}" for p, r in sorted(done)]}, who.columns())
+    return done
 
 
 # --------------------------------------------------------------------------------- queues
@@ -999,4 +1067,8 @@ def attention_pages(store: Store, round: int | None = None) -> pd.DataFrame:
         elif row["promotion_error"] and row["merge_status"] in ("agreed", "auto_merged"):
             rows.append({"page_id": key[0], "round": key[1], "exercise": row["exercise"],
                          "problem": "not promoted: " + row["promotion_error"]})
+    exercises = {(str(r["page_id"]), int(r["round"])): r["exercise"] for r in outcomes.to_dict("records")}
+    for page_id, rnd, _ in unpromoted_pages(load_state(store, round)):
+        rows.append({"page_id": page_id, "round": rnd, "exercise": exercises.get((page_id, rnd)),
+                     "problem": "settled, but its promotion was interrupted: run `python -m eduart_core review-repair`"})
     return pd.DataFrame(rows, columns=columns)

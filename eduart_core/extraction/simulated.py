@@ -204,14 +204,21 @@ ROUND_PLANS: dict[int, list[tuple[int, str, Perturb, str]]] = {
 }
 
 
-def simulated_extractions(round: int) -> list[tuple[dict, dict, dict]]:
-    """(truth, record A, record B) per demo page for one round."""
+#: The demo store's third round: the refined prompt run again on the pages round 2 disputed, reviewed
+#: blind and still in progress.
+BLIND_ROUND = 3
+BLIND_ROUND_PLAN = ROUND_PLANS[2]
+
+
+def simulated_extractions(round: int, plan: list | None = None) -> list[tuple[dict, dict, dict]]:
+    """(truth, record A, record B) per demo page for one round (``plan``: its perturbations; default
+    the round's own in ``ROUND_PLANS``)."""
     truth = demo_truth()
     out = []
     for index, record in enumerate(truth):
         sides = {"A": {k: v for k, v in record.items() if k not in ("exercise", "question")},
                  "B": {k: v for k, v in record.items() if k not in ("exercise", "question")}}
-        for page, side, perturb, _ in ROUND_PLANS.get(round, []):
+        for page, side, perturb, _ in (ROUND_PLANS.get(round, []) if plan is None else plan):
             if page == index:
                 sides[side] = perturb(sides[side])
         out.append((record, sides["A"], sides["B"]))
@@ -224,7 +231,6 @@ def build_extraction_demo(store: Store) -> dict:
     from ..store.items import add_image
     from ..store.runs import ensure_dataset
     from .pages_render import page_text, render_page
-    from .review import record_comparisons
 
     ensure_dataset(store, DEMO_DATASET, DEMO_TITLE, EXTRACTION_KIND, simulated=True,
                    description="Exam pages rendered from original demo items; both extractors are simulated.")
@@ -239,17 +245,83 @@ def build_extraction_demo(store: Store) -> dict:
     db.save_pages(store, pages)
     statuses: dict[int, dict[str, int]] = {}
     for round in sorted(ROUND_PLANS):
-        rows = []
-        triples = simulated_extractions(round)
-        for (truth, a, b) in triples:
-            for side, rec in (("A", a), ("B", b)):
-                rows.append({"page_id": page_id_of(truth), "round": round, "extractor": side,
-                             "model": EXTRACTOR_MODELS[side], "prompt_hash": f"simulated-round-{round}",
-                             "raw_response": json.dumps(rec, ensure_ascii=False), "record": rec})
-        db.save_extractions(store, rows)
-        results = record_comparisons(store, round, [(page_id_of(t), a, b) for (t, a, b) in triples])
-        for result in results.values():
-            statuses.setdefault(round, {}).setdefault(result.status, 0)
-            statuses[round][result.status] += 1
+        statuses[round] = _extraction_round(store, round, ROUND_PLANS[round])
     return {"pages": len(pages), "rounds": statuses}
 
+
+def _extraction_round(store: Store, round: int, plan: list, only_planned: bool = False) -> dict[str, int]:
+    """One simulated round: both extractions of every page (``only_planned``: of the pages its plan
+    perturbs), compared (agreeing pages promoted)."""
+    from ..store import extraction as db
+    from .review import record_comparisons
+
+    rows = []
+    planned = {page for page, *_ in plan}
+    triples = [t for index, t in enumerate(simulated_extractions(round, plan)) if not only_planned or index in planned]
+    for (truth, a, b) in triples:
+        for side, rec in (("A", a), ("B", b)):
+            rows.append({"page_id": page_id_of(truth), "round": round, "extractor": side,
+                         "model": EXTRACTOR_MODELS[side], "prompt_hash": f"simulated-round-{round}",
+                         "raw_response": json.dumps(rec, ensure_ascii=False), "record": rec})
+    db.save_extractions(store, rows)
+    statuses: dict[str, int] = {}
+    for result in record_comparisons(store, round, [(page_id_of(t), a, b) for (t, a, b) in triples]).values():
+        statuses[result.status] = statuses.get(result.status, 0) + 1
+    return statuses
+
+
+SIM_REVIEWERS = ("sim-reviewer-1 (simulated)", "sim-reviewer-2 (simulated)")
+SIM_ADJUDICATOR = "sim-adjudicator (simulated)"
+SIM_LEAD = "demo builder (simulated)"
+LEFT_FOR_YOU = "ex01/q01"  # the blind round's page no simulated reviewer decided: a new user's to try
+
+
+def simulate_review(store: Store) -> dict:
+    """Simulated reviewers on the demo's extraction rounds, so that agreement shows on first start:
+    round 2 is reviewed blind by two simulated reviewers, who disagree on one field, which the
+    simulated adjudicator settles (a settled round); round 3 (the refined prompt again, on the pages
+    round 2 disputed) is blind
+    and in progress: one simulated reviewer decided every page but one, and each field waits for a
+    second reviewer. Round 1 stays open for single review. Every name says "(simulated)"; the
+    decisions go in as one import (one transaction), so running it again adds nothing."""
+    from ..store import extraction as db
+    from ..team import local
+    from .exchange import import_lines
+    from .review import load_state
+
+    _extraction_round(store, BLIND_ROUND, BLIND_ROUND_PLAN, only_planned=True)
+    lead = local(SIM_LEAD)
+    state = load_state(store)
+    for rnd in (2, BLIND_ROUND):  # no decision yet in either: nothing for the change to re-read
+        if state.reviewers_needed(DEMO_DATASET, rnd) != 2:
+            db.set_round_reviewers(store, DEMO_DATASET, rnd, 2, lead.name, actor=lead.columns())
+    truth = {page_id_of(r): r for r in demo_truth()}
+    fields = state.fields(round=2).to_dict("records")
+    dissent = (fields[0]["page_id"], fields[0]["path"]) if fields else None  # the second reviewer differs here
+    lines = []
+    for row in fields:
+        right = _true_side(row, truth[row["page_id"]])
+        other = "B" if right == "A" else "A"
+        differs = (row["page_id"], row["path"]) == dissent
+        lines += [_line(row, 2, SIM_REVIEWERS[0], right), _line(row, 2, SIM_REVIEWERS[1], other if differs else right)]
+        if differs:
+            lines.append(_line(row, 2, SIM_ADJUDICATOR, right, "adjudicate"))
+    lines += [_line(row, BLIND_ROUND, SIM_REVIEWERS[0], _true_side(row, truth[row["page_id"]]))
+              for row in state.fields(round=BLIND_ROUND).to_dict("records") if row["page_id"] != LEFT_FOR_YOU]
+    result = import_lines(store, lines, source_name="simulated", actor=lead)
+    return {"simulated_review_decisions": result.imported}
+
+
+def _line(row: dict, rnd: int, who: str, side: str, role: str = "review") -> str:
+    return json.dumps({"dataset": DEMO_DATASET, "page": row["page_id"], "round": rnd, "field": row["path"],
+                       "reviewer": who, "decision": side, "role": role, "note": "simulated reviewer (demo)"},
+                      ensure_ascii=False)
+
+
+def _true_side(row: dict, truth: dict) -> str:
+    """The extractor ("A" or "B") whose value at the field equals the true record (A when neither does)."""
+    from .consensus import canonical
+    from .paths import get_at
+
+    right = canonical(get_at(truth, row["path"]))
+    return "B" if canonical(row["value_b"]) == right and canonical(row["value_a"]) != right else "A"

@@ -99,8 +99,22 @@ def decision_choice(decision: dict) -> str:
     return "edit " + canonical(decision.get("new_value"))
 
 
+def unsettled_blind_rounds(state) -> list[tuple[str, int]]:
+    """(dataset, round) of the blind rounds (2+ reviewers per page) with a queued field not yet settled.
+
+    Their agreement is withheld from everyone until they are settled: a number computed on an open
+    round tells a participant whether the others chose differently."""
+    out = set()
+    for row in state.queued[["dataset", "page_id", "round", "path"]].itertuples(index=False):
+        if (state.reviewers_needed(row.dataset, row.round) > 1
+                and not state.state(row.page_id, row.round, row.path).resolved):
+            out.add((str(row.dataset), int(row.round)))
+    return sorted(out)
+
+
 def review_ratings(state) -> pd.DataFrame:
-    """One row per (queued field, reviewer): the reviewer's latest review decision, flags included.
+    """One row per (queued field, reviewer): the reviewer's latest review decision, flags included;
+    the fields of blind rounds not yet settled are left out (``unsettled_blind_rounds``).
 
     ``state`` is an ``extraction.review.ReviewState``. ``category`` codes the decision by choice
     (`decision_choice`, see `AGREEMENT_CODING`); ``value`` is the chosen value as canonical JSON
@@ -109,8 +123,11 @@ def review_ratings(state) -> pd.DataFrame:
     """
     from .consensus import FLAG, REVIEW_ROLE, canonical
 
+    withheld = set(unsettled_blind_rounds(state))
     rows = []
     for row in state.queued.to_dict("records"):
+        if (str(row["dataset"]), int(row["round"])) in withheld:
+            continue
         st = state.state(row["page_id"], row["round"], row["path"])
         latest: dict[str, dict] = dict(st.votes)
         for flag in st.flags:
@@ -145,13 +162,16 @@ def status_report(state) -> dict:
     ``pages``: pages compared in the round; ``queued``: of them, pages sent to review;
     ``resolved``: queued pages whose every field is settled; ``promoted``: pages of the round
     that became a gold item; ``open_fields``: queued fields not settled and not waiting for
-    the adjudicator; ``adjudication_pending``: fields waiting for the adjudicator.
+    the adjudicator; ``adjudication_pending``: fields waiting for the adjudicator. A blind round
+    not yet settled (``agreement_withheld``) shows no agreement, and its unsettled fields are all
+    open (``adjudication_pending`` None): whether its reviewers differ is nobody's to read yet.
     """
     from ..analysis.agreement import agreement
-    from .consensus import ADJUDICATION, RESOLVED
+    from .consensus import ADJUDICATION, OPEN, RESOLVED
 
     outcomes = state.outcomes
     ratings = review_ratings(state)
+    withheld = set(unsettled_blind_rounds(state))
     rounds, open_fields = [], []
     keys = sorted({(str(d), int(r)) for d, r in zip(outcomes["dataset"], outcomes["round"])}) if len(outcomes) else []
     for dataset, rnd in keys:
@@ -159,23 +179,26 @@ def status_report(state) -> dict:
         q = state.queued[(state.queued["dataset"] == dataset) & (state.queued["round"] == rnd)]
         per_page: dict[str, list[str]] = {}
         pending = adjudication = 0
+        hidden = (dataset, rnd) in withheld  # a blind round under way: no field tells whether reviewers differ
         for row in q.to_dict("records"):
             st = state.state(row["page_id"], rnd, row["path"])
+            shown = OPEN if hidden and st.state != RESOLVED else st.state
             per_page.setdefault(row["page_id"], []).append(st.state)
-            if st.state == ADJUDICATION:
+            if shown == ADJUDICATION:
                 adjudication += 1
-            elif st.state != RESOLVED:
+            elif shown != RESOLVED:
                 pending += 1
-            if st.state != RESOLVED:
+            if shown != RESOLVED:
                 open_fields.append({"dataset": dataset, "page": row["page_id"], "round": rnd, "field": row["path"],
-                                    "category": row["category"], "state": st.state})
+                                    "category": row["category"], "state": shown})
         r = ratings[(ratings["dataset"] == dataset) & (ratings["round"] == rnd)]
         stats = agreement(r)
         rounds.append({
             "dataset": dataset, "round": rnd, "pages": int(len(o)), "queued": len(per_page),
             "resolved": sum(all(s == RESOLVED for s in states) for states in per_page.values()),
             "promoted": int(o["promoted_version"].notna().sum()), "open_fields": pending,
-            "adjudication_pending": adjudication, "reviewers_needed": state.reviewers_needed(dataset, rnd),
+            "adjudication_pending": None if hidden else adjudication,
+            "reviewers_needed": state.reviewers_needed(dataset, rnd), "agreement_withheld": hidden,
             "agreement": {k: stats[k] for k in ("units", "percent", "value_percent", "cohen_kappa", "fleiss_kappa",
                                                  "krippendorff_alpha", "alpha_ci")}
             | {"reviewers": stats["reviewers"], "fleiss_units": stats["fleiss_units"]},
@@ -185,7 +208,8 @@ def status_report(state) -> dict:
 
 #: The agreement table's columns in words, in the order a page shows them.
 AGREEMENT_WORDS = {"units": "Fields decided by 2+ reviewers", "reviewers": "Reviewers", "ratings": "Decisions",
-                   "percent": "Same choice", "value_percent": "Same final value", "cohen_kappa": "Cohen's kappa",
+                   "percent": "Same choice by all reviewers",
+                   "value_percent": "Same final value by all reviewers", "cohen_kappa": "Cohen's kappa",
                    "fleiss_kappa": "Fleiss' kappa", "fleiss_units": "Fields in Fleiss' kappa",
                    "krippendorff_alpha": "Krippendorff's alpha", "alpha_ci": "Alpha, 95% interval"}
 GROUP_WORDS = {"dataset": ("Dataset", "all datasets"), "round": ("Round", "all rounds"),

@@ -1,14 +1,16 @@
 """Tables and SQL of the extraction and review room.
 
 Why here: every SQL statement of the room lives in one module, so the pipeline, the review logic
-and the page stay free of SQL. Review decisions are append-only: nothing in this module updates
-or deletes a decision; the current state of a field is its latest decision.
+and the page stay free of SQL. A reviewer's decision on a field is one row of ``review_decisions``
+(per role): a change of mind replaces it under a new id, and every version is appended to
+``review_decision_log``, the audit log, which nothing updates or deletes.
 """
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -304,7 +306,19 @@ def _decoded(frame: pd.DataFrame | list[dict]) -> list[dict]:
     return rows
 
 
+_DECISION_KEY = ("page_id", "round", "path", "reviewer", "role")
+_DECISION_UPSERT = (
+    f"INSERT INTO review_decisions (decision_id, {', '.join(DECISION_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in range(len(DECISION_COLUMNS) + 1))}) "
+    f"ON CONFLICT ({', '.join(_DECISION_KEY)}) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in ("decision_id", *DECISION_COLUMNS) if c not in _DECISION_KEY))
+_LOG_INSERT = (f"INSERT INTO review_decision_log (decision_id, {', '.join(DECISION_COLUMNS)}) "
+               f"VALUES ({', '.join('?' for _ in range(len(DECISION_COLUMNS) + 1))})")
+
+
 def _insert_decision(con, row: dict) -> int:
+    """Write one decision: it replaces the same reviewer's decision on the field in the same role (the
+    unique key holds across servers), under a new id, and the version is appended to the audit log."""
     values = {name: row.get(name) for name in DECISION_COLUMNS}
     values["round"] = int(values["round"])
     values["previous_value"] = _dump(values["previous_value"])
@@ -312,18 +326,32 @@ def _insert_decision(con, row: dict) -> int:
     values["role"] = values["role"] or "review"
     values["source"] = values["source"] or "page"
     values["conflict"] = bool(values["conflict"])
-    names = [n for n in DECISION_COLUMNS if n != "decided_at" or values["decided_at"] is not None]
-    placeholders = ", ".join("?" for _ in names)
-    found = con.execute(f"INSERT INTO review_decisions ({', '.join(names)}) VALUES ({placeholders}) "
-                        "RETURNING decision_id", [values[n] for n in names]).fetchone()
-    return int(found[0])
+    if values["decided_at"] is None:
+        values["decided_at"] = datetime.now(UTC).replace(tzinfo=None)
+    decision_id = con.next_ids("review_decision_seq", 1)[0]
+    params = [decision_id, *(values[n] for n in DECISION_COLUMNS)]
+    con.execute(_DECISION_UPSERT, params)
+    con.execute(_LOG_INSERT, params)
+    return int(decision_id)
+
+
+def _same_decision(current: dict | None, row: dict) -> bool:
+    """Whether ``row`` repeats the reviewer's current decision (a second click): nothing to write."""
+    if not current:
+        return False
+    return (current.get("action") == row.get("action") and _dump(current.get("new_value")) == _dump(row.get("new_value"))
+            and (current.get("note") or None) == (row.get("note") or None))
 
 
 def append_decision(store: Store, page_id: str, round: int, path: str, action: str, reviewer: str,
                     previous_value: Any, new_value: Any, note: str | None,
                     based_on: int | None, *, check: Callable[[list[dict]], dict] | None = None,
-                    page_decisions: list | None = None, **extra: Any) -> int:
-    """Append one decision; ``check`` sees the field's decisions inside the same transaction.
+                    page_decisions: list | None = None, then: Callable[[Any, list[dict]], None] | None = None,
+                    **extra: Any) -> int:
+    """Write one decision; ``check`` sees the field's decisions inside the same transaction.
+
+    A reviewer has one decision per field and role: a new one replaces theirs (the audit log keeps
+    every version), and the same decision again writes nothing and returns the stored id.
 
     ``check(decisions) -> dict`` may raise (``ReviewConflict``: someone decided after what this
     reviewer saw) or return columns to set (``conflict``, ...). Without ``check`` the old rule
@@ -334,7 +362,8 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
     ``extra`` sets the other columns (role, shown_order, source, conflict, decision_key).
     ``page_decisions``: a list that receives every decision of the page and round as stored
     after this one, read in the same transaction (the caller sees whether the page is done
-    without another connection).
+    without another connection). ``then(con, page_decisions)`` runs in the same transaction after
+    the write (the promotion a decision completes commits with it, or neither does).
     """
     row = dict(page_id=page_id, round=int(round), path=path, action=action, reviewer=reviewer,
                previous_value=previous_value, new_value=new_value, note=note, based_on=based_on, **extra)
@@ -350,10 +379,20 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
                     if latest_id != (int(based_on) if based_on is not None else None):
                         raise ReviewConflict(path, latest)
                     return _insert_decision(con, row)
-                decision_id = _insert_decision(con, {**row, **(check(decisions) or {})})
-                if page_decisions is not None:
-                    page_decisions[:] = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? "
-                                                        "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
+                row = {**row, **(check(decisions) or {})}
+                own = [d for d in decisions if d["reviewer"] == reviewer and (d.get("role") or "review")
+                       == (row.get("role") or "review")]
+                if own and _same_decision(own[-1], row):  # the same decision again: it stays one row
+                    decision_id = int(own[-1]["decision_id"])
+                else:
+                    decision_id = _insert_decision(con, row)
+                if page_decisions is not None or then is not None:
+                    fresh = _decoded(_records(con, "SELECT * FROM review_decisions WHERE page_id = ? "
+                                                   "AND round = ? ORDER BY decision_id", [page_id, int(round)]))
+                    if page_decisions is not None:
+                        page_decisions[:] = fresh
+                    if then is not None:
+                        then(con, fresh)
                 return decision_id
         except StoreConflictError:
             if attempt == 2:
@@ -363,9 +402,10 @@ def append_decision(store: Store, page_id: str, round: int, path: str, action: s
 
 
 def append_decisions(store: Store, rows: list[dict]) -> list[int]:
-    """Append several prepared decisions in one transaction (imports); returns their ids.
+    """Write several prepared decisions in one transaction (imports), in order; returns their ids.
 
-    A row whose ``decision_key`` is already stored is skipped (two imports of one file at the same
+    Each replaces the same reviewer's decision on the field in the same role (the audit log keeps
+    every version). A row whose ``decision_key`` is already in the audit log is skipped (two imports of one file at the same
     moment store it once)."""
     if not rows:
         return []
@@ -376,7 +416,7 @@ def append_decisions(store: Store, rows: list[dict]) -> list[int]:
         if keys:
             with con.keys(keys, "TEXT") as wanted:
                 stored = {r[0] for r in con.execute(
-                    f"SELECT decision_key FROM review_decisions WHERE decision_key IN (SELECT key FROM {wanted})"
+                    f"SELECT decision_key FROM review_decision_log WHERE decision_key IN (SELECT key FROM {wanted})"
                 ).fetchall()}
         return [_insert_decision(con, row) for row in rows if row.get("decision_key") not in stored]
 
@@ -384,16 +424,25 @@ def append_decisions(store: Store, rows: list[dict]) -> list[int]:
 def decision_keys(store: Store) -> set[str]:
     """Content keys of every stored decision (an import skips lines already stored)."""
     with store.connect(read_only=True) as con:
-        return {r[0] for r in con.execute("SELECT decision_key FROM review_decisions "
+        return {r[0] for r in con.execute("SELECT decision_key FROM review_decision_log "
                                           "WHERE decision_key IS NOT NULL").fetchall()}
 
 
 def load_decisions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
-    """The audit log, oldest first."""
+    """The audit log: every version of every decision, oldest first (a change of mind is a new row
+    here; the current decisions are ``current_decisions``)."""
+    return _decision_frame(store, "review_decision_log", page_id, round)
+
+
+def current_decisions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
+    """Each reviewer's current decision per field and role, oldest first."""
+    return _decision_frame(store, "review_decisions", page_id, round)
+
+
+def _decision_frame(store: Store, table: str, page_id: str | None, round: int | None) -> pd.DataFrame:
     clause, params = _page_round_filter(page_id, round)
-    sql = "SELECT * FROM review_decisions" + clause
     with store.connect(read_only=True) as con:
-        frame = _frame(con, sql + " ORDER BY decision_id", params)
+        frame = _frame(con, f"SELECT * FROM {table}{clause} ORDER BY decision_id", params)
     for column in ("previous_value", "new_value"):
         if not frame.empty:
             frame[column] = frame[column].map(_load)

@@ -617,6 +617,46 @@ MIGRATIONS.append((14, "people sit the exam", [
     )""",
 ]))
 
+# Migration 16 (one decision per reviewer and field): `review_decisions` keeps one row per (page, round,
+# field, reviewer, role), the current decision; a change of mind replaces it (with a new decision id, so
+# the order of decisions still tells who decided last). Every version ever written goes to the append-only
+# `review_decision_log`, the audit log (and what makes imports idempotent). Existing stores: the log
+# starts with every stored row, and of duplicate rows the latest per reviewer and field stays current.
+_DECISION_LOG_COLUMNS = ("decision_id, page_id, round, path, action, reviewer, decided_at, previous_value, new_value, "
+                         "note, based_on, role, shown_order, source, conflict, decision_key, actor_subject, "
+                         "actor_provider, actor_name")
+MIGRATIONS.append((16, "one review decision per reviewer and field, with its history", [
+    """CREATE TABLE IF NOT EXISTS review_decision_log (
+        decision_id BIGINT PRIMARY KEY,    -- the id the version had in review_decisions (ids only grow)
+        page_id TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        action TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        decided_at TIMESTAMP NOT NULL,
+        previous_value JSON,
+        new_value JSON,
+        note TEXT,
+        based_on BIGINT,
+        role TEXT NOT NULL,
+        shown_order TEXT,
+        source TEXT,
+        conflict BOOLEAN,
+        decision_key TEXT,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT
+    )""",
+    "UPDATE review_decisions SET role = 'review' WHERE role IS NULL",
+    f"INSERT INTO review_decision_log ({_DECISION_LOG_COLUMNS}) SELECT {_DECISION_LOG_COLUMNS} FROM review_decisions",
+    "DELETE FROM review_decisions WHERE decision_id NOT IN (SELECT max(decision_id) FROM review_decisions "
+    "GROUP BY page_id, round, path, reviewer, role)",
+]))
+# (its own migration: DuckDB checks a new unique index against rows deleted earlier in the same transaction)
+MIGRATIONS.append((17, "one review decision per reviewer and field: the unique key", [
+    "CREATE UNIQUE INDEX IF NOT EXISTS review_decisions_one ON review_decisions (page_id, round, path, reviewer, role)",
+]))
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

@@ -48,6 +48,7 @@ ADJUDICATE = "review.adjudicate"
 BULK_ACCEPT = "review.bulk_accept"
 IMPORT_DECISIONS = "review.import"
 SET_ROUND = "review.set_round"
+REPAIR_PROMOTIONS = "review.repair"
 SEE_BLIND = "review.see_blind"
 KEY_REVIEW = "keys.review"
 OVERRIDE_SCORE = "scores.override"
@@ -67,6 +68,7 @@ ACTIONS: dict[str, Action] = {
     BULK_ACCEPT: _action("accept fields in bulk", REVIEWER),
     IMPORT_DECISIONS: _action("import review decisions", ADMIN),
     SET_ROUND: _action("change the settings of a review round", ADMIN),
+    REPAIR_PROMOTIONS: _action("promote settled pages whose promotion was interrupted", ADMIN),
     SEE_BLIND: _action("see or export other reviewers' decisions of an unsettled blind round", ADJUDICATOR, ADMIN),
     KEY_REVIEW: _action("confirm or correct an answer key", RESEARCHER, ADJUDICATOR),
     OVERRIDE_SCORE: _action("override a score", RESEARCHER),

@@ -142,7 +142,9 @@ _SPECS = (
     ViewSpec("chance_levels", formats.chance_levels, "Formats: chance level per format (reference marks)"),
     ViewSpec("answer_key", formats.answer_key, "Item inspector: the answer key of an item (option item=<id>)"),
     ViewSpec("review_queue", review.review_queue, "Review studio: the extraction review queue"),
-    ViewSpec("review_agreement", review.review_agreement, "Review studio: reviewer agreement per round, field or format"),
+    ViewSpec("review_agreement", review.review_agreement,
+             "Review studio: reviewer agreement per round, field or format (percent: share of fields on which all "
+             "reviewers made the same choice; blind rounds once settled)"),
     ViewSpec("audit_log", team.audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", review.suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),

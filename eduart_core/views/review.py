@@ -38,7 +38,7 @@ def review_queue(src: Source, sel: Selection, round: int = 0) -> pd.DataFrame:
 
 
 def review_agreement(src: Source, sel: Selection, by: str = "round") -> pd.DataFrame:
-    """Reviewer agreement with decisions coded by choice (percent, Cohen, Fleiss, Krippendorff's alpha with a bootstrap 95% CI) and on the final value (percent), by round, field or format.
+    """Reviewer agreement with decisions coded by choice (percent: the share of fields on which all reviewers made the same choice; Cohen, Fleiss, Krippendorff's alpha with a bootstrap 95% CI) and on the final value (value_percent, the same share), by round, field or format; a blind round appears once it is settled.
 
     The coding in words: ``extraction.stats.AGREEMENT_CODING``.
     """
