@@ -1,7 +1,9 @@
 """`team-trial` without a browser: it starts PostgreSQL, the local sign-in provider and the studio,
 answers on 127.0.0.1, grants the people's roles in the store, stops everything on SIGTERM and on
 SIGINT (nothing left running, by PID, ports free), keeps no secret in its lines or logs, and a
-second start reuses the folder (the store as it was left). Refusals come before anything starts.
+second start reuses the folder (the store as it was left). Killed with SIGKILL, it takes the studio
+and the provider with it, and the next start stops the PostgreSQL it left. Refusals come before
+anything starts.
 """
 from __future__ import annotations
 
@@ -19,8 +21,10 @@ from tests import trial_kit
 from tests.browser_kit import free_port
 from tests.trial_kit import (
     ROOT,
+    alive,
     assert_no_secret_in_lines_or_logs,
     assert_nothing_left,
+    descendants,
     require_postgres,
     start,
     stop,
@@ -76,13 +80,26 @@ def test_the_trial_starts_stops_on_a_signal_and_starts_again_from_its_folder(tri
         assert "loading the demo" not in again.output
         listed = _cli(["roles", "list", "--json"], env=again.env())
         assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 6, listed.stderr
-        pids = trial_processes(again)
-        ports = [again.port, again.port_of("sign-in provider"), again.port_of("PostgreSQL")]
+        killed_pids = trial_processes(again)
+        postmaster = int((folder / "pg" / "data" / "postmaster.pid").read_text().split()[0])
     finally:
-        code = stop(again, signal.SIGINT)
-    assert code == 0, again.output
-    assert_nothing_left(again, pids, ports)
-    assert_no_secret_in_lines_or_logs(again)
+        code = stop(again, signal.SIGKILL)  # no chance to stop anything itself
+    assert code == -signal.SIGKILL
+    # the studio and the provider end with it (parent-death signal); PostgreSQL runs on as a daemon ...
+    assert_nothing_left(again, killed_pids - {postmaster} - descendants(postmaster), [], folder_too=False)
+    assert alive(postmaster)
+
+    third = start(folder, free_port())  # ... until the next start stops it
+    try:
+        assert "stopped the server an earlier trial left running in this folder" in third.output
+        assert not alive(postmaster)
+        pids = trial_processes(third)
+        ports = [third.port, third.port_of("sign-in provider"), third.port_of("PostgreSQL")]
+    finally:
+        code = stop(third, signal.SIGINT)
+    assert code == 0, third.output
+    assert_nothing_left(third, pids | killed_pids, ports)
+    assert_no_secret_in_lines_or_logs(third)
 
 
 def test_a_folder_that_is_not_a_trial_is_refused_and_left_alone(tmp_path):

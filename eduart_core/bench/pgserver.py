@@ -81,6 +81,7 @@ class TempPostgres:
         self._as_other = os.geteuid() == 0
         self.sockets = self.root if len(str(self.root)) < SOCKET_ROOM else None
         self.reused = False
+        self.stopped_stale = False  # start() found a server of this cluster still running and stopped it
 
     # ------------------------------------------------------------------ lifecycle
     def _run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -113,6 +114,7 @@ class TempPostgres:
         if self.reused:
             if self.running():
                 self._pg_ctl("stop", "-m", "fast")
+                self.stopped_stale = True
         else:
             self._initdb()
         options = [f"-p {self.port}", f"-k {self.sockets}", "-c listen_addresses=127.0.0.1",

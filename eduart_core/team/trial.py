@@ -108,7 +108,7 @@ def _set_parent_death_signal() -> None:
         pass
 
 
-class _Stop(Exception):
+class _Stop(BaseException):  # like KeyboardInterrupt: no `except Exception` on the way may swallow it
     """Ctrl-C (SIGINT), SIGTERM or SIGHUP arrived: stop everything."""
 
 
@@ -179,6 +179,8 @@ class TeamTrial:
             self.pg.start()
         except RuntimeError as exc:
             raise UserError(f"PostgreSQL did not start: {str(exc).splitlines()[0]} (log: {self.pg.log})") from None
+        if self.pg.stopped_stale:
+            self.say("PostgreSQL: stopped the server an earlier trial left running in this folder (was it killed?)")
         password = self._secret("db-password")
         with self.pg.superuser() as con:
             # the password travels as a SCRAM verifier: even a statement in the server's log shows no password
