@@ -140,3 +140,17 @@ def test_as_root_a_folder_the_postgres_user_cannot_enter_is_named(tmp_path):
         f"error: PostgreSQL did not start: the postgres user (the server runs as it, because this runs as root) "
         f"cannot enter {folder / 'pg'}: choose a folder whose parents every user may enter "
         f"(log: {folder / 'pg' / 'server.log'})"]
+
+
+def test_fresh_empties_a_trial_folder_and_keeps_it_a_trial_folder(tmp_path):
+    from eduart_core.team.trial import MARKER, TeamTrial
+
+    folder = tmp_path / "trial"
+    (folder / "work").mkdir(parents=True)
+    (folder / MARKER).write_text("{}")
+    (folder / "work" / "prepared").write_text("demo, roles and rounds prepared\n")
+    said = []
+    TeamTrial(folder, free_port(), say=said.append, fresh=True).prepare_folder()
+    assert said == [f"removed the earlier trial in {folder} (--fresh)"]
+    assert sorted(p.name for p in folder.iterdir()) == ["logs", "secrets", MARKER]
+    assert (folder / "secrets").stat().st_mode & 0o777 == 0o700

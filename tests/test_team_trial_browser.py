@@ -30,10 +30,36 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.slow]
 trial_dir = trial_kit.trial_dir  # a folder the postgres user may enter
 
 
+def _card_class(page_id: str, round_: int, path: str) -> str:
+    """Streamlit writes a container's key into its class (``st-key-`` + the key, other characters as '-')."""
+    return "st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", f"card::{page_id}|{round_}|{path}")
+
+
 def _card(page, page_id: str, round_: int, path: str):
-    """The field's card: Streamlit writes a container's key into its class, other characters as '-'."""
-    key = re.sub(r"[^A-Za-z0-9_-]", "-", f"card::{page_id}|{round_}|{path}")
-    return page.locator(f".st-key-{key}")
+    return page.locator("." + _card_class(page_id, round_, path))
+
+
+def _untouched_blind_fields(store: Store) -> dict[str, tuple[str, int, str]]:
+    """Card class -> (page, round, path) of every field of a round of two or more reviewers that nobody has
+    decided or flagged yet (whatever review rounds the demo ships, the test takes one of these)."""
+    state = review.load_state(store)
+    found = {}
+    for row in state.queued[["page_id", "round", "path", "dataset"]].itertuples(index=False):
+        field = state.state(row.page_id, row.round, row.path)
+        if state.reviewers_needed(row.dataset, row.round) >= 2 and field.last is None:
+            found[_card_class(row.page_id, int(row.round), row.path)] = (row.page_id, int(row.round), row.path)
+    return found
+
+
+def _first_untouched_card(page, store: Store) -> tuple[str, int, str]:
+    """The first card on the page with an Accept button whose field is untouched in a blind round."""
+    untouched = _untouched_blind_fields(store)
+    cards = page.locator('[class*="st-key-card--"]').filter(has=page.get_by_role("button", name="Accept A"))
+    for i in range(cards.count()):
+        for name in (cards.nth(i).get_attribute("class") or "").split():
+            if name in untouched:
+                return untouched[name]
+    pytest.fail(f"the review page offers no untouched field of a blind round ({len(untouched)} in the store)")
 
 
 def _sign_in(page, url: str, subject: str) -> None:
@@ -92,24 +118,27 @@ def test_reviewers_decide_blind_and_the_adjudicator_settles_then_sigint_leaves_n
             _sign_in(page, url, "bruno")
             assert page.get_by_text("Signed in as Bruno Reviewer").count() >= 1
             _review(page, url)
-            page.locator('[class*="st-key-card--"]').filter(
-                has=page.get_by_role("button", name="Accept A")).first.get_by_role("button", name="Accept A").click()
+            page_id, round_, path = _first_untouched_card(page, store)
+            _card(page, page_id, round_, path).get_by_role("button", name="Accept A").click()
             settle(page, pause=400)
             assert problems(page) == []
             page.screenshot(path=str(tmp_path / "bruno.png"))
             decisions = db.load_decisions(store)
+            decisions = decisions[decisions["actor_subject"] == "bruno"]
             assert len(decisions) == 1, decisions
             first = decisions.iloc[0]
-            page_id, round_, path = str(first["page_id"]), int(first["round"]), str(first["path"])
-            assert first["reviewer"] == "bruno" and first["actor_subject"] == "bruno"
-            assert first["actor_provider"].startswith(issuer)
-            assert _field_state(store, page_id, round_, path).state == "awaiting"  # a blind round of two
+            assert (first["page_id"], int(first["round"]), first["path"]) == (page_id, round_, path)
+            assert first["reviewer"] == "bruno" and first["actor_provider"].startswith(issuer)
+            assert _field_state(store, page_id, round_, path).state == "awaiting"  # one vote of a blind round
             _sign_out(page, url)
 
             # clara, reviewer: the same field, the other extractor's value (her A/B order is her own)
             _sign_in(page, url, "clara")
             _review(page, url)
-            order = review.shown_order(page_id, round_, "clara", 2)
+            state = review.load_state(store, round_)
+            needed = state.reviewers_needed(state.dataset_of(page_id), round_)
+            assert needed == 2  # the trial's blind rounds need two reviewers: bruno and clara
+            order = review.shown_order(page_id, round_, "clara", needed)
             side = next(s for s in "AB" if review.true_action(s, order) != first["action"])
             _card(page, page_id, round_, path).get_by_role("button", name=f"Accept {side}").click()
             settle(page, pause=400)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -74,8 +75,8 @@ class Running:
 
     def env(self) -> dict[str, str]:
         """The variables `trial.env` sets (what `. trial.env` gives a shell)."""
-        text = (self.folder / "trial.env").read_text(encoding="utf-8")
-        return dict(re.findall(r"^export (\w+)='([^']*)'$", text, flags=re.MULTILINE))
+        lines = (self.folder / "trial.env").read_text(encoding="utf-8").splitlines()
+        return dict(shlex.split(line.removeprefix("export "))[0].split("=", 1) for line in lines if line.strip())
 
 
 def start(folder: Path, port: int, *extra: str) -> Running:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -303,7 +304,7 @@ class TeamTrial:
         """``trial.env``: `. trial.env` points commands at the trial store (holds the password: private)."""
         path = self.folder / "trial.env"
         values = {"EDUART_DATABASE_URL": url, "PGPASSWORD": os.environ["PGPASSWORD"], **self.local_env()}
-        _write_private(path, "".join(f"export {k}='{v}'\n" for k, v in values.items()))
+        _write_private(path, "".join(f"export {k}={shlex.quote(v)}\n" for k, v in values.items()))
         return path
 
     def start_app(self, url: str, auth: Path) -> str:
