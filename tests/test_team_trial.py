@@ -74,7 +74,7 @@ def test_the_trial_starts_stops_on_a_signal_and_starts_again_from_its_folder(tri
     assert_nothing_left(running, pids, [running.port, provider, pg_port])
     assert_no_secret_in_lines_or_logs(running)
 
-    again = start(folder, free_port())
+    again = start(folder, running.port)  # the same port at once, as a person restarting with the default does
     try:
         assert "the cluster of the earlier start" in again.output and "kept from the earlier start" in again.output
         assert "loading the demo" not in again.output

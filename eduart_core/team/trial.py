@@ -77,9 +77,13 @@ def default_folder() -> Path:
 
 
 def port_free(port: int) -> bool:
+    """Whether a server may listen on ``port`` now. With SO_REUSEADDR, as Streamlit's server binds: the
+    connections of the trial just stopped linger for a minute (TIME_WAIT), and the same port must serve again."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((HOST, port))
+            sock.listen()
         except OSError:
             return False
     return True
