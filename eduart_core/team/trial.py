@@ -134,7 +134,6 @@ class TeamTrial:
         self.pg = None
         self.provider_port: int | None = None
         self.children: list[tuple[str, subprocess.Popen, Path]] = []
-        self.new_store = False
 
     # ---------------------------------------------------------------- the folder
     def prepare_folder(self) -> None:
@@ -232,7 +231,7 @@ class TeamTrial:
             self.say("review: " + ", ".join(f"{d} round {r}" for d, r in blind)
                      + " made blind, two reviewers per page (set by the trial, recorded as the operator)")
         release_readers(url)
-        self.new_store = True
+        done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text("demo, roles and rounds prepared\n")
 
     @staticmethod
