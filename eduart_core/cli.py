@@ -24,7 +24,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.run",         # run
     "eduart_core.commands.extract",     # extract, review helpers
     "eduart_core.commands.review",      # review-status, review-import, review-export, review-round
-    "eduart_core.commands.team",        # roles grant|revoke|list
+    "eduart_core.commands.team",        # roles grant|revoke|list, team-trial
     "eduart_core.commands.studies",     # import-external
     "eduart_core.commands.show",        # show VIEW: the data behind every table and chart
     "eduart_core.commands.report",      # report

@@ -1,4 +1,5 @@
-"""`roles grant|revoke|list`: the roles table of team mode from the command line.
+"""`roles grant|revoke|list`: the roles table of team mode from the command line; `team-trial`:
+team mode tried on one machine (`eduart_core.team.trial`).
 
 The command line acts as the machine's operator (who can open the store file anyway): it may
 change roles, and every change records the OS user as the one who made it.
@@ -62,6 +63,17 @@ def cmd_list(args) -> int:
     return 0
 
 
+def cmd_trial(args) -> int:
+    from pathlib import Path
+
+    from ..team import trial
+
+    if not 1 <= args.port <= 65535:
+        raise UserError(f"--port must be between 1 and 65535, not {args.port}")
+    folder = Path(args.dir) if args.dir else trial.default_folder()
+    return trial.run(folder, args.port, fresh=args.fresh, say=lambda line: print(line, flush=True))
+
+
 def register(sub) -> None:
     from ..cli import add_actor_options, add_db_option
     from ..team import ROLES
@@ -81,3 +93,17 @@ def register(sub) -> None:
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     add_db_option(listing)
     listing.set_defaults(func=cmd_list)
+
+    team_trial = sub.add_parser(
+        "team-trial", help="try team mode on this machine: PostgreSQL, a local sign-in provider and the studio",
+        description="Starts, on 127.0.0.1, a PostgreSQL cluster in a folder (loaded with the demo on the first "
+                    "start), a local OpenID Connect provider with five people to sign in as (an admin, two "
+                    "reviewers, an adjudicator, a presenter; their roles granted in the store) and the studio "
+                    "with sign-in on. Ctrl-C stops all three. The folder is kept: the next start continues "
+                    "where the last one stopped.")
+    team_trial.add_argument("--dir", default=None,
+                            help="the trial's folder (default: $EDUART_WORK_DIR/team-trial or data/team-trial)")
+    team_trial.add_argument("--port", type=int, default=8501, help="the studio's port on 127.0.0.1 (default 8501)")
+    team_trial.add_argument("--fresh", action="store_true",
+                            help="delete the trial folder's cluster, store and logs first and start over")
+    team_trial.set_defaults(func=cmd_trial)
