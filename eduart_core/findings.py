@@ -73,14 +73,14 @@ def odds_words(ratio: float) -> str:
         return "about the same odds"
     if ratio < 1:
         inverse = 1 / ratio
-        named = {2: "half", 3: "a third", 4: "a quarter", 5: "a fifth"}
+        named = {2: "half the odds", 3: "a third of the odds", 4: "a quarter of the odds", 5: "a fifth of the odds"}
         whole = int(round(inverse))
-        if whole in named and abs(inverse - whole) <= 0.25 * whole:
-            return f"about {named[whole]} the odds"
+        if whole in named and abs(inverse - whole) <= 0.15 * whole:
+            return f"about {named[whole]}"
         return f"about {100 * ratio:.0f}% of the odds"
     named = {2: "twice", 3: "three times", 4: "four times", 5: "five times"}
     whole = int(round(ratio))
-    if whole in named and abs(ratio - whole) <= 0.25 * whole:
+    if whole in named and abs(ratio - whole) <= 0.15 * whole:
         return f"about {named[whole]} the odds"
     return f"about {ratio:.1f} times the odds"
 
@@ -395,7 +395,7 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
         d = 100 * compared["delta"].mean()
         n = (int(compared["n_with"].max() + compared["n_without"].max())
              if {"n_with", "n_without"} <= set(compared) else None)
-        head = ("Without an adjusted comparison the data do not tell whether an image makes a question harder: "
+        head = ("Without an adjusted comparison the data do not tell what an image does to a question: "
                 f"raw averages with and without an image differ by {abs(d):.1f} points, a difference that also "
                 "reflects format and language.")
         return Finding(head, f"Mean over {_plural(len(compared), 'model')} of the with-minus-without difference: "
