@@ -16,9 +16,11 @@ from __future__ import annotations
 import io
 import re
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from eduart_core import analysis, findings, item_notes, panels, views
 from eduart_core.cli import main
@@ -26,6 +28,9 @@ from eduart_core.errors import UserError
 from eduart_core.humans import story
 from eduart_core.selection import Selection
 from eduart_core.store import Store
+from eduart_core.studies import words
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def source(demo_db) -> views.Source:
@@ -287,6 +292,9 @@ def test_no_headline_uses_a_statisticians_word(demo_db):
         gap = optional(views.human_gap, src, sel)
         if gap is not None and not gap.empty:
             heads.append(gap.attrs["headline"])
+        scores = optional(views.dimension_scores, src, sel)
+        if scores is not None:  # the Tasks and dimensions page's headline
+            heads.append(words.leader_sentence(scores) or "")
         for head in heads:
             assert not findings.statistician_words(head), (dataset, head, findings.statistician_words(head))
         for f in views.key_findings(src, sel):  # the detail is one click away, with the method and n
@@ -330,3 +338,46 @@ def test_the_published_motivation_caption_names_the_test_its_finding_uses(demo_d
         assert "published paired t-test" in caption and "Holm-corrected" in caption
         assert "paired t-test" in finding.test and "published" in finding.test and "Holm" in finding.test
     assert "simulated" not in caption.lower()
+
+
+# ---------------------------------------------------------------- 3. the page and presentation mode
+
+@pytest.fixture
+def app(demo_db, monkeypatch):
+    """A fresh AppTest session of the studio on the demo store."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("EDUART_DB", str(demo_db))
+    views.clear_caches()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+
+
+@pytest.mark.slow
+def test_the_overview_shows_plain_headlines_with_how_we_know_one_click_away(app, demo_db):
+    from eduart_core.text import plain
+
+    app.run()
+    assert not app.exception
+    found = views.key_findings(source(demo_db), Selection())
+    texts = [m.value for m in app.markdown]
+    for f in found:
+        assert f"- **{plain(f.headline)}**" in texts  # the headline alone, no numbers behind it
+    known = [e for e in app.expander if e.label == "How we know"]
+    assert len(known) == len(found)
+    for f, box in zip(found, known):
+        inside = " ".join(c.value for c in box.caption)
+        assert plain(f.test) in inside and plain(f.detail) in inside
+    assert not any(c.value.startswith("Test:") for c in app.caption)
+
+
+@pytest.mark.slow
+def test_presentation_puts_the_chart_statistics_under_how_we_know(app):
+    app.query_params["present"] = "1"
+    app.run()
+    app.switch_page("pages/4_motivation.py").run()
+    assert not app.exception
+    known = [e for e in app.expander if e.label == "How we know"]
+    assert len(known) == 1
+    assert "Holm-corrected p < .05" in known[0].caption[0].value.replace("\\", "")  # plain() escapes markdown
+    outside = [c.value for c in app.main.caption if "Holm-corrected" in c.value.replace("\\", "")]
+    assert len(outside) == 1  # the caption is drawn once, inside the expander
