@@ -344,8 +344,7 @@ def _motivation_headline(tested: int, changed: int, sign: pd.Series) -> str:
     known) and the rest, which changed within noise."""
     start = "Asking for a justification "
     if not changed:
-        return (start + f"changes no model's score by more than chance: all {tested} models tested changed "
-                "within noise.")
+        return start + f"changes the score of none of {tested} models beyond chance: all changed within noise."
     rest = tested - changed
     tail = "" if not rest else ("; the other model changed within noise" if rest == 1
                                 else f"; the other {rest} changed within noise")

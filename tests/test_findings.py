@@ -113,8 +113,8 @@ def effect_frame(deltas: list[float], p_wilcoxon: list[float]) -> pd.DataFrame:
 def test_motivation_counts_only_what_the_corrected_test_carries():
     deltas = [0.05, 0.02, 0.01, 0.03, 0.04, -0.02, -0.07, -0.01]
     f = findings.motivation_finding(effect_frame(deltas, [0.5] * 8))
-    assert f.headline == ("Asking for a justification changes no model's score by more than chance: all 8 models "
-                          "tested changed within noise.")
+    assert f.headline == ("Asking for a justification changes the score of none of 8 models beyond chance: all "
+                          "changed within noise.")
     assert "raises" not in f.headline and "lowers" not in f.headline
     assert "rises for 5 and drops for 3 of 8 models (point estimates)" in f.detail
     assert "largest rise +5.0 points (M0)" in f.detail and "largest drop -7.0 points (M6)" in f.detail
