@@ -381,3 +381,13 @@ def test_presentation_puts_the_chart_statistics_under_how_we_know(app):
     assert "Holm-corrected p < .05" in known[0].caption[0].value.replace("\\", "")  # plain() escapes markdown
     outside = [c.value for c in app.main.caption if "Holm-corrected" in c.value.replace("\\", "")]
     assert len(outside) == 1  # the caption is drawn once, inside the expander
+
+
+def test_dif_names_a_direction_only_where_its_test_finds_one(demo_db):
+    src = source(demo_db)
+    table = views.dif(src, Selection())
+    judged = table.dropna(subset=["p", "direction"])
+    assert len(judged) and (judged["p"] >= 0.05).any()
+    for row in judged.itertuples(index=False):
+        named = any(w in row.direction for w in ("harder", "easier", "falls behind", "catches up"))
+        assert named == (row.p < 0.05), row
