@@ -391,3 +391,21 @@ def test_dif_names_a_direction_only_where_its_test_finds_one(demo_db):
     for row in judged.itertuples(index=False):
         named = any(w in row.direction for w in ("harder", "easier", "falls behind", "catches up"))
         assert named == (row.p < 0.05), row
+
+
+def test_report_invalid_answer_sentence_at_overlapping_intervals():
+    from eduart_core.report.studies import invalid_sentence
+
+    close = pd.DataFrame({"model": ["A", "B"], "rate": [0.12, 0.10], "n": [100, 100], "ci_low": [0.07, 0.055],
+                          "ci_high": [0.20, 0.175]})
+    said = invalid_sentence(close)
+    assert "gives the most" not in said and "do not tell" in said and "B" in said
+    apart = close.assign(rate=[0.4, 0.05], ci_low=[0.31, 0.02], ci_high=[0.5, 0.11])
+    assert invalid_sentence(apart).startswith("A gives the most invalid answers")
+
+
+def test_the_tasks_headline_names_no_leader():
+    scores = pd.DataFrame({"model": ["A", "B"], "column": ["overall"] * 2, "score": [0.71, 0.70], "is_median": False,
+                           "below_chance": False, "aggregation": "micro: mean over all items pooled"})
+    said = words.leader_sentence(scores)
+    assert "leads" not in said and "no test says" in said and not findings.statistician_words(said)
