@@ -363,12 +363,14 @@ def _motivation_headline(tested: int, changed: int, sign: pd.Series) -> str:
 
 def _image_sentence(r: pd.Series, n_items: object) -> str:
     """What the image odds ratio's interval allows one to say, in words (no odds ratio, no interval)."""
+    read = f"{odds_words(r['odds_ratio'])} of a right answer"
+    if read.startswith("about the same odds"):  # a small effect the interval still places on one side
+        read = (f"the odds of a right answer are {abs(100 * (r['odds_ratio'] - 1)):.0f}% "
+                f"{'lower' if r['odds_ratio'] < 1 else 'higher'}")
     if r["ci_high"] < 1:
-        return ("Items with an image are answered correctly less often than comparable items without one: "
-                f"{odds_words(r['odds_ratio'])} of a right answer.")
+        return f"Items with an image are answered correctly less often than comparable items without one: {read}."
     if r["ci_low"] > 1:
-        return ("Items with an image are answered correctly more often than comparable items without one: "
-                f"{odds_words(r['odds_ratio'])} of a right answer.")
+        return f"Items with an image are answered correctly more often than comparable items without one: {read}."
     size = f" on these {n_items} items" if n_items else ""
     return ("Once format, language and model are taken into account, the data do not tell whether an image makes "
             f"a question harder or easier{size}.")
