@@ -47,10 +47,10 @@ def overview() -> None:
     pres = common.presentation()
     if not pres:
         st.subheader("Key findings")
-        for f in found:
-            size = f"; n = {f.n} {f.n_unit}".rstrip() if f.n is not None else ""
-            st.markdown(f"- **{plain(f.headline)}** {plain(f.detail)}")
-            st.caption(plain(f"Test: {f.test}{size}."))
+        for f in found:  # the plain headline; test, n, interval and correction one click away
+            st.markdown(f"- **{plain(f.headline)}**")
+            with st.expander("How we know"):
+                st.caption(plain(f.how_we_know()))
         if not found:
             st.caption("Not enough data in the current selection for findings.")
 

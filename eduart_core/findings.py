@@ -2,10 +2,15 @@
 
 A stakeholder reads these sentences instead of the tables, so each one is generated from the
 numbers on screen (never hard-coded), states its uncertainty, and names the test and the n it
-rests on. Inputs are analysis outputs (fractions); every function tolerates missing pieces.
+rests on. The headline is read aloud (no statistician's words: `STATISTICIAN_WORDS`); the test,
+n, interval and correction are "How we know" (`Finding.how_we_know`). A direction or an order
+is named only when the interval or the corrected test carries it; otherwise the sentence says
+that the data do not tell. Inputs are analysis outputs (fractions); every function tolerates
+missing pieces.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,9 +31,10 @@ from .vocab import (
 class Finding:
     """One sentence for people, the test behind it and the n it rests on.
 
-    ``headline`` is plain language (no formula: presentation mode shows it in large type);
-    ``detail`` carries the numbers and intervals; ``test`` names the method; ``n`` is the sample
-    size the statement rests on and ``n_unit`` says what was counted (items, models, ...).
+    ``headline`` is what a stakeholder reads aloud (no test names, no intervals: presentation
+    mode shows it in large type); ``detail`` carries the numbers and intervals; ``test`` names
+    the method; ``n`` is the sample size the statement rests on and ``n_unit`` says what was
+    counted (items, models, ...). Detail, test and n are shown together as "How we know".
     """
 
     headline: str
@@ -36,6 +42,47 @@ class Finding:
     test: str
     n: int | None = None
     n_unit: str = ""
+
+    def how_we_know(self) -> str:
+        """The statistical detail behind the headline in one paragraph: numbers, method, n."""
+        size = f"; n = {self.n} {self.n_unit}".rstrip() if self.n is not None else ""
+        return f"{self.detail} Method: {self.test}{size}."
+
+
+#: Words a stakeholder's headline never uses (they belong in "How we know").
+STATISTICIAN_WORDS = ("macro", "micro average", "odds ratio", "CI", "Holm", "signed rank", "signed-rank", "EAP",
+                      "pcm", "Wilcoxon", "t-test", "p <", "p =", "r_pb", "Test:", "95%", "interval",
+                      "bootstrap", "logit", "regression")
+
+
+def statistician_words(text: str) -> list[str]:
+    """The statistician's words in ``text`` (whole words for the short ones), for tests and checks."""
+    found = []
+    for word in STATISTICIAN_WORDS:
+        pattern = r"\b" + re.escape(word) + r"\b" if word.isalpha() else re.escape(word)
+        if re.search(pattern, text, flags=0 if word in ("CI", "EAP") else re.IGNORECASE):
+            found.append(word)
+    return found
+
+
+def odds_words(ratio: float) -> str:
+    """An odds ratio read in words ("about half the odds", "about twice the odds")."""
+    if not np.isfinite(ratio) or ratio <= 0:
+        return "odds that cannot be read"
+    if 0.9 <= ratio <= 1.1:
+        return "about the same odds"
+    if ratio < 1:
+        inverse = 1 / ratio
+        named = {2: "half the odds", 3: "a third of the odds", 4: "a quarter of the odds", 5: "a fifth of the odds"}
+        whole = int(round(inverse))
+        if whole in named and abs(inverse - whole) <= 0.15 * whole:
+            return f"about {named[whole]}"
+        return f"about {100 * ratio:.0f}% of the odds"
+    named = {2: "twice", 3: "three times", 4: "four times", 5: "five times"}
+    whole = int(round(ratio))
+    if whole in named and abs(ratio - whole) <= 0.15 * whole:
+        return f"about {named[whole]} the odds"
+    return f"about {ratio:.1f} times the odds"
 
 
 #: Significance level of every finding that counts significant results.
@@ -61,11 +108,12 @@ def _plural(n: int, word: str) -> str:
 
 
 def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding | None:
-    """Who leads, by how much, and whether a paired comparison on the same items separates the two.
+    """Who scores highest, by how much, and whether a paired comparison on the same items separates the two.
 
     ``paired`` is `analysis.paired_macro_difference(leader, runner-up)`; without it (published
-    aggregates hold no item-level answers) the gap is reported as descriptive only. "Within
-    sampling noise" is said only when the paired interval includes 0.
+    aggregates hold no item-level answers) the gap is reported as untested and no model is said
+    to lead. "Within sampling noise" is said only when the paired interval includes 0, and then
+    the headline names both models as too close to call.
     """
     if board is None or len(board) < 1:
         return None
@@ -73,26 +121,31 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
     top = b.iloc[0]
     n = int(top.get("n_items", 0) or 0)
     if len(b) == 1:
-        return Finding(f"{top['model']} scores {_p(top['macro'])} on average across formats.",
+        return Finding(f"{top['model']} scores {_p(top['macro'])} on average over the formats.",
                        f"Macro average = unweighted mean of the format means; n = {n} items.",
                        "descriptive (macro average)", n, "items")
     second = b.iloc[1]
     gap = 100 * (top["macro"] - second["macro"])
-    head = (f"{top['model']} leads with a macro average of {_p(top['macro'])}, "
-            f"{gap:.1f} points ahead of {second['model']}")
     usable = (paired is not None and paired.get("model_a") == top["model"]
               and paired.get("model_b") == second["model"])
     if not usable:
         return Finding(
-            head + ".",
+            f"{top['model']} has the highest average score, {_p(top['macro'])}, {gap:.1f} points above "
+            f"{second['model']}; the published averages cannot show whether that gap is more than chance.",
             f"Macro average = unweighted mean of the format means over {n} items; {len(b)} models compared. "
             "Item-level answers are not available here, so the gap cannot be tested with a paired comparison.",
             "descriptive (macro averages; no paired test possible)", n, "items")
     noise = paired["ci_low"] <= 0 <= paired["ci_high"]
     verdict = ("within sampling noise: the interval includes 0" if noise
                else "beyond sampling noise: the interval excludes 0")
-    headline = head + (": a lead within sampling noise." if noise else ": a lead beyond sampling noise.")
-    detail = (f"On the {paired['n_items']} items both answered, the macro difference is "
+    if noise:
+        headline = (f"{top['model']} and {second['model']} are too close to call: {_p(top['macro'])} against "
+                    f"{_p(second['macro'])} on average, a gap within sampling noise on {paired['n_items']} items.")
+    else:
+        headline = (f"{top['model']} scores highest, {_p(top['macro'])} on average, {gap:.1f} points ahead of "
+                    f"{second['model']}: a lead beyond sampling noise.")
+    detail = (f"Macro average (unweighted mean of the format means). On the {paired['n_items']} items both answered, "
+              f"the macro difference is "
               f"{_pp(paired['diff_macro'])} (95% interval {100 * paired['ci_low']:+.1f} to "
               f"{100 * paired['ci_high']:+.1f}), {verdict}; {top['model']} scores higher on "
               f"{paired['n_a_better']} items, {second['model']} on {paired['n_b_better']}. "
@@ -117,13 +170,14 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
     span = 100 * (b["mcq"].max() - b["mcq"].min())
     overlap = bool(b["mcq_ci_low"].max() <= b["mcq_ci_high"].min())
     if overlap:
-        head = (f"On multiple choice the 95% intervals of the leaderboard's top {len(b)} models all overlap "
-                f"(accuracies within {span:.1f} points).")
+        head = (f"On multiple choice the leaderboard's top {len(b)} models cannot be told apart: their accuracies "
+                f"lie within {span:.1f} points, inside each other's margins of error.")
     else:
-        head = (f"On multiple choice the 95% intervals of the leaderboard's top {len(b)} models do not all "
-                f"overlap (accuracies {span:.1f} points apart).")
+        head = (f"On multiple choice the leaderboard's top {len(b)} models do not all score alike: their "
+                f"accuracies are {span:.1f} points apart, more than their margins of error.")
     n = int(board["n_mcq"].max()) if "n_mcq" in board and board["n_mcq"].notna().any() else None
-    detail = ("Share of single-answer multiple-choice items answered right" + (f" (n = {n} items each)" if n else "")
+    detail = (("The 95% intervals all overlap. " if overlap else "The 95% intervals do not all overlap. ")
+              + "Share of single-answer multiple-choice items answered right" + (f" (n = {n} items each)" if n else "")
               + f" by the {len(b)} models ranked highest on the macro average. "
               + ("Intervals that overlap mean these items alone do not order the models, not that the models are "
                  "equal." if overlap else "At least two of them are apart by more than their intervals."))
@@ -132,7 +186,11 @@ def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
 
 
 def hardest_format_finding(type_means: pd.DataFrame) -> Finding | None:
-    """The format where even the best model stays lowest, with the best model's interval."""
+    """The format whose top score is lowest, with the top model's interval, against the highest top score.
+
+    With one format there is nothing to compare: the sentence says it is the only format and
+    never calls its top score the lowest of any format.
+    """
     if type_means is None or type_means.empty:
         return None
     tm = type_means.dropna(subset=["mean"])
@@ -145,10 +203,17 @@ def hardest_format_finding(type_means: pd.DataFrame) -> Finding | None:
     interval = ""
     if "ci_low" in row and pd.notna(row.get("ci_low")) and pd.notna(row.get("ci_high")):
         interval = f", 95% interval {_p(row['ci_low'])} to {_p(row['ci_high'])}"
+    name = format_label(t).lower()
+    top = f"The highest score on this format is {_p(best[t])} ({row['model']}{interval}; n = {n} items)"
+    if len(best) == 1:
+        return Finding(f"On {name}, the only format here, no model scores above {_p(best[t])}.", top + ".",
+                       f"Wilson score 95% interval (z = {Z95}) on the format mean", n, "items of the format")
+    easy = best.idxmax()
     return Finding(
-        f"On {format_label(t).lower()} every model is below {np.ceil(100 * best[t]):.0f}%.",
-        f"The best model on this format, {row['model']}, has a mean item score of {_p(best[t])}"
-        f"{interval} (n = {n} items), the lowest top score of any format.",
+        f"On {name} no model scores above {_p(best[t])}, against up to {_p(best[easy])} on "
+        f"{format_label(easy).lower()}.",
+        f"{top}: the lowest top score of the {len(best)} formats (point estimates); the highest top score is "
+        f"{_p(best[easy])} on {format_label(easy).lower()}.",
         f"Wilson score 95% interval (z = {Z95}) on the format mean", n, "items of the format")
 
 
@@ -230,23 +295,14 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
                        int(every.min()) if len(every) else None, "paired items per model")
     up = int((e["delta_macro"] > 1e-12).sum())
     down = int((e["delta_macro"] < -1e-12).sum())
-    same = len(e) - up - down
     rise, drop = e.loc[e["delta_macro"].idxmax()], e.loc[e["delta_macro"].idxmin()]
-    parts = []
+    level = len(e) - up - down
+    moves = [f"macro average rises for {up} and drops for {down}" + (f" and stays level for {level}" if level else "")
+             + f" of {len(e)} models (point estimates)"]
     if up:
-        parts.append(f"raises the macro score of {up} of {len(e)} models")
+        moves.append(f"largest rise {_pp(rise['delta_macro'])} ({rise['model']})")
     if down:
-        parts.append(f"lowers it for {down}" if up else f"lowers the macro score of {down} of {len(e)} models")
-    if same:
-        parts.append(f"leaves it unchanged for {same}" if up or down
-                     else f"leaves the macro score of {same} of {len(e)} models unchanged")
-    headline = "Asking for a justification " + (", ".join(parts[:-1]) + " and " + parts[-1]
-                                                 if len(parts) > 1 else parts[0]) + "."
-    extremes = []
-    if up:
-        extremes.append(f"largest rise {_pp(rise['delta_macro'])} ({rise['model']})")
-    if down:
-        extremes.append(f"largest drop {_pp(drop['delta_macro'])} ({drop['model']})")
+        moves.append(f"largest drop {_pp(drop['delta_macro'])} ({drop['model']})")
     wilcoxon = "p_wilcoxon" in e and e["p_wilcoxon"].notna().any()
     ttest = not wilcoxon and "p_ttest" in e and e["p_ttest"].notna().any()
     pcol = "p_holm" if (wilcoxon or ttest) and "p_holm" in e and e["p_holm"].notna().any() else None
@@ -272,25 +328,67 @@ def motivation_finding(effect: pd.DataFrame) -> Finding | None:
             if len(sig) and sign.notna().all():
                 sig_text += f" ({int((sign > 0).sum())} up, {int((sign < 0).sum())} down)"
         test = f"{base}, Holm-adjusted across {len(tested)} models (p < .05)"
+        headline = _motivation_headline(len(tested), len(sig), sign)
     else:
         sig_text, test = "no test available for these data", "descriptive (macro averages)"
-    detail = (f"Macro average, motivation minus default{items}; " + "; ".join(extremes)
+        headline = (f"Asking for a justification moved the average scores of {_plural(len(e), 'model')} by "
+                    f"{_pp(drop['delta_macro'])} to {_pp(rise['delta_macro'])}; these data allow no test of whether "
+                    "any of these changes is more than chance.")
+    detail = (f"Macro average, motivation minus default{items}: " + "; ".join(moves)
               + f"; {sig_text}" + (f"; {left_out}" if left_out else "") + ".")
     return Finding(headline, detail, test, n, "paired items per model")
+
+
+def _motivation_headline(tested: int, changed: int, sign: pd.Series) -> str:
+    """What the corrected test carries, in words: the models it finds changed (by direction when
+    known) and the rest, which changed within noise."""
+    start = "Asking for a justification "
+    if not changed:
+        return start + f"changes the score of none of {tested} models beyond chance: all changed within noise."
+    rest = tested - changed
+    tail = "" if not rest else ("; the other model changed within noise" if rest == 1
+                                else f"; the other {rest} changed within noise")
+    if len(sign) == changed and sign.notna().all():
+        ups, downs = int((sign > 0).sum()), int((sign < 0).sum())
+        parts = []
+        if ups:
+            parts.append(f"raises the score of {ups} of {tested} models")
+        if downs:
+            parts.append(f"lowers it for {downs}" if ups else f"lowers the score of {downs} of {tested} models")
+        if ups + downs < changed:
+            parts.append(f"changes it without a clear direction for {changed - ups - downs}")
+        return start + " and ".join(parts) + " beyond chance" + tail + "."
+    return start + f"changes the score of {changed} of {tested} models beyond chance" + tail + "."
+
+
+def _image_sentence(r: pd.Series, n_items: object) -> str:
+    """What the image odds ratio's interval allows one to say, in words (no odds ratio, no interval)."""
+    read = f"{odds_words(r['odds_ratio'])} of a right answer"
+    if read.startswith("about the same odds"):  # a small effect the interval still places on one side
+        read = (f"the odds of a right answer are {abs(100 * (r['odds_ratio'] - 1)):.0f}% "
+                f"{'lower' if r['odds_ratio'] < 1 else 'higher'}")
+    if r["ci_high"] < 1:
+        return f"Items with an image are answered correctly less often than comparable items without one: {read}."
+    if r["ci_low"] > 1:
+        return f"Items with an image are answered correctly more often than comparable items without one: {read}."
+    size = f" on these {n_items} items" if n_items else ""
+    return ("Once format, language and model are taken into account, the data do not tell whether an image makes "
+            f"a question harder or easier{size}.")
 
 
 def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None = None) -> Finding | None:
     """Image items after adjusting for format, language and model (odds ratio)."""
     if regression is not None and len(regression) and (regression["predictor"] == "has_image:True").any():
         r = regression[regression["predictor"] == "has_image:True"].iloc[0]
-        word = "harder" if r["ci_high"] < 1 else ("easier" if r["ci_low"] > 1 else "neither clearly harder nor easier")
         n_obs = regression.attrs.get("n_obs")
         n_items, n_models = regression.attrs.get("n_items"), regression.attrs.get("n_models")
         size = f" The fit rests on {n_obs} model x item rows ({n_items} items, {n_models} models)." if n_obs else ""
         return Finding(
-            f"Items with an image are {word} once format, language and model are taken into account "
-            f"(odds ratio {r['odds_ratio']:.2f}, 95% CI {r['ci_low']:.2f} to {r['ci_high']:.2f}).",
-            "Raw with/without comparisons mix formats and languages; the regression adjusts for them." + size,
+            _image_sentence(r, n_items),
+            f"Odds ratio for an image {r['odds_ratio']:.2f} ({odds_words(r['odds_ratio'])}), 95% CI "
+            f"{r['ci_low']:.2f} to {r['ci_high']:.2f}"
+            + (" (includes 1)" if r["ci_low"] <= 1 <= r["ci_high"] else "")
+            + ". Raw with/without comparisons mix formats and languages; the regression adjusts for them." + size,
             "logistic regression, correct ~ format + image + language + model, item-clustered errors",
             int(n_obs) if n_obs else None, "model x item rows")
     compared = effect.dropna(subset=["delta"]) if effect is not None and "delta" in effect else None
@@ -298,12 +396,12 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
         d = 100 * compared["delta"].mean()
         n = (int(compared["n_with"].max() + compared["n_without"].max())
              if {"n_with", "n_without"} <= set(compared) else None)
-        word = "higher" if d > 0 else "lower"
-        head = (f"On average models score {abs(d):.1f} points {word} on items with an image than on items without "
-                "(raw, unadjusted)." if round(abs(d), 1) else
-                "On average models score the same on items with and without an image (raw, unadjusted).")
-        return Finding(head, f"Mean over {_plural(len(compared), 'model')} of the with-minus-without difference; the "
-                       "two subsets differ in format and language.", "descriptive (raw means)", n, "items")
+        head = ("Without an adjusted comparison the data do not tell what an image does to a question: "
+                f"raw averages with and without an image differ by {abs(d):.1f} points, a difference that also "
+                "reflects format and language.")
+        return Finding(head, f"Mean over {_plural(len(compared), 'model')} of the with-minus-without difference: "
+                       f"{_pp(d / 100)} (raw, unadjusted, untested); the two subsets differ in format and language.",
+                       "descriptive (raw means)", n, "items")
     return None  # every item has an image, or none has: there is nothing to compare
 
 
@@ -352,11 +450,12 @@ def study_leader_finding(scores: pd.DataFrame) -> Finding | None:
         return None
     rows = rows.sort_values("score", ascending=False, kind="stable")
     top = rows.iloc[0]
-    head = f"{top['model']} leads the published overall column with {_p(top['score'])}"
+    head = f"{top['model']} has the highest published overall score, {_p(top['score'])}"
     if len(rows) > 1:
         second = rows.iloc[1]
         gap = 100 * (top["score"] - second["score"])
-        head += f", {gap:.1f} points ahead of {second['model']}" if gap >= 0.05 else f", tied with {second['model']}"
+        head += (f", {gap:.1f} points above {second['model']}" if gap >= 0.05 else f", level with {second['model']}")
+        head += "; the published table cannot show whether that gap is more than chance"
     aggregation = str(top.get("aggregation") or "as printed in the publication")
     return Finding(head + ".",
                    f"Overall score: {aggregation}; {len(rows)} models in the table. "
@@ -379,9 +478,11 @@ def study_hardest_finding(scores: pd.DataFrame) -> Finding | None:
                 if pd.notna(row.get("ci_low")) and pd.notna(row.get("ci_high")) else "")
     test = (str(row.get("interval") or "Wilson 95% interval on the printed n") if interval
             else "descriptive (published table; no item count printed, so no interval)")
-    return Finding(f"In {column} every model of the published table is at or below {_p(best[column])}.",
-                   f"The best model there, {row['model']}, scores {_p(row['score'])}{interval}"
-                   + (f" (n = {n} items as printed)" if n else "") + "; the lowest top score of any column.",
+    lowest = (f"; the lowest top score of the {len(best)} columns (point estimates)" if len(best) > 1
+              else "; the only column besides the overall one")
+    return Finding(f"In {column} no model of the published table scores above {_p(best[column])}.",
+                   f"The highest score there is {_p(row['score'])} ({row['model']}{interval})"
+                   + (f" (n = {n} items as printed)" if n else "") + lowest + ".",
                    test, n if n else int(rows["model"].nunique()), "items of the column" if n else "models in the table")
 
 
@@ -422,17 +523,22 @@ def as_frame(found: list[Finding]) -> pd.DataFrame:
 
 
 def image_raw_finding(effect: pd.DataFrame) -> Finding | None:
-    """How many models score higher on items with an image (raw, unadjusted comparison)."""
+    """How far the raw with-image and without-image means of the models lie apart (untested, no direction)."""
     if effect is None or effect.empty or not {"mean_with", "mean_without"} <= set(effect.columns):
         return None
     e = effect.dropna(subset=["mean_with", "mean_without"])
     if e.empty:
         return None
     higher = int((e["mean_with"] > e["mean_without"]).sum())
+    lower = int((e["mean_with"] < e["mean_without"]).sum())
+    delta = 100 * (e["mean_with"] - e["mean_without"])
     n_with = int(e["n_with"].max()) if "n_with" in e else 0
     n_without = int(e["n_without"].max()) if "n_without" in e else 0
-    return Finding(f"{higher} of {len(e)} models score higher on items with an image (raw comparison).",
-                   f"Mean score on {n_without} items without and {n_with} with an image, per model.",
+    return Finding(f"Raw averages with and without an image differ by {delta.min():+.1f} to {delta.max():+.1f} points "
+                   f"across {_plural(len(e), 'model')}: an untested comparison that also mixes format and language, so "
+                   "it does not show what the image does.",
+                   f"Mean score on {n_without} items without and {n_with} with an image, per model; {higher} of "
+                   f"{len(e)} models score higher and {lower} lower with an image (point estimates, untested).",
                    "descriptive (raw means; formats and languages differ between the two subsets)",
                    n_without + n_with, "items")
 
@@ -442,16 +548,12 @@ def image_adjusted_verdict(regression: pd.DataFrame | None) -> Finding | None:
     if regression is None or not len(regression) or not (regression["predictor"] == "has_image:True").any():
         return None
     r = regression[regression["predictor"] == "has_image:True"].iloc[0]
-    if r["ci_high"] < 1:
-        verdict = "Items with an image are answered correctly less often than comparable items without one."
-    elif r["ci_low"] > 1:
-        verdict = "Items with an image are answered correctly more often than comparable items without one."
-    else:
-        verdict = ("The interval includes 1: once format, language and model are accounted for, the data do "
-                   "not clearly show an image effect.")
     n_obs = regression.attrs.get("n_obs")
-    return Finding(verdict, f"Odds ratio {r['odds_ratio']:.2f}, 95% interval {r['ci_low']:.2f} to {r['ci_high']:.2f}, "
-                   f"{_pv(r['p'])}.", "logistic regression correct ~ format + image + language + model, "
+    return Finding(_image_sentence(r, regression.attrs.get("n_items")),
+                   f"Odds ratio {r['odds_ratio']:.2f} ({odds_words(r['odds_ratio'])}), 95% interval "
+                   f"{r['ci_low']:.2f} to {r['ci_high']:.2f}"
+                   + (" (includes 1)" if r["ci_low"] <= 1 <= r["ci_high"] else "") + f", {_pv(r['p'])}.",
+                   "logistic regression correct ~ format + image + language + model, "
                    "item-clustered standard errors", int(n_obs) if n_obs else None, "model x item rows")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, columns, display, overrides, team, views, vocab
+from eduart_core import analysis, columns, display, item_notes, overrides, team, views, vocab
 from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
@@ -331,15 +331,10 @@ def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
         if row is not None and pd.notna(row["p"]):
             p, r = row["p"], row["r_pb"]
             st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
-            if pd.notna(r):
-                quality = row["discrimination_category"]
-                meaning = ("models that do well overall tend to get it right" if quality in ("good", "fair") else
-                           "strong and weak models do about equally well" if r >= 0 else
-                           "weaker models do better than strong ones; check the answer key")
-                low, high = row["r_pb_ci_low"], row["r_pb_ci_high"]
-                interval = (f"95% interval {low:.2f} to {high:.2f}" if pd.notna(low) and pd.notna(high)
-                            else "too few examinees for an interval")
-                st.markdown(f"**Discrimination r_pb = {r:.2f}** ({quality}; {interval}): {meaning}.")
+            if pd.notna(r):  # a direction only when the interval excludes zero (`item_notes`)
+                note = item_notes.discrimination_note(r, row["r_pb_ci_low"], row["r_pb_ci_high"],
+                                                      row.get("n_examinees"), row["discrimination_category"])
+                st.markdown(f"**Discrimination** {plain(note)}")
             else:
                 st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
         else:

@@ -65,8 +65,11 @@ with right:
         row = reg[reg["predictor"] == "has_image:True"].iloc[0]
         st.metric("Adjusted odds ratio for an image", f"{row['odds_ratio']:.2f}",
                   help="From the logistic regression correct ~ format + image + language + model.")
-        st.markdown(f"{plain(verdict.detail)} ({plain(verdict.test)}).")
+        st.caption(plain(f"Read as: {findings.odds_words(row['odds_ratio'])} of a right answer with an image as "
+                         "without, for comparable items (the estimate; what its interval allows is said below)."))
         st.markdown(f"**{plain(verdict.headline)}**")
+        with st.expander("How we know"):
+            st.caption(plain(verdict.how_we_know()))
     else:
         st.info("The adjusted odds ratio needs items both with and without an image in the selection.")
 common.table(effect, "image_effect", "Mean score with and without an image per model (percent)",

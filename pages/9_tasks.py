@@ -13,8 +13,8 @@ from pages import common
 common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 src, sel = common.page_start(
-    "Tasks and dimensions", "Where does each model succeed or fail, task by task? The table marks the best "
-    "and second-best model of each column and flags scores below chance; the checks below say whether the "
+    "Tasks and dimensions", "Where does each model succeed or fail, task by task? The table marks the highest "
+    "and second-highest score of each column and flags scores below chance; the checks below say whether the "
     "table adds up.")
 features = views.study_features(src, sel.dataset)
 if not features.groupings:
@@ -61,8 +61,8 @@ def scores_section() -> None:
     st.subheader("Scores by " + ("task" if by == vocab.TASK_COLUMN else "dimension"))
     common.chart(study_charts.figure_dimension_heatmap(scores), "study_heatmap", story=words.leader_sentence(scores),
                  caption=f"Score per model and {by} (0-100), {n_models} models, {common.scoring_label(sel)}; "
-                         f"{study_charts.BEST_MARK} best and {study_charts.SECOND_MARK} second best in the column "
-                         f"(ties share a mark), {study_charts.BELOW_MARK} below the column's chance level; the last "
+                         f"{study_charts.BEST_MARK} highest and {study_charts.SECOND_MARK} second-highest score in the "
+                         f"column (point estimates, ties share a mark; not a test of the order), {study_charts.BELOW_MARK} below the column's chance level; the last "
                          f"row is the median model. Overall column: {agg_words}.")
     common.table(study_charts.marked_table(scores), "study_table_marked",
                  f"Scores (percent) with marks; overall: {agg_words}", essential=True)

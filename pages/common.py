@@ -500,7 +500,7 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
 
     ``main`` marks the page's story chart. In presentation mode only that chart is drawn: the
     plain-language ``story`` headline above it in large type (never the technical caption), the
-    chart, and the technical caption in small type under it. PNG/SVG downloads carry ``context``
+    chart, and the technical caption one click away under "How we know". PNG/SVG downloads carry ``context``
     (title and subtitle) and file names carry the dataset, profile and condition.
     """
     pres = presentation()
@@ -527,7 +527,11 @@ def chart(fig, key: str, caption: str, *, story: str | None = None, main: bool =
         state = st.plotly_chart(fig, on_select=on_select, selection_mode=("points",), **kwargs)
     else:
         state = st.plotly_chart(fig, **kwargs)
-    st.caption(plain(caption))
+    if pres:  # presenting, the statistics are one click away
+        with st.expander("How we know"):
+            st.caption(plain(caption))
+    else:
+        st.caption(plain(caption))
     if not pres:
         _chart_downloads(fig, stem, key, context)
     return state

@@ -91,29 +91,31 @@ def test_heatmap_is_sorted_by_macro_and_labels_cells(frame):
     assert heat.text[0][0] == rounding.fmt(heat.z[0][0])
 
 
-def test_motivation_dumbbell_colours_and_labels_follow_the_delta(frame):
+def test_motivation_dumbbell_colours_and_labels_follow_the_delta_and_the_corrected_test(frame):
     effect = analysis.motivation_effect(frame)
     fig = charts.figure_motivation_dumbbell(effect)
+    by_model = effect.set_index("model")
     lines = [t for t in fig.data if t.mode == "lines"]
     for line in lines:
         left, right = line.x
-        assert line.line.color == (charts.HIGHER_COLOUR if right >= left else charts.LOWER_COLOUR)
+        carried = by_model.loc[line.y[0], "p_holm"] < 0.05  # what the motivation finding counts
+        assert line.line.color == ((charts.HIGHER_COLOUR if right >= left else charts.LOWER_COLOUR) if carried
+                                   else charts.NOISE_COLOUR)
     default = next(t for t in fig.data if t.name == "default")
     assert default.marker.symbol == "circle-open"
     delta = next(t for t in fig.data if t.name == "delta")
     label_of = dict(zip(delta.y, delta.text))
-    by_model = effect.set_index("model")
     shown = exports.display_frame(effect, percent=("delta_macro",)).set_index("model")["delta_macro"]
     for line in lines:
         model = line.y[0]
-        mark = charts.significance_mark(by_model.loc[model, "p_wilcoxon"])
+        mark = charts.significance_mark(by_model.loc[model, "p_holm"])
         # the label is the table's rounded delta (not the difference of two rounded ends)
         assert label_of[model] == rounding.fmt(shown[model], signed=True) + mark
 
 
 def test_significance_marks():
     assert charts.significance_mark(0.01) == "*"
-    assert charts.significance_mark(0.07) == "†"
+    assert charts.significance_mark(0.07) == ""  # the finding counts p < .05 after Holm, nothing else
     assert charts.significance_mark(0.2) == ""
     assert charts.significance_mark(float("nan")) == ""
 

@@ -110,13 +110,27 @@ def effect_frame(deltas: list[float], p_wilcoxon: list[float]) -> pd.DataFrame:
                          "rank_biserial": np.sign(deltas)})
 
 
-def test_motivation_reports_both_directions():
-    f = findings.motivation_finding(effect_frame([0.05, 0.02, 0.01, 0.03, 0.04, -0.02, -0.07, -0.01],
-                                                 [0.5] * 8))
-    assert f.headline == "Asking for a justification raises the macro score of 5 of 8 models and lowers it for 3."
+def test_motivation_counts_only_what_the_corrected_test_carries():
+    deltas = [0.05, 0.02, 0.01, 0.03, 0.04, -0.02, -0.07, -0.01]
+    f = findings.motivation_finding(effect_frame(deltas, [0.5] * 8))
+    assert f.headline == ("Asking for a justification changes the score of none of 8 models beyond chance: all "
+                          "changed within noise.")
+    assert "raises" not in f.headline and "lowers" not in f.headline
+    assert "rises for 5 and drops for 3 of 8 models (point estimates)" in f.detail
     assert "largest rise +5.0 points (M0)" in f.detail and "largest drop -7.0 points (M6)" in f.detail
-    down_only = findings.motivation_finding(effect_frame([-0.05, -0.02], [0.5, 0.5]))
-    assert down_only.headline == "Asking for a justification lowers the macro score of 2 of 2 models."
+    two = findings.motivation_finding(effect_frame(deltas, [0.001, 0.5, 0.5, 0.5, 0.5, 0.5, 0.001, 0.5]))
+    assert two.headline == ("Asking for a justification raises the score of 1 of 8 models and lowers it for 1 beyond "
+                            "chance; the other 6 changed within noise.")
+    down_only = findings.motivation_finding(effect_frame([-0.05, -0.02], [0.001, 0.5]))
+    assert down_only.headline == ("Asking for a justification lowers the score of 1 of 2 models beyond chance; the "
+                                  "other model changed within noise.")
+
+
+def test_motivation_without_a_test_names_no_direction():
+    e = effect_frame([0.05, -0.02], [np.nan, np.nan]).drop(columns=["p_wilcoxon", "p_holm"])
+    f = findings.motivation_finding(e)
+    assert "no test" in f.headline and "raises" not in f.headline and "lowers" not in f.headline
+    assert "-2.0 points to +5.0 points" in f.headline
 
 
 def test_motivation_counts_significance_after_holm_and_names_it():

@@ -37,7 +37,8 @@ def test_report_has_four_figures_findings_methods_and_no_external_urls(report_db
         assert f'id="{div_id}"' in text
     assert not re.search(r"<script[^>]+src=", text)  # plotly.js is inline, no CDN
     assert not re.search(r"<link[^>]+href=[\"']https?:", text)
-    assert "Key findings" in text and "Test:" in text
+    assert "Key findings" in text and "<i>Test:" not in text  # (plotly.js itself holds "hitTest:")
+    assert text.count("<summary>How we know</summary>") >= 5  # each finding's statistics one click away
     assert "Wilson" in text and "Wilcoxon" in text and "logistic regression" in text
     assert "Simulated respondents" in text
 

@@ -268,7 +268,8 @@ def test_show_caption_prints_the_caption_of_the_panel_drawn_from_the_view(demo_d
         assert code == 0, err
         assert out == panel.describe(src, Selection(dataset="demo")).caption + "\n"
     code, out, _ = _show_here(demo_db, "motivation", "--caption", "--option", "measure=micro", "--profile", "paper")
-    assert out.startswith("Micro average per model") and "paired t-test" in out and "profile paper" in out
+    assert out.startswith("Simulated respondents: Micro average per model") and "profile paper" in out
+    assert "Holm-corrected p < .05 across" in out and "Wilcoxon signed-rank" in out  # the test the finding counts
     for args, words in [(["items", "--caption"], "no caption"),
                         (["motivation", "--caption", "--option", "measure=median"], "measure must be one of")]:
         code, _, err = _show_here(demo_db, *args)

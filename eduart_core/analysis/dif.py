@@ -152,6 +152,13 @@ def _direction(favours_reference: float, focal: str) -> str | None:
     return f"easier with {focal}" if favours_reference < 0 else "no difference"
 
 
+def _tested(direction: str | None, p: float) -> str | None:
+    """The direction in words only when its test finds it (p < .05); else that the data do not tell."""
+    if direction is None or np.isnan(p):
+        return direction
+    return direction if p < ALPHA else "no clear difference (p >= .05)"
+
+
 def dif_analysis(df: pd.DataFrame, reference: str = DEFAULT_CONDITION, focal: str | None = None,
                  strata: int = DEFAULT_STRATA) -> pd.DataFrame:
     """Mantel-Haenszel and logistic-regression DIF per item between two conditions (long frame in).
@@ -208,7 +215,8 @@ def dif_analysis(df: pd.DataFrame, reference: str = DEFAULT_CONDITION, focal: st
             continue
         m = mh.iloc[j]
         rows.append({**base, "method": DIF_MANTEL_HAENSZEL, "statistic": m["statistic"], "df": 1, "p": m["p"],
-                     "effect": m["delta"], "effect_name": "ETS delta", "direction": _direction(-m["delta"], focal),
+                     "effect": m["delta"], "effect_name": "ETS delta",
+                     "direction": _tested(_direction(-m["delta"], focal), m["p"]),
                      "dif_class": ets_class(m["delta"], m["delta_se"], m["p"]), "note": m["note"]})
         for method, small, big in ((DIF_LOGISTIC_UNIFORM, "score", "uniform"), (DIF_LOGISTIC_NONUNIFORM, "uniform", "full")):
             if method == DIF_LOGISTIC_UNIFORM:
@@ -220,7 +228,7 @@ def dif_analysis(df: pd.DataFrame, reference: str = DEFAULT_CONDITION, focal: st
             p = float(stats.chi2.sf(stat, 1))
             effect = float(r2[big][j] - r2[small][j])
             rows.append({**base, "method": method, "statistic": stat, "df": 1, "p": p, "effect": effect,
-                         "effect_name": "change in Nagelkerke R2", "direction": direction,
+                         "effect_name": "change in Nagelkerke R2", "direction": _tested(direction, p),
                          "dif_class": _r2_class(effect, p), "note": ""})
     out = pd.DataFrame(rows, columns=COLUMNS)
     out.attrs.update(attrs)

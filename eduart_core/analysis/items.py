@@ -62,7 +62,7 @@ def item_overview(df: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
     agg = right.groupby("item_id").agg(type=("type", "first"), language=("language", "first"),
                                        has_image=("has_image", "first"), mean_score=("score", "mean"),
                                        models_right=("right", "sum"), n_models=("model", "nunique"))
-    keep = ["p", "r_pb", "r_pb_ci_low", "r_pb_ci_high", "discrimination_category"]
+    keep = ["p", "r_pb", "r_pb_ci_low", "r_pb_ci_high", "discrimination_category", "n_examinees"]
     table = agg.join(stats.set_index("item_id")[[c for c in keep if c in stats]], how="left").reset_index()
     ability = d.groupby("model")["score"].mean().sort_values(ascending=False)
     top = set(ability.index[: max(1, len(ability) // 2)])

@@ -8,7 +8,8 @@ misfit, distractor curves) add one entry and feed the same queue.
 
 Built-in rules (EduArt reference, section 4):
 - ``negative_discrimination``: corrected point-biserial r_pb < 0 over the (model, condition)
-  examinees (stronger examinees do worse on the item than weaker ones);
+  examinees (its detail says that stronger examinees do worse only when the 95% interval is
+  below zero, and otherwise that the data do not tell);
 - ``all_fail``: every examinee's answer is wrong (score < 0.5);
 - ``distractor:<id>``: on a multiple-choice item, a consensus-wrong option as the distractor
   analysis defines it (`analysis.distractors`): chosen by at least half of the upper half of the
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..errors import UserError
+from ..item_notes import negative_discrimination_reason
 from ..vocab import DEFAULT_CONDITION, IRT_PCM, IRT_RASCH, OPTION_FORMATS
 from .ctt import item_statistics
 from .distractors import consensus_wrong_items, distractor_analysis
@@ -70,8 +72,8 @@ def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
     negative = stats[stats["r_pb"].notna() & (stats["r_pb"] < 0)]
     for row in negative.itertuples():
         rows.append({"item_id": row.item_id, "reason": "negative_discrimination",
-                     "detail": f"r_pb = {row.r_pb:.2f} (95% CI {row.r_pb_ci_low:.2f} to {row.r_pb_ci_high:.2f}, "
-                               f"{int(row.n_examinees)} examinees): stronger examinees do worse"})
+                     "detail": negative_discrimination_reason(row.r_pb, row.r_pb_ci_low, row.r_pb_ci_high,
+                                                              row.n_examinees)})
     right = scores.groupby("item_id")["correct"].agg(["sum", "size"])
     for item_id, n in right.index[(right["size"] >= 2) & (right["sum"] == 0)].to_series().map(right["size"]).items():
         rows.append({"item_id": item_id, "reason": "all_fail", "detail": f"all {int(n)} answers are wrong (score < 0.5)"})

@@ -265,35 +265,47 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
     return fig
 
 
+#: The colour of a change the corrected test does not carry (within noise, or not tested).
+NOISE_COLOUR = "#9E9E9E"
+
+
 def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_name: str,
-              families: Mapping[str, str] | None, marks: list[str] | None, title: str | None) -> go.Figure:
+              families: Mapping[str, str] | None, marks: list[str] | None, title: str | None,
+              carried: list[bool] | None = None, noise_name: str = "within noise") -> go.Figure:
     """Open circle = ``left``, filled = ``right`` (blue higher, red lower), delta labelled.
 
-    The legend has one entry per kind of dot actually drawn (open circle; filled blue; filled
-    red), so every swatch looks like the dots it names. The delta label is the rounded
-    difference of the unrounded values, the same number the table shows.
+    ``carried`` (one flag per row, in the frame's order) says which changes the corrected test
+    carries: the others are drawn grey and named ``noise_name``, so a colour never claims a
+    direction the test does not. The legend has one entry per kind of dot actually drawn, so
+    every swatch looks like the dots it names. The delta label is the rounded difference of the
+    unrounded values, the same number the table shows.
     """
+    n = len(frame)
     frame = frame.assign(_l=_pct(frame[left]), _r=_pct(frame[right]),
-                         _d=_pct(frame[right].astype(float) - frame[left].astype(float))).sort_values("_l")
-    marks = marks if marks is not None and len(marks) == len(frame) else [""] * len(frame)
-    order_marks = dict(zip(frame.index, marks))
+                         _d=_pct(frame[right].astype(float) - frame[left].astype(float)),
+                         _m=marks if marks is not None and len(marks) == n else [""] * n,
+                         _c=carried if carried is not None and len(carried) == n else [True] * n
+                         ).sort_values("_l", kind="stable")
     fig = go.Figure()
     higher = frame["_d"] >= 0
-    for (_, row), up in zip(frame.iterrows(), higher):
+    told = frame["_c"].astype(bool)
+    for (_, row), up, known in zip(frame.iterrows(), higher, told):
+        colour = (HIGHER_COLOUR if up else LOWER_COLOUR) if known else NOISE_COLOUR
         fig.add_scatter(x=[row["_l"], row["_r"]], y=[row["model"]] * 2, mode="lines",
-                        line=dict(color=HIGHER_COLOUR if up else LOWER_COLOUR, width=3), showlegend=False,
-                        hoverinfo="skip")
+                        line=dict(color=colour, width=3), showlegend=False, hoverinfo="skip")
     fig.add_scatter(x=frame["_l"], y=frame["model"], mode="markers", name=left_name,
                     marker=dict(symbol="circle-open", size=13, color="#333", line=dict(width=2)),
                     hovertemplate="%{y}<br>" + left_name + " %{x:.1f}%<extra></extra>")
-    for chosen, colour, word in ((higher, HIGHER_COLOUR, "higher"), (~higher, LOWER_COLOUR, "lower")):
+    kinds = ((higher & told, HIGHER_COLOUR, "higher"), (~higher & told, LOWER_COLOUR, "lower"),
+             (~told, NOISE_COLOUR, noise_name))
+    for chosen, colour, word in kinds:
         part = frame[chosen]
         if part.empty:
             continue
         fig.add_scatter(x=part["_r"], y=part["model"], mode="markers", name=f"{right_name}, {word}",
                         marker=dict(symbol="circle", size=13, color=colour),
                         hovertemplate="%{y}<br>" + right_name + " %{x:.1f}%<extra></extra>")
-    labels = [fmt(d, signed=True) + order_marks.get(i, "") for i, d in zip(frame.index, frame["_d"])]
+    labels = [fmt(d, signed=True) + m for d, m in zip(frame["_d"], frame["_m"])]
     fig.add_scatter(x=np.maximum(frame["_l"], frame["_r"]) + 2.5, y=frame["model"], mode="text", text=labels,
                     textposition="middle right", showlegend=False, hoverinfo="skip", name="delta",
                     cliponaxis=False)
@@ -304,28 +316,34 @@ def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_
 
 
 def significance_mark(p: float | None) -> str:
-    """Published marks: * for p < .05, † for p < .10, nothing otherwise."""
+    """The mark of a change the finding counts: * for a Holm-corrected p < .05, nothing otherwise."""
     if p is None or (isinstance(p, float) and np.isnan(p)):
         return ""
-    return "*" if p < 0.05 else ("†" if p < 0.10 else "")
+    return "*" if p < 0.05 else ""
 
 
 def figure_motivation_dumbbell(effect: pd.DataFrame, *, measure: str = "macro",
                                families: Mapping[str, str] | None = None,
                                title: str | None = None) -> go.Figure:
-    """Default (open circle) vs motivation (filled) per model; blue higher, red lower, delta labelled.
+    """Default (open circle) vs motivation (filled) per model, delta labelled, for the macro or
+    micro average (``measure``).
 
-    ``measure`` is "macro" (marks from the Wilcoxon signed-rank p, as published) or "micro"
-    (marks from the paired t-test p).
+    Marks and colours follow the test the motivation finding counts: ``p_holm``, the
+    Holm-corrected p of the per-item test (Wilcoxon signed-rank on item-level data, the
+    published paired t-test on published aggregates). A model with a corrected p < .05 gets a
+    * and blue (higher) or red (lower); the rest are grey, "within noise" (or "not tested"
+    when the data hold no test).
     """
-    p_col = "p_wilcoxon" if measure == "macro" else "p_ttest"
     frame = effect.copy()
     frame["_sort"] = frame[f"default_{measure}"]
-    frame = frame.sort_values("_sort")
-    marks = [significance_mark(p) for p in frame[p_col]] if p_col in frame else None
+    frame = frame.sort_values("_sort").reset_index(drop=True)
+    tested = "p_holm" in frame and frame["p_holm"].notna().any()
+    p = frame["p_holm"] if tested else pd.Series(np.nan, index=frame.index)
+    marks = [significance_mark(v) for v in p]
+    carried = [bool(m) for m in marks]
     return _dumbbell(frame, f"{DEFAULT_CONDITION}_{measure}", f"{MOTIVATION_CONDITION}_{measure}", DEFAULT_CONDITION,
-                    MOTIVATION_CONDITION,
-                     families, marks, title)
+                     MOTIVATION_CONDITION, families, marks, title, carried=carried,
+                     noise_name="within noise" if tested else "not tested")
 
 
 def figure_image_dumbbell(effect: pd.DataFrame, *, families: Mapping[str, str] | None = None,

@@ -2,7 +2,9 @@
 
 Why a module of its own: the Overview, presentation mode and the report say the same sentences,
 and every word in them ("above", "below", "cannot be told apart") must follow from the numbers of
-`analysis.humans.gap_table`, never be written by hand.
+`analysis.humans.gap_table`, never be written by hand. A direction ("beats", "above") is named
+only when the gap's 95% interval excludes zero; otherwise the sentence says the two cannot be
+told apart on the items they share.
 """
 from __future__ import annotations
 
@@ -28,6 +30,24 @@ def _interval(low: float, high: float) -> str:
         return "too few items for an interval"
     noise = "within sampling noise, " if low <= 0 <= high else ""
     return f"{noise}95% CI {fmt_percent(low, signed=True)} to {fmt_percent(high, signed=True)} points"
+
+
+def _apart(low: float, high: float) -> bool:
+    """True when the interval is known and excludes zero (a direction may be named)."""
+    return not (math.isnan(low) or math.isnan(high)) and (low > 0 or high < 0)
+
+
+def versus(gap: float, low: float, high: float, n_items: int | None = None) -> str:
+    """The model against them in words, with the interval: a direction only when it excludes zero
+    (``n_items``: said when the surrounding sentence does not say on how many items)."""
+    if math.isnan(gap):
+        return "not comparable with them"
+    on = f" on {n_items} items" if n_items is not None else ""
+    if _apart(low, high):
+        return f"{relation(gap)} them ({_interval(low, high)}{on})"
+    why = ("too few items for an interval" if math.isnan(low) or math.isnan(high)
+           else f"95% CI {fmt_percent(low, signed=True)} to {fmt_percent(high, signed=True)} points, which holds zero")
+    return f"not told apart from them ({points(gap)} points between them{on}; {why})"
 
 
 def relation(gap: float) -> str:
@@ -62,13 +82,21 @@ def headline(gaps: pd.DataFrame, *, simulated: bool) -> str:
     counts = ", ".join(f"{n} {_plural(g, n)}" for g, n in group_counts(gaps))
     n = int(everyone["n_people"])
     who = f"{n} {'simulated ' if simulated else ''}{'person' if n == 1 else 'people'} ({counts})"
-    phrases = [f"{'beats' if g.gap_median >= 0 else 'trails'} the median {g.group} by {points(g.gap_median)} points"
-               for g in named.itertuples(index=False)]
+    phrases = [_standing(f"the median {g.group}", g.gap_median, g.gap_median_ci_low, g.gap_median_ci_high,
+                         g.n_items_median) for g in named.itertuples(index=False)]
     top = named.sort_values("best_person_mean", ascending=False).iloc[0]
-    phrases.append(f"{'beats' if top['gap_best'] >= 0 else 'trails'} the best {top['group']} by "
-                   f"{points(top['gap_best'])} points")
-    return (f"{who} sat {int(everyone['n_items'])} items: the best model, {everyone['best_model']}, "
-            + ", ".join(phrases[:-1]) + f" and {phrases[-1]}.")
+    phrases.append(_standing(f"the best {top['group']}", top["gap_best"], top["gap_best_ci_low"],
+                             top["gap_best_ci_high"], top["n_items_best"]))
+    return (f"{who} sat {int(everyone['n_items'])} items: the highest-scoring model, {everyone['best_model']}, "
+            + ", ".join(phrases[:-1]) + (" and " if len(phrases) > 1 else "") + f"{phrases[-1]}.")
+
+
+def _standing(whom: str, gap: float, low: float, high: float, n_items: float) -> str:
+    """'beats the median expert by 12.3 points', or 'cannot be told apart from ...' when the interval holds zero."""
+    if _apart(low, high):
+        return f"{'beats' if gap > 0 else 'trails'} {whom} by {points(gap)} points"
+    n = "" if n_items is None or (isinstance(n_items, float) and math.isnan(n_items)) else f" on {int(n_items)} items"
+    return f"cannot be told apart from {whom} ({points(gap)} points apart{n})"
 
 
 def sentences(gaps: pd.DataFrame) -> list[str]:
@@ -79,28 +107,30 @@ def sentences(gaps: pd.DataFrame) -> list[str]:
         group = _plural(str(row.group), int(row.n_people))
         out.append(
             f"{group.capitalize()} (n = {int(row.n_people)}, {int(row.n_items)} items): the median one scores "
-            f"{fmt_percent(row.median_person_mean)}% on their items, and the best model ({row.best_model}) is "
-            f"{relation(row.gap_median)} them on the {int(row.n_items_median)} items both answered "
-            f"({_interval(row.gap_median_ci_low, row.gap_median_ci_high)}); the best one scores "
-            f"{fmt_percent(row.best_person_mean)}%, and the best model is {relation(row.gap_best)} them on "
-            f"{int(row.n_items_best)} items ({_interval(row.gap_best_ci_low, row.gap_best_ci_high)}).")
+            f"{fmt_percent(row.median_person_mean)}% on their items, and the highest-scoring model ({row.best_model}) "
+            f"is {versus(row.gap_median, row.gap_median_ci_low, row.gap_median_ci_high)} "
+            f"on the {int(row.n_items_median)} items both answered; the best one scores "
+            f"{fmt_percent(row.best_person_mean)}%, and the model is "
+            f"{versus(row.gap_best, row.gap_best_ci_low, row.gap_best_ci_high)} on "
+            f"{int(row.n_items_best)} items.")
     pooled_name = ALL_PEOPLE if (gaps["group"] == ALL_PEOPLE).any() else (gaps["group"].iloc[0] if len(gaps) else "")
     by_format = gaps[(gaps["scope"] == "format") & (gaps["group"] == pooled_name)].dropna(subset=["gap_median"])
     if len(by_format) >= 2:
         low, high = by_format.loc[by_format["gap_median"].idxmin()], by_format.loc[by_format["gap_median"].idxmax()]
         out.append(
-            f"Against the median person the best model of each format does best on {format_label(high['type'])} "
-            f"({relation(high['gap_median'])}, {int(high['n_items_median'])} items; "
-            f"{_interval(high['gap_median_ci_low'], high['gap_median_ci_high'])}) and worst on "
-            f"{format_label(low['type'])} ({relation(low['gap_median'])}, {int(low['n_items_median'])} items; "
-            f"{_interval(low['gap_median_ci_low'], low['gap_median_ci_high'])}).")
+            f"Against the median person the top model of each format has its largest gap on "
+            f"{format_label(high['type'])} ("
+            f"{versus(high['gap_median'], high['gap_median_ci_low'], high['gap_median_ci_high'], int(high['n_items_median']))}"
+            f") and its smallest on {format_label(low['type'])} ("
+            f"{versus(low['gap_median'], low['gap_median_ci_low'], low['gap_median_ci_high'], int(low['n_items_median']))}"
+            ").")
     by_language = gaps[(gaps["scope"] == "language") & (gaps["group"] == pooled_name)]
     if len(by_language) >= 2:
-        out.append("By language, the best model against the median person: " + "; ".join(
-            f"{language_label(r.language)} {relation(r.gap_median)} ({int(r.n_items_median)} items; "
-            f"{_interval(r.gap_median_ci_low, r.gap_median_ci_high)})" for r in by_language.itertuples(index=False))
-            + ".")
+        out.append("By language, the highest-scoring model against the median person: " + "; ".join(
+            f"{language_label(r.language)}: "
+            f"{versus(r.gap_median, r.gap_median_ci_low, r.gap_median_ci_high, int(r.n_items_median))}"
+            for r in by_language.itertuples(index=False)) + ".")
     return out
 
 
-__all__ = ["TIE_POINTS", "group_counts", "headline", "points", "relation", "sentences"]
+__all__ = ["TIE_POINTS", "group_counts", "headline", "points", "relation", "sentences", "versus"]

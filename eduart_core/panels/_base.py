@@ -135,8 +135,9 @@ class Panel:
 
     def _drawn(self, shown: Shown, figure: go.Figure | None) -> Drawn:
         words = self.words(shown)
-        return Drawn(self, shown.frame, words.caption, context(shown.src, shown.sel, self.title, words), words.story,
-                     figure)
+        # a caption travels alone (copied into a slide): it says itself when simulated models answered
+        caption = views.data_label(shown.src, shown.sel).finding_prefix() + words.caption
+        return Drawn(self, shown.frame, caption, context(shown.src, shown.sel, self.title, words), words.story, figure)
 
 
 def scoring_label(src: views.Source, sel: Selection) -> str:

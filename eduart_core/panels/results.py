@@ -155,20 +155,33 @@ def _measure(shown: Shown) -> str:
     return measure
 
 
-def motivation_words(shown: Shown) -> Words:
-    """Default vs motivation per model (macro or micro average), marked with the paired test."""
-    effect, measure = shown.frame, _measure(shown)
-    if measure == "macro":
-        test = ("marks: * p < .05, † p < .10, Wilcoxon signed-rank test on the non-zero per-item differences"
-                if not shown.aggregate_only else "no per-item test available for published aggregates")
+def motivation_test_words(effect: pd.DataFrame, measure: str) -> tuple[str, str]:
+    """(what the marks and colours mean, the test's name) for the dumbbell: the Holm-corrected test the
+    motivation finding counts (`charts.figure_motivation_dumbbell` draws from the same ``p_holm``)."""
+    tested = effect["p_holm"].notna() if "p_holm" in effect else pd.Series(False, index=effect.index)
+    if not tested.any():
+        return ("grey: these data hold no per-item test, so no change is marked", "no test available")
+    k = int(tested.sum())
+    if "p_wilcoxon" in effect and effect["p_wilcoxon"].notna().any():
+        test = "Wilcoxon signed-rank test on the non-zero per-item differences"
     else:
-        test = "marks: * p < .05, † p < .10, paired t-test on per-item scores"
+        test = "published paired t-test on the pooled per-item scores"
+        if measure == "macro":
+            test += " (the published tables test the pooled scores; the macro differences have no test of their own)"
+    marks = (f"* and colour (blue higher, red lower): Holm-corrected p < .05 across {k} models, the changes the "
+             f"finding counts ({test}); grey: changed within noise")
+    return marks, f"{test}, Holm-adjusted across {k} models (p < .05)"
+
+
+def motivation_words(shown: Shown) -> Words:
+    """Default vs motivation per model (macro or micro average), marked with the corrected test the finding counts."""
+    effect, measure = shown.frame, _measure(shown)
+    marks, test = motivation_test_words(effect, measure)
     n_pairs = effect["n_paired"].max() if "n_paired" in effect else None
     n_text = f"n = {int(n_pairs)} paired items" if n_pairs and not pd.isna(n_pairs) else None
     story = findings.motivation_finding(effect)
-    caption = (f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; blue when "
-               f"higher, red when lower; the label is the difference in points ({test}); {shown.scoring}"
-               + (f", {n_text}" if n_text else "") + ".")
+    caption = (f"{measure.capitalize()} average per model: open circle = default, filled = with motivation; the label "
+               f"is the difference in points; {marks}; {shown.scoring}" + (f", {n_text}" if n_text else "") + ".")
     return Words(caption, f"{measure.capitalize()} average, motivation vs default (%)", test=test, n=n_text,
                  story=story.headline if story else None)
 

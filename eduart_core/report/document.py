@@ -93,10 +93,11 @@ METHODS = [
      "into a format part, a model part and a model-specific rest; the finding reports the shares (descriptive, one "
      "mean per cell)."),
     ("Motivation effect", "Every difference is motivation minus default on items answered in both conditions. "
-     "Macro differences are marked with a Wilcoxon signed-rank test on the non-zero per-item differences "
-     "(* p < .05, † p < .10); micro differences use a paired t-test; McNemar's test on binarised scores is in the "
-     "tables. Counts of significant changes use the Holm adjustment across models of the Wilcoxon p-values (for "
-     "the published aggregates: of the published paired t-test p-values)."),
+     "Each model's change is tested with a Wilcoxon signed-rank test on the non-zero per-item differences (for "
+     "the published aggregates: the published paired t-test on the pooled per-item scores), Holm-adjusted across "
+     "models. The finding counts the changes with a Holm-corrected p < .05 and calls the rest changes within "
+     "noise; the chart marks exactly those (* and colour; grey within noise). The paired t-test of the micro "
+     "difference and McNemar's test on binarised scores are in the tables, uncorrected."),
     ("Regression", "Logistic regression correct ~ format + has_image + language + model with item-clustered "
      "standard errors. Each odds ratio compares with a reference level, named with the table: by default the "
      "published references (single-answer multiple choice, no image, English, Gemini 3.1 Flash Lite Preview) where "
@@ -348,16 +349,13 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     n_items = int(board["n_items"].max()) if "n_items" in board and len(board) else 0
     parts.append("<h2>Overview</h2><ul class='numbers'>"
                  f"<li><b>{n_items}</b> items</li><li><b>{board['model'].nunique()}</b> models</li>"
-                 f"<li>best macro average <b>{100 * board['macro'].max():.1f}%</b></li>"
+                 f"<li>highest macro average <b>{100 * board['macro'].max():.1f}%</b></li>"
                  f"<li>median macro average <b>{100 * board['macro'].median():.1f}%</b></li></ul>")
     if base is not None and len(base):
         parts.append("<p>Baselines (references, not ranked): " + "; ".join(
             f"{html.escape(str(r.model))} macro average {100 * r.macro:.1f}%" for r in base.itertuples(index=False))
             + ".</p>")
-    parts.append("<h2>Key findings</h2><ol>" + "".join(
-        f"<li><b>{html.escape(f.headline)}</b> {html.escape(f.detail)} <i>Test: {html.escape(f.test)}"
-        + (f"; n = {f.n} {html.escape(f.n_unit)}" if f.n is not None else "") + ".</i></li>"
-        for f in found) + "</ol>")
+    parts.append("<h2>Key findings</h2><ol class='findings'>" + "".join(finding_item(f) for f in found) + "</ol>")
     parts.append("<h2>Leaderboard</h2>")
     lb = board.assign(family=board["model"].map(fam))[["rank", "model", "family", "macro", "mcq", "mcq_ci_low",
                                                        "mcq_ci_high", "micro", "n_items"]]
@@ -430,6 +428,12 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>Provenance</h2>")
     parts.append(_provenance(src, sel))
     return _document(title, parts)
+
+
+def finding_item(f: findings.Finding) -> str:
+    """One key finding as a list item: the plain headline, and its statistics one click away ("How we know")."""
+    return (f"<li><b>{html.escape(f.headline)}</b><details><summary>How we know</summary>"
+            f"<p>{html.escape(f.how_we_know())}</p></details></li>")
 
 
 def write_report(store_path: str, out: str, **options) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+import pandas as pd
+
 from .. import views
 from ..charts import studies as study_charts
 from ..errors import UserError
@@ -29,7 +31,8 @@ STUDY_METHODS = [
      "The 95% Wilson interval is taken on the effective number of items: n divided by the design effect of a "
      "cluster-robust variance with one cluster per image. Published tables get Wilson intervals on their printed "
      "item counts where they print one."),
-    ("Marks and chance", "▲ marks the best and △ the second-best model of a column (ties share a mark); ↓ marks a "
+    ("Marks and chance", "▲ marks the highest and △ the second-highest score of a column (point estimates, ties "
+     "share a mark; not a test of the order); ↓ marks a "
      "score below the column's chance level (the mean chance level of its items, e.g. 1/4 for four options). A "
      "published score counts as below chance only when its rounding cannot lift it to chance."),
     ("Consistency checks", "The printed overall against the item-weighted and the unweighted mean of the columns; "
@@ -50,6 +53,18 @@ def _list(items: list[tuple[str, str]]) -> str:
         f"<li><b>{html.escape(verdict)}</b>: {html.escape(sentence)}</li>" for verdict, sentence in items) + "</ul>"
 
 
+def invalid_sentence(worst: pd.DataFrame) -> str:
+    """Who gives the most invalid answers: "the most" only when its 95% interval lies above the next model's."""
+    w = worst.iloc[0]
+    share = (f"{100 * w['rate']:.1f}% of {int(w['n'])} (95% CI {100 * w['ci_low']:.1f} to "
+             f"{100 * w['ci_high']:.1f})")
+    if len(worst) < 2 or w["ci_low"] > worst.iloc[1]["ci_high"]:
+        return f"{w['model']} gives the most invalid answers: {share}."
+    nxt = worst.iloc[1]
+    return (f"{w['model']} has the highest share of invalid answers, {share}, but its interval overlaps that of "
+            f"{nxt['model']} ({100 * nxt['rate']:.1f}%), so the data do not tell which gives more.")
+
+
 def study_section(src: views.Source, sel: Selection, figure: Figure, table: Callable[..., str], number: int) -> list[str]:
     """The "Tasks and dimensions" section of a report (item-level or published table)."""
     features = views.study_features(src, sel.dataset)
@@ -61,7 +76,8 @@ def study_section(src: views.Source, sel: Selection, figure: Figure, table: Call
     if lead:
         parts.append(f"<p class='story'>{html.escape(lead)}</p>")
     figure(study_charts.figure_dimension_heatmap(scores), "fig-study-heatmap",
-           f"Score per model and {by} (0-100); ▲ best, △ second best in the column, ↓ below chance; last row: the "
+           f"Score per model and {by} (0-100); ▲ highest, △ second-highest score in the column (point estimates, not a "
+           f"test of the order), ↓ below chance; last row: the "
            f"median model. Overall: {scores['aggregation'].iloc[0]}.")
     parts.append("<details><summary>The table with 95% intervals, n and chance levels</summary>"
                  + table(scores.loc[:, ["model", "column", "n", "score", "ci_low", "ci_high", "chance", "mark",
@@ -89,12 +105,9 @@ def study_section(src: views.Source, sel: Selection, figure: Figure, table: Call
         rates = views.invalid_rates(src, sel)
         figure(study_charts.figure_invalid_rates(rates), "fig-study-invalid",
                "Share of answers refused, unparseable or naming no option, per model (all tasks).")
-        worst = rates.loc[rates["column"] == OVERALL_COLUMN].sort_values("rate", ascending=False).head(1)
+        worst = rates.loc[rates["column"] == OVERALL_COLUMN].sort_values("rate", ascending=False).head(2)
         if len(worst):
-            w = worst.iloc[0]
-            parts.append(f"<p class='story'>{html.escape(str(w['model']))} gives the most invalid answers: "
-                         f"{100 * w['rate']:.1f}% of {int(w['n'])} (95% CI {100 * w['ci_low']:.1f} to "
-                         f"{100 * w['ci_high']:.1f}).</p>")
+            parts.append(f"<p class='story'>{html.escape(invalid_sentence(worst))}</p>")
         if features.distractors:
             try:
                 choices = views.distractor_choices(src, sel)

@@ -61,13 +61,16 @@ def checks_headline(checks: pd.DataFrame) -> str:
 
 
 def leader_sentence(scores: pd.DataFrame) -> str | None:
-    """'Sim Aurora Pro leads overall (66.1%); the median model is below chance in Jigsaw Puzzle.'"""
+    """'Sim Aurora Pro has the highest overall score, 66.1% (no test says ...); the median model is below
+    chance in Jigsaw Puzzle.' No model is said to lead: the overall column has no paired test here, and
+    how the overall was aggregated is the caption's to say."""
     models = scores.loc[~scores["is_median"]]
     overall = models.loc[models["column"] == OVERALL_COLUMN].sort_values("score", ascending=False)
     parts = []
     if len(overall):
         top = overall.iloc[0]
-        parts.append(f"{top['model']} leads overall ({100 * top['score']:.1f}%, {top['aggregation']})")
+        parts.append(f"{top['model']} has the highest overall score, {100 * top['score']:.1f}% (no test says whether "
+                     "the gap to the next model is more than chance)")
     med_below = scores.loc[scores["is_median"] & scores["below_chance"].astype(bool), "column"]
     if len(med_below):
         parts.append("the median model is below chance in " + ", ".join(map(str, med_below)))
