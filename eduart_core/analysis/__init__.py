@@ -59,7 +59,7 @@ from .published import (
     published_motivation_by_type,
     published_type_means,
 )
-from .regression import logistic_regression, median_ability_model, regression_references
+from .regression import logistic_regression, median_ability_model, not_estimable_text, regression_references
 from .scores import (
     format_spread,
     leaderboard,
@@ -86,7 +86,7 @@ __all__ = [
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
     "disagreement_examples",
     "item_statistics", "item_statistics_summary", "largest_condition_changes", "leaderboard",
-    "logistic_regression", "median_ability_model", "regression_references", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
+    "logistic_regression", "median_ability_model", "not_estimable_text", "regression_references", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
     "motivation_by_type", "motivation_effect", "pooled_motivation_fractions", "profile_differences",
     "profile_impact", "published_format_spread", "published_items_by_format", "published_motivation",
     "published_motivation_by_type", "published_type_means", "reliability", "t_interval", "type_scores",
