@@ -47,7 +47,6 @@ from .items import (
     image_summary,
     item_overview,
     length_summary,
-    opening_item,
 )
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
 from .paired import paired_macro_difference
@@ -81,7 +80,7 @@ __all__ = [
     "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
     "failure_matrix", "filter_comparison", "item_flags", "mark_unexpected", "ABERRANT", "BASELINE_ONLY", "EVERY_ITEM",
     "ITEM_FILTER_RULES", "PROFILE_CHANGE",
-    "ITEM_FILTERS", "counts_by", "filter_items", "opening_item", "image_summary", "item_overview", "length_summary",
+    "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
     "disagreement_examples",
