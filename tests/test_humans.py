@@ -251,7 +251,10 @@ def test_writes_are_checked_in_the_library(sitting_store):
     with pytest.raises(team.PermissionDenied, match="sit an exam form"):
         sessions.begin(store, sid, person(team.RESEARCHER, subject="rita"))
     for bad, words in (({"per_cell": 0}, "from 1 to"), ({"formats": ["essay"]}, "unknown format"),
-                       ({"languages": ["xx"]}, "unknown language"), ({"group": "a\x07b"}, "short plain name")):
+                       ({"languages": ["xx"]}, "unknown language"), ({"group": "a\x07b"}, "short plain name"),
+                       ({"per_cell": 99999999999}, "from 1 to 100, not 99999999999"),
+                       ({"time_limit_s": 99999999999}, "to 86400 \\(a day\\), not 99999999999"),
+                       ({"time_limit_s": -30}, "from 0 \\(no limit\\)")):
         with pytest.raises(UserError, match=words):
             sessions.create_session(store, "demo", **{"group": "student", "per_cell": 1, **bad},
                                     actor=team.operator())
