@@ -373,7 +373,7 @@ def test_show_human_gap_json_returns_the_numbers_the_page_shows(pair, monkeypatc
         assert f"{100 * abs(row['gap_median']):.1f} points" in texts
         assert f"{100 * row['median_person_mean']:.1f}% on their items" in texts
         low, high = row["gap_median_ci_low"], row["gap_median_ci_high"]
-        assert f"95% CI {100 * low:+.1f} to {100 * high:+.1f} points" in texts
+        assert f"95% CI (paired t) {100 * low:+.1f} to {100 * high:+.1f} points" in texts
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                  if any(t.get("name") == "student" for t in json.loads(c.proto.spec)["data"]))
     drawn = next(t for t in chart["data"] if t["name"] == "student")
