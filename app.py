@@ -100,8 +100,10 @@ def overview() -> None:
                 f"{tokens['mean']:.0f} {tokens['measure']} on average (median {tokens['median']:.0f}, "
                 f"range {tokens['min']:.0f} to {tokens['max']:.0f}).")
     if len(glance["images"]):
+        median = glance["image_summary"].set_index("statistic").loc["median"]
         common.table(glance["image_summary"], "image_sizes",
-                     f"Image width and height (pixels) and file size (kB), {len(glance['images'])} distinct images")
+                     f"Image width and height in whole pixels and file size (kB), {len(glance['images'])} distinct "
+                     f"images; median width × height {median['width']:.0f} × {median['height']:.0f} px")
 
 
 def models_and_people(src: views.Source, sel) -> None:

@@ -26,7 +26,7 @@ import pandas as pd
 from .rounding import fmt, rounded
 from .vocab import format_label, language_label
 
-__all__ = ["COLUMNS", "COUNT", "FORMAT_COLUMNS", "KINDS", "LOGIT", "MEASURE", "MONEY", "PERCENT", "P_VALUE",
+__all__ = ["COLUMNS", "COUNT", "FORMAT_COLUMNS", "KINDS", "LOGIT", "MEASURE", "MONEY", "PERCENT", "PIXELS", "P_VALUE",
            "STATISTIC", "TEXT", "VIEW_COLUMNS", "Column", "Kind", "Table", "column", "printf", "table", "term_label"]
 
 
@@ -51,10 +51,12 @@ LOGIT = Kind("logit", 2)
 STATISTIC = Kind("statistic", 2)
 P_VALUE = Kind("p-value", 3)
 MEASURE = Kind("measure", 1)
+#: Image sizes: whole pixels, also for a mean or a median (no image is 1045.8 pixels wide).
+PIXELS = Kind("pixels", 0)
 MONEY = Kind("usd", 4)
 TEXT = Kind("text", 0)
 #: Every kind, by name (a test walks them).
-KINDS = {k.name: k for k in (PERCENT, COUNT, LOGIT, STATISTIC, P_VALUE, MEASURE, MONEY, TEXT)}
+KINDS = {k.name: k for k in (PERCENT, COUNT, LOGIT, STATISTIC, P_VALUE, MEASURE, PIXELS, MONEY, TEXT)}
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,7 @@ COLUMNS: dict[str, Column] = {
     "p_mcnemar": _c("p (McNemar)", P_VALUE), "p_holm": _c("p (Holm)", P_VALUE), "lz_p": _c("p (lz)", P_VALUE),
     "s_x2_p": _c("p (S-X2)", P_VALUE), "p_sign": _c("p (sign test)", P_VALUE),
     # sizes and money
-    "width": _c("Width (px)", MEASURE), "height": _c("Height (px)", MEASURE), "kb": _c("Size (kB)", MEASURE),
+    "width": _c("Width (px)", PIXELS), "height": _c("Height (px)", PIXELS), "kb": _c("Size (kB)", MEASURE),
     "sd": _c("SD", MEASURE), "min": _c("Min", MEASURE), "median": _c("Median", MEASURE), "max": _c("Max", MEASURE),
     "latency_s": _c("Latency (s)", MEASURE), "cost_usd": _c("Cost (USD)", MONEY),
 }

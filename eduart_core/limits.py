@@ -50,6 +50,10 @@ LIMITS: dict[str, Limit] = {
                                "longest wait a server's Retry-After can impose, jitter included"),
     "ingest_wait_s": Limit("EDUART_INGEST_WAIT_S", 120, "seconds", 1,
                            "how long a run's final ingest waits for a busy store"),
+    "max_repetitions": Limit("EDUART_MAX_REPETITIONS", 20, "repetitions", 1,
+                             "most repetitions of a reproducibility check (each one asks every item again)"),
+    "max_concurrency": Limit("EDUART_MAX_CONCURRENCY", 64, "requests", 1,
+                             "most requests in flight at once per provider that a launch may ask for"),
 }
 
 #: JSON nesting deeper than this is refused (real records nest 3-4 levels); not configurable

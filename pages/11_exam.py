@@ -92,9 +92,10 @@ def _leave() -> None:
 def _create() -> None:
     try:
         limit = int(st.session_state.get("exam_limit") or 0)
+        per_cell = st.session_state.get("exam_per_cell")
         sessions.create_session(
             path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
-            per_cell=int(st.session_state.get("exam_per_cell") or 1), formats=st.session_state.get("exam_formats") or (),
+            per_cell=2 if per_cell is None else int(per_cell), formats=st.session_state.get("exam_formats") or (),
             languages=st.session_state.get("exam_languages") or (), time_limit_s=limit or None,
             title=st.session_state.get("exam_title") or None)
     except UserError as exc:
@@ -208,9 +209,11 @@ def run_section() -> None:
         c1, c2, c3 = st.columns(3)
         c1.text_input("Group", value=HUMAN_GROUPS[0], key="exam_group",
                       help="Every respondent of the session joins this group (" + ", ".join(HUMAN_GROUPS) + ", ...).")
-        c2.number_input("Items per format and language", min_value=1, max_value=sessions.MAX_PER_CELL, value=2,
-                        key="exam_per_cell")
-        c3.number_input("Time limit per item (seconds, 0 = none)", min_value=0, value=0, step=30, key="exam_limit")
+        # No widget bounds: Streamlit drops an out-of-range entry without a word; `create_session` names it.
+        c2.number_input("Items per format and language", value=2, step=1, key="exam_per_cell",
+                        help=f"1 to {sessions.MAX_PER_CELL}.")
+        c3.number_input("Time limit per item (seconds, 0 = none)", value=0, step=30, key="exam_limit",
+                        help=f"0 to {sessions.MAX_TIME_LIMIT_S} (a day).")
         c4, c5 = st.columns(2)
         c4.multiselect("Formats (empty = all)", list(format_names()), format_func=format_label, key="exam_formats")
         c5.multiselect("Languages (empty = all)", views.languages(src, sel.dataset), format_func=language_label,

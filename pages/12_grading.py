@@ -85,9 +85,15 @@ def _decide(token: str, criteria: list[str]) -> None:
     _say("success", "Decision saved.")
 
 
+def _graders() -> int:
+    """The typed number of graders as it is (0 stays 0, so `grading` refuses it with its reason)."""
+    value = st.session_state.get("grading_k")
+    return 2 if value is None else int(value)
+
+
 def _start_round(rubric: str) -> None:
     try:
-        number = grading.start_round(path, sel.dataset, rubric, int(st.session_state.get("grading_k") or 1),
+        number = grading.start_round(path, sel.dataset, rubric, _graders(),
                                      common.identity())
     except UserError as exc:
         _say("warning", str(exc))
@@ -98,7 +104,7 @@ def _start_round(rubric: str) -> None:
 
 def _set_k(rubric: str) -> None:
     try:
-        grading.set_graders(path, sel.dataset, rubric, int(st.session_state.get("grading_k") or 1), common.identity())
+        grading.set_graders(path, sel.dataset, rubric, _graders(), common.identity())
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -139,8 +145,9 @@ def settings(rubric: str | None, rubrics: list[str]) -> None:
         chosen = c1.selectbox("Rubric", rubrics, key="grading_new_rubric") if rubric is None else rubric
         if rubric is not None:
             c1.caption(plain(f"Rubric {rubric}"))
-        c2.number_input("Graders per answer", min_value=1, max_value=9, value=2, key="grading_k",
-                        help="Independent graders each answer needs; disagreements go to an adjudicator.")
+        c2.number_input("Graders per answer", value=2, step=1, key="grading_k",  # bounds: `grading` names them
+                        help=f"Independent graders each answer needs (1 to {grading.MAX_GRADERS}); disagreements "
+                             "go to an adjudicator.")
         c3.button("Start a new round", key="grading_start", on_click=_start_round, args=(chosen,),
                   disabled=chosen is None)
         if rubric is not None:

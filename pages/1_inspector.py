@@ -202,11 +202,16 @@ def item_list_section() -> Chosen:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
     # Which item and which response: a click in the matrix or the table > a jump from another page
-    # or a button > the URL > what was open > the first item of the list the models split on.
+    # or a button > the URL (when the filter keeps it) > what was open > the first item of the list.
     current = st.session_state.get("insp_current")
     opened = common.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
-    requested = st.session_state.pop("inspect_item", None) or (url_item if url_item != current else None)
+    jumped = st.session_state.pop("inspect_item", None)
+    linked = None if jumped else (url_item if url_item != current else None)
+    passed_over = None  # a linked item this filter does not keep: the list's first item is shown instead
+    if linked and ids and linked not in ids and quick != analysis.EVERY_ITEM and not search:
+        passed_over, linked = linked, None
+    requested = jumped or linked
     if requested:
         current = str(requested)
     if "_insp_open" in st.session_state:
@@ -219,7 +224,7 @@ def item_list_section() -> Chosen:
         if search and ids:  # the search opens what it finds
             current = ids[0]
         elif ids and current not in ids and not requested:
-            current = analysis.opening_item(table)  # one the models split on, not one every model got right
+            current = ids[0]  # the first item the filter keeps
     cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
@@ -230,8 +235,10 @@ def item_list_section() -> Chosen:
     if rows and rows[0] < len(ids) and ids[rows[0]] != st.session_state.get("_insp_last_row"):
         st.session_state["_insp_last_row"] = ids[rows[0]]
         current = ids[rows[0]]
+    if passed_over:
+        current = ids[0]
     if current not in set(every["item_id"]):
-        current = analysis.opening_item(table)
+        current = ids[0] if ids else None
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
@@ -251,6 +258,9 @@ def item_list_section() -> Chosen:
     st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
                + (f", matching “{plain(search)}”" if search else "") + f"); condition {sel.condition} for the counts, "
                f"{common.scoring_label(sel)}.")
+    if passed_over:
+        st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}): "
+                   f"showing {plain(current)}, the first item the list keeps.")
     if ids:
         page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
         page_ids = ids[(page - 1) * per_page: page * per_page]
@@ -330,7 +340,8 @@ def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
                 col.image(path, caption=f"Option {option}", width="stretch")
         if row is not None and pd.notna(row["p"]):
             p, r = row["p"], row["r_pb"]
-            st.markdown(f"**Difficulty p = {p:.2f}**: {100 * p:.0f}% of the selected model answers score as right.")
+            st.markdown(f"**Difficulty p = {p:.2f}**: the selected models' answers earn {100 * p:.0f}% of the full "
+                        "score on average.")
             if pd.notna(r):  # a direction only when the interval excludes zero (`item_notes`)
                 note = item_notes.discrimination_note(r, row["r_pb_ci_low"], row["r_pb_ci_high"],
                                                       row.get("n_examinees"), row["discrimination_category"])
@@ -441,9 +452,34 @@ def _choose_response() -> None:
     st.session_state["_insp_open"] = st.session_state.get("insp_response") or None
 
 
+def _answers_heading(latest: pd.DataFrame, chosen: Chosen) -> str:
+    """What the list kept and how this item's answers split, with "right" as the filters and the
+    matrix mean it: full credit (score 1); partial credit and score 0 are counted apart."""
+    quick, current = chosen.quick, chosen.current
+    here = latest[latest["condition"] == sel.condition]
+    references = set() if sel.baselines else set(views.baseline_models(src, sel.dataset))
+    counted = here[~here["model"].isin(references)]
+    states = analysis.explorer.cell_states(counted[f"{sel.profile}_score"]).value_counts()
+    right, partial, wrong = (int(states.get(k, 0)) for k in (analysis.explorer.RIGHT, analysis.explorer.PARTIAL,
+                                                             analysis.explorer.WRONG))
+    missing = int(states.get(analysis.explorer.MISSING, 0))
+    if quick == analysis.EVERY_ITEM:
+        kept = ""
+    elif current in chosen.ids:
+        kept = (f"One of the {len(chosen.ids)} items the list “{plain(analysis.ITEM_FILTERS[quick])}” keeps. ")
+    else:
+        kept = f"Not one of the items the list “{plain(analysis.ITEM_FILTERS[quick])}” keeps. "
+    return (kept + f"Of the **{len(counted)}** answers in condition {sel.condition} under the {sel.profile} profile, "
+            f"**{right} {'is' if right == 1 else 'are'} right** (full credit, score 1), {partial} partial "
+            f"(0 < score < 1) and {wrong} wrong (score 0)" + (f"; {missing} not scored" if missing else "")
+            + (f"; baselines ({', '.join(sorted(map(plain, set(here['model']) & references)))}) are counted apart"
+               if set(here["model"]) & references else "") + ".")
+
+
 def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, record: dict,
-                    current: str) -> pd.DataFrame:
+                    chosen: Chosen) -> pd.DataFrame:
     """Every model's latest answer, both profiles side by side; the opened response marked part by part."""
+    current = chosen.current
     st.divider()
     st.subheader("How each model answered")
     prof = sel.profile
@@ -455,10 +491,8 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
     if latest.empty:
         st.info("No responses recorded for this item yet.")
         st.stop()
-    n_right = int(latest.loc[latest["condition"] == sel.condition, f"{prof}_correct"].fillna(False).astype(bool).sum())
-    n_cond = int((latest["condition"] == sel.condition).sum())
-    st.markdown(f"**{n_right} of {n_cond}** answers in condition {sel.condition} are right under the {prof} profile "
-                "(score at least 0.5). Both profiles are shown side by side; open a response to see each part marked.")
+    st.markdown(_answers_heading(latest, chosen) + " Both profiles are shown side by side; open a response to see "
+                "each part marked.")
 
     options = {common.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
                for r in latest.sort_values(["model", "condition"]).itertuples()}
@@ -572,7 +606,7 @@ def main() -> None:
     dialogue_section(record, chosen.current)
     review_section(item, chosen.current)
     irt_curve_section(chosen.current)
-    latest = answers_section(chosen.opened, responses, record, chosen.current)
+    latest = answers_section(chosen.opened, responses, record, chosen)
     override_section(latest, chosen.current)
 
 

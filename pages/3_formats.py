@@ -66,4 +66,5 @@ reg = forest.frame
 se_name = "item-clustered" if clustered else "ordinary (as published)"
 common.panel(forest)
 common.table(reg, "regression", f"Logistic regression ({se_name} standard errors; "
-             f"{findings.regression_reference_text(reg, rules=False)})")
+             f"{findings.regression_reference_text(reg, rules=False)})"
+             + (f". {analysis.not_estimable_text(reg)}" if analysis.not_estimable_text(reg) else ""))

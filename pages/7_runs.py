@@ -13,6 +13,7 @@ import streamlit as st
 
 from eduart_core import views, vocab
 from eduart_core.errors import UserError
+from eduart_core.limits import describe, int_limit
 from eduart_core.providers.adapters import ADAPTERS
 from eduart_core.providers.batch_config import load_batch_limits
 from eduart_core.providers.batch_registry import batch_unavailable
@@ -126,11 +127,14 @@ with c1:
     if mode == vocab.BATCH_MODE and no_batch:
         st.caption(plain("Asked online, without the batch discount: "
                          + "; ".join(f"{key}, {reason}" for key, reason in no_batch.items()) + "."))
-    concurrency = st.slider("Concurrent requests per provider", 1, 64, 8, key="runs_concurrency",
+    most = int_limit("max_concurrency")
+    concurrency = st.slider("Concurrent requests per provider", 1, max(2, most), min(8, most), key="runs_concurrency",
                             help="Every provider runs at the same time as the others, each at its own limit: "
                                  "this one where models.toml sets none ([online.<provider>], or a model's own "
                                  "concurrency).")
-    rpm = st.number_input("Requests per minute per provider (0 = none)", 0, 100000, 0, key="runs_rpm",
+    # The number fields carry no widget bounds: Streamlit drops an out-of-range entry without a word, so
+    # each takes what is typed and the launch's own check (`plan_launch`) names what is wrong in one line.
+    rpm = st.number_input("Requests per minute per provider (0 = none)", value=0, step=1, key="runs_rpm",
                           help="Where models.toml sets none ([online.<provider>] rpm, or a model's own rpm).")
 with c2:
     types = st.multiselect("Formats", list(vocab.format_names()), key="runs_types", format_func=vocab.format_label)
@@ -138,9 +142,10 @@ with c2:
                                format_func=vocab.language_label)
     image = st.radio("Images", list(vocab.IMAGE_FILTERS), horizontal=True, key="runs_image",
                      format_func=vocab.IMAGE_FILTERS.get)
-    sample = st.number_input("Stratified sample size (0 = all items)", 0, 100000, 0, key="runs_sample")
-    repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", 0, 20, 0,
-                             key="runs_repeat")
+    sample = st.number_input("Stratified sample size (0 = all items)", value=0, step=1, key="runs_sample",
+                             help="At most the items the filters above select.")
+    repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", value=0, step=1,
+                             key="runs_repeat", help=f"At most {describe('max_repetitions')}.")
     launch_name = st.text_input("Launch name (optional; the same settings resume the same launch)",
                                 key="runs_launch_name").strip() or None
     no_image_models = [k for k in models if not registry[k].accepts_images]

@@ -358,7 +358,7 @@ def sidebar() -> Selection:
             legend = " ".join(f"<span style='color:{family_colour(f)}'>■</span> {plain(f)}"
                               for f in sorted({fam.get(m, 'Other') for m in ordered}))
             st.markdown(f"<small>{legend}</small>", unsafe_allow_html=True)
-            st.caption(f"Store: {plain(store_path())}")
+            st.caption(f"Store: {plain(views.store_name())}")
     sel = Selection(dataset=dataset, profile=profile, condition=condition, models=tuple(chosen),
                     types=tuple(types), languages=tuple(langs), image=image, baselines=bool(baselines),
                     reviewed=bool(reviewed), humans=bool(humans))

@@ -2,6 +2,7 @@
 and the published leaderboard recomputed from the published type means."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from eduart_core.analysis import (
     motivation_by_model_type,
     motivation_by_type,
     motivation_effect,
+    not_estimable_text,
     profile_impact,
     reliability,
     type_scores,
@@ -486,6 +488,28 @@ def test_logistic_regression_drops_aliased_terms_and_says_so():
     out = logistic_regression(df)
     assert "has_image:True" not in set(out.predictor)
     assert out.attrs["dropped_terms"] == ["has_image:True"]
+
+
+def test_logistic_regression_names_a_standard_error_it_cannot_estimate():
+    """Separated cells (every completion item wrong, every image item wrong) round the clustered
+    variance of a term below zero: that term gets no standard error, z, p or interval, and is named,
+    instead of the square root of a negative number (a NaN with a RuntimeWarning and no reason)."""
+    rows = [("A", "i1", "completion_open", "en", False, 0.0), ("A", "i2", "multiple_choice_radio", "en", False, 0.0),
+            ("A", "i4", "multiple_choice_radio", "it", False, 1.0), ("B", "i1", "completion_open", "en", False, 1.0),
+            ("B", "i2", "multiple_choice_radio", "it", False, 0.0), ("B", "i3", "completion_open", "it", True, 0.0),
+            ("B", "i4", "multiple_choice_radio", "en", False, 0.0)]
+    df = pd.DataFrame(rows, columns=["model", "item_id", "type", "language", "has_image", "score"]).assign(
+        condition="default")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "invalid value encountered in sqrt"
+        out = logistic_regression(df, cluster="item")
+    named = out.attrs["se_not_estimable"]
+    assert named and set(named) <= set(out["predictor"])
+    blank = out[out["predictor"].isin(named)]
+    assert blank[["se", "z", "p", "ci_low", "ci_high"]].isna().all().all()
+    assert out.loc[~out["predictor"].isin(named), "se"].notna().all()
+    assert "not estimable" in not_estimable_text(out) and "Completion (open)" in not_estimable_text(out)
+    assert logistic_regression(df).attrs["se_not_estimable"] == []  # the ordinary errors are estimable here
 
 
 def test_logistic_regression_threshold_binarises_partial_credit():

@@ -223,6 +223,15 @@ def test_filters_that_do_not_apply_are_disabled_with_a_reason(app):
     assert not _widget(app, "f_languages").disabled
 
 
+def test_the_sidebar_names_the_store_not_its_folder(app, demo_db):
+    """Stakeholders see the store's name; the folders of this machine stay with the operator (`stats`)."""
+    app.run()
+    assert_clean(app)
+    texts = [e.value for kind in ("caption", "markdown", "text", "info", "warning") for e in getattr(app.sidebar, kind)]
+    assert any(t == f"Store: {plain('eduart.duckdb')}" for t in texts), texts
+    assert not any(str(demo_db.parent) in t or plain(str(demo_db.parent)) in t for t in texts)
+
+
 def _widget(app, key):
     for kind in ("multiselect", "radio", "selectbox", "toggle"):
         found = [w for w in getattr(app, kind) if w.key == key]

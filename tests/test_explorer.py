@@ -223,18 +223,48 @@ def _shows_item(app, item_id: str) -> bool:
     return any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
 
 
-def test_the_inspector_opens_on_an_item_the_models_split_on(app, src):
-    """Not on the list's first item when every model got it right: a failure explorer starts where
-    some models fail."""
-    table = views.explorer_items(src, Selection(dataset="demo"))
-    right, n = table["models_right"], table["n_models"]
-    assert right.iloc[0] == n.iloc[0]  # the demo's list starts with an item every model got right
-    expected = str(table.loc[(right > 0) & (right < n), "item_id"].iloc[0])
-    assert analysis.opening_item(table) == expected
+def test_the_inspector_opens_on_the_first_item_the_filter_keeps(app, src):
+    """On the list's first item, not on one further down (the demo's "All items" list used to open on
+    its second item, demo-0002); a link whose item the chosen filter does not keep shows the list's
+    first item and says which one was passed over."""
+    every = views.explorer_items(src, Selection(dataset="demo"))
     _inspector(app)
-    assert _shows_item(app, expected)
-    assert analysis.opening_item(table.iloc[:1]) == str(table["item_id"].iloc[0])  # no split item: the first
-    assert analysis.opening_item(table.iloc[:0]) is None
+    assert _shows_item(app, str(every["item_id"].iloc[0]))
+    app.selectbox(key="insp_quick").set_value("all_wrong").run()
+    kept = views.explorer_items(src, Selection(dataset="demo"), filter="all_wrong")
+    assert _shows_item(app, str(kept["item_id"].iloc[0]))
+
+
+@pytest.mark.slow
+def test_a_link_to_an_item_its_filter_does_not_keep_opens_the_lists_first_item(app, src):
+    kept = views.explorer_items(src, Selection(dataset="demo"), filter="all_wrong")
+    outside = next(i for i in views.explorer_items(src, Selection(dataset="demo"))["item_id"] if i not in set(kept["item_id"]))
+    _inspector(app, filter="all_wrong", item=outside)
+    first = str(kept["item_id"].iloc[0])
+    assert _shows_item(app, first) and not _shows_item(app, outside)
+    assert any(f"Item {plain(outside)} is not in this list" in c.value and plain(first) in c.value for c in app.caption)
+    assert app.query_params["item"] in (first, [first])
+
+
+@pytest.mark.slow
+def test_the_answers_heading_says_what_the_list_kept_and_what_right_means(app, src):
+    """Under "No model fully right", "right" is full credit (score 1), as in the filter and the
+    matrix: the heading says the item is one the list keeps and counts 0 right, the partial and
+    the wrong answers apart (it used to count "5 of 8 right (score at least 0.5)" there)."""
+    sel = Selection(dataset="demo")
+    kept = views.explorer_items(src, sel, filter="all_wrong")
+    _inspector(app, filter="all_wrong")
+    first = str(kept["item_id"].iloc[0])
+    answers = views.item_responses(src, "demo", first)
+    answers = answers[answers["is_latest"].astype(bool) & (answers["repetition"].fillna(0) == 0)
+                      & (answers["condition"] == sel.condition)]
+    states = analysis.cell_states(answers[f"{sel.profile}_score"]).value_counts()
+    assert states.get("partial", 0) > 0  # the case that read as "right" before
+    heading = next(m.value for m in app.markdown if "answers in condition" in m.value)
+    assert f"One of the {len(kept)} items the list “No model fully right” keeps" in heading
+    assert f"Of the **{len(answers)}** answers" in heading and "**0 are right** (full credit, score 1)" in heading
+    assert f"{states.get('partial', 0)} partial" in heading and f"{states.get('wrong', 0)} wrong (score 0)" in heading
+    assert "at least 0.5" not in heading
 
 
 @pytest.mark.slow

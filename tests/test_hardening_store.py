@@ -183,3 +183,14 @@ def test_cache_that_cannot_be_written_never_loses_an_answer(store, tmp_path, cap
         assert con.execute("SELECT count(*) FROM responses WHERE error IS NULL").fetchone()[0] == 4
     assert capsys.readouterr().err.count("response cache not written") == 4
     assert stats(store)["responses"] == 4
+
+
+@pytest.mark.parametrize(("location", "name"), [
+    ("/home/ana/projects/eduart/data/eduart.duckdb", "eduart.duckdb"),
+    ("postgresql://anna:s3cret@db.internal:5433/eduart_team?sslmode=require", "eduart_team (PostgreSQL)"),
+    ("postgres://bob@db.internal", "bob (PostgreSQL)"),
+])
+def test_a_store_is_named_without_folders_hosts_users_or_passwords(location, name):
+    from eduart_core.store import store_name
+
+    assert store_name(location) == name

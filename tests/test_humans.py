@@ -17,6 +17,7 @@ import shutil
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -250,7 +251,10 @@ def test_writes_are_checked_in_the_library(sitting_store):
     with pytest.raises(team.PermissionDenied, match="sit an exam form"):
         sessions.begin(store, sid, person(team.RESEARCHER, subject="rita"))
     for bad, words in (({"per_cell": 0}, "from 1 to"), ({"formats": ["essay"]}, "unknown format"),
-                       ({"languages": ["xx"]}, "unknown language"), ({"group": "a\x07b"}, "short plain name")):
+                       ({"languages": ["xx"]}, "unknown language"), ({"group": "a\x07b"}, "short plain name"),
+                       ({"per_cell": 99999999999}, "from 1 to 100, not 99999999999"),
+                       ({"time_limit_s": 99999999999}, "to 86400 \\(a day\\), not 99999999999"),
+                       ({"time_limit_s": -30}, "from 0 \\(no limit\\)")):
         with pytest.raises(UserError, match=words):
             sessions.create_session(store, "demo", **{"group": "student", "per_cell": 1, **bad},
                                     actor=team.operator())
@@ -369,7 +373,7 @@ def test_show_human_gap_json_returns_the_numbers_the_page_shows(pair, monkeypatc
         assert f"{100 * abs(row['gap_median']):.1f} points" in texts
         assert f"{100 * row['median_person_mean']:.1f}% on their items" in texts
         low, high = row["gap_median_ci_low"], row["gap_median_ci_high"]
-        assert f"95% CI {100 * low:+.1f} to {100 * high:+.1f} points" in texts
+        assert f"95% CI (paired t) {100 * low:+.1f} to {100 * high:+.1f} points" in texts
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                  if any(t.get("name") == "student" for t in json.loads(c.proto.spec)["data"]))
     drawn = next(t for t in chart["data"] if t["name"] == "student")
@@ -384,3 +388,80 @@ def test_show_human_gap_json_returns_the_numbers_the_page_shows(pair, monkeypatc
     assert any("24 simulated people" in s for s in story)
     assert any("95% CI" in m.value.replace("\\", "") for m in at.markdown)
     assert any("n = 24 simulated people in 2 group(s)" in c.value.replace("\\", "") for c in at.caption)
+
+
+# ---------------------------------------------------------------- the gaps' intervals hold their level
+
+def _gap_coverage(n_items: int, reps: int, seed: int, model: float = 0.8, person: float = 0.6,
+                  through_table: bool = False) -> tuple[float, float]:
+    """(coverage among the intervals given, share given) of the gap interval for one model and one
+    person on ``n_items`` items drawn from a population (item logits N(0, 1.5); the model's and the
+    person's chance of full credit on an item: logistic of their level plus the item's). The truth is
+    the population mean of the per-item difference in chances. ``through_table`` computes each
+    interval with `gap_table` itself (slower) instead of its interval function."""
+    from eduart_core.analysis.humans import Panel, gap_table, paired_t_interval
+
+    rng = np.random.default_rng(seed)
+    logit = lambda p: np.log(p / (1 - p))  # noqa: E731
+    chance = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    population = np.random.default_rng(7).normal(0, 1.5, 400_000)
+    truth = float((chance(logit(model) + population) - chance(logit(person) + population)).mean())
+    covered = given = 0
+    items = np.array([f"i{k}" for k in range(n_items)], dtype=object)
+    types, languages = np.full(n_items, "completion_open", dtype=object), np.full(n_items, "en", dtype=object)
+    for _ in range(reps):
+        b = rng.normal(0, 1.5, n_items)
+        m = (rng.random(n_items) < chance(logit(model) + b)).astype(float)
+        h = (rng.random(n_items) < chance(logit(person) + b)).astype(float)
+        if through_table:
+            cell = Panel(items, types, languages, np.array(["M"], dtype=object), m[None, :],
+                         np.array(["P"], dtype=object), np.array(["expert"], dtype=object), h[None, :])
+            row = gap_table(cell, {}).iloc[0]
+            low, high = row["gap_median_ci_low"], row["gap_median_ci_high"]
+        else:
+            low, high = paired_t_interval(m - h)
+        if np.isnan(low):
+            continue  # no interval: the cell is said to be too small to tell, no claim to cover
+        given += 1
+        covered += low <= truth <= high
+    return covered / given, given / reps
+
+
+def test_the_gap_interval_holds_its_level_on_a_small_cell():
+    """8 items, as a format of a sampled exam form: the percentile bootstrap covered about 0.90 here.
+    4,000 draws give the coverage within about +-0.0035 (one SE), so 0.935 is 4 SE below 0.95 and far
+    above what the bootstrap reached; `gap_table` gives exactly this interval."""
+    coverage, given = _gap_coverage(8, 4000, seed=11)
+    assert coverage >= 0.935, coverage
+    assert given > 0.9
+    assert _gap_coverage(8, 150, seed=11, through_table=True) == _gap_coverage(8, 150, seed=11)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n_items", "model", "person"), [(7, 0.8, 0.6), (7, 0.7, 0.7), (8, 0.9, 0.5), (8, 0.6, 0.8),
+                                                          (12, 0.8, 0.6), (30, 0.8, 0.6)])
+def test_the_gap_interval_holds_its_level_across_small_cells(n_items, model, person):
+    """20,000 draws per case (one SE about 0.0016): at least 0.935 everywhere (the t interval runs
+    about 0.94 at 12-30 items of 0/1 scores, above 0.95 at 7-8)."""
+    coverage, _ = _gap_coverage(n_items, 20_000, seed=n_items, model=model, person=person)
+    assert coverage >= 0.935, coverage
+
+
+@pytest.mark.slow
+def test_the_gap_table_itself_holds_its_level_on_a_small_cell():
+    coverage, _ = _gap_coverage(7, 3000, seed=5, through_table=True)
+    assert coverage >= 0.935, coverage
+
+
+def test_the_gap_interval_is_the_paired_t_interval_and_names_a_cell_too_small_to_tell():
+    from scipy import stats
+
+    from eduart_core.analysis.humans import GAP_INTERVAL_WORDS, paired_t_interval
+    from eduart_core.humans.story import _interval
+
+    d = np.array([1.0, 0.0, 0.0, 1.0, 0.0, -1.0, 1.0, 0.0])
+    expected = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert paired_t_interval(d) == pytest.approx((expected.low, expected.high))
+    assert all(np.isnan(paired_t_interval(x)).all() for x in (np.zeros(8), np.ones(7), np.array([1.0])))
+    assert "paired t" in GAP_INTERVAL_WORDS and "paired t" in _interval(*paired_t_interval(d))
+    assert "too few items that differ to tell" in _interval(*paired_t_interval(np.zeros(8)))

@@ -93,6 +93,17 @@ def test_k_graders_per_answer_and_a_full_answer_is_refused(written):
     assert grading.next_answer(written, DATASET, RUBRIC, "cara").token == task.token  # k = 2 now: one more needed
 
 
+def test_graders_per_answer_outside_1_to_9_are_refused_with_the_value(written):
+    from eduart_core.errors import UserError
+
+    for graders in (0, -1, 10, 99999999999):
+        with pytest.raises(UserError, match=f"from 1 to 9, not {graders}"):
+            grading.start_round(written, DATASET, RUBRIC, graders, set_by="lead")
+    grading.start_round(written, DATASET, RUBRIC, graders=9, set_by="lead", seed=3)
+    with pytest.raises(UserError, match="from 1 to 9, not 10"):
+        grading.set_graders(written, DATASET, RUBRIC, 10, "lead")
+
+
 def test_a_disagreement_goes_to_an_adjudicator_who_graded_none_of_it(written):
     grading.start_round(written, DATASET, RUBRIC, graders=2, set_by="lead", seed=3)
     task = grading.next_answer(written, DATASET, RUBRIC, "ann")

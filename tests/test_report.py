@@ -134,6 +134,17 @@ def test_provenance_names_versions_scorer_prompts_and_api_ids(report_db, tmp_pat
         assert words in section, words
 
 
+def test_the_report_names_the_store_without_a_path_of_this_machine(report_db, tmp_path):
+    """The report travels to stakeholders: its provenance names the store file, never the folders
+    it sits in (the CLI's `stats` keeps the full path for the operator)."""
+    from eduart_core.report import build_report
+
+    text = build_report(str(report_db))
+    section = text.split("<h2>Provenance</h2>")[1]
+    assert "<td>eduart.duckdb</td>" in section
+    assert str(report_db.parent) not in text and str(report_db.resolve().parent) not in text
+
+
 def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
     """A model answer or justification holding HTML stays text in the report."""
     from eduart_core.report import build_report

@@ -15,6 +15,7 @@ from runner_items import fill_store
 from stubs import StubServer
 
 from eduart_core.cli import main
+from eduart_core.errors import UserError
 from eduart_core.store import Store
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
@@ -184,6 +185,40 @@ def test_bad_filter_and_missing_key_are_one_line_errors(store, capsys):
     assert main(["run", "--db", str(store.path), "--model", "chance", "--items", "type=true_false,image=true",
                  "--quiet"]) == 0
     assert len(_responses(store)) == 1
+
+
+@pytest.mark.parametrize(("flags", "words"), [
+    (["--sample", "99999999999"], "more than the 7 items"),
+    (["--sample", "0"], "stratified sample size (--sample): 0"),
+    (["--repeat", "99999999999"], "use a whole number from 1 to 20 (the limit is 20 repetitions (EDUART_MAX_REPETITIONS))"),
+    (["--repeat", "0"], "repetitions (--repeat): 0"),
+    (["--limit", "-1"], "items to ask (--limit)"),
+    (["--concurrency", "100000"], "EDUART_MAX_CONCURRENCY"),
+    (["--rpm", "-3"], "requests per minute (--rpm)"),
+    (["--rpm", "nan"], "requests per minute (--rpm)"),
+    (["--timeout", "0"], "timeout per request"),
+    (["--max-attempts", "0"], "attempts per request"),
+])
+def test_a_number_a_launch_cannot_mean_is_one_line_and_asks_nothing(store, capsys, flags, words):
+    """The CLI reaches the same check as the Runs page (`plan_launch`): one line naming the field and
+    its bound, exit 2, no launch, nothing asked (a --dry-run estimate is refused too)."""
+    fill_store(store)
+    for dry in ([], ["--dry-run"]):
+        assert main(["run", "--db", str(store.path), "--model", "chance", "--quiet", *flags, *dry]) == 2
+        err = capsys.readouterr().err.strip()
+        assert words in err and len(err.splitlines()) == 1, err
+    assert _responses(store) == [] and not (store.runs_dir / "_launches").exists()
+
+
+def test_the_repetition_limit_is_read_from_its_variable(store, monkeypatch):
+    from eduart_core.runner.launch import LaunchOptions, plan_launch
+
+    fill_store(store)
+    monkeypatch.setenv("EDUART_MAX_REPETITIONS", "30")
+    assert len(plan_launch(store, LaunchOptions(models=["chance"], repeat=25)).jobs) == 25 * 7
+    monkeypatch.setenv("EDUART_MAX_REPETITIONS", "2")
+    with pytest.raises(UserError, match="from 1 to 2"):
+        plan_launch(store, LaunchOptions(models=["chance"], repeat=3))
 
 
 def test_repeat_sample_feeds_reproducibility(store):

@@ -65,6 +65,41 @@ def test_chance_launch_from_the_page_runs_in_background_and_shows_history(page_s
     assert row["status"] == "completed" and row["n_responses"] == 14 and row["n_errors"] == 0
 
 
+def _refusal(at: AppTest) -> str:
+    """The warning and error lines as read (shown as text: markdown escapes removed here)."""
+    return "\n".join(str(x.value) for x in [*at.warning, *at.error]).replace("\\", "")
+
+
+def test_numbers_a_launch_cannot_mean_are_named_and_the_estimate_follows_the_values(page_store):
+    """99999999999 in the sample size or the repetitions used to be dropped without a word (the
+    estimate kept saying 14 requests); now one line says what the field takes and no launch is offered,
+    and values in range change the estimate."""
+    at = _page()
+    at.number_input(key="runs_sample").set_value(99999999999).run()
+    assert not at.exception
+    said = _refusal(at)
+    assert "stratified sample size" in said and "more than the 14 items" in said, said
+    assert "14 requests" not in _texts(at) and not [b for b in at.button if b.key == "runs_launch"]
+    at.number_input(key="runs_sample").set_value(7).run()
+    assert "7 items, 7 requests" in _texts(at)
+    at.number_input(key="runs_repeat").set_value(99999999999).run()
+    said = _refusal(at)
+    assert "repetitions" in said and "1 to 20" in said and "EDUART_MAX_REPETITIONS" in said, said
+    at.number_input(key="runs_repeat").set_value(3).run()
+    assert "7 items, 21 requests" in _texts(at)
+    at.number_input(key="runs_rpm").set_value(-5).run()
+    assert "requests per minute" in _refusal(at) and "above zero" in _refusal(at)
+
+
+def test_the_repetition_limit_follows_its_variable(page_store, monkeypatch):
+    monkeypatch.setenv("EDUART_MAX_REPETITIONS", "2")
+    at = _page()
+    at.number_input(key="runs_repeat").set_value(3).run()
+    assert "1 to 2" in _refusal(at) and "EDUART_MAX_REPETITIONS" in _refusal(at)
+    at.number_input(key="runs_repeat").set_value(2).run()
+    assert "14 items, 28 requests" in _texts(at)
+
+
 @pytest.mark.skipif(any((ROOT / f).exists() for f in (".env", ".streamlit/secrets.toml")),
                     reason="a local .env or Streamlit secrets file provides keys on this machine")
 def test_missing_credentials_are_shown_and_block_the_launch(page_store):

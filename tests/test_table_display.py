@@ -81,7 +81,8 @@ def test_each_kind_of_number_shows_one_rounding(shown):
             wrong += [(name, column, c) for c in cells if not pattern.fullmatch(c)]
     assert wrong == []
     assert shown["image_sizes"].text()["Size (kB)"].iloc[0].count(".") == 1
-    assert len(shown["image_sizes"].text()["Width (px)"].iloc[0].split(".")[1]) == 1
+    sizes = shown["image_sizes"].text()  # whole pixels, also for the mean: "1046", never "1045.8" or "600.0"
+    assert all(re.fullmatch(r"\d+", c) for c in [*sizes["Width (px)"], *sizes["Height (px)"]])
     percents = [t.text()[s.label] for t in shown.values() for s in t.columns.values() if s.kind is columns.PERCENT]
     assert percents and all(re.fullmatch(r"-?\d+\.\d", c) for col in percents for c in col.head(50) if c != "—")
     assert shown["leaderboard"].text()["Rank"].iloc[0] == "1"

@@ -46,7 +46,7 @@ def comparable(rows: list[dict]) -> list[dict]:
     """Rows without what differs between two stores built at different moments: write times
     (``*_at``) and the store's own location."""
     return [{k: v for k, v in r.items() if not k.endswith("_at")} for r in rows
-            if not (r.get("part") == "store" and r.get("name") == "file")]
+            if not (r.get("part") == "store" and r.get("name") == "name")]
 
 
 def same(a, b) -> bool:

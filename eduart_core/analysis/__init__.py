@@ -47,7 +47,6 @@ from .items import (
     image_summary,
     item_overview,
     length_summary,
-    opening_item,
 )
 from .motivation import largest_condition_changes, motivation_by_model_type, motivation_by_type, motivation_effect
 from .paired import paired_macro_difference
@@ -59,7 +58,7 @@ from .published import (
     published_motivation_by_type,
     published_type_means,
 )
-from .regression import logistic_regression, median_ability_model, regression_references
+from .regression import logistic_regression, median_ability_model, not_estimable_text, regression_references
 from .scores import (
     format_spread,
     leaderboard,
@@ -81,12 +80,12 @@ __all__ = [
     "CELL_STATES", "COMPARE_FILTERS", "cell_state", "cell_states", "compare_models", "comparison_summary",
     "failure_matrix", "filter_comparison", "item_flags", "mark_unexpected", "ABERRANT", "BASELINE_ONLY", "EVERY_ITEM",
     "ITEM_FILTER_RULES", "PROFILE_CHANGE",
-    "ITEM_FILTERS", "counts_by", "filter_items", "opening_item", "image_summary", "item_overview", "length_summary",
+    "ITEM_FILTERS", "counts_by", "filter_items", "image_summary", "item_overview", "length_summary",
     "format_model_variance", "paired_macro_difference",
     "WILSON_WORDS", "DIFFICULTY_CATEGORIES", "DISCRIMINATION_CATEGORIES", "Z95", "format_spread", "image_effect",
     "disagreement_examples",
     "item_statistics", "item_statistics_summary", "largest_condition_changes", "leaderboard",
-    "logistic_regression", "median_ability_model", "regression_references", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
+    "logistic_regression", "median_ability_model", "not_estimable_text", "regression_references", "macro_from_type_means", "macro_scores", "mcq_vs_macro", "motivation_by_model_type",
     "motivation_by_type", "motivation_effect", "pooled_motivation_fractions", "profile_differences",
     "profile_impact", "published_format_spread", "published_items_by_format", "published_motivation",
     "published_motivation_by_type", "published_type_means", "reliability", "t_interval", "type_scores",

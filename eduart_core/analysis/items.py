@@ -87,20 +87,6 @@ def filter_items(table: pd.DataFrame, kind: str, search: str = "") -> pd.DataFra
     return out
 
 
-def opening_item(table: pd.DataFrame) -> str | None:
-    """The item a failure explorer opens on: the first of the list on which the models split (some
-    right, some not: ``0 < models_right < n_models``), else the first item; None for an empty list.
-    An item every model got right teaches nothing about failures."""
-    if not len(table):
-        return None
-    if {"models_right", "n_models"} <= set(table.columns):
-        right, n = pd.to_numeric(table["models_right"]), pd.to_numeric(table["n_models"])
-        split = table[(right > 0) & (right < n)]
-        if len(split):
-            return str(split["item_id"].iloc[0])
-    return str(table["item_id"].iloc[0])
-
-
 def counts_by(items: pd.DataFrame, column: str) -> pd.DataFrame:
     """Items per value of a column (format, language, has_image): columns ``column``, items."""
     return sort_frame(items.groupby(column).size().rename("items").reset_index(), [column])

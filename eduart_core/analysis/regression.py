@@ -194,6 +194,33 @@ def _independent_columns(x: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.abs(np.diag(r)) > 1e-9 * np.maximum(norms, 1e-300))
 
 
+def _standard_errors(variance: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """(standard errors, the predictors whose standard error is not estimable).
+
+    Why checked and not just rooted: under separation the clustered sandwich can round to a
+    negative or undefined variance, and its square root would be a NaN with no reason attached
+    (and a RuntimeWarning). Such a term gets no standard error, z, p or interval, and its name is
+    listed so that a table or caption can say "not estimable" instead of showing a bare dash.
+    """
+    variance = np.asarray(variance, dtype=float)
+    usable = np.isfinite(variance) & (variance >= 0)
+    se = np.full(variance.shape, np.nan)
+    se[usable] = np.sqrt(variance[usable])
+    return se, [name for name, ok in zip(names, usable) if not ok]
+
+
+def not_estimable_text(reg: pd.DataFrame) -> str:
+    """The sentence that names the terms without a standard error (`se_not_estimable`), or ""."""
+    from ..columns import term_label
+
+    named = list(reg.attrs.get("se_not_estimable") or [])
+    if not named:
+        return ""
+    return ("Standard error not estimable (its variance came out negative or undefined, as when a format, "
+            "language or model is always right or always wrong): " + "; ".join(map(term_label, named))
+            + ". No interval or p-value is shown for it.")
+
+
 def logistic_regression(df: pd.DataFrame, condition: str | None = DEFAULT_CONDITION,
                         threshold: float = 0.5, reference: dict | None = None,
                         cluster: str | None = None, rules: dict | None = None) -> pd.DataFrame:
@@ -209,7 +236,9 @@ def logistic_regression(df: pd.DataFrame, condition: str | None = DEFAULT_CONDIT
     se, z, p, odds_ratio, ci_low, ci_high (95% Wald, on the odds-ratio scale), factor, and the
     factor's `reference` level with the `reference_rule` that chose it (`rules`, by factor; the
     intercept row's reference lists every reference). attrs: n_obs, n_items, n_models,
-    cluster, n_dropped, dropped_terms, reference (factor -> level), reference_rule.
+    cluster, n_dropped, dropped_terms, reference (factor -> level), reference_rule, and
+    se_not_estimable (the predictors whose variance came out negative or undefined: their se, z,
+    p and interval are NaN).
     """
     # The matrices here are small (cells x predictors); multi-threaded BLAS only adds contention,
     # which on a busy 2-core machine made a 0.7 s fit take 16 s.
@@ -258,7 +287,7 @@ def _logistic_regression(df: pd.DataFrame, condition: str | None, threshold: flo
         meat = scores.T @ scores
         correction = groups / (groups - 1) * (n_obs - 1) / (n_obs - k)
         cov = correction * cov @ meat @ cov
-    se = np.sqrt(np.diag(cov))
+    se, not_estimable = _standard_errors(np.diag(cov), names)
     q = stats.norm.ppf(0.975)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # separation: inf is honest
         z = beta / se
@@ -273,5 +302,6 @@ def _logistic_regression(df: pd.DataFrame, condition: str | None, threshold: flo
     out["reference_rule"] = ["" if f == "intercept" else rules.get(f, _DEFAULT_RULE) for f in factors]
     return finish(out, dropped, n_obs=n_obs, n_items=len(item_index),
                   n_models=int(d["model"].nunique()), cluster=cluster, condition=condition,
+                  se_not_estimable=not_estimable,
                   dropped_terms=aliased, reference=used, reference_rule={f: rules.get(f, _DEFAULT_RULE)
                                                                          for f in used})

@@ -42,6 +42,8 @@ SITTING, PAUSED, FINISHED = "sitting", "paused", "finished"
 #: Seconds an answer may arrive after the limit (the page's round trip) and still count.
 GRACE_S = 5.0
 MAX_PER_CELL = 100
+#: The longest time limit per item, in seconds: a day (a longer one would be no limit in practice).
+MAX_TIME_LIMIT_S = 86_400
 
 
 def _store(store: Store | str | os.PathLike) -> Store:
@@ -97,15 +99,17 @@ def create_session(store: Store | str, dataset: str, *, group: str, per_cell: in
     store = _store(store)
     group = clean_group(group)
     if not isinstance(per_cell, int) or not 1 <= per_cell <= MAX_PER_CELL:
-        raise UserError(f"items per format and language must be a whole number from 1 to {MAX_PER_CELL}")
+        raise UserError(f"items per format and language must be a whole number from 1 to {MAX_PER_CELL}, "
+                        f"not {per_cell!r}")
     unknown = sorted(set(formats) - set(format_names()))
     if unknown:
         raise UserError(f"unknown format(s) {', '.join(unknown)}; use {', '.join(format_names())}")
     bad = sorted(x for x in languages if not is_language_code(x))
     if bad:
         raise UserError(f"unknown language code(s) {', '.join(map(repr, bad))} (ISO 639-1, such as it or en)")
-    if time_limit_s is not None and (not isinstance(time_limit_s, int) or time_limit_s < 0):
-        raise UserError("the time limit per item is a whole number of seconds (0: no limit)")
+    if time_limit_s is not None and (not isinstance(time_limit_s, int) or not 0 <= time_limit_s <= MAX_TIME_LIMIT_S):
+        raise UserError(f"the time limit per item is a whole number of seconds from 0 (no limit) to "
+                        f"{MAX_TIME_LIMIT_S} (a day), not {time_limit_s!r}")
     form = forms.sample_form(_pool(store, dataset), per_cell, "preview", formats, languages)
     if not form:
         raise UserError(f"dataset {dataset!r} has no item a person can sit in the chosen formats and languages")

@@ -27,9 +27,9 @@ def points(value: float) -> str:
 
 def _interval(low: float, high: float) -> str:
     if math.isnan(low) or math.isnan(high):
-        return "too few items for an interval"
+        return "too few items that differ to tell: no interval"
     noise = "within sampling noise, " if low <= 0 <= high else ""
-    return f"{noise}95% CI {fmt_percent(low, signed=True)} to {fmt_percent(high, signed=True)} points"
+    return f"{noise}95% CI (paired t) {fmt_percent(low, signed=True)} to {fmt_percent(high, signed=True)} points"
 
 
 def _apart(low: float, high: float) -> bool:

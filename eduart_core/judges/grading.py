@@ -125,8 +125,7 @@ def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
 
     actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
     store = _store(store)
-    if int(graders) < 1:
-        raise UserError("a grading round needs at least 1 grader per answer")
+    _check_graders(graders)
     rules = load_rubric(rubric)
     answers, _ = judged_answers(store, dataset, rules, models, conditions)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
@@ -139,14 +138,22 @@ def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
         return create_round_con(con, dataset, rules.name, int(graders), actor.columns(), rows)
 
 
+#: Most independent graders one answer may need (as reviewers per page of an extraction round).
+MAX_GRADERS = 9
+
+
+def _check_graders(graders: int) -> None:
+    if isinstance(graders, bool) or not isinstance(graders, int) or not 1 <= graders <= MAX_GRADERS:
+        raise UserError(f"graders per answer must be a whole number from 1 to {MAX_GRADERS}, not {graders!r}")
+
+
 def set_graders(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor) -> None:
     """Change k (independent graders per answer) of the current round."""
     from ..store.grades import latest_round_con, set_round_graders_con
 
     actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
     store = _store(store)
-    if int(graders) < 1:
-        raise UserError("a grading round needs at least 1 grader per answer")
+    _check_graders(graders)
     with store.transaction() as con:
         current = latest_round_con(con, dataset, rubric)
         if current is None:

@@ -24,6 +24,7 @@ import plotly.io as pio
 from .. import columns, findings, panels, views
 from ..analysis.intervals import WILSON_WORDS, Z95
 from ..analysis.paired import N_BOOT
+from ..analysis.regression import not_estimable_text
 from ..errors import UserError
 from ..exports import inert_figure
 from ..extraction.stats import AGREEMENT_CODING
@@ -400,7 +401,8 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     if reg is not None:
         parts.append(f"<p>Logistic regression correct ~ format + image + language + model, item-clustered standard "
                      f"errors, n = {reg.attrs.get('n_obs')} model x item rows. "
-                     f"{html.escape(findings.regression_reference_text(reg))}.</p>")
+                     f"{html.escape(findings.regression_reference_text(reg))}. "
+                     f"{html.escape(not_estimable_text(reg))}</p>")
         parts.append(_table(reg[["predictor", "odds_ratio", "ci_low", "ci_high", "p", "reference"]], view="regression"))
     else:
         parts.append("<p class='na'>Not available: this dataset has no item-level data.</p>")

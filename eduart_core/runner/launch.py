@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import sys
 import threading
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from ..dialogues import complete_dialogues, earlier_turns
 from ..errors import UserError
-from ..limits import limit
+from ..limits import describe, int_limit, limit
 from ..providers.base import ProviderRequest
 from ..providers.registry import ModelSpec, adhoc_spec, get_spec, load_registry, make_provider
 from ..store import Store, StoreError, StoreLockedError
@@ -155,6 +156,42 @@ def image_mode(spec: ModelSpec, options: LaunchOptions, has_image_items: bool) -
     return "send"
 
 
+def _finite(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_numbers(options: LaunchOptions) -> None:
+    """Refuse, with one line naming the field (as the page and the CLI call it), a number a launch
+    cannot mean: a sample or limit below one item, repetitions beyond `EDUART_MAX_REPETITIONS`,
+    concurrency beyond `EDUART_MAX_CONCURRENCY`, a rate, timeout or delay that is not a positive
+    (finite) number. A sample larger than the selection is refused where the items are counted
+    (`selection.select_items`)."""
+    repetitions, concurrency = int_limit("max_repetitions"), int_limit("max_concurrency")
+    rules = (
+        ("items to ask (--limit)", options.limit, 1, None, None),
+        ("stratified sample size (--sample)", options.sample, 1, None, None),
+        ("repetitions (--repeat)", options.repeat, 1, repetitions, describe("max_repetitions")),
+        ("concurrent requests per provider (--concurrency)", options.concurrency, 1, concurrency,
+         describe("max_concurrency")),
+        ("attempts per request (--max-attempts)", options.max_attempts, 1, None, None),
+    )
+    for words, value, low, high, why in rules:
+        if value is None:
+            continue
+        if not _finite(value) or value != int(value) or value < low or (high is not None and value > high):
+            bound = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
+            raise UserError(f"{words}: {value!r} is not allowed; use {bound}"
+                            + (f" (the limit is {why})" if why else ""))
+    for words, value, low_open in (("requests per minute (--rpm)", options.rpm, True),
+                                   ("timeout per request in seconds (--timeout)", options.timeout_s, True),
+                                   ("first retry delay in seconds (--backoff)", options.base_delay_s, False)):
+        if value is None:
+            continue
+        if not _finite(value) or value < 0 or (low_open and value == 0):
+            raise UserError(f"{words}: {value!r} is not allowed; use a number above zero"
+                            if low_open else f"{words}: {value!r} is not allowed; use zero or more")
+
+
 def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelSpec] | None = None,
                 prompts_dir: Path | None = None) -> Plan:
     """Everything a launch will ask, without asking anything (used by dry-run and the page too)."""
@@ -162,10 +199,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     for condition in options.conditions:
         if condition not in CONDITIONS:
             raise UserError(f"unknown condition {condition!r}: use {', '.join((*CONDITIONS, BOTH_CONDITIONS))}")
-    if options.repeat is not None and options.repeat < 1:
-        raise UserError("--repeat must be at least 1")
-    if options.concurrency < 1:
-        raise UserError("--concurrency must be at least 1")
+    check_numbers(options)
     specs = _specs(options, registry)
     dataset = resolve_dataset(store, options.dataset)
     options.dataset = dataset

@@ -98,6 +98,9 @@ def stratified_sample(items: pd.DataFrame, n: int, seed: int = 2026) -> pd.DataF
 def select_items(items: pd.DataFrame, filter_text: str | None, limit: int | None, sample: int | None,
                  seed: int = 2026) -> pd.DataFrame:
     frame = apply_filter(items, filter_text).sort_values("item_id")
+    if sample and len(frame) and sample > len(frame):  # a sample is of the items there are: more is a typo, not "all"
+        raise UserError(f"stratified sample size (--sample): {sample} is more than the {len(frame)} items this "
+                        f"selection holds; use at most {len(frame)}, or no sample for all of them")
     if sample:
         frame = stratified_sample(frame, sample, seed).sort_values("item_id")
     if limit is not None:

@@ -21,8 +21,9 @@ from .core import (
     migrate,
     release_readers,
     store_location,
+    store_name,
 )
 
 __all__ = ["DEFAULT_DB", "Store", "StoreBusyError", "StoreConflictError", "StoreError", "StoreFullError",
            "StoreLockedError", "StoreUnavailableError", "StoreVersionError", "default_db_path", "is_database_url",
-           "migrate", "release_readers", "store_location"]
+           "migrate", "release_readers", "store_location", "store_name"]

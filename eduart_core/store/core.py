@@ -65,6 +65,24 @@ def is_database_url(location: object) -> bool:
     return isinstance(location, str) and location.strip().lower().startswith(URL_SCHEMES)
 
 
+def store_name(location: str | os.PathLike) -> str:
+    """The store as a stakeholder may see it: a file's name ("eduart.duckdb"), or a PostgreSQL
+    database's name ("eduart (PostgreSQL)"), never a folder of this machine, a host, a user or a
+    password. Why not the location: pages and reports travel; the full location stays with the
+    operator's tools (`stats`, error messages)."""
+    text = str(location).strip()
+    if is_database_url(text):
+        from urllib.parse import unquote, urlsplit
+
+        try:
+            parts = urlsplit(text)
+            database = unquote(parts.path.lstrip("/")) or unquote(parts.username or "") or "postgres"
+        except ValueError:
+            database = "unnamed"
+        return f"{database} (PostgreSQL)"
+    return Path(text).name
+
+
 def latest_schema_version() -> int:
     return max(number for number, _, _ in MIGRATIONS)
 

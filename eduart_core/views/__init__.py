@@ -53,6 +53,7 @@ from ._base import (
     models_with_data,
     open_store,
     selected_scores,
+    store_name,
     store_path,
 )
 from .explorer import latest_responses
@@ -204,7 +205,7 @@ __all__ = [
     "VIEWS", "ViewSpec", "run_view",
     "DatasetFlags", "EmptySelection", "ItemLevelUnavailable", "Source", "StoreConflictError", "StoreError",
     "StoreLockedError", "StoreUnavailableError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
-    "languages", "models", "models_with_data", "open_store", "selected_scores", "store_path", "latest_responses",
+    "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
     "page_extractions", "batch_jobs", "runnable_datasets", "PAGE_RULES", "FilterState", "analysable_datasets",

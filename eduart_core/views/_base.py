@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import Store, default_db_path
+from ..store import store_name as name_of
 from ..vocab import BASELINE_KIND, HUMAN_KIND, MODEL_KIND
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,12 @@ def store_path() -> str:
     """The store the app and the CLI use when none is named: $EDUART_DATABASE_URL (shown without its
     password), $EDUART_DB, else data/eduart.duckdb."""
     return str(default_db_path())
+
+
+def store_name(path: str | None = None) -> str:
+    """The store's name for pages and reports: the file name, or a PostgreSQL database's name
+    (`store.store_name`); the full location is the operator's (`stats`)."""
+    return name_of(path or store_path())
 
 
 def open_store(path: str | None = None, *, lock_timeout_s: float = 10.0) -> Store:

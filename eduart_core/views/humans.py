@@ -92,7 +92,7 @@ def human_accuracy(src: Source, sel: Selection) -> pd.DataFrame:
 
 @cached(maxsize=16)
 def human_gap(src: Source, sel: Selection) -> pd.DataFrame:
-    """Best model minus the median and the best person per group (all items, per format, per language), paired bootstrap 95% intervals on the items both answered."""
+    """Best model minus the median and the best person per group (all items, per format, per language), 95% paired t intervals on the items both answered (none where too few differ)."""
     rows = _comparison(src, sel)
     if rows.empty:
         frame = _label(pd.DataFrame(columns=people_analysis.GAP_COLUMNS), src, sel, rows)

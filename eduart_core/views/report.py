@@ -18,7 +18,7 @@ import pandas as pd
 from .. import __version__, analysis, display
 from ..selection import Selection
 from ..vocab import HUMAN_KIND, MOTIVATION_CONDITION
-from ._base import EmptySelection, Source, cached, dataset_flags, human_models
+from ._base import EmptySelection, Source, cached, dataset_flags, human_models, store_name
 from .items import item_table
 from .labels import data_label
 
@@ -114,7 +114,7 @@ def provenance(src: Source, sel: Selection) -> pd.DataFrame:
     versions = catalog.store_versions(src.store)
     flags = dataset_flags(src, sel.dataset)
     facts = [
-        ("store", "file", src.path),
+        ("store", "name", store_name(src.path)),  # the name, never a folder of this machine
         ("store", "schema version", str(versions["schema_version"])),
         ("store", "data version", str(versions["data_version"])),
         ("selection", "dataset", f"{sel.dataset} ({flags.kind or 'dataset'}"
