@@ -175,7 +175,12 @@ def navigation():
     Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
     pages that do not apply to the dataset (`views.PAGE_RULES`) are hidden from the menu; a link to
     one opens the line that says why (`main`).
+
+    The project's config keeps Streamlit's own sidebar list hidden (``client.showSidebarNavigation``),
+    because a fresh server shows the pages/ folder's file names there until this menu exists; the
+    option is turned on here, so that from now on the sidebar shows this menu and only this one.
     """
+    st.set_option("client.showSidebarNavigation", True)
     features = common.dataset_features()
     presenting = common.requested_presentation()
     visible = {k for k in menu.PAGES if (features is None or not views.page_not_applicable(k, features))
