@@ -140,6 +140,10 @@ def test_every_page_renders_with_its_charts(app, demo_db, key):
     assert_clean(app)
     assert len(app.get("plotly_chart")) >= max(1, sum(p.page == key for p in panels.PANELS.values()))
     assert app.title[0].value  # every page says what it is
+    from tests.test_charts import missing_titles
+
+    untitled = {i: missing_titles(spec) for i, spec in enumerate(specs(app)) if missing_titles(spec)}
+    assert not untitled, untitled  # every chart names itself and its axes
 
 
 def test_format_heatmap_cells_equal_type_means(app, demo_db):

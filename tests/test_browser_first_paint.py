@@ -105,3 +105,33 @@ def test_a_cold_team_server_shows_the_sign_in_and_then_the_studio_menu_only(tmp_
     finally:
         os.killpg(provider.pid, signal.SIGTERM)
         provider.wait(timeout=10)
+
+
+def test_first_build_keeps_one_menu_and_links_say_what_they_found(tmp_path):
+    """No store yet: a link to a page the demo does not offer (Tasks and dimensions) waits for the
+    first build with no menu, then opens that page with its reason; the menu never lists it. A link
+    to a path no page has then shows one line and the Overview, not Streamlit's "Page not found"."""
+    db = tmp_path / "cold" / "eduart.duckdb"
+    with streamlit_server(db, tmp_path / "streamlit.log") as url, chromium() as browser:
+        page = open_recording(browser, f"{url}/tasks")
+        page.wait_for_selector('[data-testid="stSidebarNav"]', timeout=300_000)  # after the first build
+        settle(page)
+        page.screenshot(path=str(SHOTS / "cold_first_build_tasks.png"))
+        entries = seen_menu(page)
+        assert "Tasks and dimensions" not in entries and not raw(entries), entries
+        assert "Overview" in entries, entries
+        assert page.get_by_role("heading", name="Tasks and dimensions").count() == 1
+        assert page.get_by_text("has no tasks or reasoning dimensions", exact=False).count() == 1
+        assert page.locator('[role="dialog"]').count() == 0, page.locator('[role="dialog"]').all_inner_texts()
+        page.close()
+
+        page = open_recording(browser, f"{url}/nosuchpage?dataset=nosuchdata")
+        settle(page)
+        page.screenshot(path=str(SHOTS / "unknown_page_link.png"))
+        assert page.locator('[role="dialog"]').count() == 0, page.locator('[role="dialog"]').all_inner_texts()
+        main = page.inner_text('[data-testid="stMain"]')
+        assert "No page 'nosuchpage': showing the Overview instead." in main, main[:800]
+        assert "No dataset 'nosuchdata' in this store: showing dataset demo instead." in main, main[:800]
+        assert page.get_by_role("heading", name="Key findings").count() == 1
+        # a chart says what it shows: its title is drawn on the page
+        page.wait_for_selector(".js-plotly-plot .main-svg .gtitle", timeout=60_000)
