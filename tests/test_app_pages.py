@@ -483,3 +483,16 @@ def test_a_link_with_known_values_shows_no_notice(app, demo_db):
     app.switch_page("pages/1_inspector.py").run()
     assert_clean(app)
     assert not [n for n in _notices(app) if n.startswith("No ")], _notices(app)
+
+
+@pytest.mark.parametrize("key,purpose", [("grading", "Art historians mark the open answers"),
+                                         ("exam", "People sit the benchmark themselves")])
+def test_work_pages_say_what_they_are_for_and_show_commands_as_code(app, key, purpose):
+    app.run()
+    app.switch_page(menu.PAGES[key].script).run()
+    assert_clean(app)
+    assert any(m.value.startswith(purpose) for m in app.markdown), [m.value[:80] for m in app.markdown][:5]
+    texts = [e.value for e in (*app.markdown, *app.info, *app.caption, *app.warning)]
+    assert not [t for t in texts if "\\`" in t], [t for t in texts if "\\`" in t]  # no literal backticks
+    if any("No grading round" in i.value for i in app.info):  # the command to start one, as code
+        assert any("grading-round --dataset" in c.value for c in app.code)
