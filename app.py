@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from eduart_core import panels, views, vocab
+from eduart_core import links, panels, views, vocab
 from eduart_core.analysis import humans as people_analysis
 from eduart_core.charts import humans as people_charts
 from eduart_core.errors import UserError
@@ -184,7 +184,12 @@ def navigation():
     Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
     pages that do not apply to the dataset (`views.PAGE_RULES`) are hidden from the menu; a link to
     one opens the line that says why (`main`).
+
+    The project's config keeps Streamlit's own sidebar list hidden (``client.showSidebarNavigation``),
+    because a fresh server shows the pages/ folder's file names there until this menu exists; the
+    option is turned on here, so that from now on the sidebar shows this menu and only this one.
     """
+    st.set_option("client.showSidebarNavigation", True)
     features = common.dataset_features()
     presenting = common.requested_presentation()
     visible = {k for k in menu.PAGES if (features is None or not views.page_not_applicable(k, features))
@@ -192,12 +197,33 @@ def navigation():
     home = "overview" if common.may_open("overview") or not common.may_open("exam") else "exam"
     current = pages(visible, presenting, home)
     common.register_pages(current)
+    asked = common.requested_page_name()
+    paths = {p.url_path for p in current.values()}  # the home page's is "" (the root)
+    unknown = [unknown_page(asked)] if asked and asked not in paths and "/" not in asked else []
     who = common.identity()
     if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
         return st.navigation(list(current.values()), position="hidden")
+    if common.first_build_pending():  # no menu until the demo is built: then the one for its dataset, unchanged
+        return st.navigation(list(current.values()) + unknown, position="hidden")
     if presenting:
-        return st.navigation([current[k] for k in menu.STORY] + [current[k] for k in menu.PAGES if k not in menu.STORY])
-    return st.navigation({group: [current[k] for k in keys] for group, keys in menu.MENU.items()})
+        return st.navigation([current[k] for k in menu.STORY] + [current[k] for k in menu.PAGES if k not in menu.STORY]
+                             + unknown)
+    sections = {group: [current[k] for k in keys] for group, keys in menu.MENU.items()}
+    if unknown:
+        sections[menu.RESULTS] = [*sections[menu.RESULTS], *unknown]
+    return st.navigation(sections)
+
+
+def unknown_page(asked: str):
+    """A hidden page at a path no page has: it says so in one line on the home page (instead of
+    Streamlit's "Page not found" dialog) and opens the home page."""
+    def go_home() -> None:
+        home = next(key for key in ("overview", "exam") if common.page(key).url_path == "")
+        if asked != home:  # the home page's own name is a path to it, not a mistake
+            common.link_notice(links.shown_instead("page", asked, f"the {menu.PAGES[home].title}"), page_key=home)
+        st.switch_page(common.page(home))
+
+    return st.Page(go_home, title="Page not found", url_path=asked, visibility="hidden")
 
 
 def main() -> None:
@@ -206,7 +232,8 @@ def main() -> None:
     common.warn_if_exposed()
     if not common.gate():  # team mode: sign in first; a person without a role sees one line
         return
-    common.ensure_store()
+    if common.ensure_store():  # built on this first start: draw the menu of the demo's dataset
+        st.rerun()
     recover_at_start(common.store_path())  # explicit step: store runs left waiting for ingest (once per process)
     common.import_notices()  # an import left unfinished: one line on every page
     common.warm_up()
@@ -214,6 +241,7 @@ def main() -> None:
     common.sidebar()
     common.follow_page_request()
     key = nav.url_path if nav.url_path in menu.PAGES else None
+    common.link_notices(common.page_key(nav))
     if not common.may_open(key):  # a link to a page this person's roles do not reach
         st.title(nav.title)
         st.info("Your roles do not include this page.")

@@ -23,6 +23,9 @@ from pages import common
 common.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Sit the exam")
+st.markdown("People sit the benchmark themselves: a respondent answers a sampled form item by item (never seeing "
+            "a key, a score or a model's answer), so that people can be compared with the models on the Overview. "
+            "Researchers set up the sessions and follow them here.")
 src, sel = common.source(), common.current_selection()
 path = common.store_path()
 signed_in = common.signin_enabled()

@@ -21,10 +21,15 @@ from pages import common
 
 common.through_app()  # a server's first run serves this file alone: app.py draws it
 
+#: What the page is for, under its title.
+PURPOSE = ("Art historians mark the open answers criterion by criterion against a rubric, blind: a grader never "
+           "sees which model wrote an answer, a judge's verdict or another grader's marks. An adjudicator settles "
+           "the criteria graders disagree on; researchers start the grading rounds.")
 GRADE, ADJUDICATE = "grade", "adjudicate"
 CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.ADJUDICATE_GRADES)}
 
 st.title("Grade answers")
+st.markdown(PURPOSE)
 sel = common.current_selection()
 path = common.store_path()
 signed_in = common.signin_enabled()
@@ -155,8 +160,8 @@ def settings(rubric: str | None, rubrics: list[str]) -> None:
 
 
 if rounds.empty:
-    st.info(plain(f"No grading round on dataset {sel.dataset}. A researcher starts one here or with "
-                  f"`python -m eduart_core grading-round --dataset {sel.dataset} --rubric NAME --graders K`."))
+    st.info(plain(f"No grading round on dataset {sel.dataset}. A researcher starts one here or with this command:"))
+    st.code(f"python -m eduart_core grading-round --dataset {sel.dataset} --rubric NAME --graders K", language=None)
     with common.guard():
         settings(None, grading.rubric_names())
     st.stop()

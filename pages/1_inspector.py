@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, columns, display, item_notes, overrides, team, views, vocab
+from eduart_core import analysis, columns, display, item_notes, links, overrides, team, views, vocab
 from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
@@ -239,6 +239,10 @@ def item_list_section() -> Chosen:
         current = ids[0]
     if current not in set(every["item_id"]):
         current = ids[0] if ids else None
+        if requested and current is not None:  # a link to an item the selection does not hold: say so
+            where = f"dataset {sel.dataset}" + ("" if sel == sel.with_(types=(), languages=(), image=vocab.ALL_ITEMS)
+                                                else " under the current filters")
+            common.link_notice(links.shown_instead("item", requested, f"item {current}", where=where))
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()

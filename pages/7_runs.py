@@ -20,7 +20,7 @@ from eduart_core.providers.batch_registry import batch_unavailable
 from eduart_core.providers.registry import adhoc_spec, check_base_url, load_registry
 from eduart_core.providers.secrets import provider_status
 from eduart_core.runner import background, lanes, launchfile, pace, recovery
-from eduart_core.runner.batch.estimate import side_by_side
+from eduart_core.runner.batch.estimate import estimate_words, side_by_side
 from eduart_core.runner.batch.ledger import has_ledger
 from eduart_core.runner.batch.status import jobs_frame
 from eduart_core.runner.launch import LaunchOptions, plan_launch
@@ -192,8 +192,9 @@ if plan is not None:
     st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
                 f"(tokens counted with {method}; prices and batch discounts from the registry, check your "
                 "provider's price list).")
-    st.dataframe(est.rename(columns={"cost_online_usd": "online (USD)", "cost_batch_usd": "batch (USD)"}),
-                 hide_index=True, width="stretch")
+    st.dataframe(estimate_words(est), hide_index=True, width="stretch")
+    st.caption("Batch (USD) is 'not offered' where the provider or model has no batch mode here; the last column "
+               "says why those requests go online.")
     st.caption(plain("Online, every provider at once, each at its own limit: "
                      + lanes.describe_limits(lanes.lane_limits(plan.members, options.concurrency, options.rpm))
                      + "."))

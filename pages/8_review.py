@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from eduart_core import columns, suspects, team, views
+from eduart_core.analysis import keyflags
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
 from eduart_core.extraction.consensus import ADJUDICATION, AWAITING, FLAGGED, OPEN, RESOLVED, canonical
@@ -690,11 +691,14 @@ def suspects_section() -> None:
     if queue.empty:
         st.success("No item is flagged: every key in this dataset looks consistent with the answers.")
         return
-    shown = queue.assign(type=queue["type"].map(format_label))[["item_id", "type", "reasons", "p", "r_pb",
-                                                                 "n_examinees", "sources"]]
+    why = [", ".join(keyflags.reason_words(r) for r in str(rs).split(", ")) for rs in queue["reasons"]]
+    shown = queue.assign(type=queue["type"].map(format_label), reasons=why)[["item_id", "type", "reasons", "p", "r_pb",
+                                                                           "n_examinees", "sources"]]
     event = st.dataframe(shown, hide_index=True, width="stretch", height=240, key="suspect_table", on_select="rerun",
                          selection_mode="single-row",
-                         column_config={"p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
+                         column_config={"item_id": "Item", "type": "Format", "reasons": "Why flagged",
+                                        "n_examinees": "Examinees", "sources": "Flagged by",
+                                        "p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
                                         "r_pb": st.column_config.NumberColumn("r_pb", format="%.2f")})
     st.caption(f"{len(queue)} flagged item(s); p and corrected r_pb over {int(queue['n_examinees'].max())} "
                "model x condition examinees. Click a row to review an item.")
@@ -718,7 +722,8 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
     st.divider()
     head, link = st.columns([3, 2], vertical_alignment="center")
     head.subheader(plain(f"Item {item_id} · version {item['version']}"))
-    head.caption(f"{format_label(fmt)} · flagged: {flagged['reasons']}")
+    words = ", ".join(keyflags.reason_words(r) for r in str(flagged["reasons"]).split(", "))
+    head.caption(plain(f"{format_label(fmt)} · flagged: {words}"))
     with link:
         inspector_button(item_id, dataset, key="suspect_open_inspector")
     for line in str(flagged["details"]).split(" · "):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import columns, exports, panels, profiles, views
+from eduart_core import columns, exports, links, panels, profiles, views
 from eduart_core.analysis.answer_quality import INVALID_RULE, INVALID_WORDS
 from eduart_core.charts.results import family_colour
 from eduart_core.errors import UserError
@@ -138,12 +138,21 @@ def dataset_features() -> views.StudyFeatures | None:
         return None
 
 
-def ensure_store() -> None:
-    """Build the demo store on first start, with a visible progress message."""
+def first_build_pending() -> bool:
+    """True before the first start has built the demo store (no store yet at `store_path`); a store
+    that cannot be read is not pending (its page says what is wrong)."""
+    try:
+        return not views.open_store(store_path()).exists()
+    except StoreError:
+        return False
+
+
+def ensure_store() -> bool:
+    """Build the demo store on first start, with a visible progress message; True when it was built."""
     path = store_path()
     try:
         if views.open_store(path).exists():
-            return
+            return False
     except StoreError as exc:  # a database store that cannot be reached: say so, build nothing
         st.error(f"Cannot open the store: {plain(exc)}")
         st.stop()
@@ -167,6 +176,7 @@ def ensure_store() -> None:
             st.error(f"Could not build the demo store ({type(exc).__name__}: {plain(exc)}); see the server log.")
             st.stop()
         status.update(label="Demo store ready", state="complete", expanded=False)
+    return True
 
 
 @contextmanager
@@ -224,6 +234,49 @@ def _load_query_params(datasets: list[str], src: views.Source) -> None:
     if qp.get("present") == "1":
         st.session_state["presentation"] = True
     st.session_state["_qp_loaded"] = True
+    asked = {name: query[QUERY_NAMES[name]] for name in ("models", "types", "languages", "profile", "condition")
+             if QUERY_NAMES[name] in query}
+    lines = links.link_notices(asked, {**valid, "condition": list(CONDITIONS)}, dataset=str(qp.get("dataset") or ""),
+                               shown_dataset=dataset)
+    for line in lines:
+        logger.info("shared link: %s", line)
+    if lines:
+        st.session_state[_NOTICES] = (None, lines)
+
+
+_NOTICES = "_link_notices"
+
+
+def link_notice(line: str, page_key: str | None = None) -> None:
+    """Say what a link asked for and the store does not hold, and what is shown instead (`links`).
+
+    The line stays on its page (``page_key``; by default the page being drawn, where it shows at
+    once) until another page is chosen: `link_notices` draws it on every run of that page."""
+    page, lines = st.session_state.get(_NOTICES) or (None, [])
+    target = page_key or st.session_state.get("_drawn_page")
+    lines = lines if page in (None, target) else []
+    if line not in lines:
+        st.session_state[_NOTICES] = (target, [*lines, line])
+        if page_key is None:
+            st.info(plain(line), icon=":material/link_off:")
+
+
+def link_notices(page_key: str | None) -> None:
+    """Draw the `link_notice` lines that belong to ``page_key`` (the page this run draws); choosing
+    another page drops them. Lines raised before the page was known (the sidebar) belong to it."""
+    st.session_state["_drawn_page"] = page_key
+    held = st.session_state.get(_NOTICES)
+    if not held:
+        return
+    page, lines = held
+    if page is None:
+        page = page_key
+        st.session_state[_NOTICES] = (page, lines)
+    if page != page_key:
+        del st.session_state[_NOTICES]
+        return
+    for line in lines:
+        st.info(plain(line), icon=":material/link_off:")
 
 
 def _write_query_params(sel: Selection) -> None:
@@ -682,6 +735,11 @@ def page(key: str):
     return _PAGES[key]
 
 
+def page_key(nav) -> str | None:
+    """The key of the registered page ``nav`` (what ``st.navigation`` chose), the home page's included."""
+    return next((key for key, p in _PAGES.items() if p.url_path == nav.url_path), None)
+
+
 def request_page(page: str, **fields) -> None:
     """Button callback: set the sidebar filters (Selection field -> value) and ask for ``page``;
     `follow_page_request` then switches. Filters must change before the sidebar is drawn, which
@@ -689,6 +747,16 @@ def request_page(page: str, **fields) -> None:
     for field, value in fields.items():
         st.session_state[WIDGET_KEYS[field]] = list(value) if isinstance(value, tuple | list) else value
     st.session_state["_go_to_page"] = page
+
+
+def requested_page_name() -> str:
+    """The URL path a person typed or followed (empty for the root or a click in the menu), which
+    Streamlit matches against the menu's pages; app.py answers a path no page has itself."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    return str(getattr(manager, "intended_page_name", None) or "").strip("/")
 
 
 def follow_page_request() -> None:

@@ -140,6 +140,10 @@ def test_every_page_renders_with_its_charts(app, demo_db, key):
     assert_clean(app)
     assert len(app.get("plotly_chart")) >= max(1, sum(p.page == key for p in panels.PANELS.values()))
     assert app.title[0].value  # every page says what it is
+    from tests.test_charts import missing_titles
+
+    untitled = {i: missing_titles(spec) for i, spec in enumerate(specs(app)) if missing_titles(spec)}
+    assert not untitled, untitled  # every chart names itself and its axes
 
 
 def test_format_heatmap_cells_equal_type_means(app, demo_db):
@@ -441,3 +445,63 @@ def test_no_chart_toolbar_saves_an_image_without_its_title(app):
         assert "toImageButtonOptions" not in config
     labels = [b.proto.label for b in app.get("download_button")]
     assert any("PNG" in label for label in labels), labels
+
+
+def _notices(at) -> list[str]:
+    """The info lines of the page, as text (they are drawn through `plain`)."""
+    return [i.value.replace("\\", "") for i in at.info]
+
+
+def test_a_link_to_an_unknown_dataset_and_item_names_both_and_what_it_shows(app, demo_db):
+    app.query_params["dataset"] = "nosuchdata"
+    app.query_params["item"] = "zzz"
+    app.switch_page("pages/1_inspector.py").run()
+    assert_clean(app)
+    shown = qp(app, "item")[0]
+    notices = _notices(app)
+    assert "No dataset 'nosuchdata' in this store: showing dataset demo instead." in notices, notices
+    assert f"No item 'zzz' in dataset demo: showing item {shown} instead." in notices, notices
+    assert any(f"Item **{plain(shown)}**" in m.value for m in app.markdown)
+    app.button(key="insp_next").click().run()  # the lines stay on their page
+    assert "No dataset 'nosuchdata' in this store: showing dataset demo instead." in _notices(app)
+    app.switch_page("pages/3_formats.py").run()  # and go when another page is chosen
+    assert not [n for n in _notices(app) if "nosuchdata" in n or "'zzz'" in n]
+
+
+@pytest.mark.parametrize("param,value,line", [
+    ("models", "nosuchmodel", "No model 'nosuchmodel' in dataset demo: showing every model instead."),
+    ("profile", "nosuchprofile", "No scoring profile 'nosuchprofile' in dataset demo: showing the default profile "
+                                 "instead."),
+    ("condition", "nosuchcondition", "No prompt condition 'nosuchcondition' in dataset demo: showing the default "
+                                     "condition instead."),
+    ("types", "nosuchformat", "No format 'nosuchformat' in dataset demo: showing every format instead."),
+])
+def test_a_link_to_an_unknown_value_names_it_and_what_it_shows(app, param, value, line):
+    app.query_params[param] = value
+    app.run()
+    assert_clean(app)
+    assert line in _notices(app), _notices(app)
+
+
+def test_a_link_with_known_values_shows_no_notice(app, demo_db):
+    from eduart_core.store import Store
+    from eduart_core.store.items import load_items
+
+    app.query_params["dataset"] = "demo"
+    app.query_params["item"] = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
+    app.switch_page("pages/1_inspector.py").run()
+    assert_clean(app)
+    assert not [n for n in _notices(app) if n.startswith("No ")], _notices(app)
+
+
+@pytest.mark.parametrize("key,purpose", [("grading", "Art historians mark the open answers"),
+                                         ("exam", "People sit the benchmark themselves")])
+def test_work_pages_say_what_they_are_for_and_show_commands_as_code(app, key, purpose):
+    app.run()
+    app.switch_page(menu.PAGES[key].script).run()
+    assert_clean(app)
+    assert any(m.value.startswith(purpose) for m in app.markdown), [m.value[:80] for m in app.markdown][:5]
+    texts = [e.value for e in (*app.markdown, *app.info, *app.caption, *app.warning)]
+    assert not [t for t in texts if "\\`" in t], [t for t in texts if "\\`" in t]  # no literal backticks
+    if any("No grading round" in i.value for i in app.info):  # the command to start one, as code
+        assert any("grading-round --dataset" in c.value for c in app.code)

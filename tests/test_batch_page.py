@@ -46,9 +46,10 @@ def test_batch_launch_from_the_page_shows_job_states_counts_and_usage(batch_page
     at = _page()
     at.multiselect(key="runs_models").set_value(["stub-gpt"]).run()
     at.radio(key="runs_mode").set_value("batch").run()
-    est = _frame_with(at, "batch (USD)")
+    est = _frame_with(at, "Batch (USD)")
     row = est.iloc[0]
-    assert row["batch (USD)"] == pytest.approx(row["online (USD)"] * 0.5) and row["batch"] == "yes"
+    assert float(row["Batch (USD)"]) == pytest.approx(row["Online (USD)"] * 0.5, abs=1e-6)
+    assert row["Batch mode"] == "yes" and row["Batch discount"] == "50%"
     at.button(key="runs_launch").click().run()
     launch_id = as_read(at.success[0].value).split()[1]
     wait_until(lambda: stub.submissions and stub.polls >= 2, 90, step=0.1)

@@ -166,3 +166,20 @@ def test_run_usage_sums_per_run_and_per_model_and_condition(store):
     assert per_model.loc["default", "runs"] == 2 and per_model.loc["default", "input_tokens"] == 20
     assert per_model.loc["motivation", "cost_usd"] == pytest.approx(0.25)
     assert json.loads(per_model.reset_index().to_json(orient="records"))[0]["model"] == "Model M"
+
+
+def test_the_estimate_table_speaks_words_and_says_not_offered_instead_of_none():
+    import pandas as pd
+
+    from eduart_core.runner.batch.estimate import COLUMNS, estimate_words
+
+    est = pd.DataFrame([
+        ["gpt", "default", 10, 0, 2, 1200, 300, 0, 0.02, 0.01, 0.5, "yes"],
+        ["local", "default", 10, 0, 2, 1200, 300, 0, 0.0, None, None, "not available (no batch API): online"],
+    ], columns=COLUMNS)
+    shown = estimate_words(est)
+    assert not [c for c in shown.columns if "_" in c], list(shown.columns)  # no raw names
+    assert shown.isna().sum().sum() == 0 and "None" not in shown.astype(str).to_numpy()
+    assert list(shown["Batch (USD)"]) == ["0.010000", "not offered"]
+    assert list(shown["Batch discount"]) == ["50%", "—"]
+    assert shown.iloc[1]["Batch mode"].startswith("not available (no batch API)")

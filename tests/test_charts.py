@@ -205,3 +205,46 @@ def test_answer_marks_name_the_option_text():
     rows = display.answer_rows([{"element": "answer", "expected": "B", "given": "C", "right": False}], record)
     assert rows.iloc[0]["expected"] == "B. De prospectiva pingendi"
     assert rows.iloc[0]["given"] == "C. De pictura"
+
+
+def missing_titles(spec: dict) -> list[str]:
+    """What a figure (its JSON) lacks: a title, and a title for each cartesian axis that shows values."""
+    layout = spec.get("layout", {})
+    title = layout.get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    out = [] if str(text or "").strip() else ["no title"]
+    for name, axis in layout.items():
+        if not (name.startswith("xaxis") or name.startswith("yaxis")) or axis.get("visible") is False:
+            continue
+        if axis.get("showticklabels") is False and not axis.get("ticktext"):
+            continue  # an axis that shows no values (a lane, a spacer) needs no name
+        words = axis.get("title", {})
+        words = words.get("text") if isinstance(words, dict) else words
+        if not str(words or "").strip():
+            out.append(f"{name} has no title")
+    return out
+
+
+def test_every_story_panel_has_a_title_and_axis_titles_on_every_demo_dataset(demo_db):
+    """Page, report and export draw the same figure: each panel's title and axis names are in it."""
+    from eduart_core import panels, views
+    from eduart_core.errors import UserError
+    from eduart_core.selection import Selection
+    from eduart_core.vocab import DEFAULT_DATASET, STUDY_DEMO_DATASETS
+
+    src = views.Source.of(str(demo_db))
+    drawn, wrong = 0, {}
+    for dataset in (DEFAULT_DATASET, *STUDY_DEMO_DATASETS):
+        for name in panels.PANELS:
+            try:
+                fig = panels.draw(name, src, Selection(dataset=dataset)).figure
+            except (views.EmptySelection, views.ItemLevelUnavailable, UserError):
+                continue
+            if fig is None:
+                continue
+            drawn += 1
+            problems = missing_titles(fig.to_plotly_json())
+            if problems:
+                wrong[f"{name} on {dataset}"] = problems
+    assert drawn >= len(panels.PANELS)
+    assert not wrong, wrong

@@ -232,6 +232,10 @@ def test_suspect_key_queue_from_flag_to_corrected_key(keyed_store, monkeypatch):
     at.segmented_control(key="review_section").set_value("suspects").run()
     assert not at.exception, at.exception
     assert any(line.value.startswith("Item k07") for line in at.subheader)
+    flagged = [t for t in (c.value.replace("\\", "") for c in at.caption) if "flagged:" in t]
+    assert flagged and "negative discrimination (r_pb below 0)" in flagged[0], flagged  # words, not codes
+    assert not [c.value for c in at.caption if "negative_discrimination" in c.value.replace("\\", "")]
+    assert "negative_discrimination" not in " ".join(at.dataframe[0].value["reasons"])
     key = at.radio(key="suspect_ed::k07::1::key")
     assert key.value == "B. una tela"
     key.set_value("A. un affresco")

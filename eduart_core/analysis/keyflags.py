@@ -33,6 +33,22 @@ from .distractors import consensus_wrong_items, distractor_analysis
 from .irt_fit import UNDERFIT, item_fit
 from .irt_pcm import fit_model, has_partial_credit
 
+#: Each reason code in words (the suspect-key queue shows these; the code stays the stored value).
+REASON_WORDS: dict[str, str] = {
+    "negative_discrimination": "negative discrimination (r_pb below 0)",
+    "all_fail": "every answer wrong",
+    "irt_misfit": "misfits the IRT model",
+}
+
+
+def reason_words(code: str) -> str:
+    """A reason code as a person reads it: ``distractor:B`` is "a wrong option (B) chosen by the strongest
+    models"; a code without words (a reviewer's own) is shown as it was stored."""
+    code = str(code).strip()
+    if code.startswith("distractor:"):
+        return f"a wrong option ({code.split(':', 1)[1]}) chosen by the strongest models"
+    return REASON_WORDS.get(code, code)
+
 FLAG_COLUMNS = ["item_id", "source", "reason", "detail"]
 
 

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ..analysis.explorer import CELL_STATES, MISSING, PARTIAL, RIGHT, WRONG
 from ..vocab import CONDITIONS
-from .results import FONT
+from .results import FONT, named_axes
 
 #: Marker of each cell state: (plotly symbol, colour, symbol shown in the legend).
 STATE_MARKS: dict[str, tuple[str, str, str]] = {
@@ -35,7 +35,7 @@ def column_label(model: str, condition: str, baseline: bool = False) -> str:
 
 def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Sequence[str], *,
                           conditions: Sequence[str] = CONDITIONS, texts: Mapping[str, str] | None = None,
-                          profile: str = "", baselines: Sequence[str] = (), title: str | None = None) -> go.Figure:
+                          profile: str = "", baselines: Sequence[str] = (), title: str | None = 'Which model gets which item right') -> go.Figure:
     """One point per item x (model, condition); missing answers drawn as grey rings.
 
     ``items`` fixes the rows (top to bottom), ``models`` x ``conditions`` the columns (``baselines``
@@ -76,8 +76,9 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
     fig.update_xaxes(categoryorder="array", categoryarray=[column_label(m, c, m in baselines) for m, c in columns],
                      side="top",
                      tickangle=-40, title=None, type="category", showgrid=True, gridcolor="#f1f3f5")
+    named_axes(fig, x='Model and condition', y='Item')
     fig.update_layout(title=dict(text=title) if title else None, font=FONT, template="plotly_white",
                       height=max(260, ROW_PX * len(items) + 60 + 7 * max((len(c) for c, _ in columns), default=10)),
-                      margin=dict(l=10, r=10, t=20, b=10), clickmode="event+select", dragmode=False,
+                      margin=dict(l=10, r=10, t=60 if title else 20, b=10), clickmode="event+select", dragmode=False,
                       legend=dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0))
     return fig

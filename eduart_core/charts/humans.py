@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 from ..analysis.humans import ALL, ALL_PEOPLE, MODELS, PEOPLE
 from ..analysis.intervals import Z95
 from ..vocab import format_label, format_rank
-from .results import FONT, TEMPLATE, TYPE_COLOURS, _pct
+from .results import FONT, TEMPLATE, TYPE_COLOURS, _pct, named_axes
 
 MODEL_COLOUR = "#8c8c8c"
 BEST_MODEL_COLOUR = "#333333"
@@ -40,7 +40,7 @@ def _layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
     return fig
 
 
-def figure_models_and_people(accuracy: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_models_and_people(accuracy: pd.DataFrame, *, title: str | None = 'Models and people: mean item score per format') -> go.Figure:
     """Per format (all languages) and over all formats: each model as a grey dot (the best one dark),
     each group of people as a coloured dot with its 95% interval."""
     rows = accuracy[accuracy["language"] == ALL]
@@ -80,7 +80,7 @@ def figure_models_and_people(accuracy: pd.DataFrame, *, title: str | None = None
                           "<extra></extra>"))
     fig.update_xaxes(tickvals=list(range(len(kinds))), ticktext=labels, range=[-0.6, len(kinds) - 0.3])
     fig.update_yaxes(title_text="mean item score (%)", range=[0, 105])
-    return _layout(fig, title, 460)
+    return _layout(named_axes(fig, x='Format'), title, 460)
 
 
 def _examinee_colours(frame: pd.DataFrame) -> list[str]:
@@ -88,7 +88,7 @@ def _examinee_colours(frame: pd.DataFrame) -> list[str]:
     return [colours.get(str(g), MODEL_COLOUR) for g in frame["group"]]
 
 
-def figure_joint_ranking(ranking: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_joint_ranking(ranking: pd.DataFrame, *, title: str | None = 'Models and people on one ability scale') -> go.Figure:
     """Models and people on one ability scale, best at the top, each with its 95% interval (people
     coloured by group, models grey)."""
     frame = ranking.sort_values("ability")
@@ -106,10 +106,10 @@ def figure_joint_ranking(ranking: pd.DataFrame, *, title: str | None = None) -> 
     fig.update_yaxes(categoryorder="array", categoryarray=list(frame["examinee"].astype(str)),
                      showticklabels=len(frame) <= 60)
     fig.update_xaxes(title_text="ability (logits, EAP with 95% interval)")
-    return _layout(fig, title, max(360, min(1400, 16 * len(frame) + 140)))
+    return _layout(named_axes(fig, y='Model or person'), title, max(360, min(1400, 16 * len(frame) + 140)))
 
 
-def figure_joint_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_joint_wright_map(wright: pd.DataFrame, *, title: str | None = 'Wright map of models and people') -> go.Figure:
     """Models and people (left, by group, with 95% intervals) and item difficulties (right, counts per
     format) on one logit scale."""
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.5, 0.5], horizontal_spacing=0.03,
@@ -143,7 +143,7 @@ def figure_joint_wright_map(wright: pd.DataFrame, *, title: str | None = None) -
     fig.update_xaxes(tickvals=list(range(len(order))), ticktext=[str(g) for g in order], col=1)
     fig.update_yaxes(title_text="logits (ability = difficulty: 50% chance of a right answer)", col=1)
     fig.update_xaxes(title_text="items", col=2)
-    fig = _layout(fig, title, 560)
+    fig = _layout(named_axes(fig, x='Group'), title, 560)
     fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.01))
     return fig
 

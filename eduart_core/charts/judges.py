@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from ..text import inert_html
 from ..vocab import HUMAN_RATER
-from .results import FONT, TEMPLATE
+from .results import FONT, TEMPLATE, named_axes
 
 PASS_COLOUR = "#009E73"
 FAIL_COLOUR = "#D55E00"
@@ -34,7 +34,7 @@ def _errors(frame: pd.DataFrame, value: str, low: str, high: str) -> dict:
                 arrayminus=(v - frame[low].astype(float)).fillna(0).to_numpy(), color="#777")
 
 
-def figure_judge_calibration(calibration: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_judge_calibration(calibration: pd.DataFrame, *, title: str | None = 'Model judges: agreement with the graders') -> go.Figure:
     """Judge vs adjudicated human alpha (95% interval) per judge, the graders' own alpha beside it,
     and the gate's line; green where the judge passes, orange where it does not."""
     frame = calibration.sort_values("judge", ascending=False).reset_index(drop=True)
@@ -57,11 +57,11 @@ def figure_judge_calibration(calibration: pd.DataFrame, *, title: str | None = N
                       annotation_text=f"gate {float(gate.iloc[0]):.2f}", annotation_position="top")
     fig.update_xaxes(title="Krippendorff's alpha (ordinal), 95% bootstrap interval", range=[min(0.0, float(np.nanmin(
         frame[["alpha", "alpha_low", "human_alpha_low"]].to_numpy(dtype=float), initial=0.0))) - 0.02, 1.02])
-    return _layout(fig, title, max(300, 48 * len(frame) + 140))
+    return _layout(named_axes(fig, y='Judge'), title, max(300, 48 * len(frame) + 140))
 
 
 def figure_judge_severity(severity: pd.DataFrame, *, max_severity: float | None = None,
-                          title: str | None = None) -> go.Figure:
+                          title: str | None = 'Severity of graders and judges') -> go.Figure:
     """Severity of every grader and judge (logit, relative to the graders' mean, 95% interval), with
     the gate's band of ±``max_severity``; judges coloured by whether they fall inside it."""
     frame = severity.dropna(subset=["severity"]).sort_values(["kind", "rater"], ascending=False).reset_index(drop=True)
@@ -79,4 +79,4 @@ def figure_judge_severity(severity: pd.DataFrame, *, max_severity: float | None 
                       annotation_text=f"±{max_severity:.2f}", annotation_position="top left")
     fig.add_vline(x=0, line=dict(color=GATE_COLOUR, width=1))
     fig.update_xaxes(title="severity, logit (many-facet Rasch; positive: marks lower than the graders' mean)")
-    return _layout(fig, title, max(300, 36 * len(frame) + 140))
+    return _layout(named_axes(fig, y='Grader or judge'), title, max(300, 36 * len(frame) + 140))

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 from ..analysis.intervals import Z95
 from ..text import inert_html
 from ..vocab import format_label, ordered_formats
-from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS, log_ticks
+from .results import FONT, HIGHER_COLOUR, LOWER_COLOUR, TYPE_COLOURS, log_ticks, named_axes
 
 ALL_ITEMS_COLOUR = "#222222"
 LEVEL_COLOURS = ("#bdbdbd", "#fdae61", "#abd9e9", "#2c7bb6", "#d7191c", "#1a9641", "#7b3294", "#636363")
@@ -49,7 +49,7 @@ def _location_bars(fig: go.Figure, rows: pd.DataFrame, edges: np.ndarray, col: i
                       row=1, col=col)
 
 
-def figure_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_wright_map(wright: pd.DataFrame, *, title: str | None = 'Wright map: abilities and item difficulties on one scale') -> go.Figure:
     """Examinees (left, with 95% intervals), item locations and, for partial-credit items, their
     category thresholds (counts per format) on one logit scale."""
     thresholds = wright[wright["kind"] == "threshold"]
@@ -77,7 +77,7 @@ def figure_wright_map(wright: pd.DataFrame, *, title: str | None = None) -> go.F
     fig.update_xaxes(title_text="items", col=2)
     if columns == 3:
         fig.update_xaxes(title_text="thresholds", col=3)
-    fig = _layout(fig, title, 560)
+    fig = _layout(named_axes(fig, x='examinees'), title, 560)
     fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.01))
     return fig
 
@@ -87,7 +87,7 @@ def _examinee_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["row"] != "summary"] if "row" in frame else frame
 
 
-def figure_abilities(ranking: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_abilities(ranking: pd.DataFrame, *, title: str | None = 'Abilities of the models') -> go.Figure:
     """Abilities with 95% intervals, best at the top; hover gives the ranks each could hold."""
     frame = _examinee_rows(ranking).sort_values("ability")
     labels = [inert_html(v) for v in frame["examinee"]]
@@ -99,10 +99,10 @@ def figure_abilities(ranking: pd.DataFrame, *, title: str | None = None) -> go.F
                      arrayminus=frame["ability"] - frame["ci_low"], color="#777"),
         hovertemplate="%{y}<br>ability %{x:.2f}<br>%{text}<extra></extra>"))
     fig.update_xaxes(title="ability (logits, EAP with 95% interval)")
-    return _layout(fig, title, max(320, 24 * len(frame) + 120))
+    return _layout(named_axes(fig, y='Model'), title, max(320, 24 * len(frame) + 120))
 
 
-def figure_information(curves: pd.DataFrame, *, per_item: bool = True, title: str | None = None) -> go.Figure:
+def figure_information(curves: pd.DataFrame, *, per_item: bool = True, title: str | None = 'Information across the ability scale') -> go.Figure:
     """Information along the ability scale, one line per format (mean per item, or the sum)."""
     value = "information_per_item" if per_item else "information"
     fig = go.Figure()
@@ -119,7 +119,7 @@ def figure_information(curves: pd.DataFrame, *, per_item: bool = True, title: st
     return _layout(fig, title, 420)
 
 
-def figure_item_curve(curve: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_item_curve(curve: pd.DataFrame, *, title: str | None = 'Item characteristic curve') -> go.Figure:
     """P(right) along the ability scale (left axis) and the item's information (right axis); a
     partial-credit item shows its expected share of credit and each score level's probability."""
     levels = [c for c in curve.columns if c.startswith("p_level_")]
@@ -143,7 +143,7 @@ def figure_item_curve(curve: pd.DataFrame, *, title: str | None = None) -> go.Fi
     return _layout(fig, title, 340)
 
 
-def figure_category_information(curves: pd.DataFrame, kind: str, *, title: str | None = None) -> go.Figure:
+def figure_category_information(curves: pd.DataFrame, kind: str, *, title: str | None = 'Information per item, by category') -> go.Figure:
     """One format's information split by score level (stacked areas, mean per item): which level informs where."""
     sub = curves[curves["type"] == kind]
     fig = go.Figure()
@@ -157,7 +157,7 @@ def figure_category_information(curves: pd.DataFrame, kind: str, *, title: str |
     return _layout(fig, title, 360)
 
 
-def figure_item_fit(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_item_fit(table: pd.DataFrame, *, title: str | None = 'Item fit: infit against outfit') -> go.Figure:
     """Infit against outfit mean square per item, the 0.7-1.3 band shaded, flagged items coloured."""
     fig = go.Figure()
     for flag, colour, name in ((None, "#9e9e9e", "fits"), ("overfit", "#0072B2", "overfit"),
@@ -177,7 +177,7 @@ def figure_item_fit(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
     return _layout(fig, title, 420)
 
 
-def figure_person_fit(table: pd.DataFrame, *, limit: float = -2.0, title: str | None = None) -> go.Figure:
+def figure_person_fit(table: pd.DataFrame, *, limit: float = -2.0, title: str | None = 'Person fit of the models') -> go.Figure:
     """lz per examinee, most aberrant at the bottom, the flag limit dashed."""
     frame = table.sort_values("lz", ascending=False)
     labels = [inert_html(v) for v in frame["examinee"]]
@@ -188,10 +188,10 @@ def figure_person_fit(table: pd.DataFrame, *, limit: float = -2.0, title: str | 
         hovertemplate="%{y}<br>lz %{x:.2f}<extra></extra>"))
     fig.add_vline(x=limit, line_dash="dash", line_color="grey")
     fig.update_xaxes(title="lz (standardised log-likelihood; below the dashed line: aberrant)")
-    return _layout(fig, title, max(320, 24 * len(frame) + 120))
+    return _layout(named_axes(fig, y='Model'), title, max(320, 24 * len(frame) + 120))
 
 
-def figure_distractor_shares(table: pd.DataFrame, item_id: str, *, title: str | None = None) -> go.Figure:
+def figure_distractor_shares(table: pd.DataFrame, item_id: str, *, title: str | None = 'Which options were chosen') -> go.Figure:
     """One item's options: share choosing each in the lower third, overall and the upper third."""
     sub = table[table["item_id"].astype(str) == str(item_id)]
     names = [f"{inert_html(o)} (key)" if k else inert_html(o) for o, k in zip(sub["option"], sub["is_key"])]
@@ -202,10 +202,10 @@ def figure_distractor_shares(table: pd.DataFrame, item_id: str, *, title: str | 
                              marker_color=colour, hovertemplate="option %{x}: %{y:.0f}% (" + label + ")<extra></extra>"))
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="chose the option (%)", range=[0, 100])
-    return _layout(fig, title, 340)
+    return _layout(named_axes(fig, x='Option'), title, 340)
 
 
-def figure_dif(table: pd.DataFrame, *, method: str, title: str | None = None) -> go.Figure:
+def figure_dif(table: pd.DataFrame, *, method: str, title: str | None = 'Differential item functioning between the conditions') -> go.Figure:
     """Each item's DIF effect (ETS delta or change in R2) coloured by class; items ordered by effect."""
     sub = table[(table["method"] == method) & table["effect"].notna()].sort_values("effect")
     fig = go.Figure()
@@ -228,7 +228,7 @@ def figure_dif(table: pd.DataFrame, *, method: str, title: str | None = None) ->
     return _layout(fig, title, 420)
 
 
-def figure_parallel(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_parallel(table: pd.DataFrame, *, title: str | None = 'Parallel forms: score differences') -> go.Figure:
     """Mean within-model difference (item minus its parallel form) per pair, with 95% t intervals."""
     frame = table.iloc[::-1]
     labels = [f"{inert_html(a)} vs {inert_html(b)}" for a, b in zip(frame["item_id"], frame["parallel_of"])]
@@ -241,7 +241,7 @@ def figure_parallel(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
         hovertemplate="%{y}<br>%{text}<br>mean difference %{x:+.1f} pp<extra></extra>"))
     fig.add_vline(x=0, line_dash="dash", line_color="grey")
     fig.update_xaxes(title="score difference, item minus its parallel form (pp, 95% t interval)")
-    return _layout(fig, title, max(280, 40 * len(frame) + 140))
+    return _layout(named_axes(fig, y='Item'), title, max(280, 40 * len(frame) + 140))
 
 
 __all__ = ["figure_abilities", "figure_category_information", "figure_dif", "figure_distractor_shares",

@@ -88,13 +88,27 @@ def _layout(fig: go.Figure, title: str | None, height: int | None = None) -> go.
     return fig
 
 
+def named_axes(fig: go.Figure, *, x: str | None = None, y: str | None = None) -> go.Figure:
+    """Name every cartesian axis that shows values and has no title yet (``x`` for the x axes, ``y``
+    for the y axes): a chart copied into a slide says what its axes are without the page around it."""
+    def name(axis, words: str) -> None:
+        if not (axis.title and axis.title.text) and axis.showticklabels is not False:
+            axis.update(title_text=words)
+
+    if x:
+        fig.for_each_xaxis(lambda axis: name(axis, x))
+    if y:
+        fig.for_each_yaxis(lambda axis: name(axis, y))
+    return fig
+
+
 def _families(models, families: Mapping[str, str] | None) -> list[str]:
     families = families or {}
     return [families.get(m, "Other") for m in models]
 
 
 def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                       title: str | None = None) -> go.Figure:
+                       title: str | None = 'Leaderboard: macro average per model') -> go.Figure:
     """Macro average per model (bars, family colours) with MCQ accuracy and its 95% Wilson interval.
 
     Each model gets two lanes: the bar with its value label in the upper lane, the multiple-choice
@@ -136,7 +150,7 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     fig.update_xaxes(title="Score (%)", range=[0, 100])
     fig.update_yaxes(title=None, tickmode="array", tickvals=pos, ticktext=list(frame["model"]),
                      range=[-0.6, len(frame) - 0.4], showgrid=False, zeroline=False)
-    return _layout(fig, title, height=max(300, (48 if has_mcq else 36) * len(frame) + 120))
+    return _layout(named_axes(fig, y='Model'), title, height=max(300, (48 if has_mcq else 36) * len(frame) + 120))
 
 
 def _plain(text: object) -> str:
@@ -190,7 +204,7 @@ def add_baseline_format_marks(fig: go.Figure, baseline_type_means: pd.DataFrame)
 
 
 def figure_format_heatmap(type_means: pd.DataFrame, *, macro: pd.DataFrame | None = None,
-                          title: str | None = None) -> go.Figure:
+                          title: str | None = 'Scores by format: mean item score per model (%)') -> go.Figure:
     """Model x format heatmap of type means (one condition) on a 0-100 scale, models sorted by macro average."""
     grid = type_means.pivot_table(index="model", columns="type", values="mean", aggfunc="mean")
     types = ordered_formats(grid.columns)
@@ -208,11 +222,11 @@ def figure_format_heatmap(type_means: pd.DataFrame, *, macro: pd.DataFrame | Non
         hovertemplate="%{y}<br>%{x}: %{z:.1f}%<extra></extra>",
     ))
     fig.update_xaxes(side="bottom", tickangle=-30)
-    return _layout(fig, title, height=max(320, 38 * len(grid) + 160))
+    return _layout(named_axes(fig, x='Format', y='Model'), title, height=max(320, 38 * len(grid) + 160))
 
 
 def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping[str, str] | None = None,
-                                     title: str | None = None) -> go.Figure:
+                                     title: str | None = 'Item difficulty and discrimination, by format') -> go.Figure:
     """Difficulty p vs discrimination r_pb: one panel per format plus a panel of format centroids."""
     frame = item_stats.dropna(subset=["r_pb"]).copy()
     types = ordered_formats(frame["type"])
@@ -260,7 +274,7 @@ def figure_difficulty_discrimination(item_stats: pd.DataFrame, *, texts: Mapping
     fig.update_yaxes(range=[-1.0, 1.0])
     fig.update_xaxes(title_text="difficulty p", row=rows)
     fig.update_yaxes(title_text="r_pb", col=1)
-    fig = _layout(fig, title, height=330 * rows + 100)
+    fig = _layout(named_axes(fig, x='difficulty p (mean score)', y='discrimination r_pb'), title, height=330 * rows + 100)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0))
     return fig
 
@@ -312,7 +326,7 @@ def _dumbbell(frame: pd.DataFrame, left: str, right: str, left_name: str, right_
     fig.update_xaxes(title="Score (%)", range=[0, 112], tickvals=list(range(0, 101, 20)))
     if families:
         fig.update_yaxes(tickfont=dict(size=13))
-    return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+    return _layout(named_axes(fig, y="Model"), title, height=max(300, 40 * len(frame) + 120))
 
 
 def significance_mark(p: float | None) -> str:
@@ -324,7 +338,7 @@ def significance_mark(p: float | None) -> str:
 
 def figure_motivation_dumbbell(effect: pd.DataFrame, *, measure: str = "macro",
                                families: Mapping[str, str] | None = None,
-                               title: str | None = None) -> go.Figure:
+                               title: str | None = 'Asking for a justification: score per model, default and motivation') -> go.Figure:
     """Default (open circle) vs motivation (filled) per model, delta labelled, for the macro or
     micro average (``measure``).
 
@@ -347,13 +361,13 @@ def figure_motivation_dumbbell(effect: pd.DataFrame, *, measure: str = "macro",
 
 
 def figure_image_dumbbell(effect: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                          title: str | None = None) -> go.Figure:
+                          title: str | None = 'Items with and without an image: score per model') -> go.Figure:
     """Accuracy on items without (open circle) vs with an image (filled) per model."""
     frame = effect.sort_values("mean_without")
     return _dumbbell(frame, "mean_without", "mean_with", "without image", "with image", families, None, title)
 
 
-def figure_forest(regression: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_forest(regression: pd.DataFrame, *, title: str | None = 'What predicts a correct answer? Odds ratios') -> go.Figure:
     """Odds ratios with 95% intervals on a log axis, intercept left out."""
     frame = regression[regression["predictor"] != "intercept"].iloc[::-1]
     labels = [term_label(p) for p in frame["predictor"]]
@@ -368,7 +382,7 @@ def figure_forest(regression: pd.DataFrame, *, title: str | None = None) -> go.F
     fig.add_vline(x=1.0, line_dash="dash", line_color="grey")
     fig.update_xaxes(title="Odds ratio (log scale, 95% CI)",
                      **log_ticks(np.r_[frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float), 1.0]))
-    return _layout(fig, title, height=max(320, 26 * len(frame) + 120))
+    return _layout(named_axes(fig, y='Predictor'), title, height=max(320, 26 * len(frame) + 120))
 
 
 #: The values a log axis may label: 1, 2 and 5 in every decade.
@@ -389,7 +403,7 @@ def log_ticks(values) -> dict:
 
 
 def figure_delta_heatmap(per_model_type: pd.DataFrame, *, value: str = "delta",
-                         title: str | None = None) -> go.Figure:
+                         title: str | None = 'Motivation minus default, per model and format (percentage points)') -> go.Figure:
     """Model x format heatmap of motivation minus default, in percentage points (diverging scale)."""
     grid = per_model_type.pivot_table(index="model", columns="type", values=value, aggfunc="mean")
     types = ordered_formats(grid.columns)
@@ -404,11 +418,11 @@ def figure_delta_heatmap(per_model_type: pd.DataFrame, *, value: str = "delta",
         hovertemplate="%{y}<br>%{x}: %{z:+.1f} pp<extra></extra>",
     ))
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, title, height=max(320, 38 * len(grid) + 160))
+    return _layout(named_axes(fig, x='Format', y='Model'), title, height=max(320, 38 * len(grid) + 160))
 
 
 def figure_language_mcq(by_language: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                        title: str | None = None) -> go.Figure:
+                        title: str | None = 'Multiple choice by language') -> go.Figure:
     """Multiple-choice accuracy per model in each language (grouped bars, Wilson intervals)."""
     fig = go.Figure()
     palette = {"it": "#009246", "en": "#012169"}
@@ -422,17 +436,17 @@ def figure_language_mcq(by_language: pd.DataFrame, *, families: Mapping[str, str
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="Multiple-choice accuracy (%)", range=[0, 105])
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, title, height=420)
+    return _layout(named_axes(fig, x='Model'), title, height=420)
 
 
-def figure_profile_impact(impact: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_profile_impact(impact: pd.DataFrame, *, title: str | None = 'Paper minus strict scoring, per model and format (percentage points)') -> go.Figure:
     """How far the paper scorer moves each model and format relative to strict (percentage points)."""
     value = "delta" if "delta" in impact else [c for c in impact.columns if "delta" in c or "diff" in c][0]
     return figure_delta_heatmap(impact.rename(columns={value: "_v"}), value="_v", title=title)
 
 
 def figure_spread(spread: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                  title: str | None = None) -> go.Figure:
+                  title: str | None = 'Best minus worst format, per model') -> go.Figure:
     """Per model: best and worst format mean and the spread between them."""
     frame = spread.sort_values("spread")
     fams = _families(frame["model"], families)
@@ -444,10 +458,10 @@ def figure_spread(spread: pd.DataFrame, *, families: Mapping[str, str] | None = 
         hovertemplate="%{y}<br>spread %{x:.1f} pp<br>%{text}<extra></extra>",
     ))
     fig.update_xaxes(title="Best minus worst format (pp)")
-    return _layout(fig, title, height=max(300, 40 * len(frame) + 120))
+    return _layout(named_axes(fig, y='Model'), title, height=max(300, 40 * len(frame) + 120))
 
 
-def figure_item_scores(responses: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_item_scores(responses: pd.DataFrame, *, title: str | None = 'Score of every model on this item') -> go.Figure:
     """Scores of every model x condition on one item (small bar chart on the item card)."""
     frame = responses.sort_values(["model", "condition"])
     fig = go.Figure()
@@ -455,7 +469,7 @@ def figure_item_scores(responses: pd.DataFrame, *, title: str | None = None) -> 
         fig.add_bar(x=sub["model"], y=_pct(sub["score"]), name=cond)
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="Score (%)", range=[0, 100])
-    return _layout(fig, title, height=320)
+    return _layout(named_axes(fig, x='Model'), title, height=320)
 
 
 def trace_values(fig: go.Figure, trace: int = 0, axis: str = "x") -> list:

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..vocab import OVERALL_COLUMN
-from .results import FONT, OTHER_COLOUR, family_colour
+from .results import FONT, OTHER_COLOUR, family_colour, named_axes
 
 BEST_MARK, SECOND_MARK, BELOW_MARK = "▲", "△", "↓"
 #: Tol's muted palette: colours for families the shared palette does not name.
@@ -50,7 +50,7 @@ def _pct(values) -> np.ndarray:
     return np.round(np.asarray(values, dtype=float) * 100.0, 1)
 
 
-def figure_dimension_heatmap(scores: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_dimension_heatmap(scores: pd.DataFrame, *, title: str | None = 'Scores by task or dimension (%)') -> go.Figure:
     """Model x task (or dimension) heatmap, 0-100; ▲ best and △ second per column, ↓ below chance; median last."""
     columns = list(dict.fromkeys(scores["column"]))
     models = list(dict.fromkeys(scores.loc[~scores["is_median"], "model"])) + \
@@ -64,7 +64,7 @@ def figure_dimension_heatmap(scores: pd.DataFrame, *, title: str | None = None) 
         hovertemplate="%{y}<br>%{x}: %{z:.1f}%<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(side="top", tickangle=-30, title=None)
-    return _layout(fig, title, height=max(320, 30 * len(models) + 160))
+    return _layout(named_axes(fig, x='Task or dimension', y='Model'), title, height=max(320, 30 * len(models) + 160))
 
 
 def _cell_texts(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[float, str]]:
@@ -80,7 +80,7 @@ def _cell_texts(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[float, str]
     return out
 
 
-def figure_correlation_matrix(corr: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_correlation_matrix(corr: pd.DataFrame, *, title: str | None = "How the tasks' scores correlate across models") -> go.Figure:
     """Spearman rho between tasks (-1 to 1), each cell labelled with rho and its n."""
     columns = list(dict.fromkeys(corr["column_a"]))
     rho = corr.pivot_table(index="column_a", columns="column_b", values="rho", aggfunc="first", sort=False) \
@@ -98,10 +98,10 @@ def figure_correlation_matrix(corr: pd.DataFrame, *, title: str | None = None) -
         hovertemplate="%{y} vs %{x}<br>rho %{z:.2f}, n %{customdata[0]:.0f}, p %{customdata[1]:.3g}<extra></extra>"))
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, title, height=max(360, 34 * len(columns) + 200))
+    return _layout(named_axes(fig, x='Task', y='Task'), title, height=max(360, 34 * len(columns) + 200))
 
 
-def figure_family_best(best: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_family_best(best: pd.DataFrame, *, title: str | None = 'Best score in each model family') -> go.Figure:
     """Best model of each family per task (lines), with the best-available envelope (thick black) on top."""
     columns = list(dict.fromkeys(best["column"]))
     labels = [_label(c) for c in columns]
@@ -126,10 +126,10 @@ def figure_family_best(best: pd.DataFrame, *, title: str | None = None) -> go.Fi
                         hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (%{customdata})<extra></extra>")
     fig.update_yaxes(title="Best score in the family (%)", range=[0, 100])
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, title, height=460)
+    return _layout(named_axes(fig, x='Task or dimension'), title, height=460)
 
 
-def figure_distractors(choices: pd.DataFrame, *, model: str = "All models", title: str | None = None) -> go.Figure:
+def figure_distractors(choices: pd.DataFrame, *, model: str = "All models", title: str | None = 'Which wrong choices the models make') -> go.Figure:
     """Share of wrong choices per distractor type in each task (stacked to 100%), for one model or all pooled."""
     d = choices.loc[choices["model"] == model]
     columns = list(dict.fromkeys(d["column"]))
@@ -143,11 +143,11 @@ def figure_distractors(choices: pd.DataFrame, *, model: str = "All models", titl
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title="Share of wrong choices (%)", range=[0, 100])
     fig.update_yaxes(autorange="reversed", title=None)
-    return _layout(fig, title, height=max(300, 40 * len(columns) + 140))
+    return _layout(named_axes(fig, y='Kind of distractor'), title, height=max(300, 40 * len(columns) + 140))
 
 
 def figure_invalid_rates(rates: pd.DataFrame, *, families: Mapping[str, str] | None = None,
-                         title: str | None = None) -> go.Figure:
+                         title: str | None = 'Answers that could not be scored, per model') -> go.Figure:
     """Per model, the share of answers refused, unparseable or naming no option (stacked), overall column."""
     d = rates.loc[rates["column"] == OVERALL_COLUMN].sort_values("rate", kind="stable")
     fig = go.Figure()
@@ -161,10 +161,10 @@ def figure_invalid_rates(rates: pd.DataFrame, *, families: Mapping[str, str] | N
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title="Answers that could not be scored as an answer (%)", rangemode="tozero")
     fig.update_yaxes(title=None)
-    return _layout(fig, title, height=max(300, 30 * len(d) + 140))
+    return _layout(named_axes(fig, y='Model'), title, height=max(300, 30 * len(d) + 140))
 
 
-def figure_attribute_scores(scores: pd.DataFrame, *, attribute: str, title: str | None = None) -> go.Figure:
+def figure_attribute_scores(scores: pd.DataFrame, *, attribute: str, title: str | None = 'Scores by image attribute') -> go.Figure:
     """Mean score per value of one image attribute, all models pooled, with Wilson 95% intervals."""
     d = scores.loc[(scores["attribute"] == attribute) & (scores["model"] == "All models")]
     mean = _pct(d["score"])
@@ -179,7 +179,7 @@ def figure_attribute_scores(scores: pd.DataFrame, *, attribute: str, title: str 
     return _layout(fig, title, height=360)
 
 
-def figure_external_correlations(corr: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def figure_external_correlations(corr: pd.DataFrame, *, title: str | None = 'Correlation with published measures') -> go.Figure:
     """Spearman rho between each task and each external benchmark; the label says rho and n."""
     columns = list(dict.fromkeys(corr["column"]))
     benches = list(dict.fromkeys(corr["benchmark"]))
@@ -193,7 +193,7 @@ def figure_external_correlations(corr: pd.DataFrame, *, title: str | None = None
                                texttemplate="%{text}", zmin=-1, zmax=1, colorscale="RdBu",
                                colorbar=dict(title="rho")))
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title, height=max(300, 34 * len(columns) + 160))
+    return _layout(named_axes(fig, x='Published measure', y='Task'), title, height=max(300, 34 * len(columns) + 160))
 
 
 def marked_table(scores: pd.DataFrame) -> pd.DataFrame:

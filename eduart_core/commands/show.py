@@ -62,6 +62,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _source_and_selection(args: argparse.Namespace):
     """The store at its current version and the selection the flags name (one-line errors)."""
     from .. import views
+    from ..links import not_found
     from ..selection import Selection
     from ..store import Store
     from ..vocab import default_dataset
@@ -75,7 +76,7 @@ def _source_and_selection(args: argparse.Namespace):
     names = list(views.datasets(src)["dataset"])
     dataset = args.dataset or default_dataset(names)
     if dataset not in names:
-        raise UserError(f"no dataset {dataset!r} in {store.path} (available: {', '.join(names) or 'none'})")
+        raise UserError(not_found("dataset", dataset, where=str(store.path), available=names))
     return src, Selection.from_args(args, dataset=dataset)
 
 

@@ -44,3 +44,19 @@ def side_by_side(store: Store, plan: Plan, limits: dict[str, BatchLimits] | None
                      "cost_batch_usd": e.cost_usd * lim.price_factor if batchable else None,
                      "batch_discount": lim.discount if batchable else None, "batch": note})
     return pd.DataFrame(rows, columns=COLUMNS), method
+
+
+#: The estimate table's columns in the studio's words.
+ESTIMATE_WORDS = {"model": "Model", "condition": "Condition", "requests": "Requests to send", "cached": "Cached (free)",
+                  "images": "Images", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
+                  "answered": "Answered already", "cost_online_usd": "Online (USD)", "cost_batch_usd": "Batch (USD)",
+                  "batch_discount": "Batch discount", "batch": "Batch mode"}
+
+
+def estimate_words(est: pd.DataFrame) -> pd.DataFrame:
+    """The estimate as a person reads it: named columns, and 'not offered' / '—' (never None) where a
+    model has no batch mode, whose reason the last column gives."""
+    shown = est.assign(
+        cost_batch_usd=["not offered" if pd.isna(v) else f"{float(v):.6f}" for v in est["cost_batch_usd"]],
+        batch_discount=["—" if pd.isna(v) else f"{100 * float(v):.0f}%" for v in est["batch_discount"]])
+    return shown.rename(columns=ESTIMATE_WORDS)
