@@ -188,3 +188,32 @@ def test_compare_two_models_in_the_browser(server, browser):
     with opened(browser, link.replace(" ", "%20"), height=2400) as page:
         page.get_by_text("A right, B wrong on", exact=False).first.wait_for(timeout=30_000)
         assert page.get_by_text("Justification:", exact=False).count() >= 2  # both sides, motivation condition
+
+
+def test_the_inspectors_filter_change_in_the_browser_prints_its_time(server, browser, capsys):
+    """The browser's own time for the inspector's commonest interaction: from choosing another
+    "Show" filter to the page settling (the run done, the URL naming the filter). Printed in the
+    test's output for the record (benchmarks, not tests, judge speed: `bench pages`); the test
+    asserts only that the change lands."""
+    import time
+
+    from eduart_core.analysis import ITEM_FILTERS
+
+    server, _ = server
+    with opened(browser, f"{server}/inspector", height=2400) as page:
+        settle(page, charts=True)
+        timings = []
+        for name in ("disagree", "all_wrong", "all"):
+            box = page.locator('[data-testid="stSelectbox"]').filter(has=page.get_by_text("Show", exact=True))
+            box.first.click()
+            t0 = time.perf_counter()
+            page.get_by_role("option", name=ITEM_FILTERS[name], exact=True).click()
+            wanted = f"filter={name}" if name != "all" else None
+            page.wait_for_url(lambda url, w=wanted: (w in url) if w else "filter=" not in url, timeout=120_000)
+            page.wait_for_selector(READY, timeout=120_000)
+            timings.append((name, time.perf_counter() - t0))
+            settle(page, pause=250)
+        assert not problems(page)
+    with capsys.disabled():
+        print("\ninspector filter change in the browser (choice to settled page): "
+              + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in timings), flush=True)

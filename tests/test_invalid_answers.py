@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from irt_data import DATASET, simulate
 
@@ -55,6 +56,35 @@ def test_the_view_counts_answers_that_name_no_option_per_model(free_db):
     others = table.drop(index=FREE)
     assert (others["n_invalid"] == 0).all() and not others["warning"].any() and not others["irt_left_out"].any()
     assert "left out of the IRT fit" in table.attrs["rule"]
+
+
+def test_a_change_of_filter_or_profile_reads_and_classifies_no_answer_again(free_db, monkeypatch):
+    """The Overview and the inspector ask for the warnings on every rerun: after the first read a
+    change of models, condition or profile picks rows of the statuses already known (same counts as
+    classifying the selected answers afresh), and a write to the store reads them again."""
+    from eduart_core import analysis
+    from eduart_core.store import studies as store_studies
+
+    src, sel = _src_sel(free_db)
+    views.invalid_answers(src, sel)
+    reads = []
+    real = store_studies.load_answer_rows
+    monkeypatch.setattr(store_studies, "load_answer_rows", lambda *a, **k: reads.append(a[1:]) or real(*a, **k))
+    fewer = tuple(sorted(views.models_with_data(src, DATASET))[1:])
+    changed = [sel.with_(models=fewer), sel.with_(profile="paper"), sel.with_(condition="motivation"),
+               sel.with_(models=fewer, profile="paper")]
+    got = [views.invalid_answers(src, s) for s in changed]
+    assert reads == []
+    for s, table in zip(changed, got):
+        answers = s.apply(real(Store(free_db), DATASET, s.profile).merge(
+            views._base.items(src, DATASET)[["item_id", "type", "language", "has_image"]], on="item_id", how="left"))
+        fresh = analysis.invalid_by_model(analysis.answer_statuses(answers, views._base.items(src, DATASET)))
+        pd.testing.assert_frame_equal(table, fresh)
+    assert FREE not in set(got[0]["model"]) or FREE in fewer
+    with Store(free_db).transaction() as con:  # any write bumps the data version
+        con.execute("SELECT 1")
+    views.invalid_answers(views.Source.of(Store(free_db)), changed[0])
+    assert len(reads) == 1
 
 
 def test_a_small_share_of_answers_naming_no_option_warns_without_leaving_the_fit():

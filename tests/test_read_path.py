@@ -220,3 +220,53 @@ def test_pooled_reader_closes_soon_after_use(filled):
     while time.monotonic() < deadline and str(filled.path) in core._POOL._anchors:
         time.sleep(0.05)
     assert str(filled.path) not in core._POOL._anchors
+
+
+def test_few_tied_differences_get_scipys_exact_p_without_its_permutation_machinery(monkeypatch):
+    """Up to 13 tied differences scipy enumerates every sign flip through `permutation_test` (about
+    0.1 s a call, for every model on a cold Overview); the studio enumerates them itself, same p."""
+    rng = np.random.default_rng(11)
+    samples = [rng.choice([-1.0, -0.5, 0.5, 1.0, 0.25], int(n)) for n in rng.integers(2, 14, 60)]
+    samples.append(np.array([0.5, 0.5, -0.5, 1.0, 1.0, 1.0, -1.0, 0.5, 0.5, 0.5, 1.0, 1.0, 0.5]))
+    expected = [float(stats.wilcoxon(d).pvalue) for d in samples]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("scipy's permutation test ran")
+
+    monkeypatch.setattr(stats, "permutation_test", refuse)
+    for d, p in zip(samples, expected):
+        assert wilcoxon_p(d) == pytest.approx(p, abs=1e-12)
+
+
+def test_the_inspectors_item_reads_happen_once_per_data_version(filled, monkeypatch):
+    """The inspector asks for the item, its picture, its responses and its overrides on every rerun
+    (a filter change, a click): the store is read once per data version, and again after a write."""
+    from eduart_core.selection import Selection
+    from eduart_core.store import items as store_items
+    from eduart_core.store import overrides as store_overrides
+    from eduart_core.store import scores as store_scores
+
+    add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("B")}])
+    reads: list[str] = []
+    for module, name in ((store_items, "get_item"), (store_scores, "load_responses"),
+                         (store_overrides, "load_overrides")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    views.clear_caches()
+
+    def rerun(src, sel):
+        return (views.item_detail(src, "ds", "r1"), views.item_picture(src, "ds", "r1"),
+                views.item_responses(src, "ds", "r1"), views.score_overrides(src, sel, item="r1"))
+
+    src = views.Source.of(filled)
+    first = rerun(src, Selection(dataset="ds"))
+    assert first[0]["item_id"] == "r1" and len(first[2]) == 1
+    once = len(reads)
+    for sel in (Selection(dataset="ds", models=("Model One",)), Selection(dataset="ds", profile="paper")):
+        again = rerun(src, sel)
+        assert again[0] == first[0] and again[1] == first[1]
+        pd.testing.assert_frame_equal(again[2], first[2])
+    assert len(reads) == once  # reruns and filter changes read nothing
+    add_responses(filled, "m2-default", [{"item_id": "r1", "raw_text": _answer("A")}])
+    after = rerun(views.Source.of(filled), Selection(dataset="ds"))
+    assert len(after[2]) == 2 and len(reads) == 2 * once

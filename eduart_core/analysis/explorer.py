@@ -76,6 +76,112 @@ def item_flags(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: 
     (examinees right in the default condition, not right in the motivation condition);
     ``n_profile_changes`` (examinees whose score differs between the profiles in the selected
     condition); ``baseline_only_right`` (a baseline right and no other model right).
+
+    Why integer codes: every model filter change recounts 500,000 rows at 50 models x 5,000 items,
+    and joins and group-bys on text keys took a second there; counts over an item x model grid
+    give the same numbers. A frame in which a (model, condition, item) repeats goes the way of
+    joins (`_item_flags_joined`), whose counts then multiply as a join does.
+    """
+    frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
+    frames = {name: (frame if name == profile else prepare(f, ["model", "condition", "item_id", "score"])[0])
+              for name, f in by_profile.items()}
+    baselines = set(baselines)
+    item_codes, item_values = pd.factorize(frame["item_id"])
+    model_codes, model_values = pd.factorize(frame["model"])
+    condition_codes, _ = pd.factorize(frame["condition"])
+    triples = (item_codes * len(model_values) + model_codes) * (condition_codes.max(initial=0) + 1) + condition_codes
+    if (item_codes < 0).any() or (model_codes < 0).any() or (condition_codes < 0).any() or (
+            len(triples) and np.bincount(triples).max() > 1):  # a missing key or a repeated one: joins
+        return _item_flags_joined(by_profile, profile, condition, baselines, count_baselines)
+    items_sorted = sorted(set(np.asarray(item_values, dtype=object)))
+    all_items = pd.Index(items_sorted, name="item_id")
+    position = pd.Index(np.asarray(item_values, dtype=object)).get_indexer(all_items)  # sorted -> code
+    n_items, n_models = len(item_values), len(model_values)
+    base_model = np.isin(np.asarray(model_values, dtype=object), list(baselines))
+    right = frame["score"].to_numpy(dtype=float) >= FULL_CREDIT - _EPS
+    base = base_model[model_codes]
+    conditions = np.asarray(frame["condition"] == condition), np.asarray(frame["condition"] == DEFAULT_CONDITION), \
+        np.asarray(frame["condition"] == MOTIVATION_CONDITION)
+    in_cond = conditions[0]
+    counted = in_cond if count_baselines else in_cond & ~base
+
+    def per_item(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(item_codes[mask], weights=None if weights is None else weights[mask], minlength=n_items)
+
+    pairs = np.zeros(n_items * n_models, dtype=bool)
+    pairs[item_codes[counted] * n_models + model_codes[counted]] = True
+    columns = {"n_models": pairs.reshape(n_items, n_models).sum(axis=1),
+               "models_right": per_item(counted & right),
+               "baselines_right": per_item(in_cond & base & right)}
+    pool = np.ones(len(frame), dtype=bool) if count_baselines else ~base
+    hurt_a = pool & conditions[1] & right
+    hurt_b = pool & conditions[2] & ~right
+    grid_a = np.bincount(item_codes[hurt_a] * n_models + model_codes[hurt_a], minlength=n_items * n_models)
+    grid_b = np.bincount(item_codes[hurt_b] * n_models + model_codes[hurt_b], minlength=n_items * n_models)
+    columns["n_wrong_with_justification"] = (grid_a * grid_b).reshape(n_items, n_models).sum(axis=1)
+    if len(frames) >= 2:
+        leave_out = () if count_baselines else baselines
+        changes = _profile_change_counts(frames, condition, leave_out, item_values, model_values)
+        if changes is None:  # a pair repeats in another profile's frame
+            return _item_flags_joined(by_profile, profile, condition, baselines, count_baselines)
+        columns["n_profile_changes"] = changes
+    others_right = per_item(in_cond & ~base & right)
+    per = pd.DataFrame({name: np.asarray(values)[position] for name, values in columns.items()}, index=all_items)
+    for column in ("n_models", "models_right", "baselines_right", "n_wrong_with_justification", "n_profile_changes"):
+        per[column] = per[column].astype(int) if column in per else 0
+    per["baseline_only_right"] = (per["baselines_right"] > 0) & (others_right[position] == 0)
+    return finish(per.reset_index(), dropped, baselines=sorted(baselines), profile=profile, condition=condition)
+
+
+def _positions(values: pd.Series, index: pd.Index) -> np.ndarray:
+    """Position of each value in ``index`` (-1 when absent); a categorical column looks up its few
+    categories, not each of its rows."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        lookup = np.append(index.get_indexer(np.asarray(values.cat.categories, dtype=object)), -1)
+        return lookup[values.cat.codes.to_numpy()]  # code -1 (missing) reads the appended -1
+    return index.get_indexer(values.astype(object).to_numpy())
+
+
+def _profile_change_counts(frames: Mapping[str, pd.DataFrame], condition: str, leave_out: Iterable[str],
+                           item_values, model_values) -> np.ndarray | None:
+    """Per item (in the codes of ``item_values``): the models whose score differs between the profiles
+    in ``condition``, over the (model, item) pairs every profile scored; None when a pair repeats."""
+    n_items, n_models = len(item_values), len(model_values)
+    items_index = pd.Index(np.asarray(item_values, dtype=object))
+    models_index = pd.Index(np.asarray(model_values, dtype=object))
+    leave_out = set(leave_out)
+    low = np.full(n_items * n_models, np.inf)
+    high = np.full(n_items * n_models, -np.inf)
+    seen = np.zeros(n_items * n_models, dtype=np.int64)
+    for frame in frames.values():
+        keep = np.asarray(frame["condition"] == condition) & ~np.asarray(frame["model"].isin(list(leave_out)))
+        i = _positions(frame["item_id"], items_index)[keep]
+        m = _positions(frame["model"], models_index)[keep]
+        score = frame["score"].to_numpy(dtype=float)[keep]
+        known = (i >= 0) & (m >= 0)  # a pair the selected profile lacks joins nothing
+        key, score = i[known] * n_models + m[known], score[known]
+        if len(key) and np.bincount(key).max() > 1:
+            return None
+        np.minimum.at(low, key, score)
+        np.maximum.at(high, key, score)
+        seen[key] += 1
+    both = seen == len(frames)
+    differ = both & ((high - low) > _EPS)
+    return differ.reshape(n_items, n_models).sum(axis=1)
+
+
+def _item_flags_joined(by_profile: Mapping[str, pd.DataFrame], profile: str, condition: str,
+               baselines: Iterable[str] = (), count_baselines: bool = False) -> pd.DataFrame:
+    """`item_flags` by joins on the keys: the reference, and the way when a (model, condition, item) repeats.
+
+    ``by_profile`` holds the long frame of each profile with both conditions (selection applied,
+    baseline rows included). Right means full credit (score 1), as in the item list's "models
+    right", so the counts agree with the difficulty p. Columns: item_id; in the selected
+    ``profile`` and ``condition``: n_models and models_right over the examinees (baselines only
+    with ``count_baselines``, the selection's switch), baselines_right; ``n_wrong_with_justification``
+    (examinees right in the default condition, not right in the motivation condition);
+    ``n_profile_changes`` (examinees whose score differs between the profiles in the selected
+    condition); ``baseline_only_right`` (a baseline right and no other model right).
     """
     frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
     frame = _plain_keys(frame)

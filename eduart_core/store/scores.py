@@ -241,7 +241,8 @@ def _embedding_models(frame: pd.DataFrame) -> list[str]:
     Why refuse: a similarity under one model is not comparable with one under another, so a mean
     over both would be a number about nothing. `set_embedding_model` rescores them all.
     """
-    models = sorted({str(s).split("+", 1)[1] for s in frame["scorer"].dropna() if "+" in str(s)})
+    scorers = pd.unique(frame["scorer"].dropna())  # a few distinct names in 500,000 rows: look at each once
+    models = sorted({str(s).split("+", 1)[1] for s in scorers if "+" in str(s)})
     if len(models) > 1:
         raise UserError(f"open-text scores in this store come from {len(models)} embedding models "
                         f"({', '.join(models)}); rescore them with one: python -m eduart_core score "

@@ -114,8 +114,12 @@ def responses(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
     return sel.apply(frame).reset_index(drop=True)
 
 
+@cached(maxsize=32)
 def item_detail(src: Source, dataset: str, item_id: str) -> dict:
-    """The item record (current version) with its image path, or {} when unknown."""
+    """The item record (current version) with its image path, or {} when unknown.
+
+    Cached like every view (per data version): the inspector asks on every rerun, and a store read
+    each time cost a connection; callers read the record, never edit it."""
     from ..store import items as store_items
 
     record = store_items.get_item(src.store, dataset, item_id)
@@ -132,9 +136,11 @@ def item_detail(src: Source, dataset: str, item_id: str) -> dict:
     return record
 
 
+@cached(maxsize=16)
 def item_responses(src: Source, dataset: str, item_id: str, humans: bool = False) -> pd.DataFrame:
     """Every model x condition response to one item, with scores under both profiles (people's
-    answers, kind human, only with ``humans``: the selection's switch)."""
+    answers, kind human, only with ``humans``: the selection's switch); read once per data version
+    (the inspector asks on every rerun)."""
     from ..store import scores as store_scores
 
     frame = store_scores.load_responses(src.store, dataset, item_id)

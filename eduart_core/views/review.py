@@ -95,9 +95,14 @@ def image_file(src: Source, image_hash: str) -> Path:
     return store_items.image_path(src.store, image_hash)
 
 
-@cached(maxsize=8)
 def score_overrides(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
     """Human score overrides of the dataset (one item with option item=<id>), oldest first, and whether each applies."""
+    return _overrides(src, sel.dataset, item)
+
+
+@cached(maxsize=8)
+def _overrides(src: Source, dataset: str, item: str) -> pd.DataFrame:
+    """Keyed on the dataset, not the selection (which does not narrow them): a filter change reads nothing."""
     from ..store import overrides as store_overrides
 
-    return store_overrides.load_overrides(src.store, sel.dataset, item or None)
+    return store_overrides.load_overrides(src.store, dataset, item or None)
