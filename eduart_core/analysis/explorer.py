@@ -174,14 +174,7 @@ def _item_flags_joined(by_profile: Mapping[str, pd.DataFrame], profile: str, con
                baselines: Iterable[str] = (), count_baselines: bool = False) -> pd.DataFrame:
     """`item_flags` by joins on the keys: the reference, and the way when a (model, condition, item) repeats.
 
-    ``by_profile`` holds the long frame of each profile with both conditions (selection applied,
-    baseline rows included). Right means full credit (score 1), as in the item list's "models
-    right", so the counts agree with the difficulty p. Columns: item_id; in the selected
-    ``profile`` and ``condition``: n_models and models_right over the examinees (baselines only
-    with ``count_baselines``, the selection's switch), baselines_right; ``n_wrong_with_justification``
-    (examinees right in the default condition, not right in the motivation condition);
-    ``n_profile_changes`` (examinees whose score differs between the profiles in the selected
-    condition); ``baseline_only_right`` (a baseline right and no other model right).
+    Same inputs and columns as `item_flags`.
     """
     frame, dropped = prepare(by_profile[profile], ["model", "condition", "item_id", "score"])
     frame = _plain_keys(frame)
