@@ -42,7 +42,7 @@ def _adhoc(at: AppTest, url: str, model_id: str, name: str = "") -> AppTest:
 
 
 def _estimate(at: AppTest):
-    return next(d.value for d in at.dataframe if "online (USD)" in d.value.columns)
+    return next(d.value for d in at.dataframe if "Online (USD)" in d.value.columns)
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1/v1", "127.0.0.1:8000/v1", "http://", "http://host:port/v1",
@@ -87,8 +87,8 @@ def test_a_compatible_model_whose_entry_declares_a_batch_api_is_estimated_in_bat
 def test_the_runs_page_plans_an_adhoc_model_and_offers_no_batch_for_it(page_store):
     at = _adhoc(_page(), "http://127.0.0.1:8000/v1", "llava", "LLaVA here")
     est = _estimate(at)
-    assert list(est["model"].unique()) == ["openai_compatible:llava"]
-    assert est["batch (USD)"].isna().all() and est["batch"].str.startswith("not available").all()
+    assert list(est["Model"].unique()) == ["openai_compatible:llava"]
+    assert (est["Batch (USD)"] == "not offered").all() and est["Batch mode"].str.startswith("not available").all()
     assert any("Estimate" in m.value for m in at.markdown)
     assert not [r for r in at.radio if r.key == "runs_mode"]  # no batch mode to choose
     assert any("Mode: online. Batch is not available" in c.value.replace("\\", "") for c in at.caption)
@@ -100,14 +100,14 @@ def test_a_bad_base_url_on_the_runs_page_gives_one_line(page_store):
     at = _adhoc(_page(), "ftp://127.0.0.1/v1", "llava")
     assert len(at.error) == 1 and "\n" not in at.error[0].value
     assert "http://" in at.error[0].value.replace("\\", "") or plain("http://") in at.error[0].value
-    assert not [d for d in at.dataframe if "online (USD)" in d.value.columns]  # nothing planned
+    assert not [d for d in at.dataframe if "Online (USD)" in d.value.columns]  # nothing planned
 
 
 @pytest.mark.slow
 def test_an_adhoc_model_launched_from_the_page_is_asked_on_its_server(page_store):
     with StubServer() as stub:
         at = _adhoc(_page(), f"{stub.url}/v1", "stub-llava", "Stub LLaVA")
-        requests = int(_estimate(at)["requests"].sum())
+        requests = int(_estimate(at)["Requests to send"].sum())
         at.button(key="runs_launch").click().run()
         assert not at.exception, [e.value for e in at.exception]
         launch_id = at.success[0].value.split()[1].replace("\\", "")

@@ -178,6 +178,7 @@ def test_pages_only_call_registered_views():
         "key_findings",  # the rows of `findings`
         "regression_choices",  # the levels of the reference pickers of `regression`
         "published_setting", "setting_words",  # caption words for the psychometrics views' setting
+        "store_name",  # the store's name for the sidebar (no path of this machine)
         "EmptySelection", "ItemLevelUnavailable", "DatasetFlags", "clear_caches",
         "study_features", "StudyFeatures",  # what a dataset offers: which pages and sections apply
         "item_picture", "ItemPicture",  # the inspector's drawn image and image options

@@ -45,7 +45,7 @@ def records(db_location: str, *args: str) -> list[dict]:
 def comparable(rows: list[dict]) -> list[dict]:
     """Rows without what differs between two stores built at different moments: write times
     (``*_at``) and the store's own location."""
-    return [{k: v for k, v in r.items() if not k.endswith("_at")} for r in rows
+    return [{k: v for k, v in r.items() if not (k.endswith("_at") or k == "at")} for r in rows
             if not (r.get("part") == "store" and r.get("name") == "name")]
 
 

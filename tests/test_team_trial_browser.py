@@ -156,7 +156,7 @@ def test_reviewers_decide_blind_and_the_adjudicator_settles_then_sigint_leaves_n
         settled = _field_state(store, page_id, round_, path)
         assert (settled.state, settled.how, settled.settled_by) == ("resolved", "adjudication", "dora")
         field = db.load_decisions(store)
-        field = field[(field["page_id"] == page_id) & (field["path"] == path)]
+        field = field[(field["page_id"] == page_id) & (field["round"] == round_) & (field["path"] == path)]
         assert list(field["actor_subject"]) == ["bruno", "clara", "dora"]
         assert list(field["role"]) == ["review", "review", "adjudicate"]
         assert all(p.startswith(issuer) for p in field["actor_provider"])
