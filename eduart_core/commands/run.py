@@ -179,6 +179,29 @@ def _recover(store: Store) -> None:
               flush=True)
 
 
+def audit_argv(argv: list[str]) -> list[str]:
+    """The command line as the audit log keeps it: a PostgreSQL URL (``--db URL`` or ``--db=URL``)
+    without its password, and anything shaped like an API key redacted.
+
+    Why: the audit log is read by every admin and travels in exports; a password typed on the
+    command line stays with the process that used it."""
+    from ..providers.base import redact
+    from ..store import StoreError
+    from ..store.core import is_database_url
+    from ..store.postgres import DatabaseURL
+
+    kept = []
+    for arg in argv:
+        flag, sep, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        if is_database_url(value):
+            try:
+                value = DatabaseURL(value).redacted()
+            except StoreError:
+                value = "[malformed PostgreSQL URL]"
+        kept.append(redact(flag + sep + value))
+    return kept
+
+
 def _record_launch(store: Store, launch_id: str, resume: bool, who) -> None:
     """The audit row of a launch from the command line: ``who`` (``cli.actor``: the machine's operator,
     and whom it acts for with --for).
@@ -192,7 +215,7 @@ def _record_launch(store: Store, launch_id: str, resume: bool, who) -> None:
     if launched_by() is not None:
         return
     try:
-        add_event(store, "resume" if resume else "launch", launch_id, {"argv": sys.argv[1:]}, who.columns())
+        add_event(store, "resume" if resume else "launch", launch_id, {"argv": audit_argv(sys.argv[1:])}, who.columns())
     except StoreError as exc:
         print(f"warning: launch {launch_id} not recorded in the audit log: {exc}", file=sys.stderr)
 
