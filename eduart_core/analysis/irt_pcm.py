@@ -130,7 +130,7 @@ def _library_fit(codes: np.ndarray, n_cat: np.ndarray, model: str, full_se: bool
         warnings.simplefilter("always")
         first = MixedFormatEMEstimator(
             latent_density=GaussianDensity(estimate_mean=True, estimate_cov=not free_slopes),
-            compute_standard_errors=False).fit(_build(n_cat, model), codes)
+            compute_standard_errors=False, **irt.EM_SETTINGS).fit(_build(n_cat, model), codes)
         mean = float(np.ravel(first.latent_mean)[0]) if first.latent_mean is not None else 0.0
         variance = 1.0
         if not free_slopes and first.latent_covariance is not None:
@@ -138,7 +138,7 @@ def _library_fit(codes: np.ndarray, n_cat: np.ndarray, model: str, full_se: bool
         second_model = _build(n_cat, model)
         second_model.set_parameters(**_shifted(first.model, mean))
         density = GaussianDensity(cov=np.array([[variance]]), estimate_cov=not free_slopes)
-        result = MixedFormatEMEstimator(latent_density=density, compute_standard_errors=full_se,
+        result = MixedFormatEMEstimator(latent_density=density, compute_standard_errors=full_se, **irt.EM_SETTINGS,
                                         se_method="oakes" if full_se else "auto").fit(
             second_model, codes, start="model")
     for w in caught:
