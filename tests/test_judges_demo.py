@@ -1,8 +1,9 @@
 """The written-answers demo: three simulated judges calibrated against a simulated grading panel.
 
 What a user exploring the demo relies on: ``show judge_calibration`` lists the three judges with n,
-alpha and its interval, severity and whether each passes; only the faithful judge passes, and the
-others fail for a reason the calibration computed; the alphas are Krippendorff's (the package's
+alpha and its interval, severity and whether each passes; no judge passes (the gate reads the
+severity's 95% interval: the faithful judge's, about [-0.29, +0.42] on 192 answers, reaches past
+±0.3), and each fails for a reason the calibration computed; the alphas are Krippendorff's (the package's
 own numbers on the same grade table); everything is labelled simulated.
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ def calibration(demo_db) -> list[dict]:
     return json.loads(out.stdout)
 
 
-def test_only_the_faithful_judge_passes_for_reasons_the_calibration_computed(calibration):
+def test_no_judge_passes_and_each_fails_for_reasons_the_calibration_computed(calibration):
     by_judge = {row["judge"]: row for row in calibration}
     assert len(by_judge) == 3
     for row in calibration:
@@ -44,9 +45,14 @@ def test_only_the_faithful_judge_passes_for_reasons_the_calibration_computed(cal
         assert row["n"] > 100 and row["alpha_low"] < row["alpha"] < row["alpha_high"]
         assert row["humans_agree"] and row["human_alpha"] >= row["min_human_alpha"]
     passing = [j for j, row in by_judge.items() if row["passes"]]
-    assert passing == ["judge:sim-judge-faithful/open-v1"]
+    assert passing == []
     faithful = by_judge["judge:sim-judge-faithful/open-v1"]
     assert faithful["alpha"] >= faithful["min_alpha"] and abs(faithful["severity"]) <= faithful["max_severity"]
+    # the SE of the contrast with the graders' mean (4/3 of the uncentred level's with 3 graders): the
+    # interval lme4-style many-facet fits give, about [-0.287, 0.416], reaching past the gate
+    assert faithful["severity_low"] == pytest.approx(-0.287, abs=0.01)
+    assert faithful["severity_high"] == pytest.approx(0.416, abs=0.01)
+    assert "95% interval" in faithful["reason"] and "reaches past ±0.30" in faithful["reason"]
     lenient = by_judge["judge:sim-judge-lenient/open-v1"]
     assert lenient["severity"] < -lenient["max_severity"] and "more lenient" in lenient["reason"]
     position = by_judge["judge:sim-judge-position/open-v1"]

@@ -63,10 +63,12 @@ def figure_judge_calibration(calibration: pd.DataFrame, *, title: str | None = '
 def figure_judge_severity(severity: pd.DataFrame, *, max_severity: float | None = None,
                           title: str | None = 'Severity of graders and judges') -> go.Figure:
     """Severity of every grader and judge (logit, relative to the graders' mean, 95% interval), with
-    the gate's band of ±``max_severity``; judges coloured by whether they fall inside it."""
+    the gate's band of ±``max_severity``; judges coloured by whether their whole interval falls inside it
+    (the gate's rule)."""
     frame = severity.dropna(subset=["severity"]).sort_values(["kind", "rater"], ascending=False).reset_index(drop=True)
     labels = [inert_html(r) for r in frame["rater"]]
-    inside = [abs(s) <= max_severity if max_severity is not None else True for s in frame["severity"]]
+    inside = [max_severity is None or (-max_severity <= lo and hi <= max_severity)
+              for lo, hi in zip(frame["severity_low"], frame["severity_high"])]
     colours = [HUMAN_COLOUR if k == HUMAN_RATER else (PASS_COLOUR if ok else FAIL_COLOUR)
                for k, ok in zip(frame["kind"], inside)]
     fig = go.Figure(go.Scatter(x=frame["severity"], y=labels, mode="markers", marker=dict(size=11, color=colours),
