@@ -95,3 +95,11 @@ else:
         progress = views.grading_progress(src, sel)
     common.table(confusion, "judge_confusion", "Settled human mark x judge mark, per judge and criterion")
     common.table(progress, "grading_progress", "Human grading so far (counts)")
+    st.markdown("**Judge-corrected scores.** A judge's marks on every answer, corrected by the human-graded "
+                "answers: what each model's score would be had the graders marked everything, with an interval "
+                "that carries the judge's error.")
+    with common.guard():
+        corrected = panels.draw("judge_corrected", src, sel)
+        common.panel(corrected)
+        common.table(corrected.frame, "judge_corrected", "Judge only and corrected scores per model and format "
+                     "(fractions; macro = mean of the formats)")

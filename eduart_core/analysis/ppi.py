@@ -169,13 +169,13 @@ def shift_sentence(row) -> str:
     pts = 100 * row["shift"]
     bounds = f"95% interval {100 * row['shift_low']:+.1f} to {100 * row['shift_high']:+.1f}, n = {row['n_human']} graded"
     if row["shift_low"] > 0:
-        return (f"{row['model']}: the judge marks lower than the graders; the correction raises the score by "
-                f"{pts:.1f} points ({bounds}).")
+        return (f"{row['model']}: the judge marks this model lower than the graders do; the correction raises its "
+                f"score by {pts:.1f} percentage points ({bounds}).")
     if row["shift_high"] < 0:
-        return (f"{row['model']}: the judge marks higher than the graders; the correction lowers the score by "
-                f"{-pts:.1f} points ({bounds}).")
-    return (f"{row['model']}: the correction moves the score by {pts:+.1f} points, an interval that includes 0 "
-            f"({bounds}): no direction shown.")
+        return (f"{row['model']}: the judge marks this model higher than the graders do; the correction lowers its "
+                f"score by {-pts:.1f} percentage points ({bounds}).")
+    return (f"{row['model']}: the correction moves its score by {pts:+.1f} percentage points, and the shift's "
+            f"interval includes 0 ({bounds}): no direction shown.")
 
 
 def human_scores(grades: pd.DataFrame, judgements: pd.DataFrame) -> pd.DataFrame:
