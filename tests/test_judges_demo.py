@@ -107,3 +107,41 @@ def test_the_demo_is_simulated_and_says_so(demo_db):
     flags = views.dataset_flags(views.Source.of(store), DEMO_OPEN_DATASET)
     assert flags.simulated and flags.exists
     assert all(p["n_scored"] == 192 for p in profiles.to_dict("records"))  # 24 items x 8 simulated examinees
+
+
+def test_judge_corrected_scores_on_the_fully_graded_demo_are_the_graders_means(demo_db):
+    """Every demo answer is graded: the corrected score of each model is its mean settled human score
+    (computed here from the grade rows and the rubric), and the caption says what moved and what did not."""
+    from eduart_core.judges.rubric import load_rubric
+
+    out = subprocess.run([sys.executable, "-m", "eduart_core", "show", "judge_corrected", "--dataset",
+                          DEMO_OPEN_DATASET, "--format", "json", "--db", str(demo_db)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    table = pd.DataFrame(json.loads(out.stdout))
+    assert {"judge", "model", "format", "judge_only", "corrected", "ci_low", "ci_high", "n_human",
+            "n_judge"} <= set(table)
+    grades = load_grades(Store(demo_db), DEMO_OPEN_DATASET).sort_values("grade_id")
+    keys = ["item_id", "model", "condition", "criterion"]
+    blind = grades[grades["role"] == "grade"].drop_duplicates([*keys, "grader"], keep="last")
+    adjudicated = grades[grades["role"] == "adjudicate"].drop_duplicates(keys, keep="last").set_index(keys)["points"]
+    marks = blind.groupby(keys)["points"].agg(["min", "max"])
+    settled = marks["min"].where(marks["min"] == marks["max"], adjudicated.reindex(marks.index))
+    points = {c.id: c.points for c in load_rubric("open-v1").criteria}
+    per_answer = settled.reset_index().assign(max_points=lambda f: f["criterion"].map(points))
+    answer = per_answer.groupby(["item_id", "model"]).agg(got=("points", "sum"), of=("max_points", "sum"))
+    human_mean = (answer["got"] / answer["of"]).groupby(level="model").mean()
+    names = {"Sim A (strong recogniser)": "sim-a"}
+    faithful = table[(table["judge"] == "judge:sim-judge-faithful/open-v1") & (table["format"] == "macro")]
+    row = faithful[faithful["model"].isin(names)].iloc[0]
+    assert row["corrected"] == pytest.approx(human_mean[names[row["model"]]], abs=1e-9)
+    assert row["n_human"] == row["n_judge"] == 24
+    assert (table["ci_low"] < table["corrected"]).all() and (table["corrected"] < table["ci_high"]).all()
+    lenient = table[(table["judge"] == "judge:sim-judge-lenient/open-v1") & (table["format"] == "macro")]
+    assert (lenient["corrected"] <= lenient["judge_only"]).all()  # the lenient judge's marks come down
+    caption = subprocess.run([sys.executable, "-m", "eduart_core", "show", "judge_corrected", "--dataset",
+                              DEMO_OPEN_DATASET, "--caption", "--db", str(demo_db)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=600)
+    assert caption.returncode == 0, caption.stderr
+    assert "prediction-powered inference" in caption.stdout and "lowers its score" in caption.stdout
+    assert "no direction shown" in caption.stdout  # the faithful judge's shifts include 0

@@ -70,3 +70,6 @@ def test_the_profiles_page_has_a_judges_section(app):
     assert len(calibration["y"]) == 3
     tables = " ".join(str(d.value.columns.tolist()) for d in app.dataframe)
     assert "severity" in tables and "human_points" in tables
+    assert "corrected" in tables and "n_human" in tables  # judge-corrected scores
+    captions = " ".join(as_read(c.value) for c in app.caption)
+    assert "prediction-powered inference" in captions and "95% interval within" in captions
