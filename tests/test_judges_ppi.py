@@ -93,7 +93,7 @@ def test_the_table_has_a_macro_row_per_model_combining_its_formats():
     table = ppi.judge_corrected(answers)
     assert list(table.columns) == ppi.TABLE_COLUMNS
     assert {"model", "format", "judge_only", "corrected", "ci_low", "ci_high", "n_human", "n_judge"} <= set(table)
-    for model, rows in table.groupby("model"):
+    for _, rows in table.groupby("model"):
         cells, macro = rows[rows["format"] != "macro"], rows[rows["format"] == "macro"].iloc[0]
         assert macro["corrected"] == pytest.approx(cells["corrected"].mean())
         assert macro["n_human"] == 60 and macro["n_judge"] == 240
