@@ -207,3 +207,107 @@ def human_scores(grades: pd.DataFrame, judgements: pd.DataFrame) -> pd.DataFrame
     per = per[per["any_graded"] & per["human"].notna()]
     return pd.DataFrame({**{k: per[k].astype(str) for k in ANSWER_KEYS}, "human": per["human"] / per["maximum"],
                          "judge": per["judge"] / per["maximum"]})[cols].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- which answers to grade next
+
+PLAN_COLUMNS = ["model", "condition", "format", "n_judge", "n_human", "residual_sd", "propose", "to_grade",
+                "width_now", "width_expected", "target_width", "note"]
+
+
+def _width(judge_var_n: float, residual_sd: float, n: int) -> float:
+    """The full width of the corrected 95% interval with n graded answers (planning: no covariance term)."""
+    if n < MIN_HUMAN:
+        return np.nan
+    return 2 * Z95 * float(np.sqrt(judge_var_n + residual_sd ** 2 / n))
+
+
+def grading_plan(answers: pd.DataFrame, target_width: float) -> pd.DataFrame:
+    """How many answers per model and format humans should grade so that each model's corrected
+    macro score reaches a 95% interval of full width ``target_width`` (a fraction: 0.10 = 10
+    percentage points), and the width to expect.
+
+    Why Neyman: the macro's variance is sum_f (s2_judge,f / N_f + s2_resid,f / n_f) / F², and the
+    fewest graded answers that reach a given variance are n_f proportional to the residual SD
+    s_resid,f (where the judge disagrees with the graders most, grade most). The residual SD is the
+    cell's graded slice's (two or more graded answers), else the judge's over all its graded
+    answers (said in ``note``). A cell never asks for more answers than it has; when grading every
+    answer cannot reach the target, the row says so. ``propose``: graded answers in total, of which
+    ``to_grade`` are new. The new answers should be drawn at random within the cell (`draw_answers`).
+    """
+    if not np.isfinite(target_width) or target_width <= 0:
+        raise UserError(f"the target width must be a positive fraction of the score (0.10 = 10 percentage points), "
+                        f"not {target_width:g}")
+    _require_slice(answers)
+    graded_all = answers[answers["human"].notna()]
+    pooled_sd = float((graded_all["human"] - graded_all["judge"]).std(ddof=1)) if len(graded_all) >= MIN_HUMAN \
+        else np.nan
+    rows = []
+    for (model, condition), group in answers.groupby(["model", "condition"], observed=True, sort=True):
+        cells = []
+        for fmt, cell in group.groupby("type", observed=True, sort=True):
+            graded = cell[cell["human"].notna()]
+            f = cell["judge"].to_numpy(dtype=float)
+            own = len(graded) >= MIN_HUMAN
+            sd = float((graded["human"] - graded["judge"]).std(ddof=1)) if own else pooled_sd
+            cells.append({"model": model, "condition": condition, "format": fmt, "n_judge": len(f),
+                          "n_human": len(graded), "residual_sd": sd,
+                          "judge_var_n": float(f.var(ddof=1) / len(f)) if len(f) > 1 else 0.0,
+                          "note": "" if own else "residual SD from all the judge's graded answers"})
+        k = len(cells)
+        variance = (target_width / (2 * Z95)) ** 2 * k ** 2  # what sum_f (judge_var_n + sd²/n_f) may reach
+        free = [c for c in cells]
+        alloc: dict[str, int] = {}
+        budget = variance - sum(c["judge_var_n"] for c in cells)
+        # Neyman allocation with caps: cells that would need more than they have are graded in full
+        while free and budget > 0:
+            total_sd = sum(c["residual_sd"] for c in free)
+            capped = False
+            for c in free:
+                n = int(np.ceil(c["residual_sd"] * total_sd / budget)) if total_sd > 0 else MIN_HUMAN
+                alloc[c["format"]] = max(n, MIN_HUMAN, c["n_human"])
+            for c in list(free):
+                if alloc[c["format"]] >= c["n_judge"]:
+                    alloc[c["format"]] = c["n_judge"]
+                    budget -= c["residual_sd"] ** 2 / c["n_judge"]
+                    free.remove(c)
+                    capped = True
+            if not capped:
+                break
+        reachable = budget > 0
+        for c in cells:
+            n = c["n_judge"] if not reachable else min(alloc.get(c["format"], c["n_judge"]), c["n_judge"])
+            c.update(propose=int(n), to_grade=int(max(n - c["n_human"], 0)),
+                     width_now=_width(c["judge_var_n"], c["residual_sd"], c["n_human"]),
+                     width_expected=_width(c["judge_var_n"], c["residual_sd"], n), target_width=target_width)
+        macro_now = _macro_width(cells, "n_human")
+        macro = _macro_width(cells, "propose")
+        note = "" if reachable else (f"grading every answer gives a macro width of {macro:.3f}, wider than the "
+                                     f"target {target_width:.3f}")
+        rows.extend(cells)
+        rows.append({"model": model, "condition": condition, "format": MACRO, "n_judge": sum(c["n_judge"] for c in cells),
+                     "n_human": sum(c["n_human"] for c in cells), "residual_sd": np.nan,
+                     "propose": sum(c["propose"] for c in cells), "to_grade": sum(c["to_grade"] for c in cells),
+                     "width_now": macro_now, "width_expected": macro, "target_width": target_width, "note": note})
+    return pd.DataFrame(rows)[PLAN_COLUMNS]
+
+
+def _macro_width(cells: list[dict], count: str) -> float:
+    if any(c[count] < MIN_HUMAN for c in cells):
+        return np.nan
+    var = sum(c["judge_var_n"] + c["residual_sd"] ** 2 / c[count] for c in cells) / len(cells) ** 2
+    return 2 * Z95 * float(np.sqrt(var))
+
+
+def draw_answers(answers: pd.DataFrame, plan: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The answers to grade next: per cell of ``plan``, ``to_grade`` ungraded answers drawn at random
+    (seeded), so the slice stays a random sample of the cell (what the correction's validity needs)."""
+    rng = np.random.default_rng(seed)
+    picked = []
+    cells = plan[plan["format"] != MACRO]
+    for row in cells.itertuples(index=False):
+        pool = answers[(answers["model"] == row.model) & (answers["condition"] == row.condition)
+                       & (answers["type"] == row.format) & answers["human"].isna()]
+        if row.to_grade and len(pool):
+            picked.append(pool.iloc[np.sort(rng.choice(len(pool), size=min(row.to_grade, len(pool)), replace=False))])
+    return pd.concat(picked, ignore_index=True) if picked else answers.iloc[0:0]

@@ -185,6 +185,8 @@ _SPECS = (
     ViewSpec("grading_progress", judges.grading_progress, "Scoring profiles, Judges: human grading so far (counts)"),
     ViewSpec("judge_corrected", judges.judge_corrected,
              "Scoring profiles, Judges: judge-only vs judge-corrected scores (prediction-powered inference)"),
+    ViewSpec("grading_plan", judges.grading_plan,
+             "Scoring profiles, Judges: how many answers to grade next per model and format for a target width"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

@@ -246,7 +246,8 @@ def _corrected_answers(src: Source, sel: Selection, profile: str) -> pd.DataFram
     merged = keys.merge(humans, on=["item_id", "model", "condition"], how="left")
     judge = scored["score"].to_numpy(dtype=float)
     # the residual pairs the human score with the profile's own score of that answer (the leaderboard's number)
-    return pd.DataFrame({"model": scored["model"].astype(str).to_numpy(), "condition": keys["condition"].to_numpy(),
+    return pd.DataFrame({"item_id": keys["item_id"].to_numpy(), "model": scored["model"].astype(str).to_numpy(),
+                         "condition": keys["condition"].to_numpy(),
                          "type": scored["type"].astype(str).to_numpy(), "judge": judge,
                          "human": merged["human"].to_numpy(dtype=float)})
 
@@ -271,4 +272,29 @@ def judge_corrected(src: Source, sel: Selection, judge: str = "") -> pd.DataFram
     frame = frame[["judge", *[c for c in frame.columns if c != "judge"]]]
     if frame["condition"].nunique() == 1:
         frame = frame.drop(columns="condition")
+    return frame.reset_index(drop=True)
+
+
+def grading_plan(src: Source, sel: Selection, width: str = "0.10", judge: str = "", answers: str = "") -> pd.DataFrame:
+    """Which answers to grade next: per model and format, how many to grade for a corrected macro interval of full width `width`."""
+    from ..analysis import ppi
+
+    target = _float(width, 0.10, "width")
+    if target <= 0:
+        raise UserError(f"option width is the full width of the 95% interval the corrected scores should reach, a "
+                        f"positive fraction (0.10 = 10 percentage points), not {width}")
+    parts = []
+    for profile in _judge_profiles_for(src, sel, judge):
+        frame = _corrected_answers(src, sel, profile)
+        plan = ppi.grading_plan(frame, target)
+        if str(answers).lower() in ("yes", "true", "1"):
+            drawn = ppi.draw_answers(frame, plan)
+            parts.append(pd.DataFrame({"judge": profile, "model": drawn["model"], "condition": drawn["condition"],
+                                       "format": drawn["type"], "item_id": drawn["item_id"]}))
+        else:
+            parts.append(plan.assign(judge=profile))
+    frame = pd.concat(parts, ignore_index=True)
+    frame = frame[["judge", *[c for c in frame.columns if c != "judge"]]]
+    if frame.empty:
+        raise EmptySelection("Nothing to grade next: the plan reaches the target with the answers already graded.")
     return frame.reset_index(drop=True)
