@@ -128,7 +128,7 @@ def test_judge_corrected_scores_on_the_fully_graded_demo_are_the_graders_means(d
     marks = blind.groupby(keys)["points"].agg(["min", "max"])
     settled = marks["min"].where(marks["min"] == marks["max"], adjudicated.reindex(marks.index))
     points = {c.id: c.points for c in load_rubric("open-v1").criteria}
-    per_answer = settled.reset_index().assign(max_points=lambda f: f["criterion"].map(points))
+    per_answer = settled.rename("points").reset_index().assign(max_points=lambda f: f["criterion"].map(points))
     answer = per_answer.groupby(["item_id", "model"]).agg(got=("points", "sum"), of=("max_points", "sum"))
     human_mean = (answer["got"] / answer["of"]).groupby(level="model").mean()
     names = {"Sim A (strong recogniser)": "sim-a"}
