@@ -476,7 +476,8 @@ JUDGE_RATER = "judge"
 
 #: The calibration gate (defaults, editable per dataset and recorded with every result): a judge
 #: passes only where its Krippendorff alpha against adjudicated human grades is at least
-#: `JUDGE_MIN_ALPHA` and its severity is within `JUDGE_MAX_SEVERITY` logit of the graders'; the
+#: `JUDGE_MIN_ALPHA` and the 95% interval of its severity lies within ±`JUDGE_MAX_SEVERITY` logit of
+#: the graders' mean; the
 #: graders themselves must first agree with alpha at least `HUMAN_MIN_ALPHA`.
 JUDGE_MIN_ALPHA = 0.80
 JUDGE_MAX_SEVERITY = 0.30

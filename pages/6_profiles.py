@@ -61,8 +61,9 @@ if not judged:
 else:
     st.markdown("Each judge's scores form a profile named after the judge and the rubric. A judge **passes** only "
                 "where its agreement with the adjudicated human grades reaches the gate (Krippendorff's alpha) and "
-                "it is neither harsher nor more lenient than the graders beyond the gate (severity, many-facet "
-                "Rasch); the graders must first agree with each other.")
+                "the whole 95% interval of its severity (many-facet Rasch) lies within the gate, so it is shown to "
+                "be neither harsher nor more lenient than the graders beyond it; the graders must first agree with "
+                "each other.")
     with common.guard():
         profiles_table = views.judge_profiles(src, sel)
         calibration = views.judge_calibration(src, sel)
@@ -72,8 +73,9 @@ else:
     gate = calibration.iloc[0]
     common.chart(charts_judges.figure_judge_calibration(calibration), "judge_calibration",
                  f"Judge vs adjudicated human marks and the graders' own agreement: Krippendorff's alpha (ordinal) with "
-                 f"bootstrap 95% intervals over answers; gate alpha >= {gate['min_alpha']:.2f} and |severity| <= "
-                 f"{gate['max_severity']:.2f} logit; {passing} of {len(calibration)} judges pass; n = answers "
+                 f"bootstrap 95% intervals over answers; gate alpha >= {gate['min_alpha']:.2f} and the severity's "
+                 f"95% interval within ±{gate['max_severity']:.2f} logit; {passing} of {len(calibration)} judges "
+                 "pass; n = answers "
                  "compared per judge.",
                  context=common.context(sel, "Judge calibration", "Krippendorff's alpha, 95% bootstrap interval",
                                         n=f"{int(calibration['n'].max())} answers"))
@@ -85,10 +87,19 @@ else:
     common.chart(charts_judges.figure_judge_severity(severity, max_severity=float(gate["max_severity"])),
                  "judge_severity",
                  "Severity of every grader and judge on one logit scale (many-facet Rasch model, relative to the "
-                 "graders' mean, 95% intervals); the grey band is the gate.",
+                 "graders' mean, 95% intervals); the grey band is the gate: a judge passes only when its whole "
+                 "interval lies inside it.",
                  context=common.context(sel, "Grader and judge severity", "Severity, logit (many-facet Rasch)"))
     with common.guard():
         confusion = views.judge_confusion(src, sel)
         progress = views.grading_progress(src, sel)
     common.table(confusion, "judge_confusion", "Settled human mark x judge mark, per judge and criterion")
     common.table(progress, "grading_progress", "Human grading so far (counts)")
+    st.markdown("**Judge-corrected scores.** A judge's marks on every answer, corrected by the human-graded "
+                "answers: what each model's score would be had the graders marked everything, with an interval "
+                "that carries the judge's error.")
+    with common.guard():
+        corrected = panels.draw("judge_corrected", src, sel)
+        common.panel(corrected)
+        common.table(corrected.frame, "judge_corrected", "Judge only and corrected scores per model and format "
+                     "(fractions; macro = mean of the formats)")

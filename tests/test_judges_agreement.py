@@ -45,6 +45,8 @@ def test_the_faithful_judge_passes_and_the_lenient_and_noisy_ones_fail_for_their
     by_judge = frame.set_index("judge")
     faithful, lenient, noisy = (by_judge.loc[f"judge:j{k}/bench-v1"] for k in range(3))
     assert faithful["passes"] and faithful["alpha"] >= 0.8 and abs(faithful["severity"]) <= 0.3
+    assert -0.3 <= faithful["severity_low"] < faithful["severity"] < faithful["severity_high"] <= 0.3
+    assert "95% interval" in faithful["reason"]  # the gate reads the interval, and says so
     assert not lenient["passes"] and lenient["severity"] < -0.3 and "more lenient" in lenient["reason"]
     assert not noisy["passes"] and noisy["alpha"] < 0.8 and "alpha" in noisy["reason"]
     assert (frame[["min_alpha", "max_severity", "min_human_alpha"]] == [0.8, 0.3, 0.8]).all().all()

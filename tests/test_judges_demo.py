@@ -1,8 +1,9 @@
 """The written-answers demo: three simulated judges calibrated against a simulated grading panel.
 
 What a user exploring the demo relies on: ``show judge_calibration`` lists the three judges with n,
-alpha and its interval, severity and whether each passes; only the faithful judge passes, and the
-others fail for a reason the calibration computed; the alphas are Krippendorff's (the package's
+alpha and its interval, severity and whether each passes; no judge passes (the gate reads the
+severity's 95% interval: the faithful judge's, about [-0.29, +0.42] on 192 answers, reaches past
+±0.3), and each fails for a reason the calibration computed; the alphas are Krippendorff's (the package's
 own numbers on the same grade table); everything is labelled simulated.
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ def calibration(demo_db) -> list[dict]:
     return json.loads(out.stdout)
 
 
-def test_only_the_faithful_judge_passes_for_reasons_the_calibration_computed(calibration):
+def test_no_judge_passes_and_each_fails_for_reasons_the_calibration_computed(calibration):
     by_judge = {row["judge"]: row for row in calibration}
     assert len(by_judge) == 3
     for row in calibration:
@@ -44,9 +45,14 @@ def test_only_the_faithful_judge_passes_for_reasons_the_calibration_computed(cal
         assert row["n"] > 100 and row["alpha_low"] < row["alpha"] < row["alpha_high"]
         assert row["humans_agree"] and row["human_alpha"] >= row["min_human_alpha"]
     passing = [j for j, row in by_judge.items() if row["passes"]]
-    assert passing == ["judge:sim-judge-faithful/open-v1"]
+    assert passing == []
     faithful = by_judge["judge:sim-judge-faithful/open-v1"]
     assert faithful["alpha"] >= faithful["min_alpha"] and abs(faithful["severity"]) <= faithful["max_severity"]
+    # the SE of the contrast with the graders' mean (4/3 of the uncentred level's with 3 graders): the
+    # interval lme4-style many-facet fits give, about [-0.287, 0.416], reaching past the gate
+    assert faithful["severity_low"] == pytest.approx(-0.287, abs=0.01)
+    assert faithful["severity_high"] == pytest.approx(0.416, abs=0.01)
+    assert "95% interval" in faithful["reason"] and "reaches past ±0.30" in faithful["reason"]
     lenient = by_judge["judge:sim-judge-lenient/open-v1"]
     assert lenient["severity"] < -lenient["max_severity"] and "more lenient" in lenient["reason"]
     position = by_judge["judge:sim-judge-position/open-v1"]
@@ -101,3 +107,41 @@ def test_the_demo_is_simulated_and_says_so(demo_db):
     flags = views.dataset_flags(views.Source.of(store), DEMO_OPEN_DATASET)
     assert flags.simulated and flags.exists
     assert all(p["n_scored"] == 192 for p in profiles.to_dict("records"))  # 24 items x 8 simulated examinees
+
+
+def test_judge_corrected_scores_on_the_fully_graded_demo_are_the_graders_means(demo_db):
+    """Every demo answer is graded: the corrected score of each model is its mean settled human score
+    (computed here from the grade rows and the rubric), and the caption says what moved and what did not."""
+    from eduart_core.judges.rubric import load_rubric
+
+    out = subprocess.run([sys.executable, "-m", "eduart_core", "show", "judge_corrected", "--dataset",
+                          DEMO_OPEN_DATASET, "--format", "json", "--db", str(demo_db)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    table = pd.DataFrame(json.loads(out.stdout))
+    assert {"judge", "model", "format", "judge_only", "corrected", "ci_low", "ci_high", "n_human",
+            "n_judge"} <= set(table)
+    grades = load_grades(Store(demo_db), DEMO_OPEN_DATASET).sort_values("grade_id")
+    keys = ["item_id", "model", "condition", "criterion"]
+    blind = grades[grades["role"] == "grade"].drop_duplicates([*keys, "grader"], keep="last")
+    adjudicated = grades[grades["role"] == "adjudicate"].drop_duplicates(keys, keep="last").set_index(keys)["points"]
+    marks = blind.groupby(keys)["points"].agg(["min", "max"])
+    settled = marks["min"].where(marks["min"] == marks["max"], adjudicated.reindex(marks.index))
+    points = {c.id: c.points for c in load_rubric("open-v1").criteria}
+    per_answer = settled.rename("points").reset_index().assign(max_points=lambda f: f["criterion"].map(points))
+    answer = per_answer.groupby(["item_id", "model"]).agg(got=("points", "sum"), of=("max_points", "sum"))
+    human_mean = (answer["got"] / answer["of"]).groupby(level="model").mean()
+    names = {"Sim A (strong recogniser)": "sim-a"}
+    faithful = table[(table["judge"] == "judge:sim-judge-faithful/open-v1") & (table["format"] == "macro")]
+    row = faithful[faithful["model"].isin(names)].iloc[0]
+    assert row["corrected"] == pytest.approx(human_mean[names[row["model"]]], abs=1e-9)
+    assert row["n_human"] == row["n_judge"] == 24
+    assert (table["ci_low"] < table["corrected"]).all() and (table["corrected"] < table["ci_high"]).all()
+    lenient = table[(table["judge"] == "judge:sim-judge-lenient/open-v1") & (table["format"] == "macro")]
+    assert (lenient["corrected"] <= lenient["judge_only"]).all()  # the lenient judge's marks come down
+    caption = subprocess.run([sys.executable, "-m", "eduart_core", "show", "judge_corrected", "--dataset",
+                              DEMO_OPEN_DATASET, "--caption", "--db", str(demo_db)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=600)
+    assert caption.returncode == 0, caption.stderr
+    assert "prediction-powered inference" in caption.stdout and "lowers its score" in caption.stdout
+    assert "no direction shown" in caption.stdout  # the faithful judge's shifts include 0

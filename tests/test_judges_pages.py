@@ -53,7 +53,8 @@ def test_judge_profiles_are_offered_where_a_judge_scored_and_warned_about_until_
     assert bars == pytest.approx({m: round(100 * v, 1) for m, v in expected.items()}, abs=0.051)
     app.radio(key="f_profile").set_value(FAITHFUL).run()
     assert_clean(app)
-    assert "Judge not calibrated" not in _warnings(app)  # the faithful judge passed its calibration
+    # the faithful judge agrees, but its severity interval reaches past the gate: still warned, saying why
+    assert "Judge not calibrated" in _warnings(app) and "95% interval" in as_read(_warnings(app))
 
 
 def test_the_profiles_page_has_a_judges_section(app):
@@ -69,3 +70,6 @@ def test_the_profiles_page_has_a_judges_section(app):
     assert len(calibration["y"]) == 3
     tables = " ".join(str(d.value.columns.tolist()) for d in app.dataframe)
     assert "severity" in tables and "human_points" in tables
+    assert "corrected" in tables and "n_human" in tables  # judge-corrected scores
+    captions = " ".join(as_read(c.value) for c in app.caption)
+    assert "prediction-powered inference" in captions and "95% interval within" in captions

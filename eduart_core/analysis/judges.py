@@ -22,8 +22,12 @@ as a fraction of the criterion's maximum), the share of verdicts that change whe
 options are listed in reverse (position probe), and the mean change when the answer is padded with
 words that add nothing (verbosity probe).
 
-A judge passes where alpha >= ``min_alpha`` and |severity| <= ``max_severity`` (defaults in
-``vocab``; the thresholds used are columns of every result row).
+A judge passes where alpha >= ``min_alpha`` and the whole 95% interval of its severity lies within
+±``max_severity`` (defaults in ``vocab``; the thresholds used are columns of every result row). Why
+the interval and not the point estimate: a severity of +0.06 on 192 answers is as compatible with
++0.4 as with 0, and a gate that validates a judge must show the judge is close to the graders, not
+merely fail to show it is far. The interval is that of the contrast with the graders' mean (its
+variance c'Vc from the full covariance of the rater levels, see ``_recentred``).
 """
 from __future__ import annotations
 
@@ -193,11 +197,9 @@ def rater_severities(ratings: pd.DataFrame) -> pd.DataFrame:
             out["rater"] = sorted(ratings["rater"].astype(str).unique())
             out["note"] = f"not estimable: {message}"
             return out
-        sev = np.asarray(result.facet_parameters["rater"], dtype=float)
-        se = np.asarray(result.facet_se["rater"], dtype=float)
         kinds = data.drop_duplicates("rater").set_index(data.drop_duplicates("rater")["rater"].astype(str))["kind"]
         human = np.array([kinds.get(r) == HUMAN_RATER for r in raters])
-        sev = sev - sev[human].mean()
+        sev, se = _recentred(model, result, x, rater_idx, item_idx, human)
         counts = data.groupby(data["rater"].astype(str)).size()
         rows_out = [{"rater": r, "kind": kinds.get(r), "severity": float(s), "severity_se": float(e),
                      "severity_low": float(s - Z95 * e), "severity_high": float(s + Z95 * e),
@@ -213,6 +215,57 @@ def rater_severities(ratings: pd.DataFrame) -> pd.DataFrame:
                          "severity_high": np.nan, "n_ratings": 0, "note": notes.get(r, "not estimable")}
                         for r in sorted(ratings["rater"].astype(str).unique())], columns=SEVERITY_COLUMNS)
     return out
+
+
+def rater_covariance(model, result, x: np.ndarray, rater_idx: np.ndarray, item_idx: np.ndarray) -> np.ndarray:
+    """The full covariance matrix of the rater levels of a fitted many-facet Rasch model.
+
+    Why: a severity relative to the graders' mean is a contrast c'b of the fitted levels, and its
+    variance c'Vc needs the covariances, which ``fit_mfrm`` computes (inverse observed information,
+    Louis' identity) but returns only as the diagonal (``facet_se``). The information is evaluated
+    again at the estimates with mirt's own likelihood; a test checks that its diagonal equals
+    ``facet_se`` (so a change inside mirt shows up as a failing test, not a silent wrong SE).
+    """
+    from mirt.estimation import mfrm_mml
+
+    design = mfrm_mml._build_design(model, x, {"rater": rater_idx}, item_idx)
+    pmap = mfrm_mml._parameter_map(model, design.n_categories, True)
+    natural = np.zeros(len(pmap.offset))
+    natural[pmap.items] = result.item_difficulty
+    natural[pmap.facets[0]] = result.facet_parameters["rater"]
+    if result.thresholds is not None:
+        natural[pmap.thresholds] = np.ravel(result.thresholds)
+    natural[-1] = np.log(result.sigma)
+    likelihood = mfrm_mml._MarginalLikelihood(design, pmap, int(result.n_quadpts))
+    covariance = mfrm_mml._natural_covariance(likelihood.information(pmap.free(natural)), pmap)
+    return covariance[pmap.facets[0], pmap.facets[0]]
+
+
+def _recentred(model, result, x: np.ndarray, rater_idx: np.ndarray, item_idx: np.ndarray,
+               human: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Severities relative to the graders' mean and the standard errors of those contrasts.
+
+    The levels come out of mirt centred on all raters; re-centring on the graders is the contrast
+    C b with C = I - 1 w' (w: 1/H on the H graders, 0 elsewhere), so its covariance is C V C'. Keeping
+    the SE of the uncentred level is wrong: with H graders and one judge the judge's contrast is
+    (1 + 1/H) times its level, and the SE must grow by the same factor (3 graders: 4/3).
+    """
+    levels = np.asarray(result.facet_parameters["rater"], dtype=float)
+    weights = human.astype(float) / human.sum()
+    contrast = np.eye(len(levels)) - np.outer(np.ones(len(levels)), weights)
+    try:
+        covariance = rater_covariance(model, result, x, rater_idx, item_idx)
+    except Exception as exc:  # noqa: BLE001 - mirt's private layout changed: the exact identity where it holds
+        logger.info("full covariance of the rater levels not available (%s)", exc)
+        raw = np.asarray(result.facet_se["rater"], dtype=float)
+        others = int((~human).sum())
+        if others == 0:  # graders alone: the levels already are the contrasts
+            return contrast @ levels, raw
+        # one rater beside the graders: its contrast is (1 + 1/H) times its level (the levels sum to 0);
+        # the graders' own contrasts need the covariances, which are not available
+        se = np.where(human, np.nan, raw * (1 + 1 / human.sum())) if others == 1 else np.full(len(levels), np.nan)
+        return contrast @ levels, se
+    return contrast @ levels, np.sqrt(np.maximum(np.diag(contrast @ covariance @ contrast.T), 0.0))
 
 
 def _ratings(grades: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
@@ -388,6 +441,7 @@ def _gate(row: dict, min_alpha: float, max_severity: float, method) -> dict:
     """Pass or fail, and every reason for a failure, in words with the numbers."""
     reasons = []
     alpha, severity = row.get("alpha"), row.get("severity")
+    low, high = row.get("severity_low"), row.get("severity_high")
     if row.get("n_settled", 0) == 0 or alpha is None or not np.isfinite(alpha):
         reasons.append("no settled human grade to compare with")
     elif alpha < min_alpha:
@@ -398,12 +452,18 @@ def _gate(row: dict, min_alpha: float, max_severity: float, method) -> dict:
     elif abs(severity) > max_severity:
         words = "more lenient" if severity < 0 else "more severe"
         reasons.append(f"severity {severity:+.2f} logit ({words} than the graders) beyond ±{max_severity:.2f}")
+    elif low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        reasons.append(f"severity {severity:+.2f} logit has no 95% interval: not shown within ±{max_severity:.2f}")
+    elif low < -max_severity or high > max_severity:
+        reasons.append(f"severity {severity:+.2f} logit, but its 95% interval [{low:+.2f}, {high:+.2f}] reaches past "
+                       f"±{max_severity:.2f}: not shown within the gate (more graded answers narrow it)")
     if row.get("criterion") not in (ALL, None) and isinstance(method, pd.Series) \
             and method.get(row["criterion"]) == CHECK_METHOD:
         reasons = [f"{r} (this criterion is a check: the rubric's code, not the judge)" for r in reasons]
     passes = not reasons
     return {"passes": passes, "reason": "passes: " + (f"alpha {alpha:.2f} >= {min_alpha:.2f}, severity "
-                                                      f"{severity:+.2f} within ±{max_severity:.2f} logit")
+                                                      f"{severity:+.2f} logit with its 95% interval [{low:+.2f}, "
+                                                      f"{high:+.2f}] within ±{max_severity:.2f}")
             if passes else "; ".join(reasons)}
 
 

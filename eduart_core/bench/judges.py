@@ -1,5 +1,10 @@
-"""`bench judges`: the calibration of 1,000 answers x 3 graders x 3 judges, and judge requests
-through the runner against a loopback stub.
+"""`bench judges`: the coverage of judge-corrected intervals, the calibration of 1,000 answers x 3
+graders x 3 judges, and judge requests through the runner against a loopback stub.
+
+Coverage (simulated): on resamples of 1,000 answers with 100 human-graded at random and a judge
+that marks +0.5 logit leniently, the share of resamples whose 95% interval covers the true human
+mean, for the corrected (prediction-powered) estimate (target 92-98%) and the judge's mean alone
+(target under 50%).
 
 Targets (scoring open answers): the calibration (human and judge agreement with bootstrap
 intervals, one many-facet Rasch model per judge, run-to-run SD, position and verbosity probes)
@@ -81,6 +86,66 @@ def synthetic_calibration_inputs(n_answers: int = 1000, n_graders: int = 3, n_ju
     profiles = pd.DataFrame({"profile": sorted(jd["profile"].unique()), "judge_name": "bench", "version": "bench",
                              "simulated": True})
     return g, jd, answers, profiles
+
+
+def simulate_graded(rng: np.random.Generator, n_answers: int = 1000, n_graded: int = 100,
+                    judge_shift: float = 0.5, agreement: float = 0.85) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One simulated graded dataset (simulated, labelled so by its callers): (judge marks on all
+    answers, human marks on all answers, indices of the randomly drawn graded slice).
+
+    Each answer has a latent quality theta ~ N(0.3, 1.2^2); the human mark is 1 with probability
+    logistic(theta), the judge's with logistic(theta + judge_shift) (a lenient judge for a positive
+    shift), the two coupled (the judge reads the same answer: it shares the human's uniform draw
+    with probability ``agreement``). The true human mean is `true_human_mean`.
+    """
+    theta = rng.normal(0.3, 1.2, n_answers)
+    u_human = rng.random(n_answers)
+    u_judge = np.where(rng.random(n_answers) < agreement, u_human, rng.random(n_answers))
+    human = (u_human < 1 / (1 + np.exp(-theta))).astype(float)
+    judge = (u_judge < 1 / (1 + np.exp(-(theta + judge_shift)))).astype(float)
+    return judge, human, rng.choice(n_answers, size=n_graded, replace=False)
+
+
+def true_human_mean() -> float:
+    """E[logistic(theta)] for theta ~ N(0.3, 1.2^2) (Gauss-Hermite, 80 nodes): the estimand."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    return float(np.sum(weights / (1 + np.exp(-(0.3 + 1.2 * nodes)))) / np.sqrt(2 * np.pi))
+
+
+def ppi_coverage(resamples: int = 200, n_answers: int = 1000, n_graded: int = 100, judge_shift: float = 0.5,
+                 seed: int = 0) -> dict:
+    """Share of resamples whose 95% interval covers the true human mean: corrected (PPI) and judge only."""
+    from ..analysis.intervals import Z95
+    from ..analysis.ppi import ppi_mean
+
+    rng = np.random.default_rng(seed)
+    truth = true_human_mean()
+    corrected = judge_only = 0
+    widths = []
+    for _ in range(resamples):
+        judge, human, graded = simulate_graded(rng, n_answers, n_graded, judge_shift)
+        est = ppi_mean(judge, judge[graded], human[graded])
+        half = Z95 * np.sqrt(est.corrected_var)
+        corrected += abs(est.corrected - truth) <= half
+        judge_only += abs(est.judge_only - truth) <= Z95 * np.sqrt(est.judge_only_var)
+        widths.append(2 * half)
+    return {"resamples": resamples, "truth": truth, "corrected": corrected / resamples,
+            "judge_only": judge_only / resamples, "mean_width": float(np.mean(widths))}
+
+
+def bench_coverage(args) -> dict:
+    walls, result = [], {}
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        result = ppi_coverage(args.resamples, seed=args.seed)
+        walls.append(time.perf_counter() - start)
+    print(f"judge-corrected scores (simulated): {result['resamples']} resamples of 1,000 answers, 100 human-graded, "
+          f"judge +0.5 logit: the corrected 95% interval covers the true human mean ({result['truth']:.3f}) in "
+          f"{100 * result['corrected']:.1f}% (target 92-98%: {'meets' if 0.92 <= result['corrected'] <= 0.98 else 'misses'}), "
+          f"the judge-only interval in {100 * result['judge_only']:.1f}% (target < 50%: "
+          f"{'meets' if result['judge_only'] < 0.5 else 'misses'}); mean corrected width {result['mean_width']:.3f}; "
+          f"{statistics.median(walls):.2f} s wall, median of {args.repeat}")
+    return result
 
 
 def bench_calibration(args) -> float:
@@ -178,6 +243,10 @@ def bench_runner(args) -> float:
 
 def main(args) -> int:
     print(f"bench judges: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.coverage_only:
+        bench_coverage(args)
+        return 0
+    bench_coverage(args)
     if not args.runner_only:
         bench_calibration(args)
     if not args.calibration_only:
@@ -197,6 +266,10 @@ def register(bench_sub) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--calibration-only", action="store_true")
     parser.add_argument("--runner-only", action="store_true")
+    parser.add_argument("--coverage-only", action="store_true",
+                        help="only the coverage of judge-corrected intervals (simulated resamples)")
+    parser.add_argument("--resamples", type=int, default=200,
+                        help="simulated resamples in the coverage of corrected intervals (default 200)")
     parser.set_defaults(func=main)
 
 

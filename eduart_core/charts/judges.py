@@ -63,10 +63,12 @@ def figure_judge_calibration(calibration: pd.DataFrame, *, title: str | None = '
 def figure_judge_severity(severity: pd.DataFrame, *, max_severity: float | None = None,
                           title: str | None = 'Severity of graders and judges') -> go.Figure:
     """Severity of every grader and judge (logit, relative to the graders' mean, 95% interval), with
-    the gate's band of ±``max_severity``; judges coloured by whether they fall inside it."""
+    the gate's band of ±``max_severity``; judges coloured by whether their whole interval falls inside it
+    (the gate's rule)."""
     frame = severity.dropna(subset=["severity"]).sort_values(["kind", "rater"], ascending=False).reset_index(drop=True)
     labels = [inert_html(r) for r in frame["rater"]]
-    inside = [abs(s) <= max_severity if max_severity is not None else True for s in frame["severity"]]
+    inside = [max_severity is None or (-max_severity <= lo and hi <= max_severity)
+              for lo, hi in zip(frame["severity_low"], frame["severity_high"])]
     colours = [HUMAN_COLOUR if k == HUMAN_RATER else (PASS_COLOUR if ok else FAIL_COLOUR)
                for k, ok in zip(frame["kind"], inside)]
     fig = go.Figure(go.Scatter(x=frame["severity"], y=labels, mode="markers", marker=dict(size=11, color=colours),
@@ -80,3 +82,24 @@ def figure_judge_severity(severity: pd.DataFrame, *, max_severity: float | None 
     fig.add_vline(x=0, line=dict(color=GATE_COLOUR, width=1))
     fig.update_xaxes(title="severity, logit (many-facet Rasch; positive: marks lower than the graders' mean)")
     return _layout(named_axes(fig, y='Grader or judge'), title, max(300, 36 * len(frame) + 140))
+
+
+def figure_judge_corrected(corrected: pd.DataFrame, *,
+                           title: str | None = 'Judge only and judge-corrected scores') -> go.Figure:
+    """Per judge and model (macro rows of `judge_corrected`): the judge-only mean and the corrected
+    mean, each with its 95% interval, in percent."""
+    frame = corrected[corrected["format"] == "macro"].sort_values(["judge", "model"], ascending=False)
+    labels = [f"{inert_html(m)} · {inert_html(j)}" if corrected["judge"].nunique() > 1 else inert_html(m)
+              for j, m in zip(frame["judge"], frame["model"])]
+    pct = frame[["judge_only", "judge_only_low", "judge_only_high", "corrected", "ci_low", "ci_high"]].astype(float) * 100
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=pct["judge_only"], y=labels, mode="markers", name="judge only",
+                             marker=dict(symbol="circle-open", size=10, color=FAIL_COLOUR),
+                             error_x=_errors(pct, "judge_only", "judge_only_low", "judge_only_high"),
+                             hovertemplate="%{y}<br>judge only %{x:.1f}%<extra></extra>"))
+    fig.add_trace(go.Scatter(x=pct["corrected"], y=labels, mode="markers", name="corrected (human-graded slice)",
+                             marker=dict(size=11, color=HUMAN_COLOUR),
+                             error_x=_errors(pct, "corrected", "ci_low", "ci_high"),
+                             hovertemplate="%{y}<br>corrected %{x:.1f}%<extra></extra>"))
+    fig.update_xaxes(title="macro score, % (95% interval)")
+    return _layout(named_axes(fig, y='Model'), title, max(300, 40 * len(frame) + 140))

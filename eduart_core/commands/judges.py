@@ -276,7 +276,7 @@ def cmd_judge_gate(args) -> int:
         set_gate_settings(store, args.dataset, set_by=actor(args, store).recorded_name, **values)
         current = gate_settings(store, args.dataset)
     who = f" (set by {current['set_by']} at {current['set_at']})" if current["set_by"] else " (defaults)"
-    print(f"{args.dataset}: a judge passes where alpha >= {current['min_alpha']:.2f} and |severity| <= "
-          f"{current['max_severity']:.2f} logit, once the graders agree with alpha >= "
+    print(f"{args.dataset}: a judge passes where alpha >= {current['min_alpha']:.2f} and the 95% interval of its "
+          f"severity lies within ±{current['max_severity']:.2f} logit, once the graders agree with alpha >= "
           f"{current['min_human_alpha']:.2f}{who}")
     return 0

@@ -5,7 +5,9 @@ original items (12 Italian, 12 English); three simulated judges (faithful, lenie
 mark them through the runner with the shipped rubric ``open-v1`` (twice each, with position and
 verbosity probes on a sample); a simulated panel of three graders marks every answer blind on
 every criterion, and a simulated adjudicator settles their disagreements. The calibration then
-finds, by computation, that only the faithful judge passes the gate.
+finds, by computation, that no judge passes the gate: the faithful judge agrees and its severity is
+near the graders', but 192 answers leave its severity interval wider than the gate; the others
+fail on agreement and severity.
 
 Idempotent: runs, judge launches (resumed from their journals) and grade imports add nothing the
 second time.

@@ -14,7 +14,7 @@ from typing import Any
 from .. import views
 from ..errors import UserError
 from ..selection import Selection
-from . import psychometrics, results
+from . import judges, psychometrics, results
 from ._base import Drawn, Panel, Shown, Words, context, data_label, scoring_label, simulated_selection
 
 _PANELS = (
@@ -40,6 +40,8 @@ _PANELS = (
     Panel("psychometrics", "item_statistics", "psychometrics", "Item difficulty and discrimination",
           psychometrics.difficulty_words, psychometrics.difficulty_figure, load=psychometrics._load,
           hint="Click a dot to open the item."),
+    Panel("judge_corrected", "judge_corrected", "profiles", "Judge-corrected scores", judges.corrected_words,
+          judges.corrected_figure),
 )
 PANELS: dict[str, Panel] = {panel.name: panel for panel in _PANELS}
 

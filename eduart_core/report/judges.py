@@ -55,13 +55,14 @@ def judges_section(src: views.Source, sel: Selection, figure: Callable[..., None
     gate = calibration.iloc[0]
     figure(charts_judges.figure_judge_calibration(calibration), "fig-judge-calibration",
            f"Judge calibration. Judge vs adjudicated human marks (filled) and the graders with each other (open), "
-           f"Krippendorff's alpha with bootstrap 95% intervals; gate alpha >= {gate['min_alpha']:.2f} and |severity| "
-           f"<= {gate['max_severity']:.2f} logit; {int(calibration['passes'].sum())} of {len(calibration)} judges pass.")
+           f"Krippendorff's alpha with bootstrap 95% intervals; gate alpha >= {gate['min_alpha']:.2f} and the severity's "
+           f"95% interval within ±{gate['max_severity']:.2f} logit; {int(calibration['passes'].sum())} of "
+           f"{len(calibration)} judges pass.")
     parts.append(table(calibration[["judge", "n", "human_alpha", "alpha", "alpha_low", "alpha_high", "kappa",
                                     "severity", "severity_low", "severity_high", "run_sd", "position_changed",
                                     "verbosity_shift", "passes", "reason"]]))
     figure(charts_judges.figure_judge_severity(severity, max_severity=float(gate["max_severity"])),
            "fig-judge-severity",
            "Severity of every grader and judge (logit, many-facet Rasch, relative to the graders' mean, 95% "
-           "intervals); the grey band is the gate.")
+           "intervals); the grey band is the gate: a judge passes only when its whole interval lies inside it.")
     return parts

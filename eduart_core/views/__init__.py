@@ -60,7 +60,7 @@ from .explorer import latest_responses
 from .humans import comparison_selection
 from .irt import SUMMARY_ROW, irt_default_model, irt_fit
 from .items import dataset_glance, item_detail, item_responses, item_texts
-from .judges import judge_gate, profile_choices, profile_label, profile_warning
+from .judges import corrected_cells, judge_gate, profile_choices, profile_label, profile_warning
 from .labels import data_label
 from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
@@ -183,6 +183,10 @@ _SPECS = (
     ViewSpec("judge_severity", judges.judge_severity, "Scoring profiles, Judges: severity chart of graders and judges; report"),
     ViewSpec("judge_profiles", judges.judge_profiles, "Scoring profiles, Judges: judge profiles with versions and the gate"),
     ViewSpec("grading_progress", judges.grading_progress, "Scoring profiles, Judges: human grading so far (counts)"),
+    ViewSpec("judge_corrected", judges.judge_corrected,
+             "Scoring profiles, Judges: judge-only vs judge-corrected scores (prediction-powered inference)"),
+    ViewSpec("grading_plan", judges.grading_plan,
+             "Scoring profiles, Judges: how many answers to grade next per model and format for a target width"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above
@@ -212,6 +216,6 @@ __all__ = [
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",
-    "judge_gate", "profile_choices", "profile_label", "profile_warning",
+    "corrected_cells", "judge_gate", "profile_choices", "profile_label", "profile_warning",
 ]
 __all__ += [spec.fn.__name__ for spec in _SPECS]

@@ -17,7 +17,7 @@ from ..analysis import judges as judge_stats
 from ..errors import UserError
 from ..selection import Selection
 from ..vocab import JUDGE_METHOD, is_judge_profile
-from ._base import EmptySelection, Source, cached, score_table
+from ._base import EmptySelection, Source, cached, score_table, selected_scores
 
 
 @cached(maxsize=16)
@@ -215,3 +215,86 @@ def profile_warning(src: Source, sel: Selection) -> str | None:
         return None
     return (f"Judge not calibrated: {sel.profile} has not passed calibration against blind human grades on dataset "
             f"{sel.dataset} ({reason}). Numbers under this profile are not validated.")
+
+
+# ---------------------------------------------------------------- judge-corrected scores (PPI)
+
+def _judge_profiles_for(src: Source, sel: Selection, judge: str) -> list[str]:
+    """The judge profiles a corrected table covers: the option, else the selected judge profile, else all."""
+    _, _, stored, _ = _inputs(src, sel.dataset)
+    if stored.empty:
+        raise _no_judge(src, sel.dataset)
+    known = sorted(stored["profile"].astype(str))
+    chosen = judge or (sel.profile if is_judge_profile(sel.profile) else "")
+    if chosen and chosen not in known:
+        raise UserError(f"judge {chosen!r} has not scored dataset {sel.dataset}; judges: {', '.join(known)}")
+    return [chosen] if chosen else known
+
+
+@cached(maxsize=16)
+def _corrected_answers(src: Source, sel: Selection, profile: str) -> pd.DataFrame:
+    """One row per answer the profile scored in the selection: model (display name), condition, type,
+    judge (the profile's score) and human (the settled human score on the same criteria, NaN if not graded)."""
+    from ..analysis import ppi
+
+    grades, judgements, stored, _ = _inputs(src, sel.dataset)
+    scored = selected_scores(src, sel.with_(profile=profile))
+    rubric = str(stored.loc[stored["profile"] == profile, "rubric"].iloc[0])
+    humans = ppi.human_scores(grades[grades["rubric"] == rubric], judgements[judgements["profile"] == profile])
+    keys = pd.DataFrame({"item_id": scored["item_id"].astype(str), "model": scored["model_key"].astype(str),
+                         "condition": scored["condition"].astype(str)})
+    merged = keys.merge(humans, on=["item_id", "model", "condition"], how="left")
+    judge = scored["score"].to_numpy(dtype=float)
+    # the residual pairs the human score with the profile's own score of that answer (the leaderboard's number)
+    return pd.DataFrame({"item_id": keys["item_id"].to_numpy(), "model": scored["model"].astype(str).to_numpy(),
+                         "condition": keys["condition"].to_numpy(),
+                         "type": scored["type"].astype(str).to_numpy(), "judge": judge,
+                         "human": merged["human"].to_numpy(dtype=float)})
+
+
+def corrected_cells(src: Source, sel: Selection, profile: str) -> pd.DataFrame:
+    """Per model, condition and format under one judge profile: the judge-only and corrected means with
+    their variances (``analysis.ppi.corrected_cells``): what a leaderboard under a judge profile reads."""
+    from ..analysis import ppi
+
+    return ppi.corrected_cells(_corrected_answers(src, sel, profile))
+
+
+def judge_corrected(src: Source, sel: Selection, judge: str = "") -> pd.DataFrame:
+    """Judge-corrected scores (prediction-powered inference): judge only vs corrected with 95% intervals per model and format."""
+    from ..analysis import ppi
+
+    parts = []
+    for profile in _judge_profiles_for(src, sel, judge):
+        table = ppi.judge_corrected(_corrected_answers(src, sel, profile))
+        parts.append(table.assign(judge=profile))
+    frame = pd.concat(parts, ignore_index=True)
+    frame = frame[["judge", *[c for c in frame.columns if c != "judge"]]]
+    if frame["condition"].nunique() == 1:
+        frame = frame.drop(columns="condition")
+    return frame.reset_index(drop=True)
+
+
+def grading_plan(src: Source, sel: Selection, width: str = "0.10", judge: str = "", answers: str = "") -> pd.DataFrame:
+    """Which answers to grade next: per model and format, how many to grade for a corrected macro interval of full width `width`."""
+    from ..analysis import ppi
+
+    target = _float(width, 0.10, "width")
+    if target <= 0:
+        raise UserError(f"option width is the full width of the 95% interval the corrected scores should reach, a "
+                        f"positive fraction (0.10 = 10 percentage points), not {width}")
+    parts = []
+    for profile in _judge_profiles_for(src, sel, judge):
+        frame = _corrected_answers(src, sel, profile)
+        plan = ppi.grading_plan(frame, target)
+        if str(answers).lower() in ("yes", "true", "1"):
+            drawn = ppi.draw_answers(frame, plan)
+            parts.append(pd.DataFrame({"judge": profile, "model": drawn["model"], "condition": drawn["condition"],
+                                       "format": drawn["type"], "item_id": drawn["item_id"]}))
+        else:
+            parts.append(plan.assign(judge=profile))
+    frame = pd.concat(parts, ignore_index=True)
+    frame = frame[["judge", *[c for c in frame.columns if c != "judge"]]]
+    if frame.empty:
+        raise EmptySelection("Nothing to grade next: the plan reaches the target with the answers already graded.")
+    return frame.reset_index(drop=True)
