@@ -1,0 +1,299 @@
+"""One ranking with its uncertainty: macro intervals, paired tests of every pair, rank intervals, tie groups.
+
+Why: the leaderboard orders models by their macro average (the unweighted mean of the format
+means), and a strict order of point estimates claims more than 88 or 120 items can carry. This
+module gives every row the interval of its macro average and says which models the data cannot
+tell apart, following Miller (2024, "Adding Error Bars to Evals"): clustered standard errors,
+paired differences on the same items, and Holm's (1979) step-down correction across all pairs.
+
+The method, in one place (captions and docs quote `METHOD_WORDS`):
+
+- Per item, a model's score is first averaged over its repeats (one row per model x condition x
+  item; duplicate rows are averaged here too), so K repeats never count as K items and the
+  variance of the per-item means holds the run-to-run variation.
+- The macro average's variance is stratified by format: Var(macro) = (1/F^2) * sum_f Var(mean_f),
+  each format mean's variance clustered by image (items that show one picture are one cluster;
+  an item without a shared image is its own cluster): Var(mean_f) = G/(G-1) * sum_c T_c^2 / n_f^2,
+  T_c the cluster's total of centred scores, G the clusters of the format (the small-sample
+  factor G/(G-1) of the cluster-robust sandwich). The 95% interval is a t interval with
+  df = sum_f (G_f - 1). The interval of a row uses every item that model answered, like its macro.
+- Pairs are compared on the items every ranked model of the condition answered (complete
+  items: one matrix, so all pairs come from one covariance matrix): for each format the
+  covariance of the cluster totals across models S_f gives Var(a - b) = S_aa + S_bb - 2 S_ab for
+  every pair at once; the macro difference is tested with a two-sided t test (same df), and the
+  p-values of all pairs of a condition are Holm-adjusted (family-wise error 5%).
+- rank_best = 1 + models significantly above; rank_worst = models - models significantly below.
+- Tie groups, sequentially: the highest model (by macro average) not yet grouped opens a group
+  with every ungrouped model it is not separated from. tie_group 1 = the models that cannot be
+  told from the first; a model named "first" or "leading" must be alone in group 1.
+- ``extra_variance`` (model, condition, type, variance) adds a known variance of a format mean,
+  e.g. a judge's calibration error; it is added to that model's format variance and treated as
+  independent between models (conservative for differences when the error is shared).
+- Aggregate-only data (type means with n, no item answers): the interval comes from the per-format
+  binomial variances p(1 - p)/n; pairs cannot be tested without item answers, so rank_best,
+  rank_worst and tie_group are missing (never guessed from overlapping intervals).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, special
+
+from ..errors import UserError
+from ._frame import prepare
+from .intervals import Z95
+
+#: Family-wise error rate of the pairwise tests of one condition.
+ALPHA = 0.05
+#: The five columns the ranking adds to a leaderboard row.
+RANKING_COLUMNS = ["macro_ci_low", "macro_ci_high", "rank_best", "rank_worst", "tie_group"]
+#: Every column of `ranking`.
+RANKING_FRAME_COLUMNS = ["model", "condition", "macro", "macro_se", *RANKING_COLUMNS, "n_common", "df"]
+#: Columns of `pairwise`.
+PAIR_COLUMNS = ["condition", "model_a", "model_b", "diff", "se", "t", "df", "p", "p_holm", "separated", "n_common"]
+#: What the interval and the tests are, as captions and docs say it.
+METHOD_WORDS = ("macro average 95% interval: item-clustered (by image) variance stratified by format, "
+                "t interval; pairs: paired t test of the macro difference on the items every model answered, "
+                "Holm-corrected across all pairs (family-wise 5%); Miller 2024, Holm 1979")
+REPEAT_WORDS = ("where a model has repeats, its answers are averaged per item first, so the interval also "
+                "holds run-to-run variation")
+AGGREGATE_WORDS = ("published aggregates only: the macro interval comes from the per-format binomial variances "
+                   "p(1-p)/n, and pairs cannot be tested without item answers, so no rank interval or tie group "
+                   "is given")
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values of a 1-d array (NaN kept as NaN, not counted)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate(q[order] * (m - np.arange(m))))
+    back = np.empty(m)
+    back[order] = adjusted
+    out[ok] = back
+    return out
+
+
+def tie_groups(macro: np.ndarray, separated: np.ndarray) -> np.ndarray:
+    """Tie group per model (1 = with the first): the highest ungrouped model opens a group holding
+    every ungrouped model it is not separated from (``separated``: symmetric boolean matrix)."""
+    order = np.argsort(-np.asarray(macro, dtype=float), kind="stable")
+    group = np.zeros(len(order), dtype=int)
+    current = 0
+    for i in order:
+        if group[i]:
+            continue
+        current += 1
+        members = (group == 0) & ~separated[i]
+        members[i] = True
+        group[members] = current
+    return group
+
+
+def _t_quantile(df: np.ndarray, level: float) -> np.ndarray:
+    return special.stdtrit(np.maximum(np.asarray(df, dtype=float), 1.0), 0.5 + level / 2.0)
+
+
+def _matrix(d: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray, list, np.ndarray]:
+    """(items x models matrix of per-item mean scores with NaN where unanswered, models, item format
+    codes, format names, item cluster codes): repeats and duplicate rows of one item are averaged here."""
+    m_codes, models = pd.factorize(d["model"], sort=False)
+    i_codes, _ = pd.factorize(d["item_id"], sort=False)
+    n_m, n_i = len(models), int(i_codes.max()) + 1
+    cell = i_codes.astype(np.int64) * n_m + m_codes
+    score = d["score"].to_numpy(dtype=float)
+    total = np.bincount(cell, weights=score, minlength=n_i * n_m)
+    count = np.bincount(cell, minlength=n_i * n_m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = (total / count).reshape(n_i, n_m)
+    first = np.unique(i_codes, return_index=True)[1]
+    types, type_names = pd.factorize(d["type"].to_numpy()[first], sort=False)
+    cluster = d["cluster"].to_numpy()[first] if "cluster" in d else d["item_id"].to_numpy()[first]
+    cluster = pd.Series(cluster, dtype=object)
+    cluster = cluster.where(cluster.notna(), "item:" + pd.Series(d["item_id"].to_numpy()[first], dtype=object)
+                            .astype(str)).to_numpy()
+    clusters, _ = pd.factorize(cluster, sort=False)
+    return x, list(models), types, list(type_names), clusters
+
+
+def _format_moments(x: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For one format (rows = its items): per model the mean over answered items, its clustered
+    variance, the answered-item count and the cluster count; NaN where a model answered nothing."""
+    answered = ~np.isnan(x)
+    n = answered.sum(axis=0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(answered, x, 0.0).sum(axis=0) / n
+    centred = np.where(answered, x - mean, 0.0)
+    codes, inverse = np.unique(clusters, return_inverse=True)
+    indicator = sparse.csr_matrix((np.ones(len(inverse)), (inverse, np.arange(len(inverse)))),
+                                  shape=(len(codes), len(inverse)))
+    totals = indicator @ centred
+    g = (indicator @ answered.astype(float) > 0).sum(axis=0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.where(g > 1, g / (g - 1) * (totals ** 2).sum(axis=0) / n ** 2, np.nan)
+    return mean, var, n, g
+
+
+def _extra(extra_variance: pd.DataFrame | None, condition, models: list, type_names: list) -> np.ndarray:
+    """formats x models matrix of added variances (0 where none given)."""
+    out = np.zeros((len(type_names), len(models)))
+    if extra_variance is None or len(extra_variance) == 0:
+        return out
+    missing = [c for c in ("model", "condition", "type", "variance") if c not in extra_variance.columns]
+    if missing:
+        raise UserError(f"extra_variance lacks column(s): {', '.join(missing)}")
+    e = extra_variance[extra_variance["condition"] == condition]
+    m_at = {m: k for k, m in enumerate(models)}
+    t_at = {t: k for k, t in enumerate(type_names)}
+    for model, typ, var in zip(e["model"], e["type"], pd.to_numeric(e["variance"], errors="coerce")):
+        if model in m_at and typ in t_at and np.isfinite(var):
+            out[t_at[typ], m_at[model]] += float(var)
+    return out
+
+
+def _one_condition(d: pd.DataFrame, condition, extra_variance, alpha: float, level: float
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    x, models, types, type_names, clusters = _matrix(d)
+    extra = _extra(extra_variance, condition, models, type_names)
+    n_m, n_t = len(models), len(type_names)
+    # the interval of each row: every item that model answered (as its macro average)
+    means = np.full((n_t, n_m), np.nan)
+    variances = np.full((n_t, n_m), np.nan)
+    dfs = np.zeros((n_t, n_m))
+    for f in range(n_t):
+        rows = types == f
+        mean, var, n, g = _format_moments(x[rows], clusters[rows])
+        means[f], variances[f] = mean, var + extra[f]
+        dfs[f] = np.where(n > 0, g - 1, 0)
+    present = ~np.isnan(means)
+    n_formats = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        macro = np.where(present, means, 0.0).sum(axis=0) / n_formats
+        macro_var = np.where(present, variances, 0.0).sum(axis=0) / n_formats ** 2
+        macro_var = np.where(np.isnan(variances).sum(axis=0) > (~present).sum(axis=0), np.nan, macro_var)
+    df_model = dfs.sum(axis=0)
+    se = np.sqrt(macro_var)
+    half = _t_quantile(df_model, level) * se
+    # pairs: the items every model answered, one covariance matrix per format
+    complete = ~np.isnan(x).any(axis=1)
+    n_common = int(complete.sum())
+    diff = np.zeros((n_m, n_m))
+    var_diff = np.full((n_m, n_m), np.nan)
+    df_pair = 0.0
+    if n_common and n_m > 1:
+        xc, tc, cc = x[complete], types[complete], clusters[complete]
+        used = [f for f in range(n_t) if (tc == f).any()]
+        cov = np.zeros((n_m, n_m))
+        mu = np.zeros(n_m)
+        for f in used:
+            rows = tc == f
+            block = xc[rows]
+            m_f = block.mean(axis=0)
+            codes, inverse = np.unique(cc[rows], return_inverse=True)
+            g = len(codes)
+            totals = np.zeros((g, n_m))
+            np.add.at(totals, inverse, block - m_f)
+            if g > 1:
+                cov += g / (g - 1) * (totals.T @ totals) / rows.sum() ** 2
+                df_pair += g - 1
+            else:
+                cov += np.nan
+            cov[np.diag_indices(n_m)] += extra[f]
+            mu += m_f
+        k = len(used)
+        mu, cov = mu / k, cov / k ** 2
+        diff = mu[:, None] - mu[None, :]
+        dvar = np.diag(cov)
+        var_diff = np.maximum(dvar[:, None] + dvar[None, :] - 2.0 * cov, 0.0)
+    iu = np.triu_indices(n_m, 1)
+    d_pairs, v_pairs = diff[iu], var_diff[iu]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = d_pairs / np.sqrt(v_pairs)
+        p = 2.0 * special.stdtr(max(df_pair, 1.0), -np.abs(t))
+    # identical answers (variance 0): no difference, nothing to separate; a constant non-zero gap is certain
+    zero = v_pairs <= 1e-18
+    p = np.where(zero, np.where(np.abs(d_pairs) > 1e-12, 0.0, 1.0), p)
+    p = np.where(np.isnan(v_pairs), np.nan, p)
+    p_holm = holm(p)
+    sep_pairs = p_holm < alpha
+    sep = np.zeros((n_m, n_m), dtype=bool)
+    sep[iu] = sep_pairs
+    sep = sep | sep.T
+    above = (sep & (diff < 0)).sum(axis=1)
+    below = (sep & (diff > 0)).sum(axis=1)
+    groups = tie_groups(macro, sep)
+    rows = pd.DataFrame({"model": models, "condition": condition, "macro": macro, "macro_se": se,
+                         "macro_ci_low": np.clip(macro - half, 0.0, 1.0),
+                         "macro_ci_high": np.clip(macro + half, 0.0, 1.0),
+                         "rank_best": 1 + above, "rank_worst": n_m - below, "tie_group": groups,
+                         "n_common": n_common, "df": df_model})
+    for column in ("rank_best", "rank_worst", "tie_group"):
+        rows[column] = rows[column].astype("Int64")
+    names = np.asarray(models, dtype=object)
+    pairs = pd.DataFrame({"condition": condition, "model_a": names[iu[0]], "model_b": names[iu[1]],
+                          "diff": d_pairs, "se": np.sqrt(v_pairs), "t": t, "df": df_pair, "p": p,
+                          "p_holm": p_holm, "separated": sep_pairs, "n_common": n_common})
+    return rows, pairs
+
+
+def _run(df: pd.DataFrame, extra_variance, alpha: float, level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    cols = ["model", "condition", "item_id", "type", "score"] + (["cluster"] if "cluster" in df.columns else [])
+    d, _ = prepare(df, cols)
+    rows, pairs = [], []
+    for condition, part in d.groupby("condition", sort=False, observed=True):
+        r, p = _one_condition(part, condition, extra_variance, alpha, level)
+        rows.append(r)
+        pairs.append(p)
+    if not rows:
+        return pd.DataFrame(columns=RANKING_FRAME_COLUMNS), pd.DataFrame(columns=PAIR_COLUMNS)
+    return pd.concat(rows, ignore_index=True), pd.concat(pairs, ignore_index=True)
+
+
+def ranking(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None, alpha: float = ALPHA,
+            level: float = 0.95) -> pd.DataFrame:
+    """Per model x condition: macro, its SE and 95% interval, rank_best, rank_worst, tie_group.
+
+    Input: the long score frame (model, condition, item_id, type, score; optional ``cluster``, the
+    image an item shows: items sharing one are resampled together). Method: module docstring.
+    ``extra_variance``: optional frame (model, condition, type, variance) of a further variance of
+    a format mean to carry (e.g. a judge's calibration error, as a fraction squared).
+    Columns: `RANKING_FRAME_COLUMNS` (n_common: items every model of the condition answered, the
+    items of the paired tests; df: the t interval's degrees of freedom).
+    """
+    return _run(df, extra_variance, alpha, level)[0]
+
+
+def pairwise(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None, alpha: float = ALPHA,
+             level: float = 0.95) -> pd.DataFrame:
+    """Every pair of models per condition: macro difference a - b on the complete items, its
+    clustered SE, t, df, p, Holm-adjusted p and whether the pair is separated (Holm p < alpha)."""
+    return _run(df, extra_variance, alpha, level)[1]
+
+
+def ranking_from_type_means(types: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The ranking columns from aggregate type means (model, condition, type, mean, n): the macro
+    interval from the per-format binomial variances p(1-p)/n (normal, z = 1.96); rank_best,
+    rank_worst and tie_group missing, since pairs cannot be tested without item answers."""
+    t = types.dropna(subset=["mean", "n"]).copy()
+    t["var"] = t["mean"] * (1.0 - t["mean"]) / t["n"].where(t["n"] > 0)
+    g = t.groupby(["model", "condition"], sort=False)
+    out = pd.DataFrame({"macro": g["mean"].mean(), "k": g["type"].nunique(), "v": g["var"].sum(min_count=1)})
+    out = out.reset_index()
+    out["macro_se"] = np.sqrt(out["v"]) / out["k"]
+    z = Z95 if level == 0.95 else float(special.ndtri(0.5 + level / 2.0))
+    out["macro_ci_low"] = (out["macro"] - z * out["macro_se"]).clip(0.0, 1.0)
+    out["macro_ci_high"] = (out["macro"] + z * out["macro_se"]).clip(0.0, 1.0)
+    for column in ("rank_best", "rank_worst", "tie_group"):
+        out[column] = pd.array([pd.NA] * len(out), dtype="Int64")
+    out["n_common"] = 0
+    out["df"] = np.inf
+    return out[RANKING_FRAME_COLUMNS]
+
+
+__all__ = ["ALPHA", "AGGREGATE_WORDS", "METHOD_WORDS", "PAIR_COLUMNS", "RANKING_COLUMNS", "REPEAT_WORDS", "holm",
+           "pairwise", "ranking", "ranking_from_type_means", "tie_groups"]
