@@ -121,22 +121,32 @@ def _matrix(d: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray, list, np.nda
     return x, list(models), types, list(type_names), clusters
 
 
-def _format_moments(x: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For one format (rows = its items): per model the mean over answered items, its clustered
-    variance, the answered-item count and the cluster count; NaN where a model answered nothing."""
+def _macro_terms(x: np.ndarray, types: np.ndarray, n_types: int, indicator: sparse.csr_matrix
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The macro average of every column of ``x`` (items x models, NaN = unanswered) and its
+    linearisation: (macro, cluster totals of the items' contributions (clusters x models), clusters
+    per model, formats per model, format means (formats x models)).
+
+    Item i of format f adds (x_i - mean_f) / (n_f * F) to the macro's deviation; summing these
+    within a cluster (an image may be shown in items of several formats) gives the cluster totals
+    whose sum of squares is the cluster-robust variance of the macro.
+    """
     answered = ~np.isnan(x)
-    n = answered.sum(axis=0).astype(float)
+    filled = np.where(answered, x, 0.0)
+    onehot = np.zeros((n_types, len(types)))
+    onehot[types, np.arange(len(types))] = 1.0
+    n = onehot @ answered  # formats x models
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(answered, x, 0.0).sum(axis=0) / n
-    centred = np.where(answered, x - mean, 0.0)
-    codes, inverse = np.unique(clusters, return_inverse=True)
-    indicator = sparse.csr_matrix((np.ones(len(inverse)), (inverse, np.arange(len(inverse)))),
-                                  shape=(len(codes), len(inverse)))
+        means = (onehot @ filled) / n
+    present = n > 0
+    n_formats = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        macro = np.where(present, means, 0.0).sum(axis=0) / n_formats
+        weight = 1.0 / (n * n_formats)  # formats x models
+    centred = np.where(answered, x - np.nan_to_num(means)[types], 0.0) * np.nan_to_num(weight)[types]
     totals = indicator @ centred
-    g = (indicator @ answered.astype(float) > 0).sum(axis=0).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.where(g > 1, g / (g - 1) * (totals ** 2).sum(axis=0) / n ** 2, np.nan)
-    return mean, var, n, g
+    clusters = (indicator @ answered.astype(float) > 0).sum(axis=0).astype(float)
+    return macro, totals, clusters, n_formats.astype(float), means
 
 
 def _extra(extra_variance: pd.DataFrame | None, condition, models: list, type_names: list) -> np.ndarray:
@@ -161,55 +171,35 @@ def _one_condition(d: pd.DataFrame, condition, extra_variance, alpha: float, lev
     x, models, types, type_names, clusters = _matrix(d)
     extra = _extra(extra_variance, condition, models, type_names)
     n_m, n_t = len(models), len(type_names)
+    codes, inverse = np.unique(clusters, return_inverse=True)
+    indicator = sparse.csr_matrix((np.ones(len(inverse)), (inverse, np.arange(len(inverse)))),
+                                  shape=(len(codes), len(inverse)))
     # the interval of each row: every item that model answered (as its macro average)
-    means = np.full((n_t, n_m), np.nan)
-    variances = np.full((n_t, n_m), np.nan)
-    dfs = np.zeros((n_t, n_m))
-    for f in range(n_t):
-        rows = types == f
-        mean, var, n, g = _format_moments(x[rows], clusters[rows])
-        means[f], variances[f] = mean, var + extra[f]
-        dfs[f] = np.where(n > 0, g - 1, 0)
-    present = ~np.isnan(means)
-    n_formats = present.sum(axis=0)
+    macro, totals, g, k, _ = _macro_terms(x, types, n_t, indicator)
+    df_model = g - k  # clusters less the format means estimated
     with np.errstate(invalid="ignore", divide="ignore"):
-        macro = np.where(present, means, 0.0).sum(axis=0) / n_formats
-        macro_var = np.where(present, variances, 0.0).sum(axis=0) / n_formats ** 2
-        macro_var = np.where(np.isnan(variances).sum(axis=0) > (~present).sum(axis=0), np.nan, macro_var)
-    df_model = dfs.sum(axis=0)
+        factor = np.where(df_model > 0, g / df_model, np.nan)  # small-sample factor G / (G - F)
+        added = extra.sum(axis=0) / k ** 2
+        macro_var = factor * (totals ** 2).sum(axis=0) + added
     se = np.sqrt(macro_var)
     half = _t_quantile(df_model, level) * se
-    # pairs: the items every model answered, one covariance matrix per format
+    # pairs: the items every model answered, one covariance matrix of the cluster totals for all pairs
     complete = ~np.isnan(x).any(axis=1)
     n_common = int(complete.sum())
     diff = np.zeros((n_m, n_m))
     var_diff = np.full((n_m, n_m), np.nan)
     df_pair = 0.0
     if n_common and n_m > 1:
-        xc, tc, cc = x[complete], types[complete], clusters[complete]
-        used = [f for f in range(n_t) if (tc == f).any()]
-        cov = np.zeros((n_m, n_m))
-        mu = np.zeros(n_m)
-        for f in used:
-            rows = tc == f
-            block = xc[rows]
-            m_f = block.mean(axis=0)
-            codes, inverse = np.unique(cc[rows], return_inverse=True)
-            g = len(codes)
-            totals = np.zeros((g, n_m))
-            np.add.at(totals, inverse, block - m_f)
-            if g > 1:
-                cov += g / (g - 1) * (totals.T @ totals) / rows.sum() ** 2
-                df_pair += g - 1
-            else:
-                cov += np.nan
-            cov[np.diag_indices(n_m)] += extra[f]
-            mu += m_f
-        k = len(used)
-        mu, cov = mu / k, cov / k ** 2
-        diff = mu[:, None] - mu[None, :]
-        dvar = np.diag(cov)
-        var_diff = np.maximum(dvar[:, None] + dvar[None, :] - 2.0 * cov, 0.0)
+        sub = indicator[:, complete]
+        sub = sub[np.asarray(sub.sum(axis=1)).ravel() > 0]
+        mu, t_c, g_c, k_c, _ = _macro_terms(x[complete], types[complete], n_t, sub)
+        df_pair = float(g_c[0] - k_c[0])
+        if df_pair > 0:
+            cov = g_c[0] / df_pair * (t_c.T @ t_c)
+            cov[np.diag_indices(n_m)] += extra.sum(axis=0) / k_c[0] ** 2
+            diff = mu[:, None] - mu[None, :]
+            dvar = np.diag(cov)
+            var_diff = np.maximum(dvar[:, None] + dvar[None, :] - 2.0 * cov, 0.0)
     iu = np.triu_indices(n_m, 1)
     d_pairs, v_pairs = diff[iu], var_diff[iu]
     with np.errstate(invalid="ignore", divide="ignore"):
