@@ -103,6 +103,7 @@ COLUMNS: dict[str, Column] = {
     # fractions, shown as percent
     "macro": _c("Macro avg.", PERCENT), "micro": _c("Micro avg.", PERCENT), "mcq": _c("MCQ acc.", PERCENT),
     "mcq_ci_low": _c("MCQ 95% CI low", PERCENT), "mcq_ci_high": _c("MCQ 95% CI high", PERCENT),
+    "macro_ci_low": _c("Macro 95% CI low", PERCENT), "macro_ci_high": _c("Macro 95% CI high", PERCENT),
     "mean": _c("Mean", PERCENT), "ci_low": _c("95% CI low", PERCENT), "ci_high": _c("95% CI high", PERCENT),
     "mcq_minus_macro": _c("MCQ minus macro", PERCENT), "best_mean": _c("Best mean", PERCENT),
     "worst_mean": _c("Worst mean", PERCENT), "spread": _c("Spread", PERCENT),
@@ -132,7 +133,9 @@ COLUMNS: dict[str, Column] = {
     "gap_median_ci_high": _c("Gap to median 95% CI high", PERCENT), "gap_best": _c("Gap to best person", PERCENT),
     "gap_best_ci_low": _c("Gap to best 95% CI low", PERCENT), "gap_best_ci_high": _c("Gap to best 95% CI high", PERCENT),
     # counts
-    "rank": _c("Rank", COUNT), "n": _c("n", COUNT), "n_items": _c("Items", COUNT), "n_mcq": _c("MCQ items", COUNT),
+    "rank": _c("Rank", COUNT), "rank_best": _c("Best possible rank", COUNT),
+    "rank_worst": _c("Worst possible rank", COUNT), "tie_group": _c("Tie group", COUNT),
+    "n_common": _c("Items in paired tests", COUNT), "n": _c("n", COUNT), "n_items": _c("Items", COUNT), "n_mcq": _c("MCQ items", COUNT),
     "n_types": _c("Formats", COUNT), "n_paired": _c("Paired items", COUNT), "n_models": _c("Models", COUNT),
     "n_examinees": _c("Examinees", COUNT), "items": _c("Items", COUNT), "n_improved": _c("Improved", COUNT),
     "n_same": _c("Same", COUNT), "n_degraded": _c("Degraded", COUNT), "n_discordant": _c("Discordant", COUNT),

@@ -11,8 +11,8 @@ import pandas as pd
 
 from ..errors import UserError
 from ..vocab import MCQ_TYPE
-from ._frame import finish, prepare, sort_frame
 from . import ranking
+from ._frame import finish, prepare, sort_frame
 from .intervals import wilson_interval
 
 KEYS = ["model", "condition"]

@@ -271,7 +271,8 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     effect = _optional(motivation, src, sel)
     image = None if aggregate else _optional(image_effect, src, sel)
     reg = None if aggregate else _optional(regression, src, sel, clustered=True)
-    paired = _optional(leader_comparison, src, sel)
+    # the tie groups carry the leader's sentence; the leader-vs-runner-up bootstrap only where there are none
+    paired = None if board["tie_group"].notna().any() else _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
     return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
                                  prefix=data_label(src, sel).finding_prefix())
