@@ -11,15 +11,17 @@ The method, in one place (captions and docs quote `METHOD_WORDS`):
 - Per item, a model's score is first averaged over its repeats (one row per model x condition x
   item; duplicate rows are averaged here too), so K repeats never count as K items and the
   variance of the per-item means holds the run-to-run variation.
-- The macro average's variance is stratified by format: Var(macro) = (1/F^2) * sum_f Var(mean_f),
-  each format mean's variance clustered by image (items that show one picture are one cluster;
-  an item without a shared image is its own cluster): Var(mean_f) = G/(G-1) * sum_c T_c^2 / n_f^2,
-  T_c the cluster's total of centred scores, G the clusters of the format (the small-sample
-  factor G/(G-1) of the cluster-robust sandwich). The 95% interval is a t interval with
-  df = sum_f (G_f - 1). The interval of a row uses every item that model answered, like its macro.
+- The macro average's variance is cluster-robust, with the format means as strata of the estimator:
+  item i of format f adds d_i = (x_i - mean_f) / (n_f * F) to the macro's deviation (F formats,
+  n_f items of format f); items that show one image are one cluster (an image may be shown in
+  items of several formats, so clusters are not nested in formats), T_c = sum of d_i in cluster
+  c, Var(macro) = G / (G - F) * sum_c T_c^2 with G clusters (the small-sample factor counts the F
+  format means estimated; with one item per cluster this is the stratified variance
+  (1/F^2) sum_f Var(mean_f) up to that factor). The 95% interval is a t interval with df = G - F.
+  The interval of a row uses every item that model answered, like its macro.
 - Pairs are compared on the items every ranked model of the condition answered (complete
-  items: one matrix, so all pairs come from one covariance matrix): for each format the
-  covariance of the cluster totals across models S_f gives Var(a - b) = S_aa + S_bb - 2 S_ab for
+  items: one matrix, so all pairs come from one covariance matrix): the covariance of the
+  cluster totals across models S = G / (G - F) * T'T gives Var(a - b) = S_aa + S_bb - 2 S_ab for
   every pair at once; the macro difference is tested with a two-sided t test (same df), and the
   p-values of all pairs of a condition are Holm-adjusted (family-wise error 5%).
 - rank_best = 1 + models significantly above; rank_worst = models - models significantly below.
@@ -51,10 +53,14 @@ RANKING_COLUMNS = ["macro_ci_low", "macro_ci_high", "rank_best", "rank_worst", "
 RANKING_FRAME_COLUMNS = ["model", "condition", "macro", "macro_se", *RANKING_COLUMNS, "n_common", "df"]
 #: Columns of `pairwise`.
 PAIR_COLUMNS = ["condition", "model_a", "model_b", "diff", "se", "t", "df", "p", "p_holm", "separated", "n_common"]
-#: What the interval and the tests are, as captions and docs say it.
-METHOD_WORDS = ("macro average 95% interval: item-clustered (by image) variance stratified by format, "
-                "t interval; pairs: paired t test of the macro difference on the items every model answered, "
-                "Holm-corrected across all pairs (family-wise 5%); Miller 2024, Holm 1979")
+#: What the macro interval is, as captions say it.
+INTERVAL_WORDS = ("95% t interval from the cluster-robust variance of the macro average: each item counted within "
+                  "its format, items showing one image form one cluster; df = clusters - formats")
+#: What the pairwise tests are, as captions say it.
+TEST_WORDS = ("paired t test of every pair's macro difference on the items every model answered (same clustering), "
+              "Holm-corrected across all pairs, family-wise 5%")
+#: Both, with the references (docs and `show --caption`).
+METHOD_WORDS = f"macro interval: {INTERVAL_WORDS}; pairs: {TEST_WORDS}; Miller 2024, Holm 1979"
 REPEAT_WORDS = ("where a model has repeats, its answers are averaged per item first, so the interval also "
                 "holds run-to-run variation")
 AGGREGATE_WORDS = ("published aggregates only: the macro interval comes from the per-format binomial variances "
@@ -285,5 +291,5 @@ def ranking_from_type_means(types: pd.DataFrame, level: float = 0.95) -> pd.Data
     return out[RANKING_FRAME_COLUMNS]
 
 
-__all__ = ["ALPHA", "AGGREGATE_WORDS", "METHOD_WORDS", "PAIR_COLUMNS", "RANKING_COLUMNS", "REPEAT_WORDS", "holm",
+__all__ = ["ALPHA", "AGGREGATE_WORDS", "INTERVAL_WORDS", "METHOD_WORDS", "TEST_WORDS", "PAIR_COLUMNS", "RANKING_COLUMNS", "REPEAT_WORDS", "holm",
            "pairwise", "ranking", "ranking_from_type_means", "tie_groups"]
