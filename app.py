@@ -132,7 +132,7 @@ def models_and_people(src: views.Source, sel) -> None:
                                         "Mean item score (%)", test=people_analysis.GROUP_INTERVAL_WORDS,
                                         n=f"n = {who}, {gap.attrs['n_items']} items"))
     st.markdown("\n".join(f"- {plain(s)}" for s in gap.attrs["sentences"]))
-    st.caption(plain(f"Each gap is the best model (highest mean item score over the items) minus one person, on the "
+    st.caption(plain(f"Each gap is the highest-scoring model (highest mean item score over the items) minus one person, on the "
                      f"items both answered; {people_analysis.GAP_INTERVAL_WORDS}. Median person: the lower middle "
                      "one for an even count."))
     if common.presentation():

@@ -96,7 +96,7 @@ COLUMNS: dict[str, Column] = {
     "is_key": _c("Key"), "aberrant": _c("Aberrant"), "informative": _c("Informative"), "disordered": _c("Disordered"),
     "thresholds_text": _c("Thresholds (levels: value (SE))"), "invalid_warning": _c("Invalid-answer warning"),
     "method": _c("Method"), "rule": _c("Rule"), "interval": _c("Interval"), "scope": _c("Scope"), "group": _c("Group"),
-    "name": _c("Name"), "best_model": _c("Best model"), "median_person": _c("Median person"),
+    "name": _c("Name"), "best_model": _c("Highest-scoring model"), "median_person": _c("Median person"),
     "best_person": _c("Best person"), "inspect": _c("Open"), "answer": _c("Answer"), "rationale": _c("Rationale"),
     "part": _c("Part"), "value": _c("Value"), "reviewer": _c("Reviewer"), "page_id": _c("Page"),
     "exercise": _c("Exercise"), "field_names": _c("Field names"), "promoted_version": _c("Promoted as version"),
