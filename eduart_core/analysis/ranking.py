@@ -139,9 +139,9 @@ def _macro_terms(x: np.ndarray, types: np.ndarray, n_types: int, indicator: spar
     """
     answered = ~np.isnan(x)
     filled = np.where(answered, x, 0.0)
-    onehot = np.zeros((n_types, len(types)))
-    onehot[types, np.arange(len(types))] = 1.0
-    n = onehot @ answered  # formats x models
+    onehot = sparse.csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))), shape=(n_types, len(types)))
+    answered_f = answered.astype(float)
+    n = onehot @ answered_f  # formats x models (sparse @ dense: no slow bool matmul)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (onehot @ filled) / n
     present = n > 0
@@ -151,7 +151,7 @@ def _macro_terms(x: np.ndarray, types: np.ndarray, n_types: int, indicator: spar
         weight = 1.0 / (n * n_formats)  # formats x models
     centred = np.where(answered, x - np.nan_to_num(means)[types], 0.0) * np.nan_to_num(weight)[types]
     totals = indicator @ centred
-    clusters = (indicator @ answered.astype(float) > 0).sum(axis=0).astype(float)
+    clusters = (indicator @ answered_f > 0).sum(axis=0).astype(float)
     return macro, totals, clusters, n_formats.astype(float), means
 
 
