@@ -44,6 +44,7 @@ from scipy import sparse, special
 from ..errors import UserError
 from ._frame import prepare
 from .intervals import Z95
+from .motivation import holm as motivation_holm
 
 #: Family-wise error rate of the pairwise tests of one condition.
 ALPHA = 0.05
@@ -69,19 +70,13 @@ AGGREGATE_WORDS = ("published aggregates only: the macro interval comes from the
 
 
 def holm(p: np.ndarray) -> np.ndarray:
-    """Holm (1979) step-down adjusted p-values of a 1-d array (NaN kept as NaN, not counted)."""
+    """Holm (1979) adjusted p-values (`motivation.holm`, the project's one Holm) of the tested pairs;
+    NaN (a pair that could not be tested) stays NaN and is not counted."""
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate(q[order] * (m - np.arange(m))))
-    back = np.empty(m)
-    back[order] = adjusted
-    out[ok] = back
+    if ok.any():
+        out[ok] = motivation_holm(p[ok])
     return out
 
 
