@@ -139,8 +139,10 @@ def _group_leader_finding(b: pd.DataFrame) -> Finding:
     rows = "; ".join(_with_interval(r) for _, r in first.iterrows())
     if len(first) > 1:
         low, high = first["macro"].min(), first["macro"].max()
-        headline = (f"{_names(list(first['model']))} cannot be told apart: their averages lie between {_p(low)} and "
-                    f"{_p(high)}, and on these {n_common} items none of them is ahead of the others beyond chance.")
+        spread = (f"{'both' if len(first) == 2 else 'all'} average {_p(high)}" if _p(low) == _p(high)
+                  else f"their averages lie between {_p(low)} and {_p(high)}")
+        headline = (f"{_names(list(first['model']))} cannot be told apart: {spread}, and on these {n_common} items "
+                    "none of them is ahead of the others beyond chance.")
         detail = (f"Macro average (unweighted mean of the format means) of the first tie group, the models that "
                   f"cannot be told from the highest: {rows}. No pair among them is separated on the {n_common} items "
                   f"every model answered; the order inside the group follows the point estimates only. "
