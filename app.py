@@ -63,9 +63,11 @@ def overview() -> None:
         models_and_people(src, sel)
         return
     shown = board.assign(family=board["model"].map(fam))[
-        ["rank", "model", "family", "macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
-    common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition})",
-                 percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
+        ["tie_group", "rank", "rank_best", "rank_worst", "model", "family", "macro", "macro_ci_low", "macro_ci_high",
+         "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
+    common.table(shown, "leaderboard", f"Leaderboard (percent; {common.scoring_label(sel)}, condition {sel.condition}; "
+                 "rank: order of the averages, possible ranks and tie groups: what the paired tests carry)",
+                 percent=("macro", "macro_ci_low", "macro_ci_high", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
     models_and_people(src, sel)  # below the leaderboard's own table
 
     st.subheader("The dataset at a glance")
@@ -130,7 +132,7 @@ def models_and_people(src: views.Source, sel) -> None:
                                         "Mean item score (%)", test=people_analysis.GROUP_INTERVAL_WORDS,
                                         n=f"n = {who}, {gap.attrs['n_items']} items"))
     st.markdown("\n".join(f"- {plain(s)}" for s in gap.attrs["sentences"]))
-    st.caption(plain(f"Each gap is the best model (highest mean item score over the items) minus one person, on the "
+    st.caption(plain(f"Each gap is the highest-scoring model (highest mean item score over the items) minus one person, on the "
                      f"items both answered; {people_analysis.GAP_INTERVAL_WORDS}. Median person: the lower middle "
                      "one for an even count."))
     if common.presentation():

@@ -107,13 +107,66 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding | None:
-    """Who scores highest, by how much, and whether a paired comparison on the same items separates the two.
+def _names(names: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    names = [str(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
-    ``paired`` is `analysis.paired_macro_difference(leader, runner-up)`; without it (published
-    aggregates hold no item-level answers) the gap is reported as untested and no model is said
-    to lead. "Within sampling noise" is said only when the paired interval includes 0, and then
-    the headline names both models as too close to call.
+
+def _has_groups(board: pd.DataFrame | None) -> bool:
+    return board is not None and "tie_group" in board and board["tie_group"].notna().any()
+
+
+def _ranking_test(board: pd.DataFrame) -> str:
+    """The method of the tie groups, with the number of pairs it corrects for."""
+    n = len(board)
+    return (f"paired t test of every pair's macro-average difference on the items every model answered, clustered "
+            f"by image, Holm-corrected across all {n * (n - 1) // 2} pairs (family-wise 5%); groups: the highest "
+            "model not yet grouped opens a group with every model it is not separated from")
+
+
+def _with_interval(row) -> str:
+    return (f"{row['model']} {_p(row['macro'])} (95% interval {100 * row['macro_ci_low']:.1f} to "
+            f"{100 * row['macro_ci_high']:.1f}; ranks {int(row['rank_best'])}-{int(row['rank_worst'])})")
+
+
+def _group_leader_finding(b: pd.DataFrame) -> Finding:
+    """The top tie group: level when it holds several models; a lead only for a group of one."""
+    n_common = int(b["n_common"].max()) if "n_common" in b else int(b["n_items"].max())
+    first = b[b["tie_group"] == 1]
+    top = first.iloc[0]
+    test = _ranking_test(b)
+    rows = "; ".join(_with_interval(r) for _, r in first.iterrows())
+    if len(first) > 1:
+        low, high = first["macro"].min(), first["macro"].max()
+        spread = (f"{'both' if len(first) == 2 else 'all'} average {_p(high)}" if _p(low) == _p(high)
+                  else f"their averages lie between {_p(low)} and {_p(high)}")
+        headline = (f"{_names(list(first['model']))} cannot be told apart: {spread}, and on these {n_common} items "
+                    "none of them is ahead of the others beyond chance.")
+        detail = (f"Macro average (unweighted mean of the format means) of the first tie group, the models that "
+                  f"cannot be told from the highest: {rows}. No pair among them is separated on the {n_common} items "
+                  f"every model answered; the order inside the group follows the point estimates only. "
+                  f"{len(b)} models compared.")
+        return Finding(headline, detail, test, n_common, "items answered by every model")
+    second = b.iloc[1]
+    gap = 100 * (top["macro"] - second["macro"])
+    headline = (f"{top['model']} scores highest, {_p(top['macro'])} on average, {gap:.1f} points ahead of "
+                f"{second['model']}: ahead of every other model beyond sampling noise.")
+    detail = (f"Macro average (unweighted mean of the format means): {_with_interval(top)}; the next, "
+              f"{_with_interval(second)}. {top['model']} is separated from each of the other {len(b) - 1} models on "
+              f"the {n_common} items every model answered, so it is alone in the first tie group.")
+    return Finding(headline, detail, test, n_common, "items answered by every model")
+
+
+def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding | None:
+    """Who scores highest, and whether the data can tell it from the others.
+
+    With the leaderboard's tie groups (`analysis.ranking`: paired tests of every pair, Holm), the
+    sentence names the first tie group: several models are "cannot be told apart", and only a
+    group of one is said to score highest beyond sampling noise. Without tie groups, ``paired``
+    (`analysis.paired_macro_difference(leader, runner-up)`) decides between "too close to call"
+    and a lead; without either (published aggregates hold no item-level answers) the gap is
+    reported as untested and no model is said to lead.
     """
     if board is None or len(board) < 1:
         return None
@@ -124,6 +177,8 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
         return Finding(f"{top['model']} scores {_p(top['macro'])} on average over the formats.",
                        f"Macro average = unweighted mean of the format means; n = {n} items.",
                        "descriptive (macro average)", n, "items")
+    if _has_groups(b):
+        return _group_leader_finding(b)
     second = b.iloc[1]
     gap = 100 * (top["macro"] - second["macro"])
     usable = (paired is not None and paired.get("model_a") == top["model"]
@@ -153,6 +208,37 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
     test = (f"paired bootstrap of the macro-average difference (items resampled within format, "
             f"{paired['n_boot']} draws, 95% percentile interval)")
     return Finding(headline, detail, test, int(paired["n_items"]), "items answered by both models")
+
+
+def tie_groups_finding(board: pd.DataFrame | None, max_named: int = 12) -> Finding | None:
+    """How many groups the data can tell apart among all models, and who is in each.
+
+    Replaces comparing unpaired intervals: every model answered the same items, so the groups come
+    from paired tests of every pair (Holm-corrected). None without tie groups (published
+    aggregates: no item answers to pair) or with fewer than three models. Names are listed up to
+    ``max_named`` models; beyond that the groups are given by size.
+    """
+    if not _has_groups(board) or len(board) < 3:
+        return None
+    b = board.sort_values(["tie_group", "macro"], ascending=[True, False], kind="stable")
+    n_common = int(b["n_common"].max()) if "n_common" in b else int(b["n_items"].max())
+    groups = [list(g["model"]) for _, g in b.groupby("tie_group", sort=True)]
+    if len(groups) == 1:
+        headline = (f"The data cannot order these {len(b)} models: on these {n_common} items no model is ahead of "
+                    "another beyond chance.")
+    elif len(b) <= max_named:
+        listed = "; then ".join(_names(g) for g in groups)
+        headline = (f"The {len(b)} models fall into {len(groups)} groups that the data can tell apart, highest first: "
+                    f"{listed}. Within a group the order is not settled.")
+    else:
+        sizes = ", ".join(str(len(g)) for g in groups)
+        headline = (f"The {len(b)} models fall into {len(groups)} groups that the data can tell apart (of {sizes} "
+                    "models, highest first); within a group the order is not settled.")
+    ranks = "; ".join(f"{r['model']} {int(r['rank_best'])}-{int(r['rank_worst'])}" for _, r in b.iterrows())
+    detail = (f"Tie groups on the {n_common} items every model answered; the ranks each model could hold: {ranks}. "
+              "A model in a later group is below the first model of every earlier group beyond chance; two models "
+              "of one group are not separated from that group's first.")
+    return Finding(headline, detail, _ranking_test(b), n_common, "items answered by every model")
 
 
 def mcq_ceiling_finding(board: pd.DataFrame, k: int = 6) -> Finding | None:
@@ -426,7 +512,7 @@ def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = N
     """
     candidates = [
         leader_finding(board, paired),
-        mcq_ceiling_finding(board),
+        tie_groups_finding(board),
         hardest_format_finding(type_means),
         format_vs_model_finding(variance),
         motivation_finding(effect),

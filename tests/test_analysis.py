@@ -106,8 +106,9 @@ def test_macro_micro_and_mcq_hand_computed():
 
 def test_leaderboard_ranks_by_macro_within_condition():
     lb = leaderboard(tiny_scores())
-    assert list(lb.columns) == ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low",
-                                "mcq_ci_high", "rank", "n_items", "n_mcq", "n_types"]
+    assert list(lb.columns) == ["model", "condition", "macro", "macro_ci_low", "macro_ci_high", "micro", "mcq",
+                                "mcq_ci_low", "mcq_ci_high", "rank", "rank_best", "rank_worst", "tie_group",
+                                "n_items", "n_mcq", "n_types", "n_common"]
     assert list(lb.model) == ["B", "A"] and list(lb["rank"]) == [1, 2]
 
 

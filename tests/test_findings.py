@@ -51,20 +51,34 @@ def test_paired_difference_equals_the_macro_gap_on_common_items_and_is_reproduci
 
 
 def test_within_noise_only_when_the_paired_interval_includes_zero():
+    """Without tie groups (a board from elsewhere), the leader-vs-runner-up bootstrap decides."""
     close = long_frame({"A": 0.62, "B": 0.60})
-    board = analysis.leaderboard(close)
+    board = analysis.leaderboard(close).drop(columns=["tie_group"])
     leader, runner = board.sort_values("macro", ascending=False)["model"].iloc[:2]
     paired = analysis.paired_macro_difference(close, leader, runner)
     f = findings.leader_finding(board, paired)
     includes = paired["ci_low"] <= 0 <= paired["ci_high"]
     assert includes and "within sampling noise" in f.headline and "within sampling noise" in f.detail
     apart = long_frame({"A": 0.9, "B": 0.4})
-    board = analysis.leaderboard(apart)
+    board = analysis.leaderboard(apart).drop(columns=["tie_group"])
     paired = analysis.paired_macro_difference(apart, "A", "B")
     f = findings.leader_finding(board, paired)
     assert paired["ci_low"] > 0
     assert "within" not in f.headline + f.detail and "beyond sampling noise" in f.headline
     assert f.n == 120 and "paired bootstrap" in f.test
+
+
+def test_the_first_tie_group_decides_who_may_be_said_to_score_highest():
+    close = long_frame({"A": 0.62, "B": 0.60})
+    board = analysis.leaderboard(close)
+    assert board["tie_group"].tolist() == [1, 1]
+    f = findings.leader_finding(board)
+    assert "cannot be told apart" in f.headline and "highest" not in f.headline and "Holm" in f.test
+    apart = analysis.leaderboard(long_frame({"A": 0.9, "B": 0.4}))
+    assert apart.set_index("model")["tie_group"].to_dict() == {"A": 1, "B": 2}
+    f = findings.leader_finding(apart)
+    assert f.headline.startswith("A scores highest") and "beyond sampling noise" in f.headline
+    assert f.n == 120 and "paired t test" in f.test
 
 
 def test_without_item_level_answers_the_gap_is_descriptive():

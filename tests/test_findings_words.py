@@ -76,23 +76,29 @@ def test_published_tables_speak_from_their_printed_numbers(demo_db):
         assert hardest["headline"].startswith(f"In {best.idxmin()} ") and f"{100 * best.min():.1f}%" in hardest["headline"]
 
 
-def test_the_multiple_choice_sentence_ranks_by_the_leaderboard(demo_db):
+def test_the_groups_sentence_follows_the_leaderboards_tie_groups(demo_db):
+    """The paired (Holm) tie groups replace the unpaired multiple-choice overlap sentence."""
+    checked = 0
     for dataset in shipped(demo_db):
         code, board = show("leaderboard", "--dataset", dataset, "--db", str(demo_db))
         if code != 0:
             continue  # a published per-task table has no leaderboard
         _, rows = show("findings", "--dataset", dataset, "--db", str(demo_db))
-        said = [r for r in rows if "the leaderboard's top" in r["headline"]]
-        b = pd.DataFrame(board).sort_values(["rank", "model"]).dropna(subset=["mcq"]).head(6)
-        if len(b) < 3:
+        assert not [r for r in rows if "the leaderboard's top" in r["headline"]], dataset
+        b = pd.DataFrame(board)
+        said = [r for r in rows if "groups that the data can tell apart" in r["headline"]
+                or "The data cannot order" in r["headline"]]
+        if b["tie_group"].isna().all() or len(b) < 3:
+            assert not said, (dataset, said)  # published aggregates: no pairs to test, no groups claimed
             continue
         (row,) = said
-        overlap = b["mcq_ci_low"].max() <= b["mcq_ci_high"].min()
-        assert ("cannot be told apart" in row["headline"]) == overlap, (dataset, row)
-        assert ("do not all overlap" not in row["detail"]) == overlap, (dataset, row)
-        spread = 100 * (b["mcq"].max() - b["mcq"].min())
-        assert f"{spread:.1f} points" in row["headline"], (dataset, row, spread)
-        assert "ranked highest on the macro average" in row["detail"]
+        n_groups = int(b["tie_group"].max())
+        assert (f"into {n_groups} groups" in row["headline"]) == (n_groups > 1), (dataset, row)
+        assert "Holm" in row["test"] and "paired t test" in row["test"]
+        for _, r in b.iterrows():
+            assert f"{r['model']} {int(r['rank_best'])}-{int(r['rank_worst'])}" in row["detail"]
+        checked += 1
+    assert checked >= 1
 
 
 def test_the_demo_motivation_sentence_names_its_test(demo_db):

@@ -11,14 +11,16 @@ import pandas as pd
 
 from ..errors import UserError
 from ..vocab import MCQ_TYPE
+from . import ranking
 from ._frame import finish, prepare, sort_frame
 from .intervals import wilson_interval
 
 KEYS = ["model", "condition"]
 MACRO_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low", "mcq_ci_high",
                  "n_items", "n_mcq", "n_types"]
-LEADERBOARD_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low",
-                       "mcq_ci_high", "rank", "n_items", "n_mcq", "n_types"]
+LEADERBOARD_COLUMNS = ["model", "condition", "macro", "macro_ci_low", "macro_ci_high", "micro", "mcq",
+                       "mcq_ci_low", "mcq_ci_high", "rank", "rank_best", "rank_worst", "tie_group", "n_items",
+                       "n_mcq", "n_types", "n_common"]
 
 
 def type_scores(df: pd.DataFrame) -> pd.DataFrame:
@@ -103,22 +105,42 @@ def macro_from_type_means(frame: pd.DataFrame) -> pd.DataFrame:
     return finish(_macro_from_types(f, weighted / n_items, n_items), int(bad.sum()))
 
 
-def leaderboard(df: pd.DataFrame) -> pd.DataFrame:
-    """Models ranked by macro average within each condition (rank 1 = best; ties share a rank).
+def leaderboard(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Models ordered by macro average within each condition, with the uncertainty of that order.
 
-    Accepts the long score frame (has `score`) or an aggregate type-means frame (has `mean` or
-    `mean_pct`), so the published reference gets the same leaderboard as live data.
-    Columns: model, condition, macro, micro, mcq, mcq_ci_low, mcq_ci_high, rank, n_items.
+    Accepts the long score frame (has `score`; an optional `cluster` column names the image an
+    item shows) or an aggregate type-means frame (has `mean` or `mean_pct`), so the published
+    reference gets the same leaderboard as live data. `rank` is the order of the point estimates
+    (ties share a rank); what the data can carry is in `rank_best`/`rank_worst` (the ranks a model
+    could hold) and `tie_group` (1 = the models that cannot be told from the first), from
+    `ranking.ranking` (method there); `macro_ci_low`/`macro_ci_high` are the macro's 95% interval.
+    Aggregate-only input has the interval but no rank interval or tie group (no item answers to
+    pair). ``extra_variance`` goes to `ranking.ranking`.
+    Columns: `LEADERBOARD_COLUMNS` (n_common: the items of the paired tests).
     """
     if "score" in df.columns:
         macro = macro_scores(df)
+        ranks = ranking.ranking(df, extra_variance=extra_variance)
     else:
         macro = macro_from_type_means(df)
+        ranks = ranking.ranking_from_type_means(_type_means_frame(df))
     dropped = macro.attrs.get("n_dropped", 0)
     macro["rank"] = (macro.groupby("condition", sort=False)["macro"]
                      .rank(ascending=False, method="min").astype("Int64"))
+    keep = ["model", "condition", *ranking.RANKING_COLUMNS, "n_common"]
+    macro = macro.merge(ranks[keep], on=KEYS, how="left")
     out = sort_frame(macro, ["condition", "rank", "model"])[LEADERBOARD_COLUMNS]
     return finish(out, dropped)
+
+
+def _type_means_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """model, condition, type, mean (fraction), n from an aggregate frame (percent columns accepted)."""
+    f = frame.copy()
+    if "model" not in f.columns and "display_name" in f.columns:
+        f["model"] = f["display_name"]
+    if "mean" not in f.columns and "mean_pct" in f.columns:
+        f["mean"] = pd.to_numeric(f["mean_pct"], errors="coerce") / 100.0
+    return f.assign(mean=pd.to_numeric(f["mean"], errors="coerce"), n=pd.to_numeric(f["n"], errors="coerce"))
 
 
 def format_spread(df: pd.DataFrame) -> pd.DataFrame:

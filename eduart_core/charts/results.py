@@ -121,14 +121,26 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
     has_mcq = "mcq" in frame and frame["mcq"].notna().any()
     bar_y = pos + (0.12 if has_mcq else 0.0)
     macro_pct = _pct(frame["macro"])
+    has_ci = "macro_ci_low" in frame and frame["macro_ci_low"].notna().any()
     fig = go.Figure()
     fig.add_bar(
         y=bar_y, x=macro_pct, orientation="h", name="Macro average", showlegend=False,
         width=0.5 if has_mcq else 0.7, marker_color=[family_colour(f) for f in fams],
-        text=[fmt(v) for v in macro_pct], textposition="auto", cliponaxis=False,
+        text=[fmt(v) for v in macro_pct], textposition="inside" if has_ci else "auto", cliponaxis=False,
+        insidetextanchor="start" if has_ci else None,  # the interval's whisker sits at the bar's end
         customdata=np.array(list(zip(frame["model"], fams)), dtype=object),
         hovertemplate="%{customdata[0]}<br>family %{customdata[1]}<br>macro average %{x:.1f}%<extra></extra>",
     )
+    if has_ci:
+        fig.add_scatter(  # the macro average's 95% interval on each bar
+            y=bar_y, x=macro_pct, mode="markers", name="Macro average 95% CI", marker=dict(size=1, color="black"),
+            error_x=dict(type="data", symmetric=False, thickness=1.5, width=4,
+                         array=_pct(frame["macro_ci_high"]) - macro_pct,
+                         arrayminus=macro_pct - _pct(frame["macro_ci_low"]), color="black"),
+            customdata=np.column_stack([frame["model"].astype(str), _pct(frame["macro_ci_low"]),
+                                        _pct(frame["macro_ci_high"])]).astype(object),
+            hovertemplate="%{customdata[0]}<br>macro average %{x:.1f}% (95% CI %{customdata[1]:.1f} to "
+                          "%{customdata[2]:.1f})<extra></extra>")
     for family in sorted(set(fams)):  # legend only: one swatch per family, coloured like its bars
         fig.add_scatter(x=[None], y=[None], mode="markers", name=family, legendgroup=family,
                         marker=dict(symbol="square", size=12, color=family_colour(family)), hoverinfo="skip")
@@ -144,13 +156,46 @@ def figure_leaderboard(macro: pd.DataFrame, *, families: Mapping[str, str] | Non
             hovertemplate="%{customdata}<br>multiple choice %{x:.1f}%<extra></extra>",
         )
     # a light band behind every other model ties its bar and its diamond together
-    fig.update_layout(shapes=[dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=p - 0.5, y1=p + 0.5,
-                                   fillcolor="rgba(0,0,0,0.035)", line=dict(width=0), layer="below")
-                              for p in pos[(len(pos) - 1) % 2::2]] if has_mcq else [])
+    shapes = [dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=p - 0.5, y1=p + 0.5,
+                   fillcolor="rgba(0,0,0,0.035)", line=dict(width=0), layer="below")
+              for p in pos[(len(pos) - 1) % 2::2]] if has_mcq else []
+    fig.update_layout(shapes=shapes + _tie_group_bands(frame, pos))
+    _tie_group_labels(fig, frame, pos)
     fig.update_xaxes(title="Score (%)", range=[0, 100])
     fig.update_yaxes(title=None, tickmode="array", tickvals=pos, ticktext=list(frame["model"]),
                      range=[-0.6, len(frame) - 0.4], showgrid=False, zeroline=False)
     return _layout(named_axes(fig, y='Model'), title, height=max(300, (48 if has_mcq else 36) * len(frame) + 120))
+
+
+#: Alternating tints of the tie-group bands (a group of several models is "level").
+_TIE_FILLS = ("rgba(70,110,170,0.10)", "rgba(170,120,50,0.10)")
+
+
+def _groups(frame: pd.DataFrame, pos: np.ndarray) -> list[tuple[int, float, float, list[str]]]:
+    """(group, lowest position, highest position, models highest first) per tie group."""
+    if "tie_group" not in frame or frame["tie_group"].isna().all():
+        return []
+    out = []
+    for g, part in frame.groupby("tie_group", sort=True):
+        at = pos[part.index.to_numpy()]
+        out.append((int(g), float(at.min()), float(at.max()), list(part.sort_values("macro", ascending=False)["model"])))
+    return out
+
+
+def _tie_group_bands(frame: pd.DataFrame, pos: np.ndarray) -> list[dict]:
+    """A tinted band behind each tie group of two or more models (a model alone gets none)."""
+    return [dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=low - 0.48, y1=high + 0.48,
+                 fillcolor=_TIE_FILLS[k % 2], line=dict(width=1, color="rgba(0,0,0,0.25)", dash="dot"), layer="below")
+            for k, (_, low, high, names) in enumerate(_groups(frame, pos)) if len(names) > 1]
+
+
+def _tie_group_labels(fig: go.Figure, frame: pd.DataFrame, pos: np.ndarray) -> None:
+    """'group 1: level' (hover: the models) or 'group 2' for a model alone, at the right edge of each tie group."""
+    for g, _low, high, names in _groups(frame, pos):
+        text = f"group {g}: level" if len(names) > 1 else f"group {g}"
+        fig.add_annotation(xref="paper", x=1.0, xanchor="right", yref="y", y=high + 0.35, yanchor="middle",
+                           text=_plain(text), showarrow=False, font=dict(size=11, color="rgba(0,0,0,0.65)"),
+                           hovertext=_plain("cannot be told apart: " + ", ".join(names)) if len(names) > 1 else None)
 
 
 def _plain(text: object) -> str:

@@ -71,8 +71,11 @@ def group_counts(gaps: pd.DataFrame) -> list[tuple[str, int]]:
     return [(str(g), int(n)) for g, n in zip(overall["group"], overall["n_people"])]
 
 
-def headline(gaps: pd.DataFrame, *, simulated: bool) -> str:
-    """One sentence: who sat how many items, and where the best model stands against them."""
+def headline(gaps: pd.DataFrame, *, simulated: bool, level_with: list[str] | tuple[str, ...] = ()) -> str:
+    """One sentence: who sat how many items, and where the highest-scoring model stands against them.
+
+    ``level_with``: the models the leaderboard cannot tell from that model (its tie group); named so
+    that the sentence never reads as "the best model" where the ranking carries no such order."""
     overall = gaps[gaps["scope"] == ALL]
     if overall.empty:
         return "No person has answered items of this selection yet."
@@ -87,7 +90,12 @@ def headline(gaps: pd.DataFrame, *, simulated: bool) -> str:
     top = named.sort_values("best_person_mean", ascending=False).iloc[0]
     phrases.append(_standing(f"the best {top['group']}", top["gap_best"], top["gap_best_ci_low"],
                              top["gap_best_ci_high"], top["n_items_best"]))
-    return (f"{who} sat {int(everyone['n_items'])} items: the highest-scoring model, {everyone['best_model']}, "
+    level = ""
+    if level_with:
+        others = list(level_with)
+        names = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " and " + others[-1]
+        level = f", level on the leaderboard with {names}"
+    return (f"{who} sat {int(everyone['n_items'])} items: the highest-scoring model, {everyone['best_model']}{level}, "
             + ", ".join(phrases[:-1]) + (" and " if len(phrases) > 1 else "") + f"{phrases[-1]}.")
 
 

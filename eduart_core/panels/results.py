@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .. import findings, views, vocab
+from ..analysis import ranking
 from ..analysis.intervals import WILSON_WORDS
 from ..charts import results as charts
 from ..selection import Selection
@@ -28,18 +29,31 @@ def _load_leaderboard(src: views.Source, sel: Selection, frame: pd.DataFrame, op
 
 
 def leaderboard_words(shown: Shown) -> Words:
-    """Macro average and multiple-choice accuracy per model, with the baselines as reference lines."""
+    """Macro average with its interval and tie groups, multiple-choice accuracy, baselines as reference lines."""
     board, sel = shown.frame, shown.sel
     n_items = int(board["n_items"].max()) if "n_items" in board else 0
-    caption = (f"Macro average (bars, labelled: unweighted mean of the format means) and multiple-choice accuracy "
+    grouped = "tie_group" in board and board["tie_group"].notna().any()
+    n_common = int(board["n_common"].max()) if "n_common" in board and len(board) else 0
+    caption = (f"Macro average (bars, labelled: unweighted mean of the format means) with its 95% interval (black "
+               f"bars: {ranking.INTERVAL_WORDS}) and multiple-choice accuracy "
                f"(diamonds below each bar, {WILSON_WORDS}) per model; condition {sel.condition}, "
-               f"{shown.scoring}, n = {n_items} items. Colours show the model family.")
+               f"{shown.scoring}, n = {n_items} items. Colours show the model family. ")
+    if grouped:
+        n_groups = int(board["tie_group"].max())
+        caption += (f"Shaded bands and labels: tie groups ({n_groups}); models in one group cannot be told apart "
+                    f"({ranking.TEST_WORDS}: "
+                    f"{n_common} items; Miller 2024, Holm 1979); within a group the "
+                    f"order follows the point estimates only. {ranking.REPEAT_WORDS.capitalize()}.")
+    else:
+        caption += ranking.AGGREGATE_WORDS.capitalize() + "."
     base = shown.extra["baselines"]
     if base is not None and len(base):
         caption += (" Dashed lines: baseline models (" + ", ".join(base["model"]) + "), macro average; "
                     "references, not ranked.")
     found = shown.extra["findings"]
-    return Words(caption, "Macro average and multiple-choice accuracy (%)", test=f"{WILSON_WORDS} on multiple choice",
+    test = (f"macro: item-clustered t interval, tie groups by paired t tests with Holm; {WILSON_WORDS} on multiple "
+            "choice") if grouped else f"macro: binomial interval per format; {WILSON_WORDS} on multiple choice"
+    return Words(caption, "Macro average and multiple-choice accuracy (%)", test=test,
                  n=f"n = {n_items} items", story=found[0].headline if found else None)
 
 

@@ -22,8 +22,8 @@ import pandas as pd
 import plotly.io as pio
 
 from .. import columns, findings, panels, views
+from ..analysis import ranking
 from ..analysis.intervals import WILSON_WORDS, Z95
-from ..analysis.paired import N_BOOT
 from ..analysis.regression import not_estimable_text
 from ..errors import UserError
 from ..exports import inert_figure
@@ -86,10 +86,17 @@ METHODS = [
     ("Baselines", "Baseline models (such as the offline chance model) are references, not examinees: they are drawn "
      "as reference marks and left out of rankings, findings, item statistics, the regression and the motivation "
      "tests, unless the report is built with <code>--baselines</code>."),
-    ("Leader's margin", "The leader and the runner-up (by macro average) are compared on the items both answered: "
-     f"the difference of their macro averages with a paired bootstrap 95% percentile interval ({N_BOOT} draws, items "
-     "resampled within each format, fixed seed). The lead is called within sampling noise only when that interval "
-     "includes 0."),
+    ("Ranking, intervals and tie groups", "Every leaderboard row carries its macro average's 95% interval: the "
+     "cluster-robust variance of the macro (each item adds its deviation from its format mean, divided by the "
+     "format's items and the number of formats; items showing one image form one cluster; small-sample factor "
+     "G/(G - F)), t interval with G - F degrees of freedom (G clusters, F formats). " + ranking.REPEAT_WORDS.capitalize()
+     + ". Every pair of models is compared on the items every model answered with a paired t test of the macro "
+     "difference (the covariance of the cluster totals gives every pair's variance), Holm-corrected across all pairs "
+     "(family-wise 5%). Possible ranks: best = 1 + models significantly above, worst = models - models "
+     "significantly below. Tie groups: the highest model not yet grouped opens a group with every ungrouped model "
+     "it is not separated from; a model is said to lead only when its first group holds it alone. Published "
+     "aggregates: interval from the per-format binomial variances, no tests (no item answers). References: Miller "
+     "(2024), Adding Error Bars to Evals; Holm (1979)."),
     ("Format versus model", "On the grid of model x format means, the sum of squares around the grand mean splits "
      "into a format part, a model part and a model-specific rest; the finding reports the shares (descriptive, one "
      "mean per cell)."),
@@ -351,16 +358,21 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>Overview</h2><ul class='numbers'>"
                  f"<li><b>{n_items}</b> items</li><li><b>{board['model'].nunique()}</b> models</li>"
                  f"<li>highest macro average <b>{100 * board['macro'].max():.1f}%</b></li>"
-                 f"<li>median macro average <b>{100 * board['macro'].median():.1f}%</b></li></ul>")
+                 f"<li>median macro average <b>{100 * board['macro'].median():.1f}%</b></li>"
+                 + (f"<li><b>{int((board['tie_group'] == 1).sum())}</b> model(s) in the first tie group (cannot be "
+                    "told apart from the highest)</li>" if board["tie_group"].notna().any() else "")
+                 + "</ul>")
     if base is not None and len(base):
         parts.append("<p>Baselines (references, not ranked): " + "; ".join(
             f"{html.escape(str(r.model))} macro average {100 * r.macro:.1f}%" for r in base.itertuples(index=False))
             + ".</p>")
     parts.append("<h2>Key findings</h2><ol class='findings'>" + "".join(finding_item(f) for f in found) + "</ol>")
     parts.append("<h2>Leaderboard</h2>")
-    lb = board.assign(family=board["model"].map(fam))[["rank", "model", "family", "macro", "mcq", "mcq_ci_low",
-                                                       "mcq_ci_high", "micro", "n_items"]]
-    parts.append(_table(lb, percent=("macro", "mcq", "mcq_ci_low", "mcq_ci_high", "micro")))
+    lb = board.assign(family=board["model"].map(fam))[
+        ["tie_group", "rank", "rank_best", "rank_worst", "model", "family", "macro", "macro_ci_low", "macro_ci_high",
+         "mcq", "mcq_ci_low", "mcq_ci_high", "micro", "n_items"]]
+    parts.append(_table(lb, percent=("macro", "macro_ci_low", "macro_ci_high", "mcq", "mcq_ci_low", "mcq_ci_high",
+                                     "micro")))
     people_section(src, sel, parts, figure, _table)
 
     parts.append("<h2>1. Item difficulty and discrimination</h2>")

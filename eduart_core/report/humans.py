@@ -20,8 +20,8 @@ METHODS = [
      "panel) are stored under pseudonyms and compared with the models in the answer-only condition, the one they sit. "
      "A model's accuracy per format and language is its mean item score with the Wilson interval; a group's is the "
      "mean over its members' answers with a Wilson interval at the effective sample size of people and items as "
-     "crossed samples (cluster-robust design effect, at least 1; it errs wide). Each gap is the best model of the "
-     "scope (highest mean item score) minus the group's median person (the lower middle one for an even count) or "
+     "crossed samples (cluster-robust design effect, at least 1; it errs wide). Each gap is the highest-scoring model of "
+     "the scope (highest mean item score; not an order the tests carry, see the tie groups) minus the group's median person (the lower middle one for an even count) or "
      f"its best person, on the items both answered, with a {people_analysis.GAP_INTERVAL_WORDS}. One ability scale: "
      "the default IRT model fitted to models and people together (each model once). Outside this section people "
      "are left out of every statistic unless the report is built with <code>--humans</code>."),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..analysis import humans as people_analysis
+from ..errors import UserError
 from ..humans import story
 from ..selection import Selection
 from ..vocab import DEFAULT_CONDITION, EXAMINEES_MODELS, HUMAN_KIND
@@ -99,9 +100,29 @@ def human_gap(src: Source, sel: Selection) -> pd.DataFrame:
         frame.attrs.update(headline="", sentences=[])
         return frame
     frame = _label(people_analysis.gap_table(_panel(src, sel), _groups(src)), src, sel, rows)
-    frame.attrs.update(headline=story.headline(frame, simulated=frame.attrs["simulated"]),
+    frame.attrs.update(headline=story.headline(frame, simulated=frame.attrs["simulated"],
+                                               level_with=_level_with(src, sel, frame)),
                        sentences=story.sentences(frame), method=people_analysis.GAP_INTERVAL_WORDS)
     return frame
+
+
+def _level_with(src: Source, sel: Selection, gaps: pd.DataFrame) -> list[str]:
+    """The models the leaderboard (answer-only condition) cannot tell from the highest-scoring model of
+    the gaps: its tie group, less itself; empty when it is alone or the leaderboard has no groups."""
+    from .results import leaderboard
+
+    overall = gaps[gaps["scope"] == people_analysis.ALL]
+    if overall.empty:
+        return []
+    best = str(overall["best_model"].iloc[0])
+    try:
+        board = leaderboard(src, comparison_selection(sel).with_(humans=False))
+    except (EmptySelection, UserError):
+        return []
+    if "tie_group" not in board or board["tie_group"].isna().all() or best not in set(board["model"]):
+        return []
+    group = board.loc[board["model"] == best, "tie_group"].iloc[0]
+    return [str(m) for m in board.loc[(board["tie_group"] == group) & (board["model"] != best), "model"]]
 
 
 def _joint_selection(src: Source, sel: Selection) -> Selection:

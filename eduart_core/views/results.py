@@ -18,6 +18,7 @@ from ._base import (
     baseline_models,
     cached,
     dataset_flags,
+    item_keys,
     published_pooled_motivation,
     published_type_means,
     selected_scores,
@@ -51,13 +52,24 @@ def type_scores(src: Source, sel: Selection) -> pd.DataFrame:
     return type_means(src, sel)
 
 
+def with_images(src: Source, dataset: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with ``cluster``: the image each item shows (items sharing one picture are one
+    cluster of the ranking's intervals; an item without an image is its own)."""
+    keys = item_keys(src, dataset)
+    if "image_hash" not in keys or frame.empty:
+        return frame
+    image = pd.Series(keys["image_hash"].to_numpy(), index=keys["item_id"].astype(str))
+    image = image[~image.index.duplicated()]
+    return frame.assign(cluster=frame["item_id"].astype(str).map(image).to_numpy())
+
+
 @cached()
 def leaderboard(src: Source, sel: Selection) -> pd.DataFrame:
-    """Macro, micro and multiple-choice accuracy (Wilson 95%) per model, ranked by macro average."""
+    """Macro average with its 95% interval, rank interval and tie group (paired tests, Holm), micro, and multiple-choice accuracy (Wilson 95%) per model."""
     if dataset_flags(src, sel.dataset).aggregate_only:
         board = analysis.leaderboard(type_means(src, sel))
     else:
-        board = analysis.leaderboard(selected_scores(src, sel))
+        board = analysis.leaderboard(with_images(src, sel.dataset, selected_scores(src, sel)))
     if board.empty:
         raise EmptySelection(f"No scores in condition '{sel.condition}' for the current selection.")
     return board.sort_values(["rank", "model"]).reset_index(drop=True)
@@ -259,7 +271,8 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     effect = _optional(motivation, src, sel)
     image = None if aggregate else _optional(image_effect, src, sel)
     reg = None if aggregate else _optional(regression, src, sel, clustered=True)
-    paired = _optional(leader_comparison, src, sel)
+    # the tie groups carry the leader's sentence; the leader-vs-runner-up bootstrap only where there are none
+    paired = None if board["tie_group"].notna().any() else _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
     return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
                                  prefix=data_label(src, sel).finding_prefix())
