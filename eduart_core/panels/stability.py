@@ -58,7 +58,8 @@ def stability_figure(shown: Shown) -> go.Figure:
                  "arrayminus": 100 * (table["flip_rate"] - table["flip_low"])},
         customdata=table[["items", "repeats"]].to_numpy(),
         hovertemplate="%{y}: %{x:.1f}% of %{customdata[0]} items flip (up to %{customdata[1]} repeats)<extra></extra>"))
-    fig.update_layout(xaxis_title="Flip rate between repeats (%)", yaxis_title=None,
+    fig.update_layout(title="Stability over repeats: flip rate per model and condition",
+                      xaxis_title="Flip rate between repeats (%)", yaxis_title="Model (condition)",
                       height=max(260, 28 * len(labels) + 120), margin={"l": 10, "r": 10, "t": 30, "b": 40})
     return fig
 
@@ -81,6 +82,7 @@ def item_stability_figure(shown: Shown) -> go.Figure:
     table = shown.frame
     fig = go.Figure(go.Bar(x=table["item_id"].astype(str), y=table["flips"], customdata=table[["examinees"]].to_numpy(),
                            hovertemplate="item %{x}: %{y} of %{customdata[0]} examinees flip<extra></extra>"))
-    fig.update_layout(xaxis_title="Item", yaxis_title="Examinees that flip", xaxis_type="category",
+    fig.update_layout(title="Items that flip most between repeats", xaxis_title="Item",
+                      yaxis_title="Examinees that flip", xaxis_type="category",
                       height=320, margin={"l": 10, "r": 10, "t": 30, "b": 40})
     return fig
