@@ -31,6 +31,10 @@ DEMO_DATASET = DEFAULT_DATASET
 DEMO_TITLE = "EduArt Studio demo (original items, simulated respondents)"
 DEMO_SEED = 2026
 DEMO_MODELS = 8
+#: Repeats per model (repeat 0 = the main run) on a share of the items, default condition: enough for the
+#: stability figures (one simulated model is noticeably unstable) while the demo builds fast.
+DEMO_REPEATS = 3
+DEMO_REPEAT_SHARE = 0.5
 PLATES_FOLDER = "plates"
 
 Progress = Callable[[str], None]
@@ -82,7 +86,7 @@ def _import_demo_items(store: Store, records: list[dict]) -> None:
 
 def build_benchmark(store: Store, say: Progress) -> dict:
     """The EduArt-style demo: original items with their study plates, answered by simulated models."""
-    from .simulate import make_models, simulate_into_store
+    from .simulate import make_models, simulate_into_store, simulate_repeats_into_store
     from .store.runs import ensure_dataset
 
     say("demo: importing demo items and study plates")
@@ -91,10 +95,14 @@ def build_benchmark(store: Store, say: Progress) -> dict:
     records = load_demo_records()
     _import_demo_items(store, records)
     say(f"demo: {len(records)} items imported; simulating {DEMO_MODELS} models x 2 conditions")
-    sim = simulate_into_store(store, DEMO_DATASET, make_models(DEMO_MODELS, DEMO_SEED), DEMO_SEED,
+    models = make_models(DEMO_MODELS, DEMO_SEED)
+    sim = simulate_into_store(store, DEMO_DATASET, models, DEMO_SEED,
                               progress=say, batch_responses=1)  # one model per step: live progress
+    say(f"demo: simulated repeats ({DEMO_REPEATS} per model on {DEMO_REPEAT_SHARE:.0%} of the items, default "
+        "condition)")
+    rep = simulate_repeats_into_store(store, DEMO_DATASET, models, DEMO_SEED, DEMO_REPEATS, DEMO_REPEAT_SHARE)
     return {"items": len(records), "runs": sim["runs_created"] + sim["runs_skipped"],
-            "responses": sim["responses"]}
+            "responses": sim["responses"], **rep}
 
 
 def build_people_panel(store: Store, say: Progress) -> dict:

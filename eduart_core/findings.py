@@ -491,6 +491,28 @@ def image_finding(regression: pd.DataFrame | None, effect: pd.DataFrame | None =
     return None  # every item has an image, or none has: there is nothing to compare
 
 
+def unstable_model_finding(result: dict | None) -> Finding | None:
+    """The model whose answers change between repeats more than every rival's, or None.
+
+    ``result`` is `analysis.stability.unstable_model`: it exists only when the exact McNemar test on
+    the items both models answered in repeats, Holm-corrected over the rivals, says the candidate
+    flips more than each of them; with no such model (or no repeats) there is no sentence, since
+    nothing the data carry could be said about an order of stability.
+    """
+    if not result:
+        return None
+    headline = (f"{result['model']} changes its answers between repeated runs more often than every other model: "
+                f"on {_p(result['flip_rate'])} of its repeated items it was right in some runs and wrong in others.")
+    detail = (f"Flip rate = share of items right in some repeats and wrong in others, on the {result['items']} items "
+              f"{result['model']} answered in at least two repeats (up to {result['repeats']} repeats): "
+              f"{_p(result['flip_rate'])} (95% Wilson interval {_p(result['flip_low'])} to {_p(result['flip_high'])}); "
+              f"the highest flip rate among its {_plural(result['rivals'], 'rival')} is "
+              f"{_p(result['rival_max_rate'])}. Largest Holm-adjusted {_pv(result['p_max'])} against a rival.")
+    test = ("one-sided exact McNemar test on the items both models answered in repeats (flipped or not, paired by "
+            "item), Holm-corrected over the rivals, alpha = 0.05")
+    return Finding(headline, detail, test, int(result["items"]), "items with repeats")
+
+
 def labelled(found: list[Finding], prefix: str) -> list[Finding]:
     """Findings whose headline starts with ``prefix`` (e.g. "Simulated respondents: ", from
     `labels.DataLabel.finding_prefix`), so a headline shown alone still says what answered."""
@@ -502,8 +524,9 @@ def labelled(found: list[Finding], prefix: str) -> list[Finding]:
 def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = None,
                  effect: pd.DataFrame | None = None, regression: pd.DataFrame | None = None,
                  image: pd.DataFrame | None = None, paired: dict | None = None,
-                 variance: dict | None = None, prefix: str = "") -> list[Finding]:
-    """Up to six findings, most important first; missing inputs are skipped.
+                 variance: dict | None = None, prefix: str = "", unstable: dict | None = None) -> list[Finding]:
+    """Up to six findings, most important first; missing inputs are skipped; then, when repeats name a
+    model whose answers flip more than every rival's (``unstable``, `unstable_model_finding`), that one.
 
     Every frame holds the selected condition only, except ``effect`` (default vs motivation).
     ``paired`` is the leader vs runner-up comparison (`analysis.paired_macro_difference`),
@@ -518,7 +541,9 @@ def key_findings(board: pd.DataFrame | None, type_means: pd.DataFrame | None = N
         motivation_finding(effect),
         image_finding(regression, image),
     ]
-    return labelled([f for f in candidates if f is not None][:6], prefix)
+    found = [f for f in candidates if f is not None][:6]
+    stability = unstable_model_finding(unstable)
+    return labelled(found + ([stability] if stability else []), prefix)
 
 
 # ---------------------------------------------------------------- published per-task tables

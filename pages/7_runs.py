@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from eduart_core import views, vocab
+from eduart_core import panels, views, vocab
 from eduart_core.errors import UserError
 from eduart_core.limits import describe, int_limit
 from eduart_core.providers.adapters import ADAPTERS
@@ -400,3 +400,23 @@ else:
     st.dataframe(repro, hide_index=True, width="stretch",
                  column_config={"identical_share": st.column_config.ProgressColumn(
                      "identical answers", min_value=0.0, max_value=1.0, format="percent")})
+
+# ---------------------------------------------------------------- stability over repeats
+st.subheader("Stability over repeats")
+try:
+    stable = panels.draw("stability", common.source(), common.current_selection())
+except (UserError, views.StoreError) as exc:  # an aggregate-only dataset, a busy store
+    st.caption(plain(exc))
+    stable = None
+if stable is not None and stable.frame.empty:
+    st.caption(stable.caption)  # no repeats: one line says so
+elif stable is not None:
+    if stable.story:  # the finding naming a model that flips more than every rival (a test carries it)
+        st.text(stable.story)
+    common.panel(stable)
+    st.dataframe(stable.frame, hide_index=True, width="stretch",
+                 column_config={"agree_share": st.column_config.ProgressColumn(
+                     "repeats agree", min_value=0.0, max_value=1.0, format="percent")})
+    flips = panels.draw("item_stability", common.source(), common.current_selection(), top=10)
+    common.panel(flips)
+    st.dataframe(flips.frame, hide_index=True, width="stretch")

@@ -2,7 +2,8 @@
 script), one JSON object per line, stored and scored exactly like the answers of our own runs.
 
 A line: ``{"dataset", "item_id", "model", "condition", "raw_response"}`` plus optional
-``run_id``, ``input_tokens``, ``output_tokens``, ``motivation``; other keys are ignored.
+``run_id``, ``input_tokens``, ``output_tokens``, ``motivation`` and ``repeat`` (the repeat index of the
+answer: a whole number >= 0, default 0 = the main answer; see `parse_repeat`); other keys are ignored.
 
 Why line by line: such files are long and assembled by hand or by other tools, so one bad line
 must not cost the thousands of good ones. A bad line is skipped and named by its number (the
@@ -56,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 ORIGIN = "import-responses"
 REQUIRED_FIELDS: tuple[str, ...] = ("dataset", "item_id", "model", "condition", "raw_response")
-OPTIONAL_FIELDS: tuple[str, ...] = ("run_id", "input_tokens", "output_tokens", "motivation")
+OPTIONAL_FIELDS: tuple[str, ...] = ("run_id", "input_tokens", "output_tokens", "motivation", "repeat")
 #: Skipped lines named one by one; the rest are counted.
 MAX_NAMED = 20
 #: Lines committed per transaction (bounded memory; a kill keeps the committed batches).
@@ -133,6 +134,23 @@ def _tokens(value: Any, name: str) -> int | None:
     return int(value)
 
 
+def parse_repeat(value: Any) -> int:
+    """The repeat index of a line: a whole number >= 0 (``1.0`` is 1); missing or null is 0.
+
+    Why strict: a repeat index decides which answers are averaged as one examinee's repeats, so a
+    string, a fraction or a negative number is a bad line rather than a guess.
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LineProblem(f"repeat must be a whole number >= 0, got {type(value).__name__} {value!r}")
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        raise LineProblem(f"repeat must be a whole number >= 0, got {value}")
+    if not 0 <= value <= MAX_TOKENS:
+        raise LineProblem(f"repeat must be a whole number >= 0, got {value:.0f}")
+    return int(value)
+
+
 def _text(value: Any, name: str, required: bool, max_text: int) -> str | None:
     if value is None and not required:
         return None
@@ -168,6 +186,7 @@ def parse_line(text: str, max_text: int | None = None) -> dict:
     line["motivation"] = _text(value.get("motivation"), "motivation", False, max_text)
     line["input_tokens"] = _tokens(value.get("input_tokens"), "input_tokens")
     line["output_tokens"] = _tokens(value.get("output_tokens"), "output_tokens")
+    line["repeat"] = parse_repeat(value.get("repeat"))
     for name, field_value in line.items():
         if isinstance(field_value, str) and has_lone_surrogate(field_value):
             raise LineProblem(f"{name} contains an unpaired surrogate (not valid Unicode)")
@@ -175,8 +194,12 @@ def parse_line(text: str, max_text: int | None = None) -> dict:
 
 
 def request_key(line: dict) -> str:
-    """Content key of a response within its run: the same line is the same response."""
+    """Content key of a response within its run: the same line is the same response. A repeat
+    index above 0 joins the key (the same text at another repeat is another answer); repeat 0
+    keeps the key it had before repeats existed, so re-importing an old file changes nothing."""
     content = {k: line[k] for k in ("raw_response", "motivation", "input_tokens", "output_tokens")}
+    if line.get("repeat"):
+        content["repeat"] = int(line["repeat"])
     digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
     return f"{line['item_id']}:import:{digest}"
 
@@ -359,7 +382,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
         batches.add(run_id, {
             "item_id": line["item_id"], "raw_text": line["raw_response"], "motivation": line["motivation"],
             "input_tokens": line["input_tokens"], "output_tokens": line["output_tokens"],
-            "request_key": key, "repetition": 0, "error": None, "image_sent": None, "latency_s": None,
+            "request_key": key, "repetition": line["repeat"], "error": None, "image_sent": None, "latency_s": None,
         })
     if not report.lines:
         raise UserError(f"{path}: no lines to import")

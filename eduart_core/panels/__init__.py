@@ -14,7 +14,7 @@ from typing import Any
 from .. import views
 from ..errors import UserError
 from ..selection import Selection
-from . import judges, psychometrics, results
+from . import judges, psychometrics, results, stability
 from ._base import Drawn, Panel, Shown, Words, context, data_label, scoring_label, simulated_selection
 
 _PANELS = (
@@ -42,6 +42,10 @@ _PANELS = (
           hint="Click a dot to open the item."),
     Panel("judge_corrected", "judge_corrected", "profiles", "Judge-corrected scores", judges.corrected_words,
           judges.corrected_figure),
+    Panel("stability", "stability", "runs", "Stability over repeats", stability.stability_words,
+          stability.stability_figure, load=stability._load_stability),
+    Panel("item_stability", "item_stability", "runs", "Items that flip between repeats", stability.item_stability_words,
+          stability.item_stability_figure),
 )
 PANELS: dict[str, Panel] = {panel.name: panel for panel in _PANELS}
 

@@ -192,6 +192,21 @@ def check_numbers(options: LaunchOptions) -> None:
                             if low_open else f"{words}: {value!r} is not allowed; use zero or more")
 
 
+def request_seed(spec: ModelSpec, repetition: int) -> int | None:
+    """The seed sent with a request of ``repetition``: the model's seed, except for the offline
+    baseline, whose repeats need their own seed to differ at all (a seeded sampler repeats itself)."""
+    if spec.provider == "offline" and repetition:
+        return (spec.seed or 0) * 1000 + repetition
+    return spec.seed
+
+
+def sampling_params(spec: ModelSpec, repetition: int) -> dict:
+    """What a run records about how its answers were sampled: its repeat index (0 = the main run,
+    1..K = the repeats of ``--repeat K``), the temperature and the seed sent (None: the registry
+    sets none; providers whose API takes no seed ignore it)."""
+    return {"repetition": int(repetition), "temperature": spec.temperature, "seed": request_seed(spec, repetition)}
+
+
 def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelSpec] | None = None,
                 prompts_dir: Path | None = None) -> Plan:
     """Everything a launch will ask, without asking anything (used by dry-run and the page too)."""
@@ -256,9 +271,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                     prior, shown = _prior_turns([turns[e] for e in earlier])
                     repeat_image = turn["image_hash"] is not None and turn["image_hash"] in shown
                     schema = answer_schema(row.type, condition, row.record)
-                    seed = spec.seed
-                    if spec.provider == "offline" and rep:
-                        seed = (spec.seed or 0) * 1000 + rep
+                    seed = request_seed(spec, rep)
                     request = ProviderRequest(system=templates.system, user_text=turn["text"],
                                               json_schema=schema, temperature=spec.temperature,
                                               max_output_tokens=spec.max_output_tokens, seed=seed, item=row.record,
@@ -402,7 +415,8 @@ def _register(store: Store, plan: Plan) -> dict[str, float]:
                       "seed": m.spec.seed, "api_model_id": m.spec.api_model_id, "provider": m.spec.provider,
                       "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
                       "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
-                      "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0)}
+                      "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0),
+                      **sampling_params(m.spec, m.repetition)}
             created = create_run_con(con, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
                                      launch_id=plan.launch_id, repetition=m.repetition,
                                      prompt_hash=m.template_hash, params=params, journal_path=str(m.journal_path),

@@ -17,7 +17,7 @@ COLUMNS = ["model", "condition", "repetitions", "items", "identical_share", "ite
 
 def _canonical(parsed: str | None, raw: str | None) -> str:
     """Answers compared after JSON canonicalisation (order of keys, spacing); raw text otherwise."""
-    if parsed:
+    if isinstance(parsed, str) and parsed:  # a missing parse reads as NULL/NaN: compare the raw text then
         try:
             value = json.loads(parsed)
             if isinstance(value, list):
@@ -25,7 +25,7 @@ def _canonical(parsed: str | None, raw: str | None) -> str:
             return json.dumps(value, sort_keys=True, ensure_ascii=False)
         except ValueError:
             pass
-    return (raw or "").strip()
+    return raw.strip() if isinstance(raw, str) else ""
 
 
 def reproducibility(answers: pd.DataFrame) -> pd.DataFrame:

@@ -37,7 +37,57 @@ def model_params(model: SimModel, seed: int) -> dict:
     return {"simulated": True, "seed": seed, "ability": model.ability,
             "format_offsets": model.format_offsets, "image_effect": model.image_effect,
             "motivation_shift": model.motivation_shift, "malformed_rate": model.malformed_rate,
-            "multi_select_rate": model.multi_select_rate}
+            "multi_select_rate": model.multi_select_rate, "repeat_noise": model.repeat_noise}
+
+
+def repeat_items(item_ids: Iterable[str], share: float, seed: int) -> list[str]:
+    """The items a simulation asks again: a seeded ``share`` of them (at least one), sorted."""
+    import random
+
+    ids = sorted(item_ids)
+    if not ids:
+        return []
+    k = max(1, round(share * len(ids)))
+    return sorted(random.Random(f"repeat-items|{seed}").sample(ids, min(k, len(ids))))
+
+
+def simulate_repeats_into_store(store: Store, dataset: str, models: list[SimModel], seed: int, repeats: int,
+                                share: float, conditions: Iterable[str] = ("default",)) -> dict:
+    """Repeats 1..``repeats``-1 of every model on a seeded ``share`` of the items (repeat 0 is the
+    main run of `simulate_into_store`), one run per model x condition x repeat, like ``run --repeat``.
+
+    Each repeat is a run with its repetition set (``sim:...:rep<k>``), so the stability views and the
+    reproducibility table read it as they read a live repeat; idempotent like the main runs.
+    """
+    from ..store.runs import add_responses_con, create_run_con, current_items_con, refresh_run_totals_con
+
+    with store.connect(read_only=True) as con:
+        items = current_items_con(con, dataset)
+    chosen = set(repeat_items(items, share, seed))
+    plans = []
+    for item_id, (_version, record) in sorted(items.items()):
+        if item_id in chosen:
+            try:
+                plans.extend(plan_items([{**record, "item_id": item_id}], seed))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+    created, stored = 0, 0
+    with store.transaction() as con:  # one transaction, runs written completed: no per-run finishing step
+        for model in models:
+            for condition in conditions:
+                for rep in range(1, repeats):
+                    run_id = f"{run_id_for(dataset, model, condition, seed)}:rep{rep}"
+                    if not create_run_con(con, run_id, dataset, model.key, condition, "simulated", repetition=rep,
+                                          params={**model_params(model, seed), "condition": condition,
+                                                  "repetition": rep, "items_repeated": len(plans)},
+                                          status="completed", exist_ok=True):
+                        continue
+                    responses = simulate_run(model, plans, condition, seed, repetition=rep)
+                    stored += add_responses_con(con, run_id, [r.to_row(request_key=r.item_id) for r in responses],
+                                                items=items)
+                    refresh_run_totals_con(con, run_id)
+                    created += 1
+    return {"repeat_runs": created, "repeat_responses": stored, "repeat_items": len(plans)}
 
 
 def add_synthetic_items(store: Store, dataset: str, m: int, seed: int) -> int:

@@ -32,6 +32,7 @@ class SimModel:
     motivation_shift: float = 0.0      # added to ability in the motivation condition
     malformed_rate: float = 0.04       # share of responses with fences, prose, {{ }}, truncation
     multi_select_rate: float = 0.0     # share of radio items answered with two ids (hedging)
+    repeat_noise: float = 0.0          # chance that a repeat draws its answer afresh (0: every repeat the same)
 
     def effective_ability(self, item_type: str, has_image: bool, condition: str) -> float:
         """Ability used for one item: overall + format offset + image + condition shifts."""
@@ -63,6 +64,12 @@ ARCHETYPES: list[tuple[str, float, dict[str, float], float, float, float, float]
 ]
 
 
+#: Repeat noise per archetype (`SimModel.repeat_noise`): one noticeably unstable model, the rest
+#: mostly repeating themselves, so that the demo's stability figures have something to show.
+REPEAT_NOISE = {"hedging guesser": 0.9}
+DEFAULT_REPEAT_NOISE = 0.15
+
+
 def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
     """The first eight are the fixed archetypes; further models are seeded variations of them."""
     if n < 1:
@@ -86,5 +93,6 @@ def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
             motivation_shift=round(motivation, 4),
             malformed_rate=malformed,
             multi_select_rate=multi,
+            repeat_noise=REPEAT_NOISE.get(label, DEFAULT_REPEAT_NOISE),
         ))
     return models

@@ -31,10 +31,10 @@ class SimResponse:
     latency_s: float
     image_sent: bool
 
-    def to_row(self, request_key: str | None = None) -> dict:
+    def to_row(self, request_key: str | None = None, repetition: int = 0) -> dict:
         """A row for ``store.runs.add_responses`` (the store parses and scores it)."""
         return {
-            "item_id": self.item_id, "repetition": 0, "request_key": request_key,
+            "item_id": self.item_id, "repetition": repetition, "request_key": request_key,
             "raw_text": self.raw_text, "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens, "latency_s": self.latency_s,
             "image_sent": self.image_sent, "error": None,
@@ -46,15 +46,24 @@ def plan_items(records: list[dict], seed: int) -> list[ItemPlan]:
     return [plan_item(record, seed) for record in records]
 
 
-def simulate_run(model: SimModel, plans: list[ItemPlan], condition: str, seed: int) -> list[SimResponse]:
-    """Responses of one model to every planned item under one condition; deterministic in seed."""
+def simulate_run(model: SimModel, plans: list[ItemPlan], condition: str, seed: int,
+                 repetition: int = 0) -> list[SimResponse]:
+    """Responses of one model to every planned item under one condition; deterministic in seed.
+
+    ``repetition`` > 0 asks the items again: with probability ``model.repeat_noise`` (drawn per
+    item and repeat) the answer is drawn afresh, as a sampled model at a temperature above 0
+    would; otherwise the repeat gives repeat 0's answer word for word. Repeat 0 is the main run.
+    """
     if condition not in CONDITIONS:
         raise ValueError(f"condition must be one of {CONDITIONS}, not {condition!r}")
     indent = random.Random(f"style|{seed}|{model.key}").random() < 0.5
     out: list[SimResponse] = []
     for plan in plans:
-        shared = random.Random(f"{seed}|{model.key}|{plan.item_id}")
-        local = random.Random(f"{seed}|{model.key}|{condition}|{plan.item_id}")
+        fresh = repetition > 0 and random.Random(
+            f"repeat|{seed}|{model.key}|{condition}|{plan.item_id}|{repetition}").random() < model.repeat_noise
+        again = f"|rep{repetition}" if fresh else ""
+        shared = random.Random(f"{seed}|{model.key}|{plan.item_id}{again}")
+        local = random.Random(f"{seed}|{model.key}|{condition}|{plan.item_id}{again}")
         answers = intended_answers(model, plan, condition, shared)
         motivation = None
         if condition == MOTIVATION_CONDITION:

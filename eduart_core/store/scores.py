@@ -169,8 +169,13 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     The latest response wins when an item was answered twice in the same model x condition. A
     request that failed (``error`` set: no answer arrived) is not an answer: like a missing answer
     file in the published data, it leaves the item out rather than scoring it 0.
-    Only repetition-0 runs unless ``include_repetitions`` (then a ``repetition`` column tells them
-    apart). ``model`` is the display name; ``model_key`` the stable key; ``task`` and ``dimension``
+    An examinee's repeats (``repetition`` 0..K-1: the main answer and the repeats of ``run --repeat``
+    or of imported ``"repeat": k`` lines) are averaged per item: ``score`` is the mean over the
+    repeats answered, ``correct`` is True when the answer was right in at least half of them,
+    ``overridden`` when any was overridden, ``scorer`` that of the lowest repeat, and ``n_repeats``
+    counts them, so K repeats never count as K examinees (`averaged_over_repeats`). With
+    ``include_repetitions`` every repeat is its own row (a ``repetition`` column tells them apart;
+    ``n_repeats`` is then 1): the input of the stability statistics. ``model`` is the display name; ``model_key`` the stable key; ``task`` and ``dimension``
     are the item's metadata (None when unset), so results can be reported per dimension. ``scorer``
     names the rule set of each score (open text: with its embedding model, also in
     ``attrs["embedding_models"]``). ``include_details`` adds the per-element ``details`` (lists).
@@ -186,8 +191,8 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     if dataset is not None:
         _require_dataset(store, dataset)
     rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
-    partition = "u.dataset, u.model, u.condition, r.item_id" + (f", {rep}" if include_repetitions else "")
-    where_rep = "" if include_repetitions else f"AND {rep} = 0"
+    partition = f"u.dataset, u.model, u.condition, r.item_id, {rep}"
+    where_rep = ""
     with store.connect(read_only=True) as con:
         kind = model_kind_sql(con)
         use = overrides and has_overrides_table(con)  # a store from before the review studio has none
@@ -223,16 +228,74 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     for column in ("has_image", "correct", "simulated", "overridden"):
         frame[column] = frame[column].astype(bool)
     frame["score"] = frame["score"].astype(float)
-    if not include_repetitions:
-        frame = frame.drop(columns=["repetition"])
     frame["scorer"] = pd.Series([None if _missing(v) else v for v in frame["scorer"]], dtype=object,
                                 index=frame.index)
     if include_details:
         frame["details"] = pd.Series([[] if _missing(v) else json.loads(v) for v in frame["details"]],
                                      dtype=object, index=frame.index)
+    frame["n_repeats"] = np.ones(len(frame), dtype=np.int64)
+    if not include_repetitions:
+        frame = averaged_over_repeats(frame).drop(columns=["repetition"])
     frame = frame.reset_index(drop=True)
     frame.attrs["embedding_models"] = _embedding_models(frame)
     return frame
+
+
+#: The columns of the per-repeat frame (``load_scores(..., include_repetitions=True)``).
+REPEAT_FRAME_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score",
+                        "correct", "family", "simulated", "dataset", "model_key", "repetition", "overridden", "task",
+                        "dimension", "kind", "scorer", "n_repeats"]
+
+
+def load_repeat_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
+                       overrides: bool = True) -> pd.DataFrame:
+    """The per-repeat long frame of the examinees that have repeats: one row per model x condition x
+    item x repetition (``load_scores(..., include_repetitions=True)``), only for the model x condition
+    pairs with an answer at a repetition other than 0; empty (same columns) when none has repeats.
+
+    Why a loader of its own: stability needs every repeat, while every other statistic reads the
+    averaged frame; a store without repeats answers from one small query instead of a full read.
+    """
+    _check_readable(profile)
+    if dataset is not None:
+        _require_dataset(store, dataset)
+    with store.connect(read_only=True) as con:
+        pairs = con.execute(
+            """SELECT DISTINCT u.model, u.condition FROM responses r JOIN runs u USING (run_id)
+               WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL
+                 AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) <> 0""",
+            [dataset, dataset]).fetchall()
+    if not pairs:
+        return pd.DataFrame(columns=REPEAT_FRAME_COLUMNS)
+    frame = load_scores(store, profile, dataset, include_repetitions=True, overrides=overrides)
+    keep = pd.MultiIndex.from_frame(frame[["model_key", "condition"]].astype(str)).isin(
+        pd.MultiIndex.from_tuples([(str(m), str(c)) for m, c in pairs]))
+    return frame[keep].reset_index(drop=True)
+
+
+#: The keys of one examinee's answer to one item (its repeats share them).
+REPEAT_KEYS = ("dataset", "model_key", "condition", "item_id")
+
+
+def averaged_over_repeats(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per examinee x item from a frame with one row per repeat (``repetition`` column).
+
+    Why: an item statistic (p, r_pb, IRT) and the leaderboard count examinees; K repeats of one
+    model are one examinee answering K times, so its score on the item is the mean over its
+    repeats. ``correct``: right in at least half of the repeats; ``overridden``: any repeat was;
+    the other columns come from the lowest repeat; ``n_repeats`` is the number of repeats averaged.
+    The frame must be sorted with the lowest repeat first within each key (as `load_scores` is).
+    """
+    if frame.empty or not (frame["repetition"] != 0).any():
+        return frame
+    keys = list(REPEAT_KEYS)
+    grouped = frame.groupby(keys, sort=False, observed=True)
+    first = grouped.head(1).reset_index(drop=True)
+    folded = grouped.agg(score=("score", "mean"), share=("correct", "mean"), overridden=("overridden", "any"),
+                         n_repeats=("score", "size")).reset_index()
+    out = first.drop(columns=["score", "correct", "overridden", "n_repeats"]).merge(folded, on=keys, how="left")
+    out["correct"] = out.pop("share") >= 0.5
+    return out[list(frame.columns)]
 
 
 def _embedding_models(frame: pd.DataFrame) -> list[str]:
@@ -264,8 +327,9 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
     500,000 rows of text columns to Python strings cost several seconds. Here the database
     returns small integer codes (sorted like ``load_scores``: model display name, condition,
     item), the text of each key is read once from the small models and items tables, and
-    ``long_scores`` derives the long frame of a profile without another read. Repetition-0 runs
-    only; the latest answered request per key (``responses.is_latest``, marked when written).
+    ``long_scores`` derives the long frame of a profile without another read. The latest answered
+    request per key and repeat (``responses.is_latest``, marked when written); an examinee's repeats
+    are averaged per item as in ``load_scores`` (``n_repeats_<profile>`` counts them).
     Reviewed score overrides apply as in ``load_scores`` (``overridden_<profile>`` marks them), and
     ``kind`` is each model's kind, so the selection can keep baselines out. Besides the built-in
     profiles, every judge profile stored for the dataset has its columns (``store.judges``).
@@ -278,11 +342,11 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
                     FROM items WHERE dataset = ? AND is_current),
              ck AS (SELECT condition, CAST(row_number() OVER (ORDER BY condition) - 1 AS INTEGER) AS c
                     FROM (SELECT DISTINCT condition FROM runs WHERE dataset = ?) conditions)
-        SELECT r.response_id AS rid, mk.m, ck.c, ik.i
+        SELECT r.response_id AS rid, mk.m, ck.c, ik.i,
+               CAST(CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END AS BIGINT) AS rep
         FROM responses r JOIN runs u USING (run_id)
         JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
-        WHERE u.dataset = ? AND {latest}
-          AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0"""
+        WHERE u.dataset = ? AND {latest}"""
     with store.connect(read_only=True) as con:
         if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
             names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
@@ -313,8 +377,9 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
             + ("LEFT JOIN ov ON ov.response_id = s.response_id AND ov.profile = s.profile "
                "AND ov.item_version = s.item_version AND ov.score IS NOT NULL " if reviewed else "")
             + "WHERE s.response_id BETWEEN ? AND ?", [scorers, *span])
-    order = np.lexsort((latest["i"], latest["c"], latest["m"]))  # as load_scores: model, condition, item
-    codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i")}
+    # as load_scores: model, condition, item (and the lowest repeat first)
+    order = np.lexsort((latest["rep"], latest["i"], latest["c"], latest["m"]))
+    codes = {k: np.asarray(latest[k], dtype=np.int64)[order] for k in ("m", "c", "i", "rep")}
     rid = rid[order]
     by_id = np.argsort(rid)
     sorted_ids = rid[by_id]
@@ -336,7 +401,45 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         scorer[row[chosen]] = np.asarray(score_rows["scorer"], dtype=np.int64)[chosen]
         codes[f"score_{profile}"], codes[f"correct_{profile}"] = score, correct
         codes[f"scorer_{profile}"] = pd.Categorical.from_codes(scorer, categories=pd.Index(scorers, dtype=object))
-    return _decode_table(codes, models, items, conditions, dataset, profiles)
+    return _decode_table(_fold_repeats(codes, profiles), models, items, conditions, dataset, profiles)
+
+
+def _fold_repeats(codes: dict, profiles: list[str]) -> dict:
+    """One entry per model x condition x item: each profile's score averaged over the repeats that
+    have one (`averaged_over_repeats` says why and how), ``n_repeats_<profile>`` counting them.
+
+    Rows arrive sorted by model, condition, item and repeat; without repeats (the usual store) the
+    counts are all 1 and nothing is folded.
+    """
+    rep = codes.pop("rep")
+    n = len(rep)
+    if not (rep != 0).any():
+        for profile in profiles:
+            codes[f"n_repeats_{profile}"] = (~np.isnan(codes[f"score_{profile}"])).astype(np.int64)
+        return codes
+    m, c, i = codes["m"], codes["c"], codes["i"]
+    new_group = np.ones(n, dtype=bool)
+    new_group[1:] = (m[1:] != m[:-1]) | (c[1:] != c[:-1]) | (i[1:] != i[:-1])
+    starts = np.flatnonzero(new_group)
+    out = {k: codes[k][starts] for k in ("m", "c", "i")}
+    for profile in profiles:
+        score = codes[f"score_{profile}"]
+        has = ~np.isnan(score)
+        count = np.add.reduceat(has.astype(np.int64), starts)
+        total = np.add.reduceat(np.where(has, score, 0.0), starts)
+        right = np.add.reduceat((codes[f"correct_{profile}"] & has).astype(np.int64), starts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[f"score_{profile}"] = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        out[f"correct_{profile}"] = (count > 0) & (2 * right >= count)
+        out[f"overridden_{profile}"] = np.add.reduceat(codes[f"overridden_{profile}"].astype(np.int64), starts) > 0
+        # the scorer of the lowest repeat that has a score under this profile
+        position = np.where(has, np.arange(n), n)
+        first = np.minimum.reduceat(position, starts)
+        scorer = codes[f"scorer_{profile}"]
+        pick = np.where(first < n, first, starts)
+        out[f"scorer_{profile}"] = scorer[pick]
+        out[f"n_repeats_{profile}"] = count
+    return out
 
 
 def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
@@ -379,6 +482,7 @@ def _decode_table(codes: dict, models: list, items: list, conditions: list, data
         out[f"correct_{profile}"] = np.asarray(codes[f"correct_{profile}"], dtype=bool)
         out[f"scorer_{profile}"] = codes[f"scorer_{profile}"]
         out[f"overridden_{profile}"] = np.asarray(codes[f"overridden_{profile}"], dtype=bool)
+        out[f"n_repeats_{profile}"] = np.asarray(codes[f"n_repeats_{profile}"], dtype=np.int64)
     return pd.DataFrame(out)
 
 
@@ -398,6 +502,8 @@ def long_scores(table: pd.DataFrame, profile: str) -> pd.DataFrame:
     frame.insert(8, "correct", table[f"correct_{profile}"].to_numpy()[keep])
     frame.insert(13, "overridden", table[f"overridden_{profile}"].to_numpy()[keep])  # load_scores' column order
     frame["scorer"] = table[f"scorer_{profile}"].to_numpy()[keep] if len(frame) else pd.Categorical([])
+    frame["n_repeats"] = table[f"n_repeats_{profile}"].to_numpy()[keep] if f"n_repeats_{profile}" in table \
+        else np.ones(len(frame), dtype=np.int64)
     frame.attrs["embedding_models"] = _embedding_models(frame)  # refuses a mix, as load_scores does
     return frame
 

@@ -66,7 +66,7 @@ from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
 from .results import key_findings, regression_choices, type_means
 from .review import image_file, page_extractions
-from .runs import batch_jobs, runnable_datasets
+from .runs import batch_jobs, repeat_scores, runnable_datasets, unstable_model
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import ItemPicture, StudyFeatures, access_map, invalid_warnings, item_picture, study_features
 
@@ -152,6 +152,9 @@ _SPECS = (
     ViewSpec("overrides", review.score_overrides, "Item inspector and Review studio (audit log): human score overrides"),
     ViewSpec("discrepancies", review.discrepancies, "Review studio: discrepancies per round by category, field or format"),
     ViewSpec("reproducibility", runs.reproducibility, "Runs: reproducibility of repeated runs per model and condition"),
+    ViewSpec("stability", runs.stability, "Runs: stability over repeats per model and condition (flip rate, "
+                                          "run-to-run SD, variance split)"),
+    ViewSpec("item_stability", runs.item_stability, "Runs: the items whose answers flip most between repeats"),
     ViewSpec("runs", runs.runs, "Runs: usage per run (by=model: per model and condition; by=job: the batch jobs)"),
     ViewSpec("launch_progress", runs.launch_progress,
              "Runs, running now: a bar per model (by=provider: each provider's rate and limits)"),
@@ -212,7 +215,7 @@ __all__ = [
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
-    "page_extractions", "batch_jobs", "runnable_datasets", "PAGE_RULES", "FilterState", "analysable_datasets",
+    "page_extractions", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",

@@ -274,8 +274,15 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     # the tie groups carry the leader's sentence; the leader-vs-runner-up bootstrap only where there are none
     paired = None if board["tie_group"].notna().any() else _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
+    unstable = None if aggregate else _optional(_unstable_model, src, sel)
     return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
-                                 prefix=data_label(src, sel).finding_prefix())
+                                 prefix=data_label(src, sel).finding_prefix(), unstable=unstable)
+
+
+def _unstable_model(src: Source, sel: Selection) -> dict | None:
+    from .runs import unstable_model
+
+    return unstable_model(src, sel)
 
 
 def findings_table(src: Source, sel: Selection) -> pd.DataFrame:

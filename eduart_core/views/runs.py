@@ -1,4 +1,5 @@
-"""Views of the Runs page: usage of live runs, the batch jobs behind them, reproducibility of repeated runs.
+"""Views of the Runs page: usage of live runs, the batch jobs behind them, reproducibility of repeated runs,
+and stability over repeats (`repeat_scores`, `stability`, `item_stability`).
 
 The condition filter of the selection is not applied: a run is one model x condition, and these
 tables list every run (one row per condition) so that a batch launch over both conditions reads
@@ -11,7 +12,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import batch as store_batch
-from ._base import Source, cached, human_models
+from ._base import ItemLevelUnavailable, Source, cached, dataset_flags, human_models
 
 
 @cached()
@@ -83,6 +84,61 @@ def reproducibility(src: Source, sel: Selection, all_datasets: bool = True) -> p
     from ..store import journal
 
     return summarise(journal.load_repetition_answers(src.store, None if all_datasets else sel.dataset))
+
+
+@cached()
+def repeat_scores(src: Source, sel: Selection) -> pd.DataFrame:
+    """The per-repeat score frame of the selection: one row per model x condition x item x repetition,
+    only for the examinees with repeats (every condition; the other filters of the selection apply).
+
+    Every other view reads the frame averaged over repeats (`selected_scores`); this one keeps each
+    repeat so that stability can compare them. Empty when no examinee has repeats.
+    """
+    from ..store import scores as store_scores
+
+    if dataset_flags(src, sel.dataset).aggregate_only:
+        raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
+                                   "item-level data (and repeats) are not available for it.")
+    frame = store_scores.load_repeat_scores(src.store, sel.profile, sel.dataset, overrides=sel.reviewed)
+    return sel.apply(frame, all_conditions=True).reset_index(drop=True)
+
+
+@cached()
+def stability(src: Source, sel: Selection) -> pd.DataFrame:
+    """Stability over repeats per model and condition: agreeing items, flip rate (Wilson), run-to-run SD.
+
+    Columns: items (answered in at least two repeats), repeats (most repeats of an item), agree_share
+    (repeats all scored the same), flips, flip_rate with flip_low/flip_high (95% Wilson), macro_sd
+    (SD across repeats of each repeat's macro average on the items answered in every repeat), macro_min,
+    macro_max, and the variance of the repeat-averaged macro average split into var_items and
+    var_repeats (repeat_share = var_repeats / their sum); formulas in `analysis.stability`.
+    """
+    from ..analysis.stability import stability as summarise
+
+    return summarise(repeat_scores(src, sel))
+
+
+@cached()
+def item_stability(src: Source, sel: Selection, top: int = 20) -> pd.DataFrame:
+    """Items that flip most between repeats: examinees that flipped of those with repeats, most first.
+
+    ``top`` keeps the first rows (0: every item with repeats). ``flipped`` names the examinees
+    (model and condition) whose answer was right in some repeats and wrong in others.
+    """
+    from ..analysis.stability import item_stability as per_item
+
+    if top < 0:
+        raise UserError(f"item_stability: top must be 0 (every item) or more, not {top}")
+    return per_item(repeat_scores(src, sel), top=top or None)
+
+
+def unstable_model(src: Source, sel: Selection) -> dict | None:
+    """The model of the selected condition whose answers flip more than every rival's, when an exact
+    McNemar test (Holm over rivals) says so (`analysis.stability.unstable_model`); None otherwise."""
+    from ..analysis.stability import unstable_model as test
+
+    frame = repeat_scores(src, sel)
+    return test(frame, sel.condition) if not frame.empty else None
 
 
 def runnable_datasets(src: Source) -> list[str]:

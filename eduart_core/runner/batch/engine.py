@@ -60,7 +60,7 @@ from ..calls import prior_messages
 from ..estimate import estimate_request
 from ..ingestion import Ingester
 from ..journal import Journal, JournalSet
-from ..launch import Member, Plan
+from ..launch import Member, Plan, sampling_params
 from ..launchfile import RUNNING, read_launch, write_launch
 from .ids import custom_id, job_tag
 from .ledger import Ledger, batch_dir, ledger_path
@@ -211,7 +211,8 @@ class BatchEngine:
                       "base_url": m.spec.base_url, "image_mode": m.image_mode, "items": options.items,
                       "limit": options.limit, "sample": options.sample, "repeat": options.repeat,
                       "template_hash": m.template_hash, "images_refused": plan.refused.get(m.run_id, 0),
-                      "mode": BATCH_MODE if m.spec.key in self.batch_models else ONLINE_MODE}
+                      "mode": BATCH_MODE if m.spec.key in self.batch_models else ONLINE_MODE,
+                      **sampling_params(m.spec, m.repetition)}
             created = create_run(self.store, m.run_id, plan.dataset, m.spec.key, m.condition, "live",
                                  launch_id=plan.launch_id, repetition=m.repetition, prompt_hash=m.template_hash,
                                  params=params, journal_path=str(m.journal_path), exist_ok=True)
