@@ -1,0 +1,174 @@
+"""`run --until-separated A,B`: the anytime-valid stopping rule (simulations) and the real flow
+through the CLI against a loopback stub whose two models answer with different accuracy."""
+from __future__ import annotations
+
+import json
+import zlib
+
+import numpy as np
+import pytest
+from runner_items import fill_store
+from stubs import StubServer
+
+from eduart_core.analysis.sequential import (
+    eb_confidence_sequence,
+    full_run_decision,
+    run_until_separated,
+    stratified_order,
+)
+from eduart_core.cli import main
+from eduart_core.store import Store
+
+# ------------------------------------------------------------------ simulations (pure rule)
+
+
+def _pair(rng: np.random.Generator, n: int, gap: float, base: float = 0.70) -> np.ndarray:
+    """Per-item differences of two simulated models on n items: items differ in ease (logistic),
+    so the two models' answers are correlated as on a real exam; true accuracies base +/- gap/2."""
+    from scipy.optimize import brentq
+    from scipy.special import expit
+
+    ease = rng.normal(0, 1.5, n)
+    offset = [brentq(lambda a, t=t: expit(a + ease).mean() - t, -10, 10) for t in (base + gap / 2, base - gap / 2)]
+    right_a = rng.random(n) < expit(offset[0] + ease)
+    right_b = rng.random(n) < expit(offset[1] + ease)
+    return right_a.astype(float) - right_b.astype(float)
+
+
+def _coverage(n_paths: int, n: int, seed: int) -> float:
+    """Share of paths whose CS holds the true mean at every time at once (bounded, skewed steps)."""
+    rng = np.random.default_rng(seed)
+    held = 0
+    for _ in range(n_paths):
+        # differences in {-1, 0, 1} plus partial credit, true mean 0.1
+        d = rng.choice([-1.0, 0.0, 1.0, 0.5], size=n, p=[0.15, 0.6, 0.2, 0.05])
+        low, high = eb_confidence_sequence(d)
+        held += bool(np.all((low <= 0.075) & (high >= 0.075)))  # 0.15*-1 + 0.2 + 0.025 = 0.075
+    return held / n_paths
+
+
+def test_the_confidence_sequence_holds_the_mean_at_every_time_at_once():
+    assert _coverage(300, 400, 7) >= 0.95
+
+
+@pytest.mark.slow
+def test_the_confidence_sequence_holds_the_mean_at_every_time_at_once_full():
+    assert _coverage(2000, 2000, 11) >= 0.95
+
+
+def test_differences_outside_minus_one_one_are_refused():
+    with pytest.raises(ValueError):
+        eb_confidence_sequence([0.5, 1.5])
+
+
+def test_the_order_is_stratified_seeded_and_complete():
+    units = [(f"{i:03d}", "mc" if i % 4 else "open") for i in range(80)]
+    order = stratified_order(units, "launch-x")
+    assert sorted(order) == sorted(u for u, _ in units) and order == stratified_order(units, "launch-x")
+    assert order != stratified_order(units, "launch-y")
+    first = [u for u in order[:20]]
+    assert sum(int(u) % 4 == 0 for u in first) in (4, 5, 6)  # a quarter are "open" in every prefix
+
+
+def _done_means(n_pairs: int, n_items: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    agree = used = claims = 0
+    for _ in range(n_pairs):
+        d = _pair(rng, n_items, 0.10)
+        stop = run_until_separated(d, round_size=8)
+        agree += stop.direction == full_run_decision(d)
+        used += stop.n_asked / n_items
+        claims += run_until_separated(_pair(rng, n_items, 0.0), round_size=8).separated
+    return {"agreement": agree / n_pairs, "share_used": used / n_pairs, "false_claims": claims / n_pairs}
+
+
+def test_a_ten_point_gap_is_found_early_and_no_gap_is_rarely_claimed_small():
+    found = _done_means(40, 1000, 3)
+    assert found["agreement"] >= 0.9 and found["share_used"] <= 0.6 and found["false_claims"] <= 0.1
+
+
+@pytest.mark.slow
+def test_done_means_200_simulated_pairs():
+    """The issue's done-means: 200 pairs with a 10-point gap on 1,000 items (rounds of 8): the same
+    decision as the fixed-n paired test on all items in >= 95%, <= 60% of the items on average; with
+    no gap a difference claimed in <= 5%."""
+    found = _done_means(200, 1000, 41)
+    assert found["agreement"] >= 0.95, found
+    assert found["share_used"] <= 0.60, found
+    assert found["false_claims"] <= 0.05, found
+
+
+# ------------------------------------------------------------------ the real flow
+
+
+def _stub_answer(info) -> str:
+    """Model "good" picks the key (A) on 90% of the items, "bad" on 20% (by a hash of the question)."""
+    share = {"good": 9, "bad": 2}.get(info.model, 5)
+    right = zlib.crc32(info.user_text.encode()) % 10 < share
+    return json.dumps({"Answers": [{"id": "A" if right else "B"}]})
+
+
+def _registry(tmp_path, monkeypatch, url: str) -> None:
+    path = tmp_path / "models.toml"
+    path.write_text("".join(f'[models."{key}"]\ndisplay_name = "{key.title()}"\nprovider = "openai_compatible"\n'
+                            f'api_model_id = "{key}"\nbase_url = "{url}/v1"\n\n' for key in ("good", "bad")))
+    monkeypatch.setenv("EDUART_MODELS", str(path))
+
+
+def _launch(store: Store, *extra: str) -> int:
+    return main(["run", "--db", str(store.path), "--items", "type=multiple_choice_radio", "--quiet",
+                 "--backoff", "0.05", *extra])
+
+
+def _answers(store: Store) -> int:
+    with store.connect(read_only=True) as con:
+        return con.execute("SELECT count(*) FROM responses").fetchone()[0]
+
+
+def test_until_separated_stops_early_records_why_and_resumes_to_the_full_set(tmp_path, monkeypatch, capsys):
+    from eduart_core.runner.launch import read_launch
+
+    store = Store(tmp_path / "eduart.duckdb")
+    fill_store(store, 40)  # 40 single-answer multiple-choice items among 280
+    with StubServer(answer=_stub_answer) as stub:
+        _registry(tmp_path, monkeypatch, stub.url)
+        code = _launch(store, "--model", "good", "--model", "bad", "--until-separated", "good,bad",
+                       "--concurrency", "4", "--run-id", "sep")
+        out = capsys.readouterr().out
+        assert code == 0
+        asked = len(stub.requests)
+        assert asked < 80 and asked % 2 == 0  # both models, on the same items, not all of them
+        record = read_launch(store, "sep")["until_separated"]
+        assert record["decision"] == "separated" and record["direction"] == "A>B"
+        assert record["items_asked"] == asked // 2 < record["items_total"] == 40
+        assert record["cs_low"] > 0 and record["stopped_at"] > 0 and "Waudby-Smith" in record["method"]
+        assert "until separated: separated after" in out and "good scores higher than bad" in out
+        assert "stopped early" in out and "--resume sep" in out
+        assert _answers(store) == asked
+        # the same items, same order, for both models
+        by_model = {m: sorted(r.user_text for r in stub.requests if r.model == m) for m in ("good", "bad")}
+        assert by_model["good"] == by_model["bad"]
+        # resumed without the option: the rest of the items, none asked twice
+        assert main(["run", "--db", str(store.path), "--resume", "sep", "--quiet"]) == 0
+        assert len(stub.requests) == 80
+        assert len({(r.model, r.user_text) for r in stub.requests}) == 80
+    assert _answers(store) == 80
+
+
+@pytest.mark.parametrize("models, pair, words", [
+    (["good", "bad"], "good,nope", "unknown model 'nope'"),
+    (["good"], "good,bad", "model 'bad' is not in this launch"),
+    (["good", "bad"], "good", "name two different models"),
+])
+def test_until_separated_with_a_model_outside_the_launch_is_one_line_before_anything_is_asked(
+        tmp_path, monkeypatch, capsys, models, pair, words):
+    store = Store(tmp_path / "eduart.duckdb")
+    fill_store(store, 2)
+    with StubServer(answer=_stub_answer) as stub:
+        _registry(tmp_path, monkeypatch, stub.url)
+        argv = [a for m in models for a in ("--model", m)]
+        assert _launch(store, *argv, "--until-separated", pair) == 2
+        assert not stub.requests
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0] and "Traceback" not in err[0]
+    assert _answers(store) == 0
