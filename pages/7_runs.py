@@ -245,7 +245,8 @@ def power_plan() -> None:
     st.subheader("Power before spending")
     sel = common.current_selection()
     try:
-        names = sorted(views.selected_scores(common.source(), sel)["model"].astype(str).unique())
+        names = [m for m in views.models_with_data(common.source(), sel.dataset, baselines=sel.baselines,
+                                                   humans=sel.humans) if not sel.models or m in sel.models]
     except (UserError, views.StoreError) as exc:
         st.caption(plain(f"No pilot answers to plan from: {exc}"))
         return
