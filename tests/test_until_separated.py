@@ -172,3 +172,35 @@ def test_until_separated_with_a_model_outside_the_launch_is_one_line_before_anyt
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0] and "Traceback" not in err[0]
     assert _answers(store) == 0
+
+
+@pytest.mark.slow
+def test_the_runs_page_checkbox_launches_a_run_that_stops_when_separated(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    from test_runs_page import PAGE, ROOT, _wait
+
+    from eduart_core.runner.launch import read_launch
+
+    store = Store(tmp_path / "eduart.duckdb")
+    fill_store(store, 40)
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    monkeypatch.chdir(ROOT)
+    with StubServer(answer=_stub_answer) as stub:
+        _registry(tmp_path, monkeypatch, stub.url)
+        at = AppTest.from_file(PAGE, default_timeout=90)
+        at.run()
+        at.multiselect(key="runs_models").set_value(["good", "bad"])
+        at.multiselect(key="runs_types").set_value(["multiple_choice_radio"])
+        at.run()
+        at.checkbox(key="runs_until_separated").check().run()
+        at.selectbox(key="runs_sep_a").set_value("good").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("the most the launch costs" in c.value for c in at.caption)
+        at.button(key="runs_launch").click().run()
+        success = [s.value for s in at.success]
+        assert success and "started in the background" in success[0], [e.value for e in at.error]
+        launch_id = success[0].split()[1].replace("\\", "")
+        _wait(store, launch_id, timeout=120)
+        record = read_launch(store, launch_id)["until_separated"]
+        assert record["decision"] == "separated" and record["model_a"] == "good" and record["items_asked"] < 40
+        assert len(stub.requests) == 2 * record["items_asked"]
