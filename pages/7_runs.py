@@ -427,7 +427,10 @@ else:
     st.dataframe(history[[c for c in cols if c in history]], hide_index=True, width="stretch")
     resumable = sorted({r["launch_id"] for _, r in history.iterrows()
                         if r["status"] in (launchfile.INTERRUPTED, launchfile.CANCELLED, launchfile.FAILED,
-                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0})
+                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0}
+                       # stopped once two models were told apart: resuming asks the rest of the items
+                       | {s["launch_id"] for s in ended if (s.get("until_separated") or {}).get("items_asked", 0)
+                          < (s.get("until_separated") or {}).get("items_total", 0)})
     if resumable and may_launch:
         c1, c2, c3 = st.columns([2, 1, 1])
         chosen = c1.selectbox("Resume launch", resumable, key="runs_resume_choice")

@@ -3,6 +3,7 @@ through the CLI against a loopback stub whose two models answer with different a
 from __future__ import annotations
 
 import json
+import time
 import zlib
 
 import numpy as np
@@ -204,3 +205,11 @@ def test_the_runs_page_checkbox_launches_a_run_that_stops_when_separated(tmp_pat
         record = read_launch(store, launch_id)["until_separated"]
         assert record["decision"] == "separated" and record["model_a"] == "good" and record["items_asked"] < 40
         assert len(stub.requests) == 2 * record["items_asked"]
+        at.run()  # the stopped launch is offered for resuming, which asks the rest
+        assert launch_id in at.selectbox(key="runs_resume_choice").options
+        at.selectbox(key="runs_resume_choice").set_value(launch_id).run()
+        at.button(key="runs_resume").click().run()
+        assert any("Resuming" in s.value for s in at.success), [e.value for e in at.error]
+        time.sleep(1.0)
+        _wait(store, launch_id, timeout=120)
+        assert len(stub.requests) == 80 and "until_separated" not in read_launch(store, launch_id)

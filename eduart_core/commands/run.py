@@ -234,6 +234,9 @@ def _run(args) -> int:
     _record_launch(store, plan.launch_id, resume=bool(args.resume), who=actor(args, store))
     from ..runner.batch.ledger import has_ledger
 
+    if options.until_separated and has_ledger(store, plan.launch_id):
+        raise UserError(f"launch {plan.launch_id} has batch jobs: --until-separated asks online in rounds; "
+                        "resume it without the option")
     if args.batch or has_ledger(store, plan.launch_id):
         if not args.batch:
             print(f"launch {plan.launch_id} has batch jobs: continuing in batch mode", flush=True)
