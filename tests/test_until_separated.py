@@ -71,6 +71,25 @@ def test_the_order_is_stratified_seeded_and_complete():
     assert sum(int(u) % 4 == 0 for u in first) in (4, 5, 6)  # a quarter are "open" in every prefix
 
 
+def test_in_stratified_order_formats_whose_differences_cancel_are_rarely_called_separated():
+    """Format means +0.2, -0.1, -0.1 (micro mean 0), asked in the stratified order: the CS keeps the
+    running mean of the asked items' expected differences, and claims a difference in <= 5%."""
+    rng = np.random.default_rng(3)
+    units = [(f"{i:04d}", f"f{i % 3}") for i in range(600)]
+    probs = np.array([[0.35, 0.15], [0.15, 0.25], [0.15, 0.25]])  # P(+1), P(-1) per format
+    missed = claimed = 0
+    for k in range(300):
+        fmt = np.array([int(u) % 3 for u in stratified_order(units, k)])
+        p = probs[fmt]
+        u = rng.random(len(fmt))
+        d = np.where(u < p[:, 0], 1.0, np.where(u < p[:, 0] + p[:, 1], -1.0, 0.0))
+        running = np.cumsum(p[:, 0] - p[:, 1]) / np.arange(1, len(fmt) + 1)
+        low, high = eb_confidence_sequence(d)
+        missed += bool(np.any((low > running + 1e-12) | (high < running - 1e-12)))
+        claimed += bool(np.any((low > 0) | (high < 0)))
+    assert missed / 300 <= 0.05 and claimed / 300 <= 0.05
+
+
 def _done_means(n_pairs: int, n_items: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     agree = used = claims = 0

@@ -11,10 +11,12 @@ means of bounded random variables by betting", JRSS-B 86(1), 2024, Theorem 2 (wi
 intersection, Sec. 3): per-item differences D = score_A - score_B lie in [-1, 1]; they are mapped to
 X = (D + 1) / 2 in [0, 1], the CS is computed for the mean of X and mapped back. It uses the
 variance it has seen (most item pairs agree, D = 0), so it is narrower than a Hoeffding bound.
-When the conditional mean varies with the item's format (items asked in a stratified order), the
-same CS covers the lambda-weighted average of the conditional means (ibid., the time-varying
-means remark), which here is the mean difference over the items asked (micro average, every item
-one weight), not the macro average over formats.
+When the expected difference varies with the item's format (items asked in a stratified order),
+the same supermartingale argument makes the CS cover the lambda-weighted running average of the
+asked items' expected differences, close to their plain running mean since lambda changes slowly
+(checked by simulation in tests/test_until_separated.py). The target is therefore the mean
+difference over the items asked (micro average, every item one weight), not the macro average
+over formats; the stratified order keeps every prefix's format shares those of the selection.
 
 The decision: "separated" (with its direction) the first time the CS excludes 0; "not
 separated" when the budget is spent first. All pure (numpy): no store, no runner.
