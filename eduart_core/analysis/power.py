@@ -25,7 +25,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 __all__ = ["POWER_METHOD", "items_for_difference", "items_for_interval", "macro_variance_factor",
            "paired_pilot", "power_table"]
@@ -42,7 +41,10 @@ def _per_item(frame: pd.DataFrame) -> pd.DataFrame:
 
 def paired_pilot(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Items both A and B answered: item_id, type, score_a, score_b, diff (= score_a - score_b)."""
-    per = _per_item(frame)
+    return _paired(_per_item(frame), a, b)
+
+
+def _paired(per: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     left = per[per["model"] == a].set_index("item_id")
     right = per[per["model"] == b].set_index("item_id")
     both = left.join(right[["score"]], how="inner", lsuffix="_a", rsuffix="_b")
@@ -70,6 +72,8 @@ def macro_variance_factor(values: pd.Series, formats: pd.Series) -> tuple[float,
 def items_for_difference(factor: float, d: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """Items needed to detect a macro difference of ``d`` (score units) given the per-item variance
     factor of the paired difference (two-sided ``alpha``, ``power``)."""
+    from scipy.stats import norm  # lazy: importing the views must not pay for scipy.stats
+
     if d <= 0:
         raise ValueError("the difference to detect must be above zero")
     z = norm.ppf(1 - alpha / 2) + norm.ppf(power)
@@ -78,6 +82,8 @@ def items_for_difference(factor: float, d: float, alpha: float = 0.05, power: fl
 
 def items_for_interval(factor: float, w: float, level: float = 0.95) -> int:
     """Items needed for a macro interval of +/- ``w`` given the per-item variance factor of a score."""
+    from scipy.stats import norm
+
     if w <= 0:
         raise ValueError("the interval half-width must be above zero")
     return max(2, math.ceil(norm.ppf(0.5 + level / 2) ** 2 * factor / w ** 2))
@@ -94,8 +100,10 @@ def power_table(frame: pd.DataFrame, d_points: float = 5.0, w_points: float = 3.
     models = sorted(frame["model"].astype(str).unique())
     pairs = pairs if pairs is not None else list(itertools.combinations(models, 2))
     rows = []
+    per = _per_item(frame)
+    per["model"] = per["model"].astype(str)
     for a, b in pairs:
-        pilot = paired_pilot(frame, a, b)
+        pilot = _paired(per, a, b)
         if len(pilot) < 2:
             rows.append({"question": f"tell A from B by {d_points:g} points", "model_a": a, "model_b": b,
                          "pilot_items": len(pilot), "formats": pilot["type"].nunique(), "pilot_macro_diff": np.nan,
@@ -109,8 +117,7 @@ def power_table(frame: pd.DataFrame, d_points: float = 5.0, w_points: float = 3.
                      "pilot_items": len(pilot), "formats": n_formats, "pilot_macro_diff": round(100 * macro, 2),
                      "sd_paired_diff": round(100 * float(pilot["diff"].std(ddof=1)), 2), "target_points": d_points,
                      "items_needed": needed, "pilot_enough": len(pilot) >= needed})
-    per = _per_item(frame)
-    per = per[per["model"].astype(str).isin({m for pair in pairs for m in pair} or set(models))]
+    per = per[per["model"].isin({m for pair in pairs for m in pair} or set(models))]
     if len(per) >= 2:
         factors = [macro_variance_factor(g["score"], g["type"].astype(str))[0]
                    for _, g in per.groupby("model", observed=True) if len(g) >= 2]
