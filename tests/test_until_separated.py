@@ -232,3 +232,21 @@ def test_the_runs_page_checkbox_launches_a_run_that_stops_when_separated(tmp_pat
         time.sleep(1.0)
         _wait(store, launch_id, timeout=120)
         assert len(stub.requests) == 80 and "until_separated" not in read_launch(store, launch_id)
+
+
+@pytest.mark.slow
+def test_a_rate_limit_holds_across_the_rounds_and_an_undecided_budget_is_recorded(tmp_path, monkeypatch, capsys):
+    from eduart_core.runner.launch import read_launch
+
+    store = Store(tmp_path / "eduart.duckdb")
+    fill_store(store, 40)
+    with StubServer(answer=_stub_answer) as stub:
+        _registry(tmp_path, monkeypatch, stub.url)
+        assert _launch(store, "--model", "good", "--model", "bad", "--until-separated", "good,bad", "--limit", "6",
+                       "--concurrency", "2", "--rpm", "120", "--run-id", "rate") == 0
+        starts = sorted(r.time for r in stub.requests)
+    assert len(starts) == 12  # six items, too few to separate: every one asked
+    assert min(b - a for a, b in zip(starts, starts[1:])) >= 0.4  # 120 rpm: one start per 0.5 s, rounds included
+    record = read_launch(store, "rate")["until_separated"]
+    assert record["decision"] == "not separated" and record["items_asked"] == record["items_total"] == 6
+    assert "not separated after 6 of 6 item pairs" in capsys.readouterr().out

@@ -494,11 +494,12 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     policy = retry or RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
     t0 = time.monotonic()
     stop = None
+    gates: dict = {}  # one rate per limit across the rounds of --until-separated
     try:
         def pool() -> Pool:
             return Pool(caller, journals, concurrency=options.concurrency, rpm=options.rpm, retry=policy,
                         progress=bar, retry_errors=options.retry_errors, cancel=cancel,
-                        after_journal=caller.after_journal, limits=limits)
+                        after_journal=caller.after_journal, limits=limits, gates=gates)
 
         if options.until_separated:
             from .separation import Separation
