@@ -171,6 +171,8 @@ def test_until_separated_stops_early_records_why_and_resumes_to_the_full_set(tmp
         # resumed without the option: the rest of the items, none asked twice
         assert main(["run", "--db", str(store.path), "--resume", "sep", "--quiet"]) == 0
         assert len(stub.requests) == 80
+        saved = read_launch(store, "sep")
+        assert "until_separated" not in saved and saved["earlier_stops"] == [record]  # the stop stays on record
         assert len({(r.model, r.user_text) for r in stub.requests}) == 80
     assert _answers(store) == 80
 

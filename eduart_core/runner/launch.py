@@ -485,6 +485,11 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
         raise UserError(f"launch {plan.launch_id} is already running (process {previous['pid']}); "
                         "wait for it or cancel it first")
     info["sessions"] = int(previous.get("sessions", 0)) + 1
+    # an earlier session's early stop (--until-separated) stays on record when the launch is resumed
+    earlier = list(previous.get("earlier_stops") or []) + ([previous["until_separated"]]
+                                                           if previous.get("until_separated") else [])
+    if earlier:
+        info["earlier_stops"] = earlier
     write_launch(store, plan.launch_id, info)
     journals = JournalSet({m.run_id: Journal(m.journal_path) for m in plan.members})
     caller = LaunchCaller(providers, ResponseCache(store.cache_dir / "responses", enabled=options.use_cache))
