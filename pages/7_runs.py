@@ -154,6 +154,20 @@ with c2:
         image_policy = st.radio(f"{plain(', '.join(no_image_models))} cannot see images. For image items:",
                                 ["text only", "skip them"], key="runs_image_policy")
 
+launch_keys = list(models) + ([adhoc_model.key] if adhoc_model else [])
+until_separated = None
+if len(launch_keys) >= 2 and mode != vocab.BATCH_MODE:
+    stop_early = st.checkbox("Stop when two models are told apart", key="runs_until_separated",
+                             help="Asks the items in a random order stratified by format, a round at a time, and "
+                                  "stops once an anytime-valid 95% confidence sequence of the two models' mean "
+                                  "paired score difference excludes zero (Waudby-Smith & Ramdas 2024), or every item "
+                                  "is asked. The launch records why and when it stopped; resuming it asks the rest.")
+    if stop_early:
+        s1, s2 = st.columns(2)
+        sep_a = s1.selectbox("Model A", launch_keys, key="runs_sep_a")
+        sep_b = s2.selectbox("Model B", [k for k in launch_keys if k != sep_a], key="runs_sep_b")
+        until_separated = [sep_a, sep_b]
+
 filters = []
 if types:
     filters.append("type=" + "|".join(types))
@@ -164,7 +178,8 @@ if image != vocab.ALL_ITEMS:
 options = LaunchOptions(models=list(models), adhoc=adhoc, conditions=vocab.expand_conditions(condition),
                         items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
                         dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
-                        text_only=image_policy == "text only", refuse_images=image_policy == "skip them")
+                        text_only=image_policy == "text only", refuse_images=image_policy == "skip them",
+                        until_separated=until_separated)
 
 def planned(options: LaunchOptions):
     """The plan and estimate of these options, kept for the session until the options or the data
@@ -195,6 +210,9 @@ if plan is not None:
     st.dataframe(estimate_words(est), hide_index=True, width="stretch")
     st.caption("Batch (USD) is 'not offered' where the provider or model has no batch mode here; the last column "
                "says why those requests go online.")
+    if until_separated:
+        st.caption(plain(f"Stop when {until_separated[0]} and {until_separated[1]} are told apart: the estimate is the "
+                         "most the launch costs (every item); it stops earlier once they are separated."))
     st.caption(plain("Online, every provider at once, each at its own limit: "
                      + lanes.describe_limits(lanes.lane_limits(plan.members, options.concurrency, options.rpm))
                      + "."))
@@ -210,13 +228,79 @@ if plan is not None:
                                      sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
                                      rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
                                      text_only=options.text_only, refuse_images=options.refuse_images,
-                                     batch=mode == vocab.BATCH_MODE, adhoc=adhoc)
+                                     batch=mode == vocab.BATCH_MODE, adhoc=adhoc,
+                                     until_separated=until_separated)
         try:
             pid = background.start_launch(store, argv, plan.launch_id, actor, planned_requests=len(plan.jobs))
         except (UserError, views.StoreError) as exc:
             st.error(plain(exc))
         else:
             st.success(f"Launch {plain(plan.launch_id)} started in the background (process {pid}).")
+
+
+# ---------------------------------------------------------------- power before spending
+def power_plan() -> None:
+    """How many items tell two stored models apart (or give a new model a narrow interval), and what
+    asking that many items of the launch above would cost, from the runner's own estimate."""
+    st.subheader("Power before spending")
+    sel = common.current_selection()
+    try:
+        names = [m for m in views.models_with_data(common.source(), sel.dataset, baselines=sel.baselines,
+                                                   humans=sel.humans) if not sel.models or m in sel.models]
+    except (UserError, views.StoreError) as exc:
+        st.caption(plain(f"No pilot answers to plan from: {exc}"))
+        return
+    if len(names) < 2:
+        st.caption("Plan from a pilot: at least two models with answers in the sidebar's selection are needed.")
+        return
+    p1, p2, p3, p4 = st.columns(4)
+    a = p1.selectbox("Pilot model A", names, key="runs_power_a")
+    b = p2.selectbox("Pilot model B", [n for n in names if n != a], key="runs_power_b")
+    d = p3.number_input("Difference to detect (points)", value=5.0, step=0.5, key="runs_power_d")
+    w = p4.number_input("New model: interval +/- (points)", value=3.0, step=0.5, key="runs_power_w")
+    try:
+        table = views.power(common.source(), sel, a=a, b=b, d=float(d), w=float(w))
+    except (UserError, views.StoreError) as exc:
+        st.warning(plain(exc))
+        return
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.caption(plain(table.attrs["caption"]) + " `python -m eduart_core show power` prints the same table.")
+    if plan is None:
+        st.caption("Choose models for a new launch above to see what that plan would cost.")
+        return
+    for row in table.itertuples(index=False):
+        if pd.isna(row.items_needed):
+            continue
+        needed = int(row.items_needed)
+        available = len(plan.item_ids)
+        if needed > available:
+            st.caption(plain(f"{row.question}: {needed} items, more than the {available} the launch above selects; "
+                             "more items (or a smaller ambition) are needed."))
+            continue
+        try:
+            _, cost, _ = planned_sample(options, needed)
+        except (UserError, views.StoreError) as exc:
+            st.caption(plain(f"{row.question}: {needed} items; no estimate ({exc})."))
+            continue
+        online = float(cost["cost_online_usd"].sum())
+        st.caption(plain(f"{row.question}: {needed} items (a stratified sample of the launch above) cost about "
+                         f"{online:.4f} USD online for its {len(plan.members)} run(s), by the runner's estimate."))
+
+
+def planned_sample(options: LaunchOptions, n: int):
+    """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised)."""
+    from dataclasses import replace
+
+    key = (repr(options), n, common.data_version())
+    memo = st.session_state.get("_runs_power_plan", {})
+    if key not in memo:
+        sampled = plan_launch(store, replace(options, sample=n, launch_id=None), registry)
+        memo = {key: (sampled, *side_by_side(store, sampled))}
+        st.session_state["_runs_power_plan"] = memo
+    return memo[key]
+
+
+power_plan()
 
 
 # ---------------------------------------------------------------- the launch that ended last
@@ -343,7 +427,10 @@ else:
     st.dataframe(history[[c for c in cols if c in history]], hide_index=True, width="stretch")
     resumable = sorted({r["launch_id"] for _, r in history.iterrows()
                         if r["status"] in (launchfile.INTERRUPTED, launchfile.CANCELLED, launchfile.FAILED,
-                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0})
+                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0}
+                       # stopped once two models were told apart: resuming asks the rest of the items
+                       | {s["launch_id"] for s in ended if (s.get("until_separated") or {}).get("items_asked", 0)
+                          < (s.get("until_separated") or {}).get("items_total", 0)})
     if resumable and may_launch:
         c1, c2, c3 = st.columns([2, 1, 1])
         chosen = c1.selectbox("Resume launch", resumable, key="runs_resume_choice")

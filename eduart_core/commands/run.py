@@ -61,6 +61,11 @@ def register(sub) -> None:
     p.add_argument("--retry-errors", action="store_true", help="ask again the items whose request failed")
     p.add_argument("--dry-run", action="store_true", help="print the estimated tokens and cost, ask nothing")
     p.add_argument("--repeat", type=int, metavar="K", help="reproducibility check: ask each item K times")
+    p.add_argument("--until-separated", metavar="A,B",
+                   help="ask the items in a random order stratified by format, in rounds, and stop once models A and "
+                        "B (registry keys, both in the launch) are told apart by an anytime-valid 95%% confidence "
+                        "sequence of their mean paired score difference, or every item is asked; the launch file "
+                        "records why and when; resume without it to ask the rest")
     p.add_argument("--sample", type=int, metavar="N", help="stratified sample of N items (by format, language, image)")
     p.add_argument("--provider", choices=adhoc_providers(),
                    help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
@@ -105,6 +110,12 @@ def options_from_args(args, store: Store):
     runtime = dict(concurrency=args.concurrency, rpm=args.rpm, retry_errors=args.retry_errors,
                    timeout_s=args.timeout, max_attempts=args.max_attempts, use_cache=not args.no_cache,
                    base_delay_s=args.backoff)
+    if getattr(args, "until_separated", None):
+        from ..runner.separation import parse_pair
+
+        if getattr(args, "batch", False):
+            raise UserError("--until-separated asks in rounds and decides between them: it cannot run with --batch")
+        runtime["until_separated"] = parse_pair(args.until_separated)
     if args.resume is not None:
         launch_id = args.resume if isinstance(args.resume, str) else args.run_id
         if not launch_id:
@@ -151,6 +162,9 @@ def print_estimate(store: Store, plan) -> None:
             print(f"{run_id}: {n} image items refused (--refuse-images)")
     online = float(table["cost_online_usd"].sum())
     batch = float(sum(b if b is not None and not math.isnan(b) else o for b, o in zip(table["cost_batch_usd"], table["cost_online_usd"])))
+    if plan.options.until_separated:
+        print(f"--until-separated {','.join(plan.options.until_separated)}: this is the most it costs (every item); "
+              "it stops earlier once the two models are told apart")
     print(f"estimated total: {online:.4f} USD online, {batch:.4f} USD with --batch (prices and batch discounts from "
           "the model registry: check your provider's price list)")
 
@@ -243,6 +257,9 @@ def _run(args) -> int:
     _record_launch(store, plan.launch_id, resume=bool(args.resume), who=actor(args, store))
     from ..runner.batch.ledger import has_ledger
 
+    if options.until_separated and has_ledger(store, plan.launch_id):
+        raise UserError(f"launch {plan.launch_id} has batch jobs: --until-separated asks online in rounds; "
+                        "resume it without the option")
     if args.batch or has_ledger(store, plan.launch_id):
         if not args.batch:
             print(f"launch {plan.launch_id} has batch jobs: continuing in batch mode", flush=True)
@@ -269,6 +286,8 @@ def _run(args) -> int:
         refused = f", {s['refused']} image items refused" if s["refused"] else ""
         print(f"  {run_id}: {s['status']}, {s['answered']}/{s['jobs']} answered, {s['n_errors']} errors, "
               f"{s['input_tokens']}+{s['output_tokens']} tokens, {s['cost_usd']:.4f} USD{refused}")
+    if summary.get("until_separated"):
+        print(f"until separated: {summary['until_separated']['sentence']}")
     code = summary["exit_code"]
     if code == EXIT_SETUP:
         raise UserError(summary["outcome"])

@@ -102,6 +102,13 @@ def caption(args: argparse.Namespace) -> str:
     from .. import panels
 
     src, sel = _source_and_selection(args)
+    if not any(p.view == args.view for p in panels.PANELS.values()):
+        # a table that is no story figure may carry its own caption (`power`)
+        from .. import views
+
+        frame = views.run_view(args.view, src, sel, **parse_options(args.option, views.VIEWS[args.view].options))
+        if frame.attrs.get("caption"):
+            return views.data_label(src, sel).finding_prefix() + str(frame.attrs["caption"])
     panel = panels.for_view(args.view)
     return panel.describe(src, sel, **parse_options(args.option, panel.options)).caption
 

@@ -45,11 +45,12 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
                limit: int | None = None, sample: int | None = None, repeat: int | None = None,
                concurrency: int = 8, rpm: float | None = None, launch_id: str | None = None,
                text_only: bool = False, refuse_images: bool = False, dataset: str | None = None,
-               batch: bool = False, adhoc: dict | None = None) -> list[str]:
+               batch: bool = False, adhoc: dict | None = None, until_separated: list[str] | None = None) -> list[str]:
     """The ``run`` command line for a new launch (no secrets: keys come from the environment).
 
     ``adhoc``: a model outside the registry (``LaunchOptions.adhoc``: provider, model id, base URL,
-    display name), passed as ``--provider --model-id --base-url --display-name``."""
+    display name), passed as ``--provider --model-id --base-url --display-name``. ``until_separated``:
+    the two model keys of ``--until-separated A,B`` (stop once they are told apart)."""
     argv = ["run", "--db", str(db), "--condition", condition, "--concurrency", str(int(concurrency))]
     for model in models:
         argv += ["--model", model]
@@ -66,6 +67,8 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
         argv.append("--refuse-images")
     if batch:
         argv.append("--batch")
+    if until_separated:
+        argv.append(f"--until-separated={','.join(until_separated)}")
     return argv
 
 

@@ -74,6 +74,9 @@ class LaunchOptions:
     max_attempts: int = 6
     base_delay_s: float = 1.0
     use_cache: bool = True
+    #: two model keys A, B: ask in stratified random rounds and stop once they are told apart
+    #: (``runner.separation``); not an identity option, so the same launch resumed without it asks the rest
+    until_separated: list[str] | None = None
 
     def identity(self) -> dict:
         return {k: getattr(self, k) for k in IDENTITY_OPTIONS}
@@ -305,6 +308,11 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
                         after=f"{run_id}/{earlier[-1]}" if earlier else None,
                         lane=run_id,
                     ))
+    if options.until_separated:  # before anything is asked: both models known and in the launch
+        from .separation import check_until_separated
+
+        check_until_separated(options.until_separated, members, registry, conditions=options.conditions,
+                              repeat=options.repeat)
     return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
 
 
@@ -491,6 +499,11 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
         raise UserError(f"launch {plan.launch_id} is already running (process {previous['pid']}); "
                         "wait for it or cancel it first")
     info["sessions"] = int(previous.get("sessions", 0)) + 1
+    # an earlier session's early stop (--until-separated) stays on record when the launch is resumed
+    earlier = list(previous.get("earlier_stops") or []) + ([previous["until_separated"]]
+                                                           if previous.get("until_separated") else [])
+    if earlier:
+        info["earlier_stops"] = earlier
     write_launch(store, plan.launch_id, info)
     journals = JournalSet({m.run_id: Journal(m.journal_path) for m in plan.members})
     caller = LaunchCaller(providers, ResponseCache(store.cache_dir / "responses", enabled=options.use_cache))
@@ -499,11 +512,23 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     bar = ProgressBar(len(plan.jobs), done_before) if progress else None
     policy = retry or RetryPolicy(max_attempts=options.max_attempts, base_delay_s=options.base_delay_s)
     t0 = time.monotonic()
+    stop = None
+    gates: dict = {}  # one rate per limit across the rounds of --until-separated
     try:
-        pool = Pool(caller, journals, concurrency=options.concurrency, rpm=options.rpm, retry=policy, progress=bar,
-                    retry_errors=options.retry_errors, cancel=cancel, after_journal=caller.after_journal,
-                    limits=limits)
-        result = pool.run(plan.jobs)
+        def pool() -> Pool:
+            return Pool(caller, journals, concurrency=options.concurrency, rpm=options.rpm, retry=policy,
+                        progress=bar, retry_errors=options.retry_errors, cancel=cancel,
+                        after_journal=caller.after_journal, limits=limits, gates=gates)
+
+        if options.until_separated:
+            from .separation import Separation
+
+            separation = Separation(*options.until_separated, plan.jobs, seed=plan.launch_id,
+                                    round_size=max(1, int(options.concurrency)))
+            result, stop, asked_units = separation.run(lambda jobs: pool().run(jobs), journals.latest,
+                                                       lambda: bool(cancel and cancel.is_set()))
+        else:
+            result = pool().run(plan.jobs)
     finally:
         journals.close()
         if bar:
@@ -538,6 +563,11 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                  journal_error=result.journal_error, lost=result.lost)
     code, status, line = launchfile.outcome(store, plan.launch_id, waiting=waiting, ingest_error=ingest_error, **facts)
     stored_code, stored_status, stored_line = launchfile.outcome(store, plan.launch_id, **facts)
+    if stop is not None:
+        info["until_separated"] = separation_record(options.until_separated, stop, asked_units, len(separation.order))
+        if asked_units < len(separation.order) and code == launchfile.EXIT_OK:
+            line = (f"stopped early, {info['until_separated']['sentence']}; {asked_units} of {len(separation.order)} "
+                    f"items asked; ask the rest with: {launchfile.resume_command(store, plan.launch_id)}")
     info.update(status=status, finished_at=time.time(), result=asdict(result), exit_code=code, outcome=line,
                 final_runs={run_id: {"status": st, "totals": totals} for run_id, (st, totals) in finals.items()},
                 on_ingest={"status": stored_status, "exit_code": stored_code, "outcome": stored_line})
@@ -546,4 +576,11 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
     except UserError as exc:  # bookkeeping only: the outcome line below still tells the user
         logger.warning("launch file not updated: %s", exc)
     return {"launch_id": plan.launch_id, "result": result, "runs": summary, "exit_code": code, "status": status,
-            "outcome": line}
+            "outcome": line, "until_separated": info.get("until_separated")}
+
+
+def separation_record(pair: list[str], stop, asked_units: int, total_units: int) -> dict:
+    """What the launch file keeps of an early stop: why (the decision and its CS), when (items
+    asked, the time) and of which pair."""
+    return {"model_a": pair[0], "model_b": pair[1], **stop.as_dict(), "items_asked": asked_units,
+            "items_total": total_units, "stopped_at": time.time(), "sentence": stop.sentence(*pair)}

@@ -170,7 +170,8 @@ class Pool:
     history) and ``progress(result, record)`` are called.
 
     ``limits`` maps a lane to the limits its jobs pass, outermost first; a lane not in it passes
-    one limit of ``concurrency`` and ``rpm``. One pool runs once.
+    one limit of ``concurrency`` and ``rpm``. One pool runs once; pools of consecutive rounds that pass
+    the same ``gates`` dict share their limits' live state, so a rate holds across the rounds.
     """
 
     def __init__(self, call: Callable[[Job], dict], journal: JournalLike, *, concurrency: int = 8,
@@ -178,7 +179,7 @@ class Pool:
                  progress: Callable[[PoolResult, dict], None] | None = None, retry_errors: bool = False,
                  cancel: threading.Event | None = None,
                  after_journal: Callable[[Job, dict], None] | None = None,
-                 limits: Mapping[str, Sequence[Limit]] | None = None):
+                 limits: Mapping[str, Sequence[Limit]] | None = None, gates: dict | None = None):
         self.call, self.journal = call, journal
         self.retry = retry or RetryPolicy()
         self.progress, self.after_journal = progress, after_journal
@@ -189,7 +190,8 @@ class Pool:
         self.result = PoolResult()
         # One condition guards the lanes, the gates, the counts and the dialogue chains.
         self._cv = threading.Condition(threading.Lock())
-        self._gates: dict[str, _Gate] = {}
+        # a dict shared by the pools of consecutive rounds (``gates``) keeps each limit's rate across them
+        self._gates: dict[str, _Gate] = gates if gates is not None else {}
         self._lane_gates: dict[str, tuple[_Gate, ...]] = {}
         self._ready: dict[str, deque[Job]] = {}
         self._order: list[str] = []

@@ -29,6 +29,7 @@ from . import (
     irt_checks,
     items,
     judges,
+    power,
     psychometrics,
     report,
     results,
@@ -151,6 +152,7 @@ _SPECS = (
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),
     ViewSpec("overrides", review.score_overrides, "Item inspector and Review studio (audit log): human score overrides"),
     ViewSpec("discrepancies", review.discrepancies, "Review studio: discrepancies per round by category, field or format"),
+    ViewSpec("power", power.power, "Runs: plan form (items needed to tell two models apart; a new model's interval)"),
     ViewSpec("reproducibility", runs.reproducibility, "Runs: reproducibility of repeated runs per model and condition"),
     ViewSpec("stability", runs.stability, "Runs: stability over repeats per model and condition (flip rate, "
                                           "run-to-run SD, variance split)"),
