@@ -135,7 +135,7 @@ COLUMNS: dict[str, Column] = {
     # counts
     "rank": _c("Rank", COUNT), "rank_best": _c("Best possible rank", COUNT),
     "rank_worst": _c("Worst possible rank", COUNT), "tie_group": _c("Tie group", COUNT),
-    "n_common": _c("Items in paired tests", COUNT), "n": _c("n", COUNT), "n_items": _c("Items", COUNT), "n_mcq": _c("MCQ items", COUNT),
+    "n_common": _c("Items in paired tests", COUNT), "judge_graded": _c("Human-graded answers (judge correction)", COUNT), "n": _c("n", COUNT), "n_items": _c("Items", COUNT), "n_mcq": _c("MCQ items", COUNT),
     "n_types": _c("Formats", COUNT), "n_paired": _c("Paired items", COUNT), "n_models": _c("Models", COUNT),
     "n_examinees": _c("Examinees", COUNT), "items": _c("Items", COUNT), "n_improved": _c("Improved", COUNT),
     "n_same": _c("Same", COUNT), "n_degraded": _c("Degraded", COUNT), "n_discordant": _c("Discordant", COUNT),

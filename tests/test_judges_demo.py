@@ -145,3 +145,28 @@ def test_judge_corrected_scores_on_the_fully_graded_demo_are_the_graders_means(d
     assert caption.returncode == 0, caption.stderr
     assert "prediction-powered inference" in caption.stdout and "lowers its score" in caption.stdout
     assert "no direction shown" in caption.stdout  # the faithful judge's shifts include 0
+
+
+def test_the_leaderboard_under_a_judge_profile_is_corrected_and_carries_the_judges_error(demo_db):
+    """Under a judge profile each model's macro average is the judge-corrected one (`show judge_corrected`'s
+    macro row), its interval is wider than the items alone give (the judge's calibration error), and the
+    caption says how many graded answers the correction rests on."""
+    from eduart_core import analysis, panels, views
+    from eduart_core.selection import Selection
+
+    profile = "judge:sim-judge-lenient/open-v1"
+    src = views.Source.of(str(demo_db))
+    sel = Selection(dataset=DEMO_OPEN_DATASET, profile=profile)
+    drawn = panels.draw("leaderboard", src, sel)
+    board = drawn.frame.set_index("model")
+    corrected = views.run_view("judge_corrected", src, sel, judge=profile)
+    macro = corrected[corrected["format"] == "macro"].set_index("model")["corrected"]
+    assert board["macro"].to_numpy() == pytest.approx(macro.loc[board.index].to_numpy(), abs=1e-9)
+    judge_only = analysis.leaderboard(views.results.with_images(src, sel.dataset, views.selected_scores(src, sel)))
+    judge_only = judge_only.set_index("model").loc[board.index]
+    assert (board["macro"] - judge_only["macro"]).abs().max() > 0.01  # the lenient judge is moved
+    assert (board["judge_graded"] > 0).all()
+    width = board["macro_ci_high"] - board["macro_ci_low"]
+    assert (width > judge_only["macro_ci_high"] - judge_only["macro_ci_low"] + 1e-6).all()
+    assert f"({int(board['judge_graded'].sum())} human-graded answers" in drawn.caption
+    assert "calibration error" in drawn.caption

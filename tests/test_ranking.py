@@ -207,3 +207,25 @@ def test_no_sentence_on_the_demo_leads_with_a_model_of_a_shared_tie_group(demo_d
     assert not any("the leaderboard's top" in f.headline for f in found)  # the unpaired overlap sentence is gone
     if people:
         assert "level on the leaderboard with" in people
+
+
+def test_a_judges_correction_moves_the_macro_and_its_error_widens_the_interval():
+    """Under a judge profile the leaderboard reads each format's corrected mean (judge mean plus
+    shift) and adds the shift's variance: the macro moves by the mean shift over formats, and the
+    interval's variance grows by the sum of the shift variances over F squared."""
+    from eduart_core.analysis import leaderboard
+
+    rng = np.random.default_rng(5)
+    rows = [{"model": m, "condition": "default", "item_id": f"{t}{i}", "type": t,
+             "score": float(rng.random() < p)}
+            for m, p in (("A", 0.6), ("B", 0.5)) for t in ("open_text", "short_answer") for i in range(60)]
+    frame = pd.DataFrame(rows)
+    extra = pd.DataFrame({"model": ["A", "A"], "condition": "default", "type": ["open_text", "short_answer"],
+                          "shift": [-0.10, -0.02], "variance": [0.0009, 0.0004]})
+    plain = ranking.ranking(frame).set_index("model")
+    moved = ranking.ranking(frame, extra_variance=extra).set_index("model")
+    assert moved.loc["A", "macro"] == pytest.approx(plain.loc["A", "macro"] - 0.06)
+    assert moved.loc["B", "macro"] == pytest.approx(plain.loc["B", "macro"])
+    assert moved.loc["A", "macro_se"] ** 2 == pytest.approx(plain.loc["A", "macro_se"] ** 2 + 0.0013 / 4)
+    board = leaderboard(frame, extra_variance=extra).set_index("model")
+    assert board.loc["A", "macro"] == pytest.approx(moved.loc["A", "macro"])

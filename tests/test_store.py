@@ -114,7 +114,8 @@ def test_latest_response_wins_and_repetitions_are_separate(store, run):
     create_run(store, "run-rep", "ds", "m1", "default", "live", repetition=1)
     add_responses(store, "run-rep", [{"item_id": "r1", "raw_text": _answer("A")}])
     frame = load_scores(store, "strict")
-    assert frame.score.tolist() == [1.0]
+    # the latest answer of each repeat counts (B right in repeat 0, A wrong in repeat 1), averaged per item
+    assert frame.score.tolist() == [0.5] and frame.n_repeats.tolist() == [2]
     with_reps = load_scores(store, "strict", include_repetitions=True)
     assert sorted(with_reps.repetition.tolist()) == [0, 1]
     assert len(load_responses(store, "ds", "r1")) == 3

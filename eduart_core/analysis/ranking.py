@@ -28,8 +28,9 @@ The method, in one place (captions and docs quote `METHOD_WORDS`):
 - Tie groups, sequentially: the highest model (by macro average) not yet grouped opens a group
   with every ungrouped model it is not separated from. tie_group 1 = the models that cannot be
   told from the first; a model named "first" or "leading" must be alone in group 1.
-- ``extra_variance`` (model, condition, type, variance) adds a known variance of a format mean,
-  e.g. a judge's calibration error; it is added to that model's format variance and treated as
+- ``extra_variance`` (model, condition, type, variance, optional shift) adds a known variance of a
+  format mean, e.g. a judge's calibration error, and moves that mean by the shift (the judge's
+  correction, prediction-powered inference); the variance is added to that model's format variance and treated as
   independent between models (conservative for differences when the error is shared).
 - Aggregate-only data (type means with n, no item answers): the interval comes from the per-format
   binomial variances p(1 - p)/n; pairs cannot be tested without item answers, so rank_best,
@@ -64,6 +65,9 @@ TEST_WORDS = ("paired t test of every pair's macro difference on the items every
 METHOD_WORDS = f"macro interval: {INTERVAL_WORDS}; pairs: {TEST_WORDS}; Miller 2024, Holm 1979"
 REPEAT_WORDS = ("where a model has repeats, its answers are averaged per item first, so the interval also "
                 "holds run-to-run variation")
+JUDGE_WORDS = ("each format's judge mean plus the mean human-minus-judge shift on its human-graded answers, and "
+               "the intervals and tests also hold that shift's variance, the judge's calibration error "
+               "(prediction-powered inference, Angelopoulos et al. 2023)")
 AGGREGATE_WORDS = ("published aggregates only: the macro interval comes from the per-format binomial variances "
                    "p(1-p)/n, and pairs cannot be tested without item answers, so no rank interval or tie group "
                    "is given")
@@ -150,33 +154,39 @@ def _macro_terms(x: np.ndarray, types: np.ndarray, n_types: int, indicator: spar
     return macro, totals, clusters, n_formats.astype(float), means
 
 
-def _extra(extra_variance: pd.DataFrame | None, condition, models: list, type_names: list) -> np.ndarray:
-    """formats x models matrix of added variances (0 where none given)."""
+def _extra(extra_variance: pd.DataFrame | None, condition, models: list, type_names: list
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """formats x models matrices of added variances and of shifts of the format means (0 where none given)."""
     out = np.zeros((len(type_names), len(models)))
+    moved = np.zeros_like(out)
     if extra_variance is None or len(extra_variance) == 0:
-        return out
+        return out, moved
     missing = [c for c in ("model", "condition", "type", "variance") if c not in extra_variance.columns]
     if missing:
         raise UserError(f"extra_variance lacks column(s): {', '.join(missing)}")
     e = extra_variance[extra_variance["condition"] == condition]
     m_at = {m: k for k, m in enumerate(models)}
     t_at = {t: k for k, t in enumerate(type_names)}
-    for model, typ, var in zip(e["model"], e["type"], pd.to_numeric(e["variance"], errors="coerce")):
+    shifts = pd.to_numeric(e["shift"], errors="coerce") if "shift" in e.columns else pd.Series(0.0, index=e.index)
+    for model, typ, var, shift in zip(e["model"], e["type"], pd.to_numeric(e["variance"], errors="coerce"), shifts):
         if model in m_at and typ in t_at and np.isfinite(var):
             out[t_at[typ], m_at[model]] += float(var)
-    return out
+            moved[t_at[typ], m_at[model]] += float(shift) if np.isfinite(shift) else 0.0
+    return out, moved
 
 
 def _one_condition(d: pd.DataFrame, condition, extra_variance, alpha: float, level: float
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     x, models, types, type_names, clusters = _matrix(d)
-    extra = _extra(extra_variance, condition, models, type_names)
+    extra, moved = _extra(extra_variance, condition, models, type_names)
     n_m, n_t = len(models), len(type_names)
     codes, inverse = np.unique(clusters, return_inverse=True)
     indicator = sparse.csr_matrix((np.ones(len(inverse)), (inverse, np.arange(len(inverse)))),
                                   shape=(len(codes), len(inverse)))
     # the interval of each row: every item that model answered (as its macro average)
     macro, totals, g, k, _ = _macro_terms(x, types, n_t, indicator)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        macro = macro + moved.sum(axis=0) / k
     df_model = g - k  # clusters less the format means estimated
     with np.errstate(invalid="ignore", divide="ignore"):
         factor = np.where(df_model > 0, g / df_model, np.nan)  # small-sample factor G / (G - F)
@@ -194,6 +204,7 @@ def _one_condition(d: pd.DataFrame, condition, extra_variance, alpha: float, lev
         sub = indicator[:, complete]
         sub = sub[np.asarray(sub.sum(axis=1)).ravel() > 0]
         mu, t_c, g_c, k_c, _ = _macro_terms(x[complete], types[complete], n_t, sub)
+        mu = mu + moved.sum(axis=0) / k_c
         df_pair = float(g_c[0] - k_c[0])
         if df_pair > 0:
             cov = g_c[0] / df_pair * (t_c.T @ t_c)
@@ -252,7 +263,9 @@ def ranking(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None, alp
     Input: the long score frame (model, condition, item_id, type, score; optional ``cluster``, the
     image an item shows: items sharing one are resampled together). Method: module docstring.
     ``extra_variance``: optional frame (model, condition, type, variance) of a further variance of
-    a format mean to carry (e.g. a judge's calibration error, as a fraction squared).
+    a format mean to carry (e.g. a judge's calibration error, as a fraction squared); an optional
+    ``shift`` column moves that format mean (a judge's correction), so `macro` is then the
+    corrected macro average.
     Columns: `RANKING_FRAME_COLUMNS` (n_common: items every model of the condition answered, the
     items of the paired tests; df: the t interval's degrees of freedom).
     """

@@ -11,9 +11,10 @@ import pandas as pd
 
 from ..errors import UserError
 from ..vocab import MCQ_TYPE
-from . import ranking
 from ._frame import finish, prepare, sort_frame
 from .intervals import wilson_interval
+from .ranking import RANKING_COLUMNS, ranking_from_type_means
+from .ranking import ranking as rank_models
 
 KEYS = ["model", "condition"]
 MACRO_COLUMNS = ["model", "condition", "macro", "micro", "mcq", "mcq_ci_low", "mcq_ci_high",
@@ -120,15 +121,19 @@ def leaderboard(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None)
     """
     if "score" in df.columns:
         macro = macro_scores(df)
-        ranks = ranking.ranking(df, extra_variance=extra_variance)
+        ranks = rank_models(df, extra_variance=extra_variance)
     else:
         macro = macro_from_type_means(df)
-        ranks = ranking.ranking_from_type_means(_type_means_frame(df))
+        ranks = ranking_from_type_means(_type_means_frame(df))
     dropped = macro.attrs.get("n_dropped", 0)
+    keep = ["model", "condition", *RANKING_COLUMNS, "n_common"]
+    if extra_variance is not None and "shift" in extra_variance.columns and "score" in df.columns:
+        # a corrected format mean (a judge's shift) moves the macro average: the ranking's is the corrected one
+        keep.append("macro")
+        macro = macro.drop(columns="macro")
+    macro = macro.merge(ranks[keep], on=KEYS, how="left")
     macro["rank"] = (macro.groupby("condition", sort=False)["macro"]
                      .rank(ascending=False, method="min").astype("Int64"))
-    keep = ["model", "condition", *ranking.RANKING_COLUMNS, "n_common"]
-    macro = macro.merge(ranks[keep], on=KEYS, how="left")
     out = sort_frame(macro, ["condition", "rank", "model"])[LEADERBOARD_COLUMNS]
     return finish(out, dropped)
 

@@ -11,7 +11,16 @@ import pandas as pd
 from .. import analysis, findings
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import ALL_ITEMS, MCQ_TYPE, PAPER_PROFILE, STRICT_PROFILE, WITH_IMAGE, WITHOUT_IMAGE, ordered_formats
+from ..vocab import (
+    ALL_ITEMS,
+    MCQ_TYPE,
+    PAPER_PROFILE,
+    STRICT_PROFILE,
+    WITH_IMAGE,
+    WITHOUT_IMAGE,
+    is_judge_profile,
+    ordered_formats,
+)
 from ._base import (
     EmptySelection,
     Source,
@@ -63,13 +72,42 @@ def with_images(src: Source, dataset: str, frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(cluster=frame["item_id"].astype(str).map(image).to_numpy())
 
 
+def judge_correction(src: Source, sel: Selection) -> pd.DataFrame | None:
+    """Under a judge profile, the judge's correction per model, condition and format (``type``).
+
+    Prediction-powered inference on the human-graded slice (`views.judges.corrected_cells`): the
+    mean human-minus-judge ``shift`` turns the judge's mean into the corrected estimate, and its
+    variance (``variance``) is the judge's calibration error, which the leaderboard's interval adds
+    (`ranking.ranking`'s ``extra_variance``); ``n_human`` is the graded answers of the cell. None
+    outside a judge profile or without a graded slice; a cell with fewer than two graded answers
+    is left out (its scores stay the judge's, and the caption says how many cells were corrected).
+    """
+    if not is_judge_profile(sel.profile):
+        return None
+    from .judges import corrected_cells
+
+    try:
+        cells = corrected_cells(src, sel, sel.profile)
+    except UserError:
+        return None
+    cells = cells.dropna(subset=["shift", "shift_var"])
+    return cells.rename(columns={"shift_var": "variance"})[["model", "condition", "type", "shift", "variance",
+                                                            "n_human"]]
+
+
 @cached()
 def leaderboard(src: Source, sel: Selection) -> pd.DataFrame:
-    """Macro average with its 95% interval, rank interval and tie group (paired tests, Holm), micro, and multiple-choice accuracy (Wilson 95%) per model."""
+    """Macro average with its 95% interval, rank interval and tie group (paired tests, Holm), micro, and multiple-choice accuracy (Wilson 95%) per model; judge-corrected under a judge profile."""
     if dataset_flags(src, sel.dataset).aggregate_only:
         board = analysis.leaderboard(type_means(src, sel))
     else:
-        board = analysis.leaderboard(with_images(src, sel.dataset, selected_scores(src, sel)))
+        frame = with_images(src, sel.dataset, selected_scores(src, sel))
+        correction = judge_correction(src, sel)
+        board = analysis.leaderboard(frame, extra_variance=correction)
+        if is_judge_profile(sel.profile):
+            cells = correction if correction is not None else pd.DataFrame(columns=["model", "n_human"])
+            graded = cells.groupby("model")["n_human"].sum()
+            board["judge_graded"] = board["model"].map(graded).fillna(0).astype("int64")
     if board.empty:
         raise EmptySelection(f"No scores in condition '{sel.condition}' for the current selection.")
     return board.sort_values(["rank", "model"]).reset_index(drop=True)
