@@ -456,14 +456,17 @@ def _choose_response() -> None:
     st.session_state["_insp_open"] = st.session_state.get("insp_response") or None
 
 
-def _answers_heading(latest: pd.DataFrame, chosen: Chosen) -> str:
+def _answers_heading(every: pd.DataFrame, chosen: Chosen) -> str:
     """What the list kept and how this item's answers split, with "right" as the filters and the
-    matrix mean it: full credit (score 1); partial credit and score 0 are counted apart."""
+    matrix mean it: full credit (score 1), a model's repeats averaged first (as the list and the
+    score frame do); partial credit and score 0 are counted apart."""
     quick, current = chosen.quick, chosen.current
-    here = latest[latest["condition"] == sel.condition]
+    here = every[every["condition"] == sel.condition]
     references = set() if sel.baselines else set(views.baseline_models(src, sel.dataset))
-    counted = here[~here["model"].isin(references)]
-    states = analysis.explorer.cell_states(counted[f"{sel.profile}_score"]).value_counts()
+    per_model = here[~here["model"].isin(references)].groupby("model", sort=False)
+    counted = per_model[f"{sel.profile}_score"].mean()
+    repeated = int((per_model.size() > 1).sum())
+    states = analysis.explorer.cell_states(counted).value_counts()
     right, partial, wrong = (int(states.get(k, 0)) for k in (analysis.explorer.RIGHT, analysis.explorer.PARTIAL,
                                                              analysis.explorer.WRONG))
     missing = int(states.get(analysis.explorer.MISSING, 0))
@@ -476,6 +479,8 @@ def _answers_heading(latest: pd.DataFrame, chosen: Chosen) -> str:
     return (kept + f"Of the **{len(counted)}** answers in condition {sel.condition} under the {sel.profile} profile, "
             f"**{right} {'is' if right == 1 else 'are'} right** (full credit, score 1), {partial} partial "
             f"(0 < score < 1) and {wrong} wrong (score 0)" + (f"; {missing} not scored" if missing else "")
+            + (f"; {repeated} model{'s' if repeated != 1 else ''} answered in repeats, counted by the mean of "
+               "their repeats (the list below shows the first)" if repeated else "")
             + (f"; baselines ({', '.join(sorted(map(plain, set(here['model']) & references)))}) are counted apart"
                if set(here["model"]) & references else "") + ".")
 
@@ -487,15 +492,16 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
     st.divider()
     st.subheader("How each model answered")
     prof = sel.profile
-    latest = responses
-    if not latest.empty:
-        latest = latest[latest["is_latest"].astype(bool) & (latest["repetition"].fillna(0) == 0)]
+    every = responses
+    if not every.empty:
+        every = every[every["is_latest"].astype(bool)]
         if sel.models:
-            latest = latest[latest["model"].isin(sel.models)]
+            every = every[every["model"].isin(sel.models)]
+    latest = every[every["repetition"].fillna(0) == 0] if not every.empty else every
     if latest.empty:
         st.info("No responses recorded for this item yet.")
         st.stop()
-    st.markdown(_answers_heading(latest, chosen) + " Both profiles are shown side by side; open a response to see "
+    st.markdown(_answers_heading(every, chosen) + " Both profiles are shown side by side; open a response to see "
                 "each part marked.")
 
     options = {common.response_param(r.condition, r.model): f"{r.model} · {r.condition}"

@@ -256,9 +256,10 @@ def test_the_answers_heading_says_what_the_list_kept_and_what_right_means(app, s
     _inspector(app, filter="all_wrong")
     first = str(kept["item_id"].iloc[0])
     answers = views.item_responses(src, "demo", first)
-    answers = answers[answers["is_latest"].astype(bool) & (answers["repetition"].fillna(0) == 0)
-                      & (answers["condition"] == sel.condition)]
-    states = analysis.cell_states(answers[f"{sel.profile}_score"]).value_counts()
+    every = answers[answers["is_latest"].astype(bool) & (answers["condition"] == sel.condition)]
+    answers = every[every["repetition"].fillna(0) == 0]
+    # a model answering in repeats counts by the mean of its repeats, as the list and the score frame do
+    states = analysis.cell_states(every.groupby("model")[f"{sel.profile}_score"].mean()).value_counts()
     assert states.get("partial", 0) > 0  # the case that read as "right" before
     heading = next(m.value for m in app.markdown if "answers in condition" in m.value)
     assert f"One of the {len(kept)} items the list “No model fully right” keeps" in heading

@@ -31,7 +31,8 @@ def _warnings(at) -> str:
 
 
 def test_judge_profiles_are_offered_where_a_judge_scored_and_warned_about_until_calibrated(app, demo_db):
-    from eduart_core import analysis
+    from eduart_core import analysis, views
+    from eduart_core.selection import Selection
     from eduart_core.store import Store
     from eduart_core.store.scores import load_scores
 
@@ -47,10 +48,16 @@ def test_judge_profiles_are_offered_where_a_judge_scored_and_warned_about_until_
     assert_clean(app)
     assert "Judge not calibrated" in _warnings(app) and "severity" in _warnings(app)
     assert any("rubric open-v1@" in as_read(c.value) for c in app.caption)  # the version is shown
-    expected = analysis.macro_scores(load_scores(Store(demo_db), profile=LENIENT, dataset="demo-open"))
-    expected = expected.set_index("model")["macro"]
+    # under a judge profile the bars are the judge-corrected macro averages (the graded slice moves them)
+    corrected = views.run_view("judge_corrected", views.Source.of(str(demo_db)),
+                               Selection(dataset="demo-open", profile=LENIENT), judge=LENIENT)
+    expected = corrected[corrected["format"] == "macro"].set_index("model")["corrected"]
+    judge_only = analysis.macro_scores(load_scores(Store(demo_db), profile=LENIENT, dataset="demo-open"))
     bars = leaderboard_bars(app)
     assert bars == pytest.approx({m: round(100 * v, 1) for m, v in expected.items()}, abs=0.051)
+    assert bars != pytest.approx({m: round(100 * v, 1) for m, v in judge_only.set_index("model")["macro"].items()},
+                                 abs=0.051)
+    assert any("judge-corrected" in as_read(c.value) for c in app.caption)
     app.radio(key="f_profile").set_value(FAITHFUL).run()
     assert_clean(app)
     # the faithful judge agrees, but its severity interval reaches past the gate: still warned, saying why

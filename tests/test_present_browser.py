@@ -173,6 +173,8 @@ def test_downloads_carry_their_context(server, watch):
     assert r"\toprule" in latex and r"\midrule" in latex and r"\bottomrule" in latex
     assert r"\caption{Leaderboard" in latex and r"\label{tab:leaderboard_demo_strict_default}" in latex
     assert r"Macro avg. (\%)" in latex and "mcq_ci_low" not in latex
-    body = latex.split(r"\midrule")[1].split(r"\bottomrule")[0]
-    macro_cells = [row.split(" & ")[3] for row in body.strip().splitlines()]
+    head, rest = latex.split(r"\toprule")[1].split(r"\midrule")[:2]
+    at = [cell.strip() for cell in head.strip().rstrip("\\").split(" & ")].index(r"Macro avg. (\%)")
+    body = rest.split(r"\bottomrule")[0]
+    macro_cells = [row.split(" & ")[at] for row in body.strip().splitlines()]
     assert all(re.fullmatch(r"\d{1,3}\.\d", c) for c in macro_cells), macro_cells  # percent, one decimal

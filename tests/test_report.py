@@ -155,16 +155,14 @@ def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
 
     db = build_dashboard_store(tmp_path / "hostile" / "eduart.duckdb")
     store = Store(db)
-    frame = load_scores(store, dataset="demo")
-    frame = frame[frame["kind"] != "human"]  # the failure examples are the models' (people stay out)
-    item = frame.groupby("item_id")["correct"].mean().sub(0.5).abs().idxmin()  # an item the models split on
+    items = sorted(set(load_scores(store, dataset="demo")["item_id"]))
     ensure_model(store, "evil", "Evil <b>model</b>", "Other", "offline", "evil-1")
-    for condition in ("default", "motivation"):
+    for condition in ("default", "motivation"):  # on every item, so whichever items the report picks show it
         create_run(store, f"evil:{condition}", "demo", "evil", condition, "live")
         add_responses(store, f"evil:{condition}", [{
-            "item_id": item, "request_key": f"k-{condition}",
+            "item_id": item, "request_key": f"k-{condition}-{item}",
             "raw_text": '{"Answers": [{"id": "<script>alert(1)</script>"}], '
-                        '"motivation": "<img src=x onerror=alert(2)> because"}'}])
+                        '"motivation": "<img src=x onerror=alert(2)> because"}'} for item in items])
     text = build_report(str(db))
     assert "<script>alert(1)" not in text and "<img src=x" not in text
     assert "&lt;img src=x onerror=alert(2)&gt; because" in text
