@@ -212,8 +212,8 @@ def irt_tab() -> None:
             item = item[0] if item else None
         if item:
             common.open_in_inspector(str(item))
-    common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t", "s_x2",
-                          "s_x2_p", "reason"]], "irt_item_fit_flagged",
+    common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t",
+                          "underfit_q", "overfit_q", "s_x2", "s_x2_p", "reason"]], "irt_item_fit_flagged",
                  f"Items that do not fit the {short} ({len(flagged)}; {n_ex} examinees)", essential=True)
     common.table(fit_table, "irt_item_fit", f"Item fit of every informative item under the {short} ({n_ex} examinees)",
                  show=False)

@@ -101,7 +101,11 @@ def test_irt_tab_defaults_to_partial_credit_and_draws_the_show_views(app, demo_d
     fit = views.irt_item_fit(src, sel, **options)
     flagged = fit[fit["flag"].notna()]
     shown = _shown(app, "outfit_t", without="lz")
-    assert list(shown["item_id"]) == list(flagged["item_id"]) and len(flagged)
+    # the drawn table is the flagged rows of the view, with their BH q (the demo's 8 examinees flag none
+    # once chance flags are controlled; tests/test_irt_fit_fdr.py plants one that is)
+    assert list(shown["item_id"]) == list(flagged["item_id"]) and "underfit_q" in shown.columns
+    assert any(f"{len(flagged[flagged['flag'] == 'underfit'])} item(s) underfit" in c.value
+               and "Benjamini-Hochberg" in c.value for c in app.caption)
     assert np.allclose(shown["outfit"], flagged["outfit"], atol=SHOWN)
     assert np.allclose(shown["infit_t"], flagged["infit_t"], atol=SHOWN)
     people = views.irt_person_fit(src, sel, **options)
