@@ -88,3 +88,15 @@ def test_the_suspect_reason_states_the_multiplicity_rule():
     detail = flags["detail"].iloc[0]
     assert "Benjamini-Hochberg q" in detail and "across 30 items" in detail and "Bonferroni" in detail
     assert "false discovery rate" in reason_words("irt_misfit")
+
+
+def test_the_queue_fits_one_examinee_per_model_in_the_context_condition():
+    """Two conditions with the same answers would double the panel and shrink the SEs; the queue fits one."""
+    once = rasch_scores(60, 30, 1, reverse=REVERSED)
+    twice = pd.concat([once, once.assign(condition="motivation")], ignore_index=True)
+    flags = irt_misfit_flags(twice, FlagContext())
+    assert list(flags["item_id"]) == [REVERSED]
+    detail = flags["detail"].iloc[0]
+    assert "fit to 60 examinees" in detail and "one per model, its answers in the default condition" in detail
+    other = irt_misfit_flags(twice.assign(condition="motivation"), FlagContext())
+    assert other.empty  # nothing in the context's condition: no fit, no flag
