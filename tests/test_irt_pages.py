@@ -159,7 +159,9 @@ def test_inspector_shows_the_item_curve(app, demo_db):
     app.session_state["insp_irt"] = True  # the curve is fitted when its section is opened
     app.run()
     assert not app.exception
-    assert any("Difficulty" in c.value and "16 examinees" in c.value for c in app.caption)
+    # one examinee per model, its answers in the selection's condition (not 16 model x condition pairs)
+    assert any("Difficulty" in c.value and "fitted to 8 examinees" in c.value and "one per model" in c.value
+               and "in the default condition" in c.value for c in app.caption)
     curve = [s for s in specs(app) if any(t.get("name") == "P(right)" for t in s["data"])]
     assert curve
 
