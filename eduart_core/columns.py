@@ -175,6 +175,8 @@ COLUMNS: dict[str, Column] = {
     "p": _c("p", P_VALUE), "p_ttest": _c("p (paired t)", P_VALUE), "p_wilcoxon": _c("p (Wilcoxon)", P_VALUE),
     "p_mcnemar": _c("p (McNemar)", P_VALUE), "p_holm": _c("p (Holm)", P_VALUE), "lz_p": _c("p (lz)", P_VALUE),
     "s_x2_p": _c("p (S-X2)", P_VALUE), "p_sign": _c("p (sign test)", P_VALUE),
+    "underfit_p": _c("p (underfit)", P_VALUE), "underfit_q": _c("q (underfit, BH)", P_VALUE),
+    "overfit_p": _c("p (overfit)", P_VALUE), "overfit_q": _c("q (overfit, BH)", P_VALUE),
     # sizes and money
     "width": _c("Width (px)", PIXELS), "height": _c("Height (px)", PIXELS), "kb": _c("Size (kB)", MEASURE),
     "sd": _c("SD", MEASURE), "min": _c("Min", MEASURE), "median": _c("Median", MEASURE), "max": _c("Max", MEASURE),

@@ -226,6 +226,10 @@ EXAMINEE_SETS: dict[str, str] = {
     EXAMINEES_MODELS: "Models in the selected condition",
     EXAMINEES_MODELS_CONDITIONS: "Model x condition pairs",
 }
+#: Who the examinees of an IRT fit are unless asked otherwise: one per model, its answers in the
+#: selection's condition. A model's answers in two conditions are two answer sets of one examinee, not
+#: two independent examinees: counting both shrinks item SEs (by about 1/sqrt(2) when the sets agree).
+IRT_DEFAULT_EXAMINEES = EXAMINEES_MODELS
 #: The two settings of the publication's item statistics: who the examinees are, whether r_pb uses
 #: the corrected total (item left out), and the condition (None: both, as examinees). A caption
 #: says "as published" only when the current setting is one of these.

@@ -446,7 +446,7 @@ def irt_curve_section(current: str) -> None:
                     b, se = float(row["difficulty"].iloc[0]), float(row["difficulty_se"].iloc[0])
                     common.chart(figures.figure_item_curve(curve), "item_curve",
                                  f"Chance of a right answer along the ability scale (logits) under the Rasch model fitted "
-                                 f"to {n_ex} examinees (model x condition pairs), with the item's information (dotted). "
+                                 f"to {n_ex} examinees ({curve.attrs['examinee_note']}), with the item's information (dotted). "
                                  f"Difficulty {b:.2f} (SE {se:.2f}): the ability at which the chance is 50%. "
                                  f"{curve.attrs['rule'].capitalize()}.", height=300)
 

@@ -141,7 +141,7 @@ def irt_tab() -> None:
                    f"{'PCM' if short == 'GPCM' else 'Rasch model'} for conclusions.")
     rule = ("score levels by format (partial credit)" if info["irt_model"] in vocab.IRT_POLYTOMOUS
             else "the 0.5 rule: " + info["rule"])
-    panel = (f"{info['model_label']}, {n_ex} examinees ({vocab.EXAMINEE_SETS[examinees].lower()}), "
+    panel = (f"{info['model_label']}, {n_ex} examinees ({info['examinee_note']}), "
              f"{info['n_items_fitted']} informative items, {common.scoring_label(sel)}; {rule}")
     st.caption(f"Fit: {panel}. {info['model_choice']}. Fitted ability spread (SD) {info['latent_sd']:.2f} logits; "
                f"standard errors: {info['se_method']}." + (" " + " ".join(info["notes"]) if info["notes"] else ""))
@@ -199,10 +199,14 @@ def irt_tab() -> None:
     st.markdown("**Item fit**")
     flagged = fit_table[fit_table["flag"].notna()]
     under = int((fit_table["flag"] == "underfit").sum())
+    as_queue = (examinees == vocab.IRT_DEFAULT_EXAMINEES and sel.condition == vocab.DEFAULT_CONDITION
+                and options["model"] == vocab.IRT_AUTO)
+    queue = ("they are in the suspect-key queue (Review studio) with this reason." if as_queue else
+             "the suspect-key queue (Review studio) takes the underfit items of the default model fitted to one "
+             f"examinee per model in the {vocab.DEFAULT_CONDITION} condition, not of this fit.")
     st.caption(f"Does each item's answers follow ability as the {short} expects? Rule: {fit_table.attrs['fit_rule']}. "
                f"{fit_table.attrs['sx2_note']}. The abilities come from the same answers, so t values lean toward "
-               f"overfit: underfit flags are conservative. {under} item(s) underfit; they are in the suspect-key queue "
-               "(Review studio) with this reason.")
+               f"overfit: underfit flags are conservative. {under} item(s) underfit; " + queue)
     state = common.chart(figures.figure_item_fit(fit_table), "irt_item_fit",
                          f"Each dot is an item: outfit against infit mean square (1 = as the model expects; the grey "
                          f"band is 0.7-1.3). Click a dot to open the item. {panel}.", on_select="rerun")
@@ -212,8 +216,8 @@ def irt_tab() -> None:
             item = item[0] if item else None
         if item:
             common.open_in_inspector(str(item))
-    common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t", "s_x2",
-                          "s_x2_p", "reason"]], "irt_item_fit_flagged",
+    common.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t",
+                          "underfit_q", "overfit_q", "s_x2", "s_x2_p", "reason"]], "irt_item_fit_flagged",
                  f"Items that do not fit the {short} ({len(flagged)}; {n_ex} examinees)", essential=True)
     common.table(fit_table, "irt_item_fit", f"Item fit of every informative item under the {short} ({n_ex} examinees)",
                  show=False)

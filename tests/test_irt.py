@@ -285,12 +285,17 @@ def test_every_view_is_labelled_with_its_panel_size(demo_db):
     models = views.selected_scores(src, Selection())["model"].nunique()
     for name in IRT_VIEWS:
         rows = show(demo_db, name)
-        assert rows and {r["panel_size"] for r in rows} == {pairs}, name
+        # an IRT fit counts each model once (its answers in the selected condition); the distractor, DIF and
+        # parallel-form tables keep the model x condition pairs
+        assert rows and {r["panel_size"] for r in rows} == {models if name.startswith("irt_") else pairs}, name
         if name.startswith("irt_"):  # each row names the fitted model and its standard errors
             assert {r["irt_model"] for r in rows} == {"pcm"} and all(r["se_method"] for r in rows), name
     for name in ("irt_items", "irt_abilities", "distractors", "parallel_contrasts"):
         rows = show(demo_db, name, "--option", "examinees=models")
         assert {r["panel_size"] for r in rows} == {models}, name
+    for name in ("irt_items", "irt_abilities"):  # conditions as examinees when asked for
+        rows = show(demo_db, name, "--option", "examinees=models_conditions")
+        assert {r["panel_size"] for r in rows} == {pairs}, name
     assert len(show(demo_db, "irt_abilities", "--option", "examinees=models")) == models + 1  # and the summary row
 
 

@@ -101,7 +101,11 @@ def test_irt_tab_defaults_to_partial_credit_and_draws_the_show_views(app, demo_d
     fit = views.irt_item_fit(src, sel, **options)
     flagged = fit[fit["flag"].notna()]
     shown = _shown(app, "outfit_t", without="lz")
-    assert list(shown["item_id"]) == list(flagged["item_id"]) and len(flagged)
+    # the drawn table is the flagged rows of the view, with their BH q (the demo's 8 examinees flag none
+    # once chance flags are controlled; tests/test_irt_fit_fdr.py plants one that is)
+    assert list(shown["item_id"]) == list(flagged["item_id"]) and "underfit_q" in shown.columns
+    assert any(f"{len(flagged[flagged['flag'] == 'underfit'])} item(s) underfit" in c.value
+               and "Benjamini-Hochberg" in c.value for c in app.caption)
     assert np.allclose(shown["outfit"], flagged["outfit"], atol=SHOWN)
     assert np.allclose(shown["infit_t"], flagged["infit_t"], atol=SHOWN)
     people = views.irt_person_fit(src, sel, **options)
@@ -122,10 +126,15 @@ def test_the_suspect_key_queue_shows_the_misfit_flags_with_their_reasons(demo_db
     src, sel = views.Source.of(str(demo_db)), Selection()
     queue = views.suspect_keys(src, sel)
     misfit = queue[queue["sources"].str.contains("irt_fit")]
-    assert len(misfit) and misfit["reasons"].str.contains("irt_misfit").all()
+    assert misfit["reasons"].str.contains("irt_misfit").all()
     assert misfit["details"].str.contains("outfit").all() and misfit["details"].str.contains("PCM").all()
-    fit = views.irt_item_fit(src, sel)  # the same fit and rule: every model x condition pair
+    fit = views.irt_item_fit(src, sel)  # the same fit and rule: one examinee per model, default condition
+    assert fit.attrs["examinee_condition"] == "default" and fit.attrs["n_examinees"] == 8
     assert set(misfit["item_id"]) == set(fit.loc[fit["flag"] == "underfit", "item_id"])
+    # the model x condition pairs count each model twice: a flag of theirs alone does not reach the queue
+    pairs = views.irt_item_fit(src, sel, examinees="models_conditions")
+    only_pairs = set(pairs.loc[pairs["flag"] == "underfit", "item_id"]) - set(fit.loc[fit["flag"] == "underfit", "item_id"])
+    assert pairs.attrs["n_examinees"] == 16 and only_pairs and not only_pairs & set(misfit["item_id"])
 
 
 def test_distractor_and_dif_tabs_name_their_examinees(app):
@@ -150,7 +159,9 @@ def test_inspector_shows_the_item_curve(app, demo_db):
     app.session_state["insp_irt"] = True  # the curve is fitted when its section is opened
     app.run()
     assert not app.exception
-    assert any("Difficulty" in c.value and "16 examinees" in c.value for c in app.caption)
+    # one examinee per model, its answers in the selection's condition (not 16 model x condition pairs)
+    assert any("Difficulty" in c.value and "fitted to 8 examinees" in c.value and "one per model" in c.value
+               and "in the default condition" in c.value for c in app.caption)
     curve = [s for s in specs(app) if any(t.get("name") == "P(right)" for t in s["data"])]
     assert curve
 
@@ -161,12 +172,11 @@ def test_the_report_states_the_se_gain_over_the_half_rule(demo_db):
     from eduart_core import views
     from eduart_core.report import build_report
     from eduart_core.selection import Selection
-    from eduart_core.vocab import EXAMINEES_MODELS_CONDITIONS
 
-    comparison = views.irt_model_comparison(views.Source.of(str(demo_db)), Selection(),
-                                            examinees=EXAMINEES_MODELS_CONDITIONS)
+    comparison = views.irt_model_comparison(views.Source.of(str(demo_db)), Selection())
     sentence = comparison.attrs["sentence"]
     assert "PCM" in sentence and "0.5 rule" in sentence and f"{int(comparison['n_examinees'].max())} examinees" in sentence
+    assert "8 examinees" in sentence  # one per model (the demo's 8), not one per model x condition pair
     assert f"<b>Ability precision.</b> {html.escape(sentence)}" in build_report(str(demo_db))
 
 

@@ -12,6 +12,12 @@ Statistics (from `mirt`, on the fit's own category codes and EAP abilities):
   (underfit), below 1 for answers more predictable than the model expects (overfit); their
   standardised t (Wilson-Hilferty). The abilities come from the same answers, which shrinks the
   residuals: t values lean toward overfit, so underfit flags are conservative.
+- Multiplicity: each item is tested twice (infit and outfit) and a fit tests every item, so a
+  t above 2 somewhere is expected by chance alone (about one item in 40 per tail). Each item gets
+  one p per direction (the one-sided normal p of its larger t for underfit, of its smaller t for
+  overfit, doubled: Bonferroni over the two statistics), and the p of all the fit's items are
+  Benjamini-Hochberg adjusted per direction (`FIT_FDR`), so that among the items flagged the
+  expected share flagged by chance stays below 5% before an item is sent to a person as suspect.
 - S-X2 (Orlando-Thissen): observed against expected level counts per total score, when the panel
   has at least `SX2_MIN_EXAMINEES` examinees.
 - lz (Zh for partial credit): the standardised log-likelihood of an examinee's answers; strongly
@@ -33,13 +39,17 @@ from .irt_levels import category_probabilities
 
 logger = logging.getLogger(__name__)
 
-#: The item misfit rule (underfit: a mean square above the range with t above the limit).
+#: The item misfit rule: a mean square beyond the range, and a fit t beyond chance across the fit's items.
 MNSQ_RANGE = (0.7, 1.3)
-T_LIMIT = 2.0
+#: The false discovery rate of the misfit flags (Benjamini-Hochberg, per direction, across the fit's items).
+FIT_FDR = 0.05
 UNDERFIT, OVERFIT = "underfit", "overfit"
-ITEM_FIT_RULE = (f"underfit (misfit): outfit or infit mean square above {MNSQ_RANGE[1]} with its t above {T_LIMIT:g}; "
-                 f"overfit: a mean square below {MNSQ_RANGE[0]} with t below -{T_LIMIT:g} (answers more predictable "
-                 "than the model expects: not a key problem)")
+FIT_P_RULE = ("p: the one-sided normal p of the item's larger t (underfit) or smaller t (overfit) of infit and outfit, "
+              "doubled (Bonferroni over the two); q: p Benjamini-Hochberg adjusted across the fit's items")
+ITEM_FIT_RULE = (f"underfit (misfit): outfit or infit mean square above {MNSQ_RANGE[1]} and underfit q below "
+                 f"{FIT_FDR:g}; overfit: a mean square below {MNSQ_RANGE[0]} and overfit q below {FIT_FDR:g} (answers "
+                 f"more predictable than the model expects: not a key problem). {FIT_P_RULE} (false discovery rate "
+                 f"{FIT_FDR:.0%})")
 #: S-X2 counts examinees per total score: fewer than this many leave most cells nearly empty.
 SX2_MIN_EXAMINEES = 100
 #: The person misfit rule.
@@ -53,7 +63,8 @@ RESIDUAL_RULE = (f"unexpected: the answer's standardised residual (level - expec
 TOP_ITEMS = 3
 
 ITEM_FIT_COLUMNS = ["item_id", "type", "family", "status", "n_examinees", "infit", "infit_t", "outfit", "outfit_t",
-                    "s_x2", "s_x2_df", "s_x2_p", "flag", "reason"]
+                    "underfit_p", "underfit_q", "overfit_p", "overfit_q", "s_x2", "s_x2_df", "s_x2_p", "flag",
+                    "reason"]
 PERSON_FIT_COLUMNS = ["examinee", "model", "condition", "n_items", "ability", "lz", "lz_p", "infit", "infit_t",
                       "outfit", "outfit_t", "aberrant", "top_items", "top_items_text"]
 RESIDUAL_COLUMNS = ["examinee", "model", "condition", "item_id", "type", "level", "expected", "residual", "z",
@@ -83,7 +94,8 @@ def _library(call, *args, **kwargs):
 
 
 def item_fit(fit: IrtFit) -> pd.DataFrame:
-    """Per informative item: infit and outfit mean squares with t, S-X2 where the panel allows, a flag and its reason."""
+    """Per informative item: infit and outfit mean squares with t, their underfit and overfit p and Benjamini-Hochberg
+    q (`FIT_P_RULE`), S-X2 where the panel allows, a flag by `ITEM_FIT_RULE` and its reason."""
     from mirt.diagnostics.itemfit import compute_itemfit
 
     cal = fit.calibration
@@ -101,28 +113,50 @@ def item_fit(fit: IrtFit) -> pd.DataFrame:
         "item_id": cal.item_ids, "infit": stats["infit"], "infit_t": stats["z_infit"], "outfit": stats["outfit"],
         "outfit_t": stats["z_outfit"], "s_x2": sx2.get("S_X2", np.nan), "s_x2_df": sx2.get("df", np.nan),
         "s_x2_p": sx2.get("p_value", np.nan)})
-    under = ((table["outfit"] > MNSQ_RANGE[1]) & (table["outfit_t"] > T_LIMIT)) | \
-            ((table["infit"] > MNSQ_RANGE[1]) & (table["infit_t"] > T_LIMIT))
-    over = ~under & (((table["outfit"] < MNSQ_RANGE[0]) & (table["outfit_t"] < -T_LIMIT))
-                     | ((table["infit"] < MNSQ_RANGE[0]) & (table["infit_t"] < -T_LIMIT)))
+    t = table[["infit_t", "outfit_t"]].to_numpy(dtype=float)
+    table["underfit_p"] = np.minimum(1.0, 2 * ndtr(-np.max(t, axis=1)))
+    table["overfit_p"] = np.minimum(1.0, 2 * ndtr(np.min(t, axis=1)))
+    table["underfit_q"] = bh_adjust(table["underfit_p"].to_numpy())
+    table["overfit_q"] = bh_adjust(table["overfit_p"].to_numpy())
+    under = (table[["infit", "outfit"]].max(axis=1) > MNSQ_RANGE[1]) & (table["underfit_q"] < FIT_FDR)
+    over = ~under & (table[["infit", "outfit"]].min(axis=1) < MNSQ_RANGE[0]) & (table["overfit_q"] < FIT_FDR)
     table["flag"] = np.where(under, UNDERFIT, np.where(over, OVERFIT, None))
-    table["reason"] = [_item_reason(r, fit) if isinstance(r.flag, str) else None for r in table.itertuples()]
+    n_tested = int(np.isfinite(table["underfit_p"]).sum())
+    table["reason"] = [_item_reason(r, fit, n_tested) if isinstance(r.flag, str) else None
+                       for r in table.itertuples()]
     meta = fit.items.set_index("item_id")[["type", "family", "status", "n_examinees"]]
     table = table.join(meta, on="item_id")
     out = table[ITEM_FIT_COLUMNS].reset_index(drop=True)
-    out.attrs.update(fit_rule=ITEM_FIT_RULE, sx2=bool(sx2), sx2_examinees=complete,
+    out.attrs.update(fit_rule=ITEM_FIT_RULE, fdr=FIT_FDR, n_tested=n_tested, sx2=bool(sx2), sx2_examinees=complete,
                      sx2_note=(f"S-X2 on the {complete} examinees who answered every item" if sx2 else
                                f"S-X2 not computed: it needs at least {SX2_MIN_EXAMINEES} examinees who answered "
                                f"every item (this panel has {complete})"))
     return out
 
 
-def _item_reason(row, fit: IrtFit) -> str:
+def bh_adjust(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p (q) of the finite entries of ``p`` (statsmodels' ``fdr_bh``); NaN stays NaN.
+
+    Why a wrapper: an item whose t is not finite is not a test, so it neither counts in the family
+    nor gets a q."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    q = np.full(p.shape, np.nan)
+    finite = np.isfinite(p)
+    if finite.any():
+        q[finite] = multipletests(p[finite], method="fdr_bh")[1]
+    return q
+
+
+def _item_reason(row, fit: IrtFit, n_tested: int) -> str:
     words = ("answers follow ability far less than the model expects (a wrong key, an ambiguous item or a "
              "translation slip?)" if row.flag == UNDERFIT else "answers are more predictable than the model expects")
-    return (f"{row.flag}: outfit {row.outfit:.2f} (t {row.outfit_t:+.1f}), infit {row.infit:.2f} (t {row.infit_t:+.1f}) "
-            f"under the {IRT_SHORT_NAMES.get(fit.model, fit.model)} fit to {fit.n_examinees} examinees: "
-            f"{words}")
+    p, q = (row.underfit_p, row.underfit_q) if row.flag == UNDERFIT else (row.overfit_p, row.overfit_q)
+    return (f"{row.flag}: outfit {row.outfit:.2f} (t {row.outfit_t:+.1f}), infit {row.infit:.2f} (t {row.infit_t:+.1f}); "
+            f"p {p:.2g} (larger t, Bonferroni over infit and outfit), Benjamini-Hochberg q {q:.2g} across "
+            f"{n_tested} items (below {FIT_FDR:g}) under the {IRT_SHORT_NAMES.get(fit.model, fit.model)} fit to "
+            f"{fit.n_examinees} examinees: {words}")
 
 
 def residuals(fit: IrtFit) -> pd.DataFrame:
@@ -201,5 +235,6 @@ def invalid_counts(statuses: pd.DataFrame) -> pd.DataFrame:
     return out[columns + ["invalid_warning"]]
 
 
-__all__ = ["INVALID_WARN_ABOVE", "ITEM_FIT_RULE", "LZ_LIMIT", "MNSQ_RANGE", "OVERFIT", "PERSON_FIT_RULE", "RESIDUAL_LIMIT", "RESIDUAL_RULE",
-           "SX2_MIN_EXAMINEES", "T_LIMIT", "UNDERFIT", "invalid_counts", "item_fit", "person_fit", "residuals"]
+__all__ = ["FIT_FDR", "FIT_P_RULE", "INVALID_WARN_ABOVE", "ITEM_FIT_RULE", "LZ_LIMIT", "MNSQ_RANGE", "OVERFIT",
+           "PERSON_FIT_RULE", "RESIDUAL_LIMIT", "RESIDUAL_RULE", "SX2_MIN_EXAMINEES", "UNDERFIT", "bh_adjust",
+           "invalid_counts", "item_fit", "person_fit", "residuals"]

@@ -15,8 +15,11 @@ Built-in rules (EduArt reference, section 4):
   analysis defines it (`analysis.distractors`): chosen by at least half of the upper half of the
   models (ranked by mean score, default condition).
 - ``irt_misfit``: an item that underfits the default IRT model (the partial credit model when
-  items give partial credit, else Rasch) over the (model, condition) examinees, by the item fit
-  rule of `analysis.irt_fit` (the same fit and rule as `show irt_item_fit`).
+  items give partial credit, else Rasch) over one examinee per model, its answers in the context's
+  condition (the IRT views' default examinees, `vocab.IRT_DEFAULT_EXAMINEES`), by the item fit
+  rule of `analysis.irt_fit` (the same fit and rule as `show irt_item_fit`): a mean square above 1.3
+  and the item's fit p Benjamini-Hochberg adjusted across the fit's items below 0.05, so that chance
+  flags (about one item in 40 by t > 2 alone) do not reach a person as suspects.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from .irt_pcm import fit_model, has_partial_credit
 REASON_WORDS: dict[str, str] = {
     "negative_discrimination": "negative discrimination (r_pb below 0)",
     "all_fail": "every answer wrong",
-    "irt_misfit": "misfits the IRT model",
+    "irt_misfit": "misfits the IRT model (Benjamini-Hochberg, 5% false discovery rate across items)",
 }
 
 
@@ -127,10 +130,13 @@ def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
 
 
 def irt_misfit_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
-    """Items that underfit the default IRT model over every (model, condition) examinee.
+    """Items that underfit the default IRT model over the models in the context's condition.
 
-    A panel too small to fit leaves no flag (the IRT tab says why)."""
+    One examinee per model: its answers in another condition are not an independent examinee, and
+    counting them would make the misfit t too large. A panel too small to fit leaves no flag (the
+    IRT tab says why)."""
     empty = pd.DataFrame(columns=["item_id", "reason", "detail"])
+    scores = scores[scores["condition"] == context.condition] if "condition" in scores else scores
     if scores.empty:
         return empty
     model = IRT_PCM if has_partial_credit(context.parts) else IRT_RASCH
@@ -140,7 +146,8 @@ def irt_misfit_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
         return empty
     hit = table[table["flag"] == UNDERFIT]
     return pd.DataFrame({"item_id": hit["item_id"].astype(str), "reason": "irt_misfit",
-                         "detail": hit["reason"] + " (examinees: every model x condition pair)"},
+                         "detail": hit["reason"] + f" (examinees: one per model, its answers in the {context.condition} "
+                                                   "condition)"},
                         columns=["item_id", "reason", "detail"])
 
 

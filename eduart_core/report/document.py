@@ -77,7 +77,8 @@ METHODS = [
      "with model x condition pairs as examinees and the corrected total, Figure 1 with the models in the default "
      "condition and the uncorrected total; this report uses the Tables 6-7 setting."),
     ("Reliability", "KR-20 / Cronbach's alpha of the test over the examinees, with Feldt's 95% interval."),
-    ("Item response models", "Abilities on one logit scale with the model x condition pairs as examinees, by "
+    ("Item response models", "Abilities on one logit scale with one examinee per model (its answers in the "
+     "report's condition: a model's two conditions are not independent examinees), by "
      "marginal maximum likelihood (PyPI mirt). The <b>partial credit model</b> (PCM) reads each format's score "
      "levels (blanks, statements or errors right; Rasch items for the formats judged as a whole); the "
      "<b>0.5 rule</b> (Rasch) reads every answer as right (score >= 0.5) or wrong. Abilities are EAP estimates "
@@ -265,7 +266,7 @@ def _failure_examples(src, sel: Selection) -> str:
 def _ability_precision(src, sel: Selection) -> str:
     """The SE gain of the partial credit model over the 0.5 rule, in one sentence (or why there is none)."""
     try:
-        comparison = views.irt_model_comparison(src, sel, examinees=EXAMINEES_MODELS_CONDITIONS)
+        comparison = views.irt_model_comparison(src, sel)  # one examinee per model, the selection's condition
     except UserError as exc:
         return f"<p class='na'>Ability precision: not available ({html.escape(str(exc))}).</p>"
     return f"<p><b>Ability precision.</b> {html.escape(comparison.attrs['sentence'])}</p>"

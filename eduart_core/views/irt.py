@@ -2,7 +2,10 @@
 distractors, DIF between the conditions, and paired contrasts of parallel item forms.
 
 Examinees are chosen as in CTT (`vocab.EXAMINEE_SETS`: the models of the selected condition, or
-the model x condition pairs); DIF always uses the pairs (its groups are the conditions). Every
+the model x condition pairs); the IRT views default to one examinee per model in the selection's
+condition (`vocab.IRT_DEFAULT_EXAMINEES`: a model's answers in two conditions are not two independent
+examinees, and counting both makes item SEs too small) and say which condition in
+``examinee_note``; the pairs only when asked for. DIF always uses the pairs (its groups are the conditions). Every
 frame carries a ``panel_size`` column: the panel size each number rests on, so a script that
 reads `show` output sees it as the page does; the IRT frames also carry ``irt_model`` and
 ``se_method`` columns. The IRT model option defaults to ``auto``: the
@@ -36,6 +39,7 @@ from ..vocab import (
     EXAMINEE_SETS,
     EXAMINEES_MODELS_CONDITIONS,
     IRT_AUTO,
+    IRT_DEFAULT_EXAMINEES,
     IRT_INVALID_CHOICES,
     IRT_INVALID_EXCLUDE,
     IRT_INVALID_INCLUDE,
@@ -126,7 +130,7 @@ def _fit(src: Source, sel: Selection, model: str, examinees: str, invalid: str) 
     return fit_model(rows, model, score_parts_of(src, sel.dataset))
 
 
-def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = IRT_DEFAULT_EXAMINEES,
             invalid: str = IRT_INVALID_EXCLUDE) -> irt_analysis.IrtFit:
     """The fitted model behind every IRT view (not a table: the views below are its tables).
 
@@ -156,22 +160,33 @@ def invalid_note(src: Source, sel: Selection, examinees: str, invalid: str) -> d
             "mostly_invalid": names, "leave_out_rule": INVALID_RULE, "invalid_note": sentence}
 
 
-def irt_panel(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+def examinee_note(sel: Selection, examinees: str) -> str:
+    """Who the examinees of a fit are, in words, naming the condition whose answers were used."""
+    if examinees == EXAMINEES_MODELS_CONDITIONS:
+        return ("each model x condition pair, as asked for: a model counts once per condition, and its answer sets "
+                "are not independent examinees, so item standard errors treat them as if they were")
+    return f"one per model: its answers in the {sel.condition} condition (the selection's)"
+
+
+def irt_panel(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str = IRT_DEFAULT_EXAMINEES,
               invalid: str = IRT_INVALID_EXCLUDE) -> dict[str, object]:
-    """The fit's provenance plus the sentences every IRT view is shown with (model, panel, SE method, why this model,
-    the models left out for invalid answers)."""
+    """The fit's provenance plus the sentences every IRT view is shown with (model, panel and who its examinees are,
+    SE method, why this model, the models left out for invalid answers)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     label = IRT_MODELS[fit.model]
     chosen = (f"{IRT_SHORT_NAMES[fit.model]}: the default for this dataset "
               + ("(it has partial-credit formats)" if fit.model == IRT_PCM else "(no item earns partial credit)")
               if model == IRT_AUTO else f"{IRT_SHORT_NAMES[fit.model]}: chosen")
     return {**fit.panel(), "model_label": label, "model_choice": chosen, "requested_model": model,
+            "examinees": examinees,
+            "examinee_condition": None if examinees == EXAMINEES_MODELS_CONDITIONS else sel.condition,
+            "examinee_note": examinee_note(sel, examinees),
             "warning": irt_analysis.panel_warning(fit.n_examinees, fit.model),
             **invalid_note(src, sel, examinees, invalid)}
 
 
 def irt_items(src: Source, sel: Selection, model: str = IRT_AUTO,
-              examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+              examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per item: difficulty (location) and SE, discrimination (2PL, GPCM), thresholds with SEs, information at the mean ability, status (options: model, examinees)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     mean_ability = float(fit.abilities["ability"].mean())
@@ -180,7 +195,7 @@ def irt_items(src: Source, sel: Selection, model: str = IRT_AUTO,
 
 
 def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
-                  examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                  examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Examinee abilities (EAP) with SEs and 95% intervals, ranked (ranks each could hold, ties); a last summary row gives the fitted ability SD.
 
     The summary row (``row`` = "summary") holds the mean ability, the mean SE and, in
@@ -199,14 +214,14 @@ def irt_abilities(src: Source, sel: Selection, model: str = IRT_AUTO,
 
 
 def irt_information(src: Source, sel: Selection, model: str = IRT_AUTO,
-                    examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                    examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Test information along the ability scale per format and for all items (information curves)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     return _labelled(information_curves(fit.items, fit.latent_sd), fit.n_examinees, **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_category_information(src: Source, sel: Selection, model: str = IRT_AUTO,
-                             examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                             examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per format and score level: the information carried through that level along the ability scale (category information)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     return _labelled(category_information_curves(fit.items, fit.latent_sd), fit.n_examinees,
@@ -214,14 +229,14 @@ def irt_category_information(src: Source, sel: Selection, model: str = IRT_AUTO,
 
 
 def irt_wright_map(src: Source, sel: Selection, model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                   examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Examinee abilities, item locations and category thresholds on one logit scale (Wright map)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     return _labelled(wright_map(fit.items, fit.abilities), fit.n_examinees, **irt_panel(src, sel, model, examinees, invalid))
 
 
 def irt_item_curve(src: Source, sel: Selection, item: str = "", model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                   examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """One item's characteristic curve, level probabilities (partial credit) and information (option item=<id>; the first fitted item by default)."""
     fit = irt_fit(src, sel, model, examinees, invalid)
     fitted = fit.items[fit.items["informative"]]
@@ -275,5 +290,5 @@ def parallel_contrasts(src: Source, sel: Selection, examinees: str = EXAMINEES_M
 
 
 __all__ = ["EXAMINEE_ROW", "SUMMARY_ROW", "dif", "distractors", "irt_abilities",
-           "irt_category_information", "irt_default_model", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
+           "examinee_note", "irt_category_information", "irt_default_model", "irt_fit", "irt_information", "irt_item_curve", "irt_items",
            "invalid_note", "irt_panel", "irt_wright_map", "mostly_invalid", "parallel_contrasts", "resolve_model", "score_parts_of"]

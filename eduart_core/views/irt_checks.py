@@ -15,9 +15,8 @@ from ..analysis import irt_fit as fit_checks
 from ..errors import UserError
 from ..selection import Selection
 from ..vocab import (
-    EXAMINEES_MODELS,
-    EXAMINEES_MODELS_CONDITIONS,
     IRT_AUTO,
+    IRT_DEFAULT_EXAMINEES,
     IRT_INVALID_EXCLUDE,
     IRT_INVALID_INCLUDE,
     IRT_PCM,
@@ -34,7 +33,7 @@ def _item_fit(src: Source, sel: Selection, model: str, examinees: str, invalid: 
 
 
 def irt_item_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
-                 examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                 examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per item: infit and outfit mean squares with t, S-X2 where the panel allows, and the misfit flag with its reason."""
     model = resolve_model(src, sel, model)
     table = _item_fit(src, sel, model, examinees, invalid)
@@ -66,7 +65,7 @@ def _person_fit(src: Source, sel: Selection, model: str, examinees: str, invalid
 
 
 def irt_person_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
-                   examinees: str = EXAMINEES_MODELS_CONDITIONS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                   examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Per examinee: lz (Zh), infit and outfit, the aberrant flag, the items that contribute most, and its invalid answers (warning above 5%)."""
     model = resolve_model(src, sel, model)
     table = _person_fit(src, sel, model, examinees, invalid)
@@ -77,7 +76,7 @@ def irt_person_fit(src: Source, sel: Selection, model: str = IRT_AUTO,
 
 
 @cached(maxsize=8)
-def irt_model_comparison(src: Source, sel: Selection, examinees: str = EXAMINEES_MODELS_CONDITIONS,
+def irt_model_comparison(src: Source, sel: Selection, examinees: str = IRT_DEFAULT_EXAMINEES,
                          invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """The partial credit model against the 0.5 rule (Rasch) on the same examinees: ability SEs, fitted ability SD, SE gain."""
     models = [IRT_PCM, IRT_RASCH] if irt_default_model(src, sel) == IRT_PCM else [IRT_RASCH]
@@ -114,7 +113,7 @@ def irt_model_comparison(src: Source, sel: Selection, examinees: str = EXAMINEES
 
 
 def irt_residuals(src: Source, sel: Selection, examinee: str = "", model: str = IRT_AUTO,
-                  examinees: str = EXAMINEES_MODELS, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
+                  examinees: str = IRT_DEFAULT_EXAMINEES, invalid: str = IRT_INVALID_EXCLUDE) -> pd.DataFrame:
     """Each answer of one examinee (option examinee=<model>; the most aberrant by default): level, expected level, z, unexpected."""
     model = resolve_model(src, sel, model)
     fit = irt_fit(src, sel, model, examinees, invalid)
