@@ -60,6 +60,7 @@ GRADE = "grades.grade"
 ADJUDICATE_GRADES = "grades.adjudicate"
 SET_GRADING_ROUND = "grades.set_round"
 IMPORT_GRADES = "grades.import"
+FREEZE_BANK = "banks.freeze"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -80,6 +81,7 @@ ACTIONS: dict[str, Action] = {
     ADJUDICATE_GRADES: _action("adjudicate the grades graders disagree on", ADJUDICATOR),
     SET_GRADING_ROUND: _action("start a grading round or change its graders per answer", RESEARCHER, ADMIN),
     IMPORT_GRADES: _action("import grades", ADMIN),
+    FREEZE_BANK: _action("freeze an item bank (a new calibrated version)", RESEARCHER, ADMIN),
 }
 
 #: Roles that read the story pages: everyone but a respondent, who never sees results.
