@@ -118,8 +118,8 @@ def calibrate(rows: pd.DataFrame, first: IrtFit, refit: Callable[[pd.DataFrame],
     table = first.items.assign(item_id=first.items["item_id"].astype(str))[["item_id", "type", "n_examinees", "p"]]
     table = table.join(fit_stats, on="item_id")
     table["in_bank"] = ~table["item_id"].isin(set(codes))
-    table["left_out"] = [codes.get(i) for i in table["item_id"]]
-    table["reason"] = [words.get(i) for i in table["item_id"]]
+    table["left_out"] = pd.Series([codes.get(i) for i in table["item_id"]], index=table.index, dtype=object)
+    table["reason"] = pd.Series([words.get(i) for i in table["item_id"]], index=table.index, dtype=object)
     params = kept[_PARAMETERS]
     for column in _PARAMETERS:
         values = [params.at[i, column] if inside else None for i, inside in zip(table["item_id"], table["in_bank"])]

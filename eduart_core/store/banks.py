@@ -33,6 +33,11 @@ def _number(value: object) -> float | None:
     return None if math.isnan(number) else number
 
 
+def _text(value: object) -> str | None:
+    """Text for the store (a missing value, None or NaN, is NULL)."""
+    return value if isinstance(value, str) else None
+
+
 def _json_list(value: object) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -71,9 +76,9 @@ def save_bank(store: Store, dataset: str, draft: BankDraft, selection: dict, con
             "n_examinees, p, family, n_levels, difficulty, difficulty_se, discrimination, discrimination_se, "
             "thresholds, threshold_se, threshold_levels, at_bound, disordered, infit, outfit) VALUES (?, ?, ?, ?, ?, "
             "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS JSON), CAST(? AS JSON), CAST(? AS JSON), ?, ?, ?, ?)",
-            [[dataset, version, str(r["item_id"]), item_versions.get(str(r["item_id"])), r["type"],
-              bool(r["in_bank"]), r["left_out"], r["reason"], int(r["n_examinees"]), _number(r["p"]),
-              r["family"] if r["in_bank"] else None, int(r["n_levels"]) if r["in_bank"] else None,
+            [[dataset, version, str(r["item_id"]), item_versions.get(str(r["item_id"])), _text(r["type"]),
+              bool(r["in_bank"]), _text(r["left_out"]), _text(r["reason"]), int(r["n_examinees"]), _number(r["p"]),
+              _text(r["family"]) if r["in_bank"] else None, int(r["n_levels"]) if r["in_bank"] else None,
               _number(r["difficulty"]), _number(r["difficulty_se"]), _number(r["discrimination"]),
               _number(r["discrimination_se"]), _json_list(r["thresholds"]), _json_list(r["threshold_se"]),
               _json_list(r["threshold_levels"]), bool(r["at_bound"]) if r["in_bank"] else None,
