@@ -24,9 +24,10 @@ ROLES: dict[str, str] = {
     REVIEWER: "decides extraction fields, blind when the round says so; grades open answers blind",
     ADJUDICATOR: "settles the fields reviewers disagree on, sees every decision, reviews suspect keys, "
                  "adjudicates disputed grades",
-    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys, starts grading rounds",
+    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys, starts grading rounds, "
+                "freezes item banks",
     PRESENTER: "reads the story pages",
-    ADMIN: "sets rounds, grants roles, exports blind rounds, imports grades",
+    ADMIN: "sets rounds, grants roles, exports blind rounds, imports grades, freezes item banks",
     RESPONDENT: "sits exam forms (sees the questions only: never answers, keys or results)",
 }
 
