@@ -39,7 +39,7 @@ def bank(src: Source, sel: Selection, version: int = 0) -> pd.DataFrame:
     frame.attrs["caption"] = (
         f"Item bank version {int(header['version'])} of {sel.dataset}: {int(header['n_items'])} items with "
         f"{IRT_SHORT_NAMES.get(str(header['irt_model']), header['irt_model'])} parameters, frozen on "
-        f"{_when(header['fitted_at'])} UTC by {header['actor_name'] or 'an unrecorded actor'} from the answers of "
+        f"{_when(header['fitted_at'])} by {header['actor_name'] or 'an unrecorded actor'} from the answers of "
         f"{int(header['n_examinees'])} examinees (condition {conditions}; log-likelihood "
         f"{float(header['log_likelihood']):.2f}); left out: {left}.")
     return frame
