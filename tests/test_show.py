@@ -87,7 +87,7 @@ def test_leaderboard_json_equals_the_overview_page(demo_db, monkeypatch):
 @pytest.fixture(scope="module")
 def worked_db(chance_db, tmp_path_factory) -> Path:
     """The demo after some work: a chance run (baselines), a repeated run (reproducibility) and a
-    reviewer's score override, so every view has rows somewhere."""
+    reviewer's score override and an item bank, so every view has rows somewhere."""
     import shutil
 
     from eduart_core.cli import main
@@ -101,6 +101,7 @@ def worked_db(chance_db, tmp_path_factory) -> Path:
                  "--run-id", "repeat-check", "--quiet"]) == 0
     response = views.item_responses(views.Source.of(str(path)), DEFAULT_DATASET, "demo-0007").iloc[0]
     add_override(Store(path), int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
+    assert main(["bank", "--db", str(path), "--dataset", DEFAULT_DATASET]) == 0  # an item bank (`bank`, `banks`)
     return path
 
 

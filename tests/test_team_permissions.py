@@ -94,6 +94,20 @@ def disputed(store) -> str:
 IMPORT_LINE = json.dumps({"dataset": DEMO, "page": "ex01/q02", "round": 1, "field": "answers", "reviewer": "Dario",
                           "decision": "A"})
 
+def freeze_small_bank(store, who) -> None:
+    """`banks.freeze_bank` on the keys dataset: past the permission it fits the 12 items and refuses the
+    bank (a bank needs 20 usable items), storing nothing; the refusal is the allowed roles' outcome."""
+    from eduart_core.banks import freeze_bank
+    from eduart_core.selection import Selection
+
+    try:
+        freeze_bank(store, Selection(dataset=KEYS), "rasch", who)
+    except team.PermissionDenied:
+        raise
+    except UserError as exc:
+        assert "usable items" in str(exc)
+
+
 #: One write per guarded action, as ``who``: what each action guards.
 WRITES = {
     team.DECIDE: lambda s, who: review.decide(s, "ex01/q02", 1, "answers", "accept_a", who),
@@ -116,6 +130,7 @@ WRITES = {
     team.ADJUDICATE_GRADES: lambda s, who: grading.adjudicate(s, disputed(s), who, {"evidence": 1}),
     team.SET_GRADING_ROUND: lambda s, who: grading.set_graders(s, WRITTEN, RUBRIC, 3, who),
     team.IMPORT_GRADES: lambda s, who: grade_exchange.import_lines(s, [GRADE_LINE], who),
+    team.FREEZE_BANK: lambda s, who: freeze_small_bank(s, who),
 }
 
 

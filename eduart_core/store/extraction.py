@@ -16,9 +16,8 @@ from typing import Any
 import pandas as pd
 
 from .connection import Variants
-from .core import Store
+from .core import Store, pending_migrations
 from .errors import StoreConflictError
-from .schema import MIGRATIONS
 
 
 class ReviewConflict(Exception):
@@ -85,9 +84,8 @@ def ensure_schema(store: Store) -> None:
     if not store.exists() or str(store.path) in _CURRENT_SCHEMA:
         return
     with store.connect(read_only=True) as con:
-        current = (con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
-                   if con.has_table("schema_version") else 0)  # a store older than the version table
-    if int(current or 0) < MIGRATIONS[-1][0]:
+        pending = pending_migrations(con)  # recorded numbers decide (a store may lack an earlier one), as in `migrate`
+    if pending:
         with store.connect():
             pass
     _CURRENT_SCHEMA.add(str(store.path))

@@ -657,6 +657,62 @@ MIGRATIONS.append((17, "one review decision per reviewer and field: the unique k
     "CREATE UNIQUE INDEX IF NOT EXISTS review_decisions_one ON review_decisions (page_id, round, path, reviewer, role)",
 ]))
 
+# Migration 18 (item banks): item parameters frozen from one IRT fit, as numbered versions per dataset.
+# A version is written once, in one transaction, and never updated: refitting makes the next version,
+# so whatever was computed on a bank version (an adaptive run's abilities) can always be recomputed.
+# `bank_items` holds every item the calibration saw: in the bank (parameters) or left out (the reason).
+MIGRATIONS.append((18, "item banks", [
+    """CREATE TABLE IF NOT EXISTS bank_versions (
+        dataset TEXT NOT NULL,
+        version INTEGER NOT NULL,          -- 1, 2, ... per dataset
+        irt_model TEXT NOT NULL,           -- rasch | 2pl | pcm | gpcm
+        selection JSON NOT NULL,           -- the selection the answers came from (query-string form)
+        conditions JSON NOT NULL,          -- the prompt condition(s) of the answers
+        examinees JSON NOT NULL,           -- the examinees (display names) of the fit
+        n_examinees INTEGER NOT NULL,
+        n_items INTEGER NOT NULL,          -- items in the bank
+        n_left_out INTEGER NOT NULL,
+        log_likelihood DOUBLE,
+        latent_sd DOUBLE,                  -- SD of the ability distribution on the bank's scale
+        converged BOOLEAN,
+        se_method TEXT,
+        rule TEXT,                         -- how scores became responses
+        method TEXT NOT NULL,              -- how the bank was made (fit, leave-out rule, refit), in words
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        fitted_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (dataset, version)
+    )""",
+    """CREATE TABLE IF NOT EXISTS bank_items (
+        dataset TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        item_version INTEGER,              -- the item's version the answers were given to
+        type TEXT,                         -- the item's format
+        in_bank BOOLEAN NOT NULL,
+        left_out TEXT,                     -- NULL in the bank; misfit | too_few_answers | no_variance
+        reason TEXT,                       -- why it was left out, in words
+        n_examinees INTEGER,
+        p DOUBLE,
+        family TEXT,
+        n_levels INTEGER,
+        difficulty DOUBLE,                 -- location (PCM: mean threshold)
+        difficulty_se DOUBLE,
+        discrimination DOUBLE,             -- slope (1 under Rasch and the PCM)
+        discrimination_se DOUBLE,
+        thresholds JSON,                   -- step difficulties (one for a right/wrong item)
+        threshold_se JSON,
+        threshold_levels JSON,
+        at_bound BOOLEAN,
+        disordered BOOLEAN,
+        infit DOUBLE,                      -- item fit in the first fit (before misfits were left out)
+        outfit DOUBLE,
+        PRIMARY KEY (dataset, version, item_id)
+    )""",
+]))
+
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

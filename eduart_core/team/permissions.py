@@ -24,9 +24,10 @@ ROLES: dict[str, str] = {
     REVIEWER: "decides extraction fields, blind when the round says so; grades open answers blind",
     ADJUDICATOR: "settles the fields reviewers disagree on, sees every decision, reviews suspect keys, "
                  "adjudicates disputed grades",
-    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys, starts grading rounds",
+    RESEARCHER: "launches runs, overrides scores, confirms and corrects answer keys, starts grading rounds, "
+                "freezes item banks",
     PRESENTER: "reads the story pages",
-    ADMIN: "sets rounds, grants roles, exports blind rounds, imports grades",
+    ADMIN: "sets rounds, grants roles, exports blind rounds, imports grades, freezes item banks",
     RESPONDENT: "sits exam forms (sees the questions only: never answers, keys or results)",
 }
 
@@ -60,6 +61,7 @@ GRADE = "grades.grade"
 ADJUDICATE_GRADES = "grades.adjudicate"
 SET_GRADING_ROUND = "grades.set_round"
 IMPORT_GRADES = "grades.import"
+FREEZE_BANK = "banks.freeze"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -80,6 +82,7 @@ ACTIONS: dict[str, Action] = {
     ADJUDICATE_GRADES: _action("adjudicate the grades graders disagree on", ADJUDICATOR),
     SET_GRADING_ROUND: _action("start a grading round or change its graders per answer", RESEARCHER, ADMIN),
     IMPORT_GRADES: _action("import grades", ADMIN),
+    FREEZE_BANK: _action("freeze an item bank (a new calibrated version)", RESEARCHER, ADMIN),
 }
 
 #: Roles that read the story pages: everyone but a respondent, who never sees results.
