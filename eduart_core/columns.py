@@ -137,7 +137,7 @@ COLUMNS: dict[str, Column] = {
     "rank_worst": _c("Worst possible rank", COUNT), "tie_group": _c("Tie group", COUNT),
     "n_common": _c("Items in paired tests", COUNT), "judge_graded": _c("Human-graded answers (judge correction)", COUNT), "n": _c("n", COUNT), "n_items": _c("Items", COUNT), "n_mcq": _c("MCQ items", COUNT),
     "n_types": _c("Formats", COUNT), "n_paired": _c("Paired items", COUNT), "n_models": _c("Models", COUNT),
-    "n_examinees": _c("Examinees", COUNT), "items": _c("Items", COUNT), "n_improved": _c("Improved", COUNT),
+    "n_examinees": _c("Examinees", COUNT), "examinees": _c("Examinees fitted", TEXT), "n_left_out": _c("Items left out", COUNT), "latent_sd": _c("Ability SD", LOGIT), "items": _c("Items", COUNT), "n_improved": _c("Improved", COUNT),
     "n_same": _c("Same", COUNT), "n_degraded": _c("Degraded", COUNT), "n_discordant": _c("Discordant", COUNT),
     "n_without": _c("Items without image", COUNT), "n_with": _c("Items with image", COUNT),
     "n_changed": _c("Scores changed", COUNT), "good": _c("Good", COUNT), "fair": _c("Fair", COUNT),

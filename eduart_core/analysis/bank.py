@@ -20,16 +20,14 @@ stop at a useful standard error before it ran out of items.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..bankdraft import BANK_ITEM_COLUMNS, MIN_BANK_ITEMS, BankDraft
 from ..errors import UserError
 from .irt import IrtFit
 from .irt_fit import UNDERFIT, item_fit
 
-#: Fewest usable items a bank is frozen with.
-MIN_BANK_ITEMS = 20
 #: Fewest examinees who answered an item for its parameters to enter a bank.
 MIN_ANSWERS = 5
 MISFIT, TOO_FEW, NO_VARIANCE = "misfit", "too_few_answers", "no_variance"
@@ -42,33 +40,8 @@ METHOD = (f"one IRT fit of the selection's answers; items answered by fewer than
           "without variance and items flagged underfit by the item fit left out; the remaining items fitted "
           "again (one pass) and their parameters frozen")
 
-#: The per-item columns of a bank (in the bank, or left out with the reason).
-BANK_ITEM_COLUMNS = ["item_id", "type", "in_bank", "left_out", "reason", "n_examinees", "p", "family", "n_levels",
-                     "difficulty", "difficulty_se", "discrimination", "discrimination_se", "thresholds",
-                     "threshold_se", "threshold_levels", "at_bound", "disordered", "infit", "outfit"]
 _PARAMETERS = ["family", "n_levels", "difficulty", "difficulty_se", "discrimination", "discrimination_se",
                "thresholds", "threshold_se", "threshold_levels", "at_bound", "disordered"]
-
-
-@dataclass
-class BankDraft:
-    """A bank before it is stored: its items (in and left out) and the facts of its fit."""
-
-    model: str
-    items: pd.DataFrame
-    examinees: list[str]
-    n_examinees: int
-    log_likelihood: float
-    latent_sd: float
-    converged: bool
-    se_method: str
-    rule: str
-    method: str = METHOD
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def n_items(self) -> int:
-        return int(self.items["in_bank"].sum())
 
 
 def _left_out(first: IrtFit, flags: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
@@ -131,7 +104,7 @@ def calibrate(rows: pd.DataFrame, first: IrtFit, refit: Callable[[pd.DataFrame],
     return BankDraft(model=final.model, items=table[BANK_ITEM_COLUMNS].reset_index(drop=True), examinees=examinees,
                      n_examinees=int(final.n_examinees), log_likelihood=float(final.log_likelihood),
                      latent_sd=float(final.latent_sd), converged=bool(final.converged), se_method=final.se_method,
-                     rule=_rule(final), notes=list(final.notes))
+                     rule=_rule(final), method=METHOD, notes=list(final.notes))
 
 
 def _rule(fit: IrtFit) -> str:

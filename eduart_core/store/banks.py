@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from ..analysis.bank import BANK_ITEM_COLUMNS, MIN_BANK_ITEMS, BankDraft
+from ..bankdraft import BANK_ITEM_COLUMNS, MIN_BANK_ITEMS, BankDraft
 from ..errors import UserError
 from .connection import Connection
 from .core import Store
@@ -50,7 +50,7 @@ def save_bank(store: Store, dataset: str, draft: BankDraft, selection: dict, con
 
     ``selection``: the selection's query-string form; ``item_versions``: item -> the version
     answered; ``actor``: the identity columns of who froze it. Refused (one line, nothing stored)
-    for a draft with fewer than `analysis.bank.MIN_BANK_ITEMS` items in the bank or an unknown dataset.
+    for a draft with fewer than the items in the bank (`bankdraft.MIN_BANK_ITEMS`) or an unknown dataset.
     """
     if draft.n_items < MIN_BANK_ITEMS:
         raise UserError(f"a bank needs at least {MIN_BANK_ITEMS} usable items; this one has {draft.n_items}; "
