@@ -60,6 +60,7 @@ GRADE = "grades.grade"
 ADJUDICATE_GRADES = "grades.adjudicate"
 SET_GRADING_ROUND = "grades.set_round"
 IMPORT_GRADES = "grades.import"
+SEE_RECORDS = "records.see_others"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -80,6 +81,8 @@ ACTIONS: dict[str, Action] = {
     ADJUDICATE_GRADES: _action("adjudicate the grades graders disagree on", ADJUDICATOR),
     SET_GRADING_ROUND: _action("start a grading round or change its graders per answer", RESEARCHER, ADMIN),
     IMPORT_GRADES: _action("import grades", ADMIN),
+    SEE_RECORDS: _action("see another rater's record (their overruled decisions, agreement and severity)",
+                         ADJUDICATOR, ADMIN),
 }
 
 #: Roles that read the story pages: everyone but a respondent, who never sees results.
