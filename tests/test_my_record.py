@@ -206,3 +206,48 @@ def test_severity_appears_with_its_interval_from_30_graded_answers(tmp_path):
     assert row["severity"] < 0  # lenient: higher marks than the graders' mean
     overruled = records.rater_record(store, CARLA, rater="bruno").overruled
     assert len(overruled) > 5 and set(overruled["adjudicated"]) == {"0"} and set(overruled["yours"]) == {"1"}
+
+
+# ---------------------------------------------------------------- the page (AppTest)
+
+def _grading_page(user: dict):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_grading_page import AUTH
+
+    views.clear_caches()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.secrets["auth"] = dict(AUTH)
+    at.user = user
+    at.session_state["f_dataset"] = WRITTEN
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/12_grading.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _signed_in(subject: str, role: str) -> dict:
+    return {"is_logged_in": True, "sub": subject, "name": subject.title(), "iss": IDP, "groups": [role]}
+
+
+@pytest.mark.slow
+def test_the_grading_page_shows_my_record_and_only_an_adjudicator_names_another_rater(request, built, tmp_path,
+                                                                                      monkeypatch):
+    if built.backend != "duckdb":
+        pytest.skip("the page test runs on the DuckDB file")
+    store = Store(built.copy(request, tmp_path / "page"))
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    _, bruno_side = _discrepancy(store, "ex03/q01", "choices[B].text")
+    at = _grading_page(_signed_in("anna", team.REVIEWER))
+    shown = " ".join(frame.value.to_json(force_ascii=False) for frame in at.dataframe)
+    assert ADJ_NOTE in shown and "ex03/q01" not in shown and bruno_side not in shown
+    assert not [t for t in at.text_input if t.key == "grading_record_rater"]  # a reviewer names nobody else
+    assert any("19 more needed" in t.value for t in at.text)
+    at = _grading_page(_signed_in("carla", team.ADJUDICATOR))
+    at.text_input(key="grading_record_rater").set_value("bruno").run()
+    assert not at.exception, at.exception
+    shown = " ".join(frame.value.to_json(force_ascii=False) for frame in at.dataframe)
+    assert GRADE_NOTE in shown and ADJ_NOTE not in shown
