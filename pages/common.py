@@ -1069,21 +1069,22 @@ def my_record_section(who, key: str) -> None:
         st.warning(plain(exc))
         return
     if any(frame.attrs.get("simulated") for frame in (overruled, agreement, severity)):
-        st.info("Simulated data (the demo): these decisions and marks were made by simulated raters.",
+        st.info("Simulated data: some of these units come from the demo's simulated extractions, graders or answers.",
                 icon=":material/science:")
     st.caption("Settled units only: a field or an answer still blind or waiting for an adjudicator shows nothing "
                "here, and another rater's decision is never shown.")
-    st.markdown("**Overruled by adjudication** (`show my_record`)")
     if overruled.empty:
+        st.markdown("**Overruled by adjudication** (`show my_record`)")
         st.caption("No decision or mark of this rater was overruled.")
     else:
-        st.dataframe(overruled, hide_index=True, width="stretch", key=f"{key}_overruled")
-    st.markdown("**Agreement with settled outcomes, per week** (percent with its 95% Wilson interval; "
-                "`show my_agreement`)")
+        table(overruled, f"{key}_overruled", "Overruled by adjudication (show my_record)", view="my_record")
     if agreement.empty:
+        st.markdown("**Agreement with settled outcomes, per week** (`show my_agreement`)")
         st.caption("No settled unit decided by this rater and a colleague (or an adjudicator) yet.")
     else:
-        st.dataframe(agreement, hide_index=True, width="stretch", key=f"{key}_agreement")
+        table(agreement, f"{key}_agreement", "Agreement with settled outcomes, per week: the share of settled units "
+              "whose outcome kept this rater's decision, with n and its 95% Wilson interval (show my_agreement)",
+              view="my_agreement")
     st.markdown("**Severity as a grader** (`show my_severity`)")
     if severity.empty:
         st.caption("No settled graded answer yet.")

@@ -120,7 +120,7 @@ def test_agreement_counts_settled_units_with_n_and_interval(store):
     # review: one settled field, overruled; grading: 11 settled answers x their criteria, all agreed
     assert (anna.loc["review", "n"], anna.loc["review", "agreed"]) == (1, 0)
     grading_row = anna.loc["grading"]
-    assert grading_row["agreed"] == grading_row["n"] > 10 and grading_row["ci_low"] < 100 == grading_row["percent"]
+    assert grading_row["agreed"] == grading_row["n"] > 10 and grading_row["ci_low"] < 1 == grading_row["share"]
     bruno = records.rater_record(store, BRUNO).agreement.set_index("source")
     assert (bruno.loc["review", "n"], bruno.loc["review", "agreed"]) == (1, 1)
     assert bruno.loc["grading", "agreed"] == bruno.loc["grading", "n"] - 1

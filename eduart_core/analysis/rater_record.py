@@ -16,13 +16,13 @@ from .intervals import wilson_interval
 
 #: Graded answers a grader needs before their severity is shown (fewer make an interval too wide to read).
 MIN_SEVERITY_ANSWERS = 30
-AGREEMENT_COLUMNS = ["source", "week", "n", "agreed", "percent", "ci_low", "ci_high"]
+AGREEMENT_COLUMNS = ["source", "week", "n", "agreed", "share", "ci_low", "ci_high"]
 
 
 def agreement_by_week(units: pd.DataFrame) -> pd.DataFrame:
     """Per source (review, grading) and calendar week (its Monday, from ``at``): settled units the
-    rater decided (``n``), how many of their decisions the settled outcome kept (``agreed``), the
-    percent and its 95% Wilson interval (percent). ``units``: source, at, agree (bool)."""
+    rater decided (``n``), how many of their decisions the settled outcome kept (``agreed``), that
+    share and its 95% Wilson interval (fractions). ``units``: source, at, agree (bool)."""
     if units.empty:
         return pd.DataFrame(columns=AGREEMENT_COLUMNS)
     at = pd.to_datetime(units["at"], utc=True).dt.tz_localize(None)
@@ -33,8 +33,8 @@ def agreement_by_week(units: pd.DataFrame) -> pd.DataFrame:
     share = out["agreed"] / out["n"]
     low, high = wilson_interval(share.to_numpy(dtype=float), out["n"].to_numpy(dtype=float))
     out["agreed"] = out["agreed"].astype(int)
-    out["percent"] = 100 * share
-    out["ci_low"], out["ci_high"] = 100 * np.asarray(low), 100 * np.asarray(high)
+    out["share"] = share
+    out["ci_low"], out["ci_high"] = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     return out[AGREEMENT_COLUMNS]
 
 

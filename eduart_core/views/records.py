@@ -45,7 +45,7 @@ def my_record(src: Source, sel: Selection, rater: str = "", *, who: Identity | N
 
 
 def my_agreement(src: Source, sel: Selection, rater: str = "", *, who: Identity | None = None) -> pd.DataFrame:
-    """A rater's agreement with settled outcomes per source and week: n, agreed, percent with its 95% Wilson interval (option rater=<subject>)."""
+    """A rater's agreement with settled outcomes per source and week: n, agreed, the share with its 95% Wilson interval (option rater=<subject>)."""
     record = _read(src, who, rater)
     return _captioned(record.agreement, record, "Agreement with settled outcomes, per week")
 
