@@ -127,8 +127,9 @@ def _grading_units(store: Store, rater: str) -> tuple[list[dict], list[dict], pd
             units.append({"source": GRADING, "at": row["graded_at"], "agree": agree,
                           "simulated": bool(row["simulated"])})
             if bool(row["adjudicated"]) and not agree:
-                overruled.append({"source": GRADING, "dataset": dataset, "unit": f"item {row['item_id']} answer "
-                                  f"{row['token']}", "field": row["criterion"], "decided_at": row["graded_at"],
+                unit = f"item {row['item_id']}, answer {int(row['position']) + 1} of round {int(row['round_number'])}"
+                overruled.append({"source": GRADING, "dataset": dataset, "unit": unit,
+                                  "field": row["criterion"], "decided_at": row["graded_at"],
                                   "yours": _text(float(row["points"])), "adjudicated": _text(float(row["human"])),
                                   "note": row["adj_note"] if isinstance(row["adj_note"], str) else None,
                                   "adjudicated_at": row["adj_at"], "simulated": bool(row["simulated"])})

@@ -419,14 +419,15 @@ def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
 
 def settled_grades(store: StoreLike) -> pd.DataFrame:
     """The latest grades (graders' and adjudicators') of every answer that is settled in the current
-    round of its dataset and rubric, with the answer's round ``token`` and the criterion's
-    ``max_points``: the only marks a rater's record may show (an unsettled answer's marks stay blind,
-    the rule of `answer_grades`). Rubrics whose file is gone are left out: their marks have no scale."""
+    round of its dataset and rubric, with the answer's round ``token``, its serving ``position`` in
+    the round (``round_number``) and the criterion's ``max_points``: the only marks a rater's record
+    may show (an unsettled answer's marks stay blind, the rule of `answer_grades`). Rubrics whose
+    file is gone are left out: their marks have no scale."""
     from ..store.grades import load_grades
 
     store = _store(store)
     grades = load_grades(store)
-    columns = [*grades.columns, "token", "max_points"]
+    columns = [*grades.columns, "token", "position", "round_number", "max_points"]
     parts = []
     for (dataset, rubric), _part in grades.groupby(["dataset", "rubric"], sort=True):
         try:
@@ -437,7 +438,8 @@ def settled_grades(store: StoreLike) -> pd.DataFrame:
         for answer in state.answers.to_dict("records"):
             if _status(state, answer).settled:
                 rows = _answer_grades(state, answer)
-                parts.append(rows.assign(token=str(answer["token"]), max_points=rows["criterion"].map(maxima)))
+                parts.append(rows.assign(token=str(answer["token"]), position=int(answer["position"]),
+                                         round_number=state.number, max_points=rows["criterion"].map(maxima)))
     if not parts:
         return pd.DataFrame(columns=columns)
     return pd.concat(parts, ignore_index=True)
