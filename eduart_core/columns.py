@@ -195,6 +195,8 @@ VIEW_COLUMNS: dict[str, dict[str, Column]] = {
     "explorer_items": _DIFFICULTY_P, "suspect_keys": _DIFFICULTY_P, "irt_model_comparison": {"label": _c("IRT model")},
     "irt_wright_map": {"label": _c("Examinee or item"), "se": _c("SE", LOGIT)},
     "dif": {"statistic": _c("Test statistic", STATISTIC)},
+    "my_agreement": {"share": _c("Agreed", PERCENT)},
+    "my_severity": {**_LOGIT_INTERVAL, "severity": _c("Severity (logits)", LOGIT)},
 }
 
 

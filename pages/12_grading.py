@@ -276,3 +276,6 @@ if role == GRADE:
     grade_section()
 elif role == ADJUDICATE:
     adjudicate_section()
+
+with st.expander("My record: overruled marks, agreement, severity", expanded=False):
+    common.my_record_section(who, "grading_record")

@@ -31,7 +31,7 @@ common.through_app()  # a server's first run serves this file alone: app.py draw
 logger = logging.getLogger(__name__)
 
 SECTIONS = {"extraction": "Extraction review", "suspects": "Suspect keys", "agreement": "Agreement",
-            "audit": "Audit log"}
+            "audit": "Audit log", "record": "My record"}
 ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudicator"}
 STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
                 FLAGGED: "flagged",
@@ -872,5 +872,12 @@ def audit_section() -> None:
         st.dataframe(overrides, hide_index=True, width="stretch")
 
 
+# ================================================================= my record
+def record_section() -> None:
+    st.markdown("Where an adjudicator overruled your decisions (with the settled value and the note), how often "
+                "settled outcomes kept your decisions week by week, and your severity as a grader.")
+    common.my_record_section(actor, "review_record")
+
+
 {"extraction": extraction_section, "suspects": suspects_section, "agreement": agreement_section,
- "audit": audit_section}[section]()
+ "audit": audit_section, "record": record_section}[section]()

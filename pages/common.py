@@ -1046,3 +1046,47 @@ def editor_values(editor, prefix: str) -> dict:
 def data_changed() -> None:
     """Forget the store's cached data version after a write, so the next read sees the write."""
     _versions.pop(store_path(), None)
+
+
+def my_record_section(who, key: str) -> None:
+    """A rater's record (``views.my_record``, ``my_agreement``, ``my_severity``) as ``who`` may read it:
+    their own; an adjudicator or admin may name another rater. The library checks who may read whose."""
+    from eduart_core.team import SEE_RECORDS
+
+    if who is None:
+        st.caption("Enter your name (or sign in) to see your record.")
+        return
+    rater = ""
+    if who.may(SEE_RECORDS):
+        rater = st.text_input("Rater (subject; empty: yourself)", key=f"{key}_rater", max_chars=200,
+                              help="Adjudicators and admins may read anyone's record.").strip()
+    src, sel = source(), current_selection()
+    try:
+        overruled = views.my_record(src, sel, rater=rater, who=who)
+        agreement = views.my_agreement(src, sel, rater=rater, who=who)
+        severity = views.my_severity(src, sel, rater=rater, who=who)
+    except UserError as exc:  # another person's record without the role: one line
+        st.warning(plain(exc))
+        return
+    if any(frame.attrs.get("simulated") for frame in (overruled, agreement, severity)):
+        st.info("Simulated data: some of these units come from the demo's simulated extractions, graders or answers.",
+                icon=":material/science:")
+    st.caption("Settled units only: a field or an answer still blind or waiting for an adjudicator shows nothing "
+               "here, and another rater's decision is never shown.")
+    if overruled.empty:
+        st.markdown("**Overruled by adjudication** (`show my_record`)")
+        st.caption("No decision or mark of this rater was overruled.")
+    else:
+        table(overruled, f"{key}_overruled", "Overruled by adjudication (show my_record)", view="my_record")
+    if agreement.empty:
+        st.markdown("**Agreement with settled outcomes, per week** (`show my_agreement`)")
+        st.caption("No settled unit decided by this rater and a colleague (or an adjudicator) yet.")
+    else:
+        table(agreement, f"{key}_agreement", "Agreement with settled outcomes, per week: the share of settled units "
+              "whose outcome kept this rater's decision, with n and its 95% Wilson interval (show my_agreement)",
+              view="my_agreement")
+    st.markdown("**Severity as a grader** (`show my_severity`)")
+    if severity.empty:
+        st.caption("No settled graded answer yet.")
+    for row in severity.to_dict("records"):
+        st.text(f"{row['dataset']} · rubric {row['rubric']}: {row['words']}")

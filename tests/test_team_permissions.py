@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from eduart_core import overrides, suspects, team
+from eduart_core import overrides, records, suspects, team
 from eduart_core.cli import main
 from eduart_core.errors import UserError
 from eduart_core.extraction import exchange, review
@@ -131,6 +131,7 @@ WRITES = {
     team.SET_GRADING_ROUND: lambda s, who: grading.set_graders(s, WRITTEN, RUBRIC, 3, who),
     team.IMPORT_GRADES: lambda s, who: grade_exchange.import_lines(s, [GRADE_LINE], who),
     team.FREEZE_BANK: lambda s, who: freeze_small_bank(s, who),
+    team.SEE_RECORDS: lambda s, who: records.rater_record(s, who, rater="Anna"),
 }
 
 

@@ -417,6 +417,34 @@ def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
     return out
 
 
+def settled_grades(store: StoreLike) -> pd.DataFrame:
+    """The latest grades (graders' and adjudicators') of every answer that is settled in the current
+    round of its dataset and rubric, with the answer's round ``token``, its serving ``position`` in
+    the round (``round_number``) and the criterion's ``max_points``: the only marks a rater's record
+    may show (an unsettled answer's marks stay blind, the rule of `answer_grades`). Rubrics whose
+    file is gone are left out: their marks have no scale."""
+    from ..store.grades import load_grades
+
+    store = _store(store)
+    grades = load_grades(store)
+    columns = [*grades.columns, "token", "position", "round_number", "max_points"]
+    parts = []
+    for (dataset, rubric), _part in grades.groupby(["dataset", "rubric"], sort=True):
+        try:
+            state = _load_round(store, str(dataset), str(rubric))
+        except UserError:
+            continue  # no round for these grades, or the rubric file is gone
+        maxima = {c.id: float(c.points) for c in state.rubric.criteria}
+        for answer in state.answers.to_dict("records"):
+            if _status(state, answer).settled:
+                rows = _answer_grades(state, answer)
+                parts.append(rows.assign(token=str(answer["token"]), position=int(answer["position"]),
+                                         round_number=state.number, max_points=rows["criterion"].map(maxima)))
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)
+
+
 def round_progress(store: StoreLike, dataset: str, rubric: str, grader: Actor | None = None) -> pd.DataFrame:
     """Counts of the current round (no model, no marks): answers, graded by k, disputed, settled;
     with ``grader``, also how many answers that person has graded in full (``mine``)."""

@@ -40,6 +40,7 @@ from .permissions import (
     ROLES,
     RUN_EXAMS,
     SEE_BLIND,
+    SEE_RECORDS,
     SET_GRADING_ROUND,
     SET_ROUND,
     SIT_EXAM,
@@ -50,7 +51,7 @@ from .permissions import (
 
 __all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATE_GRADES", "ADJUDICATOR", "GRADE", "IMPORT_GRADES", "SET_GRADING_ROUND", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE", "FREEZE_BANK",
            "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
-           "PRESENTER", "REPAIR_PROMOTIONS", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SET_ROUND",
+           "PRESENTER", "REPAIR_PROMOTIONS", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SEE_RECORDS", "SET_ROUND",
            "SIT_EXAM", "STORY_ROLES", "Identity",
            "PermissionDenied", "as_identity", "claim_roles", "cli_identity", "from_claims", "launched_by", "local", "may_open",
            "operator", "roles_claim"]

@@ -62,6 +62,7 @@ ADJUDICATE_GRADES = "grades.adjudicate"
 SET_GRADING_ROUND = "grades.set_round"
 IMPORT_GRADES = "grades.import"
 FREEZE_BANK = "banks.freeze"
+SEE_RECORDS = "records.see_others"
 
 #: The one table of guarded actions -> the roles that may perform them.
 ACTIONS: dict[str, Action] = {
@@ -83,6 +84,8 @@ ACTIONS: dict[str, Action] = {
     SET_GRADING_ROUND: _action("start a grading round or change its graders per answer", RESEARCHER, ADMIN),
     IMPORT_GRADES: _action("import grades", ADMIN),
     FREEZE_BANK: _action("freeze an item bank (a new calibrated version)", RESEARCHER, ADMIN),
+    SEE_RECORDS: _action("see another rater's record (their overruled decisions, agreement and severity)",
+                         ADJUDICATOR, ADMIN),
 }
 
 #: Roles that read the story pages: everyone but a respondent, who never sees results.

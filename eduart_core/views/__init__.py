@@ -32,6 +32,7 @@ from . import (
     judges,
     power,
     psychometrics,
+    records,
     report,
     results,
     review,
@@ -88,9 +89,10 @@ class ViewSpec:
 
     @property
     def options(self) -> dict[str, object]:
-        """Keyword options beyond (source, selection), with their defaults."""
+        """Keyword options beyond (source, selection), with their defaults. Keyword-only parameters
+        are the caller's context (the acting person of a record view), never options of `show`."""
         params = list(inspect.signature(self.fn).parameters.values())[2:]
-        return {p.name: p.default for p in params}
+        return {p.name: p.default for p in params if p.kind != inspect.Parameter.KEYWORD_ONLY}
 
 
 _SPECS = (
@@ -150,6 +152,10 @@ _SPECS = (
     ViewSpec("review_agreement", review.review_agreement,
              "Review studio: reviewer agreement per round, field or format (percent: share of fields on which all "
              "reviewers made the same choice; blind rounds once settled)"),
+    ViewSpec("my_record", records.my_record, "Review studio and Grade answers, My record: decisions and marks "
+                                             "adjudication overruled"),
+    ViewSpec("my_agreement", records.my_agreement, "Review studio and Grade answers, My record: agreement per week"),
+    ViewSpec("my_severity", records.my_severity, "Grade answers, My record: severity with its 95% interval"),
     ViewSpec("audit_log", team.audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", review.suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),
