@@ -114,11 +114,20 @@ def test_import_responses_killed_mid_way_keeps_its_batches_and_the_next_run_adds
     _kill_after(["import-responses", str(path), "--db", str(store.path), "--batch", "150"], "stored", 450)
     kept = _count(store)[0]
     assert 450 <= kept < 3000 and kept % 150 == 0  # whole batches only
+    with store.connect(read_only=True) as con:  # none of the killed import's runs claims to be complete
+        assert con.execute("SELECT count(*) FROM runs WHERE status <> 'running'").fetchone()[0] == 0
+    assert main(["stats", "--db", str(store.path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("notice: the import of outside.jsonl into dataset") and "is interrupted" in err
+    assert f"python -m eduart_core import-responses {path}" in err  # how to finish it
     assert _import(store, path, "--batch", "150") == 0
     assert f"3000 line(s): {3000 - kept} new response(s), {kept} already stored, 0 skipped" in capsys.readouterr().out
     assert _count(store) == (3000, 3000)  # every line once
     with store.connect(read_only=True) as con:
         assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 6000  # strict and paper for each
+        assert con.execute("SELECT DISTINCT status FROM runs").fetchall() == [("completed",)]
+    assert main(["stats", "--db", str(store.path)]) == 0
+    assert "notice" not in capsys.readouterr().err
 
 
 def _layout(root: Path, n_items: int, models: int) -> int:
@@ -194,6 +203,20 @@ def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_th
     assert main(["stats", "--db", str(store.path)]) == 0
     out, err = capsys.readouterr()
     assert "in progress" not in out and "notice" not in err
+
+
+def test_a_finished_answer_file_import_marks_its_runs_completed_and_leaves_no_notice(store, tmp_path, capsys):
+    from eduart_core.importers.unfinished import notices
+
+    fill_store(store, 1)
+    path = _write(tmp_path / "outside.jsonl", [json.dumps({**GOOD, "item_id": f"{n % 7 + 1:04d}", "model": f"vlm-{n // 7}",
+                                                           "raw_response": json.dumps({"Answers": [{"id": "A"}]})})
+                                               for n in range(21)])
+    assert _import(store, path, "--batch", "5") == 0
+    with store.connect(read_only=True) as con:
+        assert con.execute("SELECT DISTINCT status FROM runs").fetchall() == [("completed",)]
+        assert con.execute("SELECT count(*) FROM audit_events WHERE action = 'import-responses'").fetchone()[0] == 1
+    assert notices(store) == []
 
 
 def test_a_finished_import_marks_its_runs_completed_and_leaves_no_notice(store, tmp_path, capsys):

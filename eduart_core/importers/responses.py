@@ -14,7 +14,9 @@ progress is reported after each batch and every ``PROGRESS_LINES`` lines read. A
 once, a text field over ``EDUART_MAX_TEXT_CHARS`` skips its line; both messages name the variable.
 Each response's request key is a hash of its content, so importing the same file twice changes
 nothing, an import stopped half-way keeps its committed batches and the next run adds the rest,
-and a corrected line becomes the item's newer response.
+and a corrected line becomes the item's newer response. The runs it writes stay marked ``running``
+until its last batch is in, so a killed import is named at the next command and on every page
+(`importers.unfinished`) rather than passing for complete.
 
 Models are global: a model key the store does not know is registered, with its display name and
 family from ``--models FILE.csv`` (columns ``model, display_name, family[, provider,
@@ -51,11 +53,14 @@ from ..store.runs import (
     refresh_run_totals_con,
 )
 from ..store.scores import list_models
+from ..store.team import add_event_con
+from ..team import operator
 from ..vocab import CONDITIONS, MODEL_KINDS
+from . import unfinished
 
 logger = logging.getLogger(__name__)
 
-ORIGIN = "import-responses"
+ORIGIN = unfinished.RESPONSES_ORIGIN
 REQUIRED_FIELDS: tuple[str, ...] = ("dataset", "item_id", "model", "condition", "raw_response")
 OPTIONAL_FIELDS: tuple[str, ...] = ("run_id", "input_tokens", "output_tokens", "motivation", "repeat")
 #: Skipped lines named one by one; the rest are counted.
@@ -307,21 +312,33 @@ class _Batches:
             return
         used = {self.runs[run_id][1] for run_id in self.rows}
         with self.store.transaction() as con:
+            if not self.touched:  # the first batch: the import's start, so a kill is named later (`unfinished`)
+                add_event_con(con, unfinished.RESPONSES_ACTION, unfinished.responses_launch_id(self.path),
+                              unfinished.started(self.path, ""), operator().columns())
             self._models_con(con, used)
             for run_id, rows in self.rows.items():
                 dataset, model, condition = self.runs[run_id]
-                create_run_con(con, run_id, dataset, model, condition, ORIGIN, status="completed",
-                               launch_id=f"{ORIGIN}:{self.path.name}", exist_ok=True)
+                # running until the file's last batch is in: a kill leaves it marked so (`finish`)
+                create_run_con(con, run_id, dataset, model, condition, ORIGIN, status="running",
+                               launch_id=unfinished.responses_launch_id(self.path), exist_ok=True)
                 if dataset not in self.items:
                     self.items[dataset] = current_items_con(con, dataset)
                 added = add_responses_con(con, run_id, rows, self.items[dataset], self.memo)
                 if added:
-                    refresh_run_totals_con(con, run_id)
+                    refresh_run_totals_con(con, run_id, status="running")
                 self.report.added += added
         self.touched |= set(self.rows)
         self.used |= used
         self.rows.clear()
         self.size = 0
+
+    def finish(self) -> None:
+        """The last batch is in: every run this import wrote to is complete (totals recounted)."""
+        if not self.touched:
+            return
+        with self.store.transaction() as con:
+            for run_id in sorted(self.touched):
+                refresh_run_totals_con(con, run_id, status="completed")
 
 
 def import_responses(store: Store, path: Path | str, models_csv: Path | str | None = None,
@@ -387,6 +404,7 @@ def import_responses(store: Store, path: Path | str, models_csv: Path | str | No
     if not report.lines:
         raise UserError(f"{path}: no lines to import")
     batches.flush()
+    batches.finish()
     report.runs = sorted(batches.touched)
     if batches.used:
         models = list_models(store)

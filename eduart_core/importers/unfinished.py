@@ -1,9 +1,10 @@
-"""Imports in progress: which ``import-eduart`` left runs unfinished, and how to finish it.
+"""Imports in progress: which ``import-eduart`` or ``import-responses`` left runs unfinished, and how to finish it.
 
-Why: ``import-eduart`` commits its answers in batches, so a kill half-way leaves runs holding part
+Why: both imports commit their answers in batches, so a kill half-way leaves runs holding part
 of their answers. Those runs stay marked ``running`` until the import's last batch is committed
-(``importers.records``), and the start of the import is an audit event (action ``IMPORT_ACTION``,
-target the launch id) that records the folder, the process and the host. From the two, this module
+(``importers.records``, ``importers.responses``), and the start of the import is an audit event
+(action ``IMPORT_ACTION`` or ``RESPONSES_ACTION``, target the launch id) that records the folder or
+file, the process and the host. From the two, this module
 tells an import still running in another process from one that was interrupted, and gives the
 command that finishes it (running the import again adds exactly what is missing). The command line
 prints ``notices`` at the start of every command; every page shows ``page_notices``; ``stats``
@@ -23,6 +24,10 @@ from ..store.team import latest_event
 
 ORIGIN = "import-eduart"
 IMPORT_ACTION = "import-eduart"
+RESPONSES_ORIGIN = "import-responses"
+RESPONSES_ACTION = "import-responses"
+#: origin of the runs -> the audit action its start writes
+ACTIONS = {ORIGIN: IMPORT_ACTION, RESPONSES_ORIGIN: RESPONSES_ACTION}
 
 
 def launch_id(dataset: str) -> str:
@@ -30,8 +35,13 @@ def launch_id(dataset: str) -> str:
     return f"{ORIGIN}:{dataset}"
 
 
+def responses_launch_id(path: Path | str) -> str:
+    """The launch id of the runs one answer file's import writes (by the file's name, as before)."""
+    return f"{RESPONSES_ORIGIN}:{Path(path).name}"
+
+
 def started(folder: Path | str, dataset: str) -> dict:
-    """The detail of the audit event an import writes as it starts."""
+    """The detail of the audit event an import writes as it starts (``folder``: its folder or file)."""
     return {"folder": str(Path(folder).resolve()), "dataset": dataset, "pid": os.getpid(),
             "host": socket.gethostname()}
 
@@ -40,6 +50,7 @@ def started(folder: Path | str, dataset: str) -> dict:
 class OpenImport:
     """An import whose runs are not all complete: still running elsewhere, or interrupted."""
 
+    origin: str
     dataset: str
     runs: int
     responses: int
@@ -58,9 +69,11 @@ class OpenImport:
 
     def command(self, folder_name_only: bool = False) -> str:
         """The command that finishes it (the same import again)."""
-        folder = self.folder or "FOLDER"
+        folder = self.folder or ("FILE" if self.origin == RESPONSES_ORIGIN else "FOLDER")
         if folder_name_only and self.folder:
             folder = Path(self.folder).name
+        if self.origin == RESPONSES_ORIGIN:
+            return f"python -m eduart_core import-responses {shlex.quote(folder)}"
         return f"python -m eduart_core import-eduart {shlex.quote(folder)} --dataset {shlex.quote(self.dataset)}"
 
     def state(self) -> str:
@@ -73,7 +86,9 @@ class OpenImport:
 
     def line(self, folder_name_only: bool = False) -> str:
         """One line: which import, how far it got, and what to do."""
-        head = (f"the import of dataset {self.dataset} is {self.state()}: {self.runs} run(s) hold "
+        what = (f"the import of {Path(self.folder).name} into dataset {self.dataset}"
+                if self.origin == RESPONSES_ORIGIN and self.folder else f"the import of dataset {self.dataset}")
+        head = (f"{what} is {self.state()}: {self.runs} run(s) hold "
                 f"{self.responses:,} answer(s) so far and are marked in progress")
         if self.running:
             return f"{head} (process {self.pid}); its numbers are incomplete until it ends"
@@ -81,14 +96,15 @@ class OpenImport:
 
 
 def open_imports(store: Store) -> list[OpenImport]:
-    """Every published-layout import with runs still marked running."""
+    """Every import (published layout or answer file) with runs still marked running."""
     out = []
-    for launch, dataset, runs, responses in open_runs(store, ORIGIN):
-        event = latest_event(store, IMPORT_ACTION, launch) or {"detail": {}}
-        detail = event["detail"]
-        pid = detail.get("pid")
-        out.append(OpenImport(dataset, runs, responses, detail.get("folder"),
-                              int(pid) if isinstance(pid, int) else None, detail.get("host")))
+    for origin, action in ACTIONS.items():
+        for launch, dataset, runs, responses in open_runs(store, origin):
+            event = latest_event(store, action, launch) or {"detail": {}}
+            detail = event["detail"]
+            pid = detail.get("pid")
+            out.append(OpenImport(origin, dataset, runs, responses, detail.get("folder"),
+                                  int(pid) if isinstance(pid, int) else None, detail.get("host")))
     return out
 
 
