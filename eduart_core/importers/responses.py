@@ -274,6 +274,7 @@ class _Batches:
         self.items: dict[str, dict] = {}
         self.memo: dict = {}
         self.touched: set[str] = set()
+        self.started = False  # the audit event of the import's start is written (with its first answers)
         self.used: set[str] = set()
 
     def add(self, run_id: str, row: dict) -> None:
@@ -311,10 +312,8 @@ class _Batches:
         if not self.rows:
             return
         used = {self.runs[run_id][1] for run_id in self.rows}
+        added_here = 0
         with self.store.transaction() as con:
-            if not self.touched:  # the first batch: the import's start, so a kill is named later (`unfinished`)
-                add_event_con(con, unfinished.RESPONSES_ACTION, unfinished.responses_launch_id(self.path),
-                              unfinished.started(self.path, ""), operator().columns())
             self._models_con(con, used)
             for run_id, rows in self.rows.items():
                 dataset, model, condition = self.runs[run_id]
@@ -327,18 +326,26 @@ class _Batches:
                 if added:
                     refresh_run_totals_con(con, run_id, status="running")
                 self.report.added += added
+                added_here += added
+            if added_here and not self.started:  # the import's start, so a kill is named later (`unfinished`)
+                add_event_con(con, unfinished.RESPONSES_ACTION, unfinished.responses_launch_id(self.path),
+                              unfinished.started(self.path, ""), operator().columns())
+                self.started = True
         self.touched |= set(self.rows)
         self.used |= used
         self.rows.clear()
         self.size = 0
 
     def finish(self) -> None:
-        """The last batch is in: every run this import wrote to is complete (totals recounted)."""
+        """The last batch is in: every run this import left running is complete (totals recounted);
+        a file imported again that adds nothing changes nothing."""
         if not self.touched:
             return
         with self.store.transaction() as con:
             for run_id in sorted(self.touched):
-                refresh_run_totals_con(con, run_id, status="completed")
+                status = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
+                if status and status[0] == "running":
+                    refresh_run_totals_con(con, run_id, status="completed")
 
 
 def import_responses(store: Store, path: Path | str, models_csv: Path | str | None = None,
