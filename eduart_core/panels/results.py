@@ -48,10 +48,11 @@ def leaderboard_words(shown: Shown) -> Words:
         caption += ranking.AGGREGATE_WORDS.capitalize() + "."
     if "judge_graded" in board and len(board):
         graded = int(board["judge_graded"].sum())
-        caption += (f" Under this judge profile the scores are judge-corrected: {ranking.JUDGE_WORDS} "
+        caption += (" Under this judge profile the macro averages are judge-corrected (micro and multiple choice are "
+                    f"not): {ranking.JUDGE_WORDS} "
                     f"({graded} human-graded answers; a format with fewer than two keeps the judge's own mean); "
                     "the judge-only scores are in Judge-corrected scores." if graded else
-                    " Under this judge profile the scores are the judge's own and the intervals do not hold "
+                    " Under this judge profile the macro averages are the judge's own and the intervals do not hold "
                     "its calibration error: no format has two human-graded answers yet (grade a slice).")
     base = shown.extra["baselines"]
     if base is not None and len(base):

@@ -80,7 +80,7 @@ def judge_correction(src: Source, sel: Selection) -> pd.DataFrame | None:
     variance (``variance``) is the judge's calibration error, which the leaderboard's interval adds
     (`ranking.ranking`'s ``extra_variance``); ``n_human`` is the graded answers of the cell. None
     outside a judge profile or without a graded slice; a cell with fewer than two graded answers
-    is left out (its scores stay the judge's, and the caption says how many cells were corrected).
+    is left out (its mean stays the judge's, as the caption says).
     """
     if not is_judge_profile(sel.profile):
         return None
