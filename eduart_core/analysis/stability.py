@@ -32,6 +32,7 @@ import pandas as pd
 from scipy import stats
 
 from .intervals import WILSON_WORDS, wilson_interval
+from .motivation import holm
 
 STABILITY_COLUMNS = ["model", "condition", "items", "repeats", "agree_share", "flips", "flip_rate", "flip_low",
                      "flip_high", "macro_sd", "macro_min", "macro_max", "var_items", "var_repeats", "repeat_share"]
@@ -137,18 +138,6 @@ def item_stability(frame: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
     return out.head(top) if top is not None else out
 
 
-def _holm(pvalues: list[float]) -> list[float]:
-    """Holm-adjusted p-values (step-down, monotone), in the input order."""
-    m = len(pvalues)
-    order = np.argsort(pvalues)
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, k in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[k]))
-        adjusted[k] = running
-    return adjusted.tolist()
-
-
 def unstable_model(frame: pd.DataFrame, condition: str, alpha: float = 0.05) -> dict | None:
     """The model of ``condition`` whose answers flip between repeats more than every rival's, or None.
 
@@ -179,7 +168,7 @@ def unstable_model(frame: pd.DataFrame, condition: str, alpha: float = 0.05) -> 
             pvalues.append(1.0)
             continue
         pvalues.append(float(stats.binomtest(only_a, only_a + only_b, 0.5, alternative="greater").pvalue))
-    adjusted = _holm(pvalues)
+    adjusted = holm(np.asarray(pvalues, dtype=float)).tolist()
     if not adjusted or max(adjusted) >= alpha:
         return None
     rivals = table[table["model"] != best["model"]]

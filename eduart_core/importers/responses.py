@@ -46,6 +46,7 @@ from ..store import Store
 from ..store.items import current_item_ids
 from ..store.runs import (
     add_responses_con,
+    complete_if_running_con,
     create_run_con,
     current_items_con,
     ensure_model_con,
@@ -343,9 +344,7 @@ class _Batches:
             return
         with self.store.transaction() as con:
             for run_id in sorted(self.touched):
-                status = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
-                if status and status[0] == "running":
-                    refresh_run_totals_con(con, run_id, status="completed")
+                complete_if_running_con(con, run_id)
 
 
 def import_responses(store: Store, path: Path | str, models_csv: Path | str | None = None,

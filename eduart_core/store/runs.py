@@ -195,6 +195,16 @@ def complete_runs_con(con: Connection, launch_id: str) -> int:
     return int(before)
 
 
+def complete_if_running_con(con: Connection, run_id: str) -> bool:
+    """Mark one run completed, its totals recounted, if it is still running (an import's last batch is
+    in); a run already completed is left as it is, so an import that adds nothing changes nothing."""
+    row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if not row or row[0] != "running":
+        return False
+    refresh_run_totals_con(con, run_id, status="completed")
+    return True
+
+
 def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
     """Every run with its model's display name and response/error counts, newest first."""
     with store.connect(read_only=True) as con:
