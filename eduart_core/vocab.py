@@ -473,6 +473,9 @@ JUDGE_PROBES: tuple[str, ...] = (MAIN_PROBE, PADDED_PROBE, REORDERED_PROBE)
 GRADE_ROLE = "grade"
 ADJUDICATE_ROLE = "adjudicate"
 GRADE_ROLES: tuple[str, ...] = (GRADE_ROLE, ADJUDICATE_ROLE)
+#: A grader's mark on a seeded gold answer: a check of the grader, never a grade of the answer (it is
+#: stored beside the grades but read only by the gold checks, so it can never change the gold).
+GOLD_CHECK_ROLE = "gold_check"
 
 #: Raters in a calibration: human graders, and model judges (severities on one logit scale).
 HUMAN_RATER = "human"

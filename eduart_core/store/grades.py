@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..vocab import GOLD_CHECK_ROLE
 from .connection import Connection
 from .core import Store
 from .judges import has_table
@@ -57,19 +58,22 @@ def add_grades_con(con: Connection, rows: list[dict]) -> int:
     return len(frame)
 
 
-def load_grades(store: Store, dataset: str | None = None, rubric: str | None = None) -> pd.DataFrame:
-    """Every grade row (append-only history), oldest first."""
+def load_grades(store: Store, dataset: str | None = None, rubric: str | None = None,
+                gold_checks: bool = False) -> pd.DataFrame:
+    """Every grade row (append-only history), oldest first. Marks on seeded gold answers (role
+    ``gold_check``) only with ``gold_checks``: nothing that settles, scores or calibrates reads them."""
     with store.connect(read_only=True) as con:
-        return load_grades_con(con, dataset, rubric)
+        return load_grades_con(con, dataset, rubric, gold_checks)
 
 
 def load_grades_con(con: Connection, dataset: str | None = None,
-                    rubric: str | None = None) -> pd.DataFrame:
+                    rubric: str | None = None, gold_checks: bool = False) -> pd.DataFrame:
     if not has_table(con, "grades"):
         return pd.DataFrame(columns=list(GRADE_READ_COLUMNS))
     frame = con.frame(
         f"SELECT {', '.join(GRADE_READ_COLUMNS)} FROM grades WHERE (? IS NULL OR dataset = ?) "
-        "AND (? IS NULL OR rubric = ?) ORDER BY grade_id", [dataset, dataset, rubric, rubric])
+        "AND (? IS NULL OR rubric = ?) AND (? OR role <> ?) ORDER BY grade_id",
+        [dataset, dataset, rubric, rubric, bool(gold_checks), GOLD_CHECK_ROLE])
     frame["simulated"] = frame["simulated"].astype(bool)
     return frame
 

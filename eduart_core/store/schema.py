@@ -713,6 +713,35 @@ MIGRATIONS.append((18, "item banks", [
 ]))
 
 
+# Migration 20 (seeded gold): a grading round may serve answers whose marks are already settled (gold),
+# mixed among the others under fresh random tokens. `gold_rounds` records the rate a round asked for
+# and how many it seeded; `gold_seeds` names which tokens of a round are seeded and which earlier
+# answer (its token) they copy. Graders' marks on seeded answers are rows of `grades` with the role
+# 'gold_check', which every reader of grades leaves out: a check of the grader never changes the gold.
+MIGRATIONS.append((20, "seeded gold answers in grading rounds", [
+    """CREATE TABLE IF NOT EXISTS gold_rounds (
+        dataset TEXT NOT NULL,
+        rubric TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        rate DOUBLE NOT NULL,              -- share of the round's answers meant to be seeded gold (0-1)
+        pool INTEGER NOT NULL,             -- settled answers that could be seeded
+        seeded INTEGER NOT NULL,           -- seeded answers the round serves
+        set_by TEXT NOT NULL,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        set_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (dataset, rubric, round)
+    )""",
+    """CREATE TABLE IF NOT EXISTS gold_seeds (
+        token TEXT PRIMARY KEY,            -- the seeded answer's token in its round (grading_answers.token)
+        dataset TEXT NOT NULL,
+        rubric TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        source_token TEXT                  -- the token of the settled answer it copies (NULL: not known)
+    )""",
+]))
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""
