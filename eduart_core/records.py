@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -46,6 +46,7 @@ class RaterRecord:
     agreement: pd.DataFrame   # analysis.rater_record.AGREEMENT_COLUMNS: per source and week
     severity: pd.DataFrame    # SEVERITY_COLUMNS: per dataset and rubric they graded
     simulated: bool           # some of the units come from simulated data (the demo)
+    gold: pd.DataFrame = field(default_factory=pd.DataFrame)  # analysis.gold.GOLD_COLUMNS: seeded gold, the flag
 
 
 def _text(value: Any) -> str | None:
@@ -176,5 +177,9 @@ def rater_record(store: Store, who: Identity | str, rater: str | None = None) ->
         overruled = overruled.sort_values("decided_at", kind="stable").reset_index(drop=True)
     units = pd.DataFrame(review_units + grading_units, columns=["source", "at", "agree", "simulated"])
     agreement = stats.agreement_by_week(units)
-    simulated = bool(units["simulated"].any()) or bool(severity["simulated"].astype(bool).any())
-    return RaterRecord(subject, overruled, agreement, severity, simulated)
+    from .judges.gold import gold_table
+
+    gold = gold_table(store, who, subject)
+    simulated = (bool(units["simulated"].any()) or bool(severity["simulated"].astype(bool).any())
+                 or bool(gold["simulated"].astype(bool).any()))
+    return RaterRecord(subject, overruled, agreement, severity, simulated, gold)

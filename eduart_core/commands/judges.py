@@ -103,6 +103,11 @@ def register(sub) -> None:
     p.add_argument("--graders", type=int, required=True, metavar="K", help="independent graders per answer")
     p.add_argument("--set", action="store_true", help="change K of the current round instead of starting a new one")
     p.add_argument("--models", action="append", default=[], metavar="NAMES", help="only these examinees' answers")
+    p.add_argument("--seed-gold", type=float, default=0.0, metavar="RATE",
+                   help="share of the round's answers (0-1) that are seeded gold: settled answers served again under "
+                        "fresh tokens, indistinguishable for graders; their marks check the grader, never the gold")
+    p.add_argument("--gold", action="append", default=[], metavar="TOKENS",
+                   help="seed from these settled answers only (tokens of earlier rounds; default: every settled answer)")
     add_actor_options(p, by="who sets the round on a single-machine store (default: the operator of this machine)")
     add_db_option(p)
     p.set_defaults(func=cmd_grading_round)
@@ -254,10 +259,18 @@ def cmd_grading_round(args) -> int:
     if args.set:
         set_graders(store, args.dataset, args.rubric, args.graders, who)
     else:
-        start_round(store, args.dataset, args.rubric, args.graders, who, models=_split(args.models))
+        start_round(store, args.dataset, args.rubric, args.graders, who, models=_split(args.models),
+                    seed_gold=args.seed_gold, gold=_split(args.gold))
     p = round_progress(store, args.dataset, args.rubric).iloc[0]
     print(f"{args.dataset} rubric {p['rubric']} round {p['round']}: {p['answers']} answers, {p['graders_per_answer']} "
           f"blind grader(s) each; {p['fully_graded']} fully graded, {p['disputed']} disputed, {p['settled']} settled")
+    if not args.set and args.seed_gold > 0:
+        from ..store.gold import gold_rounds
+
+        seeding = gold_rounds(store)
+        seeding = seeding[(seeding["dataset"] == args.dataset) & (seeding["round"] == p["round"])].iloc[-1]
+        print(f"  seeded gold: {seeding['seeded']} of the {p['answers']} answers (rate {seeding['rate']:g}; "
+              f"{seeding['pool']} settled answers could be seeded); graders cannot tell them apart")
     return 0
 
 

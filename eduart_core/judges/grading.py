@@ -36,7 +36,7 @@ import pandas as pd
 from ..errors import UserError
 from ..store import Store
 from ..team import ADJUDICATE_GRADES, GRADE, SET_GRADING_ROUND, Identity, as_identity
-from ..vocab import ADJUDICATE_ROLE, GRADE_ROLE
+from ..vocab import ADJUDICATE_ROLE, GOLD_CHECK_ROLE, GRADE_ROLE, GRADE_ROLES
 from .prompts import answer_text, key_text, question_text
 from .rubric import Criterion, Rubric, load_rubric
 
@@ -118,15 +118,24 @@ def _acting(who: Actor, action: str, what: str) -> Identity:
 
 def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor,
                 models: list[str] | tuple[str, ...] = (), conditions: list[str] | tuple[str, ...] = (),
-                seed: int | None = None) -> int:
-    """A new grading round over the latest answers the rubric applies to; returns its number."""
+                seed: int | None = None, seed_gold: float = 0.0, gold: list[str] | tuple[str, ...] | None = None) -> int:
+    """A new grading round over the latest answers the rubric applies to; returns its number.
+
+    ``seed_gold`` (0-1): the share of the round's answers that are seeded gold, settled answers of
+    earlier rounds served again under fresh tokens and shuffled among the rest (1: a round of gold
+    only); ``gold``: the tokens of the settled answers to seed from (default: every settled answer
+    of the rubric). See ``judges.gold``."""
+    from ..store.gold import save_gold_round_con
     from ..store.grades import create_round_con
+    from .gold import check_rate, seed_pool
     from .launch import judged_answers
 
     actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
     store = _store(store)
     _check_graders(graders)
+    rate = check_rate(seed_gold)
     rules = load_rubric(rubric)
+    pool = seed_pool(store, dataset, rules, gold) if rate > 0 or gold else []
     answers, _ = judged_answers(store, dataset, rules, models, conditions)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     order = list(range(len(answers)))
@@ -134,8 +143,28 @@ def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
     rows = [{"token": secrets.token_hex(8), "item_id": answers.at[k, "item_id"], "model": answers.at[k, "model_key"],
              "condition": answers.at[k, "condition"], "response_id": int(answers.at[k, "response_id"]),
              "position": position} for position, k in enumerate(order)]
+    seeds: list[tuple[str, str | None]] = []
+    if rate > 0:
+        rows, seeds = _seeded(rows, pool, rate, rng)
     with store.transaction() as con:
-        return create_round_con(con, dataset, rules.name, int(graders), actor.columns(), rows)
+        number = create_round_con(con, dataset, rules.name, int(graders), actor.columns(), rows)
+        if rate > 0:
+            save_gold_round_con(con, dataset, rules.name, number, rate, len(pool), seeds, actor.columns())
+        return number
+
+
+def _seeded(rows: list[dict], pool: list[dict], rate: float, rng: random.Random) -> tuple[list[dict], list]:
+    """The round's answers with gold answers mixed in (about ``rate`` of all), every position
+    shuffled again: the serving order says nothing about which answers are seeded."""
+    wanted = len(pool) if rate >= 1 else round(rate * len(rows) / (1 - rate))
+    chosen = rng.sample(pool, min(len(pool), wanted))
+    seeded = [{"token": secrets.token_hex(8), "item_id": g["item_id"], "model": g["model"],
+               "condition": g["condition"], "response_id": int(g["response_id"]), "position": 0} for g in chosen]
+    served = ([] if rate >= 1 else rows) + seeded
+    rng.shuffle(served)
+    for position, row in enumerate(served):
+        row["position"] = position
+    return served, [(row["token"], g["token"]) for row, g in zip(seeded, chosen)]
 
 
 #: Most independent graders one answer may need (as reviewers per page of an extraction round).
@@ -181,10 +210,14 @@ class _Round:
     answers: pd.DataFrame
     grades: pd.DataFrame   # latest per answer, criterion, grader, role
     by_answer: dict = field(default_factory=dict)   # (item_id, model, condition) -> its rows of ``grades``
+    seeded: frozenset = frozenset()   # tokens of the round's seeded gold answers
+    checks: dict = field(default_factory=dict)   # answer key -> this round's gold checks (as blind grades)
+    gold_makers: dict = field(default_factory=dict)   # answer key -> who graded or adjudicated the gold
 
 
 def _load_round(store: Store, dataset: str, rubric: str) -> _Round:
     from ..analysis.judges import latest_grades
+    from ..store.gold import seeds_con
     from ..store.grades import latest_round_con, load_grades_con, round_answers_con
 
     rules = load_rubric(rubric)
@@ -193,11 +226,20 @@ def _load_round(store: Store, dataset: str, rubric: str) -> _Round:
         if current is None:
             raise UserError(f"no grading round for rubric {rules.name} on dataset {dataset}: start one first")
         answers = round_answers_con(con, dataset, rules.name, current[0])
-        grades = load_grades_con(con, dataset, rules.name)
+        seeded = frozenset(seeds_con(con, dataset, rules.name, current[0])["token"].astype(str))
+        grades = load_grades_con(con, dataset, rules.name, gold_checks=bool(seeded))
     latest = latest_grades(grades)
-    by_answer = {key: part for key, part in latest.groupby(["item_id", "model", "condition"], sort=False)} \
-        if len(latest) else {}
-    return _Round(dataset, rules, current[0], current[1], answers, latest, by_answer)
+    keys = ["item_id", "model", "condition"]
+    if seeded and len(latest):
+        is_check = latest["role"] == GOLD_CHECK_ROLE
+        mine = latest[is_check & (pd.to_numeric(latest["round"], errors="coerce") == current[0])]
+        checks = {key: part.assign(role=GRADE_ROLE) for key, part in mine.groupby(keys, sort=False)}
+        latest = latest[latest["role"].isin(GRADE_ROLES)].reset_index(drop=True)
+        makers = {key: set(part["grader"].astype(str)) for key, part in latest.groupby(keys, sort=False)}
+    else:
+        checks, makers = {}, {}
+    by_answer = {key: part for key, part in latest.groupby(keys, sort=False)} if len(latest) else {}
+    return _Round(dataset, rules, current[0], current[1], answers, latest, by_answer, seeded, checks, makers)
 
 
 def _criteria_for(rules: Rubric, item_id: str) -> list[Criterion]:
@@ -205,7 +247,19 @@ def _criteria_for(rules: Rubric, item_id: str) -> list[Criterion]:
 
 
 def _answer_grades(state: _Round, answer: dict) -> pd.DataFrame:
-    return state.by_answer.get((answer["item_id"], answer["model"], answer["condition"]), state.grades.iloc[0:0])
+    """The answer's latest grades; of a seeded gold answer, this round's gold checks (as blind grades),
+    so the queue treats it exactly like the others."""
+    key = (answer["item_id"], answer["model"], answer["condition"])
+    if str(answer["token"]) in state.seeded:
+        return state.checks.get(key, state.grades.iloc[0:0])
+    return state.by_answer.get(key, state.grades.iloc[0:0])
+
+
+def _gold_maker(state: _Round, answer: dict, grader: str) -> bool:
+    """Whether ``grader`` graded or adjudicated the gold of this seeded answer (they would know it, and
+    be checked against their own marks): it is never served to them."""
+    key = (answer["item_id"], answer["model"], answer["condition"])
+    return str(answer["token"]) in state.seeded and grader in state.gold_makers.get(key, ())
 
 
 @dataclass(frozen=True)
@@ -225,6 +279,8 @@ def _status(state: _Round, answer: dict) -> _Status:
     done = blind.groupby("grader")["criterion"].agg(lambda s: set(s) >= set(criteria)) if len(blind) else pd.Series()
     complete = tuple(sorted(g for g, ok in done.items() if ok))
     disputed, settled = [], len(complete) >= state.k
+    if str(answer["token"]) in state.seeded:  # the gold decides a seeded answer: nothing to adjudicate
+        return _Status(graders, complete, (), settled)
     for c in criteria:
         marks = blind.loc[(blind["criterion"] == c) & blind["grader"].isin(complete), "points"] if len(blind) else []
         if len(marks) >= state.k and len(set(marks)) > 1 and c not in adjudicated:
@@ -275,7 +331,8 @@ def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> G
         status = _status(state, answer)
         if grader in status.graders and grader not in status.complete:
             return _task(store, state, answer, mine=_mine(state, answer, grader))
-        if waiting is None and grader not in status.graders and len(status.graders) < state.k:
+        if waiting is None and grader not in status.graders and len(status.graders) < state.k \
+                and not _gold_maker(state, answer, grader):
             waiting = answer
     return _task(store, state, waiting) if waiting is not None else None
 
@@ -286,7 +343,7 @@ def open_answer(store: StoreLike, token: str, grader: Actor) -> GradingTask:
     store = _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
-    if grader not in status.graders and len(status.graders) >= state.k:
+    if grader not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, grader)):
         raise BlindGradingError("this answer has all its graders already")
     return _task(store, state, answer, mine=_mine(state, answer, grader))
 
@@ -349,12 +406,13 @@ def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str,
     grader, store = actor.key, _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
-    if grader not in status.graders and len(status.graders) >= state.k:
+    if grader not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, grader)):
         raise BlindGradingError("this answer has all its graders already")
     if status.settled:
         raise BlindGradingError("this answer is settled; a change goes through an adjudicator")
     marks = _validated(state, answer, points)
-    rows = [_row(state, answer, actor, GRADE_ROLE, c, v, _note(note), source) for c, v in marks]
+    role = GOLD_CHECK_ROLE if str(token) in state.seeded else GRADE_ROLE  # a check of the grader, never gold
+    rows = [_row(state, answer, actor, role, c, v, _note(note), source) for c, v in marks]
     with store.transaction() as con:
         added = add_grades_con(con, rows)
     after = _load_round(store, state.dataset, state.rubric.name)
@@ -436,7 +494,7 @@ def settled_grades(store: StoreLike) -> pd.DataFrame:
             continue  # no round for these grades, or the rubric file is gone
         maxima = {c.id: float(c.points) for c in state.rubric.criteria}
         for answer in state.answers.to_dict("records"):
-            if _status(state, answer).settled:
+            if str(answer["token"]) not in state.seeded and _status(state, answer).settled:
                 rows = _answer_grades(state, answer)
                 parts.append(rows.assign(token=str(answer["token"]), position=int(answer["position"]),
                                          round_number=state.number, max_points=rows["criterion"].map(maxima)))

@@ -156,6 +156,9 @@ _SPECS = (
                                              "adjudication overruled"),
     ViewSpec("my_agreement", records.my_agreement, "Review studio and Grade answers, My record: agreement per week"),
     ViewSpec("my_severity", records.my_severity, "Grade answers, My record: severity with its 95% interval"),
+    ViewSpec("my_gold", records.my_gold, "Grade answers, My record: accuracy and severity on seeded gold, the flag"),
+    ViewSpec("gold_flags", records.gold_flags, "Grade answers (adjudicators, admins): every grader's gold checks "
+                                               "and flags"),
     ViewSpec("audit_log", team.audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", review.suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),

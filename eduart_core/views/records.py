@@ -54,3 +54,41 @@ def my_severity(src: Source, sel: Selection, rater: str = "", *, who: Identity |
     """A grader's severity per rubric (logit, many-facet Rasch, 95% interval) once 30 settled answers are graded; below that, how many more (option rater=<subject>)."""
     record = _read(src, who, rater)
     return _captioned(record.severity, record, "Severity as a grader")
+
+
+def my_gold(src: Source, sel: Selection, rater: str = "", *, who: Identity | None = None) -> pd.DataFrame:
+    """A grader's accuracy on seeded gold answers (Wilson 95% interval, n), severity against the gold (95% interval) and the flag with its reason (option rater=<subject>; your own appear once the round is over)."""
+    from ..analysis.gold import FLAG_RULE
+
+    record = _read(src, who, rater)
+    frame = _captioned(record.gold.copy(), record, "Gold checks (seeded answers of known marks)")
+    frame.attrs["caption"] = frame.attrs["caption"][:-1] + f"; gold checks of a running round appear once it is over. {FLAG_RULE}"
+    return frame
+
+
+@cached(maxsize=8)
+def _flags(src: Source, who: Identity):
+    from ..judges.gold import gold_table
+
+    return gold_table(src.store, who)
+
+
+def gold_flags(src: Source, sel: Selection, *, who: Identity | None = None) -> pd.DataFrame:
+    """Every grader's gold checks and flag (adjudicators and admins; live): accuracy on gold with its interval, severity against the gold, flagged or not and why."""
+    from ..analysis.gold import FLAG_RULE
+
+    if who is None:
+        from ..team import SEE_RECORDS, cli_identity
+
+        who = cli_identity(src.store)
+        who.require(SEE_RECORDS)
+    else:
+        from ..team import SEE_RECORDS
+
+        who.require(SEE_RECORDS)
+    frame = _flags(src, who).copy()
+    simulated = bool(frame["simulated"].astype(bool).any()) if len(frame) else False
+    frame.attrs["caption"] = ("Gold checks of every grader" + (" (simulated data)" if simulated else "")
+                              + f". {FLAG_RULE}")
+    frame.attrs["simulated"] = simulated
+    return frame
