@@ -197,6 +197,15 @@ VIEW_COLUMNS: dict[str, dict[str, Column]] = {
     "dif": {"statistic": _c("Test statistic", STATISTIC)},
     "my_agreement": {"share": _c("Agreed", PERCENT)},
     "my_severity": {**_LOGIT_INTERVAL, "severity": _c("Severity (logits)", LOGIT)},
+    "my_gold": (_GOLD := {
+        "accuracy": _c("Accuracy on gold", PERCENT), "acc_low": _c("Accuracy 95% CI low", PERCENT),
+        "acc_high": _c("Accuracy 95% CI high", PERCENT), "others_accuracy": _c("Other graders' accuracy", PERCENT),
+        "accuracy_p": _c("p (accuracy below the others', one-sided)", P_VALUE),
+        "severity": _c("Severity against gold (logits)", LOGIT), "severity_se": _c("SE (logits)", LOGIT),
+        "severity_low": _c("95% CI low (logits)", LOGIT), "severity_high": _c("95% CI high (logits)", LOGIT),
+        "gold_answers": _c("Gold answers", COUNT), "n_marks": _c("Gold marks", COUNT), "correct": _c("Correct", COUNT),
+        "others_marks": _c("Other graders' gold marks", COUNT), "n_differ": _c("Marks unlike the gold", COUNT)}),
+    "gold_flags": _GOLD,
 }
 
 

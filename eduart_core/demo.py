@@ -159,9 +159,17 @@ def build_open_answers(store: Store, say: Progress) -> dict:
     return build(store, say)
 
 
+def build_gold_demo(store: Store, say: Progress) -> dict:
+    """`demo-gold`: seeded gold answers catch a simulated lenient grader and a simulated careless reviewer."""
+    from .judges.gold_demo import build_gold_demo as build
+
+    return build(store, say)
+
+
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
-                                      build_vqa_study, build_muse_study, build_extraction_round, build_open_answers)
+                                      build_vqa_study, build_muse_study, build_extraction_round, build_open_answers,
+                                      build_gold_demo)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

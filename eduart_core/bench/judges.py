@@ -1,6 +1,10 @@
 """`bench judges`: the coverage of judge-corrected intervals, the calibration of 1,000 answers x 3
 graders x 3 judges, and judge requests through the runner against a loopback stub.
 
+Gold flag (simulated, ``simulate.gold_checks``): in 100 rounds of 50 seeded gold answers, the share in
+which a planted lenient grader (+0.5 logit) is flagged (target >= 90%) and an accurate one (target <=
+5%), on three rubric designs (5 criteria of 0-3, 0-2 and 0-1 points): the target is the first's.
+
 Coverage (simulated): on resamples of 1,000 answers with 100 human-graded at random and a judge
 that marks +0.5 logit leniently, the share of resamples whose 95% interval covers the true human
 mean, for the corrected (prediction-powered) estimate (target 92-98%) and the judge's mean alone
@@ -148,6 +152,31 @@ def bench_coverage(args) -> dict:
     return result
 
 
+#: Rubric designs the gold flag is measured on: (criteria, points per criterion); the first is the target's.
+GOLD_DESIGNS = ((5, 3), (5, 2), (5, 1))
+
+
+def bench_gold_flags(args) -> list:
+    """How often the gold flag catches a planted lenient grader (+0.5 logit) within 50 seeded gold
+    answers, and how often it flags an accurate one (``simulate.gold_checks``), per rubric design."""
+    from ..simulate.gold_checks import flag_rates
+
+    out = []
+    for criteria, points in GOLD_DESIGNS:
+        walls, rates = [], None
+        for _ in range(args.repeat if (criteria, points) == GOLD_DESIGNS[0] else 1):
+            start = time.perf_counter()
+            rates = flag_rates(rounds=args.gold_rounds, answers=50, criteria=criteria, points=points, seed=args.seed)
+            walls.append(time.perf_counter() - start)
+        target = rates.lenient >= 0.9 and rates.accurate <= 0.05
+        print(f"gold flag (simulated): {rates.rounds} rounds of 50 seeded gold answers x {criteria} criteria of 0-{points} "
+              f"points: the lenient grader (+0.5 logit) flagged in {100 * rates.lenient:.0f}%, an accurate grader in "
+              f"{100 * rates.accurate:.0f}% (target >= 90% and <= 5%: {'meets' if target else 'misses'}); "
+              f"{statistics.median(walls):.2f} s wall" + (f", median of {len(walls)}" if len(walls) > 1 else ""))
+        out.append(rates)
+    return out
+
+
 def bench_calibration(args) -> float:
     from ..analysis.judges import calibration
 
@@ -246,7 +275,11 @@ def main(args) -> int:
     if args.coverage_only:
         bench_coverage(args)
         return 0
+    if args.gold_only:
+        bench_gold_flags(args)
+        return 0
     bench_coverage(args)
+    bench_gold_flags(args)
     if not args.runner_only:
         bench_calibration(args)
     if not args.calibration_only:
@@ -270,6 +303,10 @@ def register(bench_sub) -> None:
                         help="only the coverage of judge-corrected intervals (simulated resamples)")
     parser.add_argument("--resamples", type=int, default=200,
                         help="simulated resamples in the coverage of corrected intervals (default 200)")
+    parser.add_argument("--gold-only", action="store_true",
+                        help="only the gold flag's rates (a planted lenient grader and an accurate one, simulated)")
+    parser.add_argument("--gold-rounds", type=int, default=100,
+                        help="simulated rounds per rate of the gold flag (default 100)")
     parser.set_defaults(func=main)
 
 
