@@ -242,24 +242,3 @@ def test_the_flag_meets_the_issue_targets_over_100_rounds():
     rates = flag_rates(rounds=100, seed=42)
     assert rates.lenient >= 0.90 and rates.accurate <= 0.05
 
-
-# ---------------------------------------------------------------- the demo
-
-
-def test_the_demo_shows_a_simulated_lenient_grader_and_careless_reviewer_flagged(demo_db):
-    from eduart_core.judges.gold_demo import DATASET as GOLD_DEMO
-
-    admin = person("ada", team.ADMIN)
-    flags = views.gold_flags(views.Source.of(Store(demo_db)), Selection(dataset=GOLD_DEMO), who=admin)
-    assert flags.attrs["simulated"] and "(simulated data)" in flags.attrs["caption"]
-    by_rater = flags.set_index("rater")
-    assert bool(by_rater.loc["Sim lenient grader (simulated)", "flagged"])
-    assert "more lenient than the gold" in by_rater.loc["Sim lenient grader (simulated)", "reason"]
-    careless = by_rater.loc["Sim careless reviewer (simulated)"]
-    assert bool(careless["flagged"]) and "accuracy on gold" in careless["reason"]
-    assert not bool(by_rater.loc["Sim accurate grader (simulated)", "flagged"])
-    assert (by_rater["gold_answers"] >= 50).all()
-    # the careless reviewer's own record (as an admin reads it): gold, and marks the adjudicator overruled
-    record = records.rater_record(Store(demo_db), admin, "Sim careless reviewer (simulated)")
-    assert record.simulated and bool(record.gold["flagged"].iloc[0])
-    assert len(record.overruled) > 0 and set(record.overruled["dataset"]) == {GOLD_DEMO}

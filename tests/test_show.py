@@ -32,7 +32,8 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          "compare_models": ["--option", "a=Sim A (strong recogniser)", "--option", "b=Sim H (format-fragile)"],
          # a rater's record: `show` reads as the operator (every role), who may name a simulated grader
          **{name: ["--option", "rater=Sim grader B (simulated)"] for name in ("my_record", "my_agreement",
-                                                                          "my_severity")}}
+                                                                          "my_severity")},
+         "my_gold": ["--option", "rater=Sim lenient grader (simulated)"]}
 #: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
 DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET)
 
