@@ -242,3 +242,12 @@ def test_the_flag_meets_the_issue_targets_over_100_rounds():
     rates = flag_rates(rounds=100, seed=42)
     assert rates.lenient >= 0.90 and rates.accurate <= 0.05
 
+
+
+def test_seeding_without_any_settled_answer_is_one_line(tmp_path, _rubrics):
+    fresh = Store(tmp_path / "fresh.duckdb")
+    build_written_store(fresh)
+    with pytest.raises(UserError, match="no settled answer"):
+        grading.start_round(fresh, DATASET, RUBRIC, graders=1, set_by=team.operator(), seed_gold=0.3)
+    with fresh.connect(read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM grading_rounds").fetchone()[0] == 0

@@ -136,6 +136,9 @@ def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
     rate = check_rate(seed_gold)
     rules = load_rubric(rubric)
     pool = seed_pool(store, dataset, rules, gold) if rate > 0 or gold else []
+    if rate > 0 and not pool:
+        raise UserError(f"no settled answer of rubric {rules.name} on dataset {dataset} to seed as gold yet: settle "
+                        "some (two agreeing graders or an adjudicator) first, or start the round without seeding")
     answers, _ = judged_answers(store, dataset, rules, models, conditions)
     rng = random.Random(seed if seed is not None else secrets.randbits(64))
     order = list(range(len(answers)))
