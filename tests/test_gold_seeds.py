@@ -160,6 +160,12 @@ def test_marks_on_gold_are_checks_that_never_change_the_gold(store):
     assert set(grades.loc[grades["model"].isin(FIRST), "grader"]) == {"anna", "bruno"}
     dora = records.rater_record(store, CARLA, "dora")
     assert dora.agreement.empty  # a single grader's answers and her gold checks are no agreement units
+    # an export of the grades (what a lead hands on) carries no gold check either
+    from eduart_core.judges.exchange import export_grades
+
+    text, _ = export_grades(store, dataset=DATASET, rubric=RUBRIC)
+    assert "gold_check" not in text and text.count('"grader": "dora"') == len(
+        grades[grades["grader"] == "dora"].drop_duplicates(["item_id", "model", "condition", "criterion"]))
 
 
 def test_the_lenient_grader_is_measured_on_gold_live_for_an_adjudicator(store):
