@@ -11,11 +11,12 @@ likelihood's. Half a disagreement each way (d = 1) is added before fitting (Hald
 so a grader whose few disagreements all go one way gets a finite, slightly shrunk estimate.
 
 The flag, in words (the same on the page and in ``show``): a grader is flagged once they have
-marked at least ``MIN_GOLD_ANSWERS`` gold answers and either the 97% interval of their severity
+marked at least ``MIN_GOLD_ANSWERS`` gold answers and either the 98% interval of their severity
 against the gold lies wholly above or wholly below 0, or their accuracy on gold (exact agreement
 with the gold mark) is lower than the other graders' pooled accuracy on the same rubric's gold by a
-one-sided two-proportion z-test at the 1% level. The two tests spend 3% and 1%: an accurate grader
-is flagged by at most about 4% of rounds. ``simulate.gold_checks`` measures both rates.
+one-sided two-proportion z-test at the 1% level. The two tests spend 2% and 1% (nominal: the
+gold is an adjudicated mark, not a Rasch draw, so the conditional estimate is close to, not exactly,
+unbiased); ``simulate.gold_checks`` and ``bench judges`` measure both rates.
 """
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ SEVERITY_Z = float(norm.ppf(0.5 + SEVERITY_LEVEL / 2))
 ACCURACY_Z = float(norm.ppf(1 - ACCURACY_ALPHA))
 FLAG_RULE = (f"Flagged from {MIN_GOLD_ANSWERS} gold answers when the {SEVERITY_LEVEL:.0%} interval of the severity "
              "against the gold lies wholly above or below 0, or when the accuracy on gold is below the other "
-             f"graders' by a one-sided two-proportion z-test at the {ACCURACY_ALPHA:.0%} level (an accurate grader: "
-             "flagged in about 4% of rounds at most).")
+             f"graders' by a one-sided two-proportion z-test at the {ACCURACY_ALPHA:.0%} level (nominal false flags of "
+             f"an accurate grader: {1 - SEVERITY_LEVEL:.0%} + {ACCURACY_ALPHA:.0%}; `bench judges` measures the rates).")
 #: One row per grader (and dataset, rubric) of a gold summary.
 GOLD_COLUMNS = ["rater", "dataset", "rubric", "gold_answers", "n_marks", "correct", "accuracy", "acc_low",
                 "acc_high", "others_accuracy", "others_marks", "accuracy_p", "severity", "severity_se",
