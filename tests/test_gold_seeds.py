@@ -257,3 +257,45 @@ def test_seeding_without_any_settled_answer_is_one_line(tmp_path, _rubrics):
         grading.start_round(fresh, DATASET, RUBRIC, graders=1, set_by=team.operator(), seed_gold=0.3)
     with fresh.connect(read_only=True) as con:
         assert con.execute("SELECT count(*) FROM grading_rounds").fetchone()[0] == 0
+
+
+# ---------------------------------------------------------------- the page (AppTest)
+
+def _grading_page(user: dict):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_grading_page import AUTH
+
+    views.clear_caches()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.secrets["auth"] = dict(AUTH)
+    at.user = user
+    at.session_state["f_dataset"] = DATASET
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/12_grading.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _signed_in(subject: str, role: str) -> dict:
+    return {"is_logged_in": True, "sub": subject, "name": subject.title(), "iss": IDP, "groups": [role]}
+
+
+@pytest.mark.slow
+def test_the_grading_page_states_the_flag_rule_and_shows_flags_to_an_adjudicator_only(request, built, tmp_path,
+                                                                                      monkeypatch):
+    if built.backend != "duckdb":
+        pytest.skip("the page test runs on the DuckDB file")
+    store = Store(built.copy(request, tmp_path / "page"))
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    at = _grading_page(_signed_in("dora", team.REVIEWER))  # her round is still running: nothing yet
+    texts = " ".join(c.value for c in at.caption)
+    assert "Flagged from 10 gold answers" in texts and "or the round is still running" in texts
+    assert not any("Every grader" in m.value for m in at.markdown)
+    at = _grading_page(_signed_in("carla", team.ADJUDICATOR))
+    assert any("Every grader's gold checks" in m.value for m in at.markdown)
+    shown = " ".join(frame.value.to_json(force_ascii=False) for frame in at.dataframe)
+    assert "dora" in shown
