@@ -15,6 +15,9 @@ Units that count: a review field settled by blind agreement or by an adjudicator
 field settled by the rater's own decision agrees with itself and says nothing), and a graded
 criterion of an answer with two or more graders. The severity is the many-facet Rasch estimate of
 ``analysis.judges.rater_severities`` over every grader's marks on the settled answers of one rubric.
+Seeded gold answers (``judges.gold``) are no such units: their marks are gold checks, which the
+record's ``gold`` frame summarises (accuracy, severity against the gold, the flag), the rater's own
+once the round is over.
 """
 from __future__ import annotations
 
