@@ -118,13 +118,10 @@ def key_likelihood_evidence(scores: pd.DataFrame, choices: pd.DataFrame, keys: d
             continue
         know = 1.0 / (1.0 + np.exp(B_GRID[None, :] - theta[:, None]))  # examinee x difficulty
         other = (1.0 - know) / (len(options) - 1)
-
-        def loglik(option: str) -> float:
-            hit = np.array([option in c and len(c) == 1 for c in chose])[:, None]
-            return float(np.max(np.sum(np.log(np.where(hit, know, other) + 1e-300), axis=0)))
-
-        at_key = loglik(key)
-        best, gain = max(((o, loglik(o) - at_key) for o in options if o != key), key=lambda x: x[1])
+        hit = np.array([[o in c and len(c) == 1 for c in chose] for o in options], dtype=float)  # option x examinee
+        loglik = (hit @ (np.log(know) - np.log(other)) + np.log(other).sum(axis=0)).max(axis=1)  # profile b out
+        at_key = float(loglik[options.index(key)])
+        best, gain = max(((o, float(v) - at_key) for o, v in zip(options, loglik) if o != key), key=lambda x: x[1])
         n_best = sum(best in c for c in chose)
         rows.append({"item_id": item_id, "signal": "distractor", "z": float(np.sign(gain) * np.sqrt(2 * abs(gain))),
                      "words": f"the stronger examinees agree on wrong option {best} ({n_best} of {len(models)} chose "

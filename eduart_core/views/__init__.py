@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
+from . import errata as errata_views
 from . import (
     explorer,
     formats,
@@ -158,6 +159,8 @@ _SPECS = (
     ViewSpec("my_severity", records.my_severity, "Grade answers, My record: severity with its 95% interval"),
     ViewSpec("audit_log", team.audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", review.suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
+    ViewSpec("errata", errata_views.errata, "`errata` command and `show`: errata releases (option release=NAME: its "
+                                            "score diff)"),
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),
     ViewSpec("overrides", review.score_overrides, "Item inspector and Review studio (audit log): human score overrides"),
     ViewSpec("discrepancies", review.discrepancies, "Review studio: discrepancies per round by category, field or format"),
