@@ -60,6 +60,7 @@ from ._base import (
     store_name,
     store_path,
 )
+from .errata import errata_label
 from .explorer import latest_responses
 from .humans import comparison_selection
 from .irt import SUMMARY_ROW, irt_default_model, irt_fit
@@ -234,5 +235,6 @@ __all__ = [
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",
     "corrected_cells", "judge_gate", "profile_choices", "profile_label", "profile_warning",
+    "errata_label",
 ]
 __all__ += [spec.fn.__name__ for spec in _SPECS]

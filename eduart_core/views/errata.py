@@ -22,3 +22,10 @@ def errata(src: Source, sel: Selection, release: str = "") -> pd.DataFrame:
     frame = domain.releases(src.store, sel.dataset)
     frame.attrs["caption"] = f"Errata releases of {sel.dataset}, newest first; {domain.current_release(src.store, sel.dataset)}."
     return frame
+
+
+def errata_label(src: Source, sel: Selection) -> str:
+    """The errata release the dataset's scores are computed under, in words (reports name it)."""
+    from .. import errata as domain
+
+    return domain.current_release(src.store, sel.dataset)
