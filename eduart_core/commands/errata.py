@@ -63,6 +63,6 @@ def register(sub) -> None:
     p.add_argument("--dataset", default=None, help="the dataset")
     p.add_argument("--name", default=None, help="the release's name (e.g. 2026-12)")
     p.add_argument("--items", default=None, help="create: only these items (comma-separated)")
-    add_actor_options(p)
+    add_actor_options(p, by="who creates or applies the release (single-machine stores)")
     add_db_option(p)
     p.set_defaults(func=cmd_errata)
