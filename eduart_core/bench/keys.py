@@ -16,7 +16,11 @@ TARGET_RECALL = 0.80
 
 
 def main(args: argparse.Namespace) -> int:
+    from ..errors import UserError
     from ..simulate.wrong_keys import measure
+
+    if args.seeds < 1 or args.items < 20 or args.examinees < 3 or not 0 < args.wrong < 1:
+        raise UserError("bench keys needs --seeds >= 1, --items >= 20, --examinees >= 3 and 0 < --wrong < 1")
 
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     start = time.perf_counter()
@@ -28,9 +32,10 @@ def main(args: argparse.Namespace) -> int:
     top = result["runs"][0]["top"] if result["runs"] else 0
     print(f"simulated banks: {args.items} four-option items, {args.examinees} examinees (abilities N(0, "
           f"{args.ability_sd:g})), {planted} planted wrong keys ({args.wrong:.0%}); top {top} by the combined signal")
+    quartiles = statistics.quantiles(recalls, n=4) if len(recalls) > 1 else recalls * 3
     print(f"recall median {result['recall']:.1%} of {args.seeds} seeds (target >= {TARGET_RECALL:.0%}; range "
-          f"{min(recalls):.1%}-{max(recalls):.1%}, quartiles {statistics.quantiles(recalls, n=4)[0]:.1%}-"
-          f"{statistics.quantiles(recalls, n=4)[2]:.1%}); precision median {result['precision']:.1%} "
+          f"{min(recalls):.1%}-{max(recalls):.1%}, quartiles {quartiles[0]:.1%}-{quartiles[2]:.1%}); "
+          f"precision median {result['precision']:.1%} "
           f"(at most {min(1, planted / max(top, 1)):.0%} here); {seconds:.0f} s "
           f"({seconds / max(args.seeds, 1):.1f} s per bank)")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
