@@ -81,8 +81,9 @@ def test_bench_keys_prints_recall_precision_and_the_load(capsys):
 
 
 def test_the_queue_puts_the_strongest_signal_first_with_its_evidence(tmp_path):
-    from eduart_core.store import Store
     from test_review_keys import DATASET, plant_keys
+
+    from eduart_core.store import Store
 
     store = plant_keys(Store(tmp_path / "s.duckdb"))
     queue = suspects.suspect_queue(store, DATASET)

@@ -40,8 +40,9 @@ from scipy.special import ndtri
 
 #: The signals, in the order they are shown.
 SIGNALS = ("misfit", "distractor", "discrimination", "judge_human")
-#: A signal is named among an item's reasons when its evidence is at least this (one-sided 5%).
-REASON_Z = 1.645
+#: A signal is named among an item's reasons when its evidence points at a wrong key (z above this), so that
+#: the words say what the combined signal adds up (each with its z: the reader sees which are weak).
+REASON_Z = 0.0
 #: Largest |r| used in Fisher's z (r = ±1 on a dozen examinees would give an infinite z).
 R_CLIP = 0.995
 #: Judge and human differ on an answer when their marks (fractions of the maximum) differ by at least this.
@@ -68,7 +69,7 @@ def discrimination_evidence(stats: pd.DataFrame) -> pd.DataFrame:
     d = stats[stats["r_pb"].notna()]
     z = -fisher_z(d["r_pb"], d["n_examinees"])
     return _frame([{"item_id": str(i), "signal": "discrimination", "z": float(v),
-                    "words": f"stronger examinees do worse on it (r_pb {r:+.2f}, n {int(n)})"}
+                    "words": f"discrimination r_pb {r:+.2f} (n {int(n)})"}
                    for i, v, r, n in zip(d["item_id"], z, d["r_pb"], d["n_examinees"])])
 
 
@@ -80,7 +81,7 @@ def distractor_evidence(table: pd.DataFrame) -> pd.DataFrame:
     top = d.sort_values(["item_id", "r_pb"], ascending=[True, False], kind="stable").drop_duplicates("item_id")
     z = fisher_z(top["r_pb"], top["n_examinees"])
     return _frame([{"item_id": str(i), "signal": "distractor", "z": float(v),
-                    "words": f"stronger examinees choose wrong option {o} ({c} of {int(n)} chose it; r_pb {r:+.2f})"}
+                    "words": f"wrong option {o}: point-biserial {r:+.2f} ({c} of {int(n)} chose it)"}
                    for i, v, o, c, n, r in zip(top["item_id"], z, top["option"], top["n_chose"], top["n_examinees"],
                                                top["r_pb"])])
 
@@ -98,35 +99,68 @@ def key_likelihood_evidence(scores: pd.DataFrame, choices: pd.DataFrame, keys: d
     d = scores[scores["item_id"].astype(str).isin(list(single))]
     if d.empty:
         return _frame([])
-    totals = scores.groupby("model", observed=True)["score"].agg(["sum", "count"])
-    picked = {(str(m), str(i)): list(ids) for m, i, ids in zip(choices["model"], choices["item_id"], choices["ids"])}
+    totals = scores.groupby(scores["model"].astype(str), observed=True)["score"].agg(["sum", "count"])
+    models = pd.Index(sorted(set(d["model"].astype(str))))
+    items = pd.Index(sorted(set(d["item_id"].astype(str))))
+    n_ex, n_items = len(models), len(items)
+    e, i = models.get_indexer(d["model"].astype(str)), items.get_indexer(d["item_id"].astype(str))
+    answered = np.zeros((n_ex, n_items), dtype=bool)
+    answered[e, i] = True
+    own = np.zeros((n_ex, n_items))
+    own[e, i] = d["score"].to_numpy(dtype=float)
+    total = totals["sum"].reindex(models).to_numpy(dtype=float)[:, None]
+    count = totals["count"].reindex(models).to_numpy(dtype=float)[:, None]
+    rest = (total - own + 0.5) / count  # mean over the other items, with a continuity half: never 0 or 1
+    theta = np.log(rest / (1 - rest))
+    n_answered = answered.sum(axis=0)
+    theta = theta - (theta * answered).sum(axis=0) / np.maximum(n_answered, 1)  # centred per item
+
+    c = choices[choices["item_id"].astype(str).isin(items) & choices["model"].astype(str).isin(models)]
+    ce, ci = models.get_indexer(c["model"].astype(str)), items.get_indexer(c["item_id"].astype(str))
+    chosen = [list(ids) for ids in c["ids"]]
+    letters = pd.Index(sorted({str(o) for ids in chosen for o in ids} | set(single[t] for t in items)))
+    key_code = letters.get_indexer([single[t] for t in items])
+    present = np.zeros((len(letters), n_items), dtype=bool)
+    present[key_code, np.arange(n_items)] = True
+    picks = np.zeros((len(letters), n_items), dtype=int)  # how many answers chose each option
+    code = np.full((n_ex, n_items), -1)
+    index = {o: k for k, o in enumerate(letters)}
+    for ex, it, ids in zip(ce.tolist(), ci.tolist(), chosen):
+        if not answered[ex, it]:
+            continue
+        for o in set(ids):
+            k = index[str(o)]
+            present[k, it] = True
+            picks[k, it] += 1
+        if len(ids) == 1:
+            code[ex, it] = index[str(ids[0])]
+    n_options = present.sum(axis=0)
+    loglik = np.full((len(letters), n_items), -np.inf)
+    step = max(1, 2_000_000 // (n_ex * len(B_GRID)))
+    for lo in range(0, n_items, step):  # examinee x item x difficulty, in chunks of about 2 million cells
+        cut = slice(lo, lo + step)
+        know = 1.0 / (1.0 + np.exp(B_GRID[None, None, :] - theta[:, cut, None]))
+        other = (1.0 - know) / np.maximum(n_options[None, cut, None] - 1, 1)
+        gain = np.log(know) - np.log(other)
+        base = (np.log(other) * answered[:, cut, None]).sum(axis=0)
+        for k in range(len(letters)):
+            hit = ((code[:, cut] == k) & answered[:, cut]).astype(float)
+            ll = (np.einsum("ei,eig->ig", hit, gain) + base).max(axis=1)  # the difficulty profiled out
+            loglik[k, cut] = np.where(present[k, cut], ll, -np.inf)
+    at_key = loglik[key_code, np.arange(n_items)]
+    rivals = loglik.copy()
+    rivals[key_code, np.arange(n_items)] = -np.inf
+    best = rivals.argmax(axis=0)
+    gain = rivals[best, np.arange(n_items)] - at_key
     rows = []
-    for item_id, group in d.groupby(d["item_id"].astype(str), sort=True):
-        models = group["model"].astype(str).to_numpy()
-        if len(models) < 3:
+    for t, item_id in enumerate(items):
+        if n_answered[t] < 3 or n_options[t] < 2 or not np.isfinite(gain[t]):
             continue
-        own = group["score"].to_numpy(dtype=float)
-        total = totals.loc[group["model"], "sum"].to_numpy(dtype=float)
-        count = totals.loc[group["model"], "count"].to_numpy(dtype=float)
-        rest = (total - own + 0.5) / (count - 1 + 1.0)  # mean over the other items, a continuity half: never 0 or 1
-        theta = np.log(rest / (1 - rest))
-        theta = theta - theta.mean()
-        chose = [picked.get((m, item_id), []) for m in models]
-        key = single[item_id]
-        options = sorted({key} | {o for c in chose for o in c})
-        if len(options) < 2:
-            continue
-        know = 1.0 / (1.0 + np.exp(B_GRID[None, :] - theta[:, None]))  # examinee x difficulty
-        other = (1.0 - know) / (len(options) - 1)
-        hit = np.array([[o in c and len(c) == 1 for c in chose] for o in options], dtype=float)  # option x examinee
-        loglik = (hit @ (np.log(know) - np.log(other)) + np.log(other).sum(axis=0)).max(axis=1)  # profile b out
-        at_key = float(loglik[options.index(key)])
-        best, gain = max(((o, float(v) - at_key) for o, v in zip(options, loglik) if o != key), key=lambda x: x[1])
-        n_best = sum(best in c for c in chose)
-        rows.append({"item_id": item_id, "signal": "distractor", "z": float(np.sign(gain) * np.sqrt(2 * abs(gain))),
-                     "words": f"the stronger examinees agree on wrong option {best} ({n_best} of {len(models)} chose "
-                              f"it; it explains the choices better than key {key} by a likelihood ratio of "
-                              f"{np.exp(min(gain, 700)):.3g})"})
+        g, option, key = float(gain[t]), letters[best[t]], single[item_id]
+        rows.append({"item_id": item_id, "signal": "distractor", "z": float(np.sign(g) * np.sqrt(2 * abs(g))),
+                     "words": f"wrong option {option} against key {key} as the right answer: likelihood ratio "
+                              f"{np.exp(min(g, 700)):.3g} ({int(picks[best[t], t])} of {int(n_answered[t])} chose "
+                              f"{option})"})
     return _frame(rows)
 
 
@@ -136,7 +170,7 @@ def misfit_evidence(fit_table: pd.DataFrame) -> pd.DataFrame:
     p = np.clip(d["underfit_p"].to_numpy(dtype=float), 1e-12, 1.0)
     z = np.maximum(ndtri(1.0 - p), -8.0)  # p = 1 (a clear overfit) is no evidence of a wrong key, not minus infinity
     return _frame([{"item_id": str(i), "signal": "misfit", "z": float(v),
-                    "words": f"misfits the IRT model (outfit {o:.2f}, infit {f:.2f})"}
+                    "words": f"IRT fit: outfit {o:.2f}, infit {f:.2f}"}
                    for i, v, o, f in zip(d["item_id"], z, d["outfit"], d["infit"])])
 
 
@@ -159,14 +193,14 @@ def judge_evidence(counts: pd.DataFrame) -> pd.DataFrame:
     n, k = counts["n"].to_numpy(dtype=float), counts["k"].to_numpy(dtype=float)
     z = (k - n * p0) / np.sqrt(n * p0 * (1 - p0))
     return _frame([{"item_id": str(i), "signal": "judge_human", "z": float(v),
-                    "words": f"the judge and the human graders disagree on {int(kk)} of {int(nn)} answers "
-                             f"(over every item: {p0:.0%})"}
+                    "words": f"judge and human graders marked {int(kk)} of {int(nn)} answers apart (over every "
+                             f"judged item {p0:.0%})"}
                    for i, v, kk, nn in zip(counts["item_id"], z, k, n)])
 
 
 def combine(evidence: pd.DataFrame, items: list[str] | None = None) -> pd.DataFrame:
     """Stouffer's combination per item, highest first: combined, the number of signals, each signal's z,
-    and the signals at or above `REASON_Z` in words (strongest first). ``items``: every item to rank
+    and the signals above `REASON_Z` in words (strongest first). ``items``: every item to rank
     (an item without any signal gets combined 0)."""
     ids = sorted(set(items or []) | set(evidence["item_id"].astype(str)))
     if not ids:
@@ -178,7 +212,7 @@ def combine(evidence: pd.DataFrame, items: list[str] | None = None) -> pd.DataFr
     z = wide[list(SIGNALS)].to_numpy(dtype=float)
     k = np.isfinite(z).sum(axis=1)
     combined = np.where(k > 0, np.nansum(z, axis=1) / np.sqrt(np.maximum(k, 1)), 0.0)
-    strong = evidence[evidence["z"] >= REASON_Z].sort_values("z", ascending=False, kind="stable")
+    strong = evidence[evidence["z"] > REASON_Z].sort_values("z", ascending=False, kind="stable")
     words = strong.groupby("item_id", sort=False).apply(
         lambda g: "; ".join(f"{w} (z {v:+.1f})" for w, v in zip(g["words"], g["z"])), include_groups=False)
     out = pd.DataFrame({"item_id": ids, "combined": combined, "n_signals": k.astype(int),
