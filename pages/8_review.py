@@ -685,6 +685,9 @@ def suspects_section() -> None:
     except (StoreError, UserError) as exc:
         st.info(f"No item statistics for dataset {plain(dataset)}: {plain(exc)}")
         return
+    st.caption(plain(f"Scores computed under: {views.errata_label(views.Source.of(store), filters)}. Corrected keys "
+                     f"are published as an errata release: python -m eduart_core errata --dataset {dataset} --name "
+                     "NAME, then errata apply (see the README)."))
     requested = st.session_state.pop("review_suspect_item", None) or st.query_params.get("suspect")
     if requested:
         st.session_state["suspect_current"] = str(requested)

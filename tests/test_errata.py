@@ -102,6 +102,12 @@ def test_a_release_changes_exactly_the_corrected_scores_and_applying_twice_chang
     assert score_rows(store) == after
     assert again["diff"].equals(diff)
     assert errata.current_release(store, DATASET).startswith("errata release 2026-12 (applied ")
+    from eduart_core import views
+    from eduart_core.report.document import _meta
+    from eduart_core.selection import Selection
+
+    views.clear_caches()
+    assert "keys: errata release 2026-12 (applied " in _meta(Selection(dataset=DATASET), views.Source.of(store))
     # nothing waits: a second release is refused with one line
     with pytest.raises(UserError, match="waits for a release"):
         errata.create_release(store, DATASET, "2027-01", ada)
@@ -113,6 +119,7 @@ def test_bad_input_is_one_line_and_changes_nothing(three_runs, capsys):
     if db is None:
         pytest.skip("the CLI half runs on the DuckDB file")
     suspects.correct_key(store, DATASET, "e02", key("A"), "Ada", [])
+    assert errata.current_release(store, DATASET) == "no errata release; 1 accepted key correction(s) not released yet"
     before = score_rows(store)
     for argv, words in (
             (["errata", "--dataset", DATASET, "--name", "r1", "--items", "e02,nope", "--by", "Ada"], "no item nope"),
