@@ -78,6 +78,7 @@ def test_bench_keys_prints_recall_precision_and_the_load(capsys):
     assert main(["bench", "keys", "--seeds", "1", "--items", "120"]) == 0
     out = capsys.readouterr().out
     assert "load average" in out and "recall median" in out and "precision median" in out and "6 planted" in out
+    assert "each signal ranking alone" in out and "distractor" in out
 
 
 def test_the_queue_puts_the_strongest_signal_first_with_its_evidence(tmp_path):

@@ -38,6 +38,8 @@ def main(args: argparse.Namespace) -> int:
           f"precision median {result['precision']:.1%} "
           f"(at most {min(1, planted / max(top, 1)):.0%} here); {seconds:.0f} s "
           f"({seconds / max(args.seeds, 1):.1f} s per bank)")
+    print("each signal ranking alone, recall median: " + ", ".join(f"{name} {value:.1%}"
+                                                                  for name, value in result["alone"].items()))
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -14,6 +14,7 @@ The auditor then sees exactly what it sees on a store: the long score frame, the
 and the keys; it ranks every item by the combined signal (`analysis.keyflags.key_signal`).
 Recall = planted items among the top ``top_share`` of the ranking / planted items; precision =
 planted items among the top / items in the top (at most planted / top: 15 / 30 = 50% by default).
+Each signal's recall when it ranks alone is reported beside it (what each signal contributes).
 """
 from __future__ import annotations
 
@@ -71,17 +72,25 @@ def audit(bank: KeyBank, top_share: float = 0.10) -> dict:
 
     context = FlagContext(choices=bank.choices, keys=bank.keys)
     ranked = key_signal(bank.scores, context)
-    top = set(ranked["item_id"].head(int(round(top_share * len(ranked)))))
+    n_top = int(round(top_share * len(ranked)))
+    top = set(ranked["item_id"].head(n_top))
     found = len(top & bank.planted)
+    alone = {}  # each signal ranking on its own (an item without it last): what each contributes
+    for column in [c for c in ranked.columns if c.startswith("z_") and ranked[c].notna().any()]:
+        order = ranked.assign(_z=ranked[column].fillna(-np.inf)).sort_values(["_z", "item_id"], ascending=[False, True])
+        alone[column[2:]] = len(set(order["item_id"].head(n_top)) & bank.planted) / max(len(bank.planted), 1)
     return {"recall": found / max(len(bank.planted), 1), "precision": found / max(len(top), 1),
-            "found": found, "planted": len(bank.planted), "top": len(top)}
+            "found": found, "planted": len(bank.planted), "top": len(top), "alone": alone}
 
 
 def measure(seeds: int = 20, first_seed: int = 0, **bank_options) -> dict:
     """Median recall and precision over ``seeds`` simulated banks (and each seed's result)."""
     runs = [audit(planted_bank(seed, **bank_options)) for seed in range(first_seed, first_seed + seeds)]
+    signals = sorted({name for r in runs for name in r["alone"]})
     return {"recall": statistics.median(r["recall"] for r in runs),
-            "precision": statistics.median(r["precision"] for r in runs), "runs": runs}
+            "precision": statistics.median(r["precision"] for r in runs),
+            "alone": {name: statistics.median(r["alone"].get(name, 0.0) for r in runs) for name in signals},
+            "runs": runs}
 
 
 __all__ = ["KeyBank", "audit", "measure", "planted_bank"]
