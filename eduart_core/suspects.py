@@ -21,7 +21,7 @@ import pandas as pd
 
 from .analysis.ctt import item_statistics
 from .analysis.distractors import chosen_options
-from .analysis.keyflags import FlagContext, key_flags, option_shares
+from .analysis.keyflags import FlagContext, key_flags, key_signal, option_shares
 from .errors import UserError
 from .formats import score_parts
 from .store import Store
@@ -34,7 +34,8 @@ from .vocab import DEFAULT_PROFILE, HUMAN_KIND, OPTION_FORMATS
 logger = logging.getLogger(__name__)
 
 FLAG_FRAME_COLUMNS = ["item_id", "item_version", "source", "reason", "detail", "key"]
-QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "details", "p", "r_pb", "n_examinees"]
+QUEUE_COLUMNS = ["item_id", "type", "version", "flags", "reasons", "sources", "details", "p", "r_pb", "n_examinees",
+                 "signal", "evidence"]
 KEY_REVIEW_ORIGIN = "key-review"
 
 
@@ -47,13 +48,40 @@ def _models_only(scores: pd.DataFrame) -> pd.DataFrame:
     return scores if keep.all() else scores[keep]
 
 
-def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None) -> FlagContext:
+def _context(choices: pd.DataFrame, items: pd.DataFrame, stats: pd.DataFrame | None = None,
+             judge_marks: pd.DataFrame | None = None) -> FlagContext:
     choices = choices.assign(ids=pd.Series([chosen_options(a) for a in choices["answers"]], dtype=object,
                                            index=choices.index))
     keys = {str(i): set(chosen_options(r.get("answers"))) for i, r in zip(items["item_id"], items["record"])
             if isinstance(r, dict) and r.get("type") in OPTION_FORMATS}
     parts = {str(i): score_parts(r) for i, r in zip(items["item_id"], items["record"]) if isinstance(r, dict)}
-    return FlagContext(choices=choices, keys=keys, stats=stats, parts=parts)
+    context = FlagContext(choices=choices, keys=keys, stats=stats, parts=parts)
+    if judge_marks is not None:
+        context.judge_marks = judge_marks
+    return context
+
+
+def judge_human_marks(store: Store, dataset: str) -> pd.DataFrame:
+    """Judged answers with a settled human grade: item_id, judge, human (fractions of the criterion's
+    maximum; each judge profile and criterion a row), for the judge-human disagreement signal."""
+    from .analysis.judges import UNIT_KEYS, human_reference, judge_marks
+    from .store.grades import load_grades
+    from .store.judges import load_judgements
+
+    empty = pd.DataFrame(columns=["item_id", "judge", "human"])
+    grades = load_grades(store, dataset)
+    if grades.empty:
+        return empty
+    reference = human_reference(grades)
+    reference = reference[reference["settled"]]
+    marks = judge_marks(load_judgements(store, dataset))
+    if reference.empty or marks.empty:
+        return empty
+    both = marks.merge(reference[[*UNIT_KEYS, "human"]], on=UNIT_KEYS)
+    both = both[both["max_points"].astype(float) > 0]
+    top = both["max_points"].astype(float)
+    return pd.DataFrame({"item_id": both["item_id"].astype(str), "judge": both["judge"].astype(float) / top,
+                         "human": both["human"].astype(float) / top})
 
 
 def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, overrides: bool = True,
@@ -70,7 +98,8 @@ def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     scores = _models_only(scores if scores is not None else load_scores(store, profile, dataset, overrides=overrides))
     choices, stored, _ = inputs or load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
     choices = choices[choices["model"].isin(set(scores["model"]))]  # the examinees of the scores only
-    computed = key_flags(scores, _context(choices, items, stats))
+    context = _context(choices, items, stats, judge_human_marks(store, dataset))
+    computed = key_flags(scores, context)
     computed["item_version"] = computed["item_id"].map(versions)
     current = pd.Series([versions.get(str(i)) == int(v) for i, v in zip(stored["item_id"], stored["item_version"])],
                         index=stored.index, dtype=bool)
@@ -80,7 +109,9 @@ def suspect_flags(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     flags = flags.dropna(subset=["item_version"])
     flags["item_version"] = flags["item_version"].astype(int)
     flags["key"] = flags["source"] + "|" + flags["reason"]
-    return flags.drop_duplicates(["item_id", "item_version", "key"]).reset_index(drop=True)[FLAG_FRAME_COLUMNS]
+    out = flags.drop_duplicates(["item_id", "item_version", "key"]).reset_index(drop=True)[FLAG_FRAME_COLUMNS]
+    out.attrs["signal"] = key_signal(scores, context, sorted(versions)) if len(scores) else None
+    return out
 
 
 def _cleared(reviews: pd.DataFrame) -> set[tuple[str, int, str]]:
@@ -102,6 +133,7 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     stats = item_statistics(scores, corrected=True)
     inputs = load_suspect_inputs(store, dataset, OPTION_FORMATS, FlagContext().condition)
     flags = suspect_flags(store, dataset, profile, overrides, scores=scores, items=items, stats=stats, inputs=inputs)
+    signal = flags.attrs.pop("signal", None)
     cleared = _cleared(inputs[2])
     keep = pd.Series([(str(i), int(v), k) not in cleared
                       for i, v, k in zip(flags["item_id"], flags["item_version"], flags["key"])],
@@ -109,6 +141,7 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
     flags = flags.loc[keep]
     if flags.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
+    signal = signal.set_index("item_id") if signal is not None else pd.DataFrame(columns=["combined", "evidence"])
     stats = stats.set_index("item_id")
     rows = []
     for item_id, group in flags.groupby("item_id", sort=True):
@@ -119,8 +152,14 @@ def suspect_queue(store: Store, dataset: str, profile: str = DEFAULT_PROFILE, ov
                      "details": " · ".join(group["detail"].fillna("")),
                      "p": float(st["p"]) if st is not None else None,
                      "r_pb": float(st["r_pb"]) if st is not None and pd.notna(st["r_pb"]) else None,
-                     "n_examinees": int(st["n_examinees"]) if st is not None else 0})
-    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+                     "n_examinees": int(st["n_examinees"]) if st is not None else 0,
+                     "signal": float(signal.at[item_id, "combined"]) if item_id in signal.index else None,
+                     "evidence": str(signal.at[item_id, "evidence"]) if item_id in signal.index else ""})
+    queue = pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+    # the strongest combined evidence first (`analysis.keysignal`); ties and items without a signal by item_id
+    order = queue["signal"].astype(float).fillna(float("-inf"))
+    return queue.assign(_o=-order).sort_values(["_o", "item_id"], kind="stable").drop(columns="_o").reset_index(
+        drop=True)
 
 
 def item_flags(store: Store, dataset: str, item_id: str, profile: str = DEFAULT_PROFILE) -> pd.DataFrame:

@@ -685,6 +685,9 @@ def suspects_section() -> None:
     except (StoreError, UserError) as exc:
         st.info(f"No item statistics for dataset {plain(dataset)}: {plain(exc)}")
         return
+    st.caption(plain(f"Scores computed under: {views.errata_label(views.Source.of(store), filters)}. Corrected keys "
+                     f"are published as an errata release: python -m eduart_core errata --dataset {dataset} --name "
+                     "NAME, then errata apply (see the README)."))
     requested = st.session_state.pop("review_suspect_item", None) or st.query_params.get("suspect")
     if requested:
         st.session_state["suspect_current"] = str(requested)
@@ -692,16 +695,19 @@ def suspects_section() -> None:
         st.success("No item is flagged: every key in this dataset looks consistent with the answers.")
         return
     why = [", ".join(keyflags.reason_words(r) for r in str(rs).split(", ")) for rs in queue["reasons"]]
-    shown = queue.assign(type=queue["type"].map(format_label), reasons=why)[["item_id", "type", "reasons", "p", "r_pb",
-                                                                           "n_examinees", "sources"]]
+    shown = queue.assign(type=queue["type"].map(format_label), reasons=why)[["item_id", "type", "signal", "reasons", "p",
+                                                                           "r_pb", "n_examinees", "sources"]]
     event = st.dataframe(shown, hide_index=True, width="stretch", height=240, key="suspect_table", on_select="rerun",
                          selection_mode="single-row",
                          column_config={"item_id": "Item", "type": "Format", "reasons": "Why flagged",
                                         "n_examinees": "Examinees", "sources": "Flagged by",
+                                        "signal": st.column_config.NumberColumn("Combined signal", format="%.1f"),
                                         "p": st.column_config.NumberColumn("difficulty p", format="%.2f"),
                                         "r_pb": st.column_config.NumberColumn("r_pb", format="%.2f")})
-    st.caption(f"{len(queue)} flagged item(s); p and corrected r_pb over {int(queue['n_examinees'].max())} "
-               "model x condition examinees. Click a row to review an item.")
+    st.caption(f"{len(queue)} flagged item(s), the strongest combined signal first (Stouffer's sum of the "
+               "standardized evidence of IRT misfit, a wrong option the stronger models agree on, negative "
+               "discrimination and judge-human disagreement; a ranking score, not a test); p and corrected r_pb over "
+               f"{int(queue['n_examinees'].max())} model x condition examinees. Click a row to review an item.")
     rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if rows and queue["item_id"].iloc[rows[0]] != st.session_state.get("_suspect_last_pick"):
         st.session_state["_suspect_last_pick"] = queue["item_id"].iloc[rows[0]]
@@ -728,6 +734,8 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
         inspector_button(item_id, dataset, key="suspect_open_inspector")
     for line in str(flagged["details"]).split(" · "):
         st.markdown(f"- {plain(line)}")
+    if str(flagged.get("evidence") or ""):
+        st.caption(plain(f"Combined signal {float(flagged['signal']):+.1f}: " + str(flagged["evidence"])))
     left, right = st.columns([3, 2])
     with left:
         if record.get("question_title"):

@@ -20,6 +20,12 @@ Built-in rules (EduArt reference, section 4):
   rule of `analysis.irt_fit` (the same fit and rule as `show irt_item_fit`): a mean square above 1.3
   and the item's fit p Benjamini-Hochberg adjusted across the fit's items below 0.05, so that chance
   flags (about one item in 40 by t > 2 alone) do not reach a person as suspects.
+- ``judge_disagreement``: an open-answer item whose judged answers the judge and the settled human
+  grade mark half the scale or more apart more often than over every judged item (one-sided exact
+  binomial p, Benjamini-Hochberg at 5% across the judged items).
+
+``key_signal`` ranks every item by the combined evidence of the signals (`analysis.keysignal`:
+Stouffer's sum of per-signal standard normal deviates); the queue is ordered by it.
 """
 from __future__ import annotations
 
@@ -41,6 +47,8 @@ REASON_WORDS: dict[str, str] = {
     "negative_discrimination": "negative discrimination (r_pb below 0)",
     "all_fail": "every answer wrong",
     "irt_misfit": "misfits the IRT model (Benjamini-Hochberg, 5% false discovery rate across items)",
+    "judge_disagreement": "the judge and the human graders disagree on its answers more than on other items "
+                          "(Benjamini-Hochberg, 5% false discovery rate across items)",
 }
 
 
@@ -70,6 +78,12 @@ class FlagContext:
     #: item_id -> how many parts earn credit (`formats.score_parts`): the IRT misfit source reads
     #: score levels with it; empty means every item is right/wrong
     parts: dict[str, int] = field(default_factory=dict)
+    #: judged open answers with a settled human grade: item_id, judge, human (marks as fractions of
+    #: the maximum; `analysis.judges`): the judge-human disagreement source reads it
+    judge_marks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item_id", "judge", "human"]))
+    #: intermediate tables the sources computed (stats, distractors, item_fit), kept so that the
+    #: combined signal (`key_signal`) reuses them instead of fitting the IRT model twice
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 FlagSource = Callable[[pd.DataFrame, FlagContext], pd.DataFrame]
@@ -87,6 +101,7 @@ def statistics_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
     if scores.empty:
         return pd.DataFrame(columns=FLAG_COLUMNS[:1] + FLAG_COLUMNS[2:])
     stats = context.stats if context.stats is not None else item_statistics(scores, corrected=True)
+    context.tables["stats"] = stats
     rows = []
     negative = stats[stats["r_pb"].notna() & (stats["r_pb"] < 0)]
     for row in negative.itertuples():
@@ -117,6 +132,7 @@ def distractor_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
             for item_id, key in context.keys.items() if str(item_id) in chosen}
     picked = choices[["model", "condition", "item_id", "ids"]].rename(columns={"ids": "answers"})
     table = distractor_analysis(d, picked, keys)
+    context.tables["distractors"] = table
     hit = consensus_wrong_items(table)
     if hit.empty:
         return empty
@@ -144,6 +160,7 @@ def irt_misfit_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
         table = item_fit(fit_model(scores, model, context.parts))
     except UserError:
         return empty
+    context.tables["item_fit"] = table
     hit = table[table["flag"] == UNDERFIT]
     return pd.DataFrame({"item_id": hit["item_id"].astype(str), "reason": "irt_misfit",
                          "detail": hit["reason"] + f" (examinees: one per model, its answers in the {context.condition} "
@@ -151,9 +168,71 @@ def irt_misfit_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame
                         columns=["item_id", "reason", "detail"])
 
 
+def judge_disagreement_flags(scores: pd.DataFrame, context: FlagContext) -> pd.DataFrame:
+    """Open-answer items on which the judge and the human graders disagree more often than on the other
+    items (`keysignal.judge_disagreement`): one-sided exact binomial p against the pooled share,
+    Benjamini-Hochberg adjusted across the judged items (5% false discovery rate). A wrong reference
+    answer misleads the judge, which grades against it, and not the people, who know better."""
+    from scipy.stats import binomtest
+
+    from .irt_fit import bh_adjust
+    from .keysignal import judge_disagreement
+
+    empty = pd.DataFrame(columns=["item_id", "reason", "detail"])
+    counts = judge_disagreement(context.judge_marks)
+    context.tables["judge_human"] = counts
+    if counts.empty or counts["n"].sum() == 0 or counts["k"].sum() == 0:
+        return empty
+    p0 = float(counts["k"].sum() / counts["n"].sum())
+    p = [binomtest(int(k), int(n), p0, alternative="greater").pvalue if p0 < 1 else 1.0
+         for k, n in zip(counts["k"], counts["n"])]
+    q = bh_adjust(pd.Series(p, dtype=float).to_numpy())
+    hit = counts.assign(p=p, q=q)
+    hit = hit[hit["q"] < JUDGE_FDR]
+    return pd.DataFrame({"item_id": hit["item_id"].astype(str), "reason": "judge_disagreement",
+                         "detail": [f"judge and human graders disagree on {int(k)} of {int(n)} answers (over every "
+                                    f"judged item {p0:.0%}; binomial p {pp:.3g}, Benjamini-Hochberg q {qq:.3g})"
+                                    for k, n, pp, qq in zip(hit["k"], hit["n"], hit["p"], hit["q"])]},
+                        columns=["item_id", "reason", "detail"])
+
+
+#: The false discovery rate of the judge-human disagreement flags.
+JUDGE_FDR = 0.05
+
 register_flag_source("item_statistics", statistics_flags)
 register_flag_source("distractors", distractor_flags)
 register_flag_source("irt_fit", irt_misfit_flags)
+register_flag_source("judge_human", judge_disagreement_flags)
+
+
+def key_signal(scores: pd.DataFrame, context: FlagContext, items: list[str] | None = None) -> pd.DataFrame:
+    """The combined signal of every item (`keysignal.combine`), highest first, from the tables the flag
+    sources left in ``context.tables`` (each computed here when a source has not run)."""
+    from . import keysignal as ks
+
+    if "distractors" not in context.tables:
+        distractor_flags(scores, context)
+    if "item_fit" not in context.tables:
+        irt_misfit_flags(scores, context)
+    if "judge_human" not in context.tables:
+        judge_disagreement_flags(scores, context)
+    t = context.tables
+    # discrimination over one examinee per model (its answers in the context's condition), as the other signals:
+    # a model's two conditions are not two independent examinees, and counting both would inflate z
+    own = scores[scores["condition"] == context.condition] if "condition" in scores else scores
+    single = ks.key_likelihood_evidence(own, context.choices[context.choices["condition"] == context.condition]
+                                        if "condition" in context.choices else context.choices, context.keys)
+    several = ks.distractor_evidence(t["distractors"]) if "distractors" in t else None
+    if several is not None and len(single):  # the point-biserial only where the likelihood does not apply
+        several = several[~several["item_id"].isin(set(single["item_id"]))]
+    parts = [ks.discrimination_evidence(item_statistics(own, corrected=True)) if len(own) else None,
+             single, several,
+             ks.misfit_evidence(t["item_fit"]) if "item_fit" in t else None,
+             ks.judge_evidence(t["judge_human"]) if "judge_human" in t else None]
+    parts = [p for p in parts if p is not None and len(p)]
+    evidence = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=ks.EVIDENCE_COLUMNS)
+    every = items if items is not None else sorted(set(scores["item_id"].astype(str)))
+    return ks.combine(evidence, every)
 
 
 def key_flags(scores: pd.DataFrame, context: FlagContext, sources: list[str] | None = None) -> pd.DataFrame:
@@ -179,5 +258,6 @@ def option_shares(choices: pd.DataFrame, item_id: str) -> pd.DataFrame:
     return frame.groupby(["condition", "option"]).size().rename("answers").reset_index()
 
 
-__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "distractor_flags", "irt_misfit_flags", "key_flags",
-           "option_shares", "register_flag_source", "statistics_flags"]
+__all__ = ["FLAG_COLUMNS", "FLAG_SOURCES", "FlagContext", "distractor_flags", "irt_misfit_flags",
+           "judge_disagreement_flags", "key_flags", "key_signal", "option_shares", "register_flag_source",
+           "statistics_flags"]

@@ -291,8 +291,9 @@ _AGGREGATE_BANNER = ("<p class='banner ref'>Published reference (aggregate only)
 def _meta(sel: Selection, src: views.Source | None = None) -> str:
     scope = "".join(f" · {html.escape(part)}" for part in sel.scope())  # the narrowing filters, in words
     label = views.profile_label(src, sel).removeprefix("profile ") if src is not None else sel.profile
+    keys = f" · keys: {html.escape(views.errata_label(src, sel))}" if src is not None else ""  # the errata release
     return (f"<p class='meta'>Dataset <b>{html.escape(sel.dataset)}</b> · scoring profile "
-            f"<b>{html.escape(label)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope} · "
+            f"<b>{html.escape(label)}</b> · condition <b>{html.escape(sel.condition)}</b>{scope}{keys} · "
             f"generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>")
 
 

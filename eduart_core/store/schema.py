@@ -742,6 +742,53 @@ MIGRATIONS.append((20, "seeded gold answers in grading rounds", [
     )""",
 ]))
 
+
+# Migration 22 (errata releases): key corrections accepted from the suspect-key queue, grouped into a
+# named, dated release (each entry: who accepted it, why, the old and new key); applying a release
+# rescores the stored responses of its items and keeps the diff per model, condition, format and profile.
+MIGRATIONS.append((22, "errata releases", [
+    "CREATE SEQUENCE IF NOT EXISTS errata_release_seq START 1",
+    """CREATE TABLE IF NOT EXISTS errata_releases (
+        release_id BIGINT PRIMARY KEY DEFAULT nextval('errata_release_seq'),
+        dataset TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        created_by TEXT NOT NULL,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        applied_at TIMESTAMP,              -- NULL until applied
+        applied_by TEXT,
+        UNIQUE (dataset, name)
+    )""",
+    """CREATE TABLE IF NOT EXISTS errata_entries (
+        release_id BIGINT NOT NULL,
+        item_id TEXT NOT NULL,
+        review_id BIGINT NOT NULL,         -- the accepted correction (key_reviews, action correct)
+        old_version INTEGER NOT NULL,
+        new_version INTEGER NOT NULL,
+        old_key TEXT,                      -- the keys as JSON text
+        new_key TEXT,
+        accepted_by TEXT NOT NULL,
+        reason TEXT,
+        accepted_at TIMESTAMP,
+        PRIMARY KEY (release_id, item_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS errata_diffs (
+        release_id BIGINT NOT NULL,
+        model TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        type TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        responses INTEGER NOT NULL,        -- stored responses of the format (every repetition)
+        changed INTEGER NOT NULL,          -- responses whose score the release changed
+        score_before DOUBLE,
+        score_after DOUBLE,
+        PRIMARY KEY (release_id, model, condition, type, profile)
+    )""",
+]))
+
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

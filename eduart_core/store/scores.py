@@ -63,6 +63,36 @@ def rescore_con(con: Connection, profiles: Iterable[str] = PROFILES, dataset: st
     ).fetchall()
     if not rows:
         return 0
+    prepared, frame = _score_rows(con, rows, profiles)
+    # every response looked at loses its old rows, also when its item can no longer be scored
+    con.lock("scores")  # two rescores of the same responses take turns (each replaces the rows it saw)
+    with con.keys([r[0] for r in prepared]) as rescored:
+        con.execute(f"DELETE FROM scores WHERE response_id IN (SELECT key FROM {rescored}) AND profile = ANY(?)",
+                    [list(profiles)])
+    insert_frame(con, "scores", frame, json_columns=("details",))
+    return len(frame)
+
+
+def score_against_versions_con(con: Connection, dataset: str, versions: dict[str, int],
+                               profiles: Iterable[str] = PROFILES) -> pd.DataFrame:
+    """What the stored responses of some items would score against given item versions (item_id ->
+    version), computed by the same path as ``rescore_con`` and written nowhere: response_id, profile,
+    item_version, score, correct. An errata release uses it for the scores before its corrections."""
+    profiles = _check_profiles(profiles)
+    rows = []
+    for item_id, version in versions.items():
+        rows += con.execute(
+            """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
+               FROM responses r JOIN runs u USING (run_id)
+               JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.version = ?
+               WHERE u.dataset = ? AND r.item_id = ?""", [int(version), dataset, str(item_id)]).fetchall()
+    if not rows:
+        return pd.DataFrame(columns=["response_id", "profile", "item_version", "score", "correct"])
+    return _score_rows(con, rows, profiles)[1][["response_id", "profile", "item_version", "score", "correct"]]
+
+
+def _score_rows(con: Connection, rows: list, profiles: tuple[str, ...]) -> tuple[list, pd.DataFrame]:
+    """Parse and score (response_id, raw_text, llm_answer text, version, record text) rows under each profile."""
     records: dict[str, dict] = {}
     prepared = []
     for response_id, raw, llm_text, version, record_text in rows:
@@ -91,13 +121,7 @@ def rescore_con(con: Connection, profiles: Iterable[str] = PROFILES, dataset: st
     frame = pd.DataFrame(out, columns=["response_id", "profile", "item_version", "score", "correct", "details",
                                        "scorer"])
     frame = frame.astype({"details": object, "scorer": object})
-    # every response looked at loses its old rows, also when its item can no longer be scored
-    con.lock("scores")  # two rescores of the same responses take turns (each replaces the rows it saw)
-    with con.keys([r[0] for r in prepared]) as rescored:
-        con.execute(f"DELETE FROM scores WHERE response_id IN (SELECT key FROM {rescored}) AND profile = ANY(?)",
-                    [list(profiles)])
-    insert_frame(con, "scores", frame, json_columns=("details",))
-    return len(frame)
+    return prepared, frame
 
 
 def rescore(store: Store, profiles: Iterable[str] = PROFILES, dataset: str | None = None,

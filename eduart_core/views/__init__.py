@@ -21,6 +21,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
+from . import errata as errata_views
 from . import (
     explorer,
     formats,
@@ -59,6 +60,7 @@ from ._base import (
     store_name,
     store_path,
 )
+from .errata import errata_label
 from .explorer import latest_responses
 from .humans import comparison_selection
 from .irt import SUMMARY_ROW, irt_default_model, irt_fit
@@ -161,6 +163,8 @@ _SPECS = (
                                                "and flags"),
     ViewSpec("audit_log", team.audit_log, "Review studio, audit log: who changed rounds, keys, scores, runs and roles"),
     ViewSpec("suspect_keys", review.suspect_keys, "Review studio: the suspect-key queue; Item inspector: key flags"),
+    ViewSpec("errata", errata_views.errata, "`errata` command and `show`: errata releases (option release=NAME: its "
+                                            "score diff)"),
     ViewSpec("item_history", items.item_history, "Item inspector: version history of an item (option item=<id>)"),
     ViewSpec("overrides", review.score_overrides, "Item inspector and Review studio (audit log): human score overrides"),
     ViewSpec("discrepancies", review.discrepancies, "Review studio: discrepancies per round by category, field or format"),
@@ -234,5 +238,6 @@ __all__ = [
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",
     "corrected_cells", "judge_gate", "profile_choices", "profile_label", "profile_warning",
+    "errata_label",
 ]
 __all__ += [spec.fn.__name__ for spec in _SPECS]
