@@ -713,6 +713,37 @@ MIGRATIONS.append((18, "item banks", [
 ]))
 
 
+MIGRATIONS.append((21, "adaptive runs: trajectories on a bank version", [
+    """CREATE TABLE IF NOT EXISTS adaptive_runs (
+        run_id TEXT PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        bank_version INTEGER NOT NULL,    -- the frozen bank whose scale the abilities are on
+        target_se DOUBLE NOT NULL,
+        max_items INTEGER,
+        balance TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        n_bank INTEGER NOT NULL,          -- usable items of the bank version
+        n_items INTEGER NOT NULL,         -- items answered
+        n_skipped INTEGER NOT NULL,       -- items whose request failed (never chosen again)
+        ability DOUBLE,
+        ability_se DOUBLE,
+        stop_reason TEXT,                 -- NULL while the run can go on
+        updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+    )""",
+    """CREATE TABLE IF NOT EXISTS adaptive_steps (
+        run_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        type TEXT,
+        difficulty DOUBLE,
+        level INTEGER NOT NULL,           -- the answer's score level
+        information DOUBLE,               -- the item's information at the ability it was chosen at
+        ability DOUBLE NOT NULL,          -- EAP after this answer
+        ability_se DOUBLE NOT NULL,
+        PRIMARY KEY (run_id, step)
+    )""",
+]))
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""
