@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis.adaptive import (BALANCE_FORMATS, BALANCE_NONE, Bank, Engine, Session, check_target)
+from ..analysis.adaptive import BALANCE_FORMATS, BALANCE_NONE, Bank, Engine, Session, check_target
 from ..errors import UserError
 from .journal import read_records
 from .pool import Job, PoolResult
