@@ -119,7 +119,8 @@ def test_done_means_on_a_simulated_bank_of_200(engine):
     tighter = [efficiency(engine, 30, 0.25, seed=s) for s in range(10)]
     assert np.mean([p.spearman for p in tighter]) >= 0.95 and max(p.share_items for p in tighter) <= 0.25
     ties = tie_study(engine, 20, simulations=100)
-    assert ties.groups_kept >= 80  # measured 86 of 100 (bench adaptive); see README for the stricter order criterion
+    assert ties.groups_kept >= 90  # Holm-corrected tie groups, as on the leaderboard (measured 98 of 100)
+    assert ties.groups_kept_uncorrected >= 80  # uncorrected pairwise tests: measured 86 (stated in the README)
 
 
 # ---------------------------------------------------------------- runs against the loopback stub

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
+from scipy.stats import norm, spearmanr
 
 from .adaptive import Bank, Engine, run_simulated, simulate_levels
-from .intervals import Z95
 from .irt_levels import eap_abilities
-from .ranking import tie_groups
+from .ranking import ALPHA, holm, tie_groups
 
 SIM_FORMATS = ("multiple_choice_radio", "true_false", "completion_closed", "select_errors")
 
@@ -84,21 +83,30 @@ def efficiency(engine: Engine, n_examinees: int = 30, target_se: float = 0.30, s
                       float(spearmanr(adaptive, full).statistic), int(used.max()))
 
 
-def separated(theta: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Pairs told apart: the difference exceeds 1.96 SE of the difference (as `irt_curves.ability_ranking`)."""
-    diff = theta[:, None] - theta[None, :]
-    return np.abs(diff) > Z95 * np.sqrt(se[:, None] ** 2 + se[None, :] ** 2)
+def separated(theta: np.ndarray, se: np.ndarray, corrected: bool = True) -> np.ndarray:
+    """Pairs told apart: two-sided z test of the difference (SE = sqrt(se_i^2 + se_j^2)) at 5%, Holm-corrected
+    over the panel's pairs as the leaderboard's tie groups are (`analysis.ranking`), or uncorrected (as
+    `irt_curves.ability_ranking` marks ties)."""
+    n = len(theta)
+    i, j = np.triu_indices(n, 1)
+    z = np.abs(theta[i] - theta[j]) / np.sqrt(se[i] ** 2 + se[j] ** 2)
+    p = 2 * norm.sf(z)
+    out = np.zeros((n, n), dtype=bool)
+    out[i, j] = (holm(p) if corrected else p) < ALPHA
+    out[j, i] = out[i, j]
+    return out
 
 
-def groups_of(theta: np.ndarray, se: np.ndarray) -> np.ndarray:
+def groups_of(theta: np.ndarray, se: np.ndarray, corrected: bool = True) -> np.ndarray:
     """Tie groups (1 = top) of abilities (`analysis.ranking.tie_groups` over `separated`)."""
-    return tie_groups(theta, separated(theta, se))
+    return tie_groups(theta, separated(theta, se, corrected))
 
 
-def claims_only_full_orders(full: np.ndarray, full_se: np.ndarray, theta: np.ndarray, se: np.ndarray) -> bool:
+def claims_only_full_orders(full: np.ndarray, full_se: np.ndarray, theta: np.ndarray, se: np.ndarray,
+                            corrected: bool = True) -> bool:
     """True when every pair the adaptive abilities tell apart is told apart, in the same order, by the full
     exam: the adaptive ranking's tie groups only merge the full exam's, never split or reorder them."""
-    ours, theirs = separated(theta, se), separated(full, full_se)
+    ours, theirs = separated(theta, se, corrected), separated(full, full_se, corrected)
     same = np.sign(theta[:, None] - theta[None, :]) == np.sign(full[:, None] - full[None, :])
     return bool(np.all(~ours | (theirs & same)))
 
@@ -115,12 +123,15 @@ def keeps_groups(groups: np.ndarray, estimate: np.ndarray) -> bool:
 
 @dataclass
 class Ties:
-    """What `tie_study` found over its simulations (simulated)."""
+    """What `tie_study` found over its simulations (simulated). Tie groups are Holm-corrected (as on the
+    leaderboard) unless named uncorrected."""
 
     simulations: int
     max_items: int
     #: the adaptive tie groups only merge the full exam's (no order claimed that the full exam does not carry)
     groups_kept: int
+    #: the same with uncorrected pairwise tests (as the IRT views' ability ranking marks ties)
+    groups_kept_uncorrected: int
     #: stricter: the adaptive point estimates never order two examinees of different full-exam groups against them
     order_kept: int
     mean_full_groups: float
@@ -139,7 +150,7 @@ def tie_study(engine: Engine, max_items: int, n_examinees: int = 8, simulations:
     test capped at ``max_items`` (the SE target still stops it earlier)."""
     bank = engine.bank
     rng = np.random.default_rng(seed)
-    kept = ordered = 0
+    kept = loose = ordered = 0
     n_full, n_adaptive = [], []
     for sim in range(simulations):
         theta = abilities if abilities is not None else rng.normal(0.0, bank.latent_sd, n_examinees)
@@ -149,10 +160,11 @@ def tie_study(engine: Engine, max_items: int, n_examinees: int = 8, simulations:
                 for e in range(len(theta))]
         est = np.array([s.estimate for s in runs])
         kept += int(claims_only_full_orders(full, full_se, est[:, 0], est[:, 1]))
+        loose += int(claims_only_full_orders(full, full_se, est[:, 0], est[:, 1], corrected=False))
         ordered += int(keeps_groups(groups_of(full, full_se), est[:, 0]))
         n_full.append(groups_of(full, full_se).max())
         n_adaptive.append(groups_of(est[:, 0], est[:, 1]).max())
-    return Ties(simulations, max_items, kept, ordered, float(np.mean(n_full)), float(np.mean(n_adaptive)))
+    return Ties(simulations, max_items, kept, loose, ordered, float(np.mean(n_full)), float(np.mean(n_adaptive)))
 
 
 __all__ = ["Efficiency", "SIM_FORMATS", "Ties", "claims_only_full_orders", "efficiency", "full_abilities", "groups_of",
