@@ -175,6 +175,17 @@ def test_adaptive_run_stores_what_the_stub_was_asked(demo_copy, capsys):
     assert main(["show", "adaptive_ranking", "--db", str(demo_copy), "--dataset", "demo"]) == 0
     kinds = {r["kind"] for r in json.loads(capsys.readouterr().out)}
     assert f"adaptive, {len(steps)} items" in kinds and "full, 67 items" in kinds
+    from eduart_core import views
+    from eduart_core.charts.adaptive import figure_adaptive_trajectory
+    from eduart_core.selection import Selection
+
+    frame = views.adaptive_trajectory(views.Source.of(str(demo_copy)), Selection(dataset="demo"),
+                                      run=runs["run_id"].iloc[0])
+    assert (frame["ci_low"] < frame["ability"]).all() and (frame["ability"] < frame["ci_high"]).all()
+    assert frame["ability_se"].iloc[-1] == pytest.approx(runs["ability_se"].iloc[0])
+    fig = figure_adaptive_trajectory(frame)
+    assert sum(len(t.x) for t in fig.data if t.mode == "markers") == len(steps)  # every chosen item drawn
+    assert any("stop:" in a.text for a in fig.layout.annotations)
 
 
 def test_bad_adaptive_input_asks_nothing(demo_copy, capsys):
@@ -233,3 +244,22 @@ def test_kill_9_then_resume_asks_no_answered_item_again(demo_copy):
     collapsed = [i for k, i in enumerate(items) if k == 0 or items[k - 1] != i]
     assert collapsed == trajectory
     assert len(items) - len(trajectory) <= 1
+
+
+@pytest.mark.slow  # a page run (AppTest)
+def test_runs_page_draws_the_trajectory_and_the_ranking(demo_copy, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    _freeze(demo_copy)
+    assert main(["run", "--db", str(demo_copy), "--model", "chance", "--adaptive", "--bank", "1", "--run-id", "pg",
+                 "--quiet"]) == 0
+    monkeypatch.setenv("EDUART_DB", str(demo_copy))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "pages" / "7_runs.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Adaptive runs" in [h.value for h in at.subheader]
+    frames = [d.value for d in at.dataframe]
+    assert any("stopped_here" in f.columns for f in frames)       # the trajectory table
+    board = next(f for f in frames if "tied_with" in f.columns and "n_items" in f.columns)
+    assert len(board) == 9                                        # 8 full-run models and the adaptive run
