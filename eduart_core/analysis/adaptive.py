@@ -255,6 +255,20 @@ class Session:
         chosen = self.engine.choose(theta, self.asked, seeded(self.seed, int(self.asked.sum())), self.counts)
         return None if chosen is None else str(self.engine.bank.item_ids[chosen])
 
+    def about_left(self, pool: int = 10) -> int:
+        """About how many more items the test asks (0 when over): the information still needed to reach the
+        target SE, 1/target^2 - 1/SE^2, over the mean information of the ``pool`` most informative items left
+        at the current ability; never more than the cap or the items left allow."""
+        if self.stop_reason() is not None:
+            return 0
+        theta, se = self.estimate
+        left = np.flatnonzero(~self.asked)
+        info = np.sort(self.engine.information_at(theta, left))[::-1][:pool]
+        need = max(0.0, 1.0 / self.target_se ** 2 - 1.0 / max(se, 1e-9) ** 2)
+        guess = int(np.ceil(need / float(info.mean()))) if len(info) and info.mean() > 0 else len(left)
+        room = len(left) if self.max_items is None else min(len(left), self.max_items - int(self.asked.sum()))
+        return int(max(1, min(guess, room)))
+
     def skip(self, item_id: str) -> None:
         """An item that could not be answered (its request failed): never chosen again in this test."""
         self.asked[self.index[str(item_id)]] = True

@@ -742,6 +742,14 @@ MIGRATIONS.append((21, "adaptive runs: trajectories on a bank version", [
         ability_se DOUBLE NOT NULL,
         PRIMARY KEY (run_id, step)
     )""",
+    """CREATE TABLE IF NOT EXISTS adaptive_sessions (
+        session_id TEXT PRIMARY KEY,      -- an exam session (exam_sessions) whose forms are adaptive
+        bank_version INTEGER NOT NULL,
+        target_se DOUBLE NOT NULL,
+        max_items INTEGER,
+        balance TEXT NOT NULL,
+        show_result BOOLEAN NOT NULL      -- whether a respondent sees their place at the end
+    )""",
 ]))
 
 def store_objects() -> tuple[list[str], list[str]]:
