@@ -269,6 +269,11 @@ def run_section() -> None:
     except UserError:
         board = pd.DataFrame()
     if len(board) and board["kind"].str.startswith("adaptive").any():
+        from eduart_core.charts.psychometrics import figure_wright_map
+
+        wright = views.adaptive_wright_map(src, sel)
+        common.chart(figure_wright_map(wright, title="Respondents and models on the item bank's scale"),
+                     "adaptive_wright_map", wright.attrs.get("caption", ""))
         common.table(board, "adaptive_ranking", board.attrs.get("caption", ""))
 
 

@@ -84,6 +84,12 @@ def test_an_adaptive_exam_survives_a_closed_tab_and_ends_on_the_models_scale(ser
         text = page.locator("[data-testid=stMain]").inner_text()
         assert "Thank you" in text, text[:400]
         page.screenshot(path=str(SHOTS / "adaptive_exam_finished.png"), full_page=True)
+        page.get_by_text("Sessions (researchers)").click()  # the organiser (single-machine mode: every role)
+        settle(page, charts=True)
+        main = page.locator("[data-testid=stMain]").inner_text()
+        assert "1 adaptive run(s) and 8 model(s) that answered the bank's items" in main, main[-1500:]
+        assert page.locator(".st-key-chart_adaptive_wright_map, [data-testid=stPlotlyChart]").count() >= 1
+        page.screenshot(path=str(SHOTS / "adaptive_exam_organiser.png"), full_page=True)
     finally:
         page.close()
     runs = load_adaptive_runs(Store(db), "demo")

@@ -129,6 +129,7 @@ _SPECS = (
     ViewSpec("adaptive_runs", adaptive.adaptive_runs, "Runs: the adaptive runs (`run --adaptive`) and their abilities"),
     ViewSpec("adaptive_trajectory", adaptive.adaptive_trajectory, "Runs: one adaptive run's trajectory chart and table"),
     ViewSpec("adaptive_ranking", adaptive.adaptive_ranking, "Runs: adaptive runs beside full-run models on a bank's scale"),
+    ViewSpec("adaptive_wright_map", adaptive.adaptive_wright_map, "Sit the exam (sessions): respondents and models on a bank's Wright map"),
     ViewSpec("irt_item_fit", irt_checks.irt_item_fit, "Psychometrics, IRT tab: item fit (infit, outfit, S-X2) and misfit flags"),
     ViewSpec("irt_person_fit", irt_checks.irt_person_fit, "Psychometrics, IRT tab: person fit (lz, infit, outfit), invalid answers"),
     ViewSpec("irt_model_comparison", irt_checks.irt_model_comparison, "Psychometrics, IRT tab and report: SE gain over the 0.5 rule"),

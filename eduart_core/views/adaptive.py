@@ -122,3 +122,22 @@ def adaptive_ranking(src: Source, sel: Selection, version: int = 0) -> pd.DataFr
         f"EAP +- 1.96 posterior SD). Two examinees are told apart when their abilities differ by more than 1.96 SE of "
         f"the difference (no multiplicity correction); rank_best and rank_worst are the ranks each could hold.")
     return out
+
+
+def adaptive_wright_map(src: Source, sel: Selection, version: int = 0) -> pd.DataFrame:
+    """The bank version's Wright map: adaptive runs and exam respondents beside the full-run models (`adaptive_ranking`) and the bank's item locations and thresholds, on one logit scale (option version=N)."""
+    from ..analysis.irt_curves import wright_map
+    from ..store.banks import load_bank
+
+    board = adaptive_ranking(src, sel, version)
+    number = int(board["bank_version"].iloc[0])
+    _, items = load_bank(src.store, sel.dataset, number)
+    items = items[items["in_bank"].astype(bool)].assign(informative=True)
+    out = wright_map(items, board[["examinee", "ability", "ability_se"]])
+    kinds = dict(zip(board["examinee"].astype(str), board["kind"]))
+    out["examinee_kind"] = [kinds.get(str(label)) if kind == "examinee" else None
+                            for kind, label in zip(out["kind"], out["label"])]
+    out["bank_version"] = number
+    out.attrs["caption"] = (f"Wright map of {sel.dataset} bank version {number}: " + board.attrs["caption"]
+                            + " Items at their frozen locations; partial-credit items also at their thresholds.")
+    return out
