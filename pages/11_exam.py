@@ -101,7 +101,8 @@ def _create() -> None:
             adaptive_exam.create_adaptive_session(
                 path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
                 bank=st.session_state.get("exam_bank"), target_se=float(st.session_state.get("exam_target_se")),
-                max_items=cap or None, time_limit_s=limit or None, title=st.session_state.get("exam_title") or None)
+                max_items=cap or None, time_limit_s=limit or None, title=st.session_state.get("exam_title") or None,
+                show_result=bool(st.session_state.get("exam_show_result")))
             st.session_state["exam_message"] = ("success", "Adaptive session open: respondents can start it now.")
             common.data_changed()
             return
@@ -156,6 +157,9 @@ def question_view(session_id: str, respondent: str) -> None:
     question = sessions.current_question(path, session_id, respondent)
     if question is None:
         st.success(f"Thank you: you answered all {state.n_items} items of this form.")
+        result = adaptive_exam.result_for(path, session_id, respondent)  # only when the organiser allows it
+        if result:
+            st.info(result)
         st.button("Back to the sessions", key="exam_leave", on_click=_leave)
         return
     left = adaptive_exam.about_left(path, session_id, respondent)
@@ -245,6 +249,8 @@ def run_section() -> None:
         a2.number_input("Bank version", value=1, step=1, key="exam_bank")
         a3.number_input("Target SE (logits)", value=0.30, step=0.05, key="exam_target_se")
         a4.number_input("At most items (0 = no cap)", value=0, step=5, key="exam_max_items")
+        st.toggle("Adaptive: show each respondent their ability at the end", key="exam_show_result",
+                  help="Off: respondents see no result (you see every respondent on the bank's Wright map below).")
         st.form_submit_button("Open session", on_click=_create, type="primary")
     with common.guard():
         listed = views.exam_sessions(src, sel)

@@ -57,6 +57,15 @@ def test_an_adaptive_form_grows_item_by_item_resumes_and_ends_on_the_models_scal
     assert row["stop_reason"] == "target_se" and row["ability_se"] <= 0.35 and int(row["n_items"]) == len(asked)
     assert list(load_trajectory(store, run_id)["item_id"]) == asked
     assert sessions.sitting(store, sid, me).status == sessions.FINISHED
+    assert adaptive_exam.result_for(store, sid, me) is None  # the organiser did not allow it
+    shown = adaptive_exam.create_adaptive_session(store, "demo", group="Student", bank=1, actor=rita, target_se=0.6,
+                                                  show_result=True)
+    bea = person(team.RESPONDENT, subject="bea")
+    other = sessions.begin(store, shown, bea, now=3000.0).respondent
+    assert adaptive_exam.result_for(store, shown, other) is None  # not finished yet
+    while (q := sessions.current_question(store, shown, other)) is not None:
+        sessions.answer(store, shown, other, q.item_id, _right(records[q.item_id]), bea)
+    assert "Your ability on the item bank's scale (version 1)" in adaptive_exam.result_for(store, shown, other)
     board = views.adaptive_ranking(views.Source.of(str(demo_copy)), Selection(dataset="demo"))
     assert f"adaptive, {len(asked)} items" in set(board.loc[board["examinee"] == run_id, "kind"])
     assert (board["kind"] == "full, 67 items").sum() == 8  # beside the 8 models on the same bank version

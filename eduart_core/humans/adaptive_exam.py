@@ -126,4 +126,24 @@ def about_left(store: Store | str, session_id: str, respondent: str) -> int | No
     return _replay(setup, answered, records, f"{session_id}/{respondent}").about_left()
 
 
-__all__ = ["about_left", "after_answer_con", "create_adaptive_session", "first_item", "people_setup"]
+def result_for(store: Store | str, session_id: str, respondent: str) -> str | None:
+    """What a respondent of a finished adaptive form may see of their result: one sentence with the ability
+    and its 95% interval on the bank's scale, only when the organiser allowed it (``show_result``); None otherwise."""
+    from ..analysis.intervals import Z95
+    from . import sessions
+
+    store = store if isinstance(store, Store) else Store(store)
+    conf = db.adaptive_session(store, session_id)
+    if conf is None or not bool(conf["show_result"]):
+        return None
+    runs = db.load_adaptive_runs(store)
+    row = runs[runs["run_id"] == sessions.run_id_for(session_id, respondent)]
+    if row.empty or row["stop_reason"].isna().iloc[0]:
+        return None
+    theta, se, n = float(row["ability"].iloc[0]), float(row["ability_se"].iloc[0]), int(row["n_items"].iloc[0])
+    return (f"Your ability on the item bank's scale (version {int(row['bank_version'].iloc[0])}): {theta:+.2f} logit, "
+            f"95% interval {theta - Z95 * se:+.2f} to {theta + Z95 * se:+.2f}, after {n} questions. The models are "
+            "on the same scale: your session's organiser can show you where.")
+
+
+__all__ = ["about_left", "after_answer_con", "create_adaptive_session", "first_item", "people_setup", "result_for"]
