@@ -15,33 +15,14 @@ Only the bank's items a person can sit (`humans.forms.answerable`) are in the en
 """
 from __future__ import annotations
 
-from ..analysis.adaptive import Bank, Engine, Session
 from ..errors import UserError
-from ..runner.adaptive import AdaptiveSetup, level_of, parse_adaptive
+from ..runner.adaptive import parse_adaptive
 from ..store import Store
 from ..store import adaptive as db
+from ..store import humans as store_humans
 from ..team import RUN_EXAMS, Identity
-
-
-def people_setup(store: Store, dataset: str, conf: dict) -> AdaptiveSetup:
-    """The engine of an adaptive session: the bank version's items a person can sit."""
-    from ..store.banks import load_bank
-    from ..store.items import load_items
-    from ..vocab import DEFAULT_PROFILE
-    from . import forms
-
-    header, items = load_bank(store, dataset, int(conf["bank_version"]))
-    catalogue = load_items(store, dataset)
-    sittable = {str(i) for i, r in zip(catalogue["item_id"], catalogue["record"])
-                if isinstance(r, dict) and forms.answerable(r)}
-    items = items[items["item_id"].astype(str).isin(sittable)]
-    bank = Bank.from_items(items, float(header["latent_sd"] or 1.0))
-    options = {"bank": int(conf["bank_version"]), "target_se": float(conf["target_se"]),
-               "max_items": None if conf.get("max_items") is None or conf["max_items"] != conf["max_items"]
-               else int(conf["max_items"]), "balance": str(conf["balance"])}
-    profile = (header.get("selection") or {}).get("profile") or DEFAULT_PROFILE
-    return AdaptiveSetup(dataset, int(header["version"]), str(profile), Engine(bank, balance=options["balance"]),
-                         options)
+from . import sessions
+from .adaptive_form import people_setup, replay
 
 
 def create_adaptive_session(store: Store | str, dataset: str, *, group: str, bank: int, actor: Identity,
@@ -52,8 +33,6 @@ def create_adaptive_session(store: Store | str, dataset: str, *, group: str, ban
 
     Refused with one line, nothing stored: no `team.RUN_EXAMS`, a target SE <= 0, an unknown bank
     version, fewer than 20 bank items a person can sit."""
-    from . import sessions
-
     actor.require(RUN_EXAMS)
     store = store if isinstance(store, Store) else Store(store)
     options = parse_adaptive(bank, target_se, max_items, balance)
@@ -67,70 +46,29 @@ def create_adaptive_session(store: Store | str, dataset: str, *, group: str, ban
     return session_id
 
 
-def _replay(setup: AdaptiveSetup, answered: list[tuple[str, str]], records: dict, seed: str) -> Session:
-    opts = setup.options
-    session = Session(setup.engine, opts["target_se"], opts.get("max_items"), seed)
-    for item_id, raw in answered:
-        if item_id in session.index:
-            session.record(item_id, level_of({**records[item_id][1], "item_id": item_id}, raw, setup.profile))
-    return session
-
-
-def first_item(setup: AdaptiveSetup, session_id: str, respondent: str) -> str:
-    """The first item of a respondent's adaptive form."""
-    item = _replay(setup, [], {}, f"{session_id}/{respondent}").next_item()
-    if item is None:
-        raise UserError(f"exam session {session_id}: the bank has no item to ask")
-    return item
-
-
-def after_answer_con(con, setup: AdaptiveSetup, session: dict, respondent: str, run_id: str) -> str | None:
-    """In the answer's transaction: store the trajectory so far and return the next item (None: the test is over)."""
-    from ..store.runs import current_items_con
-
-    records = current_items_con(con, session["dataset"])
-    state = _replay(setup, db.answered_raw_con(con, session["session_id"], respondent), records,
-                    f"{session['session_id']}/{respondent}")
-    header, steps = _trajectory(setup, state, run_id, session["dataset"])
-    db.save_trajectory_con(con, header, steps)
-    return state.next_item()
-
-
-def _trajectory(setup: AdaptiveSetup, state: Session, run_id: str, dataset: str) -> tuple[dict, list[dict]]:
-    theta, se = state.estimate
-    opts = setup.options
-    header = {"run_id": run_id, "dataset": dataset, "bank_version": setup.version, "target_se": opts["target_se"],
-              "max_items": opts.get("max_items"), "balance": opts["balance"], "rules": setup.engine.rules,
-              "n_bank": len(setup.engine.bank), "n_items": len(state.steps), "n_skipped": 0, "ability": theta,
-              "ability_se": se, "stop_reason": state.stop_reason()}
-    steps = [{"step": s.step, "item_id": s.item_id, "type": s.type, "difficulty": s.difficulty, "level": s.level,
-              "information": s.information, "ability": s.ability, "ability_se": s.se} for s in state.steps]
-    return header, steps
-
-
 def about_left(store: Store | str, session_id: str, respondent: str) -> int | None:
     """About how many questions a respondent of an adaptive session has left, the current one included
     (None: not an adaptive session)."""
     from ..store.runs import current_items_con
-    from . import sessions
 
     store = store if isinstance(store, Store) else Store(store)
     conf = db.adaptive_session(store, session_id)
     if conf is None:
         return None
-    session = sessions._session(store, session_id)
+    session = store_humans.get_session(store, session_id)
+    if session is None:
+        raise UserError(f"no exam session {session_id!r}")
     setup = people_setup(store, session["dataset"], conf)
     with store.connect(read_only=True) as con:
         records = current_items_con(con, session["dataset"])
         answered = db.answered_raw_con(con, session_id, respondent)
-    return _replay(setup, answered, records, f"{session_id}/{respondent}").about_left()
+    return replay(setup, answered, records, f"{session_id}/{respondent}").about_left()
 
 
 def result_for(store: Store | str, session_id: str, respondent: str) -> str | None:
     """What a respondent of a finished adaptive form may see of their result: one sentence with the ability
     and its 95% interval on the bank's scale, only when the organiser allowed it (``show_result``); None otherwise."""
     from ..analysis.intervals import Z95
-    from . import sessions
 
     store = store if isinstance(store, Store) else Store(store)
     conf = db.adaptive_session(store, session_id)
@@ -146,4 +84,4 @@ def result_for(store: Store | str, session_id: str, respondent: str) -> str | No
             "on the same scale: your session's organiser can show you where.")
 
 
-__all__ = ["about_left", "after_answer_con", "create_adaptive_session", "first_item", "people_setup", "result_for"]
+__all__ = ["about_left", "create_adaptive_session", "result_for"]

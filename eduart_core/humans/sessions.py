@@ -146,7 +146,7 @@ def _adaptive(store: Store, session: dict):
     conf = adaptive_session(store, session["session_id"])
     if conf is None:
         return None
-    from .adaptive_exam import people_setup
+    from .adaptive_form import people_setup
 
     return people_setup(store, session["dataset"], conf)
 
@@ -181,7 +181,7 @@ def begin(store: Store | str, session_id: str, who: Identity, now: float | None 
     respondent = new_pseudonym(taken)
     setup = _adaptive(store, session)
     if setup is not None:  # an adaptive form starts with one item and grows with each answer
-        from .adaptive_exam import first_item
+        from .adaptive_form import first_item
 
         form = [first_item(setup, session_id, respondent)]
     else:
@@ -292,7 +292,7 @@ def answer(store: Store | str, session_id: str, respondent: str, item_id: str, v
         later = later[~later["answered"].astype(bool)]
         if setup is not None:  # the next adaptive item, or the stop
             from ..store.adaptive import append_form_item_con
-            from .adaptive_exam import after_answer_con
+            from .adaptive_form import after_answer_con
 
             following = after_answer_con(con, setup, session, respondent, run_id)
             if following is not None:  # appended with its clock running

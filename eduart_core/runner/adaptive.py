@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis.adaptive import BALANCE_FORMATS, BALANCE_NONE, Bank, Engine, Session, check_target
+from ..analysis.adaptive import BALANCE_NONE, Bank, Engine, Session, check_target
 from ..errors import UserError
 from .journal import read_records
 from .pool import Job, PoolResult
@@ -195,5 +195,3 @@ def _add(total: PoolResult, result: PoolResult) -> None:
     total.cancelled = total.cancelled or result.cancelled
     total.journal_error = total.journal_error or result.journal_error
 
-
-BALANCE_CHOICES = (BALANCE_NONE, BALANCE_FORMATS)

@@ -62,13 +62,13 @@ def adaptive_trajectory(src: Source, sel: Selection, run: str = "") -> pd.DataFr
 
 def _full_abilities(src: Source, sel: Selection, setup, condition: str) -> pd.DataFrame:
     """Models that answered the bank's items in the bank's condition: EAP on the bank version's scale."""
-    from .. import views
     from ..formats import score_levels
+    from ._base import selected_scores
     from .irt import score_parts_of
 
     scope = Selection(dataset=sel.dataset, condition=condition, profile=setup.profile)
     try:
-        rows = views.selected_scores(src, scope)
+        rows = selected_scores(src, scope)
     except EmptySelection:
         return pd.DataFrame(columns=["examinee", "kind", "n_items", "ability", "ability_se"])
     engine = setup.engine
