@@ -32,7 +32,7 @@ def test_an_adaptive_form_grows_item_by_item_resumes_and_ends_on_the_models_scal
     store = Store(demo_copy)
     assert main(["bank", "--db", str(demo_copy), "--dataset", "demo"]) == 0
     rita, anna = person(team.RESEARCHER, subject="rita"), person(team.RESPONDENT, subject="anna")
-    sid = adaptive_exam.create_adaptive_session(store, "demo", group="Student", bank=1, actor=rita, target_se=0.35)
+    sid = adaptive_exam.create_adaptive_session(store, "demo", group="Student", bank=1, actor=rita, target_se=0.30)
     start = sessions.begin(store, sid, anna, now=1000.0)
     me = start.respondent
     assert start.n_items == 1 and start.answered == 0  # one item at a time
@@ -50,11 +50,13 @@ def test_an_adaptive_form_grows_item_by_item_resumes_and_ends_on_the_models_scal
             again = sessions.begin(store, sid, anna, now=2000.0)
             assert again.respondent == me and again.answered == 4
     assert len(asked) == len(set(asked)) and 4 < len(asked) < 67
-    assert lefts[0] >= lefts[-1] == 1 and all(n >= 1 for n in lefts)
+    # an estimate (the session id seeds the exposure draws, so the items differ between runs): never below 1
+    # while a question is on screen, and close to 1 at the last one
+    assert all(n >= 1 for n in lefts) and lefts[-1] <= 3
     runs = load_adaptive_runs(store, "demo")
     run_id = sessions.run_id_for(sid, me)
     row = runs[runs["run_id"] == run_id].iloc[0]
-    assert row["stop_reason"] == "target_se" and row["ability_se"] <= 0.35 and int(row["n_items"]) == len(asked)
+    assert row["stop_reason"] == "target_se" and row["ability_se"] <= 0.30 and int(row["n_items"]) == len(asked)
     assert list(load_trajectory(store, run_id)["item_id"]) == asked
     assert sessions.sitting(store, sid, me).status == sessions.FINISHED
     assert adaptive_exam.result_for(store, sid, me) is None  # the organiser did not allow it
