@@ -15,7 +15,7 @@ import streamlit as st
 
 from eduart_core import team, views
 from eduart_core.errors import UserError
-from eduart_core.humans import forms, people, sessions
+from eduart_core.humans import adaptive_exam, forms, people, sessions
 from eduart_core.text import plain
 from eduart_core.vocab import HUMAN_GROUPS, format_label, format_names, language_label
 from pages import common
@@ -96,6 +96,16 @@ def _create() -> None:
     try:
         limit = int(st.session_state.get("exam_limit") or 0)
         per_cell = st.session_state.get("exam_per_cell")
+        if st.session_state.get("exam_adaptive"):  # one item at a time from a frozen bank (`humans.adaptive_exam`)
+            cap = int(st.session_state.get("exam_max_items") or 0)
+            adaptive_exam.create_adaptive_session(
+                path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
+                bank=st.session_state.get("exam_bank"), target_se=float(st.session_state.get("exam_target_se")),
+                max_items=cap or None, time_limit_s=limit or None, title=st.session_state.get("exam_title") or None,
+                show_result=bool(st.session_state.get("exam_show_result")))
+            st.session_state["exam_message"] = ("success", "Adaptive session open: respondents can start it now.")
+            common.data_changed()
+            return
         sessions.create_session(
             path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
             per_cell=2 if per_cell is None else int(per_cell), formats=st.session_state.get("exam_formats") or (),
@@ -147,10 +157,19 @@ def question_view(session_id: str, respondent: str) -> None:
     question = sessions.current_question(path, session_id, respondent)
     if question is None:
         st.success(f"Thank you: you answered all {state.n_items} items of this form.")
+        result = adaptive_exam.result_for(path, session_id, respondent)  # only when the organiser allows it
+        if result:
+            st.info(result)
         st.button("Back to the sessions", key="exam_leave", on_click=_leave)
         return
-    st.progress(state.answered / max(state.n_items, 1),
-                text=f"Item {question.position} of {question.n_items} · {format_label(question.record.get('type'))}")
+    left = adaptive_exam.about_left(path, session_id, respondent)
+    if left is None:
+        st.progress(state.answered / max(state.n_items, 1),
+                    text=f"Item {question.position} of {question.n_items} · {format_label(question.record.get('type'))}")
+    else:  # an adaptive form: its length depends on the answers
+        st.progress(state.answered / max(state.answered + left, 1),
+                    text=f"Item {question.position} · about {left} question{'s' if left != 1 else ''} left · "
+                         f"{format_label(question.record.get('type'))}")
     if state.status == sessions.PAUSED:
         st.info("Paused: the clock of this item is stopped.")
         st.button("Resume", key="exam_resume", type="primary", on_click=_pause, args=(session_id, respondent, True))
@@ -222,6 +241,16 @@ def run_section() -> None:
         c5.multiselect("Languages (empty = all)", views.languages(src, sel.dataset), format_func=language_label,
                        key="exam_languages")
         st.text_input("Title (optional)", key="exam_title")
+        a1, a2, a3, a4 = st.columns(4)
+        a1.toggle("Adaptive (item bank)", key="exam_adaptive",
+                  help="Each respondent gets the most informative item at their current ability from a frozen item "
+                       "bank (`bank` command) until the SE target: the models' scale, fewer questions. Items per "
+                       "format, formats and languages do not apply.")
+        a2.number_input("Bank version", value=1, step=1, key="exam_bank")
+        a3.number_input("Target SE (logits)", value=0.30, step=0.05, key="exam_target_se")
+        a4.number_input("At most items (0 = no cap)", value=0, step=5, key="exam_max_items")
+        st.toggle("Adaptive: show each respondent their ability at the end", key="exam_show_result",
+                  help="Off: respondents see no result (you see every respondent on the bank's Wright map below).")
         st.form_submit_button("Open session", on_click=_create, type="primary")
     with common.guard():
         listed = views.exam_sessions(src, sel)
@@ -241,6 +270,17 @@ def run_section() -> None:
         progress = progress.assign(name=progress["respondent"].map(names))
     common.table(progress, "exam_progress", f"Respondents of {chosen} (updated {time.strftime('%H:%M:%S')})")
     st.button("Refresh", key="exam_refresh")
+    try:  # respondents of adaptive sessions stand on the bank's scale beside the models (organisers only)
+        board = views.adaptive_ranking(src, sel)
+    except UserError:
+        board = pd.DataFrame()
+    if len(board) and board["kind"].str.startswith("adaptive").any():
+        from eduart_core.charts.psychometrics import figure_wright_map
+
+        wright = views.adaptive_wright_map(src, sel)
+        common.chart(figure_wright_map(wright, title="Respondents and models on the item bank's scale"),
+                     "adaptive_wright_map", wright.attrs.get("caption", ""))
+        common.table(board, "adaptive_ranking", board.attrs.get("caption", ""))
 
 
 if section == SIT:

@@ -507,3 +507,32 @@ elif stable is not None:
     flips = panels.draw("item_stability", common.source(), common.current_selection(), top=10)
     common.panel(flips)
     st.dataframe(flips.frame, hide_index=True, width="stretch")
+
+# ---------------------------------------------------------------- adaptive runs (`run --adaptive`)
+st.subheader("Adaptive runs")
+try:
+    adaptive_list = views.adaptive_runs(common.source(), common.current_selection())
+except views.StoreError as exc:
+    st.caption(f"The store is busy: {plain(exc)}")
+    adaptive_list = pd.DataFrame()
+if adaptive_list.empty:
+    st.caption("No adaptive run on this dataset yet: freeze an item bank (`bank --dataset D`), then "
+               "`run --model KEY --adaptive --bank V --target-se 0.30`.")
+else:
+    from eduart_core.charts.adaptive import figure_adaptive_trajectory
+
+    common.table(adaptive_list, "adaptive_runs", adaptive_list.attrs.get("caption", ""))
+    chosen = st.selectbox("Trajectory of", list(adaptive_list["run_id"].astype(str)), key="runs_adaptive_run")
+    try:
+        path = views.adaptive_trajectory(common.source(), common.current_selection(), run=chosen)
+    except (UserError, views.StoreError) as exc:
+        st.caption(plain(exc))
+    else:
+        common.chart(figure_adaptive_trajectory(path), "adaptive_trajectory", path.attrs.get("caption", ""))
+        common.table(path, "adaptive_trajectory", path.attrs.get("caption", ""))
+    try:
+        board = views.adaptive_ranking(common.source(), common.current_selection())
+    except (UserError, views.StoreError) as exc:
+        st.caption(plain(exc))
+    else:
+        common.table(board, "adaptive_ranking", board.attrs.get("caption", ""))

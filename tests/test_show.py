@@ -30,6 +30,7 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          "item_history": ["--option", "item=demo-0007"],
          "answer_marks": ["--option", "item=demo-0007", "--option", "model=Sim H (format-fragile)"],
          "compare_models": ["--option", "a=Sim A (strong recogniser)", "--option", "b=Sim H (format-fragile)"],
+         "adaptive_trajectory": ["--option", "run=adaptive-check__chance__default"],
          # a rater's record: `show` reads as the operator (every role), who may name a simulated grader
          **{name: ["--option", "rater=Sim grader B (simulated)"] for name in ("my_record", "my_agreement",
                                                                           "my_severity")},
@@ -106,6 +107,8 @@ def worked_db(chance_db, tmp_path_factory) -> Path:
     response = views.item_responses(views.Source.of(str(path)), DEFAULT_DATASET, "demo-0007").iloc[0]
     add_override(Store(path), int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
     assert main(["bank", "--db", str(path), "--dataset", DEFAULT_DATASET]) == 0  # an item bank (`bank`, `banks`)
+    assert main(["run", "--db", str(path), "--model", "chance", "--adaptive", "--bank", "1", "--run-id",
+                 "adaptive-check", "--quiet"]) == 0  # an adaptive run (`adaptive_runs`, `adaptive_trajectory`)
     return path
 
 

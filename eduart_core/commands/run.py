@@ -66,6 +66,16 @@ def register(sub) -> None:
                         "B (registry keys, both in the launch) are told apart by an anytime-valid 95%% confidence "
                         "sequence of their mean paired score difference, or every item is asked; the launch file "
                         "records why and when; resume without it to ask the rest")
+    p.add_argument("--adaptive", action="store_true",
+                   help="adaptive run on a frozen item bank (`bank` command): each model answers one item at a time, "
+                        "the most informative at its current ability (EAP), until its SE reaches --target-se or "
+                        "--max-items; its ability is stored on the bank's scale with its trajectory")
+    p.add_argument("--bank", type=int, metavar="V", help="with --adaptive: the bank version to ask from")
+    p.add_argument("--target-se", type=float, metavar="S", help="with --adaptive: stop at this SE in logits "
+                                                               "(default 0.30)")
+    p.add_argument("--max-items", type=int, metavar="N", help="with --adaptive: ask at most N items per model")
+    p.add_argument("--content-balance", choices=("none", "formats"), default=None,
+                   help="with --adaptive: formats = keep each format near its share of the bank (default none)")
     p.add_argument("--sample", type=int, metavar="N", help="stratified sample of N items (by format, language, image)")
     p.add_argument("--provider", choices=adhoc_providers(),
                    help="ad-hoc model outside the registry (with --model-id, and --base-url for compatible servers)")
@@ -126,10 +136,17 @@ def options_from_args(args, store: Store):
         known = {f.name for f in fields(LaunchOptions)}
         identity = {k: v for k, v in (saved.get("options") or {}).items() if k in IDENTITY_OPTIONS and k in known}
         return LaunchOptions(**identity, launch_id=launch_id, **runtime)
+    adaptive = None
+    if getattr(args, "adaptive", False):
+        from ..runner.adaptive import parse_adaptive
+
+        adaptive = parse_adaptive(args.bank, args.target_se, args.max_items, args.content_balance)
+    elif any(getattr(args, k, None) is not None for k in ("bank", "target_se", "max_items", "content_balance")):
+        raise UserError("--bank, --target-se, --max-items and --content-balance belong to --adaptive")
     options = LaunchOptions(models=list(args.model), adhoc=adhoc, conditions=conditions, items=args.items,
                             limit=args.limit, sample=args.sample, repeat=args.repeat, dataset=args.dataset,
                             launch_id=args.run_id, text_only=args.text_only, refuse_images=args.refuse_images,
-                            **runtime)
+                            adaptive=adaptive, **runtime)
     if args.run_id:
         saved = read_launch(store, args.run_id)
         if saved:
@@ -167,6 +184,26 @@ def print_estimate(store: Store, plan) -> None:
               "it stops earlier once the two models are told apart")
     print(f"estimated total: {online:.4f} USD online, {batch:.4f} USD with --batch (prices and batch discounts from "
           "the model registry: check your provider's price list)")
+
+
+def print_adaptive_estimate(store: Store, plan) -> None:
+    """What an adaptive launch is expected to ask: items per model from simulated examinees of the bank's
+    ability distribution (a simulation, said so), and the cost as that share of the full run's."""
+    import numpy as np
+
+    from ..runner.adaptive import simulated_length
+    from ..runner.batch.estimate import side_by_side
+
+    setup = plan.adaptive
+    lengths = simulated_length(setup)
+    n_bank = len(setup.engine.bank)
+    mean, lo, hi = float(lengths.mean()), *np.percentile(lengths, [5, 95])
+    table, _ = side_by_side(store, plan)
+    full = float(table["cost_online_usd"].sum())
+    print(f"adaptive on bank version {setup.version} ({n_bank} usable items; {setup.engine.rules}): expected "
+          f"{mean:.1f} items per model (simulated, 200 examinees from the bank's ability distribution; 5-95%: "
+          f"{lo:.0f}-{hi:.0f}) of {n_bank}, {100 * mean / n_bank:.0f}% of a full run; expected cost about "
+          f"{full * mean / n_bank:.4f} USD online against {full:.4f} USD for every bank item")
 
 
 def run_command(args) -> int:
@@ -253,6 +290,8 @@ def _run(args) -> int:
     plan = plan_launch(store, options)
     if args.dry_run:
         print_estimate(store, plan)
+        if plan.adaptive is not None:
+            print_adaptive_estimate(store, plan)
         return 0
     _record_launch(store, plan.launch_id, resume=bool(args.resume), who=actor(args, store))
     from ..runner.batch.ledger import has_ledger
@@ -286,6 +325,10 @@ def _run(args) -> int:
         refused = f", {s['refused']} image items refused" if s["refused"] else ""
         print(f"  {run_id}: {s['status']}, {s['answered']}/{s['jobs']} answered, {s['n_errors']} errors, "
               f"{s['input_tokens']}+{s['output_tokens']} tokens, {s['cost_usd']:.4f} USD{refused}")
+        if "adaptive" in s:
+            from ..runner.launch import adaptive_line
+
+            print(f"    {adaptive_line(s['adaptive'])}; `show adaptive_trajectory --option run={run_id}` shows each step")
     if summary.get("until_separated"):
         print(f"until separated: {summary['until_separated']['sentence']}")
     code = summary["exit_code"]

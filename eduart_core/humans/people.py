@@ -70,11 +70,11 @@ def register_con(con: duckdb.DuckDBPyConnection, respondent: str, group: str, *,
     db.add_respondent_con(con, respondent, clean_group(group), origin=origin, **identity)
 
 
-def names(store: Store, who: Identity, session_id: str | None = None) -> dict[str, str]:
+def names(store: Store | str, who: Identity, session_id: str | None = None) -> dict[str, str]:
     """Pseudonym -> name (the typed or signed-in name, or an import's identifier) for researchers and
-    admins; everyone else is refused with one line."""
+    admins; everyone else is refused with one line. ``store``: a Store, a file path or a URL (the page passes its path)."""
     who.require(RUN_EXAMS)
-    frame = db.load_respondents(store)
+    frame = db.load_respondents(store if isinstance(store, Store) else Store(store))
     if session_id:
         frame = frame[frame["session_id"] == session_id]
     return {str(r): str(n) for r, n in zip(frame["respondent"], frame["name"]) if n is not None}

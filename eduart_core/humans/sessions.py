@@ -139,6 +139,18 @@ def _pool(store: Store, dataset: str):
     return forms.form_items({**record, "item_id": item_id} for item_id, (_v, record) in items.items())
 
 
+def _adaptive(store: Store, session: dict):
+    """The adaptive setup of a session (`humans.adaptive_exam`), None for a sampled form."""
+    from ..store.adaptive import adaptive_session
+
+    conf = adaptive_session(store, session["session_id"])
+    if conf is None:
+        return None
+    from .adaptive_form import people_setup
+
+    return people_setup(store, session["dataset"], conf)
+
+
 def _session(store: Store, session_id: str) -> dict:
     session = db.get_session(store, session_id)
     if session is None:
@@ -165,11 +177,16 @@ def begin(store: Store | str, session_id: str, who: Identity, now: float | None 
     found = db.find_respondent(store, session_id, **_who_key(who))
     if found:
         return resume(store, session_id, found, who, now)
-    pool = _pool(store, session["dataset"])
     taken = db.taken_pseudonyms(store)
     respondent = new_pseudonym(taken)
-    form = forms.sample_form(pool, int(session["per_cell"]), f"{session['seed']}|{respondent}",
-                             session["formats"], session["languages"])
+    setup = _adaptive(store, session)
+    if setup is not None:  # an adaptive form starts with one item and grows with each answer
+        from .adaptive_form import first_item
+
+        form = [first_item(setup, session_id, respondent)]
+    else:
+        form = forms.sample_form(_pool(store, session["dataset"]), int(session["per_cell"]),
+                                 f"{session['seed']}|{respondent}", session["formats"], session["languages"])
     if not form:
         raise UserError(f"exam session {session_id}: the dataset has no item left to sit")
     identity = {"name": who.name, "name_key": name_key(who.name)} | (
@@ -256,6 +273,7 @@ def answer(store: Store | str, session_id: str, respondent: str, item_id: str, v
         raise UserError("this form is finished: every item is answered")
     if str(row["item_id"]) != str(item_id):
         raise UserError(f"item {item_id} is not the current item of this form (it is item {int(row['position'])})")
+    setup = _adaptive(store, session)
     elapsed = _elapsed(row, now)
     limit = session.get("time_limit_s")
     timed_out = bool(limit) and elapsed > float(limit) + GRACE_S
@@ -272,10 +290,18 @@ def answer(store: Store | str, session_id: str, respondent: str, item_id: str, v
                              db.response_id_con(con, run_id, key))
         later = form[form["position"] > int(row["position"])]
         later = later[~later["answered"].astype(bool)]
-        if len(later):
+        if setup is not None:  # the next adaptive item, or the stop
+            from ..store.adaptive import append_form_item_con
+            from .adaptive_form import after_answer_con
+
+            following = after_answer_con(con, setup, session, respondent, run_id)
+            if following is not None:  # appended with its clock running
+                append_form_item_con(con, session_id, respondent, int(row["position"]) + 1, following, now)
+                later = [following]
+        elif len(later):
             db.set_clock_con(con, session_id, respondent, int(later["position"].iloc[0]),
                              float(later["elapsed_s"].iloc[0] or 0.0), now)
-        else:
+        if not len(later):
             db.set_attempt_con(con, session_id, respondent, FINISHED)
             refresh_run_totals_con(con, run_id)
     if not len(later):

@@ -51,7 +51,7 @@ __all__ = ["LaunchOptions", "Member", "Plan", "plan_launch", "estimate_plan", "e
 
 # Options that define what a launch asks; the others (concurrency, rpm, ...) may change on resume.
 IDENTITY_OPTIONS = ("dataset", "models", "adhoc", "conditions", "items", "limit", "sample", "repeat",
-                    "text_only", "refuse_images")
+                    "text_only", "refuse_images", "adaptive")
 
 
 @dataclass
@@ -77,9 +77,13 @@ class LaunchOptions:
     #: two model keys A, B: ask in stratified random rounds and stop once they are told apart
     #: (``runner.separation``); not an identity option, so the same launch resumed without it asks the rest
     until_separated: list[str] | None = None
+    #: ``run --adaptive``: {"bank", "target_se", "max_items", "balance"} (``runner.adaptive``); part of the
+    #: identity, so a resumed launch goes on with the same bank and rules
+    adaptive: dict | None = None
 
     def identity(self) -> dict:
-        return {k: getattr(self, k) for k in IDENTITY_OPTIONS}
+        """What defines the launch (``adaptive`` only when set, so the ids of other launches stay as they were)."""
+        return {k: getattr(self, k) for k in IDENTITY_OPTIONS if k != "adaptive" or self.adaptive}
 
 
 @dataclass
@@ -104,6 +108,7 @@ class Plan:
     jobs: list[Job]
     item_ids: list[str]
     refused: dict[str, int]  # run_id -> image items skipped
+    adaptive: object = None  # runner.adaptive.AdaptiveSetup of an adaptive launch
 
 
 def _safe(text: str) -> str:
@@ -227,6 +232,14 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     options.launch_id = launch_id
     saved = read_launch(store, launch_id)
     all_items = load_items(store, dataset)
+    setup = None
+    if options.adaptive:  # before anything is asked: the bank version known, enough usable items
+        from .adaptive import prepare
+
+        if options.until_separated:
+            raise UserError("--adaptive chooses each model's items itself: it cannot run with --until-separated")
+        setup = prepare(store, dataset, options.adaptive)
+        all_items = all_items[all_items["item_id"].astype(str).isin(set(setup.item_ids))]
     if saved and saved.get("item_ids"):
         items = all_items[all_items["item_id"].isin(saved["item_ids"])].sort_values("item_id")
     else:
@@ -313,7 +326,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
 
         check_until_separated(options.until_separated, members, registry, conditions=options.conditions,
                               repeat=options.repeat)
-    return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused)
+    return Plan(launch_id, dataset, options, members, jobs, list(items["item_id"]), refused, setup)
 
 
 def option_image_files(row, images: dict[str, tuple[Path, str]]) -> list[tuple[str, str, Path, str]]:
@@ -527,6 +540,13 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                                     round_size=max(1, int(options.concurrency)))
             result, stop, asked_units = separation.run(lambda jobs: pool().run(jobs), journals.latest,
                                                        lambda: bool(cancel and cancel.is_set()))
+        elif plan.adaptive is not None:
+            from .adaptive import AdaptiveRounds
+
+            rounds = AdaptiveRounds(plan.adaptive, plan.members, plan.jobs, seed=plan.launch_id)
+            rounds.replay()
+            result = rounds.run(lambda jobs: pool().run(jobs), journals.latest,
+                                lambda: bool(cancel and cancel.is_set()))
         else:
             result = pool().run(plan.jobs)
     finally:
@@ -552,7 +572,9 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                             | {"wall_seconds": round(existing.get(m.run_id, 0.0) + wall, 3)})
         summary[m.run_id] = {**totals, "status": status, "jobs": jobs, "refused": plan.refused.get(m.run_id, 0)}
     ingest_error = None if ingested.complete else ingested.error
-    if ingested.complete:
+    if ingested.complete and plan.adaptive is not None:
+        ingest_error = _save_trajectories(store, plan, rounds, summary)
+    if ingested.complete and ingest_error is None:
         ingest_error = _finish_runs(store, finals, wait_s)
     waiting = None
     if ingest_error is not None:
@@ -563,6 +585,8 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
                  journal_error=result.journal_error, lost=result.lost)
     code, status, line = launchfile.outcome(store, plan.launch_id, waiting=waiting, ingest_error=ingest_error, **facts)
     stored_code, stored_status, stored_line = launchfile.outcome(store, plan.launch_id, **facts)
+    if plan.adaptive is not None and code == launchfile.EXIT_OK:
+        line = "adaptive: " + "; ".join(adaptive_line(s["adaptive"]) for s in summary.values() if "adaptive" in s)
     if stop is not None:
         info["until_separated"] = separation_record(options.until_separated, stop, asked_units, len(separation.order))
         if asked_units < len(separation.order) and code == launchfile.EXIT_OK:
@@ -577,6 +601,31 @@ def execute(store: Store, plan: Plan, *, cancel: threading.Event | None = None, 
         logger.warning("launch file not updated: %s", exc)
     return {"launch_id": plan.launch_id, "result": result, "runs": summary, "exit_code": code, "status": status,
             "outcome": line, "until_separated": info.get("until_separated")}
+
+
+def adaptive_line(header: dict) -> str:
+    """One member's adaptive outcome in words (the ability on the bank version's scale)."""
+    from ..analysis.adaptive import STOP_WORDS
+
+    why = STOP_WORDS.get(header["stop_reason"], "not finished")
+    return (f"{header['run_id']}: {header['n_items']} of {header['n_bank']} bank items, ability "
+            f"{header['ability']:+.2f} logit (SE {header['ability_se']:.2f}) on bank version {header['bank_version']}, "
+            f"{why}")
+
+
+def _save_trajectories(store: Store, plan: Plan, rounds, summary: dict) -> str | None:
+    """Each member's trajectory and final ability into the store (``store.adaptive``); the error line
+    when the store refuses (the journal keeps the answers: the next session writes it)."""
+    from ..store.adaptive import save_trajectory
+
+    for m in plan.members:
+        header, steps = rounds.trajectory(m.run_id, plan.dataset)
+        summary[m.run_id]["adaptive"] = header
+        try:
+            save_trajectory(store, header, steps)
+        except StoreError as exc:
+            return str(exc)
+    return None
 
 
 def separation_record(pair: list[str], stop, asked_units: int, total_units: int) -> dict:

@@ -743,6 +743,46 @@ MIGRATIONS.append((20, "seeded gold answers in grading rounds", [
 ]))
 
 
+MIGRATIONS.append((21, "adaptive runs: trajectories on a bank version", [
+    """CREATE TABLE IF NOT EXISTS adaptive_runs (
+        run_id TEXT PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        bank_version INTEGER NOT NULL,    -- the frozen bank whose scale the abilities are on
+        target_se DOUBLE NOT NULL,
+        max_items INTEGER,
+        balance TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        n_bank INTEGER NOT NULL,          -- usable items of the bank version
+        n_items INTEGER NOT NULL,         -- items answered
+        n_skipped INTEGER NOT NULL,       -- items whose request failed (never chosen again)
+        ability DOUBLE,
+        ability_se DOUBLE,
+        stop_reason TEXT,                 -- NULL while the run can go on
+        updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+    )""",
+    """CREATE TABLE IF NOT EXISTS adaptive_steps (
+        run_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        type TEXT,
+        difficulty DOUBLE,
+        level INTEGER NOT NULL,           -- the answer's score level
+        information DOUBLE,               -- the item's information at the ability it was chosen at
+        ability DOUBLE NOT NULL,          -- EAP after this answer
+        ability_se DOUBLE NOT NULL,
+        PRIMARY KEY (run_id, step)
+    )""",
+    """CREATE TABLE IF NOT EXISTS adaptive_sessions (
+        session_id TEXT PRIMARY KEY,      -- an exam session (exam_sessions) whose forms are adaptive
+        bank_version INTEGER NOT NULL,
+        target_se DOUBLE NOT NULL,
+        max_items INTEGER,
+        balance TEXT NOT NULL,
+        show_result BOOLEAN NOT NULL      -- whether a respondent sees their place at the end
+    )""",
+]))
+
+
 # Migration 22 (errata releases): key corrections accepted from the suspect-key queue, grouped into a
 # named, dated release (each entry: who accepted it, why, the old and new key); applying a release
 # rescores the stored responses of its items and keeps the diff per model, condition, format and profile.
@@ -787,7 +827,6 @@ MIGRATIONS.append((22, "errata releases", [
         PRIMARY KEY (release_id, model, condition, type, profile)
     )""",
 ]))
-
 
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of

@@ -23,6 +23,7 @@ from ..selection import Selection
 from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
 from . import errata as errata_views
 from . import (
+    adaptive,
     explorer,
     formats,
     humans,
@@ -127,6 +128,10 @@ _SPECS = (
     ViewSpec("irt_category_information", irt.irt_category_information, "Psychometrics, IRT tab: information per score level"),
     ViewSpec("bank", item_banks.bank, "`bank` command and `show`: one item bank version's frozen item parameters"),
     ViewSpec("banks", item_banks.banks, "`bank` command and `show`: the item bank versions of a dataset"),
+    ViewSpec("adaptive_runs", adaptive.adaptive_runs, "Runs: the adaptive runs (`run --adaptive`) and their abilities"),
+    ViewSpec("adaptive_trajectory", adaptive.adaptive_trajectory, "Runs: one adaptive run's trajectory chart and table"),
+    ViewSpec("adaptive_ranking", adaptive.adaptive_ranking, "Runs: adaptive runs beside full-run models on a bank's scale"),
+    ViewSpec("adaptive_wright_map", adaptive.adaptive_wright_map, "Sit the exam (sessions): respondents and models on a bank's Wright map"),
     ViewSpec("irt_item_fit", irt_checks.irt_item_fit, "Psychometrics, IRT tab: item fit (infit, outfit, S-X2) and misfit flags"),
     ViewSpec("irt_person_fit", irt_checks.irt_person_fit, "Psychometrics, IRT tab: person fit (lz, infit, outfit), invalid answers"),
     ViewSpec("irt_model_comparison", irt_checks.irt_model_comparison, "Psychometrics, IRT tab and report: SE gain over the 0.5 rule"),
