@@ -21,7 +21,6 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import StoreConflictError, StoreError, StoreLockedError, StoreUnavailableError
-from . import errata as errata_views
 from . import (
     adaptive,
     explorer,
@@ -42,6 +41,7 @@ from . import (
     studies,
     team,
 )
+from . import errata as errata_views
 from ._base import (
     DatasetFlags,
     EmptySelection,
