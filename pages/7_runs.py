@@ -288,16 +288,26 @@ def power_plan() -> None:
 
 
 def planned_sample(options: LaunchOptions, n: int):
-    """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised)."""
+    """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised).
+
+    The power table asks for one sample size per question, so the memo keeps every size of the
+    current launch and data version (at most `PLAN_MEMO` entries): one size evicting the other
+    would re-plan both on every rerun."""
     from dataclasses import replace
 
-    key = (repr(options), n, common.data_version())
-    memo = st.session_state.get("_runs_power_plan", {})
+    version = common.data_version()
+    key = (repr(options), n, version)
+    memo = {k: v for k, v in st.session_state.get("_runs_power_plan", {}).items() if k[2] == version}
     if key not in memo:
         sampled = plan_launch(store, replace(options, sample=n, launch_id=None), registry)
-        memo = {key: (sampled, *side_by_side(store, sampled))}
-        st.session_state["_runs_power_plan"] = memo
+        memo[key] = (sampled, *side_by_side(store, sampled))
+        while len(memo) > PLAN_MEMO:
+            memo.pop(next(iter(memo)))
+    st.session_state["_runs_power_plan"] = memo
     return memo[key]
+
+
+PLAN_MEMO = 8  # sample sizes remembered by `planned_sample` (a few questions x a few selections)
 
 
 power_plan()
