@@ -204,7 +204,7 @@ def navigation():
     unknown = [unknown_page(asked)] if asked and asked not in paths and "/" not in asked else []
     who = common.identity()
     if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
-        return st.navigation(list(current.values()), position="hidden")
+        return st.navigation(list(current.values()) + unknown, position="hidden")  # an unknown path: no dialog
     if common.first_build_pending():  # no menu until the demo is built: then the one for its dataset, unchanged
         return st.navigation(list(current.values()) + unknown, position="hidden")
     if presenting:

@@ -126,6 +126,13 @@ def test_a_cold_team_server_shows_the_sign_in_and_then_the_studio_menu_only(tmp_
             gate = seen_menu(page)
             assert not gate, f"the sign-in page showed a menu: {gate}"
             assert not seen_dialogs(page), seen_dialogs(page)
+            stray = page.context.new_page()  # a link to a path no page has, before signing in: the gate only
+            stray.add_init_script(RECORD_MENU)
+            stray.goto(f"{url}/nosuchpage", wait_until="commit", timeout=60_000)
+            settle(stray, pause=300)
+            assert stray.get_by_text("Sign in to use the studio").count() == 1
+            assert not seen_dialogs(stray) and not seen_menu(stray), (seen_dialogs(stray), seen_menu(stray))
+            stray.close()
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_selector("input[name=sub]", timeout=60_000)  # the provider's login form
             page.fill("input[name=sub]", SUBJECT)
