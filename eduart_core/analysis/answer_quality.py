@@ -39,12 +39,19 @@ INVALID_RULE = (f"warning above {INVALID_WARN_ABOVE:.0%} of a model's answers in
 
 
 @functools.lru_cache(maxsize=65536)
+def _decoded(text: str) -> object:
+    """A stored parsed-answers JSON text, decoded once per distinct text (None when it is no JSON);
+    read, never changed, by `_ids_of` and `_has_entries`."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=65536)
 def _ids_of(text: str) -> tuple[str, ...]:
     """Option ids named by a stored parsed-answers JSON text (decoded once per distinct text)."""
-    try:
-        parsed = json.loads(text)
-    except (TypeError, ValueError):
-        return ()
+    parsed = _decoded(text)
     if not isinstance(parsed, list):
         return ()
     out = []
@@ -58,10 +65,7 @@ def _ids_of(text: str) -> tuple[str, ...]:
 def _has_entries(text: object) -> bool:
     if not isinstance(text, str):
         return False
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return False
+    parsed = _decoded(text)
     return isinstance(parsed, list) and bool(parsed)
 
 
