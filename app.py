@@ -204,7 +204,7 @@ def navigation():
     unknown = [unknown_page(asked)] if asked and asked not in paths and "/" not in asked else []
     who = common.identity()
     if common.signin_enabled() and (who is None or not who.roles):  # the sign-in gate shows nothing else
-        return st.navigation(list(current.values()), position="hidden")
+        return st.navigation(list(current.values()) + unknown, position="hidden")  # an unknown path: no dialog
     if common.first_build_pending():  # no menu until the demo is built: then the one for its dataset, unchanged
         return st.navigation(list(current.values()) + unknown, position="hidden")
     if presenting:
@@ -267,7 +267,27 @@ async def server_started(_app) -> AsyncIterator[None]:
     yield
 
 
+def serve_our_menu_only() -> None:
+    """From the server's start on, every session runs this file itself, never the pages/ folder's menu.
+
+    Why: Streamlit decides once per process whether to serve the ``pages`` folder next to the main
+    script as a menu of file names (its pre-``st.navigation`` mode), and leaves that mode only when
+    a script calls ``st.navigation``, which flips ``PagesManager.uses_pages_directory`` to False.
+    So the very first request of a fresh server still ran in the folder mode: a link to a path no
+    file has (``/nosuchpage``) got Streamlit's "Page not found" dialog before this menu could answer,
+    and the file names were sent as a (hidden) menu. The app takes the same switch that
+    ``st.navigation`` takes, as the server starts, so the first request is answered as every later one.
+    Should a Streamlit release drop the attribute, `pages.common.through_app` still hands a page file
+    that runs alone to this script (the state before this switch).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if hasattr(PagesManager, "uses_pages_directory"):
+        PagesManager.uses_pages_directory = False
+
+
 if __name__ == "__main__":  # a browser session: Streamlit runs this file as the page script
     main()
 else:  # `streamlit run app.py` imports this file once and serves it through this App
+    serve_our_menu_only()
     app = st.App(__file__, lifespan=server_started)

@@ -181,6 +181,11 @@ options = LaunchOptions(models=list(models), adhoc=adhoc, conditions=vocab.expan
                         text_only=image_policy == "text only", refuse_images=image_policy == "skip them",
                         until_separated=until_separated)
 
+def _items_of(dataset: str):
+    """A dataset's items for planning: the cached view (the same frame the store's read gives)."""
+    return views.launch_items(common.source(), dataset)
+
+
 def planned(options: LaunchOptions):
     """The plan and estimate of these options, kept for the session until the options or the data
     change: planning tokenises every item (about half a second at 871 items), and the page reruns
@@ -191,7 +196,7 @@ def planned(options: LaunchOptions):
     memo = st.session_state.get("_runs_plan")
     if memo is not None and memo[0] == key:
         return memo[1]
-    plan = plan_launch(store, options, registry)
+    plan = plan_launch(store, options, registry, items_of=_items_of)
     result = (plan, *side_by_side(store, plan))  # online and batch cost per model and condition
     st.session_state["_runs_plan"] = (key, result)
     return result
@@ -288,16 +293,26 @@ def power_plan() -> None:
 
 
 def planned_sample(options: LaunchOptions, n: int):
-    """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised)."""
+    """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised).
+
+    The power table asks for one sample size per question, so the memo keeps every size of the
+    current launch and data version (at most `PLAN_MEMO` entries): one size evicting the other
+    would re-plan both on every rerun."""
     from dataclasses import replace
 
-    key = (repr(options), n, common.data_version())
-    memo = st.session_state.get("_runs_power_plan", {})
+    version = common.data_version()
+    key = (repr(options), n, version)
+    memo = {k: v for k, v in st.session_state.get("_runs_power_plan", {}).items() if k[2] == version}
     if key not in memo:
-        sampled = plan_launch(store, replace(options, sample=n, launch_id=None), registry)
-        memo = {key: (sampled, *side_by_side(store, sampled))}
-        st.session_state["_runs_power_plan"] = memo
+        sampled = plan_launch(store, replace(options, sample=n, launch_id=None), registry, items_of=_items_of)
+        memo[key] = (sampled, *side_by_side(store, sampled))
+        while len(memo) > PLAN_MEMO:
+            memo.pop(next(iter(memo)))
+    st.session_state["_runs_power_plan"] = memo
     return memo[key]
+
+
+PLAN_MEMO = 8  # sample sizes remembered by `planned_sample` (a few questions x a few selections)
 
 
 power_plan()

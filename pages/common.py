@@ -703,11 +703,12 @@ def inside_app() -> Iterator[None]:
 def through_app() -> None:
     """Hand a page that Streamlit runs alone over to app.py, then stop.
 
-    Why: until a session calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
-    menu (one page per file, named after the file), so the first visit to a freshly started server
-    runs a deep link such as ``/review`` as ``pages/8_review.py`` alone, without app.py's menu,
-    sign-in gate or sidebar. Each page calls this first: it runs app.py, whose menu opens this same
-    page inside `inside_app`. A page run as the main script (a test of one page) is left alone.
+    Why: until a process calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
+    menu (one page per file, named after the file), and would run a deep link such as ``/review`` as
+    ``pages/8_review.py`` alone, without app.py's menu, sign-in gate or sidebar. A server leaves that
+    mode at start (`app.serve_our_menu_only`); AppTest, and a Streamlit that dropped the switch, do
+    not. Each page calls this first: it runs app.py, whose menu opens this same page inside
+    `inside_app`. A page run as the main script (a test of one page) is left alone.
     """
     if getattr(_RUN, "depth", 0):
         return

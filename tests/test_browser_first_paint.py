@@ -5,7 +5,9 @@ next to the main script as its own menu, one entry per file name ("app", "overvi
 "common", "menu"). A person opening a cold server must never see that list: the first paint is the
 studio's own menu or a neutral loading state. Each test starts its own server (a cold process)
 and records, from before the page's first script runs, every menu entry the page ever shows
-(a MutationObserver installed with the page), then asserts on the whole record.
+(a MutationObserver installed with the page), then asserts on the whole record. The same observer
+records every dialog the page ever shows: Streamlit's "Page not found" dialog must never appear,
+not even for an instant on the first request of a cold server (app.py `serve_our_menu_only`).
 """
 from __future__ import annotations
 
@@ -29,7 +31,15 @@ const note = () => {
     if (text && !window.__menuSeen.includes(text)) window.__menuSeen.push(text);
   }
 };
+window.__dialogsSeen = [];
+const noteDialogs = () => {
+  for (const el of document.querySelectorAll('[role="dialog"]')) {
+    const text = (el.innerText || '').trim();
+    if (text && !window.__dialogsSeen.includes(text)) window.__dialogsSeen.push(text);
+  }
+};
 new MutationObserver(note).observe(document, {subtree: true, childList: true, characterData: true});
+new MutationObserver(noteDialogs).observe(document, {subtree: true, childList: true, characterData: true});
 """
 
 
@@ -46,6 +56,11 @@ def open_recording(browser, url: str):
     return page
 
 
+def seen_dialogs(page) -> list[str]:
+    """Every dialog text the page has shown since it started loading (even one closed again)."""
+    return page.evaluate("window.__dialogsSeen")
+
+
 def raw(entries: list[str]) -> list[str]:
     return [e for e in entries if e in RAW_ENTRIES]
 
@@ -60,6 +75,23 @@ def test_a_cold_server_never_shows_the_raw_page_list(tmp_path):
         entries = seen_menu(page)
         assert not raw(entries), f"the raw page list was shown: {entries}"
         assert "Overview" in entries and "Item inspector" in entries, entries
+        assert not seen_dialogs(page), seen_dialogs(page)
+
+
+def test_a_cold_servers_first_request_for_an_unknown_path_never_flashes_page_not_found(tmp_path):
+    """The very first request of a fresh server is a link to a path no page has: Streamlit's folder
+    mode (before any `st.navigation`) would answer it with its "Page not found" dialog, which the
+    next run then closes (seen for an instant only, so the record is taken from the first paint).
+    The studio's own line and the Overview answer instead, under the studio's menu."""
+    db = dashboard_store(tmp_path / "store" / "eduart.duckdb")
+    with streamlit_server(db, tmp_path / "streamlit.log") as url, chromium() as browser:
+        page = open_recording(browser, f"{url}/nosuchpage")
+        settle(page)
+        assert not seen_dialogs(page), f"a dialog was shown on the cold first request: {seen_dialogs(page)}"
+        entries = seen_menu(page)
+        assert not raw(entries) and "Overview" in entries, entries
+        main = page.inner_text('[data-testid="stMain"]')
+        assert "No page 'nosuchpage': showing the Overview instead." in main, main[:800]
 
 
 def test_a_cold_team_server_shows_the_sign_in_and_then_the_studio_menu_only(tmp_path):
@@ -93,6 +125,14 @@ def test_a_cold_team_server_shows_the_sign_in_and_then_the_studio_menu_only(tmp_
             assert page.get_by_text("Sign in to use the studio").count() == 1
             gate = seen_menu(page)
             assert not gate, f"the sign-in page showed a menu: {gate}"
+            assert not seen_dialogs(page), seen_dialogs(page)
+            stray = page.context.new_page()  # a link to a path no page has, before signing in: the gate only
+            stray.add_init_script(RECORD_MENU)
+            stray.goto(f"{url}/nosuchpage", wait_until="commit", timeout=60_000)
+            settle(stray, pause=300)
+            assert stray.get_by_text("Sign in to use the studio").count() == 1
+            assert not seen_dialogs(stray) and not seen_menu(stray), (seen_dialogs(stray), seen_menu(stray))
+            stray.close()
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_selector("input[name=sub]", timeout=60_000)  # the provider's login form
             page.fill("input[name=sub]", SUBJECT)
@@ -102,6 +142,7 @@ def test_a_cold_team_server_shows_the_sign_in_and_then_the_studio_menu_only(tmp_
             entries = seen_menu(page)
             assert not raw(entries), f"the raw page list was shown after sign-in: {entries}"
             assert "Review studio" in entries, entries
+            assert not seen_dialogs(page), seen_dialogs(page)
     finally:
         os.killpg(provider.pid, signal.SIGTERM)
         provider.wait(timeout=10)

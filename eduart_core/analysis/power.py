@@ -99,6 +99,9 @@ def power_table(frame: pd.DataFrame, d_points: float = 5.0, w_points: float = 3.
     """
     models = sorted(frame["model"].astype(str).unique())
     pairs = pairs if pairs is not None else list(itertools.combinations(models, 2))
+    named = {m for pair in pairs for m in pair}
+    if named:  # only the named models' rows are read below: averaging the others' per item is wasted
+        frame = frame[frame["model"].astype(str).isin(named)]
     rows = []
     per = _per_item(frame)
     per["model"] = per["model"].astype(str)

@@ -216,8 +216,11 @@ def sampling_params(spec: ModelSpec, repetition: int) -> dict:
 
 
 def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelSpec] | None = None,
-                prompts_dir: Path | None = None) -> Plan:
-    """Everything a launch will ask, without asking anything (used by dry-run and the page too)."""
+                prompts_dir: Path | None = None, items_of=None) -> Plan:
+    """Everything a launch will ask, without asking anything (used by dry-run and the page too).
+
+    ``items_of``: optional ``dataset -> items frame`` giving what `load_items` reads (the Runs page
+    passes its cached items view, so planning again after a change reads no item from the store)."""
     registry = registry if registry is not None else load_registry()
     for condition in options.conditions:
         if condition not in CONDITIONS:
@@ -231,7 +234,7 @@ def plan_launch(store: Store, options: LaunchOptions, registry: dict[str, ModelS
     launch_id = options.launch_id or default_launch_id(options)
     options.launch_id = launch_id
     saved = read_launch(store, launch_id)
-    all_items = load_items(store, dataset)
+    all_items = items_of(dataset) if items_of is not None else load_items(store, dataset)
     setup = None
     if options.adaptive:  # before anything is asked: the bank version known, enough usable items
         from .adaptive import prepare

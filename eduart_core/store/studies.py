@@ -182,21 +182,25 @@ def load_item_scores(store: Store, dataset: str, profile: str, overrides: bool =
     return frame
 
 
-def load_answer_rows(store: Store, dataset: str, profile: str) -> pd.DataFrame:
+def load_answer_rows(store: Store, dataset: str, profile: str | None) -> pd.DataFrame:
     """One row per model x condition x item (the responses of `load_item_scores`; computed scores) with what was answered.
 
     Columns: model (display name), condition, item_id, parsed_answers (JSON text), parse_error,
     raw_text, score (under ``profile``; NaN when the response has no score). What the distractor and
     invalid-answer analyses read: which option a model chose and whether its answer could be read.
+    ``profile=None``: the same rows without the score column (an answer's status reads no score,
+    and the join with the scores costs about as much as the rest of a 500,000-row read).
     """
     with store.connect(read_only=True) as con:
+        scored = profile is not None
         sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") \
             + f"""
             SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, l.parsed_answers,
-                   l.parse_error, l.raw_text, s.score
+                   l.parse_error, l.raw_text{", s.score" if scored else ""}
             FROM latest l JOIN models m ON m.model = l.model_key
-            LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
+            {"LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?" if scored else ""}
             ORDER BY m.display_name, l.condition, l.item_id"""
-        frame = con.frame(sql, [dataset, profile])
-    frame["score"] = frame["score"].astype(float)
+        frame = con.frame(sql, [dataset, profile] if scored else [dataset])
+    if scored:
+        frame["score"] = frame["score"].astype(float)
     return frame

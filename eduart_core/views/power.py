@@ -28,7 +28,7 @@ def power(src: Source, sel: Selection, a: str = "", b: str = "", d: float = 5.0,
         raise UserError("power: name two different models (options a=<display name>, b=<display name>), or neither "
                         "for every pair")
     frame = selected_scores(src, sel)
-    names = set(frame["model"].astype(str))
+    names = {str(m) for m in frame["model"].unique()}
     for name in (a, b):
         if name and name not in names:
             raise UserError(f"power: no model {name!r} in this selection (have: {', '.join(sorted(names))})")

@@ -6,6 +6,7 @@ aggregate analysis instead. No statistics here.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .. import analysis, findings
@@ -69,7 +70,10 @@ def with_images(src: Source, dataset: str, frame: pd.DataFrame) -> pd.DataFrame:
         return frame
     image = pd.Series(keys["image_hash"].to_numpy(), index=keys["item_id"].astype(str))
     image = image[~image.index.duplicated()]
-    return frame.assign(cluster=frame["item_id"].astype(str).map(image).to_numpy())
+    # looked up once per distinct item, not once per answer (250,000 rows at 50 models x 5,000 items)
+    codes, distinct = pd.factorize(frame["item_id"])
+    found = np.append(np.asarray(pd.Index(distinct).astype(str).map(image), dtype=object), np.nan)
+    return frame.assign(cluster=found[codes])
 
 
 def judge_correction(src: Source, sel: Selection) -> pd.DataFrame | None:

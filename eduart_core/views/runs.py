@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import UserError
 from ..selection import Selection
 from ..store import batch as store_batch
-from ._base import ItemLevelUnavailable, Source, cached, dataset_flags, human_models
+from ._base import ItemLevelUnavailable, Source, cached, dataset_flags, human_models, items
 
 
 @cached()
@@ -27,16 +27,28 @@ def runs(src: Source, sel: Selection, by: str = "run") -> pd.DataFrame:
         return batch_jobs(src, sel)
     if by not in ("run", "model"):
         raise UserError(f"runs: by must be run, model or job, not {by!r}")
-    frame = store_batch.run_usage(src.store, dataset=sel.dataset, by=by)
+    frame = _usage(src, sel.dataset, by)
     if not sel.humans:  # people's sittings are runs too; they are listed only when people are switched in
         frame = frame[~frame["model"].isin(human_models(src, sel.dataset))]
     return sel.apply(frame, all_conditions=True).reset_index(drop=True)
 
 
+@cached(maxsize=8)
+def _usage(src: Source, dataset: str, by: str) -> pd.DataFrame:
+    """The store's usage rows of a dataset, read once per data version: a change of the sidebar's
+    models or profile then only picks rows (the read does not depend on them)."""
+    return store_batch.run_usage(src.store, dataset=dataset, by=by)
+
+
 @cached()
 def batch_jobs(src: Source, sel: Selection) -> pd.DataFrame:
     """Batch jobs of the launches over the dataset: provider, job id, state, counts, estimated and actual cost."""
-    return store_batch.load_batch_jobs(src.store, dataset=sel.dataset)
+    return _batch_jobs(src, sel.dataset)
+
+
+@cached(maxsize=4)
+def _batch_jobs(src: Source, dataset: str) -> pd.DataFrame:
+    return store_batch.load_batch_jobs(src.store, dataset=dataset)
 
 
 def launch_progress(src: Source, sel: Selection, launch: str | None = None, by: str = "model") -> pd.DataFrame:
@@ -139,6 +151,12 @@ def unstable_model(src: Source, sel: Selection) -> dict | None:
 
     frame = repeat_scores(src, sel)
     return test(frame, sel.condition) if not frame.empty else None
+
+
+def launch_items(src: Source, dataset: str) -> pd.DataFrame:
+    """A dataset's current items as a launch plans them (`runner.launch.plan_launch`'s ``items_of``):
+    the cached frame of the store's item read, so the Runs page re-plans without reading the items."""
+    return items(src, dataset)
 
 
 def runnable_datasets(src: Source) -> list[str]:

@@ -19,7 +19,6 @@ from ..selection import Selection
 from ..vocab import (
     AGGREGATIONS,
     AS_PRINTED_AGGREGATION,
-    DEFAULT_PROFILE,
     DIMENSION_COLUMN,
     MICRO_AGGREGATION,
     OVERALL_COLUMN,
@@ -187,7 +186,8 @@ def family_best(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
 
 
 @cached(maxsize=8)
-def _answers(src: Source, dataset: str, profile: str) -> pd.DataFrame:
+def _answers(src: Source, dataset: str, profile: str | None) -> pd.DataFrame:
+    """The answer rows with their items' format, language and image flag (``profile=None``: without scores)."""
     from ..store import studies as store_studies
 
     frame = store_studies.load_answer_rows(src.store, dataset, profile)
@@ -257,7 +257,7 @@ def _every_status(src: Source, dataset: str, condition: str | None) -> pd.DataFr
     saved on every Overview and inspector interaction). One prompt condition (None: every one), so
     a first render classifies only the answers it shows.
     """
-    answers = _answers(src, dataset, DEFAULT_PROFILE)
+    answers = _answers(src, dataset, None)  # a status reads no score: the rows without the scores' join
     if condition is not None:
         answers = answers[answers["condition"] == condition]
     catalogue = items(src, dataset)
