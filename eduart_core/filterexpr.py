@@ -63,10 +63,21 @@ def _found(tok: Token) -> str:
 
 
 def tokenize(text: str) -> list[Token]:
-    """The tokens of ``text``; unknown characters and unterminated strings are errors at their position."""
+    """The tokens of ``text``. An unknown character or an unterminated string ends the list with an
+    "error" token, raised when the parser reaches it: the first mistake from the left is the one named."""
     if len(text) > MAX_CHARS:
         raise FilterError(MAX_CHARS + 1, f"the expression is longer than {MAX_CHARS} characters")
     out: list[Token] = []
+    try:
+        _scan(text, out)
+    except FilterError as exc:
+        out.append(Token("error", str(exc).split(": ", 1)[1], exc.position, ""))
+        return out
+    out.append(Token("end", None, len(text) + 1, "the end"))
+    return out
+
+
+def _scan(text: str, out: list[Token]) -> None:
     i = 0
     while i < len(text):
         ch = text[i]
@@ -93,8 +104,6 @@ def tokenize(text: str) -> list[Token]:
                 raise FilterError(i + 1, f"unexpected character {ch!r}{hint}")
             out.append(Token("symbol", sym, i + 1, sym))
             i += len(sym)
-    out.append(Token("end", None, len(text) + 1, "the end"))
-    return out
 
 
 def _expects_value(tokens: list[Token]) -> bool:
@@ -151,10 +160,13 @@ class _Parser:
 
     @property
     def tok(self) -> Token:
-        return self.tokens[self.i]
+        tok = self.tokens[self.i]
+        if tok.kind == "error":  # the scanner's mistake, reached before any mistake of the grammar
+            raise FilterError(tok.pos, str(tok.value))
+        return tok
 
     def take(self) -> Token:
-        tok = self.tokens[self.i]
+        tok = self.tok
         self.i += 1
         return tok
 
