@@ -284,9 +284,47 @@ class _Parser:
         if len(tok.value) > MAX_PATTERN:
             raise FilterError(tok.pos, f"the regular expression is longer than {MAX_PATTERN} characters")
         try:
-            return re.compile(tok.value)
+            compiled = re.compile(tok.value)
         except re.error as exc:
             raise FilterError(tok.pos, f"invalid regular expression {tok.text}: {exc.msg}") from None
+        if _nested_repeat(tok.value):
+            raise FilterError(tok.pos, f"the regular expression {tok.text} repeats a group that itself repeats, "
+                                       "as in (a+)+: that can take exponential time; write it without the nesting")
+        return compiled
+
+
+def _nested_repeat(pattern: str) -> bool:
+    """True when a repeated group holds a repetition, as in ``(a+)+`` or ``(\\w*x)*``: Python's ``re``
+    can backtrack exponentially on those, and a URL may carry any pattern. Escapes and character
+    classes are skipped; a group counts as repeated when ``*``, ``+`` or ``{`` follows it."""
+    repeats = [False]  # one flag per open group: does it hold a repetition?
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            repeats.append(False)
+        elif ch == ")" and len(repeats) > 1:
+            inner = repeats.pop()
+            follows = pattern[i + 1:i + 2]
+            if follows in ("*", "+", "{"):
+                if inner:
+                    return True
+                repeats[-1] = True
+            elif inner:
+                repeats[-1] = True
+        elif ch in "*+{":
+            repeats[-1] = True
+        i += 1
+    return False
 
 
 def parse(text: str):

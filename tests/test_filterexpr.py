@@ -82,6 +82,8 @@ INVALID = [  # expression -> (position, words of the one line)
     ('model ~ "("', (9, "invalid regular expression")),
     ('model ~ "' + "a" * 300 + '"', (9, "longer than 200 characters")),
     ("model ~ 3", (9, "quoted")),
+    ('model ~ "(a+)+$"', (9, "repeats a group that itself repeats")),  # exponential backtracking refused
+    ('model ~ "(\\w*x)*"', (9, "repeats a group that itself repeats")),
     ('score == "high"', (7, "cannot be compared with text")),
     ('model < 3', (7, "cannot be compared with number")),
     ("has_image < true", (11, "use == or !=")),
