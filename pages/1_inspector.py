@@ -4,7 +4,8 @@ Thin page: the item list and its filters, the matrix, the card's words and the c
 from `eduart_core.views` (explorer and items views), `analysis.explorer` and `display`. Every string
 from items, models and responses is drawn as text (`text.plain`), never as markup.
 URL parameters (besides the sidebar's selection): item, open (<condition>:<model>), view,
-filter, examinee (the aberrant filter's model), a, b, only. The page is a sequence of sections (`main` at the bottom), as the Review studio.
+filter, examinee (the aberrant filter's model), where (a filter expression over the score frame,
+`eduart_core.filterexpr`), a, b, only. The page is a sequence of sections (`main` at the bottom), as the Review studio.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from eduart_core import analysis, columns, display, item_notes, links, overrides, team, views, vocab
+from eduart_core import analysis, columns, display, filterexpr, item_notes, links, overrides, team, views, vocab
 from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
@@ -47,6 +48,7 @@ class Chosen:
     current: str
     opened: tuple[str, str] | None
     quick: str
+    answers: pd.DataFrame | None = None  # the score rows the `where` expression keeps (None: no expression)
 
 
 def _url_value(name: str) -> str | None:
@@ -63,6 +65,8 @@ def _seed_from_url() -> None:
         st.session_state["insp_view"] = _url_value("view")
     if _url_value("filter") in analysis.ITEM_FILTERS:
         st.session_state["insp_quick"] = _url_value("filter")
+    if _url_value("where"):
+        st.session_state["insp_where"] = _url_value("where")
     if _url_value("examinee"):
         st.session_state["insp_examinee"] = _url_value("examinee")
     if _url_value("only") in analysis.COMPARE_FILTERS:
@@ -170,6 +174,30 @@ def _open_item(item_id: str, open_value: str | None = None) -> None:
 
 
 # ================================================================ the item list and the matrix
+def where_section() -> tuple[str, pd.DataFrame | None]:
+    """The filter expression over the score frame: the score rows it keeps (None when there is none or it
+    is invalid; a mistake is one line under the field and the page goes on unfiltered)."""
+    where = st.text_input("Filter answers (expression)", key="insp_where",
+                          placeholder='e.g. score < 0.5 and format == "completion_open" and has_image and model ~ "Sim"',
+                          help="Keeps the items with at least one answer the expression keeps, and those answers. "
+                               "Columns of the score frame (`show scores`): model, condition, item_id, format, language, "
+                               "has_image, score (the selected profile), correct, family, kind, ...; == != < <= > >=, "
+                               "and, or, not, parentheses, in [..], not in [..], ~ \"regex\". The link carries it.").strip()
+    _set_url(where=where or None)
+    if not where:
+        return "", None
+    try:
+        kept = filterexpr.apply(views.scores(src, sel, all_conditions=True), where)
+    except filterexpr.FilterError as exc:
+        st.error(f"Filter not applied: {plain(exc)}")
+        return where, None
+    except views.EmptySelection:
+        kept = pd.DataFrame(columns=["item_id", "condition", "model"])
+    st.caption(f"The expression keeps {len(kept)} answers (score rows, both conditions, {common.scoring_label(sel)}) "
+               f"on {kept['item_id'].nunique()} items.")
+    return where, kept[["item_id", "condition", "model"]]
+
+
 def item_list_section() -> Chosen:
     """The filters, the failure matrix and the item list; which item and which response are open."""
     c1, c2, c3 = st.columns([3, 3, 1])
@@ -187,9 +215,12 @@ def item_list_section() -> Chosen:
         unset = {} if "insp_examinee" in st.session_state else {"index": None}
         examinee = st.selectbox("Aberrant for", choices, key="insp_examinee", placeholder="the model with the lowest lz",
                                 **unset) or ""
+    where, answers = where_section()
     with common.guard():
         every = views.item_list(src, sel)
         table = views.explorer_items(src, sel, filter=quick, search=search, examinee=examinee)
+    if answers is not None:
+        table = table[table["item_id"].isin(set(answers["item_id"]))].reset_index(drop=True)
     ids = list(table["item_id"])
     _set_url(filter=quick if quick != analysis.EVERY_ITEM else None, examinee=examinee or None)
     if quick == analysis.ABERRANT:
@@ -209,7 +240,7 @@ def item_list_section() -> Chosen:
     jumped = st.session_state.pop("inspect_item", None)
     linked = None if jumped else (url_item if url_item != current else None)
     passed_over = None  # a linked item this filter does not keep: the list's first item is shown instead
-    if linked and ids and linked not in ids and quick != analysis.EVERY_ITEM and not search:
+    if linked and ids and linked not in ids and (quick != analysis.EVERY_ITEM or answers is not None) and not search:
         passed_over, linked = linked, None
     requested = jumped or linked
     if requested:
@@ -218,9 +249,9 @@ def item_list_section() -> Chosen:
         opened = common.parse_response_param(st.session_state.pop("_insp_open"))
     elif url_open and url_open != st.session_state.get("insp_open"):
         opened = common.parse_response_param(url_open)
-    changed = (quick, search) != st.session_state.get("_insp_list_key")
+    changed = (quick, search, where) != st.session_state.get("_insp_list_key")
     if changed:
-        st.session_state["_insp_list_key"] = (quick, search)
+        st.session_state["_insp_list_key"] = (quick, search, where)
         if search and ids:  # the search opens what it finds
             current = ids[0]
         elif ids and current not in ids and not requested:
@@ -260,11 +291,13 @@ def item_list_section() -> Chosen:
     if st.session_state.get("insp_page", 1) > pages:
         st.session_state["insp_page"] = 1
     st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
-               + (f", matching “{plain(search)}”" if search else "") + f"); condition {sel.condition} for the counts, "
+               + (f", matching “{plain(search)}”" if search else "")
+               + (f", with an answer the expression “{plain(where)}” keeps" if answers is not None else "") + f"); condition {sel.condition} for the counts, "
                f"{common.scoring_label(sel)}.")
     if passed_over:
-        st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}): "
-                   f"showing {plain(current)}, the first item the list keeps.")
+        st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}"
+                   + (f", expression “{plain(where)}”" if answers is not None else "")
+                   + f"): showing {plain(current)}, the first item the list keeps.")
     if ids:
         page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
         page_ids = ids[(page - 1) * per_page: page * per_page]
@@ -296,7 +329,7 @@ def item_list_section() -> Chosen:
             st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {common.scoring_label(sel)}. "
                        "Click a row to open the item.")
             common.table(table[cols], "items", "Download this item list", show=False)
-    return Chosen(every, table, ids, current, opened, quick)
+    return Chosen(every, table, ids, current, opened, quick, answers)
 
 
 # ================================================================ the item card
@@ -318,7 +351,8 @@ def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
     with b4.popover("Link", icon=":material/link:"):
         st.caption("This item (and the open response) with the dataset, profile, condition and models:")
         st.code(common.inspector_link(current, sel, model=opened[1] if opened else None,
-                                      condition=opened[0] if opened else None), language=None, wrap_lines=True)
+                                      condition=opened[0] if opened else None,
+                                      where=_url_value("where")), language=None, wrap_lines=True)
 
     with common.guard():
         item = views.item_detail(src, sel.dataset, current)
@@ -497,6 +531,14 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
         every = every[every["is_latest"].astype(bool)]
         if sel.models:
             every = every[every["model"].isin(sel.models)]
+    if chosen.answers is not None and not every.empty:  # the answers the filter expression keeps
+        keep = chosen.answers[chosen.answers["item_id"] == current]
+        pairs = set(zip(keep["condition"], keep["model"]))
+        every = every[[pair in pairs for pair in zip(every["condition"], every["model"])]]
+        st.caption(f"Showing the {len(pairs)} answers (model and condition) of this item the filter expression keeps.")
+        if every.empty:
+            st.info("The filter expression keeps none of this item's answers.")
+            st.stop()
     latest = every[every["repetition"].fillna(0) == 0] if not every.empty else every
     if latest.empty:
         st.info("No responses recorded for this item yet.")

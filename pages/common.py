@@ -768,12 +768,12 @@ def follow_page_request() -> None:
 
 
 def inspector_link(item_id: str, sel: Selection | None = None, *, model: str | None = None,
-                   condition: str | None = None) -> str:
+                   condition: str | None = None, where: str | None = None) -> str:
     """Relative URL of the item inspector showing one item, carrying the whole selection.
 
     The link names dataset, profile and condition explicitly (and the models when some are chosen),
     so it opens the same view in a new tab; with ``model`` it also opens that model's response
-    (in ``condition``, by default the selected one).
+    (in ``condition``, by default the selected one); ``where`` carries the page's filter expression.
     """
     from urllib.parse import urlencode
 
@@ -782,6 +782,8 @@ def inspector_link(item_id: str, sel: Selection | None = None, *, model: str | N
     query["item"] = str(item_id)
     if model:
         query["open"] = response_param(condition or sel.condition, model)
+    if where:
+        query["where"] = where
     return "/inspector?" + urlencode(query, doseq=True)
 
 

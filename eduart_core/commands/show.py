@@ -33,6 +33,9 @@ def register(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="json", help="output format (default: json)")
     p.add_argument("--caption", action="store_true",
                    help="print the caption of the story figure drawn from this view (pages and report)")
+    p.add_argument("--where", metavar="EXPR", default=None,
+                   help='keep the rows an expression keeps, e.g. --where \'score < 0.5 and model ~ "Sim"\' '
+                        "(the filter language: README, `show`)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a view option, e.g. --option examinees=models or --option item=0042 (repeatable)")
     Selection.add_arguments(p)
@@ -52,9 +55,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not args.view:
         raise UserError("name a view (`show --list` lists them)")
     if args.caption:
+        if args.where:
+            raise UserError("--where keeps rows of a view; --caption prints a sentence (use one or the other)")
         sys.stdout.write(caption(args) + "\n")
         return 0
+    if args.where is not None:
+        from .. import filterexpr
+
+        filterexpr.parse(args.where)  # a mistake in the expression is named before any data is read
     frame = run(args)
+    if args.where is not None:
+        frame = where(frame, args.view, args.where)
     sys.stdout.write(render(frame, args.format))
     return 0
 
@@ -95,6 +106,18 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     for line in views.invalid_warnings(src, sel):  # a model's scores that measure its output format
         print(f"warning: {line}", file=sys.stderr)
     return frame
+
+
+def where(frame: object, view: str, expression: str) -> pd.DataFrame:
+    """The rows of a view's frame the filter expression keeps (one-line errors name the view's columns)."""
+    from .. import filterexpr
+
+    if not isinstance(frame, pd.DataFrame):
+        raise UserError(f"view {view!r} is no table of rows, so --where cannot filter it")
+    try:
+        return filterexpr.apply(frame, expression)
+    except filterexpr.FilterError as exc:
+        raise UserError(f"--where on view {view!r}: {exc}") from None
 
 
 def caption(args: argparse.Namespace) -> str:
