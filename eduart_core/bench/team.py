@@ -164,6 +164,109 @@ def bench_reviewers(url: str, reviewers: int, decisions: int) -> dict:
             "commits_per_s": len(latencies) / wall if wall > 0 else None}
 
 
+# ---------------------------------------------------------------- 1b. "next" from the work queue
+
+def build_queue_round(store, pages: int, reviewers: int = 1, fields: int = 2, round: int = 1,
+                      dataset: str = DATASET) -> list[str]:
+    """A review round of ``pages`` simulated pages of ``fields`` queued fields each, ``reviewers`` per page
+    (the work-queue bench and tests build on it); returns the page ids in queue order."""
+    from ..store import extraction as db
+    from ..store.runs import ensure_dataset
+    from ..vocab import BENCHMARK_KIND
+
+    ensure_dataset(store, dataset, "Team bench", BENCHMARK_KIND, simulated=True)
+    ids = [f"q{n:04d}" for n in range(pages)]
+    db.save_pages(store, [{"page_id": p, "dataset": dataset, "item_id": p, "exercise": p, "question": p,
+                           "simulated": True} for p in ids])
+    db.save_outcomes(store, [{"page_id": p, "round": round, "merge_status": "queued", "format": "multiple_choice_radio",
+                              "base_record": {"item_id": p}, "merged_record": None,
+                              "diffs": [{"path": f"f{k}", "field": f"f{k}", "category": "text", "a": f"a{k}",
+                                         "b": f"b{k}", "queued": True} for k in range(fields)]} for p in ids])
+    db.set_round_reviewers(store, dataset, round, reviewers, "bench")
+    return ids
+
+
+def _asker(url: str, index: int, asks: int, hold_s: float, ready, go, out) -> None:
+    """One reviewer process asking "next" ``asks`` times, keeping every page it was handed (so that a page
+    handed to two people at once shows as two holds at the end)."""
+    from ..extraction.review import REVIEW_ROLE, load_state, review_queue
+    from ..queues import next_review_page
+    from ..store import Store
+    from ..team import local
+
+    store = Store(url)
+    who = local(f"asker-{index:02d}")
+    state = load_state(store, 1)  # what the review page holds already when "Next" is clicked
+    queue = review_queue(state, round=1, reviewer=who.key, role=REVIEW_ROLE)
+    handed, latencies, errors = [], [], []
+    ready.put(index)
+    go.wait(600)
+    after = None
+    for _ in range(asks):
+        t0 = time.perf_counter()
+        try:
+            got = next_review_page(store, who, 1, state=state, queue=queue, after=after, leave=False, hold_s=hold_s)
+        except Exception as exc:  # noqa: BLE001 - counted and reported, never hidden
+            errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            continue
+        latencies.append(time.perf_counter() - t0)
+        handed.append((got.unit if got else None, time.time()))
+        after = got.unit if got else after
+    out.put({"who": who.key, "handed": handed, "latencies": latencies, "errors": errors})
+
+
+def bench_queue(url: str, reviewers: int, asks: int, hold_s: float = 2.0) -> dict:
+    """``reviewers`` processes ask "next" ``asks`` times in all on one PostgreSQL store (single review);
+    then every page handed to a process that vanished must come back once its hold ran out."""
+    from ..queues import next_review_page
+    from ..store import Store
+    from ..store import holds as hold_db
+    from ..team import local
+
+    store = Store(url)
+    pages = build_queue_round(store, asks + reviewers)
+    ctx = multiprocessing.get_context("spawn")
+    ready, out, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    each = [asks // reviewers + (1 if i < asks % reviewers else 0) for i in range(reviewers)]
+    procs = [ctx.Process(target=_asker, args=(url, i, each[i], 3600.0, ready, go, out)) for i in range(reviewers)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        ready.get(timeout=600)
+    go.set()
+    results = [out.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join(60)
+    latencies = sorted(x for r in results for x in r["latencies"])
+    handed = [(r["who"], unit) for r in results for unit, _ in r["handed"] if unit]
+    # every hold is still active (an hour): a page handed to two people is held by both now
+    holds = hold_db.load_holds(store, "review:1")
+    per_unit = holds.groupby("unit")["holder"].nunique() if len(holds) else None
+    double = int((per_unit > 1).sum()) if per_unit is not None else 0
+    units = [u for _, u in handed]
+    double = max(double, len(units) - len(set(units)))
+    # a holder disconnects: short holds on fresh pages, nobody releases them, then they must come back
+    gone = [local(f"gone-{i:02d}") for i in range(reviewers)]
+    taken = {next_review_page(store, g, 1, hold_s=hold_s).unit for g in gone}
+    time.sleep(hold_s + 0.5)
+    back: set[str] = set()
+    finder = local("finder")
+    after = None
+    for _ in range(len(pages)):
+        got = next_review_page(store, finder, 1, after=after, hold_s=3600.0)
+        if got is None or got.unit in back:
+            break
+        back.add(got.unit)
+        after = got.unit
+    lost = len(taken - back)
+    return {"reviewers": reviewers, "asks": sum(each), "handed": len(units), "double": double, "lost": lost,
+            "disconnected": len(taken), "failed": sum(len(r["errors"]) for r in results),
+            "errors": sorted({e for r in results for e in r["errors"]})[:3],
+            "p50_ms": 1000 * statistics.median(latencies) if latencies else None,
+            "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
+            "max_ms": 1000 * latencies[-1] if latencies else None}
+
+
 # ---------------------------------------------------------------- 2. run ingest
 
 def _journals(store, folder: Path, models: int, items: int, seed: int) -> list[tuple[str, Path]]:

@@ -713,6 +713,33 @@ MIGRATIONS.append((18, "item banks", [
 ]))
 
 
+# Migration 19 (work queues): "Next" on the review and grading pages holds a unit for one person for a
+# set time. `work_units` has one row per unit a queue ever handed out: the row a claim locks (PostgreSQL:
+# FOR UPDATE SKIP LOCKED; a DuckDB file: the same row updated, so two claims of one unit collide and one
+# retries). `work_holds` has one row per unit and person: held until `held_until` unless released
+# (finished or skipped); the actor columns say who took it.
+MIGRATIONS.append((19, "work queues: holds on review pages and answers to grade", [
+    """CREATE TABLE IF NOT EXISTS work_units (
+        queue TEXT NOT NULL,               -- review:<round> | grading:<dataset>:<rubric>:<round>
+        unit TEXT NOT NULL,                -- a page id (review) or an answer's token (grading)
+        claims BIGINT NOT NULL DEFAULT 0,  -- how often it was handed out
+        PRIMARY KEY (queue, unit)
+    )""",
+    """CREATE TABLE IF NOT EXISTS work_holds (
+        queue TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        holder TEXT NOT NULL,              -- the identity key of the person (as decisions name them)
+        held_at TIMESTAMP NOT NULL,
+        held_until TIMESTAMP NOT NULL,
+        released_at TIMESTAMP,             -- NULL while held
+        outcome TEXT,                      -- finished | skipped | left (NULL while held or after it ran out)
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        PRIMARY KEY (queue, unit, holder)
+    )""",
+]))
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

@@ -1,0 +1,151 @@
+"""Holds of a work queue: which person has which unit (a review page, an answer to grade) until when.
+
+Why a table and a row lock rather than a page's memory: in team mode several app servers hand out
+work from one PostgreSQL store, so "this page is taken" must be known to the database. A claim
+locks the unit's row in ``work_units`` (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so a second
+claimant moves on to another unit instead of waiting; a DuckDB file: the row is updated, so two
+claims of one unit in one server collide and one is retried), reads the unit's holds inside that
+lock, and writes its own hold only while the unit has room (``capacity`` people: 1, or the
+round's reviewers per page). Holds are not data a page caches: their transactions leave the
+store's data version alone.
+
+A hold is active while ``released_at`` is NULL and ``held_until`` lies ahead; a hold that ran out
+needs nothing done to it (the unit is simply free again). Times are UTC without a zone, as the
+decisions' ``decided_at``.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+
+from .connection import Variants
+from .core import Store
+from .errors import StoreConflictError
+
+HOLD_COLUMNS = ("queue", "unit", "holder", "held_at", "held_until", "released_at", "outcome", "actor_subject",
+                "actor_provider", "actor_name")
+FINISHED, SKIPPED, LEFT = "finished", "skipped", "left"  # how a hold ended before it ran out
+
+#: The lock of one unit's row: skipped when another claim holds it (PostgreSQL), a colliding update (DuckDB).
+_LOCK_UNIT = Variants(
+    duckdb="UPDATE work_units SET claims = claims + 1 WHERE queue = ? AND unit = ? RETURNING unit",
+    postgres="SELECT unit FROM work_units WHERE queue = ? AND unit = ? FOR UPDATE SKIP LOCKED")
+_HOLD_UPSERT = (
+    f"INSERT INTO work_holds ({', '.join(HOLD_COLUMNS)}) VALUES ({', '.join('?' for _ in HOLD_COLUMNS)}) "
+    "ON CONFLICT (queue, unit, holder) DO UPDATE SET held_at = excluded.held_at, held_until = excluded.held_until, "
+    "released_at = NULL, outcome = NULL, actor_subject = excluded.actor_subject, "
+    "actor_provider = excluded.actor_provider, actor_name = excluded.actor_name")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit this person may be handed: ``capacity`` people at once at most, ``taken`` the people
+    (other than this person) who already count against it without a hold (they decided on it)."""
+
+    unit: str
+    capacity: int = 1
+    taken: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """What a claim needs to know first, read through one connection."""
+
+    holds: pd.DataFrame      # the active holds of the queue (``HOLD_COLUMNS``), oldest first
+    units: frozenset[str]    # units with a lockable row
+    skipped: frozenset[str]  # units this person skipped and has not taken again since
+
+
+def queue_state(store: Store, queue: str, holder: str | None = None, now: datetime | None = None) -> QueueState:
+    """The active holds of a queue, its known units and what ``holder`` skipped."""
+    empty = QueueState(pd.DataFrame(columns=list(HOLD_COLUMNS)), frozenset(), frozenset())
+    if not store.exists():
+        return empty
+    with store.connect(read_only=True) as con:
+        if not con.has_table("work_holds"):
+            return empty
+        cur = con.execute(f"SELECT {', '.join(HOLD_COLUMNS)} FROM work_holds WHERE queue = ? AND released_at IS NULL "
+                          "AND held_until > ? ORDER BY held_at", [queue, now or _now()])
+        holds = pd.DataFrame(cur.fetchall(), columns=list(HOLD_COLUMNS), dtype=object)
+        units = {r[0] for r in con.execute("SELECT unit FROM work_units WHERE queue = ?", [queue]).fetchall()}
+        skipped = {r[0] for r in con.execute("SELECT unit FROM work_holds WHERE queue = ? AND holder = ? "
+                                             "AND outcome = ?", [queue, holder or "", SKIPPED]).fetchall()}
+    return QueueState(holds, frozenset(units), frozenset(skipped))
+
+
+def load_holds(store: Store, queue: str, now: datetime | None = None) -> pd.DataFrame:
+    """The active holds of a queue (every column of ``HOLD_COLUMNS``), oldest first."""
+    return queue_state(store, queue, None, now).holds
+
+
+def add_units(store: Store, queue: str, units: Iterable[str]) -> None:
+    """Make the lockable row of each unit (once per unit and queue)."""
+    rows = [[queue, str(u)] for u in dict.fromkeys(units)]
+    if rows:
+        with store.transaction(bump=False) as con:
+            con.executemany("INSERT INTO work_units (queue, unit) VALUES (?, ?) ON CONFLICT (queue, unit) DO NOTHING",
+                            rows)
+
+
+def claim(store: Store, queue: str, candidates: list[Candidate], holder: str, actor: dict,
+          now: datetime, until: datetime) -> str | None:
+    """Hold the first candidate with room for ``holder`` (or renew their own hold on it); returns its unit,
+    or None when every candidate is locked by another claim right now or full.
+
+    The candidates' rows must exist (``add_units``). A DuckDB write that collided with another claim is
+    tried again (three times), then the one-line ``StoreConflictError`` reaches the caller.
+    """
+    for attempt in range(3):
+        try:
+            with store.transaction(bump=False) as con:
+                return _claim_con(con, queue, candidates, holder, actor, now, until)
+        except StoreConflictError:
+            if attempt == 2:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _claim_con(con, queue: str, candidates: list[Candidate], holder: str, actor: dict, now: datetime,
+               until: datetime) -> str | None:
+    lock = con.sql(_LOCK_UNIT)
+    for c in candidates:
+        if not con.execute(lock, [queue, c.unit]).fetchall():
+            continue  # another claim has this unit's row right now: the next unit
+        rows = con.execute("SELECT holder FROM work_holds WHERE queue = ? AND unit = ? AND released_at IS NULL "
+                           "AND held_until > ?", [queue, c.unit, now]).fetchall()
+        others = {r[0] for r in rows} - {holder}
+        if holder not in {r[0] for r in rows} and len(others | (set(c.taken) - {holder})) >= c.capacity:
+            continue
+        con.execute(_HOLD_UPSERT, [queue, c.unit, holder, now, until, None, None, actor.get("actor_subject"),
+                                   actor.get("actor_provider"), actor.get("actor_name")])
+        return c.unit
+    return None
+
+
+def release(store: Store, queue: str, unit: str, holder: str, outcome: str, now: datetime) -> bool:
+    """End ``holder``'s hold on a unit (``finished``, ``skipped`` or ``left``); False when they held nothing there."""
+    with store.transaction(bump=False) as con:
+        rows = con.execute("UPDATE work_holds SET released_at = ?, outcome = ? WHERE queue = ? AND unit = ? "
+                           "AND holder = ? AND released_at IS NULL RETURNING unit",
+                           [now, outcome, queue, str(unit), holder]).fetchall()
+    return bool(rows)
+
+
+def mark_skipped(store: Store, queue: str, unit: str, holder: str, actor: dict, now: datetime) -> None:
+    """Remember that ``holder`` skipped a unit they did not hold (it comes to them last)."""
+    with store.transaction(bump=False) as con:
+        con.execute(_HOLD_UPSERT, [queue, str(unit), holder, now, now, None, None, actor.get("actor_subject"),
+                                   actor.get("actor_provider"), actor.get("actor_name")])
+        con.execute("UPDATE work_holds SET released_at = ?, outcome = ? WHERE queue = ? AND unit = ? AND holder = ?",
+                    [now, SKIPPED, queue, str(unit), holder])
+
+
+def _now() -> datetime:
+    from datetime import UTC
+
+    return datetime.now(UTC).replace(tzinfo=None)
