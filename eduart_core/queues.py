@@ -34,9 +34,6 @@ from .team import DECIDE, GRADE, Identity, as_identity
 
 DEFAULT_HOLD_S = 15 * 60.0
 MAX_HOLD_S = 24 * 3600.0
-#: Units tried per claim transaction (a claim locks at most one; the others are the fallbacks when
-#: another person's claim has the first right now).
-BATCH = 8
 
 
 @dataclass(frozen=True)
@@ -246,10 +243,6 @@ def _ordered(candidates: list[db.Candidate], after: str | None, skipped: frozens
     return [c for c in candidates if c.unit not in skipped] + [c for c in candidates if c.unit in skipped]
 
 
-def _room(c: db.Candidate, holders: set[str], person: str) -> bool:
-    return person in holders or len((holders - {person}) | set(c.taken)) < c.capacity
-
-
 def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates: list[db.Candidate],
               after: str | None, hold_s: float, now: datetime | None) -> Handed | None:
     now = now or now_utc()
@@ -264,15 +257,12 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
         candidates = own + [c for c in rest if c.unit not in state.skipped] + [c for c in rest if c.unit in state.skipped]
     else:
         candidates = _ordered(candidates, after, state.skipped)
-    open_ = [c for c in candidates if _room(c, held.get(c.unit, set()), actor.key)]
+    open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, set()), actor.key)]
     missing = [c.unit for c in open_ if c.unit not in state.units]
     if missing:
         db.add_units(store, queue, missing)
-    for start in range(0, len(open_), BATCH):
-        unit = db.claim(store, queue, open_[start:start + BATCH], actor.key, actor.columns(), now, until)
-        if unit is not None:
-            return Handed(unit, number, until)
-    return None
+    unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
+    return Handed(unit, number, until) if unit is not None else None
 
 
 def _waiting(store: Store, person: str, queue: str, candidates: list[db.Candidate],
@@ -281,6 +271,6 @@ def _waiting(store: Store, person: str, queue: str, candidates: list[db.Candidat
     held: dict[str, set[str]] = {}
     for unit, holder in zip(state.holds["unit"], state.holds["holder"]):
         held.setdefault(str(unit), set()).add(str(holder))
-    room = [c for c in candidates if _room(c, held.get(c.unit, set()), person)]
+    room = [c for c in candidates if db.has_room(c, held.get(c.unit, set()), person)]
     mine = next((c.unit for c in candidates if person in held.get(c.unit, set())), None)
     return Waiting(len(room), len(candidates) - len(room), mine)
