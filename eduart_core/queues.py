@@ -24,6 +24,7 @@ fields, grading) before it reads or writes, and every hold records who took it.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -52,6 +53,13 @@ class Waiting:
     mine: int        # units that need this person and have room now
     elsewhere: int   # units that need this person but already have their people (deciding or holding)
     held: str | None = None   # the unit this person holds now, if any
+
+
+StoreLike = Store | str | os.PathLike
+
+
+def _store(store: StoreLike) -> Store:
+    return store if isinstance(store, Store) else Store(store)  # pages pass the store's path or URL
 
 
 def check_hold(hold_s: float) -> float:
@@ -86,23 +94,19 @@ def _review_candidates(state, round: int, person: str, queue=None) -> list[db.Ca
     if queue is None:
         queue = review_queue(state, round=round, reviewer=person, role=REVIEW_ROLE)
     queue = queue[queue["round"] == int(round)]
+    rows = [(str(p), int(n)) for p, m, n in zip(queue["page_id"].tolist(), queue["mine"].tolist(),
+                                                 queue["needed"].tolist()) if int(m) > 0]
     deciders: dict[str, set[str]] = {}
     d = state.decisions
-    if not d.empty:
+    if not d.empty and any(n > 1 for _, n in rows):  # in single review only holders count
         mine = d[(d["round"] == int(round)) & (d["role"].fillna(REVIEW_ROLE) == REVIEW_ROLE)]
-        for page_id, reviewer in zip(mine["page_id"], mine["reviewer"]):
+        for page_id, reviewer in zip(mine["page_id"].tolist(), mine["reviewer"].tolist()):
             deciders.setdefault(str(page_id), set()).add(str(reviewer))
-    out = []
-    for row in queue.itertuples(index=False):
-        if int(row.mine) <= 0:
-            continue
-        needed = int(row.needed)
-        taken = frozenset(deciders.get(str(row.page_id), set()) - {person}) if needed > 1 else frozenset()
-        out.append(db.Candidate(str(row.page_id), needed, taken))
-    return out
+    return [db.Candidate(page, n, frozenset(deciders.get(page, set()) - {person}) if n > 1 else frozenset())
+            for page, n in rows]
 
 
-def next_review_page(store: Store, who: Identity | str, round: int, *, state=None, queue=None,
+def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
                      after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                      now: datetime | None = None) -> Handed | None:
     """Hold the next page of review round ``round`` that needs ``who`` and return it (None: nothing has
@@ -112,7 +116,7 @@ def next_review_page(store: Store, who: Identity | str, round: int, *, state=Non
     ``review_queue`` for this person as a reviewer (a page has both at hand)."""
     from .extraction.review import load_state
 
-    actor = _acting(who, DECIDE)
+    actor, store = _acting(who, DECIDE), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     if after is not None and leave:
@@ -122,21 +126,21 @@ def next_review_page(store: Store, who: Identity | str, round: int, *, state=Non
                      _review_candidates(state, round, actor.key, queue), after, hold_s, now)
 
 
-def review_waiting(store: Store, who: Identity | str, round: int, *, state=None, queue=None,
+def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
                    now: datetime | None = None) -> Waiting:
     """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
     from .extraction.review import load_state
 
-    actor = _acting(who, DECIDE)
+    actor, store = _acting(who, DECIDE), _store(store)
     state = state if state is not None else load_state(store, round)
     return _waiting(store, actor.key, review_queue_name(round),
                     _review_candidates(state, round, actor.key, queue), now)
 
 
-def review_holder(store: Store, who: Identity | str, round: int, page_id: str,
+def review_holder(store: StoreLike, who: Identity | str, round: int, page_id: str,
                   now: datetime | None = None) -> tuple[str, datetime] | None:
     """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
-    actor = as_identity(who)
+    actor, store = as_identity(who), _store(store)
     holds = db.load_holds(store, review_queue_name(round), now or now_utc())
     rows = holds[holds["unit"] == str(page_id)]
     if rows.empty:
@@ -147,17 +151,17 @@ def review_holder(store: Store, who: Identity | str, round: int, page_id: str,
     return "another", rows["held_until"].min()
 
 
-def finish_review_page(store: Store, who: Identity | str, round: int, page_id: str,
+def finish_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str,
                        now: datetime | None = None) -> bool:
     """End ``who``'s hold on a page they finished (False when they held none)."""
-    actor = _acting(who, DECIDE)
+    actor, store = _acting(who, DECIDE), _store(store)
     return db.release(store, review_queue_name(round), str(page_id), actor.key, db.FINISHED, now or now_utc())
 
 
-def skip_review_page(store: Store, who: Identity | str, round: int, page_id: str, *, state=None, queue=None,
+def skip_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str, *, state=None, queue=None,
                      hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None) -> Handed | None:
     """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
-    actor = _acting(who, DECIDE)
+    actor, store = _acting(who, DECIDE), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     _skip(store, review_queue_name(round), str(page_id), actor, now)
@@ -167,7 +171,7 @@ def skip_review_page(store: Store, who: Identity | str, round: int, page_id: str
 
 # ---------------------------------------------------------------- grading rounds
 
-def _grading_candidates(store: Store, dataset: str, rubric: str, actor: Identity) -> tuple[int, list[db.Candidate]]:
+def _grading_candidates(store: StoreLike, dataset: str, rubric: str, actor: Identity) -> tuple[int, list[db.Candidate]]:
     from .judges.grading import grader_queue
 
     number, k, rows = grader_queue(store, dataset, rubric, actor)
@@ -177,13 +181,13 @@ def _grading_candidates(store: Store, dataset: str, rubric: str, actor: Identity
     return number, out
 
 
-def next_grading_answer(store: Store, dataset: str, rubric: str, who: Identity | str, *, after: str | None = None,
+def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity | str, *, after: str | None = None,
                         leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Hold the next answer of the current grading round that needs ``who`` (answers they began
     first) and return it (its token), or None. ``after``: the answer they leave (``leave``: their hold
     on it ends)."""
-    actor = _acting(who, GRADE)
+    actor, store = _acting(who, GRADE), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     number, candidates = _grading_candidates(store, dataset, rubric, actor)
@@ -193,24 +197,24 @@ def next_grading_answer(store: Store, dataset: str, rubric: str, who: Identity |
                      hold_s, now)
 
 
-def grading_waiting(store: Store, dataset: str, rubric: str, who: Identity | str,
+def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity | str,
                     now: datetime | None = None) -> Waiting:
-    actor = _acting(who, GRADE)
+    actor, store = _acting(who, GRADE), _store(store)
     number, candidates = _grading_candidates(store, dataset, rubric, actor)
     return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
 
 
-def finish_grading_answer(store: Store, who: Identity | str, task, now: datetime | None = None) -> bool:
+def finish_grading_answer(store: StoreLike, who: Identity | str, task, now: datetime | None = None) -> bool:
     """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``) they finished."""
-    actor = _acting(who, GRADE)
+    actor, store = _acting(who, GRADE), _store(store)
     return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor.key,
                       db.FINISHED, now or now_utc())
 
 
-def skip_grading_answer(store: Store, who: Identity | str, task, *, hold_s: float = DEFAULT_HOLD_S,
+def skip_grading_answer(store: StoreLike, who: Identity | str, task, *, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one."""
-    actor = _acting(who, GRADE)
+    actor, store = _acting(who, GRADE), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     _skip(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor, now)
@@ -248,29 +252,27 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
     now = now or now_utc()
     until = now + timedelta(seconds=hold_s)
     state = db.queue_state(store, queue, actor.key, now)
-    held: dict[str, set[str]] = {}
-    for unit, holder in zip(state.holds["unit"], state.holds["holder"]):
-        held.setdefault(str(unit), set()).add(str(holder))
+    held = state.held
     if after is None:  # a unit this person holds already (and that still needs them) comes first
-        own = [c for c in candidates if actor.key in held.get(c.unit, set())]
-        rest = [c for c in candidates if c not in own]
+        own = [c for c in candidates if actor.key in held.get(c.unit, ())]
+        rest = [c for c in candidates if actor.key not in held.get(c.unit, ())]
         candidates = own + [c for c in rest if c.unit not in state.skipped] + [c for c in rest if c.unit in state.skipped]
     else:
         candidates = _ordered(candidates, after, state.skipped)
-    open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, set()), actor.key)]
-    missing = [c.unit for c in open_ if c.unit not in state.units]
-    if missing:
-        db.add_units(store, queue, missing)
+    open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
+    if not open_:
+        return None
+    db.ensure_units(store, queue, [c.unit for c in open_])
     unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
+    if unit is None:  # every row locked or full, or a row this process thought was there is gone: once more
+        db.ensure_units(store, queue, [c.unit for c in open_], again=True)
+        unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
     return Handed(unit, number, until) if unit is not None else None
 
 
 def _waiting(store: Store, person: str, queue: str, candidates: list[db.Candidate],
              now: datetime | None) -> Waiting:
-    state = db.queue_state(store, queue, person, now or now_utc())
-    held: dict[str, set[str]] = {}
-    for unit, holder in zip(state.holds["unit"], state.holds["holder"]):
-        held.setdefault(str(unit), set()).add(str(holder))
-    room = [c for c in candidates if db.has_room(c, held.get(c.unit, set()), person)]
-    mine = next((c.unit for c in candidates if person in held.get(c.unit, set())), None)
+    held = db.queue_state(store, queue, person, now or now_utc()).held
+    room = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), person)]
+    mine = next((c.unit for c in candidates if person in held.get(c.unit, ())), None)
     return Waiting(len(room), len(candidates) - len(room), mine)

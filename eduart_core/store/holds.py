@@ -58,31 +58,56 @@ class Candidate:
 class QueueState:
     """What a claim needs to know first, read through one connection."""
 
-    holds: pd.DataFrame      # the active holds of the queue (``HOLD_COLUMNS``), oldest first
-    units: frozenset[str]    # units with a lockable row
-    skipped: frozenset[str]  # units this person skipped and has not taken again since
+    held: dict[str, frozenset[str]]  # unit -> who holds it now
+    skipped: frozenset[str]          # units this person skipped and has not taken again since
 
 
 def queue_state(store: Store, queue: str, holder: str | None = None, now: datetime | None = None) -> QueueState:
-    """The active holds of a queue, its known units and what ``holder`` skipped."""
-    empty = QueueState(pd.DataFrame(columns=list(HOLD_COLUMNS)), frozenset(), frozenset())
+    """Who holds which unit of a queue now, and what ``holder`` skipped (plain tuples: "next" runs on
+    every click, so no DataFrame here)."""
     if not store.exists():
-        return empty
+        return QueueState({}, frozenset())
     with store.connect(read_only=True) as con:
         if not con.has_table("work_holds"):
-            return empty
-        cur = con.execute(f"SELECT {', '.join(HOLD_COLUMNS)} FROM work_holds WHERE queue = ? AND released_at IS NULL "
-                          "AND held_until > ? ORDER BY held_at", [queue, now or _now()])
-        holds = pd.DataFrame(cur.fetchall(), columns=list(HOLD_COLUMNS), dtype=object)
-        units = {r[0] for r in con.execute("SELECT unit FROM work_units WHERE queue = ?", [queue]).fetchall()}
-        skipped = {r[0] for r in con.execute("SELECT unit FROM work_holds WHERE queue = ? AND holder = ? "
-                                             "AND outcome = ?", [queue, holder or "", SKIPPED]).fetchall()}
-    return QueueState(holds, frozenset(units), frozenset(skipped))
+            return QueueState({}, frozenset())
+        rows = con.execute("SELECT unit, holder, outcome, released_at IS NULL AND held_until > ? FROM work_holds "
+                           "WHERE queue = ? AND (outcome = ? OR (released_at IS NULL AND held_until > ?))",
+                           [now or _now(), queue, SKIPPED, now or _now()]).fetchall()
+    held: dict[str, set[str]] = {}
+    skipped = set()
+    for unit, who, outcome, active in rows:
+        if active:
+            held.setdefault(unit, set()).add(who)
+        elif outcome == SKIPPED and who == holder:
+            skipped.add(unit)
+    return QueueState({u: frozenset(h) for u, h in held.items()}, frozenset(skipped))
 
 
 def load_holds(store: Store, queue: str, now: datetime | None = None) -> pd.DataFrame:
     """The active holds of a queue (every column of ``HOLD_COLUMNS``), oldest first."""
-    return queue_state(store, queue, None, now).holds
+    if not store.exists():
+        return pd.DataFrame(columns=list(HOLD_COLUMNS))
+    with store.connect(read_only=True) as con:
+        if not con.has_table("work_holds"):
+            return pd.DataFrame(columns=list(HOLD_COLUMNS))
+        cur = con.execute(f"SELECT {', '.join(HOLD_COLUMNS)} FROM work_holds WHERE queue = ? AND released_at IS NULL "
+                          "AND held_until > ? ORDER BY held_at", [queue, now or _now()])
+        return pd.DataFrame(cur.fetchall(), columns=list(HOLD_COLUMNS), dtype=object)
+
+
+#: Units whose lockable row this process knows exists (rows are never deleted), per store and queue.
+_KNOWN: dict[tuple[str, str], set[str]] = {}
+
+
+def ensure_units(store: Store, queue: str, units: Iterable[str], again: bool = False) -> None:
+    """Make the lockable row of every unit that lacks one (``again``: do not trust this process's memory)."""
+    known = _KNOWN.setdefault((str(store.path), queue), set())
+    if again:
+        known.clear()
+    missing = [u for u in units if u not in known]
+    if missing:
+        add_units(store, queue, missing)
+        known.update(missing)
 
 
 def add_units(store: Store, queue: str, units: Iterable[str]) -> None:
