@@ -15,6 +15,7 @@ decisions' ``decided_at``.
 """
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from .errors import StoreConflictError
 
 HOLD_COLUMNS = ("queue", "unit", "holder", "held_at", "held_until", "released_at", "outcome", "actor_subject",
                 "actor_provider", "actor_name")
+#: How far past the first free unit a claim that met another claim spreads (so that twenty people
+#: clicking at once do not all queue for the same few rows).
+SPREAD = 32
 FINISHED, SKIPPED, LEFT = "finished", "skipped", "left"  # how a hold ended before it ran out
 
 #: The lock of one unit's row: skipped when another claim holds it (PostgreSQL), a colliding update (DuckDB).
@@ -143,9 +147,14 @@ def _claim_con(con, queue: str, candidates: list[Candidate], holder: str, actor:
     con.execute(con.sql(_QUICK_COMMIT))
     lock = con.sql(_LOCK_UNIT)
     left = list(candidates)
+    missed = False
     while left:
+        if missed:  # others are claiming the same front of the queue: try a little further on, at random
+            at = random.randrange(min(len(left), SPREAD))
+            left = left[at:] + left[:at]
         c = left.pop(0)
         if not con.execute(lock, [queue, c.unit]).fetchall():
+            missed = True
             continue  # another claim has this unit's row right now: the next unit
         rows = con.execute("SELECT holder FROM work_holds WHERE queue = ? AND unit = ? AND released_at IS NULL "
                            "AND held_until > ?", [queue, c.unit, now]).fetchall()
@@ -157,6 +166,7 @@ def _claim_con(con, queue: str, candidates: list[Candidate], holder: str, actor:
                                          "AND held_until > ?", [queue, now]).fetchall():
                 held.setdefault(unit, set()).add(who)
             left = [x for x in left if has_room(x, held.get(x.unit, set()), holder)]
+            missed = True
             continue
         con.execute(_HOLD_UPSERT, [queue, c.unit, holder, now, until, None, None, actor.get("actor_subject"),
                                    actor.get("actor_provider"), actor.get("actor_name")])
