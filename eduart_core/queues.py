@@ -86,24 +86,26 @@ def grading_queue_name(dataset: str, rubric: str, round: int) -> str:
 
 # ---------------------------------------------------------------- review rounds
 
-def _review_candidates(state, round: int, person: str, queue=None) -> list[db.Candidate]:
-    """Pages of the round that need ``person``, in the queue's order, with their places (``queue``:
-    ``review_queue`` of ``state`` for this person as a reviewer, when the caller has it)."""
+def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list[db.Candidate], dict[str, int]]:
+    """Pages of the round that need ``person``, in the queue's order, with their places, and every
+    page's position in that order (``queue``: ``review_queue`` of ``state`` for this person as a
+    reviewer, when the caller has it)."""
     from .extraction.review import REVIEW_ROLE, review_queue
 
     if queue is None:
         queue = review_queue(state, round=round, reviewer=person, role=REVIEW_ROLE)
     queue = queue[queue["round"] == int(round)]
-    rows = [(str(p), int(n)) for p, m, n in zip(queue["page_id"].tolist(), queue["mine"].tolist(),
-                                                 queue["needed"].tolist()) if int(m) > 0]
+    rows = [(str(p), int(n), k) for k, (p, m, n) in enumerate(zip(queue["page_id"].tolist(), queue["mine"].tolist(),
+                                                                   queue["needed"].tolist())) if int(m) > 0]
+    order = {str(p): k for k, p in enumerate(queue["page_id"].tolist())}
     deciders: dict[str, set[str]] = {}
     d = state.decisions
-    if not d.empty and any(n > 1 for _, n in rows):  # in single review only holders count
+    if not d.empty and any(n > 1 for _, n, _ in rows):  # in single review only holders count
         mine = d[(d["round"] == int(round)) & (d["role"].fillna(REVIEW_ROLE) == REVIEW_ROLE)]
         for page_id, reviewer in zip(mine["page_id"].tolist(), mine["reviewer"].tolist()):
             deciders.setdefault(str(page_id), set()).add(str(reviewer))
-    return [db.Candidate(page, n, frozenset(deciders.get(page, set()) - {person}) if n > 1 else frozenset())
-            for page, n in rows]
+    return [db.Candidate(page, n, frozenset(deciders.get(page, set()) - {person}) if n > 1 else frozenset(), k)
+            for page, n, k in rows], order
 
 
 def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
@@ -122,8 +124,9 @@ def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state
     if after is not None and leave:
         db.release(store, review_queue_name(round), str(after), actor.key, db.LEFT, now)
     state = state if state is not None else load_state(store, round)
-    return _hand_out(store, actor, review_queue_name(round), int(round),
-                     _review_candidates(state, round, actor.key, queue), after, hold_s, now)
+    candidates, order = _review_candidates(state, round, actor.key, queue)
+    return _hand_out(store, actor, review_queue_name(round), int(round), candidates, order.get(after), hold_s,
+                     now)
 
 
 def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
@@ -134,7 +137,7 @@ def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=N
     actor, store = _acting(who, DECIDE), _store(store)
     state = state if state is not None else load_state(store, round)
     return _waiting(store, actor.key, review_queue_name(round),
-                    _review_candidates(state, round, actor.key, queue), now)
+                    _review_candidates(state, round, actor.key, queue)[0], now)
 
 
 def review_holder(store: StoreLike, who: Identity | str, round: int, page_id: str,
@@ -171,14 +174,19 @@ def skip_review_page(store: StoreLike, who: Identity | str, round: int, page_id:
 
 # ---------------------------------------------------------------- grading rounds
 
-def _grading_candidates(store: StoreLike, dataset: str, rubric: str, actor: Identity) -> tuple[int, list[db.Candidate]]:
+def _grading_candidates(store: Store, dataset: str, rubric: str,
+                        actor: Identity) -> tuple[int, list[db.Candidate], dict[str, int]]:
     from .judges.grading import grader_queue
 
     number, k, rows = grader_queue(store, dataset, rubric, actor)
-    out = [db.Candidate(token, k, frozenset(set(graders) - {actor.key})) for token, graders, began in rows if began]
-    out += [db.Candidate(token, k, frozenset(set(graders) - {actor.key})) for token, graders, began in rows
-            if not began]
-    return number, out
+    order = {token: position for position, (token, *_rest) in enumerate(rows)}
+    out = [db.Candidate(token, k, frozenset(set(graders) - {actor.key}), order[token])
+           for token, graders, began, is_open in rows if is_open]
+    return number, [c for c in out if c.unit in _began(rows)] + [c for c in out if c.unit not in _began(rows)], order
+
+
+def _began(rows: list[tuple]) -> set[str]:
+    return {token for token, _graders, began, _open in rows if began}
 
 
 def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity | str, *, after: str | None = None,
@@ -190,17 +198,17 @@ def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identi
     actor, store = _acting(who, GRADE), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
-    number, candidates = _grading_candidates(store, dataset, rubric, actor)
+    number, candidates, order = _grading_candidates(store, dataset, rubric, actor)
     if after is not None and leave:
         db.release(store, grading_queue_name(dataset, rubric, number), str(after), actor.key, db.LEFT, now)
-    return _hand_out(store, actor, grading_queue_name(dataset, rubric, number), number, candidates, after,
-                     hold_s, now)
+    return _hand_out(store, actor, grading_queue_name(dataset, rubric, number), number, candidates,
+                     order.get(after) if after is not None else None, hold_s, now)
 
 
 def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity | str,
                     now: datetime | None = None) -> Waiting:
     actor, store = _acting(who, GRADE), _store(store)
-    number, candidates = _grading_candidates(store, dataset, rubric, actor)
+    number, candidates, _order = _grading_candidates(store, dataset, rubric, actor)
     return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
 
 
@@ -237,18 +245,20 @@ def _skip(store: Store, queue: str, unit: str, actor: Identity, now: datetime) -
         db.mark_skipped(store, queue, unit, person, actor.columns(), now)  # never held: remembered as skipped all the same
 
 
-def _ordered(candidates: list[db.Candidate], after: str | None, skipped: frozenset[str]) -> list[db.Candidate]:
-    """The queue's order from just after ``after`` (wrapping round), units this person skipped last."""
-    units = [c.unit for c in candidates]
-    if after is not None and after in units:
-        at = units.index(after) + 1
-        candidates = candidates[at:] + candidates[:at]
-    candidates = [c for c in candidates if c.unit != after] + [c for c in candidates if c.unit == after]
-    return [c for c in candidates if c.unit not in skipped] + [c for c in candidates if c.unit in skipped]
+def _ordered(candidates: list[db.Candidate], after: int, skipped: frozenset[str]) -> list[db.Candidate]:
+    """The queue's order from just after position ``after`` (wrapping round; the unit at ``after`` last),
+    units this person skipped last of all."""
+    later = [c for c in candidates if c.position > after]
+    earlier = [c for c in candidates if c.position < after]
+    same = [c for c in candidates if c.position == after]
+    ordered = later + earlier + same
+    return [c for c in ordered if c.unit not in skipped] + [c for c in ordered if c.unit in skipped]
 
 
 def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates: list[db.Candidate],
-              after: str | None, hold_s: float, now: datetime | None) -> Handed | None:
+              after: int | None, hold_s: float, now: datetime | None) -> Handed | None:
+    """Hold the first candidate with room (``after``: the position in the queue's order of the unit
+    the person leaves; without it their own held unit comes first)."""
     now = now or now_utc()
     until = now + timedelta(seconds=hold_s)
     state = db.queue_state(store, queue, actor.key, now)

@@ -56,6 +56,7 @@ class Candidate:
     unit: str
     capacity: int = 1
     taken: frozenset[str] = frozenset()
+    position: int = 0   # in the queue's order
 
 
 @dataclass(frozen=True)
