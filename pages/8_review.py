@@ -187,6 +187,7 @@ def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, i
     try:
         handed = queues.next_review_page(store, actor, round_, state=state, queue=queue, after=after)
     except (UserError, StoreError) as exc:
+        logger.warning("no page held for %s: %s", reviewer, exc)
         toast(f"No page was held for you: {exc}", icon=":material/block:")
         return None
     return (handed.unit, round_) if handed else None
@@ -194,7 +195,7 @@ def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, i
 
 def _held_words(round_: int) -> str:
     """Why nothing was handed out, in counts only (a blind page's decisions stay hidden)."""
-    waiting = queues.review_waiting(store, actor, round_, state=st.session_state.get("_review_state"))
+    waiting = queues.review_waiting(store, actor, round_)
     if waiting.elsewhere:
         return (f"Nothing else has room for you now: {waiting.elsewhere} page(s) that need you already have their "
                 "reviewers or are held by others (a hold that runs out brings its page back).")
@@ -202,8 +203,9 @@ def _held_words(round_: int) -> str:
 
 
 def _take_next(round_: int, page_id: str) -> None:
-    """Button callback ("Next", N): leave this page and hold the next one that needs you."""
-    state = st.session_state.get("_review_state")
+    """Button callback ("Next", N): leave this page and hold the next one that needs you (from the round as
+    it is now: its reviewers per page may have changed since the page was drawn)."""
+    state = review.load_state(store, round_)
     target = _handed(state, review.review_queue(state, round=round_, reviewer=reviewer, role=role), round_,
                      after=page_id)
     if target and target[0] != page_id:
@@ -215,7 +217,7 @@ def _take_next(round_: int, page_id: str) -> None:
 
 def _skip(round_: int, page_id: str) -> None:
     """Button callback ("Skip", S): leave this page to others (it comes back to you last), hold the next."""
-    state = st.session_state.get("_review_state")
+    state = review.load_state(store, round_)
     try:
         handed = queues.skip_review_page(store, actor, round_, page_id, state=state,
                                          queue=review.review_queue(state, round=round_, reviewer=reviewer, role=role))
