@@ -245,14 +245,17 @@ def _skip(store: Store, queue: str, unit: str, actor: Identity, now: datetime) -
         db.mark_skipped(store, queue, unit, person, actor.columns(), now)  # never held: remembered as skipped all the same
 
 
-def _ordered(candidates: list[db.Candidate], after: int, skipped: frozenset[str]) -> list[db.Candidate]:
+def _ordered(candidates: list[db.Candidate], after: int, skipped: frozenset[str],
+             mine: set[str]) -> list[db.Candidate]:
     """The queue's order from just after position ``after`` (wrapping round; the unit at ``after`` last),
-    units this person skipped last of all."""
+    then the units this person holds already (moving on means new work), units they skipped last of all."""
     later = [c for c in candidates if c.position > after]
     earlier = [c for c in candidates if c.position < after]
     same = [c for c in candidates if c.position == after]
     ordered = later + earlier + same
-    return [c for c in ordered if c.unit not in skipped] + [c for c in ordered if c.unit in skipped]
+    return ([c for c in ordered if c.unit not in skipped and c.unit not in mine]
+            + [c for c in ordered if c.unit not in skipped and c.unit in mine]
+            + [c for c in ordered if c.unit in skipped])
 
 
 def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates: list[db.Candidate],
@@ -268,7 +271,8 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
         rest = [c for c in candidates if actor.key not in held.get(c.unit, ())]
         candidates = own + [c for c in rest if c.unit not in state.skipped] + [c for c in rest if c.unit in state.skipped]
     else:
-        candidates = _ordered(candidates, after, state.skipped)
+        candidates = _ordered(candidates, after, state.skipped,
+                              {u for u, who in held.items() if actor.key in who})
     open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
     if not open_:
         return None

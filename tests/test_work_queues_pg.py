@@ -69,11 +69,11 @@ def test_separate_processes_never_hold_one_page_at_once(pg_url):
 
 def test_double_review_across_processes_gives_a_page_to_two_people_at_most(pg_url):
     store = Store(pg_url)
-    build_queue_round(store, 12, reviewers=2)
+    build_queue_round(store, 16, reviewers=2)
     got = _ask_at_once(pg_url, [f"r{k}" for k in range(6)], 4)
     held = hold_db.load_holds(store, "review:1")
     per_page = held.groupby("unit")["holder"].agg(list)
-    assert len(held) == 24 and per_page.map(len).max() == 2  # 24 holds on 12 pages of two places
+    assert len(held) == 24 and per_page.map(len).max() == 2  # 24 holds on 16 pages of two places
     assert all(len(set(h)) == len(h) for h in per_page)  # never one person twice
     assert all(len(set(units)) == len(units) for units in got.values())
 
