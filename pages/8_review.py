@@ -414,10 +414,10 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     earlier = keys[position - 1] if position > 0 else None
     later = keys[position + 1] if position + 1 < len(keys) else None
     n1, n2, n3, n4 = nav.columns(4)
-    n1.button("◀", key="review_prev", on_click=_go, args=(earlier,), disabled=earlier is None, width="stretch",
-              help="The previous page of the round")
-    n2.button("▶", key="review_page_next", on_click=_go, args=(later,), disabled=later is None, width="stretch",
-              help="The following page of the round (not held for you)")
+    n1.button("◀ Previous", key="review_prev", on_click=_go, args=(earlier,), disabled=earlier is None,
+              width="stretch", help="The previous page of the round")
+    n2.button("Following ▶", key="review_page_next", on_click=_go, args=(later,), disabled=later is None,
+              width="stretch", help="The following page of the round (not held for you)")
     if _queue_on():
         n3.button("Next", key="review_next", on_click=_take_next, args=(round_, page_id), shortcut="N",
                   width="stretch", type="primary" if not int(row["mine"]) else "secondary",
