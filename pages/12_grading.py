@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import team
+from eduart_core import queues, team
 from eduart_core.errors import UserError
 from eduart_core.judges import grading
 from eduart_core.text import plain
@@ -71,8 +71,58 @@ def _submit(token: str, criteria: list[str]) -> None:
         return
     common.data_changed()
     left = len(criteria) - len(marks)
+    if done.complete:  # this answer is done for this person: its hold ends, the next one is held for them
+        try:
+            queues.finish_grading_answer(path, who, grading.open_answer(path, token, who))
+            _hand(who, after=token)
+        except UserError:
+            st.session_state.pop("grading_held", None)
     _say("success", "Grades saved; the next answer is shown." if done.complete else
          f"Grades saved; {left} criterion(s) of this answer still to mark.")
+
+
+def _hand(who, after: str | None = None) -> str | None:
+    """Hold the next answer that needs ``who`` (leaving ``after``); remembers its token for this session."""
+    handed = queues.next_grading_answer(path, sel.dataset, st.session_state.get("grading_rubric_now"), who,
+                                        after=after)
+    if handed is None:
+        st.session_state.pop("grading_held", None)
+        return None
+    st.session_state["grading_held"] = handed.unit
+    return handed.unit
+
+
+def _next(token: str) -> None:
+    """Button callback ("Next", N): leave this answer to others and hold the next one."""
+    try:
+        got = _hand(common.identity(), after=token)
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    _say("info", "The next answer is held for you." if got and got != token else _nothing_words())
+
+
+def _skip(token: str) -> None:
+    """Button callback ("Skip", S): leave this answer (it comes back to you last) and hold the next one."""
+    who = common.identity()
+    try:
+        handed = queues.skip_grading_answer(path, who, grading.open_answer(path, token, who))
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    st.session_state["grading_held"] = handed.unit if handed else None
+    _say("info", "Skipped; the next answer is held for you." if handed and handed.unit != token
+         else "Skipped. " + _nothing_words())
+
+
+def _nothing_words() -> str:
+    """Why nothing else was handed out, in counts only (blind answers stay blind)."""
+    waiting = queues.grading_waiting(path, sel.dataset, st.session_state.get("grading_rubric_now"),
+                                     common.identity())
+    if waiting.elsewhere:
+        return (f"Nothing else has room for you now: {waiting.elsewhere} answer(s) already have their graders or "
+                "are held by others (a hold that runs out brings its answer back).")
+    return "Nothing else waits for you in this round."
 
 
 def _decide(token: str, criteria: list[str]) -> None:
@@ -230,7 +280,7 @@ def grade_section() -> None:
         st.info("Type your name above to start grading.")
         return
     with common.guard():
-        task = grading.next_answer(path, sel.dataset, rubric, who)
+        task = held_task()
     if task is None:
         st.success("Nothing left for you in this round: every answer has its graders, or you graded it.")
         return
@@ -242,9 +292,34 @@ def grade_section() -> None:
             criterion_input(task, c, task.mine.get(c.id))
     st.text_area("Note (optional)", key=f"grade_note::{task.token}", max_chars=2000)
     criteria = [c.id for c in task.criteria]
-    st.button("Save grades", key="grading_submit", type="primary", on_click=_submit, args=(task.token, criteria))
+    b1, b2, b3 = st.columns([2, 1, 1])
+    b1.button("Save grades", key="grading_submit", type="primary", on_click=_submit, args=(task.token, criteria))
+    if st.session_state.get("grading_held") == task.token:
+        b2.button("Next", key="grading_next", on_click=_next, args=(task.token,), shortcut="N",
+                  help="Leave this answer to others and hold the next one that needs you")
+        b3.button("Skip", key="grading_skip", on_click=_skip, args=(task.token,), shortcut="S",
+                  help="Leave this answer to others (it comes back to you last) and hold the next one")
+        holder = queues.grading_waiting(path, sel.dataset, rubric, who)
+        st.caption(plain(f"Held for you (a hold runs out after {queues.DEFAULT_HOLD_S / 60:.0f} minutes) · "
+                         f"{max(holder.mine - 1, 0)} more answer(s) wait for you · Keys: N next · S skip (not while "
+                         "typing in a field)"))
     st.caption("Blind round: you see neither the model that wrote this answer, nor a judge's verdict, nor the other "
                "graders' marks." if k > 1 else "You see neither the model that wrote this answer nor a judge's verdict.")
+
+
+def held_task() -> grading.GradingTask | None:
+    """The answer held for this person in this session, or the next one the queue holds for them."""
+    st.session_state["grading_rubric_now"] = rubric
+    token = st.session_state.get("grading_held")
+    if token:
+        try:
+            task = grading.open_answer(path, token, who)
+            if task.rubric == rubric and task.dataset == sel.dataset and set(task.mine) != {c.id for c in task.criteria}:
+                return task
+        except UserError:
+            pass
+    token = _hand(who)
+    return grading.open_answer(path, token, who) if token else None
 
 
 def adjudicate_section() -> None:

@@ -15,7 +15,7 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from eduart_core import columns, suspects, team, views
+from eduart_core import columns, queues, suspects, team, views
 from eduart_core.analysis import keyflags
 from eduart_core.errors import UserError
 from eduart_core.extraction import CATEGORIES, display, editors, exchange, review
@@ -169,9 +169,66 @@ def extraction_section() -> None:
     queue_table(queue)
     current = st.session_state.get("review_current")
     if current not in [(p, int(r)) for p, r in zip(queue["page_id"], queue["round"])]:
-        current = review.next_page(queue, None) or (queue["page_id"].iloc[0], int(queue["round"].iloc[0]))
+        current = _handed(state, queue, round_) or review.next_page(queue, None) or (
+            queue["page_id"].iloc[0], int(queue["round"].iloc[0]))
         st.session_state["review_current"] = current
     workbench(state, queue, current, needed)
+
+
+def _queue_on() -> bool:
+    """Whether "Next" hands out held pages here: a named person deciding as a reviewer."""
+    return bool(reviewer) and role == review.REVIEW_ROLE and actor is not None and actor.may(team.DECIDE)
+
+
+def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, int] | None:
+    """The page the work queue holds for this person next (None: nothing has room, or no queue here)."""
+    if not _queue_on():
+        return None
+    try:
+        handed = queues.next_review_page(store, actor, round_, state=state, queue=queue, after=after)
+    except (UserError, StoreError) as exc:
+        logger.warning("no page held for %s: %s", reviewer, exc)
+        toast(f"No page was held for you: {exc}", icon=":material/block:")
+        return None
+    return (handed.unit, round_) if handed else None
+
+
+def _held_words(round_: int) -> str:
+    """Why nothing was handed out, in counts only (a blind page's decisions stay hidden)."""
+    waiting = queues.review_waiting(store, actor, round_)
+    if waiting.elsewhere:
+        return (f"Nothing else has room for you now: {waiting.elsewhere} page(s) that need you already have their "
+                "reviewers or are held by others (a hold that runs out brings its page back).")
+    return "Nothing else waits for you in this round."
+
+
+def _take_next(round_: int, page_id: str) -> None:
+    """Button callback ("Next", N): leave this page and hold the next one that needs you (from the round as
+    it is now: its reviewers per page may have changed since the page was drawn)."""
+    state = review.load_state(store, round_)
+    target = _handed(state, review.review_queue(state, round=round_, reviewer=reviewer, role=role), round_,
+                     after=page_id)
+    if target and target[0] != page_id:
+        st.session_state["review_current"] = target
+        toast(f"Page {target[0]} is held for you for {queues.DEFAULT_HOLD_S / 60:.0f} minutes.")
+    else:
+        toast(_held_words(round_), icon=":material/hourglass_empty:")
+
+
+def _skip(round_: int, page_id: str) -> None:
+    """Button callback ("Skip", S): leave this page to others (it comes back to you last), hold the next."""
+    state = review.load_state(store, round_)
+    try:
+        handed = queues.skip_review_page(store, actor, round_, page_id, state=state,
+                                         queue=review.review_queue(state, round=round_, reviewer=reviewer, role=role))
+    except (UserError, StoreError) as exc:
+        toast(f"Not skipped: {exc}", icon=":material/block:")
+        return
+    if handed and handed.unit != page_id:
+        st.session_state["review_current"] = (handed.unit, round_)
+        toast(f"Skipped; page {handed.unit} is held for you.")
+    else:
+        toast("Skipped. " + _held_words(round_), icon=":material/hourglass_empty:")
 
 
 def current_state() -> review.ReviewState:
@@ -356,12 +413,21 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     after = review.next_page(queue, current)
     earlier = keys[position - 1] if position > 0 else None
     later = keys[position + 1] if position + 1 < len(keys) else None
-    n1, n2, n3 = nav.columns(3)
-    n1.button("◀ Previous", key="review_prev", on_click=_go, args=(earlier,), disabled=earlier is None, width="stretch")
-    n2.button("Next page", key="review_next", on_click=_go, args=(later,), disabled=later is None, shortcut="N",
-              width="stretch")
-    n3.button("Next open", key="review_next_open", on_click=_go, args=(after,), disabled=after is None,
-              width="stretch", help="The next page with fields waiting for you")
+    n1, n2, n3, n4 = nav.columns(4)
+    n1.button("◀ Previous", key="review_prev", on_click=_go, args=(earlier,), disabled=earlier is None,
+              width="stretch", help="The previous page of the round")
+    n2.button("Following ▶", key="review_page_next", on_click=_go, args=(later,), disabled=later is None,
+              width="stretch", help="The following page of the round (not held for you)")
+    if _queue_on():
+        n3.button("Next", key="review_next", on_click=_take_next, args=(round_, page_id), shortcut="N",
+                  width="stretch", type="primary" if not int(row["mine"]) else "secondary",
+                  help="Leave this page and hold the next page that needs you")
+        n4.button("Skip", key="review_skip", on_click=_skip, args=(round_, page_id), shortcut="S", width="stretch",
+                  help="Leave this page to others (it comes back to you last) and hold the next one")
+        hold_line(round_, page_id)
+    else:
+        n3.button("Next", key="review_next", on_click=_go, args=(after,), disabled=after is None, shortcut="N",
+                  width="stretch", help="The next page with fields waiting for you")
 
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
     if blind and not bool((fields["state"] == RESOLVED).all()):
@@ -419,6 +485,21 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                     p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk_page,
                               args=("B", round_, page_id))
     page_history(state, page_id, round_, blind)
+
+
+def hold_line(round_: int, page_id: str) -> None:
+    """Who holds this page (you, or another reviewer, never named) and the keys of the frequent actions."""
+    try:
+        holder = queues.review_holder(store, actor, round_, page_id)
+    except StoreError:
+        holder = None
+    if holder and holder[0] == "you":
+        held = f"Held for you until {holder[1]:%H:%M} UTC"
+    elif holder:
+        held = f"Another reviewer holds this page until {holder[1]:%H:%M} UTC: press Next for a page of your own"
+    else:
+        held = "Not held: press Next to have the next page that needs you held for you"
+    st.caption(plain(held) + " · Keys: A accept A · B accept B · N next · S skip (not while typing in a field)")
 
 
 def _bulk_page(side: str, round_: int, page_id: str) -> None:
@@ -603,7 +684,11 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     queue = review.review_queue(result.after or store, round=round_, reviewer=reviewer, role=role)
     here = queue[(queue["page_id"] == page_id) & (queue["round"] == round_)]
     if here.empty or int(here["mine"].iloc[0]) == 0:
-        target = review.next_page(queue, (page_id, round_))
+        if _queue_on():  # the page is done for this person: its hold ends, the next page is held for them
+            queues.finish_review_page(store, actor, round_, page_id)
+            target = _handed(result.after, queue, round_, after=page_id)
+        else:
+            target = review.next_page(queue, (page_id, round_))
         if target:
             st.session_state["review_current"] = target
             text += f" Opened the next page, {target[0]}."

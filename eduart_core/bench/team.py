@@ -1,6 +1,6 @@
 """`bench team`: a shared PostgreSQL store under a review team's load, beside the DuckDB file.
 
-Three measurements, each with the target a review team needs:
+Four measurements, each with the target a review team needs:
 
 1. **Concurrent reviewers**: ``--reviewers`` processes (default 20) each append ``--decisions``
    decisions (default 100) to one PostgreSQL store at the same moment, through the store's own
@@ -10,6 +10,13 @@ Three measurements, each with the target a review team needs:
    time. Counted afterwards in the store: decisions lost (an id a process got back that is not
    stored, or fewer rows than decided) and failed (an exception in a process). Target: 0 lost,
    0 failed, p95 commit < 50 ms.
+1b. **"Next" from the work queue** (``--parts queue``): ``--reviewers`` processes ask the review
+   queue for the next page ``--asks`` times in all (default 500) at the same moment, each keeping
+   what it was handed (``queues.next_review_page`` with the round state a page holds; each process
+   opens its own connections, as an app server does). Counted in the store afterwards: pages held by
+   two people at once (single review). Then one more person per process takes a page with a
+   5-second hold and vanishes; once the holds ran out, one more person walks the queue: every
+   vanished holder's page must come back. Target: 0 double, 0 lost, p95 of "next" < 50 ms.
 2. **Run ingest**: the final ingest of a launch of 12 models x 871 items x 2 conditions
    (20,904 responses) from its run journals, as the runner does it (``ingest_journal`` per run:
    parse, score under both profiles, insert), into PostgreSQL and into a DuckDB file. Target on
@@ -36,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = "bench-team"
-TARGETS = {"p95_commit_ms": 50.0, "ingest_s": 30.0, "render_ratio": 1.5}
+TARGETS = {"p95_commit_ms": 50.0, "p95_next_ms": 50.0, "ingest_s": 30.0, "render_ratio": 1.5}
 
 
 # ---------------------------------------------------------------- the server
@@ -164,6 +171,109 @@ def bench_reviewers(url: str, reviewers: int, decisions: int) -> dict:
             "commits_per_s": len(latencies) / wall if wall > 0 else None}
 
 
+# ---------------------------------------------------------------- 1b. "next" from the work queue
+
+def build_queue_round(store, pages: int, reviewers: int = 1, fields: int = 2, round: int = 1,
+                      dataset: str = DATASET) -> list[str]:
+    """A review round of ``pages`` simulated pages of ``fields`` queued fields each, ``reviewers`` per page
+    (the work-queue bench and tests build on it); returns the page ids in queue order."""
+    from ..store import extraction as db
+    from ..store.runs import ensure_dataset
+    from ..vocab import BENCHMARK_KIND
+
+    ensure_dataset(store, dataset, "Team bench", BENCHMARK_KIND, simulated=True)
+    ids = [f"q{n:04d}" for n in range(pages)]
+    db.save_pages(store, [{"page_id": p, "dataset": dataset, "item_id": p, "exercise": p, "question": p,
+                           "simulated": True} for p in ids])
+    db.save_outcomes(store, [{"page_id": p, "round": round, "merge_status": "queued", "format": "multiple_choice_radio",
+                              "base_record": {"item_id": p}, "merged_record": None,
+                              "diffs": [{"path": f"f{k}", "field": f"f{k}", "category": "text", "a": f"a{k}",
+                                         "b": f"b{k}", "queued": True} for k in range(fields)]} for p in ids])
+    db.set_round_reviewers(store, dataset, round, reviewers, "bench")
+    return ids
+
+
+def _asker(url: str, index: int, asks: int, hold_s: float, vanish_s: float, ready, go, out) -> None:
+    """One reviewer process asking "next" ``asks`` times, keeping every page it was handed (so that a page
+    handed to two people at once shows as two holds at the end); then a person who takes one page and
+    vanishes (a hold of ``vanish_s`` seconds that nobody releases)."""
+    from ..extraction.review import REVIEW_ROLE, load_state, review_queue
+    from ..queues import next_review_page
+    from ..store import Store
+    from ..team import local
+
+    store = Store(url)
+    who = local(f"asker-{index:02d}")
+    state = load_state(store, 1)  # what the review page holds already when "Next" is clicked
+    queue = review_queue(state, round=1, reviewer=who.key, role=REVIEW_ROLE)
+    handed, latencies, errors = [], [], []
+    ready.put(index)
+    go.wait(600)
+    after = None
+    for _ in range(asks):
+        t0 = time.perf_counter()
+        try:
+            got = next_review_page(store, who, 1, state=state, queue=queue, after=after, leave=False, hold_s=hold_s)
+        except Exception as exc:  # noqa: BLE001 - counted and reported, never hidden
+            errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            continue
+        latencies.append(time.perf_counter() - t0)
+        handed.append((got.unit if got else None, time.time()))
+        after = got.unit if got else after
+    # then someone else at this desk takes a page and closes the browser: nobody releases it
+    gone = next_review_page(store, local(f"gone-{index:02d}"), 1, hold_s=vanish_s)
+    out.put({"who": who.key, "handed": handed, "latencies": latencies, "errors": errors,
+             "gone": gone.unit if gone else None, "gone_until": time.time() + vanish_s})
+
+
+def bench_queue(url: str, reviewers: int, asks: int, vanish_s: float = 5.0) -> dict:
+    """``reviewers`` processes ask "next" ``asks`` times in all on one PostgreSQL store (single review);
+    then every page handed to a person who vanished must come back once the hold ran out."""
+    from ..queues import next_review_page
+    from ..store import Store
+    from ..store import holds as hold_db
+    from ..team import local
+
+    store = Store(url)
+    pages = build_queue_round(store, asks + 2 * reviewers)
+    ctx = multiprocessing.get_context("spawn")
+    ready, out, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    each = [asks // reviewers + (1 if i < asks % reviewers else 0) for i in range(reviewers)]
+    procs = [ctx.Process(target=_asker, args=(url, i, each[i], 3600.0, vanish_s, ready, go, out))
+             for i in range(reviewers)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        ready.get(timeout=600)
+    go.set()
+    results = [out.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join(60)
+    latencies = sorted(x for r in results for x in r["latencies"])
+    units = [unit for r in results for unit, _ in r["handed"] if unit]
+    # the askers' holds are all still active (an hour): a page handed to two of them is held by both now
+    holds = hold_db.load_holds(store, "review:1")
+    holds = holds[holds["holder"].astype(str).str.startswith("asker-")]
+    per_unit = holds.groupby("unit")["holder"].nunique() if len(holds) else None
+    double = max(int((per_unit > 1).sum()) if per_unit is not None else 0, len(units) - len(set(units)))
+    gone = {r["gone"] for r in results if r["gone"]}
+    time.sleep(max(0.0, max(r["gone_until"] for r in results) - time.time()) + 0.5)
+    back: set[str] = set()
+    after = None
+    for _ in range(len(pages)):  # one more person walks the queue, keeping what they are handed
+        got = next_review_page(store, local("finder"), 1, after=after, leave=False, hold_s=3600.0)
+        if got is None or got.unit in back:
+            break
+        back.add(got.unit)
+        after = got.unit
+    return {"reviewers": reviewers, "asks": sum(each), "handed": len(units), "double": double,
+            "disconnected": len(gone), "lost": len(gone - back), "failed": sum(len(r["errors"]) for r in results),
+            "errors": sorted({e for r in results for e in r["errors"]})[:3],
+            "p50_ms": 1000 * statistics.median(latencies) if latencies else None,
+            "p95_ms": 1000 * latencies[int(0.95 * (len(latencies) - 1))] if latencies else None,
+            "max_ms": 1000 * latencies[-1] if latencies else None}
+
+
 # ---------------------------------------------------------------- 2. run ingest
 
 def _journals(store, folder: Path, models: int, items: int, seed: int) -> list[tuple[str, Path]]:
@@ -270,6 +380,19 @@ def run(args: argparse.Namespace) -> int:
                       f"{TARGETS['p95_commit_ms']:.0f} ms)")
                 for e in r["errors"]:
                     print(f"   error: {e}")
+            if "queue" in args.parts:
+                url = database("queue")
+                q = bench_queue(url, args.reviewers, args.asks)
+                release_readers(url)
+                summary["queue"] = q
+                print(f"1b. {q['reviewers']} reviewer processes asking \"next\" {q['asks']} times in all on one "
+                      f"PostgreSQL store (single review): {q['handed']} pages handed, {q['double']} held by two "
+                      f"people at once, {q['failed']} failed; {q['disconnected']} holders vanished and "
+                      f"{q['lost']} of their pages did not come back after the hold ran out; \"next\" p50 "
+                      f"{q['p50_ms']:.1f} ms, p95 {q['p95_ms']:.1f} ms, max {q['max_ms']:.1f} ms (target: 0 double, "
+                      f"0 lost, p95 < {TARGETS['p95_next_ms']:.0f} ms)")
+                for e in q["errors"]:
+                    print(f"   error: {e}")
             if "ingest" in args.parts:
                 url = database("ingest")
                 pg = bench_ingest(url, work / "journals-pg", args.models, args.items, args.seed)
@@ -314,7 +437,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-PARTS = ("reviewers", "ingest", "pages")
+PARTS = ("reviewers", "queue", "ingest", "pages")
 
 
 def register(bench_sub) -> None:
@@ -323,6 +446,7 @@ def register(bench_sub) -> None:
     parser.add_argument("--url", default=None, help="a PostgreSQL server to use (default: start a temporary one)")
     parser.add_argument("--reviewers", type=int, default=20)
     parser.add_argument("--decisions", type=int, default=100)
+    parser.add_argument("--asks", type=int, default=500, help='"next" requests in all (the queue part)')
     parser.add_argument("--models", type=int, default=12)
     parser.add_argument("--items", type=int, default=871)
     parser.add_argument("--seed", type=int, default=7)

@@ -340,6 +340,22 @@ def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> G
     return _task(store, state, waiting) if waiting is not None else None
 
 
+def grader_queue(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> tuple[int, int, list[tuple]]:
+    """(round, k, [(token, graders, began, open)]) of every answer of the current round, in the round's
+    order: ``open`` when it is still open to ``grader`` (they began it and did not finish: ``began``;
+    or they have not graded it and it has fewer than k graders). ``graders``: who graded any
+    criterion of it (a work queue counts them against the k places; it never shows them)."""
+    key = _acting(grader, GRADE, "the grader").key
+    state = _load_round(_store(store), dataset, rubric)
+    out = []
+    for answer in state.answers.to_dict("records"):
+        status = _status(state, answer)
+        began = key in status.graders and key not in status.complete
+        is_open = began or (key not in status.graders and len(status.graders) < state.k)
+        out.append((str(answer["token"]), status.graders, began, is_open))
+    return state.number, state.k, out
+
+
 def open_answer(store: StoreLike, token: str, grader: Actor) -> GradingTask:
     """An answer of the current round by its token, for a grader who graded it or may still."""
     grader = _acting(grader, GRADE, "the grader").key

@@ -218,13 +218,16 @@ class Store:
         yield
 
     @contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """A read-write connection inside one transaction: all or nothing, and bumps data_version."""
+    def transaction(self, bump: bool = True) -> Iterator[Connection]:
+        """A read-write connection inside one transaction: all or nothing, and bumps data_version.
+
+        ``bump=False``: a write no cached frame depends on (a work queue's holds), which must not make
+        every page read the store again nor make every writer wait for the one counter row."""
         with self.connect() as con:
             con.begin()
             try:
                 yield con
-                con.commit(BUMP_DATA_VERSION)
+                con.commit(BUMP_DATA_VERSION if bump else None)
             except BaseException as exc:
                 _rollback(con)
                 translated = self._write_error(exc)

@@ -713,6 +713,34 @@ MIGRATIONS.append((18, "item banks", [
 ]))
 
 
+# Migration 19 (work queues): "Next" on the review and grading pages holds a unit for one person for a
+# set time. `work_units` has one row per unit a queue ever handed out: the row a claim locks (PostgreSQL:
+# FOR UPDATE SKIP LOCKED; a DuckDB file: the same row updated, so two claims of one unit collide and one
+# retries). `work_holds` has one row per unit and person: held until `held_until` unless released
+# (finished or skipped); the actor columns say who took it.
+MIGRATIONS.append((19, "work queues: holds on review pages and answers to grade", [
+    """CREATE TABLE IF NOT EXISTS work_units (
+        queue TEXT NOT NULL,               -- review:<round> | grading:<dataset>:<rubric>:<round>
+        unit TEXT NOT NULL,                -- a page id (review) or an answer's token (grading)
+        claims BIGINT NOT NULL DEFAULT 0,  -- how often it was handed out
+        PRIMARY KEY (queue, unit)
+    )""",
+    """CREATE TABLE IF NOT EXISTS work_holds (
+        queue TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        holder TEXT NOT NULL,              -- the identity key of the person (as decisions name them)
+        held_at TIMESTAMP NOT NULL,
+        held_until TIMESTAMP NOT NULL,
+        released_at TIMESTAMP,             -- NULL while held
+        outcome TEXT,                      -- finished | skipped | left (NULL while held or after it ran out)
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        PRIMARY KEY (queue, unit, holder)
+    )""",
+]))
+
+
 # Migration 20 (seeded gold): a grading round may serve answers whose marks are already settled (gold),
 # mixed among the others under fresh random tokens. `gold_rounds` records the rate a round asked for
 # and how many it seeded; `gold_seeds` names which tokens of a round are seeded and which earlier

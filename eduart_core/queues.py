@@ -1,0 +1,292 @@
+"""Work queues: "Next" hands a person the next unit that needs them and holds it for them a while.
+
+Why: in team mode two reviewers used to open the same page at the same moment, because the queue
+handed out nothing. A unit is a page of a review round (``review:<round>``) or an answer of a
+grading round (``grading:<dataset>:<rubric>:<round>``). "Needs them": the unit still has work for
+this person (``review_queue``'s ``mine``; an answer they began, or one they have not graded that
+has fewer than k graders) and has room: at most k people work on it, k being the round's
+reviewers per page or graders per answer (1 in single review). Those who already decided on it
+count against the k places as well as those holding it now (in single review only the holders:
+anyone may finish a page someone began). Nobody is handed a unit twice at once: their own hold is
+renewed instead.
+
+A hold lasts ``hold_s`` seconds (``DEFAULT_HOLD_S``), or until the person finishes the unit or
+skips it; a hold that runs out frees the unit without anyone doing anything (the person's browser
+may simply be gone). A skipped unit comes to that person last. The exclusion is the store's
+(``store.holds``: row locks on PostgreSQL, so it holds across app servers; on a DuckDB file within
+the one server that writes it).
+
+Blindness: what "Next" returns is the unit's id and the hold's end, nothing of anyone's decision;
+why a unit is not handed out (others decided on it, or hold it) is never said per unit, only as one
+count of both (``Waiting.elsewhere``). Every function checks the person's roles (deciding review
+fields, grading) before it reads or writes, and every hold records who took it.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from .errors import UserError
+from .store import Store
+from .store import holds as db
+from .team import DECIDE, GRADE, Identity, as_identity
+
+DEFAULT_HOLD_S = 15 * 60.0
+MAX_HOLD_S = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class Handed:
+    """The unit "Next" handed out: a page id (review) or an answer's token (grading)."""
+
+    unit: str
+    round: int
+    held_until: datetime   # UTC
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What waits for a person in a queue (counts only: blind rounds stay blind)."""
+
+    mine: int        # units that need this person and have room now
+    elsewhere: int   # units that need this person but already have their people (deciding or holding)
+    held: str | None = None   # the unit this person holds now, if any
+
+
+StoreLike = Store | str | os.PathLike
+
+
+def _store(store: StoreLike) -> Store:
+    return store if isinstance(store, Store) else Store(store)  # pages pass the store's path or URL
+
+
+def check_hold(hold_s: float) -> float:
+    """A hold time in seconds, or one line saying what is wrong with it."""
+    if isinstance(hold_s, bool) or not isinstance(hold_s, int | float) or math.isnan(hold_s):
+        raise UserError(f"a hold time must be a number of seconds, not {hold_s!r}")
+    if not 0 < hold_s <= MAX_HOLD_S:
+        raise UserError(f"a hold time must be more than 0 and at most {MAX_HOLD_S:.0f} seconds (one day), "
+                        f"not {hold_s:g}")
+    return float(hold_s)
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def review_queue_name(round: int) -> str:
+    return f"review:{int(round)}"
+
+
+def grading_queue_name(dataset: str, rubric: str, round: int) -> str:
+    return f"grading:{dataset}:{rubric}:{int(round)}"
+
+
+# ---------------------------------------------------------------- review rounds
+
+def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list[db.Candidate], dict[str, int]]:
+    """Pages of the round that need ``person``, in the queue's order, with their places, and every
+    page's position in that order (``queue``: ``review_queue`` of ``state`` for this person as a
+    reviewer, when the caller has it)."""
+    from .extraction.review import REVIEW_ROLE, review_queue
+
+    if queue is None:
+        queue = review_queue(state, round=round, reviewer=person, role=REVIEW_ROLE)
+    queue = queue[queue["round"] == int(round)]
+    rows = [(str(p), int(n), k) for k, (p, m, n) in enumerate(zip(queue["page_id"].tolist(), queue["mine"].tolist(),
+                                                                   queue["needed"].tolist())) if int(m) > 0]
+    order = {str(p): k for k, p in enumerate(queue["page_id"].tolist())}
+    deciders: dict[str, set[str]] = {}
+    d = state.decisions
+    if not d.empty and any(n > 1 for _, n, _ in rows):  # in single review only holders count
+        mine = d[(d["round"] == int(round)) & (d["role"].fillna(REVIEW_ROLE) == REVIEW_ROLE)]
+        for page_id, reviewer in zip(mine["page_id"].tolist(), mine["reviewer"].tolist()):
+            deciders.setdefault(str(page_id), set()).add(str(reviewer))
+    return [db.Candidate(page, n, frozenset(deciders.get(page, set()) - {person}) if n > 1 else frozenset(), k)
+            for page, n, k in rows], order
+
+
+def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
+                     after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
+                     now: datetime | None = None) -> Handed | None:
+    """Hold the next page of review round ``round`` that needs ``who`` and return it (None: nothing has
+    room for them now). ``after``: the page they leave (the search starts after it, wrapping round;
+    without it, a page they hold already is handed back); ``leave``: their hold on ``after`` ends
+    (False: they keep it). ``state``: a ``ReviewState`` already read, and ``queue`` its
+    ``review_queue`` for this person as a reviewer (a page has both at hand)."""
+    from .extraction.review import load_state
+
+    actor, store = _acting(who, DECIDE), _store(store)
+    hold_s = check_hold(hold_s)
+    now = now or now_utc()
+    if after is not None and leave:
+        db.release(store, review_queue_name(round), str(after), actor.key, db.LEFT, now)
+    state = state if state is not None else load_state(store, round)
+    candidates, order = _review_candidates(state, round, actor.key, queue)
+    return _hand_out(store, actor, review_queue_name(round), int(round), candidates, order.get(after), hold_s,
+                     now)
+
+
+def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
+                   now: datetime | None = None) -> Waiting:
+    """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
+    from .extraction.review import load_state
+
+    actor, store = _acting(who, DECIDE), _store(store)
+    state = state if state is not None else load_state(store, round)
+    return _waiting(store, actor.key, review_queue_name(round),
+                    _review_candidates(state, round, actor.key, queue)[0], now)
+
+
+def review_holder(store: StoreLike, who: Identity | str, round: int, page_id: str,
+                  now: datetime | None = None) -> tuple[str, datetime] | None:
+    """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
+    actor, store = as_identity(who), _store(store)
+    holds = db.load_holds(store, review_queue_name(round), now or now_utc())
+    rows = holds[holds["unit"] == str(page_id)]
+    if rows.empty:
+        return None
+    own = rows[rows["holder"] == actor.key]
+    if not own.empty:
+        return "you", own["held_until"].iloc[0]
+    return "another", rows["held_until"].min()
+
+
+def finish_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str,
+                       now: datetime | None = None) -> bool:
+    """End ``who``'s hold on a page they finished (False when they held none)."""
+    actor, store = _acting(who, DECIDE), _store(store)
+    return db.release(store, review_queue_name(round), str(page_id), actor.key, db.FINISHED, now or now_utc())
+
+
+def skip_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str, *, state=None, queue=None,
+                     hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None) -> Handed | None:
+    """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
+    actor, store = _acting(who, DECIDE), _store(store)
+    hold_s = check_hold(hold_s)
+    now = now or now_utc()
+    _skip(store, review_queue_name(round), str(page_id), actor, now)
+    return next_review_page(store, actor, round, state=state, queue=queue, after=str(page_id), hold_s=hold_s,
+                            now=now)
+
+
+# ---------------------------------------------------------------- grading rounds
+
+def _grading_candidates(store: Store, dataset: str, rubric: str,
+                        actor: Identity) -> tuple[int, list[db.Candidate], dict[str, int]]:
+    from .judges.grading import grader_queue
+
+    number, k, rows = grader_queue(store, dataset, rubric, actor)
+    order = {token: position for position, (token, *_rest) in enumerate(rows)}
+    out = [db.Candidate(token, k, frozenset(set(graders) - {actor.key}), order[token])
+           for token, graders, began, is_open in rows if is_open]
+    return number, [c for c in out if c.unit in _began(rows)] + [c for c in out if c.unit not in _began(rows)], order
+
+
+def _began(rows: list[tuple]) -> set[str]:
+    return {token for token, _graders, began, _open in rows if began}
+
+
+def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity | str, *, after: str | None = None,
+                        leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
+                        now: datetime | None = None) -> Handed | None:
+    """Hold the next answer of the current grading round that needs ``who`` (answers they began
+    first) and return it (its token), or None. ``after``: the answer they leave (``leave``: their hold
+    on it ends)."""
+    actor, store = _acting(who, GRADE), _store(store)
+    hold_s = check_hold(hold_s)
+    now = now or now_utc()
+    number, candidates, order = _grading_candidates(store, dataset, rubric, actor)
+    if after is not None and leave:
+        db.release(store, grading_queue_name(dataset, rubric, number), str(after), actor.key, db.LEFT, now)
+    return _hand_out(store, actor, grading_queue_name(dataset, rubric, number), number, candidates,
+                     order.get(after) if after is not None else None, hold_s, now)
+
+
+def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity | str,
+                    now: datetime | None = None) -> Waiting:
+    actor, store = _acting(who, GRADE), _store(store)
+    number, candidates, _order = _grading_candidates(store, dataset, rubric, actor)
+    return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
+
+
+def finish_grading_answer(store: StoreLike, who: Identity | str, task, now: datetime | None = None) -> bool:
+    """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``) they finished."""
+    actor, store = _acting(who, GRADE), _store(store)
+    return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor.key,
+                      db.FINISHED, now or now_utc())
+
+
+def skip_grading_answer(store: StoreLike, who: Identity | str, task, *, hold_s: float = DEFAULT_HOLD_S,
+                        now: datetime | None = None) -> Handed | None:
+    """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one."""
+    actor, store = _acting(who, GRADE), _store(store)
+    hold_s = check_hold(hold_s)
+    now = now or now_utc()
+    _skip(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor, now)
+    return next_grading_answer(store, task.dataset, task.rubric, actor, after=task.token, hold_s=hold_s, now=now)
+
+
+# ---------------------------------------------------------------- shared
+
+def _acting(who: Identity | str, action: str) -> Identity:
+    if isinstance(who, str) and not who.strip():
+        raise UserError("enter your name first: work is handed to a named person")
+    actor = as_identity(who)
+    actor.require(action)
+    return actor
+
+
+def _skip(store: Store, queue: str, unit: str, actor: Identity, now: datetime) -> None:
+    person = actor.key
+    if not db.release(store, queue, unit, person, db.SKIPPED, now):
+        db.mark_skipped(store, queue, unit, person, actor.columns(), now)  # never held: remembered as skipped all the same
+
+
+def _ordered(candidates: list[db.Candidate], after: int, skipped: frozenset[str],
+             mine: set[str]) -> list[db.Candidate]:
+    """The queue's order from just after position ``after`` (wrapping round; the unit at ``after`` last),
+    then the units this person holds already (moving on means new work), units they skipped last of all."""
+    later = [c for c in candidates if c.position > after]
+    earlier = [c for c in candidates if c.position < after]
+    same = [c for c in candidates if c.position == after]
+    ordered = later + earlier + same
+    return ([c for c in ordered if c.unit not in skipped and c.unit not in mine]
+            + [c for c in ordered if c.unit not in skipped and c.unit in mine]
+            + [c for c in ordered if c.unit in skipped])
+
+
+def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates: list[db.Candidate],
+              after: int | None, hold_s: float, now: datetime | None) -> Handed | None:
+    """Hold the first candidate with room (``after``: the position in the queue's order of the unit
+    the person leaves; without it their own held unit comes first)."""
+    now = now or now_utc()
+    until = now + timedelta(seconds=hold_s)
+    state = db.queue_state(store, queue, actor.key, now)
+    held = state.held
+    if after is None:  # a unit this person holds already (and that still needs them) comes first
+        own = [c for c in candidates if actor.key in held.get(c.unit, ())]
+        rest = [c for c in candidates if actor.key not in held.get(c.unit, ())]
+        candidates = own + [c for c in rest if c.unit not in state.skipped] + [c for c in rest if c.unit in state.skipped]
+    else:
+        candidates = _ordered(candidates, after, state.skipped,
+                              {u for u, who in held.items() if actor.key in who})
+    open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
+    if not open_:
+        return None
+    db.ensure_units(store, queue, [c.unit for c in open_])
+    unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
+    if unit is None:  # every row locked or full, or a row this process thought was there is gone: once more
+        db.ensure_units(store, queue, [c.unit for c in open_], again=True)
+        unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
+    return Handed(unit, number, until) if unit is not None else None
+
+
+def _waiting(store: Store, person: str, queue: str, candidates: list[db.Candidate],
+             now: datetime | None) -> Waiting:
+    held = db.queue_state(store, queue, person, now or now_utc()).held
+    room = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), person)]
+    mine = next((c.unit for c in candidates if person in held.get(c.unit, ())), None)
+    return Waiting(len(room), len(candidates) - len(room), mine)

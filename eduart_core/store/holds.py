@@ -1,0 +1,204 @@
+"""Holds of a work queue: which person has which unit (a review page, an answer to grade) until when.
+
+Why a table and a row lock rather than a page's memory: in team mode several app servers hand out
+work from one PostgreSQL store, so "this page is taken" must be known to the database. A claim
+locks the unit's row in ``work_units`` (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so a second
+claimant moves on to another unit instead of waiting; a DuckDB file: the row is updated, so two
+claims of one unit in one server collide and one is retried), reads the unit's holds inside that
+lock, and writes its own hold only while the unit has room (``capacity`` people: 1, or the
+round's reviewers per page). Holds are not data a page caches: their transactions leave the
+store's data version alone.
+
+A hold is active while ``released_at`` is NULL and ``held_until`` lies ahead; a hold that ran out
+needs nothing done to it (the unit is simply free again). Times are UTC without a zone, as the
+decisions' ``decided_at``.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+
+from .connection import Variants
+from .core import Store
+from .errors import StoreConflictError
+
+HOLD_COLUMNS = ("queue", "unit", "holder", "held_at", "held_until", "released_at", "outcome", "actor_subject",
+                "actor_provider", "actor_name")
+#: How far past the first free unit a claim that met another claim spreads (so that twenty people
+#: clicking at once do not all queue for the same few rows).
+SPREAD = 32
+FINISHED, SKIPPED, LEFT = "finished", "skipped", "left"  # how a hold ended before it ran out
+
+#: The lock of one unit's row: skipped when another claim holds it (PostgreSQL), a colliding update (DuckDB).
+_LOCK_UNIT = Variants(
+    duckdb="UPDATE work_units SET claims = claims + 1 WHERE queue = ? AND unit = ? RETURNING unit",
+    postgres="SELECT unit FROM work_units WHERE queue = ? AND unit = ? FOR UPDATE SKIP LOCKED")
+#: A hold is no data: a crash may lose the last holds (their units are free again), so PostgreSQL need not
+#: wait for the disk before answering.
+_QUICK_COMMIT = Variants(duckdb="SELECT 1", postgres="SET LOCAL synchronous_commit TO OFF")
+_HOLD_UPSERT = (
+    f"INSERT INTO work_holds ({', '.join(HOLD_COLUMNS)}) VALUES ({', '.join('?' for _ in HOLD_COLUMNS)}) "
+    "ON CONFLICT (queue, unit, holder) DO UPDATE SET held_at = excluded.held_at, held_until = excluded.held_until, "
+    "released_at = NULL, outcome = NULL, actor_subject = excluded.actor_subject, "
+    "actor_provider = excluded.actor_provider, actor_name = excluded.actor_name")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit this person may be handed: ``capacity`` people at once at most, ``taken`` the people
+    (other than this person) who already count against it without a hold (they decided on it)."""
+
+    unit: str
+    capacity: int = 1
+    taken: frozenset[str] = frozenset()
+    position: int = 0   # in the queue's order
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """What a claim needs to know first, read through one connection."""
+
+    held: dict[str, frozenset[str]]  # unit -> who holds it now
+    skipped: frozenset[str]          # units this person skipped and has not taken again since
+
+
+def queue_state(store: Store, queue: str, holder: str | None = None, now: datetime | None = None) -> QueueState:
+    """Who holds which unit of a queue now, and what ``holder`` skipped (plain tuples: "next" runs on
+    every click, so no DataFrame here)."""
+    if not store.exists():
+        return QueueState({}, frozenset())
+    with store.connect(read_only=True) as con:
+        if not con.has_table("work_holds"):
+            return QueueState({}, frozenset())
+        rows = con.execute("SELECT unit, holder, outcome, released_at IS NULL AND held_until > ? FROM work_holds "
+                           "WHERE queue = ? AND (outcome = ? OR (released_at IS NULL AND held_until > ?))",
+                           [now or _now(), queue, SKIPPED, now or _now()]).fetchall()
+    held: dict[str, set[str]] = {}
+    skipped = set()
+    for unit, who, outcome, active in rows:
+        if active:
+            held.setdefault(unit, set()).add(who)
+        elif outcome == SKIPPED and who == holder:
+            skipped.add(unit)
+    return QueueState({u: frozenset(h) for u, h in held.items()}, frozenset(skipped))
+
+
+def load_holds(store: Store, queue: str, now: datetime | None = None) -> pd.DataFrame:
+    """The active holds of a queue (every column of ``HOLD_COLUMNS``), oldest first."""
+    if not store.exists():
+        return pd.DataFrame(columns=list(HOLD_COLUMNS))
+    with store.connect(read_only=True) as con:
+        if not con.has_table("work_holds"):
+            return pd.DataFrame(columns=list(HOLD_COLUMNS))
+        cur = con.execute(f"SELECT {', '.join(HOLD_COLUMNS)} FROM work_holds WHERE queue = ? AND released_at IS NULL "
+                          "AND held_until > ? ORDER BY held_at", [queue, now or _now()])
+        return pd.DataFrame(cur.fetchall(), columns=list(HOLD_COLUMNS), dtype=object)
+
+
+#: Units whose lockable row this process knows exists (rows are never deleted), per store and queue.
+_KNOWN: dict[tuple[str, str], set[str]] = {}
+
+
+def ensure_units(store: Store, queue: str, units: Iterable[str], again: bool = False) -> None:
+    """Make the lockable row of every unit that lacks one (``again``: do not trust this process's memory)."""
+    known = _KNOWN.setdefault((str(store.path), queue), set())
+    if again:
+        known.clear()
+    missing = [u for u in units if u not in known]
+    if missing:
+        add_units(store, queue, missing)
+        known.update(missing)
+
+
+def add_units(store: Store, queue: str, units: Iterable[str]) -> None:
+    """Make the lockable row of each unit (once per unit and queue)."""
+    rows = [[queue, str(u)] for u in dict.fromkeys(units)]
+    if rows:
+        with store.transaction(bump=False) as con:
+            con.executemany("INSERT INTO work_units (queue, unit) VALUES (?, ?) ON CONFLICT (queue, unit) DO NOTHING",
+                            rows)
+
+
+def claim(store: Store, queue: str, candidates: list[Candidate], holder: str, actor: dict,
+          now: datetime, until: datetime) -> str | None:
+    """Hold the first candidate with room for ``holder`` (or renew their own hold on it); returns its unit,
+    or None when every candidate is locked by another claim right now or full.
+
+    The candidates' rows must exist (``add_units``). A DuckDB write that collided with another claim is
+    tried again (three times), then the one-line ``StoreConflictError`` reaches the caller.
+    """
+    for attempt in range(3):
+        try:
+            with store.transaction(bump=False) as con:
+                return _claim_con(con, queue, candidates, holder, actor, now, until)
+        except StoreConflictError:
+            if attempt == 2:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _claim_con(con, queue: str, candidates: list[Candidate], holder: str, actor: dict, now: datetime,
+               until: datetime) -> str | None:
+    con.execute(con.sql(_QUICK_COMMIT))
+    lock = con.sql(_LOCK_UNIT)
+    left = list(candidates)
+    missed = False
+    while left:
+        if missed:  # others are claiming the same front of the queue: try a little further on, at random
+            at = random.randrange(min(len(left), SPREAD))
+            left = left[at:] + left[:at]
+        c = left.pop(0)
+        if not con.execute(lock, [queue, c.unit]).fetchall():
+            missed = True
+            continue  # another claim has this unit's row right now: the next unit
+        rows = con.execute("SELECT holder FROM work_holds WHERE queue = ? AND unit = ? AND released_at IS NULL "
+                           "AND held_until > ?", [queue, c.unit, now]).fetchall()
+        if not has_room(c, {r[0] for r in rows}, holder):
+            # taken since the caller read the holds: so may others be; read them again (on PostgreSQL each
+            # statement sees what was committed before it) and drop every candidate that is full now
+            held: dict[str, set[str]] = {}
+            for unit, who in con.execute("SELECT unit, holder FROM work_holds WHERE queue = ? AND released_at IS NULL "
+                                         "AND held_until > ?", [queue, now]).fetchall():
+                held.setdefault(unit, set()).add(who)
+            left = [x for x in left if has_room(x, held.get(x.unit, set()), holder)]
+            missed = True
+            continue
+        con.execute(_HOLD_UPSERT, [queue, c.unit, holder, now, until, None, None, actor.get("actor_subject"),
+                                   actor.get("actor_provider"), actor.get("actor_name")])
+        return c.unit
+    return None
+
+
+def has_room(c: Candidate, holders: set[str], person: str) -> bool:
+    """Whether ``person`` may hold ``c`` while ``holders`` hold it: their own hold, or a free place."""
+    return person in holders or len((holders - {person}) | (set(c.taken) - {person})) < c.capacity
+
+
+def release(store: Store, queue: str, unit: str, holder: str, outcome: str, now: datetime) -> bool:
+    """End ``holder``'s hold on a unit (``finished``, ``skipped`` or ``left``); False when they held nothing there."""
+    with store.transaction(bump=False) as con:
+        rows = con.execute("UPDATE work_holds SET released_at = ?, outcome = ? WHERE queue = ? AND unit = ? "
+                           "AND holder = ? AND released_at IS NULL RETURNING unit",
+                           [now, outcome, queue, str(unit), holder]).fetchall()
+    return bool(rows)
+
+
+def mark_skipped(store: Store, queue: str, unit: str, holder: str, actor: dict, now: datetime) -> None:
+    """Remember that ``holder`` skipped a unit they did not hold (it comes to them last)."""
+    with store.transaction(bump=False) as con:
+        con.execute(_HOLD_UPSERT, [queue, str(unit), holder, now, now, None, None, actor.get("actor_subject"),
+                                   actor.get("actor_provider"), actor.get("actor_name")])
+        con.execute("UPDATE work_holds SET released_at = ?, outcome = ? WHERE queue = ? AND unit = ? AND holder = ?",
+                    [now, SKIPPED, queue, str(unit), holder])
+
+
+def _now() -> datetime:
+    from datetime import UTC
+
+    return datetime.now(UTC).replace(tzinfo=None)
