@@ -32,6 +32,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.judges",      # judge, grades-import, grades-export, grading-round, judge-gate
     "eduart_core.commands.bench",       # bench analysis|runner|pages
     "eduart_core.commands.bank",        # bank (freeze an item bank version)
+    "eduart_core.commands.variants",    # variants (rotated options, perturbed images: issue 43)
 ]
 
 

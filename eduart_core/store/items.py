@@ -469,7 +469,7 @@ def _frame(con: Connection, sql: str, params: list) -> pd.DataFrame:
 
 
 #: Metadata columns of ``load_items``, read from the record (None when the item has none).
-METADATA_COLUMNS = ("task", "dimension", "tags", "parallel_of", "dialogue_id", "turn")
+METADATA_COLUMNS = ("task", "dimension", "tags", "parallel_of", "dialogue_id", "turn", "variant_of")
 
 
 def _metadata_columns(frame: pd.DataFrame) -> None:
@@ -477,6 +477,9 @@ def _metadata_columns(frame: pd.DataFrame) -> None:
     records = [r if isinstance(r, dict) else {} for r in frame["record"]]
     for column in METADATA_COLUMNS:
         frame[column] = pd.Series([r.get(column) for r in records], dtype=object, index=frame.index)
+    # the variant's kind (rotate, no_image, translate, ...) as a plain column, for filters (`variant=rotate`)
+    frame["variant"] = pd.Series([(r.get("variant") or {}).get("kind") if isinstance(r.get("variant"), dict)
+                                  else (r.get("variant") or None) for r in records], dtype=object, index=frame.index)
 
 
 def load_items(store: Store, dataset: str) -> pd.DataFrame:

@@ -96,12 +96,14 @@ def judge_correction(src: Source, sel: Selection) -> pd.DataFrame | None:
 
 
 @cached()
-def leaderboard(src: Source, sel: Selection) -> pd.DataFrame:
+def leaderboard(src: Source, sel: Selection, variants: str = "exclude") -> pd.DataFrame:
     """Macro average with its 95% interval, rank interval and tie group (paired tests, Holm), micro, and multiple-choice accuracy (Wilson 95%) per model; judge-corrected under a judge profile."""
+    if variants not in ("exclude", "include"):
+        raise UserError(f"option variants takes exclude or include, not {variants!r}")
     if dataset_flags(src, sel.dataset).aggregate_only:
         board = analysis.leaderboard(type_means(src, sel))
     else:
-        frame = with_images(src, sel.dataset, selected_scores(src, sel))
+        frame = with_images(src, sel.dataset, selected_scores(src, sel, variants=variants == "include"))
         correction = judge_correction(src, sel)
         board = analysis.leaderboard(frame, extra_variance=correction)
         if is_judge_profile(sel.profile):
