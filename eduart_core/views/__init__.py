@@ -36,6 +36,7 @@ from . import (
     report,
     results,
     review,
+    robustness,
     runs,
     studies,
     team,
@@ -201,6 +202,13 @@ _SPECS = (
              "Scoring profiles, Judges: judge-only vs judge-corrected scores (prediction-powered inference)"),
     ViewSpec("grading_plan", judges.grading_plan,
              "Scoring profiles, Judges: how many answers to grade next per model and format for a target width"),
+    ViewSpec("invariance", robustness.invariance,
+             "Robustness: flip rate, consistency-adjusted accuracy (CircularEval) and position bias per model and kind"),
+    ViewSpec("item_invariance", robustness.item_invariance, "Robustness and item inspector: how many models flip per item"),
+    ViewSpec("position_bias", robustness.position_bias, "Robustness: chosen option positions against the key's positions"),
+    ViewSpec("image_reliance", robustness.image_reliance,
+             "Robustness: accuracy drop without the image and under each image change, per model"),
+    ViewSpec("robustness_findings", robustness.robustness_findings, "Robustness and presentation: plain findings"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

@@ -315,8 +315,22 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     paired = None if board["tie_group"].notna().any() else _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
     unstable = None if aggregate else _optional(_unstable_model, src, sel)
-    return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
-                                 prefix=data_label(src, sel).finding_prefix(), unstable=unstable)
+    found = findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
+                                  prefix=data_label(src, sel).finding_prefix(), unstable=unstable)
+    return found + ([] if aggregate else _robustness_finding(src, sel))
+
+
+def _robustness_finding(src: Source, sel: Selection) -> list[findings.Finding]:
+    """On a dataset with variant items: the first robustness finding (position bias first), if the numbers carry one."""
+    from .robustness import robustness_finding_list
+
+    catalogue = item_keys(src, sel.dataset)
+    if "variant_of" not in catalogue or not catalogue["variant_of"].notna().any():
+        return []
+    try:
+        return robustness_finding_list(src, sel)[:1]
+    except UserError:
+        return []
 
 
 def _unstable_model(src: Source, sel: Selection) -> dict | None:
