@@ -70,6 +70,7 @@ from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
 from .results import key_findings, regression_choices, type_means
 from .review import image_file, page_extractions
+from .robustness import robustness_finding_list
 from .runs import batch_jobs, repeat_scores, runnable_datasets, unstable_model
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import ItemPicture, StudyFeatures, access_map, invalid_warnings, item_picture, study_features
@@ -234,7 +235,7 @@ __all__ = [
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
-    "page_extractions", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "PAGE_RULES", "FilterState", "analysable_datasets",
+    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",

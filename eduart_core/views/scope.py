@@ -137,6 +137,7 @@ PAGE_RULES = {
     "inspector": _item_level_why,
     "psychometrics": _item_level_why,
     "profiles": _item_level_why,
+    "robustness": _item_level_why,
 }
 
 
