@@ -17,10 +17,9 @@ Making the variants twice writes nothing the second time (same content, same has
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import UserError
@@ -39,7 +38,7 @@ IMPORTED_KINDS: tuple[str, ...] = ("translate", "paraphrase")
 CROP_FRACTION = 0.5
 DOWNSCALE_LONG_SIDE = 256
 #: Source items per transaction: bounded memory (one image decoded at a time) on any dataset size.
-CHUNK_ITEMS = 250
+CHUNK_ITEMS = 1000
 SEP = "~"
 
 
@@ -53,7 +52,9 @@ def variant_id(item_id: str, kind: str, k: int | None = None) -> str:
 
 
 def _linked(record: dict, vid: str, variant: dict) -> dict:
-    out = copy.deepcopy(record)
+    """A shallow copy linked to its source: the fields a kind changes are replaced, never edited in place
+    (the store's normalisation copies the record again before it is written)."""
+    out = dict(record)
     out["item_id"] = vid
     out["variant_of"] = record["item_id"]
     out["variant"] = variant
@@ -84,9 +85,9 @@ def rotations(record: dict) -> list[dict]:
     for k in range(n):
         new_of_old = {ids[j]: ids[(j - k) % n] for j in range(n)}
         rec = _linked(record, variant_id(record["item_id"], "rotate", k), {"kind": "rotate", "shift": k})
-        rec["choices"] = [{**copy.deepcopy(choices[(p + k) % n]), "id": ids[p]} for p in range(n)]
+        rec["choices"] = [{**choices[(p + k) % n], "id": ids[p]} for p in range(n)]
         rec["answers"] = [{**a, "id": new_of_old.get(str(a.get("id")), a.get("id"))} if isinstance(a, dict) else a
-                          for a in copy.deepcopy(record.get("answers") or [])]
+                          for a in record.get("answers") or []]
         out.append(rec)
     return out
 
@@ -96,9 +97,9 @@ def relabelled(record: dict) -> list[dict]:
     choices = _option_choices(record, "relabel")
     new = {str(c.get("id")): str(p + 1) for p, c in enumerate(choices)}
     rec = _linked(record, variant_id(record["item_id"], "relabel"), {"kind": "relabel", "labels": "1-n"})
-    rec["choices"] = [{**copy.deepcopy(c), "id": new[str(c.get("id"))]} for c in choices]
+    rec["choices"] = [{**c, "id": new[str(c.get("id"))]} for c in choices]
     rec["answers"] = [{**a, "id": new.get(str(a.get("id")), a.get("id"))} if isinstance(a, dict) else a
-                      for a in copy.deepcopy(record.get("answers") or [])]
+                      for a in record.get("answers") or []]
     return [rec]
 
 
@@ -119,9 +120,9 @@ def without_image(record: dict) -> list[dict]:
 
 
 def perturb(data: bytes, kind: str, *, fraction: float = CROP_FRACTION,
-            long_side: int = DOWNSCALE_LONG_SIDE) -> tuple[bytes, str]:
-    """(image bytes, extension) of ``kind`` applied to ``data`` with Pillow, saved in the source's
-    format (PNG for others). VariantRefused when the kind would not change the picture."""
+            long_side: int = DOWNSCALE_LONG_SIDE) -> tuple[bytes, str, int, int]:
+    """(image bytes, extension, width, height) of ``kind`` applied to ``data`` with Pillow, saved in the
+    source's format (PNG for others). VariantRefused when the kind would not change the picture."""
     from PIL import Image, ImageOps
 
     with Image.open(io.BytesIO(data)) as img:
@@ -153,9 +154,10 @@ def perturb(data: bytes, kind: str, *, fraction: float = CROP_FRACTION,
             out = out.convert("RGB")
         buffer = io.BytesIO()
         out.save(buffer, format=fmt)
+        width, height = out.size
     if hashlib.sha256(buffer.getvalue()).digest() == hashlib.sha256(data).digest():
         raise VariantRefused(f"{kind} leaves this image unchanged")
-    return buffer.getvalue(), {"PNG": "png", "JPEG": "jpg", "WEBP": "webp"}[fmt]
+    return buffer.getvalue(), {"PNG": "png", "JPEG": "jpg", "WEBP": "webp"}[fmt], width, height
 
 
 def _pixel_variant(record: dict, kind: str, fraction: float, long_side: int) -> dict:
@@ -240,36 +242,94 @@ def make_variants(store, dataset: str, kind: str, items_filter: str | None = Non
     frame = _source_rows(store, dataset, items_filter)
     report = VariantReport(dataset, kind)
     rows = list(zip(frame["item_id"], frame["record"], frame["image_hash"], frame["data_issue"]))
+    made: dict = {}  # source image hash -> (variant image hash, extension) or why not: items share plates
     for start in range(0, len(rows), CHUNK_ITEMS):
         _write_chunk(store, dataset, kind, rows[start:start + CHUNK_ITEMS], report, fraction, long_side,
-                     origin, note)
+                     origin, note, made)
         if say:
             say(f"variants: {min(start + CHUNK_ITEMS, len(rows))}/{len(rows)} items")
     return report
 
 
-def _write_chunk(store, dataset: str, kind: str, rows: Iterable[tuple], report: VariantReport, fraction: float,
-                 long_side: int, origin: str, note: str | None) -> None:
-    from .store.items import ImportReport, _store_image, prepare_items, store_prepared
+def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float, long_side: int,
+                      made_images: dict[str, tuple[str, str] | str], report: VariantReport) -> None:
+    """Make the ``kind`` image of each source image hash in ``wanted`` (once per distinct image) and store
+    the new ones with one query and one insert; ``made_images[hash]`` is then (new hash, extension), or
+    the reason the image was refused.
+
+    The new images are Pillow's own encoding of a source the store verified on import, so they are
+    not decoded a second time here (their size is checked against the store's byte limit).
+    Why in bulk: a chunk's images are checked against the store in one query and written in one
+    INSERT (a row at a time cost more than the pictures themselves). Files are content-addressed, so
+    writing one that another writer also wrote is harmless.
+    """
+    import pandas as pd
+
+    from .imagecheck import ImageRejected, check_image_size
+    from .store.items import _write_image_file
+
+    todo = sorted({h for h in wanted if h not in made_images})
+    if not todo:
+        return
+    paths = dict(con.execute("SELECT image_hash, rel_path FROM images WHERE image_hash = ANY(?)", [todo]).fetchall())
+    fresh: dict[str, tuple[bytes, str, int, int]] = {}
+    for source_hash in todo:
+        if source_hash not in paths:
+            made_images[source_hash] = f"{kind}: the item's image is not in the store"
+            continue
+        try:
+            data, ext, width, height = perturb(store.images.read(paths[source_hash]), kind, fraction=fraction,
+                                               long_side=long_side)
+            check_image_size(len(data))  # never larger in pixels than its verified source; bytes may grow
+        except VariantRefused as exc:
+            made_images[source_hash] = str(exc)
+            continue
+        except (OSError, ValueError, ImageRejected) as exc:  # unreadable, undecodable, or an oversize result
+            made_images[source_hash] = f"{kind}: the image cannot be made ({exc})"
+            continue
+        new_hash = hashlib.sha256(data).hexdigest()
+        made_images[source_hash] = (new_hash, ext)
+        fresh.setdefault(new_hash, (data, ext, width, height))
+    if not fresh:
+        return
+    stored = {r[0] for r in con.execute("SELECT image_hash FROM images WHERE image_hash = ANY(?)",
+                                        [sorted(fresh)]).fetchall()}
+    rows = []
+    for new_hash, (data, ext, width, height) in fresh.items():
+        if new_hash in stored:
+            continue
+        mime = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}[ext]
+        rel = _write_image_file(store, data, new_hash, ext)
+        rows.append({"image_hash": new_hash, "rel_path": rel, "mime": mime, "size_bytes": len(data),
+                     "width": width, "height": height, "original_name": f"{kind}.{ext}"})
+    if rows:
+        con.insert_frame("images", pd.DataFrame(rows))
+        report.images_added += len(rows)
+
+
+def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: VariantReport, fraction: float,
+                 long_side: int, origin: str, note: str | None, made_images: dict) -> None:
+    from .store.items import ImportReport, prepare_items, store_prepared
 
     written = ImportReport(dataset=dataset)
     with store.transaction() as con:
+        con.lock(f"items:{dataset}")  # two makers of one dataset's variants take turns (images and items)
+        if kind in PIXEL_KINDS:
+            _perturbed_images(con, store, kind, [h for _i, _r, h, issue in rows if h and not issue], fraction,
+                              long_side, made_images, report)
         records: list[dict] = []
         hashes: dict[str, str] = {}
         for item_id, record, image_hash, data_issue in rows:
             if data_issue:
                 report.refused.append((item_id, "the item has a data issue (fix it first)"))
                 continue
-            record = {**record, "item_id": item_id}
             try:
-                made = _records_of(record, kind, fraction, long_side)
+                made = _records_of({**record, "item_id": item_id}, kind, fraction, long_side)
                 if kind in PIXEL_KINDS:
-                    if not image_hash:
-                        raise VariantRefused(f"{kind}: the item's image is not in the store")
-                    rel = con.execute("SELECT rel_path FROM images WHERE image_hash = ?", [image_hash]).fetchone()
-                    data, ext = perturb(store.images.read(rel[0]), kind, fraction=fraction, long_side=long_side)
-                    new_hash, added = _store_image(con, store, data, f"{item_id}~{kind}.{ext}")
-                    report.images_added += int(added)
+                    result = made_images.get(image_hash) if image_hash else f"{kind}: the item's image is not in the store"
+                    if not isinstance(result, tuple):
+                        raise VariantRefused(str(result))
+                    new_hash, ext = result
                     made[0]["image"] = f"{new_hash[:2]}/{new_hash}.{ext}"
                     hashes[made[0]["item_id"]] = new_hash
                 elif image_hash and kind != "no_image":
@@ -277,16 +337,13 @@ def _write_chunk(store, dataset: str, kind: str, rows: Iterable[tuple], report: 
             except VariantRefused as exc:
                 report.refused.append((item_id, str(exc)))
                 continue
-            except OSError as exc:  # an image file that cannot be read or decoded
-                report.refused.append((item_id, f"{kind}: the image cannot be read ({exc})"))
-                continue
             records.extend(made)
         if not records:
             return
         prepared = prepare_items(con, store, records, None, written, image_hashes=hashes)
-        bad = [p for p in prepared if p.problems]
-        for p in bad:
-            report.refused.append((str(p.record.get("variant_of")), p.problems[0]))
+        for p in prepared:
+            if p.problems:
+                report.refused.append((str(p.record.get("variant_of")), p.problems[0]))
         store_prepared(con, [p for p in prepared if not p.problems], dataset, origin, written, keep_invalid=False,
                        note=note)
     report.made.extend(written.added + written.updated)

@@ -26,11 +26,11 @@ left, right = st.columns(2)
 with left:
     common.chart(charts.figure_flip_rates(table), "flip_rates",
                  f"Flip rate per model and variant kind (condition {sel.condition}, {common.scoring_label(sel)}): "
-                 + plain(table.attrs["caption"]))
+                 + table.attrs["caption"])
 with right:
     with common.guard():
         bias = views.position_bias(src, sel)
-    common.chart(charts.figure_position_bias(bias), "position_bias", plain(bias.attrs["caption"]))
+    common.chart(charts.figure_position_bias(bias), "position_bias", bias.attrs["caption"])
 common.table(table, "invariance", "Flip rate and consistency-adjusted accuracy (CircularEval) per model and kind",
              percent=("flip_rate", "flip_low", "flip_high", "source_accuracy", "consistent_accuracy",
                       "consistent_low", "consistent_high", "top_position_share", "key_share_at_top"))
@@ -40,10 +40,10 @@ try:
 except views.EmptySelection as exc:
     st.info(plain(exc))
 else:
-    common.chart(charts.figure_image_drop(reliance), "image_drop", plain(reliance.attrs["caption"]))
+    common.chart(charts.figure_image_drop(reliance), "image_drop", reliance.attrs["caption"])
     common.table(reliance, "image_reliance", "Accuracy drop without the image and under each image change",
                  percent=("source_accuracy", "variant_accuracy", "drop", "drop_low", "drop_high"))
 st.subheader("Fragile items")
 with common.guard():
     fragile = views.item_invariance(src, sel)
-common.table(fragile, "item_invariance", plain(fragile.attrs["caption"]), percent=("flip_share",))
+common.table(fragile, "item_invariance", fragile.attrs["caption"], percent=("flip_share",))
