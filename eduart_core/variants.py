@@ -128,7 +128,7 @@ def perturb(data: bytes, kind: str, *, fraction: float = CROP_FRACTION,
     with Image.open(io.BytesIO(data)) as img:
         fmt = img.format if img.format in ("PNG", "JPEG", "WEBP") else "PNG"
         if kind == "downscale" and max(img.size) <= long_side:
-            raise VariantRefused(f"downscale: the image is already {max(img.size)} px on its long side "
+            raise VariantRefused(f"the image is already {max(img.size)} px on its long side "
                                  f"(asked {long_side})")
         if kind == "downscale" and fmt == "JPEG":
             img.draft("RGB", (long_side, long_side))  # decode at a reduced scale: less memory, faster
@@ -275,7 +275,7 @@ def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float,
     fresh: dict[str, tuple[bytes, str, int, int]] = {}
     for source_hash in todo:
         if source_hash not in paths:
-            made_images[source_hash] = f"{kind}: the item's image is not in the store"
+            made_images[source_hash] = "the item's image is not in the store"
             continue
         try:
             data, ext, width, height = perturb(store.images.read(paths[source_hash]), kind, fraction=fraction,
@@ -285,7 +285,7 @@ def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float,
             made_images[source_hash] = str(exc)
             continue
         except (OSError, ValueError, ImageRejected) as exc:  # unreadable, undecodable, or an oversize result
-            made_images[source_hash] = f"{kind}: the image cannot be made ({exc})"
+            made_images[source_hash] = f"the image cannot be made ({exc})"
             continue
         new_hash = hashlib.sha256(data).hexdigest()
         made_images[source_hash] = (new_hash, ext)
@@ -326,7 +326,7 @@ def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: Vari
             try:
                 made = _records_of({**record, "item_id": item_id}, kind, fraction, long_side)
                 if kind in PIXEL_KINDS:
-                    result = made_images.get(image_hash) if image_hash else f"{kind}: the item's image is not in the store"
+                    result = made_images.get(image_hash) if image_hash else "the item's image is not in the store"
                     if not isinstance(result, tuple):
                         raise VariantRefused(str(result))
                     new_hash, ext = result
