@@ -215,6 +215,8 @@ def _source_rows(store, dataset: str, items_filter: str | None):
 
 
 def _records_of(record: dict, kind: str, fraction: float, long_side: int) -> list[dict]:
+    if record.get("dialogue_id"):
+        raise VariantRefused("a dialogue turn is asked within its dialogue; its variants are not made")
     if kind == "rotate":
         return rotations(record)
     if kind == "relabel":
@@ -309,7 +311,8 @@ def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float,
 
 def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: VariantReport, fraction: float,
                  long_side: int, origin: str, note: str | None, made_images: dict) -> None:
-    from .store.items import ImportReport, prepare_items, store_prepared
+    from .store.items import ImportReport, prepare_items, write_items
+    from .store.scores import rescore_con
 
     written = ImportReport(dataset=dataset)
     with store.transaction() as con:
@@ -344,8 +347,11 @@ def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: Vari
         for p in prepared:
             if p.problems:
                 report.refused.append((str(p.record.get("variant_of")), p.problems[0]))
-        store_prepared(con, [p for p in prepared if not p.problems], dataset, origin, written, keep_invalid=False,
-                       note=note)
+        # write_items, not store_prepared: a variant carries no parallel form or dialogue turn, so the link
+        # check (a scan of every item of the dataset per chunk) has nothing to find
+        changed = write_items(con, [p for p in prepared if not p.problems], dataset, origin, note, written)
+        if changed:  # a variant whose source changed since: its responses are re-scored against the new key
+            rescore_con(con, dataset=dataset, item_ids=changed)
     report.made.extend(written.added + written.updated)
     report.unchanged.extend(written.unchanged)
 
