@@ -210,6 +210,8 @@ _SPECS = (
     ViewSpec("image_reliance", robustness.image_reliance,
              "Robustness: accuracy drop without the image and under each image change, per model"),
     ViewSpec("robustness_findings", robustness.robustness_findings, "Robustness and presentation: plain findings"),
+    ViewSpec("item_variants", robustness.item_variants,
+             "Item inspector: the variants of an item side by side, and which models flip on each"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

@@ -114,6 +114,46 @@ def image_reliance(src: Source, sel: Selection, margin: float = inv.SAME_MARGIN)
     return table
 
 
+@cached(maxsize=32)
+def item_variants(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
+    """The variants of one source item (option item=<id>): id, kind, parameter, image file, and per model whether its answer flips against the source."""
+    from ..store import items as store_items
+    from ..store.errors import StoreError
+
+    if not item:
+        raise UserError("item_variants needs --option item=<item id>")
+    catalogue = items(src, sel.dataset)
+    found = catalogue[catalogue["variant_of"] == item]
+    rows = []
+    for item_id, kind, record, image_hash in zip(found["item_id"], found["variant"], found["record"],
+                                                 found["image_hash"]):
+        variant = (record or {}).get("variant") or {}
+        path = None
+        if image_hash:
+            try:
+                path = str(store_items.image_path(src.store, image_hash))
+            except (StoreError, UserError, OSError):
+                path = None
+        rows.append({"item_id": item_id, "kind": kind or "unnamed",
+                     "parameter": ", ".join(f"{k}={v}" for k, v in variant.items() if k != "kind"),
+                     "has_image": bool((record or {}).get("has_image")), "image_path": path})
+    table = pd.DataFrame(rows, columns=["item_id", "kind", "parameter", "has_image", "image_path"])
+    if table.empty:
+        return table
+    try:
+        answered = _rows(src, sel)
+    except UserError:
+        return table
+    answered = answered[answered["item_id"].astype(str).isin([item, *table["item_id"]])]
+    right = answered.pivot_table(index="item_id", columns="model", values="correct", aggfunc="first", observed=True)
+    if item in right.index:
+        for model in right.columns:
+            source = right.at[item, model]
+            table[f"flips: {model}"] = [None if pd.isna(source) or v not in right.index or pd.isna(right.at[v, model])
+                                        else bool(right.at[v, model]) != bool(source) for v in table["item_id"]]
+    return table
+
+
 def robustness_findings(src: Source, sel: Selection) -> pd.DataFrame:
     """Robustness findings as rows (headline, detail, test, n): the strongest position bias and the models that score the same without the image, each only where its interval carries it."""
     return findings.as_frame(robustness_finding_list(src, sel))
@@ -157,5 +197,5 @@ def robustness_finding_list(src: Source, sel: Selection) -> list[Finding]:
     return findings.labelled(found, data_label(src, sel).finding_prefix())
 
 
-__all__ = ["image_reliance", "invariance", "item_invariance", "position_bias", "robustness_finding_list",
+__all__ = ["image_reliance", "invariance", "item_invariance", "item_variants", "position_bias", "robustness_finding_list",
            "robustness_findings"]
