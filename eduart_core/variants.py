@@ -203,10 +203,9 @@ def _source_rows(store, dataset: str, items_filter: str | None):
     from .runner.selection import apply_filter
     from .store.items import load_items
 
-    frame = load_items(store, dataset)
+    frame = load_items(store, dataset, sources_only=True)  # variants of variants are not made
     if frame.empty:
         raise UserError(f"dataset {dataset} has no items")
-    frame = frame[frame["variant_of"].isna()]  # variants of variants are not made
     if items_filter:
         frame = apply_filter(frame, items_filter)
     if frame.empty:

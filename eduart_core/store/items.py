@@ -482,15 +482,18 @@ def _metadata_columns(frame: pd.DataFrame) -> None:
                                   else (r.get("variant") or None) for r in records], dtype=object, index=frame.index)
 
 
-def load_items(store: Store, dataset: str) -> pd.DataFrame:
+def load_items(store: Store, dataset: str, sources_only: bool = False) -> pd.DataFrame:
     """Current version of every item of ``dataset``, one row per item, sorted by item_id.
 
-    Besides the stored columns: ``text_words`` and the metadata of ``METADATA_COLUMNS``
-    (``tags`` is the record's dict of tags or None).
+    Besides the stored columns: ``text_words``, the metadata of ``METADATA_COLUMNS`` (``tags`` is the
+    record's dict of tags or None) and ``variant`` (the kind of a variant item). ``sources_only``
+    leaves variant items out in the query (making variants reads the sources only, however many
+    variants a dataset already has).
     """
+    sources = " AND record->>'variant_of' IS NULL" if sources_only else ""
     with store.connect(read_only=True) as con:
-        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current ORDER BY item_id",
-                       [dataset])
+        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current{sources} "
+                            "ORDER BY item_id", [dataset])
     frame["text_words"] = [_text_words(r) if isinstance(r, dict) else 0 for r in frame["record"]]
     _metadata_columns(frame)
     frame["has_image"] = frame["has_image"].astype(bool)
