@@ -7,6 +7,7 @@ import io
 import json
 
 import pandas as pd
+import pg_kit
 import pytest
 from PIL import Image
 from runner_items import fill_store
@@ -20,6 +21,8 @@ from eduart_core.store import Store
 from eduart_core.store.items import load_items
 from eduart_core.variants import relabelled, rotations
 from eduart_core.vocab import OPTION_FORMATS
+
+backend, store = pg_kit.backend, pg_kit.store  # `store` tests run on DuckDB and PostgreSQL
 
 
 def _key_texts(record: dict) -> set[str]:
@@ -280,3 +283,21 @@ def test_run_filter_selects_variants_only_when_named():
     assert list(apply_filter(frame, "type=multiple_choice_radio")["item_id"]) == ["a"]
     assert list(apply_filter(frame, "variant=rotate")["item_id"]) == ["a~rotate-1"]
     assert list(apply_filter(frame, "variant_of=a")["item_id"]) == ["a~rotate-1", "a~no_image"]
+
+
+def test_variants_are_run_and_kept_out_of_score_frames_on_both_backends(store):
+    from eduart_core.store.scores import load_score_table, load_scores
+
+    records = fill_store(store)
+    db = str(store.path)
+    assert main(["variants", "--db", db, "--dataset", "demo", "--kind", "rotate"]) == 2
+    assert main(["variants", "--db", db, "--dataset", "demo", "--kind", "no_image"]) == 2
+    assert main(["run", "--db", db, "--model", "chance", "--quiet"]) == 0
+    assert main(["run", "--db", db, "--model", "chance", "--quiet", "--items", "variant=rotate|no_image"]) == 0
+    n_variants = len(load_items(store, "demo")) - len(records)
+    assert n_variants == 3 + 3 + 3  # every rotation of the two three-option items, no_image of the three pictured
+    plain = load_scores(store, dataset="demo")
+    assert len(plain) == len(records) and not plain["item_id"].str.contains("~").any()
+    assert len(load_scores(store, dataset="demo", variants=True)) == len(records) + n_variants
+    assert len(load_score_table(store, "demo")) == len(records)
+    assert len(load_score_table(store, "demo", variants=True)) == len(records) + n_variants
