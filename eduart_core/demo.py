@@ -166,10 +166,18 @@ def build_gold_demo(store: Store, say: Progress) -> dict:
     return build(store, say)
 
 
+def build_robustness(store: Store, say: Progress) -> dict:
+    """`demo-robust`: demo-vqa items with rotation and image variants, three simulated models (position-biased,
+    image-blind, steady) that answered them all (issue 43)."""
+    from .robustness_demo import build_robustness_demo
+
+    return build_robustness_demo(store, say)
+
+
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
                                       build_vqa_study, build_muse_study, build_extraction_round, build_open_answers,
-                                      build_gold_demo)
+                                      build_gold_demo, build_robustness)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

@@ -50,10 +50,13 @@ CHOICE_TYPES: frozenset[str] = frozenset(
 #: Optional metadata of other benchmarks: what the item tests (`task`, `dimension`),
 #: free `tags` and `image_attributes` (objects of short string or number values), the id of a
 #: parallel form (`parallel_of`: the Italian vs English version, with vs without image) and the
-#: place in a multi-turn dialogue (`dialogue_id`, `turn`). A normalised record carries them only
+#: place in a multi-turn dialogue (`dialogue_id`, `turn`), and the source item of a variant
+#: (`variant_of`) with what was done to it (`variant`: an object with at least `kind`, see
+#: `eduart_core.variants`). A normalised record carries them only
 #: when set, so that a record without metadata keeps its published shape and its content hash.
 METADATA_FIELDS: tuple[str, ...] = (
     "task", "dimension", "tags", "image_attributes", "parallel_of", "dialogue_id", "turn",
+    "variant_of", "variant",
 )
 
 #: Optional fields of the answer formats (kept only when set, like the metadata): `regions`, boxes
@@ -120,6 +123,8 @@ class Item:
     parallel_of: str | None = None
     dialogue_id: str | None = None
     turn: int | None = None
+    variant_of: str | None = None
+    variant: dict | None = None
     regions: list | None = None
     answers_as_strings: list | None = None
 
@@ -199,7 +204,7 @@ def _normalised_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
         value = copy.deepcopy(record.get(name))
         if isinstance(value, str):
             value = value.strip()
-        if name in ("parallel_of", "dialogue_id") and isinstance(value, int) and not isinstance(value, bool):
+        if name in ("parallel_of", "dialogue_id", "variant_of") and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if name == "turn" and isinstance(value, str) and value.isdigit():
             value = int(value)
@@ -292,6 +297,17 @@ def _check_metadata(rec: dict, out: Problems) -> None:
             out.add("parallel_of", f"item id {problem}")
         elif rec["parallel_of"] == rec["item_id"]:
             out.add("parallel_of", "an item cannot be its own parallel form")
+    if "variant_of" in rec:
+        if problem := _short_label(rec["variant_of"]):
+            out.add("variant_of", f"item id {problem}")
+        elif rec["variant_of"] == rec["item_id"]:
+            out.add("variant_of", "an item cannot be a variant of itself")
+    if "variant" in rec:
+        variant = rec["variant"]
+        if not isinstance(variant, dict) or _short_label(variant.get("kind")):
+            out.add("variant", "must be an object with a short 'kind' (rotate, grayscale, translate, ...)")
+        else:
+            _check_attributes(variant, "variant", out)
     turn = rec.get("turn")
     if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= MAX_TURN):
         out.add("turn", f"must be a whole number from 1 to {MAX_TURN}, got {turn!r}")

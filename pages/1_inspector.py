@@ -425,6 +425,27 @@ def dialogue_section(record: dict, current: str) -> None:
                          "dialogue", "The dialogue turn by turn: each model's answers in the selected condition")
 
 
+def variants_section(current: str) -> None:
+    """The item's variants (rotations, changed or missing images): images side by side, and who flips."""
+    try:
+        table = views.item_variants(src, sel, item=current)
+    except views.EmptySelection:
+        return
+    if table.empty:
+        return
+    with st.expander(f"Variants of this item ({len(table)}): does the answer survive them?", expanded=False):
+        pictures = table[table["image_path"].notna() & table["kind"].isin(["grayscale", "crop", "downscale", "mirror"])]
+        if not pictures.empty:
+            cols = st.columns(min(len(pictures), 5))
+            for col, (kind, parameter, path) in zip(cols, zip(pictures["kind"], pictures["parameter"],
+                                                              pictures["image_path"])):
+                if Path(path).exists():
+                    col.image(path, caption=f"{kind} {parameter}".strip(), width="stretch")
+        common.table(table.drop(columns=["image_path"]), "item_variants",
+                     "The item's variants; per model, whether its answer to the variant is scored differently from its "
+                     "answer to this item (True: it flips; empty: not answered)")
+
+
 # ================================================================ review studio links
 def _open_suspect_queue(item_id: str, dataset: str) -> None:
     st.session_state["review_section"] = "suspects"
@@ -656,6 +677,7 @@ def main() -> None:
     chosen = item_list_section()
     item, responses, record = card_section(chosen)
     dialogue_section(record, chosen.current)
+    variants_section(chosen.current)
     review_section(item, chosen.current)
     irt_curve_section(chosen.current)
     latest = answers_section(chosen.opened, responses, record, chosen)

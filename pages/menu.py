@@ -31,6 +31,7 @@ PAGES: dict[str, PageSpec] = {p.key: p for p in (
     PageSpec("formats", "pages/3_formats.py", "Formats", ":material/grid_on:", RESULTS, story=True),
     PageSpec("motivation", "pages/4_motivation.py", "Motivation", ":material/chat:", RESULTS, story=True),
     PageSpec("images", "pages/5_images.py", "Images", ":material/image:", RESULTS, story=True),
+    PageSpec("robustness", "pages/13_robustness.py", "Robustness", ":material/rotate_right:", RESULTS),
     PageSpec("inspector", "pages/1_inspector.py", "Item inspector", ":material/search:", ITEMS),
     PageSpec("psychometrics", "pages/2_psychometrics.py", "Psychometrics", ":material/scatter_plot:", ITEMS),
     PageSpec("profiles", "pages/6_profiles.py", "Scoring profiles", ":material/balance:", ITEMS),

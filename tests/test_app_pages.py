@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from eduart_core.robustness_demo import DEMO_ROBUST_DATASET
 from eduart_core.text import plain
 from eduart_core.vocab import DEFAULT_DATASET, STUDY_DEMO_DATASETS
 from pages import menu
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [key for key, spec in menu.PAGES.items() if spec.script and spec.group != menu.WORK]
 SCRIPTS = [menu.PAGES[key].script for key in PAGES]
 #: The datasets the demo builds: each page is drawn on the first one it applies to.
-DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS)
+DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_ROBUST_DATASET)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pytest
 
 from eduart_core import views
 from eduart_core.errors import UserError
+from eduart_core.robustness_demo import DEMO_ROBUST_DATASET
 from eduart_core.selection import Selection
 from eduart_core.vocab import DEFAULT_DATASET, DEMO_OPEN_DATASET, STUDY_DEMO_DATASETS
 
@@ -34,9 +35,10 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          # a rater's record: `show` reads as the operator (every role), who may name a simulated grader
          **{name: ["--option", "rater=Sim grader B (simulated)"] for name in ("my_record", "my_agreement",
                                                                           "my_severity")},
-         "my_gold": ["--option", "rater=Sim lenient grader (simulated)"]}
+         "my_gold": ["--option", "rater=Sim lenient grader (simulated)"],
+         "item_variants": ["--option", "item=vqa-005"]}
 #: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
-DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET)
+DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET, DEMO_ROBUST_DATASET)
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -184,6 +186,7 @@ def test_pages_only_call_registered_views():
         "baseline_models",  # the names behind the explorer's baseline filter
         "dataset_glance",  # the parts of items_by_* / item_lengths / image_sizes
         "key_findings",  # the rows of `findings`
+        "robustness_finding_list",  # the rows of `robustness_findings`
         "regression_choices",  # the levels of the reference pickers of `regression`
         "published_setting", "setting_words",  # caption words for the psychometrics views' setting
         "store_name",  # the store's name for the sidebar (no path of this machine)

@@ -16,10 +16,13 @@ from ..vocab import ALL_ITEMS, IMAGE_FILTERS, image_wanted
 
 _FIELDS = {"type": "type", "language": "language", "lang": "language", "image": "has_image",
            "has_image": "has_image", "item": "item_id", "item_id": "item_id", "task": "task",
-           "dimension": "dimension", "dialogue": "dialogue_id", "dialogue_id": "dialogue_id"}
+           "dimension": "dimension", "dialogue": "dialogue_id", "dialogue_id": "dialogue_id",
+           "variant": "variant", "variant_of": "variant_of"}
 #: ``tag.NAME=VALUE`` selects on one tag of the item's ``tags``.
 _TAG_PREFIX = "tag."
-_NAMES = "type, language, image, item_id, task, dimension, dialogue, tag.NAME"
+_NAMES = "type, language, image, item_id, task, dimension, dialogue, variant, variant_of, tag.NAME"
+#: Filters that name variants (or single items) themselves; without one, variant items stay out of a run.
+_VARIANT_COLUMNS = ("variant", "variant_of", "item_id")
 #: ``image=`` takes the vocabulary's image filter (with, without) or a yes/no word.
 _IMAGE_WORDS = {**{w: True for w in ("true", "1", "yes", "y")}, **{w: False for w in ("false", "0", "no", "n")},
                 **{name: image_wanted(name) for name in IMAGE_FILTERS if name != ALL_ITEMS}}
@@ -56,8 +59,14 @@ def parse_filter(text: str | None) -> dict[str, list]:
 
 
 def apply_filter(items: pd.DataFrame, text: str | None) -> pd.DataFrame:
+    """The items ``text`` selects. Variant items (``variant_of`` set, see `eduart_core.variants`) are
+    asked only when the filter names them (``variant=rotate``, ``variant_of=ID``, ``item=ID~rotate-1``):
+    a plain run of a dataset is a run of its source items, as its leaderboard is."""
     frame = items
-    for column, values in parse_filter(text).items():
+    wanted = parse_filter(text)
+    if "variant_of" in frame and not any(c in wanted for c in _VARIANT_COLUMNS):
+        frame = frame[frame["variant_of"].isna()]
+    for column, values in wanted.items():
         if column.startswith(_TAG_PREFIX):
             frame = filter_items(frame, tags={column[len(_TAG_PREFIX):]: values})
         else:

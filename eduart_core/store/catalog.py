@@ -50,10 +50,12 @@ def model_catalog(store: Store) -> pd.DataFrame:
 
 
 def item_keys(store: Store, dataset: str) -> pd.DataFrame:
-    """Current items of a dataset without their records: item_id, type, language, has_image, image_hash."""
+    """Current items of a dataset without their records: item_id, type, language, has_image, image_hash, and
+    variant_of (the source of a variant item, `eduart_core.variants`; None for a source item)."""
     with store.connect(read_only=True) as con:
         frame = con.frame(
-            "SELECT item_id, type, language, has_image, image_hash FROM items WHERE dataset = ? AND is_current "
+            "SELECT item_id, type, language, has_image, image_hash, record->>'variant_of' AS variant_of "
+            "FROM items WHERE dataset = ? AND is_current "
             "ORDER BY item_id", [dataset])
     frame["has_image"] = frame["has_image"].astype(bool)
     return frame

@@ -469,7 +469,7 @@ def _frame(con: Connection, sql: str, params: list) -> pd.DataFrame:
 
 
 #: Metadata columns of ``load_items``, read from the record (None when the item has none).
-METADATA_COLUMNS = ("task", "dimension", "tags", "parallel_of", "dialogue_id", "turn")
+METADATA_COLUMNS = ("task", "dimension", "tags", "parallel_of", "dialogue_id", "turn", "variant_of")
 
 
 def _metadata_columns(frame: pd.DataFrame) -> None:
@@ -477,17 +477,23 @@ def _metadata_columns(frame: pd.DataFrame) -> None:
     records = [r if isinstance(r, dict) else {} for r in frame["record"]]
     for column in METADATA_COLUMNS:
         frame[column] = pd.Series([r.get(column) for r in records], dtype=object, index=frame.index)
+    # the variant's kind (rotate, no_image, translate, ...) as a plain column, for filters (`variant=rotate`)
+    frame["variant"] = pd.Series([(r.get("variant") or {}).get("kind") if isinstance(r.get("variant"), dict)
+                                  else (r.get("variant") or None) for r in records], dtype=object, index=frame.index)
 
 
-def load_items(store: Store, dataset: str) -> pd.DataFrame:
+def load_items(store: Store, dataset: str, sources_only: bool = False) -> pd.DataFrame:
     """Current version of every item of ``dataset``, one row per item, sorted by item_id.
 
-    Besides the stored columns: ``text_words`` and the metadata of ``METADATA_COLUMNS``
-    (``tags`` is the record's dict of tags or None).
+    Besides the stored columns: ``text_words``, the metadata of ``METADATA_COLUMNS`` (``tags`` is the
+    record's dict of tags or None) and ``variant`` (the kind of a variant item). ``sources_only``
+    leaves variant items out in the query (making variants reads the sources only, however many
+    variants a dataset already has).
     """
+    sources = " AND record->>'variant_of' IS NULL" if sources_only else ""
     with store.connect(read_only=True) as con:
-        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current ORDER BY item_id",
-                       [dataset])
+        frame = _frame(con, f"SELECT {_ITEM_COLUMNS} FROM items WHERE dataset = ? AND is_current{sources} "
+                            "ORDER BY item_id", [dataset])
     frame["text_words"] = [_text_words(r) if isinstance(r, dict) else 0 for r in frame["record"]]
     _metadata_columns(frame)
     frame["has_image"] = frame["has_image"].astype(bool)

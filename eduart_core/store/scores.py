@@ -182,12 +182,16 @@ def model_kind_sql(con: Connection, alias: str = "m") -> str:
     return f"coalesce({alias}.kind, {derived})" if con.has_column("models", "kind") else derived
 
 
+#: The condition that keeps variant items out (`load_scores`, `load_score_table`): ``alias`` is the items
+#: table's alias with its dot ("i." or "").
+VARIANT_FREE = " AND {alias}record->>'variant_of' IS NULL"
+
 SCORE_COLUMNS = ["model", "condition", "item_id", "type", "language", "has_image", "profile", "score", "correct"]
 
 
 def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
                 include_repetitions: bool = False, include_details: bool = False,
-                overrides: bool = True) -> pd.DataFrame:
+                overrides: bool = True, variants: bool = False) -> pd.DataFrame:
     """The long score frame: one row per model x condition x item (see CONTRACTS.md).
 
     The latest response wins when an item was answered twice in the same model x condition. A
@@ -210,10 +214,15 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     re-scored by hand (``store.overrides``) carries the human score, and ``correct`` follows it
     (score >= 0.5); ``overridden`` marks those rows. Off: every score is the computed one.
     A judge profile (``judge:<judge>/<rubric>``) reads the scores a judge gave, like any other.
+
+    ``variants``: variant items (``variant_of`` set: a rotation, a perturbed image, a translation;
+    `eduart_core.variants`) are left out unless asked, so they never enter a dataset's leaderboard or
+    item statistics by accident; the invariance views ask for them.
     """
     _check_readable(profile)
     if dataset is not None:
         _require_dataset(store, dataset)
+    only_sources = "" if variants else VARIANT_FREE.format(alias="i.")
     rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
     partition = f"u.dataset, u.model, u.condition, r.item_id, {rep}"
     where_rep = ""
@@ -244,7 +253,7 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
                s.scorer{", CAST(s.details AS TEXT) AS details" if include_details else ""}
         FROM latest l
         JOIN scores s ON s.response_id = l.response_id AND s.profile = ?
-        JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current
+        JOIN items i ON i.dataset = l.dataset AND i.item_id = l.item_id AND i.is_current{only_sources}
         JOIN models m ON m.model = l.model_key
         {reviewed_join}
         ORDER BY l.dataset, m.display_name, l.condition, l.item_id, l.repetition"""
@@ -342,7 +351,7 @@ TABLE_KEYS = ("model", "condition", "item_id", "type", "language", "has_image", 
               "model_key", "task", "dimension", "kind")
 
 
-def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.DataFrame:
+def load_score_table(store: Store, dataset: str, overrides: bool = True, variants: bool = False) -> pd.DataFrame:
     """The latest answer of every model x condition x item of one dataset with the scores of every
     profile side by side (``score_<profile>``, ``correct_<profile>``; NaN/False where a profile
     has no score), key columns encoded once as pandas categoricals.
@@ -363,7 +372,7 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
     latest_sql = """
         WITH mk AS (SELECT model, CAST(row_number() OVER (ORDER BY display_name) - 1 AS INTEGER) AS m FROM models),
              ik AS (SELECT item_id, CAST(row_number() OVER (ORDER BY item_id) - 1 AS INTEGER) AS i
-                    FROM items WHERE dataset = ? AND is_current),
+                    FROM items WHERE dataset = ? AND is_current{only_sources}),
              ck AS (SELECT condition, CAST(row_number() OVER (ORDER BY condition) - 1 AS INTEGER) AS c
                     FROM (SELECT DISTINCT condition FROM runs WHERE dataset = ?) conditions)
         SELECT r.response_id AS rid, mk.m, ck.c, ik.i,
@@ -371,6 +380,7 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         FROM responses r JOIN runs u USING (run_id)
         JOIN mk ON mk.model = u.model JOIN ik ON ik.item_id = r.item_id JOIN ck ON ck.condition = u.condition
         WHERE u.dataset = ? AND {latest}"""
+    only_sources = "" if variants else VARIANT_FREE.format(alias="")
     with store.connect(read_only=True) as con:
         if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
             names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
@@ -378,10 +388,10 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True) -> pd.D
         models = con.execute(f"SELECT m.model, m.display_name, m.family, m.simulated, {model_kind_sql(con)} "
                              "FROM models m ORDER BY m.display_name").fetchall()
         items = con.execute("SELECT item_id, type, language, has_image, record->>'task', record->>'dimension' "
-                            "FROM items WHERE dataset = ? AND is_current ORDER BY item_id", [dataset]).fetchall()
+                            f"FROM items WHERE dataset = ? AND is_current{only_sources} ORDER BY item_id", [dataset]).fetchall()
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
-        latest = con.numpy(latest_sql.format(latest=latest_clause(con)), [dataset] * 3)
+        latest = con.numpy(latest_sql.format(latest=latest_clause(con), only_sources=only_sources), [dataset] * 3)
         profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset)]
         rid = np.asarray(latest["rid"], dtype=np.int64)
         # The scores of those responses: a range scan (responses of a dataset are written together)

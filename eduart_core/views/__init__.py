@@ -37,6 +37,7 @@ from . import (
     report,
     results,
     review,
+    robustness,
     runs,
     studies,
     team,
@@ -72,6 +73,7 @@ from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
 from .results import key_findings, regression_choices, type_means
 from .review import image_file, page_extractions
+from .robustness import robustness_finding_list
 from .runs import batch_jobs, launch_items, repeat_scores, runnable_datasets, unstable_model
 from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
 from .studies import ItemPicture, StudyFeatures, access_map, invalid_warnings, item_picture, study_features
@@ -213,6 +215,15 @@ _SPECS = (
              "Scoring profiles, Judges: judge-only vs judge-corrected scores (prediction-powered inference)"),
     ViewSpec("grading_plan", judges.grading_plan,
              "Scoring profiles, Judges: how many answers to grade next per model and format for a target width"),
+    ViewSpec("invariance", robustness.invariance,
+             "Robustness: flip rate, consistency-adjusted accuracy (CircularEval) and position bias per model and kind"),
+    ViewSpec("item_invariance", robustness.item_invariance, "Robustness and item inspector: how many models flip per item"),
+    ViewSpec("position_bias", robustness.position_bias, "Robustness: chosen option positions against the key's positions"),
+    ViewSpec("image_reliance", robustness.image_reliance,
+             "Robustness: accuracy drop without the image and under each image change, per model"),
+    ViewSpec("robustness_findings", robustness.robustness_findings, "Robustness and presentation: plain findings"),
+    ViewSpec("item_variants", robustness.item_variants,
+             "Item inspector: the variants of an item side by side, and which models flip on each"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above
@@ -238,7 +249,7 @@ __all__ = [
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
-    "page_extractions", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "PAGE_RULES", "FilterState", "analysable_datasets",
+    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "PAGE_RULES", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",

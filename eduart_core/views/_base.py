@@ -178,23 +178,24 @@ def dataset_flags(src: Source, dataset: str) -> DatasetFlags:
 
 
 @cached(maxsize=4)
-def score_table(src: Source, dataset: str, reviewed: bool = True) -> pd.DataFrame:
+def score_table(src: Source, dataset: str, reviewed: bool = True, variants: bool = False) -> pd.DataFrame:
     """Every profile's scores of a dataset in one read, keys encoded once (see `load_score_table`);
-    ``reviewed``: a reviewer's score override replaces the computed score."""
+    ``reviewed``: a reviewer's score override replaces the computed score; ``variants``: variant items
+    (`eduart_core.variants`) are counted too (off: only the source items, as every statistic wants)."""
     from ..store import scores as store_scores
 
-    return store_scores.load_score_table(src.store, dataset, overrides=reviewed)
+    return store_scores.load_score_table(src.store, dataset, overrides=reviewed, variants=variants)
 
 
 @cached(maxsize=8)
-def scores(src: Source, profile: str, dataset: str, reviewed: bool = True) -> pd.DataFrame:
+def scores(src: Source, profile: str, dataset: str, reviewed: bool = True, variants: bool = False) -> pd.DataFrame:
     """The long score frame of one dataset and profile (every model, every condition).
 
     Derived from the shared `score_table`, so switching the profile never reads the store again.
     """
     from ..store import scores as store_scores
 
-    return store_scores.long_scores(score_table(src, dataset, reviewed), profile)
+    return store_scores.long_scores(score_table(src, dataset, reviewed, variants), profile)
 
 
 @cached(maxsize=8)
@@ -226,15 +227,17 @@ def published_pooled_motivation(src: Source, dataset: str) -> pd.DataFrame:
 # ---------------------------------------------------------------- the selected rows
 
 @cached(maxsize=32)
-def selected_scores(src: Source, sel: Selection, all_conditions: bool = False) -> pd.DataFrame:
+def selected_scores(src: Source, sel: Selection, all_conditions: bool = False, variants: bool = False) -> pd.DataFrame:
     """The long score frame restricted to the selection: the input of every item-level analysis.
+
+    Variant items are left out unless ``variants`` (the leaderboard's ``--option variants=include``).
 
     Raises ItemLevelUnavailable for an aggregate-only dataset and EmptySelection when nothing is left.
     """
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
                                    "item-level data are not available for it.")
-    everything = scores(src, sel.profile, sel.dataset, sel.reviewed)
+    everything = scores(src, sel.profile, sel.dataset, sel.reviewed, variants)
     frame = sel.apply(everything, all_conditions=all_conditions)
     if frame.empty:
         if not sel.baselines and not sel.with_(baselines=True).apply(everything, all_conditions=all_conditions).empty:

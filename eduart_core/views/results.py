@@ -100,12 +100,14 @@ def judge_correction(src: Source, sel: Selection) -> pd.DataFrame | None:
 
 
 @cached()
-def leaderboard(src: Source, sel: Selection) -> pd.DataFrame:
+def leaderboard(src: Source, sel: Selection, variants: str = "exclude") -> pd.DataFrame:
     """Macro average with its 95% interval, rank interval and tie group (paired tests, Holm), micro, and multiple-choice accuracy (Wilson 95%) per model; judge-corrected under a judge profile."""
+    if variants not in ("exclude", "include"):
+        raise UserError(f"option variants takes exclude or include, not {variants!r}")
     if dataset_flags(src, sel.dataset).aggregate_only:
         board = analysis.leaderboard(type_means(src, sel))
     else:
-        frame = with_images(src, sel.dataset, selected_scores(src, sel))
+        frame = with_images(src, sel.dataset, selected_scores(src, sel, variants=variants == "include"))
         correction = judge_correction(src, sel)
         board = analysis.leaderboard(frame, extra_variance=correction)
         if is_judge_profile(sel.profile):
@@ -317,8 +319,22 @@ def key_findings(src: Source, sel: Selection) -> list[findings.Finding]:
     paired = None if board["tie_group"].notna().any() else _optional(leader_comparison, src, sel)
     variance = _optional(analysis.format_model_variance, means)
     unstable = None if aggregate else _optional(_unstable_model, src, sel)
-    return findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
-                                 prefix=data_label(src, sel).finding_prefix(), unstable=unstable)
+    found = findings.key_findings(board, means, effect, reg, image, paired=paired, variance=variance,
+                                  prefix=data_label(src, sel).finding_prefix(), unstable=unstable)
+    return found + ([] if aggregate else _robustness_finding(src, sel))
+
+
+def _robustness_finding(src: Source, sel: Selection) -> list[findings.Finding]:
+    """On a dataset with variant items: the first robustness finding (position bias first), if the numbers carry one."""
+    from .robustness import robustness_finding_list
+
+    catalogue = item_keys(src, sel.dataset)
+    if "variant_of" not in catalogue or not catalogue["variant_of"].notna().any():
+        return []
+    try:
+        return robustness_finding_list(src, sel)[:1]
+    except UserError:
+        return []
 
 
 def _unstable_model(src: Source, sel: Selection) -> dict | None:

@@ -125,6 +125,15 @@ def _images_why(f) -> str | None:
     return None
 
 
+def _robustness_why(f) -> str | None:
+    if f.aggregate_only:
+        return _ITEM_LEVEL_WHY
+    if not f.variants:
+        return ("Dataset {d} has no variant items (rotated options, changed or missing images). Make them with "
+                "python -m eduart_core variants, or choose demo-robust in the sidebar.")
+    return None
+
+
 def _item_level_why(f) -> str | None:
     return _ITEM_LEVEL_WHY if f.aggregate_only else None
 
@@ -137,6 +146,7 @@ PAGE_RULES = {
     "inspector": _item_level_why,
     "psychometrics": _item_level_why,
     "profiles": _item_level_why,
+    "robustness": _robustness_why,
 }
 
 

@@ -58,6 +58,7 @@ class StudyFeatures:
     aggregate_only: bool = False  # published aggregates only (no item-level data)
     with_and_without_image: bool = False  # items with and items without an image (the image comparison)
     types: tuple[str, ...] = ()   # the answer formats of the items
+    variants: bool = False        # variant items (rotations, changed images: `eduart_core.variants`)
 
 
 @cached(maxsize=8)
@@ -79,10 +80,12 @@ def study_features(src: Source, dataset: str) -> StudyFeatures:
     from ..store import studies as store_studies
 
     conditions = store_studies.dataset_conditions(src.store, dataset)
-    images = set(it["has_image"].astype(bool)) if "has_image" in it else set()
+    variants = "variant_of" in it and bool(it["variant_of"].notna().any())
+    sources = it[it["variant_of"].isna()] if variants else it  # a no_image variant is no item without an image
+    images = set(sources["has_image"].astype(bool)) if "has_image" in sources else set()
     types = tuple(ordered_formats(it["type"].dropna())) if "type" in it else ()
     return StudyFeatures(dataset, kinds[0] if kinds else None, kinds, False, distractors, attributes,
-                         len(conditions), len(types), False, len(images) == 2, types)
+                         len(conditions), len(types), False, len(images) == 2, types, variants)
 
 
 def _grouping(src: Source, dataset: str, by: str) -> str:

@@ -1,0 +1,49 @@
+"""Robustness: does a model know the answer, or the position of the right letter, and does it look at the image?"""
+from __future__ import annotations
+
+import streamlit as st
+
+from eduart_core import views
+from eduart_core.charts import robustness as charts
+from eduart_core.text import plain
+from pages import common
+
+common.through_app()  # a server's first run serves this file alone: app.py draws it
+
+src, sel = common.page_start(
+    "Robustness", "Do the answers survive a rotation of the options, a changed image, or no image at all?")
+
+with common.guard():
+    table = views.invariance(src, sel)
+found = views.robustness_finding_list(src, sel)
+for finding in found:
+    st.markdown(f"**{plain(finding.headline)}**")
+    with st.expander("How we know"):
+        st.caption(plain(finding.how_we_know()))
+if common.presentation():
+    st.stop()
+left, right = st.columns(2)
+with left:
+    common.chart(charts.figure_flip_rates(table), "flip_rates",
+                 f"Flip rate per model and variant kind (condition {sel.condition}, {common.scoring_label(sel)}): "
+                 + table.attrs["caption"])
+with right:
+    with common.guard():
+        bias = views.position_bias(src, sel)
+    common.chart(charts.figure_position_bias(bias), "position_bias", bias.attrs["caption"])
+common.table(table, "invariance", "Flip rate and consistency-adjusted accuracy (CircularEval) per model and kind",
+             percent=("flip_rate", "flip_low", "flip_high", "source_accuracy", "consistent_accuracy",
+                      "consistent_low", "consistent_high", "top_position_share", "key_share_at_top"))
+st.subheader("Does it look at the image?")
+try:
+    reliance = views.image_reliance(src, sel)
+except views.EmptySelection as exc:
+    st.info(plain(exc))
+else:
+    common.chart(charts.figure_image_drop(reliance), "image_drop", reliance.attrs["caption"])
+    common.table(reliance, "image_reliance", "Accuracy drop without the image and under each image change",
+                 percent=("source_accuracy", "variant_accuracy", "drop", "drop_low", "drop_high"))
+st.subheader("Fragile items")
+with common.guard():
+    fragile = views.item_invariance(src, sel)
+common.table(fragile, "item_invariance", fragile.attrs["caption"], percent=("flip_share",))
