@@ -29,9 +29,8 @@ from typing import Any
 import pandas as pd
 
 from .analysis import rater_record as stats
-from .errors import UserError
 from .store import Store
-from .team import SEE_RECORDS, Identity, as_identity
+from .team import Identity, whose
 
 REVIEW, GRADING = "review", "grading"
 OVERRULED_COLUMNS = ["source", "dataset", "unit", "field", "decided_at", "yours", "adjudicated", "note",
@@ -61,18 +60,6 @@ def _text(value: Any) -> str | None:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def whose(who: Identity | str, rater: str | None = None) -> str:
-    """The subject whose record ``who`` asks for: their own, or ``rater``'s when allowed (one line if not)."""
-    who = as_identity(who)
-    name = (rater or "").strip()
-    if len(name) > 200 or any(ord(ch) < 32 for ch in name):
-        raise UserError("a rater is named by 1 to 200 printable characters (the subject their decisions carry)")
-    if not name or name == who.key:
-        return who.key
-    who.require(SEE_RECORDS)
-    return name
 
 
 def _review_units(store: Store, rater: str) -> tuple[list[dict], list[dict]]:

@@ -157,8 +157,7 @@ def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
     ``rater`` (or without ``team.SEE_RECORDS``) one rater's rows; otherwise every grader's. A rater
     reads their own once the round is over; adjudicators and admins read everyone's live."""
     from ..analysis.gold import gold_summary
-    from ..records import whose
-    from ..team import SEE_RECORDS, as_identity
+    from ..team import SEE_RECORDS, as_identity, whose
 
     who = as_identity(who)
     live = who.may(SEE_RECORDS)

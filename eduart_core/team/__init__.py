@@ -14,6 +14,7 @@ from .identity import (
     local,
     operator,
     roles_claim,
+    whose,
 )
 from .permissions import (
     ACTIONS,
@@ -49,7 +50,7 @@ from .permissions import (
     may_open,
 )
 
-__all__ = ["ACTIONS", "ADJUDICATE", "ADJUDICATE_GRADES", "ADJUDICATOR", "GRADE", "IMPORT_GRADES", "SET_GRADING_ROUND", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE", "FREEZE_BANK",
+__all__ = ["whose", "ACTIONS", "ADJUDICATE", "ADJUDICATE_GRADES", "ADJUDICATOR", "GRADE", "IMPORT_GRADES", "SET_GRADING_ROUND", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE", "FREEZE_BANK",
            "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
            "PRESENTER", "REPAIR_PROMOTIONS", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SEE_RECORDS", "SET_ROUND",
            "SIT_EXAM", "STORY_ROLES", "Identity",

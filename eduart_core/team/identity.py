@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
-from .permissions import ROLES, PermissionDenied, allowed, known_roles
+from .permissions import ROLES, SEE_RECORDS, PermissionDenied, allowed, known_roles
 
 SINGLE_MACHINE = "single-machine"   # provider of a typed name (no sign-in)
 OPERATOR = "os"                     # provider of the command line's operator
@@ -184,3 +184,15 @@ def launched_by() -> Identity | None:
                         frozenset(data.get("roles") or ()), bool(data.get("signed_in")), data.get("acting_for"))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def whose(who: Identity | str, rater: str | None = None) -> str:
+    """The subject whose record ``who`` asks for: their own, or ``rater``'s when allowed (one line if not)."""
+    who = as_identity(who)
+    name = (rater or "").strip()
+    if len(name) > 200 or any(ord(ch) < 32 for ch in name):
+        raise UserError("a rater is named by 1 to 200 printable characters (the subject their decisions carry)")
+    if not name or name == who.key:
+        return who.key
+    who.require(SEE_RECORDS)
+    return name
