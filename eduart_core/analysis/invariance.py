@@ -142,8 +142,9 @@ def position_bias(choices: pd.DataFrame, options: dict[str, list[str]], keys: di
     return pd.DataFrame(out, columns=POSITION_COLUMNS)
 
 
-def _wilson(p: float, n: int) -> tuple[float, float]:
-    low, high = wilson_interval(p, n)
+def _margin_interval(p: float, n: int, z: float) -> tuple[float, float]:
+    """One margin's score interval (analysis.intervals' formula), as plain floats."""
+    low, high = wilson_interval(p, n, z)
     return float(low), float(high)
 
 
@@ -155,8 +156,8 @@ def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[flo
     if n == 0:
         return float("nan"), float("nan"), float("nan")
     p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = _wilson(p1, n)
-    l2, u2 = _wilson(p2, n)
+    l1, u1 = _margin_interval(p1, n, z)
+    l2, u2 = _margin_interval(p2, n, z)
     denominator = math.sqrt(float((a + b) * (c + d) * (a + c) * (b + d)))
     if denominator == 0:
         phi = 0.0
