@@ -104,7 +104,12 @@ def cmd_round(args) -> int:
     from ..extraction.review import set_reviewers
 
     store = _store(args)
-    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
+    who = actor(args, store)
+    if args.seed_gold is not None:  # checked before anything is written: bad input changes nothing
+        from ..extraction.review_gold import plan_seeding
+
+        plan_seeding(store, args.dataset, args.round, args.seed_gold, set_by=who)
+    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=who,
                            blind_adjudication=args.blind_adjudication)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:
@@ -112,6 +117,12 @@ def cmd_round(args) -> int:
     print(f"{args.dataset} round {args.round}: {mode}")
     for line in change.sentences():  # what the new setting did to the decisions already made
         print(f"  {line}")
+    if args.seed_gold is not None:
+        from ..extraction.review_gold import seed_review_round
+
+        done = seed_review_round(store, args.dataset, args.round, args.seed_gold, set_by=who)
+        print(f"  seeded gold: {done['seeded']} adjudicated page(s) of {done['pool']} that could be seeded, among "
+              f"{done['pages']} page(s) to review (rate {args.seed_gold:g}); reviewers cannot tell them apart")
     return 0
 
 
@@ -168,6 +179,9 @@ def register(sub) -> None:
     rnd.add_argument("--reviewers", type=int, required=True, help="1 = single review; 2 or more = blind review")
     rnd.add_argument("--blind-adjudication", action="store_true",
                      help="adjudicators see the round's decisions without reviewer names")
+    rnd.add_argument("--seed-gold", type=float, default=None, metavar="RATE",
+                     help="seed already adjudicated pages of other rounds as gold, about RATE (0-1) of the round's "
+                          "pages; a reviewer's decisions on them are gold checks, never promoted or counted")
     rnd.add_argument("--by", dest="ignored_by", default=None, help=argparse.SUPPRESS)  # older scripts pass it
     add_actor_options(rnd)
     add_db_option(rnd)

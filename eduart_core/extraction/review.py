@@ -133,6 +133,8 @@ class ReviewState:
     states: dict[tuple[str, int, str], FieldState] = field(default_factory=dict)
     needed: dict[tuple[str, int], int] = field(default_factory=dict)
     names_hidden: set[tuple[str, int]] = field(default_factory=set)  # rounds with blind adjudication
+    # seeded gold (``review_gold``): (page, round) -> its seed row; served like any page, never promoted
+    seeded: dict[tuple[str, int], dict] = field(default_factory=dict)
 
     def reviewers_needed(self, dataset: str, round: int) -> int:
         return self.needed.get((str(dataset), int(round)), 1)
@@ -147,6 +149,25 @@ class ReviewState:
 
     def state(self, page_id: str, round: int, path: str) -> FieldState:
         return self.states.get((page_id, int(round), path), FieldState())
+
+    def is_seeded(self, page_id: str, round: int) -> bool:
+        return (str(page_id), int(round)) in self.seeded
+
+    def without_seeded(self) -> ReviewState:
+        """This state without the seeded gold pages: what statistics, agreement and exports read
+        (a reviewer's decisions on a seeded page are gold checks, not ratings of the round)."""
+        if not self.seeded:
+            return self
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            if frame.empty or "round" not in frame:
+                return frame
+            mask = [(str(p), int(r)) not in self.seeded for p, r in zip(frame["page_id"], frame["round"])]
+            return frame[mask]
+
+        return ReviewState(self.pages, keep(self.outcomes), keep(self.queued), keep(self.decisions), self.rounds,
+                           {k: v for k, v in self.states.items() if (k[0], k[1]) not in self.seeded},
+                           dict(self.needed), set(self.names_hidden), {})
 
     def fields(self, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
         """Queued discrepancies (of one page/round when given), values decoded."""
@@ -166,7 +187,9 @@ def ensure_schema(store: Store) -> None:
 def load_state(store: Store, round: int | None = None) -> ReviewState:
     """Read the review tables once and fold every queued field's decisions into its state."""
     data = db.load_review_data(store, round)
+    seeds = data.pop("seeds")
     state = ReviewState(**data)
+    state.seeded = {(str(r["page_id"]), int(r["round"])): r for r in seeds.to_dict("records")}
     for row in data["rounds"].to_dict("records"):
         state.needed[(str(row["dataset"]), int(row["round"]))] = int(row["reviewers"])
         if row.get("blind_adjudication") is True:
@@ -188,7 +211,7 @@ def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions:
     fresh = pd.DataFrame(decisions, dtype=object) if decisions else keep.iloc[0:0]
     merged = pd.concat([keep, fresh], ignore_index=True) if len(keep) else fresh.reset_index(drop=True)
     after = ReviewState(state.pages, state.outcomes, state.queued, merged, state.rounds,
-                        dict(state.states), dict(state.needed), set(state.names_hidden))
+                        dict(state.states), dict(state.needed), set(state.names_hidden), state.seeded)
     by_path: dict[str, list[dict]] = {}
     for row in decisions:
         by_path.setdefault(row["path"], []).append(row)
@@ -872,9 +895,23 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
     from ..store.runs import current_items_con
     from ..store.scores import rescore_con
 
+    known_seeded: dict[str, dict] = {}
+
+    from ..store.review_gold import seeds_con
+
     pages = pages.set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
     rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
+    seeded = {(str(r["page_id"]), int(r["round"])) for r in seeds_con(con).to_dict("records")}
+    gold_pages = [(page_id, rnd) for page_id, rnd, record, _ in entries
+                  if record is not None and (str(page_id), int(rnd)) in seeded]
+    if gold_pages:  # seeded gold: never written into the dataset; reads as the item's current gold version
+        entries = [e for e in entries if (str(e[0]), int(e[1])) not in seeded]
+        for page_id, _ in gold_pages:
+            dataset, item_id = pages.loc[page_id, "dataset"], pages.loc[page_id, "item_id"]
+            if dataset not in known_seeded:
+                known_seeded[dataset] = current_items_con(con, dataset)
+            outcome[page_id] = (known_seeded[dataset].get(item_id, (None, None))[0], None)
     known: dict[str, dict[str, tuple[int, dict]]] = {}
     fresh: dict[str, list[tuple[str, dict, str]]] = {}
     existing: dict[str, list[tuple[str, dict, str, int]]] = {}
@@ -953,6 +990,8 @@ def unpromoted_pages(state: ReviewState) -> list[tuple[str, int, dict | None]]:
         if (version is not None and not pd.isna(version)) or (error is not None and not pd.isna(error)):
             continue
         page_id, rnd = str(row["page_id"]), int(row["round"])
+        if state.is_seeded(page_id, rnd):
+            continue  # seeded gold: never promoted
         if row["merge_status"] in ("agreed", "auto_merged") and row.get("merged_record"):
             out.append((page_id, rnd, dict(row["merged_record"])))
         elif row["merge_status"] == "queued" and _all_settled(state, page_id, rnd):
@@ -1018,7 +1057,9 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
             status = FLAGGED
         else:
             status = OPEN
-        if reviewer:
+        if reviewer and reviewer in state.seeded.get((str(pid), int(rnd)), {}).get("excluded", ()):
+            mine = 0  # seeded gold from a page this person decided when it was adjudicated: not theirs to check
+        elif reviewer:
             mine = sum(open_for(state.state(pid, rnd, p), reviewer, role, needed) for p in group["path"])
         else:
             mine = len(group) - n[RESOLVED]
