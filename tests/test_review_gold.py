@@ -58,14 +58,18 @@ POOL = 5  # round 1's pages whose queued fields the lead settled and that became
 def template(tmp_path_factory) -> Path:
     """Round 1 settled by the lead (its queued pages promoted), rounds 5 and 6 re-extracting two pages."""
     path = build_template(tmp_path_factory.mktemp("review-gold-template"))
-    store = Store(path)
+    settle_and_extend(Store(path))
+    return path
+
+
+def settle_and_extend(store: Store) -> None:
+    """The lead settles round 1 on the true values (promoted); rounds 5 and 6 re-extract two pages."""
     state = load_state(store, 1)
     for row in state.fields(round=1).to_dict("records"):
         side = _true_side(row, TRUTH[row["page_id"]])
         decide(store, row["page_id"], 1, row["path"], ACCEPT_A if side == "A" else ACCEPT_B, LEAD, source="cli")
     for rnd in (5, 6):
         _extraction_round(store, rnd, ROUND_PLANS[2], only_planned=True)
-    return path
 
 
 @pytest.fixture
