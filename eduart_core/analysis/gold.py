@@ -114,17 +114,19 @@ def gold_summary(checks: pd.DataFrame, severity: bool = True) -> pd.DataFrame:
                    "severity_high": sev + Z95 * se, "n_differ": n_differ,
                    "simulated": bool(mine["simulated"].astype(bool).any())}
             rows.append({**row, **flag(row, peers="graders" if severity else "reviewers",
-                                        units="gold answers" if severity else "gold pages")})
+                                        units="gold answers" if severity else "gold pages",
+                                        marks="marks" if severity else "field decisions")})
     return pd.DataFrame(rows, columns=GOLD_COLUMNS)
 
 
-def flag(row: dict, peers: str = "graders", units: str = "gold answers") -> dict:
+def flag(row: dict, peers: str = "graders", units: str = "gold answers", marks: str = "marks") -> dict:
     """``flagged`` and ``reason`` (one sentence) of one rater's gold summary row (``FLAG_RULE``; a row
     without a severity, review gold, ``REVIEW_FLAG_RULE``). ``peers``/``units``: the words for the
-    other raters and the gold units."""
+    other raters, the gold units and what is counted on them."""
     answers = int(row["gold_answers"])
     if answers < MIN_GOLD_ANSWERS:
-        return {"flagged": False, "reason": f"{answers} {units} marked; the flag is decided from "
+        verb = "marked" if marks == "marks" else "decided"
+        return {"flagged": False, "reason": f"{answers} {units} {verb}; the flag is decided from "
                                             f"{MIN_GOLD_ANSWERS} ({MIN_GOLD_ANSWERS - answers} more needed)."}
     reasons = []
     severity, se = float(row["severity"]), float(row["severity_se"])
@@ -137,7 +139,7 @@ def flag(row: dict, peers: str = "graders", units: str = "gold answers") -> dict
                        f"[{low:+.2f}, {high:+.2f}] lies below 0")
     p = row.get("accuracy_p")
     if p is not None and np.isfinite(p) and p < ACCURACY_ALPHA:
-        reasons.append(f"accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} marks, below the other {peers}' "
+        reasons.append(f"accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} {marks}, below the other {peers}' "
                        f"{row['others_accuracy']:.0%} of {row['others_marks']} (one-sided z-test p = {p:.3g})")
     if reasons:
         return {"flagged": True, "reason": "Flagged: " + "; ".join(reasons) + f" ({answers} {units})."}
@@ -145,7 +147,7 @@ def flag(row: dict, peers: str = "graders", units: str = "gold answers") -> dict
         compared = (f"not below the other {peers}' at the {ACCURACY_ALPHA:.0%} level" if p is not None and np.isfinite(p)
                     else f"not compared: no other {peers}' gold checks")
         return {"flagged": False, "reason": f"Not flagged: accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} "
-                                            f"marks, {compared} ({answers} {units})."}
+                                            f"{marks}, {compared} ({answers} {units})."}
     return {"flagged": False, "reason": f"Not flagged: severity {severity:+.2f} logit, {SEVERITY_LEVEL:.0%} interval "
                                         f"[{low:+.2f}, {high:+.2f}] includes 0, and the accuracy on gold is not "
                                         f"below the other graders' at the {ACCURACY_ALPHA:.0%} level "
