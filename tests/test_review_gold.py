@@ -220,3 +220,28 @@ def test_cli_review_round_seed_gold(store):
     assert again.returncode == 2 and "seeded with gold already" in again.stderr
     assert json.loads(json.dumps(sorted(map(list, load_state(store).seeded))))  # two seeds, stored once
     assert len(load_state(store).seeded) == 2
+
+
+def _simulated_checks(rng, accuracies: dict[str, float], pages: int = 20, fields: int = 2):
+    import pandas as pd
+
+    rows = [{"rater": who, "dataset": "sim", "rubric": review_gold.REVIEW_RUBRIC, "answer": f"p{page}",
+             "criterion": f"f{field}", "points": float(rng.random() < accuracy), "gold": 1.0, "simulated": True}
+            for who, accuracy in accuracies.items() for page in range(pages) for field in range(fields)]
+    return pd.DataFrame(rows)
+
+
+def test_the_review_flag_rates_on_simulated_rounds():
+    """100 simulated rounds of 20 gold pages (2 fields each), three reviewers: a careless one (60%
+    right against 95%) is flagged in most, an accurate one (95% like the others) almost never."""
+    from eduart_core.analysis.gold import gold_summary
+
+    rng = random.Random(11)
+    caught = false = 0
+    for _ in range(100):
+        summary = gold_summary(_simulated_checks(rng, {"careless": 0.6, "a": 0.95, "b": 0.95}), severity=False)
+        caught += bool(summary.set_index("rater").loc["careless", "flagged"])
+        summary = gold_summary(_simulated_checks(rng, {"c": 0.95, "a": 0.95, "b": 0.95}), severity=False)
+        false += bool(summary.set_index("rater").loc["c", "flagged"])
+    assert caught >= 90 and false <= 5, (caught, false)
+    assert summary["severity"].isna().all()
