@@ -153,22 +153,6 @@ class ReviewState:
     def is_seeded(self, page_id: str, round: int) -> bool:
         return (str(page_id), int(round)) in self.seeded
 
-    def without_seeded(self) -> ReviewState:
-        """This state without the seeded gold pages: what statistics, agreement and exports read
-        (a reviewer's decisions on a seeded page are gold checks, not ratings of the round)."""
-        if not self.seeded:
-            return self
-
-        def keep(frame: pd.DataFrame) -> pd.DataFrame:
-            if frame.empty or "round" not in frame:
-                return frame
-            mask = [(str(p), int(r)) not in self.seeded for p, r in zip(frame["page_id"], frame["round"])]
-            return frame[mask]
-
-        return ReviewState(self.pages, keep(self.outcomes), keep(self.queued), keep(self.decisions), self.rounds,
-                           {k: v for k, v in self.states.items() if (k[0], k[1]) not in self.seeded},
-                           dict(self.needed), set(self.names_hidden), {})
-
     def fields(self, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
         """Queued discrepancies (of one page/round when given), values decoded."""
         q = self.queued
@@ -892,17 +876,15 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
     """``promote_pages`` inside the caller's transaction (a decision and the promotion it completes
     commit together). Idempotent: a page whose gold item already holds the record keeps its version."""
     from ..store.items import ImportReport, prepare_items, store_prepared, write_items
+    from ..store.review_gold import seeded_keys_con
     from ..store.runs import current_items_con
     from ..store.scores import rescore_con
-
-    known_seeded: dict[str, dict] = {}
-
-    from ..store.review_gold import seeds_con
 
     pages = pages.set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
     rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
-    seeded = {(str(r["page_id"]), int(r["round"])) for r in seeds_con(con).to_dict("records")}
+    seeded = seeded_keys_con(con)
+    known_seeded: dict[str, dict] = {}
     gold_pages = [(page_id, rnd) for page_id, rnd, record, _ in entries
                   if record is not None and (str(page_id), int(rnd)) in seeded]
     if gold_pages:  # seeded gold: never written into the dataset; reads as the item's current gold version

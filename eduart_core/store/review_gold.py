@@ -32,6 +32,13 @@ def seeds_con(con: Connection) -> pd.DataFrame:
     return frame
 
 
+def seeded_keys_con(con: Connection) -> set[tuple[str, int]]:
+    """(page, round) of every seeded page (the promotion's check, on the decision's write path)."""
+    if not has_table(con, "review_gold_seeds"):
+        return set()
+    return {(str(p), int(r)) for p, r in con.execute("SELECT page_id, round FROM review_gold_seeds").fetchall()}
+
+
 def load_seeds(store: Store) -> pd.DataFrame:
     with store.connect(read_only=True) as con:
         return seeds_con(con)
