@@ -106,6 +106,10 @@ def test_seeding_serves_pages_alike_and_never_changes_the_gold(store):
     # nothing a reviewer sees tells the seeded pages apart: the same columns, states, counts and ids
     assert set(queue["status"]) == {"open"} and queue["promoted_version"].isna().all()
     assert all(p.startswith("ex") and "/" in p for p in queue["page_id"])
+    from eduart_core.store.extraction import load_extractions
+
+    prompts = load_extractions(store, round=5).groupby("extractor")["prompt_hash"].nunique()
+    assert (prompts == 1).all()  # the copies name the round's own prompt, like its other pages
     for page in seeded | real:
         fields = page_fields(state, page, 5, CAREFUL[0].key)
         assert len(fields) and set(fields["state"]) == {"open"} and fields["decision_id"].isna().all()

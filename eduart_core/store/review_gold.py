@@ -72,10 +72,16 @@ def save_seeded_round_con(con: Connection, dataset: str, round_: int, rate: floa
         con.execute("INSERT INTO discrepancies (page_id, round, path, field, category, value_a, value_b, queued) "
                     "SELECT page_id, ?, path, field, category, value_a, value_b, queued FROM discrepancies "
                     "WHERE page_id = ? AND round = ?", [int(round_), page, source])
+        # the extractor's model and prompt of the seeded round (its other pages'), so the copy names
+        # the same ones as every page of the round; the source's when the round has none of that extractor
         con.execute("INSERT INTO extractions (page_id, round, extractor, model, prompt_hash, raw_response, record, "
-                    "validation_errors, error, input_tokens, output_tokens) SELECT page_id, ?, extractor, model, "
-                    "prompt_hash, raw_response, record, validation_errors, error, input_tokens, output_tokens "
-                    "FROM extractions WHERE page_id = ? AND round = ?", [int(round_), page, source])
+                    "validation_errors, error, input_tokens, output_tokens) SELECT e.page_id, ?, e.extractor, "
+                    "COALESCE(r.model, e.model), COALESCE(r.prompt_hash, e.prompt_hash), e.raw_response, e.record, "
+                    "e.validation_errors, e.error, e.input_tokens, e.output_tokens FROM extractions e LEFT JOIN "
+                    "(SELECT x.extractor, max(x.model) AS model, max(x.prompt_hash) AS prompt_hash FROM extractions x "
+                    "JOIN extraction_pages p ON p.page_id = x.page_id WHERE x.round = ? AND p.dataset = ? "
+                    "GROUP BY x.extractor) r ON r.extractor = e.extractor WHERE e.page_id = ? AND e.round = ?",
+                    [int(round_), int(round_), dataset, page, source])
 
 
 def seeded_rounds(store: Store) -> pd.DataFrame:
