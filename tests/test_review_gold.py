@@ -201,6 +201,15 @@ def test_a_rate_outside_0_to_1_is_one_line_and_changes_nothing(store, rate):
     assert not load_state(store).seeded
 
 
+def test_set_reviewers_seeds_with_the_round_or_changes_nothing(store):
+    with pytest.raises(UserError, match="seed rate"):
+        set_reviewers(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=1.01)
+    assert load_state(store).rounds.empty and not load_state(store).seeded  # the reviewers were not set either
+    change = set_reviewers(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=0.5)
+    assert change.seeded == {"seeded": 2, "pool": POOL, "pages": 2}
+    assert load_state(store).reviewers_needed(DEMO_DATASET, 5) == 2
+
+
 def test_no_adjudicated_page_to_seed_is_one_line_and_changes_nothing(tmp_path):
     store = Store(copy_store(build_template(tmp_path / "fresh"), tmp_path / "s"))  # round 1 never settled
     with pytest.raises(UserError, match="no adjudicated page to seed"):

@@ -104,23 +104,16 @@ def cmd_round(args) -> int:
     from ..extraction.review import set_reviewers
 
     store = _store(args)
-    who = actor(args, store)
-    if args.seed_gold is not None:  # checked before anything is written: bad input changes nothing
-        from ..extraction.review_gold import plan_seeding
-
-        plan_seeding(store, args.dataset, args.round, args.seed_gold, set_by=who)
-    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=who,
-                           blind_adjudication=args.blind_adjudication)
+    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
+                           blind_adjudication=args.blind_adjudication, seed_gold=args.seed_gold)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:
         mode += "; adjudicators see the decisions without reviewer names"
     print(f"{args.dataset} round {args.round}: {mode}")
     for line in change.sentences():  # what the new setting did to the decisions already made
         print(f"  {line}")
-    if args.seed_gold is not None:
-        from ..extraction.review_gold import seed_review_round
-
-        done = seed_review_round(store, args.dataset, args.round, args.seed_gold, set_by=who)
+    if change.seeded is not None:
+        done = change.seeded
         print(f"  seeded gold: {done['seeded']} adjudicated page(s) of {done['pool']} that could be seeded, among "
               f"{done['pages']} page(s) to review (rate {args.seed_gold:g}); reviewers cannot tell them apart")
     return 0
