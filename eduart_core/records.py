@@ -73,6 +73,8 @@ def _review_units(store: Store, rater: str) -> tuple[list[dict], list[dict]]:
     units, overruled = [], []
     for (page_id, round_, path), st in state.states.items():
         vote = st.votes.get(rater)
+        if state.is_seeded(page_id, round_):
+            continue  # seeded gold: a gold check (``gold`` below), not a unit of agreement
         if vote is None or not st.resolved or st.how not in ("agreement", "adjudication"):
             continue  # unsettled (blind until settled), or settled by one person alone
         agree = canonical(vote.get("new_value")) == canonical(st.value)
@@ -167,9 +169,12 @@ def rater_record(store: Store, who: Identity | str, rater: str | None = None) ->
         overruled = overruled.sort_values("decided_at", kind="stable").reset_index(drop=True)
     units = pd.DataFrame(review_units + grading_units, columns=["source", "at", "agree", "simulated"])
     agreement = stats.agreement_by_week(units)
+    from .extraction.review_gold import gold_table as review_gold_table
     from .judges.gold import gold_table
 
-    gold = gold_table(store, who, subject)
+    gold, review_gold = gold_table(store, who, subject), review_gold_table(store, who, subject)
+    if len(review_gold):  # a reviewer's seeded gold pages (rubric "extraction review") beside the graders' rows
+        gold = pd.concat([gold, review_gold], ignore_index=True) if len(gold) else review_gold
     simulated = (bool(units["simulated"].any()) or bool(severity["simulated"].astype(bool).any())
                  or bool(gold["simulated"].astype(bool).any()))
     return RaterRecord(subject, overruled, agreement, severity, simulated, gold)

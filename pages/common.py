@@ -1098,16 +1098,16 @@ def my_record_section(who, key: str) -> None:
 
 
 def _gold_section(gold, src, sel, who, key: str) -> None:
-    """Seeded gold: the rater's accuracy and severity on gold answers and the flag, with the rule in
-    words; for an adjudicator or admin, every grader's flags (live)."""
-    from eduart_core.analysis.gold import FLAG_RULE
+    """Seeded gold: the rater's accuracy and severity on gold answers (and accuracy on seeded review
+    pages) and the flag, with the rules in words; for an adjudicator or admin, everyone's flags (live)."""
+    from eduart_core.analysis.gold import FLAG_RULE, REVIEW_FLAG_RULE
     from eduart_core.team import SEE_RECORDS
 
     st.markdown("**Seeded gold** (`show my_gold`)")
-    st.caption(FLAG_RULE + " A grader sees their own gold checks once the round they were seeded in is over; "
-               "adjudicators and admins see them as they come in.")
+    st.caption(FLAG_RULE + " " + REVIEW_FLAG_RULE + " A grader or reviewer sees their own gold checks once the round "
+               "they were seeded in is over; adjudicators and admins see them as they come in.")
     if gold.empty:
-        st.caption("No gold answer checked yet (or the round is still running).")
+        st.caption("No gold answer or page checked yet (or the round is still running).")
     else:
         table(gold.drop(columns=["reason"]), f"{key}_gold", "Gold checks: accuracy on gold with its 95% Wilson "
               "interval, severity against the gold with its 95% interval (show my_gold)", view="my_gold")
@@ -1116,8 +1116,8 @@ def _gold_section(gold, src, sel, who, key: str) -> None:
     if who.may(SEE_RECORDS):
         flags = views.gold_flags(src, sel, who=who)
         if len(flags):
-            st.markdown("**Every grader's gold checks** (`show gold_flags`)")
-            table(flags.drop(columns=["reason"]), f"{key}_gold_flags", "Every grader's gold checks and flags "
+            st.markdown("**Every grader's gold checks and every reviewer's** (`show gold_flags`)")
+            table(flags.drop(columns=["reason"]), f"{key}_gold_flags", "Every grader's and reviewer's gold checks and flags "
                   "(show gold_flags)", view="gold_flags")
             for row in flags[flags["flagged"].astype(bool)].to_dict("records"):
                 st.text(f"{row['rater']} ({row['dataset']} · {row['rubric']}): {row['reason']}")

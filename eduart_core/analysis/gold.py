@@ -39,6 +39,13 @@ FLAG_RULE = (f"Flagged from {MIN_GOLD_ANSWERS} gold answers when the {SEVERITY_L
              "against the gold lies wholly above or below 0, or when the accuracy on gold is below the other "
              f"graders' by a one-sided two-proportion z-test at the {ACCURACY_ALPHA:.0%} level (nominal false flags of "
              f"an accurate grader: {1 - SEVERITY_LEVEL:.0%} + {ACCURACY_ALPHA:.0%}; `bench judges` measures the rates).")
+#: The same rule for reviewers on seeded gold pages (``extraction.review_gold``): a field decision has
+#: no scale, so only the accuracy half of the rule applies, counted per decided field.
+REVIEW_FLAG_RULE = (f"Reviewers are flagged from {MIN_GOLD_ANSWERS} gold pages when their accuracy on gold (the share "
+                    "of their decisions on seeded pages' fields that equal the gold version's value; a flag counts as "
+                    "not equal) is below the other reviewers' by a one-sided two-proportion z-test at the "
+                    f"{ACCURACY_ALPHA:.0%} level (a reviewer with no other reviewer's gold checks to compare with is "
+                    "never flagged).")
 #: One row per grader (and dataset, rubric) of a gold summary.
 GOLD_COLUMNS = ["rater", "dataset", "rubric", "gold_answers", "n_marks", "correct", "accuracy", "acc_low",
                 "acc_high", "others_accuracy", "others_marks", "accuracy_p", "severity", "severity_se",
@@ -77,11 +84,12 @@ def _accuracy_p(correct: int, n: int, others_correct: int, others_n: int) -> flo
     return float(norm.cdf((correct / n - others_correct / others_n) / se))
 
 
-def gold_summary(checks: pd.DataFrame) -> pd.DataFrame:
+def gold_summary(checks: pd.DataFrame, severity: bool = True) -> pd.DataFrame:
     """Per grader, dataset and rubric: accuracy on gold (Wilson 95% interval), the other graders'
     pooled accuracy and the one-sided p against it, the severity against the gold (95% interval),
     the flag and its reason in words. ``checks``: rater, dataset, rubric, answer, criterion, points,
-    gold (the settled mark), simulated; one row per gold mark a grader gave."""
+    gold (the settled mark), simulated; one row per gold mark a grader gave. ``severity`` False (review
+    gold: right or wrong, no scale): the severity columns stay empty and the flag reads accuracy only."""
     if checks.empty:
         return pd.DataFrame(columns=GOLD_COLUMNS)
     data = checks.assign(correct=(checks["points"].astype(float) == checks["gold"].astype(float)))
@@ -92,25 +100,33 @@ def gold_summary(checks: pd.DataFrame) -> pd.DataFrame:
             correct, n = int(mine["correct"].sum()), len(mine)
             others_correct = int(totals["sum"].sum() - correct)
             others_n = int(totals["size"].sum() - n)
-            severity, se, n_differ = severity_against_gold(mine["points"].to_numpy(), mine["gold"].to_numpy())
+            if severity:
+                sev, se, n_differ = severity_against_gold(mine["points"].to_numpy(), mine["gold"].to_numpy())
+            else:
+                sev, se, n_differ = float("nan"), float("nan"), int((~mine["correct"]).sum())
             low, high = wilson_interval(np.array([correct / n]), np.array([float(n)]))
             row = {"rater": str(rater), "dataset": str(dataset), "rubric": str(rubric),
                    "gold_answers": int(mine["answer"].nunique()), "n_marks": n, "correct": correct,
                    "accuracy": correct / n, "acc_low": float(np.asarray(low)[0]), "acc_high": float(np.asarray(high)[0]),
                    "others_accuracy": others_correct / others_n if others_n else float("nan"),
                    "others_marks": others_n, "accuracy_p": _accuracy_p(correct, n, others_correct, others_n),
-                   "severity": severity, "severity_se": se, "severity_low": severity - Z95 * se,
-                   "severity_high": severity + Z95 * se, "n_differ": n_differ,
+                   "severity": sev, "severity_se": se, "severity_low": sev - Z95 * se,
+                   "severity_high": sev + Z95 * se, "n_differ": n_differ,
                    "simulated": bool(mine["simulated"].astype(bool).any())}
-            rows.append({**row, **flag(row)})
+            rows.append({**row, **flag(row, peers="graders" if severity else "reviewers",
+                                        units="gold answers" if severity else "gold pages",
+                                        marks="marks" if severity else "field decisions")})
     return pd.DataFrame(rows, columns=GOLD_COLUMNS)
 
 
-def flag(row: dict) -> dict:
-    """``flagged`` and ``reason`` (one sentence) of one grader's gold summary row (``FLAG_RULE``)."""
+def flag(row: dict, peers: str = "graders", units: str = "gold answers", marks: str = "marks") -> dict:
+    """``flagged`` and ``reason`` (one sentence) of one rater's gold summary row (``FLAG_RULE``; a row
+    without a severity, review gold, ``REVIEW_FLAG_RULE``). ``peers``/``units``: the words for the
+    other raters, the gold units and what is counted on them."""
     answers = int(row["gold_answers"])
     if answers < MIN_GOLD_ANSWERS:
-        return {"flagged": False, "reason": f"{answers} gold answers marked; the flag is decided from "
+        verb = "marked" if marks == "marks" else "decided"
+        return {"flagged": False, "reason": f"{answers} {units} {verb}; the flag is decided from "
                                             f"{MIN_GOLD_ANSWERS} ({MIN_GOLD_ANSWERS - answers} more needed)."}
     reasons = []
     severity, se = float(row["severity"]), float(row["severity_se"])
@@ -123,10 +139,15 @@ def flag(row: dict) -> dict:
                        f"[{low:+.2f}, {high:+.2f}] lies below 0")
     p = row.get("accuracy_p")
     if p is not None and np.isfinite(p) and p < ACCURACY_ALPHA:
-        reasons.append(f"accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} marks, below the other graders' "
+        reasons.append(f"accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} {marks}, below the other {peers}' "
                        f"{row['others_accuracy']:.0%} of {row['others_marks']} (one-sided z-test p = {p:.3g})")
     if reasons:
-        return {"flagged": True, "reason": "Flagged: " + "; ".join(reasons) + f" ({answers} gold answers)."}
+        return {"flagged": True, "reason": "Flagged: " + "; ".join(reasons) + f" ({answers} {units})."}
+    if not np.isfinite(severity):
+        compared = (f"not below the other {peers}' at the {ACCURACY_ALPHA:.0%} level" if p is not None and np.isfinite(p)
+                    else f"not compared: no other {peers}' gold checks")
+        return {"flagged": False, "reason": f"Not flagged: accuracy on gold {row['accuracy']:.0%} of {row['n_marks']} "
+                                            f"{marks}, {compared} ({answers} {units})."}
     return {"flagged": False, "reason": f"Not flagged: severity {severity:+.2f} logit, {SEVERITY_LEVEL:.0%} interval "
                                         f"[{low:+.2f}, {high:+.2f}] includes 0, and the accuracy on gold is not "
                                         f"below the other graders' at the {ACCURACY_ALPHA:.0%} level "

@@ -105,13 +105,17 @@ def cmd_round(args) -> int:
 
     store = _store(args)
     change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
-                           blind_adjudication=args.blind_adjudication)
+                           blind_adjudication=args.blind_adjudication, seed_gold=args.seed_gold)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:
         mode += "; adjudicators see the decisions without reviewer names"
     print(f"{args.dataset} round {args.round}: {mode}")
     for line in change.sentences():  # what the new setting did to the decisions already made
         print(f"  {line}")
+    if change.seeded is not None:
+        done = change.seeded
+        print(f"  seeded gold: {done['seeded']} adjudicated page(s) of {done['pool']} that could be seeded, among "
+              f"{done['pages']} page(s) to review (rate {args.seed_gold:g}); reviewers cannot tell them apart")
     return 0
 
 
@@ -168,6 +172,9 @@ def register(sub) -> None:
     rnd.add_argument("--reviewers", type=int, required=True, help="1 = single review; 2 or more = blind review")
     rnd.add_argument("--blind-adjudication", action="store_true",
                      help="adjudicators see the round's decisions without reviewer names")
+    rnd.add_argument("--seed-gold", type=float, default=None, metavar="RATE",
+                     help="seed already adjudicated pages of other rounds as gold, about RATE (0-1) of the round's "
+                          "pages; a reviewer's decisions on them are gold checks, never promoted or counted")
     rnd.add_argument("--by", dest="ignored_by", default=None, help=argparse.SUPPRESS)  # older scripts pass it
     add_actor_options(rnd)
     add_db_option(rnd)

@@ -283,6 +283,8 @@ def visible_decisions(store: Store, viewer: Identity | str | None = None, role: 
     out = []
     for d in decisions.to_dict("records"):
         unit = (d["page_id"], int(d["round"]), d["path"])
+        if state.is_seeded(*unit[:2]):
+            continue  # seeded gold: gold checks, never exported with the round's decisions
         dataset = datasets.get(d["page_id"])
         blind_round = state.reviewers_needed(dataset or "", unit[1]) > 1
         if blind_own and blind_round and d["reviewer"] != who.key:

@@ -133,6 +133,8 @@ class ReviewState:
     states: dict[tuple[str, int, str], FieldState] = field(default_factory=dict)
     needed: dict[tuple[str, int], int] = field(default_factory=dict)
     names_hidden: set[tuple[str, int]] = field(default_factory=set)  # rounds with blind adjudication
+    # seeded gold (``review_gold``): (page, round) -> its seed row; served like any page, never promoted
+    seeded: dict[tuple[str, int], dict] = field(default_factory=dict)
 
     def reviewers_needed(self, dataset: str, round: int) -> int:
         return self.needed.get((str(dataset), int(round)), 1)
@@ -147,6 +149,9 @@ class ReviewState:
 
     def state(self, page_id: str, round: int, path: str) -> FieldState:
         return self.states.get((page_id, int(round), path), FieldState())
+
+    def is_seeded(self, page_id: str, round: int) -> bool:
+        return (str(page_id), int(round)) in self.seeded
 
     def fields(self, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
         """Queued discrepancies (of one page/round when given), values decoded."""
@@ -166,7 +171,9 @@ def ensure_schema(store: Store) -> None:
 def load_state(store: Store, round: int | None = None) -> ReviewState:
     """Read the review tables once and fold every queued field's decisions into its state."""
     data = db.load_review_data(store, round)
+    seeds = data.pop("seeds")
     state = ReviewState(**data)
+    state.seeded = {(str(r["page_id"]), int(r["round"])): r for r in seeds.to_dict("records")}
     for row in data["rounds"].to_dict("records"):
         state.needed[(str(row["dataset"]), int(row["round"]))] = int(row["reviewers"])
         if row.get("blind_adjudication") is True:
@@ -188,7 +195,7 @@ def with_page_decisions(state: ReviewState, page_id: str, round: int, decisions:
     fresh = pd.DataFrame(decisions, dtype=object) if decisions else keep.iloc[0:0]
     merged = pd.concat([keep, fresh], ignore_index=True) if len(keep) else fresh.reset_index(drop=True)
     after = ReviewState(state.pages, state.outcomes, state.queued, merged, state.rounds,
-                        dict(state.states), dict(state.needed), set(state.names_hidden))
+                        dict(state.states), dict(state.needed), set(state.names_hidden), state.seeded)
     by_path: dict[str, list[dict]] = {}
     for row in decisions:
         by_path.setdefault(row["path"], []).append(row)
@@ -217,6 +224,7 @@ class RoundChange:
     released: list[dict] = field(default_factory=list)      # flags that no longer hold their field
     settling: list[dict] = field(default_factory=list)      # fields one decision now settles
     settled: list[str] = field(default_factory=list)        # pages that become settled (promoted on saving)
+    seeded: dict | None = None  # set_reviewers(seed_gold=...): {"seeded", "pool", "pages"} of the seeding
 
     @property
     def changes(self) -> bool:
@@ -314,13 +322,15 @@ def round_change(store: Store | ReviewState, dataset: str, round: int, reviewers
 
 
 def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | str | None = None,
-                  blind_adjudication: bool = False) -> RoundChange:
+                  blind_adjudication: bool = False, seed_gold: float | None = None) -> RoundChange:
     """Require ``reviewers`` independent reviewers per page of a round (1 = single review), and
     whether its adjudicators see the decisions without reviewer names (``blind_adjudication``).
 
     ``set_by`` is who changes the round (an admin; None: the machine's operator, a script).
     Returns what the change did to the decisions already made (``round_change``, read before
-    writing: pages show it and ask to confirm first); pages it settles are promoted."""
+    writing: pages show it and ask to confirm first); pages it settles are promoted. ``seed_gold``:
+    also seed the round with adjudicated pages at that rate (``review_gold.seed_review_round``; its bad
+    input is refused before anything is written; ``RoundChange.seeded`` says how many)."""
     actor = operator() if set_by is None else as_identity(set_by)
     actor.require(SET_ROUND)
     if int(reviewers) < 1 or int(reviewers) > 9:
@@ -328,6 +338,10 @@ def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by
     rounds = db.load_outcomes(store, round)
     if rounds.empty or dataset not in set(rounds["dataset"]):
         raise UserError(f"dataset {dataset!r} has no extraction round {round}")
+    if seed_gold is not None:
+        from .review_gold import plan_seeding
+
+        plan_seeding(store, dataset, round, seed_gold, actor)
     change = round_change(store, dataset, round, reviewers, actor)
     db.set_round_reviewers(store, dataset, round, int(reviewers), actor.name, actor=actor.columns(),
                            blind_adjudication=bool(blind_adjudication))
@@ -335,6 +349,10 @@ def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by
         state = load_state(store, round)
         promote_resolved(store, state, [(p, int(round)) for p in change.settled],
                          f"review round {round}: settled when the round changed to {int(reviewers)} reviewer(s)")
+    if seed_gold is not None:
+        from .review_gold import seed_review_round
+
+        change.seeded = seed_review_round(store, dataset, round, seed_gold, actor)
     return change
 
 
@@ -869,12 +887,24 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
     """``promote_pages`` inside the caller's transaction (a decision and the promotion it completes
     commit together). Idempotent: a page whose gold item already holds the record keeps its version."""
     from ..store.items import ImportReport, prepare_items, store_prepared, write_items
+    from ..store.review_gold import seeded_keys_con
     from ..store.runs import current_items_con
     from ..store.scores import rescore_con
 
     pages = pages.set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
     rounds = {page_id: rnd for page_id, rnd, _, _ in entries}
+    seeded = seeded_keys_con(con)
+    known_seeded: dict[str, dict] = {}
+    gold_pages = [(page_id, rnd) for page_id, rnd, record, _ in entries
+                  if record is not None and (str(page_id), int(rnd)) in seeded]
+    if gold_pages:  # seeded gold: never written into the dataset; reads as the item's current gold version
+        entries = [e for e in entries if (str(e[0]), int(e[1])) not in seeded]
+        for page_id, _ in gold_pages:
+            dataset, item_id = pages.loc[page_id, "dataset"], pages.loc[page_id, "item_id"]
+            if dataset not in known_seeded:
+                known_seeded[dataset] = current_items_con(con, dataset)
+            outcome[page_id] = (known_seeded[dataset].get(item_id, (None, None))[0], None)
     known: dict[str, dict[str, tuple[int, dict]]] = {}
     fresh: dict[str, list[tuple[str, dict, str]]] = {}
     existing: dict[str, list[tuple[str, dict, str, int]]] = {}
@@ -953,6 +983,8 @@ def unpromoted_pages(state: ReviewState) -> list[tuple[str, int, dict | None]]:
         if (version is not None and not pd.isna(version)) or (error is not None and not pd.isna(error)):
             continue
         page_id, rnd = str(row["page_id"]), int(row["round"])
+        if state.is_seeded(page_id, rnd):
+            continue  # seeded gold: never promoted
         if row["merge_status"] in ("agreed", "auto_merged") and row.get("merged_record"):
             out.append((page_id, rnd, dict(row["merged_record"])))
         elif row["merge_status"] == "queued" and _all_settled(state, page_id, rnd):
@@ -1018,7 +1050,9 @@ def review_queue(store: Store | ReviewState, round: int | None = None, reviewer:
             status = FLAGGED
         else:
             status = OPEN
-        if reviewer:
+        if reviewer and reviewer in state.seeded.get((str(pid), int(rnd)), {}).get("excluded", ()):
+            mine = 0  # seeded gold from a page this person decided when it was adjudicated: not theirs to check
+        elif reviewer:
             mine = sum(open_for(state.state(pid, rnd, p), reviewer, role, needed) for p in group["path"])
         else:
             mine = len(group) - n[RESOLVED]

@@ -119,14 +119,16 @@ def review_ratings(state) -> pd.DataFrame:
     ``state`` is an ``extraction.review.ReviewState``. ``category`` codes the decision by choice
     (`decision_choice`, see `AGREEMENT_CODING`); ``value`` is the chosen value as canonical JSON
     for the agreement on the final value (a flag chose none: it never agrees on a value).
-    Adjudications are not ratings.
+    Adjudications are not ratings, nor are decisions on seeded gold pages (``review_gold``: they are
+    gold checks); a seeded page still unsettled withholds its blind round like any other page.
     """
     from .consensus import FLAG, REVIEW_ROLE, canonical
 
     withheld = set(unsettled_blind_rounds(state))
     rows = []
     for row in state.queued.to_dict("records"):
-        if (str(row["dataset"]), int(row["round"])) in withheld:
+        if (str(row["dataset"]), int(row["round"])) in withheld or (
+                (str(row["page_id"]), int(row["round"])) in getattr(state, "seeded", {})):
             continue
         st = state.state(row["page_id"], row["round"], row["path"])
         latest: dict[str, dict] = dict(st.votes)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from . import review_gold
 from .connection import Variants
 from .core import Store, pending_migrations
 from .errors import StoreConflictError
@@ -478,8 +479,8 @@ def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.Dat
     """Everything the review logic needs, read through ONE connection (a page redraw opens one).
 
     Keys: ``pages``, ``outcomes`` (with dataset, item_id, exercise), ``queued`` (queued
-    discrepancies with format, dataset, exercise), ``decisions`` (values decoded) and ``rounds``
-    (reviewer requirement per dataset and round).
+    discrepancies with format, dataset, exercise), ``decisions`` (values decoded), ``rounds``
+    (reviewer requirement per dataset and round) and ``seeds`` (seeded gold pages, ``review_gold``).
     """
     where_round = " WHERE o.round = ?" if round is not None else ""
     params = [int(round)] if round is not None else []
@@ -495,9 +496,11 @@ def load_review_data(store: Store, round: int | None = None) -> dict[str, pd.Dat
         decisions = _frame(con, "SELECT * FROM review_decisions"
                                 + (" WHERE round = ?" if round is not None else "") + " ORDER BY decision_id", params)
         rounds = _frame(con, con.sql(_ROUNDS_SQL) + " ORDER BY dataset, round")
+        seeds = review_gold.seeds_con(con)
     for frame, columns in ((outcomes, ("base_record", "merged_record")), (queued, ("value_a", "value_b")),
                            (decisions, ("previous_value", "new_value"))):
         for column in columns:
             if not frame.empty:
                 frame[column] = frame[column].map(_load)
-    return {"pages": pages, "outcomes": outcomes, "queued": queued, "decisions": decisions, "rounds": rounds}
+    return {"pages": pages, "outcomes": outcomes, "queued": queued, "decisions": decisions, "rounds": rounds,
+            "seeds": seeds}

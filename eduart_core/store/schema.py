@@ -856,6 +856,37 @@ MIGRATIONS.append((22, "errata releases", [
     )""",
 ]))
 
+
+# Migration 24 (seeded gold in review rounds): a review round may re-serve already adjudicated pages
+# (a page and round whose record became a gold version) as pages of the round; which (page, round)
+# are such seeds lives only here (with the gold field values they are checked against).
+MIGRATIONS.append((24, "seeded gold pages in review rounds", [
+    """CREATE TABLE IF NOT EXISTS review_gold_rounds (
+        dataset TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        rate DOUBLE NOT NULL,              -- share of the round's pages meant to be seeded gold (0-1)
+        pool INTEGER NOT NULL,             -- adjudicated pages that could be seeded
+        seeded INTEGER NOT NULL,           -- seeded pages the round serves
+        set_by TEXT NOT NULL,
+        actor_subject TEXT,
+        actor_provider TEXT,
+        actor_name TEXT,
+        set_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (dataset, round)
+    )""",
+    """CREATE TABLE IF NOT EXISTS review_gold_seeds (
+        page_id TEXT NOT NULL,             -- the page, served again in the seeded round
+        round INTEGER NOT NULL,            -- the seeded round
+        dataset TEXT NOT NULL,
+        source_round INTEGER NOT NULL,     -- the round in which the page was adjudicated
+        gold_version INTEGER NOT NULL,     -- the item version that round promoted
+        gold TEXT NOT NULL,                -- JSON {field path: gold value} of the queued fields
+        excluded TEXT NOT NULL,            -- JSON list of who decided the page in its source round
+        PRIMARY KEY (page_id, round)
+    )""",
+]))
+
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

@@ -57,25 +57,28 @@ def my_severity(src: Source, sel: Selection, rater: str = "", *, who: Identity |
 
 
 def my_gold(src: Source, sel: Selection, rater: str = "", *, who: Identity | None = None) -> pd.DataFrame:
-    """A grader's accuracy on seeded gold answers (Wilson 95% interval, n), severity against the gold (95% interval) and the flag with its reason (option rater=<subject>; your own appear once the round is over)."""
-    from ..analysis.gold import FLAG_RULE
+    """A grader's accuracy on seeded gold answers (Wilson 95% interval, n), severity against the gold (95% interval) and the flag with its reason, and a reviewer's accuracy on seeded gold pages (rubric "extraction review") (option rater=<subject>; your own appear once the round is over)."""
+    from ..analysis.gold import FLAG_RULE, REVIEW_FLAG_RULE
 
     record = _read(src, who, rater)
     frame = _captioned(record.gold.copy(), record, "Gold checks (seeded answers of known marks)")
-    frame.attrs["caption"] = frame.attrs["caption"][:-1] + f"; gold checks of a running round appear once it is over. {FLAG_RULE}"
+    frame.attrs["caption"] = (frame.attrs["caption"][:-1] + f"; gold checks of a running round appear once it is over. "
+                              f"{FLAG_RULE} {REVIEW_FLAG_RULE}")
     return frame
 
 
 @cached(maxsize=8)
 def _flags(src: Source, who: Identity):
+    from ..extraction.review_gold import gold_table as review_gold_table
     from ..judges.gold import gold_table
 
-    return gold_table(src.store, who)
+    grading, review = gold_table(src.store, who), review_gold_table(src.store, who)
+    return pd.concat([grading, review], ignore_index=True) if len(review) else grading
 
 
 def gold_flags(src: Source, sel: Selection, *, who: Identity | None = None) -> pd.DataFrame:
-    """Every grader's gold checks and flag (adjudicators and admins; live): accuracy on gold with its interval, severity against the gold, flagged or not and why."""
-    from ..analysis.gold import FLAG_RULE
+    """Every grader's and reviewer's gold checks and flag (adjudicators and admins; live): accuracy on gold with its interval, severity against the gold (graders), flagged or not and why; reviewers' rows have rubric "extraction review"."""
+    from ..analysis.gold import FLAG_RULE, REVIEW_FLAG_RULE
 
     if who is None:
         from ..team import SEE_RECORDS, cli_identity
@@ -88,7 +91,7 @@ def gold_flags(src: Source, sel: Selection, *, who: Identity | None = None) -> p
         who.require(SEE_RECORDS)
     frame = _flags(src, who).copy()
     simulated = bool(frame["simulated"].astype(bool).any()) if len(frame) else False
-    frame.attrs["caption"] = ("Gold checks of every grader" + (" (simulated data)" if simulated else "")
-                              + f". {FLAG_RULE}")
+    frame.attrs["caption"] = ("Gold checks of every grader and reviewer" + (" (simulated data)" if simulated else "")
+                              + f". {FLAG_RULE} {REVIEW_FLAG_RULE}")
     frame.attrs["simulated"] = simulated
     return frame
