@@ -162,19 +162,21 @@ def _generic_status(sub: pd.DataFrame, keys: dict[str, frozenset[str]]) -> tuple
     keyed = np.array([bool(k) for k in item_keys] + [False], dtype=bool)[item_codes]
     rows = np.flatnonzero(readable & keyed)
     if len(rows):
-        pair_codes, pairs = pd.factorize(pd.Series(item_codes[rows].astype(np.int64) * (len(texts) + 1)
-                                                   + text_codes[rows]))
-        foreign = np.array([_names_none(item_keys[int(code) // (len(texts) + 1)],
-                                        texts[int(code) % (len(texts) + 1)]) for code in pairs], dtype=bool)
+        pair_codes, pairs = pd.factorize(item_codes[rows].astype(np.int64) * (len(texts) + 1) + text_codes[rows])
+        named: dict[int, tuple[str, ...]] = {}  # the ids of each distinct text, read once
+        for code in np.unique(pairs % (len(texts) + 1)).tolist():
+            named[code] = _ids_of(texts[code])
+        foreign = np.array([_names_none(item_keys[item], named[text]) for item, text in
+                            zip((pairs // (len(texts) + 1)).tolist(), (pairs % (len(texts) + 1)).tolist())],
+                           dtype=bool)
         values[rows[foreign[pair_codes]]] = NOT_AN_OPTION
     status = pd.Series(values, index=sub.index, dtype=object)
     return status, pd.Series(None, index=sub.index, dtype=object)
 
 
-def _names_none(known: frozenset[str], parsed: str) -> bool:
-    """An answer that names ids, none of them one of the item's (``known``)."""
-    named = _ids_of(parsed)
-    return bool(named) and not known.intersection(named)
+def _names_none(known: frozenset[str], named: tuple[str, ...]) -> bool:
+    """An answer that names ids (``named``: `_ids_of` its text), none of them one of the item's (``known``)."""
+    return bool(named) and known.isdisjoint(named)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -186,11 +186,12 @@ def family_best(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
 
 
 @cached(maxsize=8)
-def _answers(src: Source, dataset: str, profile: str | None) -> pd.DataFrame:
-    """The answer rows with their items' format, language and image flag (``profile=None``: without scores)."""
+def _answers(src: Source, dataset: str, profile: str | None, ordered: bool = True) -> pd.DataFrame:
+    """The answer rows with their items' format, language and image flag (``profile=None``: without
+    scores; ``ordered=False``: in the database's order, for counts that do not depend on it)."""
     from ..store import studies as store_studies
 
-    frame = store_studies.load_answer_rows(src.store, dataset, profile)
+    frame = store_studies.load_answer_rows(src.store, dataset, profile, ordered=ordered)
     meta = items(src, dataset)[["item_id", "type", "language", "has_image"]]
     return frame.merge(meta, on="item_id", how="left")
 
@@ -257,7 +258,9 @@ def _every_status(src: Source, dataset: str, condition: str | None) -> pd.DataFr
     saved on every Overview and inspector interaction). One prompt condition (None: every one), so
     a first render classifies only the answers it shows.
     """
-    answers = _answers(src, dataset, None)  # a status reads no score: the rows without the scores' join
+    # a status reads no score: the rows without the scores' join; `invalid_by_model`'s counts and
+    # order do not depend on the rows' order, so the database need not sort them
+    answers = _answers(src, dataset, None, ordered=False)
     if condition is not None:
         answers = answers[answers["condition"] == condition]
     catalogue = items(src, dataset)
