@@ -243,8 +243,12 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     options = _item_options(items)
     keys = _item_keys(items)
     position = pd.Index(items["item_id"]).get_indexer(answers["item_id"])
-    d = answers.iloc[np.flatnonzero(position >= 0)].reset_index(drop=True)
-    position = position[position >= 0]
+    known = position >= 0
+    # the readers see only what an answer's status reads (a copy of 500,000 rows of every column costs)
+    read = [c for c in ("model", "condition", "item_id", "parsed_answers", "raw_text", "parse_error") if c in answers]
+    d = answers if known.all() else answers.iloc[np.flatnonzero(known)]
+    d = d.reset_index(drop=True)[read]
+    position = position[known]
     fmt = (items["type"].to_numpy(dtype=object) if "type" in items else np.full(len(items), None))[position]
     column = (items[by].to_numpy(dtype=object) if by in items else np.full(len(items), None))[position]
     status = np.empty(len(d), dtype=object)
@@ -252,7 +256,8 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     for name in pd.unique(fmt):
         rows = np.flatnonzero(fmt == name)
         reader = ANSWER_READERS.get(str(name))
-        s, c = reader(d.iloc[rows], options) if reader is not None else _generic_status(d.iloc[rows], keys)
+        sub = d.iloc[rows]
+        s, c = reader(sub, options) if reader is not None else _generic_status(sub, keys)
         status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)
     out = pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
                         "chosen": chosen})
