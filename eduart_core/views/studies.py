@@ -186,14 +186,21 @@ def family_best(src: Source, sel: Selection, by: str = "") -> pd.DataFrame:
 
 
 @cached(maxsize=8)
-def _answers(src: Source, dataset: str, profile: str | None, ordered: bool = True) -> pd.DataFrame:
-    """The answer rows with their items' format, language and image flag (``profile=None``: without
-    scores; ``ordered=False``: in the database's order, for counts that do not depend on it)."""
+def _answers(src: Source, dataset: str, profile: str | None) -> pd.DataFrame:
+    """The answer rows with their items' format, language and image flag (``profile=None``: without scores)."""
     from ..store import studies as store_studies
 
-    frame = store_studies.load_answer_rows(src.store, dataset, profile, ordered=ordered)
+    frame = store_studies.load_answer_rows(src.store, dataset, profile)
     meta = items(src, dataset)[["item_id", "type", "language", "has_image"]]
     return frame.merge(meta, on="item_id", how="left")
+
+
+@cached(maxsize=4)
+def _unsorted_answers(src: Source, dataset: str) -> pd.DataFrame:
+    """Every answer row without scores, in the database's order (what the statuses read)."""
+    from ..store import studies as store_studies
+
+    return store_studies.load_answer_rows(src.store, dataset, None, ordered=False)
 
 
 def _answer_rows(src: Source, sel: Selection) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -260,15 +267,18 @@ def _every_status(src: Source, dataset: str, condition: str | None) -> pd.DataFr
     """
     # a status reads no score: the rows without the scores' join; `invalid_by_model`'s counts and
     # order do not depend on the rows' order, so the database need not sort them
-    answers = _answers(src, dataset, None, ordered=False)
+    answers = _unsorted_answers(src, dataset)
     if condition is not None:
         answers = answers[answers["condition"] == condition]
     catalogue = items(src, dataset)
-    known = answers[answers["item_id"].isin(catalogue["item_id"])].reset_index(drop=True)
+    position = pd.Index(catalogue["item_id"]).get_indexer(answers["item_id"])
+    known = answers[position >= 0].reset_index(drop=True)
+    position = position[position >= 0]
     statuses = analysis.answer_statuses(known, catalogue)
-    for column in ("kind", "type", "language", "has_image"):
-        if column in known:
-            statuses[column] = known[column].to_numpy()
+    statuses["kind"] = known["kind"].to_numpy()
+    for column in ("type", "language", "has_image"):  # the item's, for the selection's filters
+        if column in catalogue:
+            statuses[column] = catalogue[column].to_numpy()[position]
     return statuses
 
 
