@@ -198,8 +198,14 @@ def _first_text(parsed: object, raw: object) -> str:
     return raw if isinstance(raw, str) else ""
 
 
-def _rowwise(sub: pd.DataFrame, judge: Callable[[object, object], str]) -> tuple[pd.Series, pd.Series]:
-    status = [judge(p, r) for p, r in zip(sub["parsed_answers"], sub["raw_text"])]
+def _rowwise(sub: pd.DataFrame, judge: Callable[[str], str]) -> tuple[pd.Series, pd.Series]:
+    """Each answer judged by its answer text (`_first_text`); each distinct text judged once (a
+    panel of 50 models repeats most short answers)."""
+    texts = [_first_text(p, r) for p, r in zip(sub["parsed_answers"].to_numpy(dtype=object),
+                                                  sub["raw_text"].to_numpy(dtype=object))]
+    codes, distinct = pd.factorize(np.array(texts, dtype=object))
+    verdicts = np.array([judge(t) for t in distinct], dtype=object)
+    status = verdicts[codes] if len(codes) else np.empty(0, dtype=object)
     return pd.Series(status, index=sub.index, dtype=object), pd.Series(None, index=sub.index, dtype=object)
 
 
@@ -207,8 +213,7 @@ def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
     """A count: readable when its text names exactly one number (the scorer's own reading rule)."""
     from ..formats.numbers import parse_number
 
-    def judge(parsed: object, raw: object) -> str:
-        text = _first_text(parsed, raw)
+    def judge(text: str) -> str:
         if parse_number(text) is not None:
             return OK
         return REFUSED if is_refusal(text) else UNPARSEABLE
@@ -217,8 +222,8 @@ def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
 
 def _text_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """A free-text answer: any text is an answer, unless it declines to give one."""
-    def judge(parsed: object, raw: object) -> str:
-        text = _first_text(parsed, raw).strip()
+    def judge(text: str) -> str:
+        text = text.strip()
         if not text:
             return UNPARSEABLE
         return REFUSED if is_refusal(text) else OK
