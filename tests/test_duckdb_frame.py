@@ -1,4 +1,4 @@
-"""A DuckDB store's frames read text through Arrow, with the dtypes and values DuckDB's own ``df()`` gives."""
+"""A DuckDB store's large frames read text through Arrow, with the dtypes and values DuckDB's own ``df()`` gives."""
 from __future__ import annotations
 
 import duckdb
@@ -21,11 +21,11 @@ QUERIES = [
 @pytest.mark.parametrize("sql", QUERIES)
 def test_a_frame_is_what_df_gives(sql):
     raw = duckdb.connect()
-    got = DuckConnection(raw).frame(sql)
+    got = DuckConnection(raw).frame(sql, large=True)
     pd.testing.assert_frame_equal(got, raw.execute(sql).df())
 
 
 def test_a_frame_takes_parameters():
     raw = duckdb.connect()
-    got = DuckConnection(raw).frame("SELECT ? AS a, ? AS b", ["x", 2])
+    got = DuckConnection(raw).frame("SELECT ? AS a, ? AS b", ["x", 2], large=True)
     assert got["a"].tolist() == ["x"] and got["b"].tolist() == [2]

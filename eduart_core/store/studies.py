@@ -202,7 +202,7 @@ def load_answer_rows(store: Store, dataset: str, profile: str | None, ordered: b
             FROM latest l JOIN models m ON m.model = l.model_key
             {"LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?" if scored else ""}
             {"ORDER BY m.display_name, l.condition, l.item_id" if ordered else ""}"""
-        frame = con.frame(sql, [dataset, profile] if scored else [dataset])
+        frame = con.frame(sql, [dataset, profile] if scored else [dataset], large=True)
     if scored:
         frame["score"] = frame["score"].astype(float)
     return frame
