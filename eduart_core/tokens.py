@@ -61,7 +61,13 @@ def _build() -> Counter:
         except Exception as exc2:  # tiktoken raises plain exceptions when it cannot download
             logger.warning("o200k_base vocabulary not available offline (%s): token counts are approximated", exc2)
             return _approximation()
-    return Counter(lambda text: len(encoding.encode(text, disallowed_special=())), "tiktoken o200k_base")
+    @lru_cache(maxsize=16384)
+    def count(text: str) -> int:
+        """Tokens of one text, remembered: the dataset overview counts every item's text again after
+        any write to the store (a new data version), though the texts rarely change."""
+        return len(encoding.encode(text, disallowed_special=()))
+
+    return Counter(count, "tiktoken o200k_base")
 
 
 def _approximation() -> Counter:

@@ -162,19 +162,21 @@ def _generic_status(sub: pd.DataFrame, keys: dict[str, frozenset[str]]) -> tuple
     keyed = np.array([bool(k) for k in item_keys] + [False], dtype=bool)[item_codes]
     rows = np.flatnonzero(readable & keyed)
     if len(rows):
-        pair_codes, pairs = pd.factorize(pd.Series(item_codes[rows].astype(np.int64) * (len(texts) + 1)
-                                                   + text_codes[rows]))
-        foreign = np.array([_names_none(item_keys[int(code) // (len(texts) + 1)],
-                                        texts[int(code) % (len(texts) + 1)]) for code in pairs], dtype=bool)
+        pair_codes, pairs = pd.factorize(item_codes[rows].astype(np.int64) * (len(texts) + 1) + text_codes[rows])
+        named: dict[int, tuple[str, ...]] = {}  # the ids of each distinct text, read once
+        for code in np.unique(pairs % (len(texts) + 1)).tolist():
+            named[code] = _ids_of(texts[code])
+        foreign = np.array([_names_none(item_keys[item], named[text]) for item, text in
+                            zip((pairs // (len(texts) + 1)).tolist(), (pairs % (len(texts) + 1)).tolist())],
+                           dtype=bool)
         values[rows[foreign[pair_codes]]] = NOT_AN_OPTION
     status = pd.Series(values, index=sub.index, dtype=object)
     return status, pd.Series(None, index=sub.index, dtype=object)
 
 
-def _names_none(known: frozenset[str], parsed: str) -> bool:
-    """An answer that names ids, none of them one of the item's (``known``)."""
-    named = _ids_of(parsed)
-    return bool(named) and not known.intersection(named)
+def _names_none(known: frozenset[str], named: tuple[str, ...]) -> bool:
+    """An answer that names ids (``named``: `_ids_of` its text), none of them one of the item's (``known``)."""
+    return bool(named) and known.isdisjoint(named)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -196,8 +198,14 @@ def _first_text(parsed: object, raw: object) -> str:
     return raw if isinstance(raw, str) else ""
 
 
-def _rowwise(sub: pd.DataFrame, judge: Callable[[object, object], str]) -> tuple[pd.Series, pd.Series]:
-    status = [judge(p, r) for p, r in zip(sub["parsed_answers"], sub["raw_text"])]
+def _rowwise(sub: pd.DataFrame, judge: Callable[[str], str]) -> tuple[pd.Series, pd.Series]:
+    """Each answer judged by its answer text (`_first_text`); each distinct text judged once (a
+    panel of 50 models repeats most short answers)."""
+    texts = [_first_text(p, r) for p, r in zip(sub["parsed_answers"].to_numpy(dtype=object),
+                                                  sub["raw_text"].to_numpy(dtype=object))]
+    codes, distinct = pd.factorize(np.array(texts, dtype=object))
+    verdicts = np.array([judge(t) for t in distinct], dtype=object)
+    status = verdicts[codes] if len(codes) else np.empty(0, dtype=object)
     return pd.Series(status, index=sub.index, dtype=object), pd.Series(None, index=sub.index, dtype=object)
 
 
@@ -205,8 +213,7 @@ def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
     """A count: readable when its text names exactly one number (the scorer's own reading rule)."""
     from ..formats.numbers import parse_number
 
-    def judge(parsed: object, raw: object) -> str:
-        text = _first_text(parsed, raw)
+    def judge(text: str) -> str:
         if parse_number(text) is not None:
             return OK
         return REFUSED if is_refusal(text) else UNPARSEABLE
@@ -215,8 +222,8 @@ def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
 
 def _text_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """A free-text answer: any text is an answer, unless it declines to give one."""
-    def judge(parsed: object, raw: object) -> str:
-        text = _first_text(parsed, raw).strip()
+    def judge(text: str) -> str:
+        text = text.strip()
         if not text:
             return UNPARSEABLE
         return REFUSED if is_refusal(text) else OK
@@ -241,8 +248,12 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     options = _item_options(items)
     keys = _item_keys(items)
     position = pd.Index(items["item_id"]).get_indexer(answers["item_id"])
-    d = answers.iloc[np.flatnonzero(position >= 0)].reset_index(drop=True)
-    position = position[position >= 0]
+    known = position >= 0
+    # the readers see only what an answer's status reads (a copy of 500,000 rows of every column costs)
+    read = [c for c in ("model", "condition", "item_id", "parsed_answers", "raw_text", "parse_error") if c in answers]
+    d = answers if known.all() else answers.iloc[np.flatnonzero(known)]
+    d = d.reset_index(drop=True)[read]
+    position = position[known]
     fmt = (items["type"].to_numpy(dtype=object) if "type" in items else np.full(len(items), None))[position]
     column = (items[by].to_numpy(dtype=object) if by in items else np.full(len(items), None))[position]
     status = np.empty(len(d), dtype=object)
@@ -250,7 +261,8 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     for name in pd.unique(fmt):
         rows = np.flatnonzero(fmt == name)
         reader = ANSWER_READERS.get(str(name))
-        s, c = reader(d.iloc[rows], options) if reader is not None else _generic_status(d.iloc[rows], keys)
+        sub = d.iloc[rows]
+        s, c = reader(sub, options) if reader is not None else _generic_status(sub, keys)
         status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)
     out = pd.DataFrame({"model": d["model"], "item_id": d["item_id"], "column": column, "status": status,
                         "chosen": chosen})

@@ -59,8 +59,10 @@ class Connection:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:  # pragma: no cover
-        """The result as a DataFrame with DuckDB's column types (views read the same frames)."""
+    def frame(self, sql: str, params: Sequence[Any] | None = None, *,
+              large: bool = False) -> pd.DataFrame:  # pragma: no cover
+        """The result as a DataFrame with DuckDB's column types (views read the same frames);
+        ``large``: a hint that many rows of text come back (a backend may read them another way)."""
         raise NotImplementedError
 
     def numpy(self, sql: str, params: Sequence[Any] | None = None) -> dict[str, np.ndarray]:  # pragma: no cover

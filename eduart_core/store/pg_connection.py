@@ -207,7 +207,7 @@ class PgConnection(Connection):
             with self.raw.cursor() as cur:
                 cur.executemany(translate(sql), rows)
 
-    def frame(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+    def frame(self, sql: str, params: Sequence[Any] | None = None, *, large: bool = False) -> pd.DataFrame:
         cur = self._bulk(sql, params)
         names = [d.name for d in cur.description]
         oids = [d.type_code for d in cur.description]

@@ -198,6 +198,14 @@ def _answers(src: Source, dataset: str, profile: str | None) -> pd.DataFrame:
     return frame.merge(meta, on="item_id", how="left")
 
 
+@cached(maxsize=4)
+def _unsorted_answers(src: Source, dataset: str) -> pd.DataFrame:
+    """Every answer row without scores, in the database's order (what the statuses read)."""
+    from ..store import studies as store_studies
+
+    return store_studies.load_answer_rows(src.store, dataset, None, ordered=False)
+
+
 def _answer_rows(src: Source, sel: Selection) -> tuple[pd.DataFrame, pd.DataFrame]:
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
@@ -260,15 +268,20 @@ def _every_status(src: Source, dataset: str, condition: str | None) -> pd.DataFr
     saved on every Overview and inspector interaction). One prompt condition (None: every one), so
     a first render classifies only the answers it shows.
     """
-    answers = _answers(src, dataset, None)  # a status reads no score: the rows without the scores' join
+    # a status reads no score: the rows without the scores' join; `invalid_by_model`'s counts and
+    # order do not depend on the rows' order, so the database need not sort them
+    answers = _unsorted_answers(src, dataset)
     if condition is not None:
         answers = answers[answers["condition"] == condition]
     catalogue = items(src, dataset)
-    known = answers[answers["item_id"].isin(catalogue["item_id"])].reset_index(drop=True)
+    position = pd.Index(catalogue["item_id"]).get_indexer(answers["item_id"])
+    known = answers[position >= 0].reset_index(drop=True)
+    position = position[position >= 0]
     statuses = analysis.answer_statuses(known, catalogue)
-    for column in ("kind", "type", "language", "has_image"):
-        if column in known:
-            statuses[column] = known[column].to_numpy()
+    statuses["kind"] = known["kind"].to_numpy()
+    for column in ("type", "language", "has_image"):  # the item's, for the selection's filters
+        if column in catalogue:
+            statuses[column] = catalogue[column].to_numpy()[position]
     return statuses
 
 
