@@ -203,9 +203,9 @@ def test_a_rate_outside_0_to_1_is_one_line_and_changes_nothing(store, rate):
 
 def test_set_reviewers_seeds_with_the_round_or_changes_nothing(store):
     with pytest.raises(UserError, match="seed rate"):
-        set_reviewers(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=1.01)
+        review_gold.set_reviewers_seeded(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=1.01)
     assert load_state(store).rounds.empty and not load_state(store).seeded  # the reviewers were not set either
-    change = set_reviewers(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=0.5)
+    change = review_gold.set_reviewers_seeded(store, DEMO_DATASET, 5, 2, set_by=LEAD, seed_gold=0.5)
     assert change.seeded == {"seeded": 2, "pool": POOL, "pages": 2}
     assert load_state(store).reviewers_needed(DEMO_DATASET, 5) == 2
 

@@ -111,6 +111,13 @@ def worked_db(chance_db, tmp_path_factory) -> Path:
     assert main(["bank", "--db", str(path), "--dataset", DEFAULT_DATASET]) == 0  # an item bank (`bank`, `banks`)
     assert main(["run", "--db", str(path), "--model", "chance", "--adaptive", "--bank", "1", "--run-id",
                  "adaptive-check", "--quiet"]) == 0  # an adaptive run (`adaptive_runs`, `adaptive_trajectory`)
+    from eduart_core import suspects  # an applied errata release (`errata`): demo-0001's key moved to A
+
+    suspects.correct_key(Store(path), DEFAULT_DATASET, "demo-0001", [{"id": "A", "description": "Firenze"}],
+                         "Carla", [], note="a check of the errata view")
+    for verb in ([], ["apply"]):
+        assert main(["errata", *verb, "--dataset", DEFAULT_DATASET, "--name", "e1", "--by", "Carla",
+                     "--db", str(path)]) == 0
     return path
 
 
@@ -204,6 +211,8 @@ def test_pages_only_call_registered_views():
         "StoreError", "StoreLockedError", "StoreConflictError",  # the store's one-line errors
         "image_file", "page_extractions",  # the review workbench's screenshot and both extractions
         "runnable_datasets",  # the datasets a launch can ask
+        "launch_items",  # the items a launch plans from (the Runs page's cached read)
+        "errata_label",  # the errata release the scores are computed under, in words (a caption)
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:

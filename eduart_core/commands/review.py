@@ -101,10 +101,10 @@ def cmd_export(args) -> int:
 
 def cmd_round(args) -> int:
     from ..cli import actor
-    from ..extraction.review import set_reviewers
+    from ..extraction.review_gold import set_reviewers_seeded
 
     store = _store(args)
-    change = set_reviewers(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
+    change = set_reviewers_seeded(store, args.dataset, args.round, args.reviewers, set_by=actor(args, store),
                            blind_adjudication=args.blind_adjudication, seed_gold=args.seed_gold)
     mode = "single review" if args.reviewers == 1 else f"blind review by {args.reviewers} reviewers per page"
     if args.blind_adjudication:

@@ -224,7 +224,7 @@ class RoundChange:
     released: list[dict] = field(default_factory=list)      # flags that no longer hold their field
     settling: list[dict] = field(default_factory=list)      # fields one decision now settles
     settled: list[str] = field(default_factory=list)        # pages that become settled (promoted on saving)
-    seeded: dict | None = None  # set_reviewers(seed_gold=...): {"seeded", "pool", "pages"} of the seeding
+    seeded: dict | None = None  # review_gold.set_reviewers_seeded: {"seeded", "pool", "pages"} of the seeding
 
     @property
     def changes(self) -> bool:
@@ -322,15 +322,14 @@ def round_change(store: Store | ReviewState, dataset: str, round: int, reviewers
 
 
 def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | str | None = None,
-                  blind_adjudication: bool = False, seed_gold: float | None = None) -> RoundChange:
+                  blind_adjudication: bool = False) -> RoundChange:
     """Require ``reviewers`` independent reviewers per page of a round (1 = single review), and
     whether its adjudicators see the decisions without reviewer names (``blind_adjudication``).
 
     ``set_by`` is who changes the round (an admin; None: the machine's operator, a script).
     Returns what the change did to the decisions already made (``round_change``, read before
-    writing: pages show it and ask to confirm first); pages it settles are promoted. ``seed_gold``:
-    also seed the round with adjudicated pages at that rate (``review_gold.seed_review_round``; its bad
-    input is refused before anything is written; ``RoundChange.seeded`` says how many)."""
+    writing: pages show it and ask to confirm first); pages it settles are promoted. Seeding the
+    round with adjudicated pages at the same time is ``review_gold.set_reviewers_seeded``."""
     actor = operator() if set_by is None else as_identity(set_by)
     actor.require(SET_ROUND)
     if int(reviewers) < 1 or int(reviewers) > 9:
@@ -338,10 +337,6 @@ def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by
     rounds = db.load_outcomes(store, round)
     if rounds.empty or dataset not in set(rounds["dataset"]):
         raise UserError(f"dataset {dataset!r} has no extraction round {round}")
-    if seed_gold is not None:
-        from .review_gold import plan_seeding
-
-        plan_seeding(store, dataset, round, seed_gold, actor)
     change = round_change(store, dataset, round, reviewers, actor)
     db.set_round_reviewers(store, dataset, round, int(reviewers), actor.name, actor=actor.columns(),
                            blind_adjudication=bool(blind_adjudication))
@@ -349,10 +344,6 @@ def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by
         state = load_state(store, round)
         promote_resolved(store, state, [(p, int(round)) for p in change.settled],
                          f"review round {round}: settled when the round changed to {int(reviewers)} reviewer(s)")
-    if seed_gold is not None:
-        from .review_gold import seed_review_round
-
-        change.seeded = seed_review_round(store, dataset, round, seed_gold, actor)
     return change
 
 

@@ -148,8 +148,7 @@ def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
     read it: with ``rater`` (or without ``team.SEE_RECORDS``) one reviewer's rows, their own only
     once the round is over; otherwise every reviewer's, live."""
     from ..analysis.gold import gold_summary
-    from ..records import whose
-    from ..team import SEE_RECORDS
+    from ..team import SEE_RECORDS, whose
 
     who = as_identity(who)
     live = who.may(SEE_RECORDS)
@@ -160,3 +159,20 @@ def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
     if rater or not live:
         summary = summary[summary["rater"] == whose(who, rater)].reset_index(drop=True)
     return summary
+
+
+def set_reviewers_seeded(store: Store, dataset: str, round_: int, reviewers: int,
+                         set_by: Identity | str | None = None, blind_adjudication: bool = False,
+                         seed_gold: float | None = None):
+    """``review.set_reviewers`` and, with ``seed_gold``, seed the round at that rate in the same step:
+    the seeding's bad input is refused before the reviewers change; ``RoundChange.seeded`` says how many
+    were seeded. (Here rather than in ``review``, which this module builds on.)"""
+    from .review import set_reviewers
+
+    actor = operator() if set_by is None else as_identity(set_by)
+    if seed_gold is not None:
+        plan_seeding(store, dataset, round_, seed_gold, actor)
+    change = set_reviewers(store, dataset, round_, reviewers, actor, blind_adjudication=blind_adjudication)
+    if seed_gold is not None:
+        change.seeded = seed_review_round(store, dataset, round_, seed_gold, actor)
+    return change
