@@ -251,7 +251,7 @@ def _image_sizes(src: Source, hashes) -> pd.DataFrame:
 
 @cached(maxsize=4)
 def canary(src: Source, sel: Selection) -> pd.DataFrame:
-    """The store's canary, carried by every export of its items (one row; empty until the first export).
+    """The store's canary, carried by every export of its items (one row; `made` false until the first export).
 
     A data owner searches a corpus or a model's output for ``canary_line``; ``created_by`` and
     ``created_at`` say who made it, on which export."""
@@ -259,7 +259,7 @@ def canary(src: Source, sel: Selection) -> pd.DataFrame:
     from ..store.canary import canary_record
 
     found = canary_record(src.store)
-    if not found["canary"]:
-        return pd.DataFrame(columns=["canary_line", "guid", "created_by", "created_at"])
-    return pd.DataFrame([{"canary_line": canary_words.canary_line(found["canary"]), "guid": found["canary"],
-                          "created_by": found["canary_created_by"], "created_at": found["canary_created_at"]}])
+    guid = found["canary"]
+    return pd.DataFrame([{"made": bool(guid), "canary_line": canary_words.canary_line(guid) if guid else "",
+                          "guid": guid, "created_by": found["canary_created_by"],
+                          "created_at": found["canary_created_at"]}])
