@@ -1,4 +1,4 @@
-"""Data commands: import-items, import-eduart, score, stats, export-scores.
+"""Data commands: import-items, import-eduart, score, stats, export-items, export-scores.
 
 Thin wrappers: parse arguments, call ``eduart_core.importers`` / ``eduart_core.store``, print a
 short summary. Problems the user can fix are one line on stderr and a non-zero exit.
@@ -197,6 +197,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_items(args: argparse.Namespace) -> int:
+    from ..cli import actor
+    from ..item_export import export_items, export_lines
+
+    store = _store(args)
+    who = actor(args, store)
+    if args.out:
+        n = export_items(store, args.dataset, Path(args.out), who)
+        print(f"wrote {n} item(s) of dataset {args.dataset} to {args.out}, canary line first", file=sys.stderr)
+        return 0
+    try:
+        sys.stdout.write("\n".join(export_lines(store, args.dataset, who)) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `export-items | head`: the reader left, which is fine
+        sys.stderr.close()
+    return 0
+
+
 def cmd_export_scores(args: argparse.Namespace) -> int:
     from .. import csvsafe
     from ..store.scores import SCORE_COLUMNS, load_scores
@@ -303,6 +321,14 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON object instead of a summary")
     add_db_option(p)
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("export-items", help="write a dataset's current items as JSON Lines (the import-items "
+                       "format), the store's canary line first")
+    p.add_argument("--dataset", required=True, help="the dataset to export")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help="output file (default: stdout)")
+    add_db_option(p)
+    add_actor_options(p)
+    p.set_defaults(func=cmd_export_items)
 
     p = sub.add_parser("export-scores", help="write the item-level score table as CSV")
     p.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help=f"scoring profile (default: {DEFAULT_PROFILE})")

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
+from ..canary import is_header as is_canary_header
 from ..errors import UserError
 from ..gcpause import batch_done, collector_paused
 from ..items import ItemValidationError
@@ -116,6 +117,8 @@ def read_item_file(path: Path, skipped: list[tuple[str, str]]) -> list[tuple[str
             if not isinstance(value, dict):
                 skipped.append((spot, "expected a JSON object per line"))
                 continue
+            if is_canary_header(value):  # an export's canary line: a mark, not an item
+                continue
             records.append((spot, value))
         return records
     try:
@@ -131,6 +134,8 @@ def read_item_file(path: Path, skipped: list[tuple[str, str]]) -> list[tuple[str
         records = []
         for index, entry in enumerate(value, start=1):
             spot = f"{path} record {index}"
+            if is_canary_header(entry):
+                continue
             if isinstance(entry, dict):
                 records.append((spot, entry))
             else:

@@ -25,6 +25,7 @@ from .. import columns, findings, panels, views
 from ..analysis import ranking
 from ..analysis.intervals import WILSON_WORDS, Z95
 from ..analysis.regression import not_estimable_text
+from ..canary import NOTE, store_canary
 from ..errors import UserError
 from ..exports import inert_figure
 from ..extraction.stats import AGREEMENT_CODING
@@ -429,6 +430,7 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
                      f"scored with the {html.escape(profile)} profile. Answers and justifications are shown as the "
                      "models wrote them.</p>")
         parts.append(_failure_examples(src, sel))
+        parts.append(_canary_mark(store_path))
 
     parts.append("<h2>7. Reviewing the gold</h2>")
     parts.extend(_review_section(src, sel))
@@ -444,6 +446,14 @@ def build_report(store_path: str, selection: Selection | None = None, *, profile
     parts.append("<h2>Provenance</h2>")
     parts.append(_provenance(src, sel))
     return _document(title, parts)
+
+
+def _canary_mark(store_path: str) -> str:
+    """The store's canary beside the items the report shows (`eduart_core.canary`): a comment line and
+    a visible sentence, so the report's exam items can be traced in a corpus or a model's output."""
+    line = store_canary(Store(store_path))
+    return (f"<!-- {html.escape(line)} -->"
+            f"<p class='meta canary'>{html.escape(NOTE)} Canary: <code>{html.escape(line)}</code></p>")
 
 
 def finding_item(f: findings.Finding) -> str:

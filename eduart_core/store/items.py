@@ -508,6 +508,14 @@ def current_item_ids(store: Store, dataset: str) -> set[str]:
             "SELECT item_id FROM items WHERE dataset = ? AND is_current", [dataset]).fetchall()}
 
 
+def current_item_records(store: Store, dataset: str) -> list[dict]:
+    """The stored record of every current item of ``dataset``, by item id (what `export-items` writes)."""
+    with store.connect(read_only=True) as con:
+        rows = con.execute("SELECT item_id, CAST(record AS TEXT) FROM items WHERE dataset = ? AND is_current "
+                           "ORDER BY item_id", [dataset]).fetchall()
+    return [{"item_id": item_id, **json.loads(record)} for item_id, record in rows]
+
+
 def get_item(store: Store, dataset: str, item_id: str, version: int | None = None) -> dict:
     """One item version (current by default) as a dict: metadata plus ``record`` and problems."""
     condition = "version = ?" if version is not None else "is_current"

@@ -151,6 +151,7 @@ _SPECS = (
     ViewSpec("answer_marks", explorer.answer_marks, "Item inspector: one response marked under both profiles"),
     ViewSpec("compare_models", explorer.model_comparison, "Item inspector: two models compared item by item"),
     ViewSpec("items_by_format", items.items_by_format, "Overview: items by format"),
+    ViewSpec("canary", items.canary, "Python API and scripts: the store's canary line, carried by every item export"),
     ViewSpec("items_by_language", items.items_by_language, "Overview: items by language"),
     ViewSpec("items_by_image", items.items_by_image, "Overview: items with and without an image"),
     ViewSpec("item_lengths", items.item_lengths, "Overview: item length in words and tokens"),

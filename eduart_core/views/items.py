@@ -247,3 +247,19 @@ def _image_sizes(src: Source, hashes) -> pd.DataFrame:
         except (OSError, UnidentifiedImageError, StoreError, KeyError) as exc:
             logger.warning("image %s left out of the size summary: %s", h, exc)
     return pd.DataFrame(rows, columns=["image_hash", "width", "height", "kb"])
+
+
+@cached(maxsize=4)
+def canary(src: Source, sel: Selection) -> pd.DataFrame:
+    """The store's canary, carried by every export of its items (one row; `made` false until the first export).
+
+    A data owner searches a corpus or a model's output for ``canary_line``; ``created_by`` and
+    ``created_at`` say who made it, on which export."""
+    from .. import canary as canary_words
+    from ..store.canary import canary_record
+
+    found = canary_record(src.store)
+    guid = found["canary"]
+    return pd.DataFrame([{"made": bool(guid), "canary_line": canary_words.canary_line(guid) if guid else "",
+                          "guid": guid, "created_by": found["canary_created_by"],
+                          "created_at": found["canary_created_at"]}])
