@@ -168,7 +168,7 @@ def build_gold_demo(store: Store, say: Progress) -> dict:
 
 def build_robustness(store: Store, say: Progress) -> dict:
     """`demo-robust`: demo-vqa items with rotation and image variants, three simulated models (position-biased,
-    image-blind, steady) that answered them all (issue 43)."""
+    image-blind, steady) that answered them all."""
     from .robustness_demo import build_robustness_demo
 
     return build_robustness_demo(store, say)

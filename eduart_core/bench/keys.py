@@ -1,6 +1,6 @@
 """`bench keys`: how often the key auditor finds planted wrong keys (simulated banks).
 
-Target (issue 44): with 5% of the keys of a 300-item bank planted wrong and 12 examinees, recall
+Target: with 5% of the keys of a 300-item bank planted wrong and 12 examinees, recall
 >= 80% among the top 10% of items ranked by the combined signal, median of 20 seeds; precision is
 reported beside it (at most 50% here: 15 planted items in a top of 30). The banks are simulated
 (`simulate.wrong_keys` says how), so the numbers describe the auditor on that model of answering.
