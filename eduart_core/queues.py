@@ -245,17 +245,21 @@ def _skip(store: Store, queue: str, unit: str, actor: Identity, now: datetime) -
         db.mark_skipped(store, queue, unit, person, actor.columns(), now)  # never held: remembered as skipped all the same
 
 
-def _ordered(candidates: list[db.Candidate], after: int, skipped: frozenset[str],
-             mine: set[str]) -> list[db.Candidate]:
-    """The queue's order from just after position ``after`` (wrapping round; the unit at ``after`` last),
-    then the units this person holds already (moving on means new work), units they skipped last of all."""
-    later = [c for c in candidates if c.position > after]
-    earlier = [c for c in candidates if c.position < after]
-    same = [c for c in candidates if c.position == after]
-    ordered = later + earlier + same
-    return ([c for c in ordered if c.unit not in skipped and c.unit not in mine]
-            + [c for c in ordered if c.unit not in skipped and c.unit in mine]
-            + [c for c in ordered if c.unit in skipped])
+def _tiers(candidates: list[db.Candidate], after: int | None, skipped: frozenset[str],
+           mine: set[str]) -> list[list[db.Candidate]]:
+    """The candidates in groups of preference. Leaving a unit (``after``: its position in the queue's
+    order): the queue's order from just after it (wrapping round; that unit last), new work first,
+    then the units this person holds already (moving on means new work), units they skipped last of
+    all. Without ``after``: a unit they hold already first (they come back to it), then the rest."""
+    if after is None:
+        ordered = candidates
+    else:
+        ordered = ([c for c in candidates if c.position > after] + [c for c in candidates if c.position < after]
+                   + [c for c in candidates if c.position == after])
+    own = [c for c in ordered if c.unit in mine]
+    new = [c for c in ordered if c.unit not in mine and c.unit not in skipped]
+    last = [c for c in ordered if c.unit not in mine and c.unit in skipped]
+    return [own, new, last] if after is None else [new, own, last]
 
 
 def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates: list[db.Candidate],
@@ -266,21 +270,17 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
     until = now + timedelta(seconds=hold_s)
     state = db.queue_state(store, queue, actor.key, now)
     held = state.held
-    if after is None:  # a unit this person holds already (and that still needs them) comes first
-        own = [c for c in candidates if actor.key in held.get(c.unit, ())]
-        rest = [c for c in candidates if actor.key not in held.get(c.unit, ())]
-        candidates = own + [c for c in rest if c.unit not in state.skipped] + [c for c in rest if c.unit in state.skipped]
-    else:
-        candidates = _ordered(candidates, after, state.skipped,
-                              {u for u, who in held.items() if actor.key in who})
-    open_ = [c for c in candidates if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
-    if not open_:
+    mine = {u for u, who in held.items() if actor.key in who}
+    tiers = [[c for c in tier if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
+             for tier in _tiers(candidates, after, state.skipped, mine)]
+    units = [c.unit for tier in tiers for c in tier]
+    if not units:
         return None
-    db.ensure_units(store, queue, [c.unit for c in open_])
-    unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
-    if unit is None:  # every row locked or full, or a row this process thought was there is gone: once more
-        db.ensure_units(store, queue, [c.unit for c in open_], again=True)
-        unit = db.claim(store, queue, open_, actor.key, actor.columns(), now, until)
+    db.ensure_units(store, queue, units)
+    unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
+    if unit is None:  # every row full, or a row this process thought was there is gone: once more
+        db.ensure_units(store, queue, units, again=True)
+        unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
     return Handed(unit, number, until) if unit is not None else None
 
 

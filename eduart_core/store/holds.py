@@ -124,55 +124,82 @@ def add_units(store: Store, queue: str, units: Iterable[str]) -> None:
                             rows)
 
 
-def claim(store: Store, queue: str, candidates: list[Candidate], holder: str, actor: dict,
+def claim(store: Store, queue: str, tiers: list[list[Candidate]], holder: str, actor: dict,
           now: datetime, until: datetime) -> str | None:
     """Hold the first candidate with room for ``holder`` (or renew their own hold on it); returns its unit,
-    or None when every candidate is locked by another claim right now or full.
+    or None when every candidate is full, or locked by another claim right now.
 
-    The candidates' rows must exist (``add_units``). A DuckDB write that collided with another claim is
-    tried again (three times), then the one-line ``StoreConflictError`` reaches the caller.
+    ``tiers``: the candidates in groups of preference (new work before the units the person holds
+    already, skipped units last). A later group is tried only when every unit of the earlier ones is
+    full: a unit whose row another claim has locked right now may still have room once that claim
+    ends, so the claim waits a moment and looks again (``BUSY_TRIES`` times) before it settles for a
+    less wanted unit. The candidates' rows must exist (``add_units``). A DuckDB write that collided
+    with another claim is tried again as well; after the last try the one-line
+    ``StoreConflictError`` reaches the caller.
     """
-    for attempt in range(3):
+    tiers = [list(t) for t in tiers if t]
+    for attempt in range(BUSY_TRIES):
+        last = attempt == BUSY_TRIES - 1
         try:
             with store.transaction(bump=False) as con:
-                return _claim_con(con, queue, candidates, holder, actor, now, until)
+                unit, tiers = _claim_con(con, queue, tiers, holder, actor, now, until, settle=last)
         except StoreConflictError:
-            if attempt == 2:
+            if last:
                 raise
-            time.sleep(0.01 * (attempt + 1))
+            unit = _BUSY
+        if unit is not _BUSY:
+            return unit
+        time.sleep(random.uniform(0.002, 0.01) * (attempt + 1))  # let the other claims end
     raise AssertionError("unreachable")
 
 
-def _claim_con(con, queue: str, candidates: list[Candidate], holder: str, actor: dict, now: datetime,
-               until: datetime) -> str | None:
+#: How often a claim that met rows locked by other claims looks again before it settles.
+BUSY_TRIES = 6
+_BUSY = object()
+
+
+def _claim_con(con, queue: str, tiers: list[list[Candidate]], holder: str, actor: dict, now: datetime,
+               until: datetime, settle: bool) -> tuple[object, list[list[Candidate]]]:
+    """One try: the claimed unit, None (everything full) or ``_BUSY`` (a wanted unit was locked by
+    another claim and ``settle`` is False), with the tiers left to try (full units dropped)."""
     con.execute(con.sql(_QUICK_COMMIT))
     lock = con.sql(_LOCK_UNIT)
-    left = list(candidates)
-    missed = False
-    while left:
-        if missed:  # others are claiming the same front of the queue: try a little further on, at random
-            at = random.randrange(min(len(left), SPREAD))
-            left = left[at:] + left[:at]
-        c = left.pop(0)
-        if not con.execute(lock, [queue, c.unit]).fetchall():
-            missed = True
-            continue  # another claim has this unit's row right now: the next unit
-        rows = con.execute("SELECT holder FROM work_holds WHERE queue = ? AND unit = ? AND released_at IS NULL "
-                           "AND held_until > ?", [queue, c.unit, now]).fetchall()
-        if not has_room(c, {r[0] for r in rows}, holder):
-            # taken since the caller read the holds: so may others be; read them again (on PostgreSQL each
-            # statement sees what was committed before it) and drop every candidate that is full now
-            held: dict[str, set[str]] = {}
-            for unit, who in con.execute("SELECT unit, holder FROM work_holds WHERE queue = ? AND released_at IS NULL "
-                                         "AND held_until > ?", [queue, now]).fetchall():
-                held.setdefault(unit, set()).add(who)
-            left = [x for x in left if has_room(x, held.get(x.unit, set()), holder)]
-            missed = True
-            continue
-        con.execute(_HOLD_UPSERT, [queue, c.unit, holder, now, until, None, None, actor.get("actor_subject"),
-                                   actor.get("actor_provider"), actor.get("actor_name")])
-        return c.unit
-    return None
+    kept: list[list[Candidate]] = []
+    for n, tier in enumerate(tiers):
+        left, busy, missed = list(tier), [], False
+        while left:
+            if missed:  # others are claiming the same front of the queue: try a little further on, at random
+                at = random.randrange(min(len(left), SPREAD))
+                left = left[at:] + left[:at]
+            c = left.pop(0)
+            if not con.execute(lock, [queue, c.unit]).fetchall():
+                busy.append(c)
+                missed = True
+                continue  # another claim has this unit's row right now: the next unit
+            rows = con.execute("SELECT holder FROM work_holds WHERE queue = ? AND unit = ? AND released_at IS NULL "
+                               "AND held_until > ?", [queue, c.unit, now]).fetchall()
+            if not has_room(c, {r[0] for r in rows}, holder):
+                # taken since the caller read the holds: so may others be; read them again (on PostgreSQL each
+                # statement sees what was committed before it) and drop every candidate that is full now
+                held = _active(con, queue, now)
+                left = [x for x in left if has_room(x, held.get(x.unit, set()), holder)]
+                missed = True
+                continue
+            con.execute(_HOLD_UPSERT, [queue, c.unit, holder, now, until, None, None, actor.get("actor_subject"),
+                                       actor.get("actor_provider"), actor.get("actor_name")])
+            return c.unit, []
+        kept.append(busy)
+        if busy and not settle:
+            return _BUSY, kept + [list(t) for t in tiers[n + 1:]]
+    return None, kept
+
+
+def _active(con, queue: str, now: datetime) -> dict[str, set[str]]:
+    held: dict[str, set[str]] = {}
+    for unit, who in con.execute("SELECT unit, holder FROM work_holds WHERE queue = ? AND released_at IS NULL "
+                                 "AND held_until > ?", [queue, now]).fetchall():
+        held.setdefault(unit, set()).add(who)
+    return held
 
 
 def has_room(c: Candidate, holders: set[str], person: str) -> bool:
