@@ -1,4 +1,4 @@
-"""The documented Python API: what the README's "From Python" section shows works as written.
+"""The documented Python API: what the manual's "From Python" section shows works as written.
 
 What a researcher in a notebook relies on: `from eduart_core import Source, Selection, run_view,
 VIEWS, scores` gives the numbers `show` prints; `__version__` is the project's version also in a
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def _readme_block() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "guides" / "scripting.md").read_text(encoding="utf-8")
     section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
     return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
 
@@ -32,7 +32,7 @@ def test_the_readme_example_runs_and_gives_the_numbers_of_show(demo_db, capsys):
 
     code = _readme_block().replace('"data/eduart.duckdb"', repr(str(demo_db)))
     names: dict = {}
-    exec(compile(code, "README.md", "exec"), names)  # noqa: S102 - our own documentation
+    exec(compile(code, "docs/guides/scripting.md", "exec"), names)  # noqa: S102 - our own documentation
     printed = capsys.readouterr().out
     assert "Sim A (strong recogniser)" in printed and "leaderboard" in printed
     board = names["run_view"]("leaderboard", names["src"], names["sel"])
