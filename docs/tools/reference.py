@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import sys
 from pathlib import Path
@@ -25,6 +26,8 @@ COMMANDS_PAGE = "reference/commands.md"
 FORMATS_PAGE = "reference/formats.md"
 PROVIDERS_PAGE = "reference/providers.md"
 SETTINGS_PAGE = "reference/settings.md"
+#: each view's columns on the demo store, written by tests/test_show.py (EDUART_WRITE_VIEW_COLUMNS=1)
+VIEW_COLUMNS = Path(__file__).resolve().parent / "view_columns.json"
 
 
 def cell(text: object) -> str:
@@ -54,11 +57,15 @@ def views_page() -> str:
              "`eduart_core.run_view(NAME, source, selection, **options)`. Options are given to `show` as",
              "`--option NAME=VALUE`. Generated from the registry: "
              f"{len(VIEWS)} views.", ""]
+    recorded = json.loads(VIEW_COLUMNS.read_text(encoding="utf-8")) if VIEW_COLUMNS.exists() else {}
+    lines += ["The columns are those each view returns on the demo store, recorded by the test that runs",
+              "every view (`tests/test_show.py`), which fails when a view's columns change without them.", ""]
     rows = []
     for name, spec in VIEWS.items():
         options = ", ".join(code(f"{key}={value!r}") for key, value in spec.options.items()) or "none"
-        rows.append([code(name), cell(spec.shows), cell(spec.summary), options])
-    return "\n".join(lines + _table(["view", "backs", "what it is", "options (default)"], rows)) + "\n"
+        columns = ", ".join(code(column) for column in recorded[name]) if name in recorded else "not recorded yet"
+        rows.append([code(name), cell(spec.shows), cell(spec.summary), options, columns])
+    return "\n".join(lines + _table(["view", "backs", "what it is", "options (default)", "columns"], rows)) + "\n"
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:

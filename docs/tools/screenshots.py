@@ -18,11 +18,12 @@ from demo_kit import build_dashboard_store  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 NAME_BOX = "Your name (kept for this browser session and stored with every decision)"
-#: file name -> (URL path and query, type a reviewer's name first)
+#: file name -> (URL path and query, type a reviewer's name first, text of the heading to scroll to)
 SHOTS = {
-    "overview.png": ("/", False),
-    "inspector.png": ("/inspector?dataset=demo&profile=strict&condition=motivation&item=demo-0007", False),
-    "review.png": ("/review", True),
+    "overview.png": ("/", False, "Leaderboard"),
+    "inspector.png": ("/inspector?dataset=demo&profile=strict&condition=motivation", False,
+                      "Which model gets which item right"),
+    "review.png": ("/review", True, None),
 }
 
 
@@ -31,7 +32,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = build_dashboard_store(Path(tmp) / "eduart.duckdb")
         with streamlit_server(db, Path(tmp) / "streamlit.log") as url, chromium() as browser:
-            for name, (path, sign) in SHOTS.items():
+            for name, (path, sign, heading) in SHOTS.items():
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 try:
                     page.goto(url + path, wait_until="domcontentloaded", timeout=60_000)
@@ -41,6 +42,9 @@ def main() -> None:
                         box.fill("Anna")
                         box.press("Enter")
                         settle(page, charts=True)
+                    if heading:  # the window starts at that part of the page (the sidebar stays)
+                        page.get_by_text(heading, exact=True).first.evaluate("e => e.scrollIntoView()")
+                        page.wait_for_timeout(500)
                     page.screenshot(path=str(IMAGES / name))
                     print(IMAGES / name)
                 finally:
