@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import pkgutil
 import re
 import subprocess
@@ -114,6 +115,8 @@ def test_the_generated_reference_lists_every_registered_thing(kind):
 
     if kind == "view":
         assert _rows(REFERENCE.VIEWS_PAGE) == list(views.VIEWS)
+        recorded = json.loads(REFERENCE.VIEW_COLUMNS.read_text(encoding="utf-8"))  # tests/test_show.py keeps it
+        assert list(recorded) == [name for name in views.VIEWS if name in recorded]  # no view that is gone
     elif kind == "command":
         wanted = _commands(build_parser())
         assert {"run", "show", "demo", "roles grant", "roles list"} <= set(wanted)
