@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -144,6 +145,25 @@ def test_every_view_runs_on_the_demo_and_matches_the_library(worked_db, name):
     options = dict(o.split("=", 1) for o in NEEDS.get(name, [])[1::2])
     frame = spec.fn(views.Source.of(str(worked_db)), Selection(dataset=dataset), **options)
     assert len(rows) == len(frame) and list(rows[0]) == [str(c) for c in frame.columns]
+    _check_documented_columns(name, [str(c) for c in frame.columns])
+
+
+#: The manual's record of each view's columns (its views reference is generated from the registry and this file).
+VIEW_COLUMNS = ROOT / "docs" / "tools" / "view_columns.json"
+
+
+def _check_documented_columns(name: str, columns: list[str]) -> None:
+    """The columns the manual lists for a view are the ones it returns; ``EDUART_WRITE_VIEW_COLUMNS=1``
+    records them instead (after a view gains or changes a column)."""
+    documented = json.loads(VIEW_COLUMNS.read_text(encoding="utf-8")) if VIEW_COLUMNS.exists() else {}
+    if os.environ.get("EDUART_WRITE_VIEW_COLUMNS") == "1":
+        documented[name] = columns
+        ordered = {view: documented[view] for view in views.VIEWS if view in documented}
+        VIEW_COLUMNS.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return
+    assert documented.get(name) == columns, (
+        f"the manual's columns of {name} are out of date: run `EDUART_WRITE_VIEW_COLUMNS=1 pytest -n 0 "
+        f"tests/test_show.py -k test_every_view_runs` and commit {VIEW_COLUMNS.relative_to(ROOT)}")
 
 
 def test_selection_flags_change_the_numbers(demo_db):
