@@ -1,0 +1,67 @@
+"""`capture`: exercise pages -> `<exercise>/<question>.png` + `.html`; `exercise-site`: the local site."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from ..errors import UserError
+
+
+def cmd_capture(args) -> int:
+    from ..capture.config import load_config
+    from ..capture.run import capture_pages
+
+    if args.delay is not None and args.delay < 0:
+        raise UserError("--delay must be 0 or more seconds")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UserError("--timeout must be more than 0 seconds")
+    summary = capture_pages(args.urls, args.out, load_config(args.config), state=args.state, delay_s=args.delay,
+                            timeout_s=args.timeout, browser=args.browser,
+                            say=lambda line: print(line, flush=True))
+    print(f"capture: {summary.captured} pages captured ({summary.questions} questions), {summary.skipped} already "
+          f"captured, {len(summary.failures)} could not be captured; folder {args.out}")
+    if summary.failures:
+        print("run the same command again to retry the pages that could not be captured")
+        return 2
+    print(f"next: python -m eduart_core extract --input {args.out} --extractor A=... --extractor B=...")
+    return 0
+
+
+def cmd_site(args) -> int:
+    from ..capture.site import exercise_urls, load_exercises, make_app, serve_site
+
+    exercises = load_exercises()
+    with serve_site(make_app(exercises, password=args.password), port=args.port) as url:
+        urls = exercise_urls(url, exercises)
+        if args.write_urls:
+            args.write_urls.write_text("\n".join(urls) + "\n", encoding="utf-8")
+            print(f"wrote {len(urls)} page URLs to {args.write_urls}")
+        print(f"exercise site on {url} (Ctrl-C stops it); pages:", *urls, sep="\n", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopped", file=sys.stderr)
+    return 0
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("capture", help="answer, submit and screenshot interactive exercise pages for extract")
+    parser.add_argument("--urls", type=Path, required=True, help="file with one page URL per line (optionally URL NAME)")
+    parser.add_argument("--state", type=Path, default=None,
+                        help="browser state file (Playwright storage state) saved after signing in by hand")
+    parser.add_argument("--out", type=Path, default=Path("captured"), help="output folder (default captured/)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="platform configuration, JSON or TOML (default data/capture/local_site.json)")
+    parser.add_argument("--delay", type=float, default=None, help="seconds between page visits (default: the config's)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds to wait for a page or its revealed answers (default: the config's)")
+    parser.add_argument("--browser", default=None, help="Chromium executable (default $BROWSER_PATH or /usr/bin/chromium)")
+    parser.set_defaults(func=cmd_capture)
+
+    site = sub.add_parser("exercise-site", help="serve the local exercise site (seven formats) on 127.0.0.1")
+    site.add_argument("--port", type=int, default=8765)
+    site.add_argument("--password", default=None, help="ask for this password first (to try capture --state)")
+    site.add_argument("--write-urls", type=Path, default=None, help="write the page URLs to this file")
+    site.set_defaults(func=cmd_site)
