@@ -58,10 +58,10 @@ def make_app(exercises: list[Mapping[str, Any]] | None = None, *, password: str 
     def check(slug: str, question: str):
         if not signed_in():
             abort(403)
-        try:
-            found = by_slug[slug]["questions"][int(question.lstrip("q")) - 1]
-        except (KeyError, ValueError, IndexError):
+        number = int(question[1:]) if question[:1] == "q" and question[1:].isdigit() else 0
+        if slug not in by_slug or not 1 <= number <= len(by_slug[slug]["questions"]):
             abort(404)
+        found = by_slug[slug]["questions"][number - 1]
         lines, right = solution_lines(by_slug[slug]["format"], found)
         return jsonify({"lines": lines, "right": right})
 
