@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_kit import chromium, free_port, require_browser
+from browser_kit import free_port, require_browser
 
+from eduart_core.capture.browser import save_sign_in_state
 from eduart_core.capture.site import exercise_urls, load_exercises, make_app, serve_site
 from eduart_core.capture.site_items import site_records
 from eduart_core.cli import main
@@ -152,6 +153,7 @@ def test_extract_reads_the_captured_folder_unchanged(first_run, tmp_path, monkey
 
 
 def test_sign_in_only_through_a_browser_state_made_by_hand(tmp_path, capsys):
+    require_browser()
     password = "orsetti-secret-7"
     with serve_site(make_app(password=password)) as url:
         urls = tmp_path / "urls.txt"
@@ -160,15 +162,14 @@ def test_sign_in_only_through_a_browser_state_made_by_hand(tmp_path, capsys):
         assert code == 2 and "not signed in" in text and "--state" in text
 
         state = tmp_path / "state.json"
-        with chromium() as browser:  # the person signs in by hand; the browser state is saved
-            context = browser.new_context()
-            page = context.new_page()
-            page.goto(f"{url}/exercise/orsetti-one")
+
+        def person_signs_in(page) -> None:  # what the person does in the window `--sign-in` opens
             page.fill("input[name=password]", password)
             page.click("form#sign-in button")
             page.wait_for_selector("form.question")
-            context.storage_state(path=str(state))
-            context.close()
+
+        save_sign_in_state(f"{url}/exercise/orsetti-one", state, person_signs_in, headless=True)
+        assert state.stat().st_mode & 0o077 == 0  # the session cookies are readable by their owner only
         code, text = _capture(urls, tmp_path / "out", capsys, "--state", str(state))
         assert code == 0, text
         assert "1 pages captured (2 questions)" in text

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 
@@ -31,7 +32,7 @@ def chromium_path(explicit: str | None = None) -> str | None:
 
 def check_state(path: Path) -> Path:
     """`path` if it is a Playwright storage-state file (cookies and origins); UserError otherwise."""
-    hint = "sign in by hand and save the browser state (see README: Capturing exercise pages)"
+    hint = "make one with: python -m eduart_core capture --sign-in URL --state FILE"
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -62,3 +63,35 @@ def browser_context(*, state: Path | None, width: int, height: int, executable: 
             context.close()
         finally:
             browser.close()
+
+
+def save_sign_in_state(url: str, state: Path, wait: Callable[[Any], None], *, executable: str | None = None,
+                       headless: bool = False) -> Path:
+    """Open `url` in a visible Chromium, let the person sign in (`wait(page)` returns when they are
+    done), then save the browser state (cookies, local storage) to `state`, readable by its owner only.
+    What the person types goes to the platform, never to the studio."""
+    from playwright.sync_api import Error, sync_playwright
+
+    path = chromium_path(executable)
+    with sync_playwright() as pw:
+        try:
+            browser = pw.chromium.launch(executable_path=path, args=LAUNCH_ARGS, headless=headless)
+        except Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"cannot open a Chromium window ({first}); sign in on a machine with a display") from None
+        try:
+            context = browser.new_context()
+            page = context.new_page()
+            try:
+                page.goto(url, wait_until="domcontentloaded")
+            except Error as exc:
+                raise UserError(f"--sign-in {url}: did not answer ({str(exc).strip().splitlines()[0]})") from None
+            wait(page)
+            state = Path(state)
+            state.parent.mkdir(parents=True, exist_ok=True)
+            state.touch(mode=0o600, exist_ok=True)
+            os.chmod(state, 0o600)
+            context.storage_state(path=str(state))
+        finally:
+            browser.close()
+    return state

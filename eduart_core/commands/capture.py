@@ -8,9 +8,29 @@ from pathlib import Path
 from ..errors import UserError
 
 
+def _sign_in(args) -> int:
+    from ..capture.browser import save_sign_in_state
+
+    if args.state is None:
+        raise UserError("--sign-in needs --state FILE: where to save the browser state")
+
+    def wait(page) -> None:
+        input("Sign in in the browser window, then press Enter here to save the browser state... ")
+
+    saved = save_sign_in_state(args.sign_in, args.state, wait, executable=args.browser)
+    print(f"saved the browser state to {saved} (it holds your session cookies: keep it private, never commit it); "
+          f"capture with --state {saved}")
+    return 0
+
+
 def cmd_capture(args) -> int:
     from ..capture.config import load_config
     from ..capture.run import capture_pages
+
+    if args.sign_in:
+        return _sign_in(args)
+    if args.urls is None:
+        raise UserError("give --urls FILE (one exercise page URL per line)")
 
     if args.delay is not None and args.delay < 0:
         raise UserError("--delay must be 0 or more seconds")
@@ -48,7 +68,7 @@ def cmd_site(args) -> int:
 
 def register(sub) -> None:
     parser = sub.add_parser("capture", help="answer, submit and screenshot interactive exercise pages for extract")
-    parser.add_argument("--urls", type=Path, required=True, help="file with one page URL per line (optionally URL NAME)")
+    parser.add_argument("--urls", type=Path, default=None, help="file with one page URL per line (optionally URL NAME)")
     parser.add_argument("--state", type=Path, default=None,
                         help="browser state file (Playwright storage state) saved after signing in by hand")
     parser.add_argument("--out", type=Path, default=Path("captured"), help="output folder (default captured/)")
@@ -57,6 +77,8 @@ def register(sub) -> None:
     parser.add_argument("--delay", type=float, default=None, help="seconds between page visits (default: the config's)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds to wait for a page or its revealed answers (default: the config's)")
+    parser.add_argument("--sign-in", metavar="URL", default=None,
+                        help="open URL in a visible Chromium, sign in by hand, save the browser state to --state")
     parser.add_argument("--browser", default=None, help="Chromium executable (default $BROWSER_PATH or /usr/bin/chromium)")
     parser.set_defaults(func=cmd_capture)
 
