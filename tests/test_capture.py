@@ -129,6 +129,7 @@ def test_every_site_question_is_a_valid_item_record():
     (["--urls", "{tmp}/one.txt", "--config", "{tmp}/missing.json"], "cannot read it"),
     (["--urls", "{tmp}/one.txt", "--delay", "-1"], "--delay must be 0 or more"),
     ([], "give --urls FILE"),
+    (["--urls", "{tmp}/one.txt", "--parallel", "9"], "--parallel must be between 1 and 4"),
     (["--sign-in", "http://127.0.0.1:1/"], "--sign-in needs --state FILE"),
 ])
 def test_capture_refuses_bad_input_in_one_line_with_exit_2(tmp_path, capsys, args, words):

@@ -176,3 +176,12 @@ def test_sign_in_only_through_a_browser_state_made_by_hand(tmp_path, capsys):
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert password not in path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_two_browsers_at_once_capture_the_same_pages(site, tmp_path, capsys):
+    urls = tmp_path / "urls.txt"
+    urls.write_text("\n".join(exercise_urls(site)) + "\n", encoding="utf-8")
+    code, text = _capture(urls, tmp_path / "out", capsys, "--parallel", "2")
+    assert code == 0, text
+    assert "7 pages captured (14 questions)" in text
+    assert len(list((tmp_path / "out").glob("*/*.png"))) == len(list((tmp_path / "out").glob("*/*.html"))) == 14

@@ -37,7 +37,7 @@ def cmd_capture(args) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UserError("--timeout must be more than 0 seconds")
     summary = capture_pages(args.urls, args.out, load_config(args.config), state=args.state, delay_s=args.delay,
-                            timeout_s=args.timeout, browser=args.browser,
+                            timeout_s=args.timeout, browser=args.browser, parallel=args.parallel,
                             say=lambda line: print(line, flush=True))
     print(f"capture: {summary.captured} pages captured ({summary.questions} questions), {summary.skipped} already "
           f"captured, {len(summary.failures)} could not be captured; folder {args.out}")
@@ -75,6 +75,8 @@ def register(sub) -> None:
     parser.add_argument("--config", type=Path, default=None,
                         help="platform configuration, JSON or TOML (default data/capture/local_site.json)")
     parser.add_argument("--delay", type=float, default=None, help="seconds between page visits (default: the config's)")
+    parser.add_argument("--parallel", type=int, default=1,
+                        help="pages captured at once, each in its own browser (default 1; only where the platform allows)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds to wait for a page or its revealed answers (default: the config's)")
     parser.add_argument("--sign-in", metavar="URL", default=None,
