@@ -123,9 +123,11 @@ def test_a_url_that_does_not_answer_is_one_line_and_exit_2(tmp_path, capsys):
     assert "Traceback" not in text
 
 
-def test_extract_reads_the_captured_folder_unchanged(first_run, tmp_path, monkeypatch, capsys):
-    """The loopback extractors answer each page with the site's truth: every captured page is
-    extracted, agreed and promoted to a valid item; the page text they got carries the revealed answer."""
+def test_extract_review_promote_on_the_captured_folder(first_run, tmp_path, monkeypatch, capsys):
+    """capture -> extract -> review -> promote offline: the loopback extractors answer each page with
+    the site's truth, B misreads one correction; 13 pages agree, the disputed one is decided by a
+    reviewer; all 14 become valid items. The page text the extractors got carries the revealed answer."""
+    from eduart_core.extraction import review
     from eduart_core.store import Store
     from eduart_core.store.items import get_item
     from tests.stubs import StubServer
@@ -134,7 +136,10 @@ def test_extract_reads_the_captured_folder_unchanged(first_run, tmp_path, monkey
 
     def answer(info) -> str:
         page_id = re.search(r"Exam page (\S+)", info.user_text).group(1)
-        return json.dumps(truth[page_id], ensure_ascii=False)
+        record = json.loads(json.dumps(truth[page_id]))
+        if info.model == "model-b" and page_id == "orsetti-errors/q01":
+            record["answers"][0]["correct"] = "tempura"
+        return json.dumps(record, ensure_ascii=False)
 
     store_path = tmp_path / "store.duckdb"
     with StubServer(answer=answer) as stub:
@@ -144,12 +149,18 @@ def test_extract_reads_the_captured_folder_unchanged(first_run, tmp_path, monkey
                      "--extractor", "B=openai:model-b", "--db", str(store_path), "--dataset", "captured"])
         out = capsys.readouterr().out
         assert code == 0, out
-        assert "14 pages" in out and "agreed 14" in out
+        assert "14 pages" in out and "agreed 13" in out and "queued 1" in out
         request = stub.requests_for("Exam page orsetti-true-false/q02")[0]
         assert "A: False" in request.user_text and request.image.startswith(b"\x89PNG")
     store = Store(store_path)
-    item = get_item(store, "captured", "orsetti-errors-q01")
-    assert item["record"]["answers"] == [{"error": "fresco", "correct": "tempera"}]
+    fields = review.page_fields(store, "orsetti-errors/q01", 1)
+    assert len(fields) == 1
+    result = review.decide(store, "orsetti-errors/q01", 1, fields.iloc[0]["path"], "accept_a", "Anna")
+    assert result.promoted_version == 1
+    for page_id, record in truth.items():
+        item = get_item(store, "captured", page_id.replace("/", "-"))
+        assert item is not None, page_id
+        assert item["record"]["answers"] == record["answers"]
 
 
 def test_sign_in_only_through_a_browser_state_made_by_hand(tmp_path, capsys):

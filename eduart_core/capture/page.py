@@ -10,6 +10,7 @@ import html
 import os
 from pathlib import Path
 
+from ..errors import UserError
 from .config import CaptureConfig
 from .steps import NoAnswer, choose_strategy, perform
 from .urls import folder_name
@@ -34,10 +35,14 @@ def _first_line(exc: Exception) -> str:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Whole or not at all: a file `extract` finds is never half written."""
+    """Whole or not at all: a file `extract` finds is never half written. A full disk stops the run."""
     partial = path.with_name(path.name + ".part")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path} ({exc.strerror}); capture stopped: run the same command again") from None
 
 
 def _document(page, question, config: CaptureConfig, url: str) -> str:
@@ -77,7 +82,25 @@ def _open(page, url: str, config: CaptureConfig, timeout_ms: float) -> None:
     try:
         page.wait_for_selector(config.question, timeout=timeout_ms)
     except TimeoutError:
+        if config.signed_out and page.locator(config.signed_out).count():  # a sign-in form drawn late
+            raise PageFailed("not signed in (the page shows a sign-in form): sign in by hand and pass --state FILE") from None
         raise PageFailed(f"no questions: nothing matches {config.question!r} after {config.timeout_s:g} s") from None
+
+
+def _answer(question, name: str, config: CaptureConfig, timeout_ms: float) -> None:
+    """Answer the question by the first strategy that fits it, and submit it."""
+    from playwright.sync_api import TimeoutError
+
+    strategy = choose_strategy(question, config)
+    if strategy is None:
+        raise PageFailed(f"question {name}: no strategy of the config matches it")
+    try:
+        perform(question, strategy, timeout_ms)
+        question.locator(config.submit).first.click(timeout=timeout_ms)
+    except NoAnswer as exc:
+        raise PageFailed(f"question {name}: no answer given ({exc})") from None
+    except TimeoutError:
+        raise PageFailed(f"question {name}: timed out after {config.timeout_s:g} s answering it") from None
 
 
 def capture_page(context, url: str, exercise: str, out_dir: Path, config: CaptureConfig,
@@ -94,23 +117,16 @@ def capture_page(context, url: str, exercise: str, out_dir: Path, config: Captur
         for index, question in enumerate(page.locator(config.question).all(), start=1):
             name = folder_name((question.get_attribute(config.question_name) if config.question_name else None)
                                or f"q{index:02d}")
-            strategy = choose_strategy(question, config)
-            if strategy is None:
-                raise PageFailed(f"question {name}: no strategy of the config matches it")
-            try:
-                perform(question, strategy, timeout_ms)
-                question.locator(config.submit).first.click(timeout=timeout_ms)
-            except NoAnswer as exc:
-                raise PageFailed(f"question {name}: no answer given ({exc})") from None
-            except TimeoutError:
-                raise PageFailed(f"question {name}: timed out after {config.timeout_s:g} s answering it") from None
+            if name in done:  # the platform names two questions alike: keep both
+                name = f"{name}-{index:02d}"
+            if not question.locator(config.revealed).first.is_visible():  # else answered on an earlier visit
+                _answer(question, name, config, timeout_ms)
             try:
                 question.locator(config.revealed).first.wait_for(state="visible", timeout=timeout_ms)
             except TimeoutError:
                 raise PageFailed(f"question {name}: timed out after {config.timeout_s:g} s waiting for the "
                                  "revealed answers") from None
             document, image = _document(page, question, config, url), _shoot(page, question, config)
-            folder.mkdir(parents=True, exist_ok=True)
             _write(folder / f"{name}.html", document.encode("utf-8"))
             _write(folder / f"{name}.png", image)
             done.append(name)
