@@ -11,9 +11,12 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 LAUNCH_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -45,7 +48,8 @@ def check_state(path: Path) -> Path:
 
 
 @contextmanager
-def browser_context(*, state: Path | None, width: int, height: int, executable: str | None = None) -> Iterator:
+def browser_context(*, state: Path | None, width: int, height: int,
+                    executable: str | None = None) -> Iterator[BrowserContext]:
     """A fresh headless browser context (the state's cookies loaded when given), closed on exit."""
     from playwright.sync_api import Error, sync_playwright
 

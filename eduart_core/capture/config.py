@@ -114,13 +114,14 @@ def load_config(path: Path | None = None) -> CaptureConfig:
     if isinstance(context, str):
         context = [context]
     try:
-        numbers = {k: float(data[k]) for k in ("timeout_s", "delay_s") if k in data}
-        sizes = {k: int(data[k]) for k in ("viewport_width", "viewport_height") if k in data}
+        timeout_s, delay_s = float(data.get("timeout_s", 15.0)), float(data.get("delay_s", 2.0))
+        width, height = int(data.get("viewport_width", 1280)), int(data.get("viewport_height", 900))
     except (TypeError, ValueError):
         raise UserError(f"--config {path}: timeout_s, delay_s and the viewport sizes must be numbers") from None
-    if any(v < 0 for v in numbers.values()) or any(v < 200 for v in sizes.values()):
+    if min(timeout_s, delay_s) < 0 or min(width, height) < 200:
         raise UserError(f"--config {path}: timeouts and delays must be >= 0, viewport sizes >= 200")
     return CaptureConfig(platform=str(data.get("platform") or path.stem), question=data["question"],
                          question_name=data.get("question_name"), submit=data["submit"], revealed=data["revealed"],
                          signed_out=data.get("signed_out"), context=tuple(str(c) for c in context),
-                         strategies=_strategies(path, data.get("strategies")), **numbers, **sizes)
+                         strategies=_strategies(path, data.get("strategies")), timeout_s=timeout_s, delay_s=delay_s,
+                         viewport_width=width, viewport_height=height)

@@ -9,11 +9,16 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from .config import CaptureConfig
 from .steps import NoAnswer, choose_strategy, perform
 from .urls import folder_name
+
+if TYPE_CHECKING:
+    from playwright._impl._api_structures import FloatRect
+    from playwright.sync_api import BrowserContext, Locator, Page
 
 _BOX = "el => { const r = el.getBoundingClientRect(); return [r.top + window.scrollY, r.height]; }"
 _MARGIN = 8
@@ -45,7 +50,7 @@ def _write(path: Path, data: bytes) -> None:
         raise UserError(f"cannot write {path} ({exc.strerror}); capture stopped: run the same command again") from None
 
 
-def _document(page, question, config: CaptureConfig, url: str) -> str:
+def _document(page: Page, question: Locator, config: CaptureConfig, url: str) -> str:
     parts = []
     for selector in config.context:
         found = page.locator(selector)
@@ -58,14 +63,15 @@ def _document(page, question, config: CaptureConfig, url: str) -> str:
             f'<body>{"".join(parts)}</body></html>')
 
 
-def _shoot(page, question, config: CaptureConfig) -> bytes:
+def _shoot(page: Page, question: Locator, config: CaptureConfig) -> bytes:
     question.scroll_into_view_if_needed()
     top, height = question.evaluate(_BOX)
-    clip = {"x": 0, "y": max(0.0, top - _MARGIN), "width": config.viewport_width, "height": height + 2 * _MARGIN}
+    clip: FloatRect = {"x": 0, "y": max(0.0, top - _MARGIN), "width": config.viewport_width,
+                       "height": height + 2 * _MARGIN}
     return page.screenshot(full_page=True, clip=clip, animations="disabled")
 
 
-def _open(page, url: str, config: CaptureConfig, timeout_ms: float) -> None:
+def _open(page: Page, url: str, config: CaptureConfig, timeout_ms: float) -> None:
     from playwright.sync_api import Error, TimeoutError
 
     try:
@@ -87,7 +93,7 @@ def _open(page, url: str, config: CaptureConfig, timeout_ms: float) -> None:
         raise PageFailed(f"no questions: nothing matches {config.question!r} after {config.timeout_s:g} s") from None
 
 
-def _answer(question, name: str, config: CaptureConfig, timeout_ms: float) -> None:
+def _answer(question: Locator, name: str, config: CaptureConfig, timeout_ms: float) -> None:
     """Answer the question by the first strategy that fits it, and submit it."""
     from playwright.sync_api import TimeoutError
 
@@ -103,7 +109,7 @@ def _answer(question, name: str, config: CaptureConfig, timeout_ms: float) -> No
         raise PageFailed(f"question {name}: timed out after {config.timeout_s:g} s answering it") from None
 
 
-def capture_page(context, url: str, exercise: str, out_dir: Path, config: CaptureConfig,
+def capture_page(context: BrowserContext, url: str, exercise: str, out_dir: Path, config: CaptureConfig,
                  done: list[str]) -> None:
     """Capture every question of the page at `url` into `out_dir/exercise`; the names of the
     questions saved are appended to `done` as they are written. PageFailed names the reason."""

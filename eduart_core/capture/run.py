@@ -102,7 +102,7 @@ def capture_pages(urls_file: Path, out_dir: Path, config: CaptureConfig, *, stat
         if not journal.is_captured(out_dir, last.get(entry.url), entry.exercise):
             todo.put(entry)
     summary.skipped = len(entries) - todo.qsize()
-    shared, errors = _Shared(out_dir, summary, say), []
+    shared, errors = _Shared(out_dir, summary, say), list[BaseException]()
     workers = min(parallel, todo.qsize())
     if workers == 1:
         _browse(todo, shared, config, state, delay, browser, errors)

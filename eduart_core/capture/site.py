@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..store.core import PROJECT_ROOT
+
+if TYPE_CHECKING:
+    from flask import Flask
+
 from .site_pages import exercise_page, index_page, sign_in_page, solution_lines
 
 EXERCISES_FILE = PROJECT_ROOT / "data" / "capture" / "exercises.json"
@@ -31,7 +35,7 @@ def load_exercises(path: Path = EXERCISES_FILE) -> list[dict[str, Any]]:
         raise UserError(f"{path}: not an exercise-site file ({exc})") from None
 
 
-def make_app(exercises: list[Mapping[str, Any]] | None = None, *, password: str | None = None):
+def make_app(exercises: Sequence[Mapping[str, Any]] | None = None, *, password: str | None = None) -> Flask:
     """The Flask app serving `exercises`; with `password`, every page but the sign-in wants a session."""
     from flask import Flask, abort, jsonify, redirect, request
 
@@ -83,7 +87,7 @@ def make_app(exercises: list[Mapping[str, Any]] | None = None, *, password: str 
 
 
 @contextmanager
-def serve_site(app=None, *, port: int = 0) -> Iterator[str]:
+def serve_site(app: Flask | None = None, *, port: int = 0) -> Iterator[str]:
     """Serve `app` (default: the shipped exercises) on 127.0.0.1 in a thread; yields its base URL."""
     from werkzeug.serving import WSGIRequestHandler, make_server
 
@@ -101,6 +105,6 @@ def serve_site(app=None, *, port: int = 0) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def exercise_urls(base_url: str, exercises: list[Mapping[str, Any]] | None = None) -> list[str]:
+def exercise_urls(base_url: str, exercises: Sequence[Mapping[str, Any]] | None = None) -> list[str]:
     """The page URL of every exercise (what a `--urls` file for the site lists)."""
     return [f"{base_url}/exercise/{e['slug']}" for e in (exercises if exercises is not None else load_exercises())]

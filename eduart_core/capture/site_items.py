@@ -5,7 +5,7 @@ capture -> extract -> review -> promote can be tried and tested offline end to e
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .site import load_exercises
@@ -27,7 +27,7 @@ def _fields(fmt: str, question: Mapping[str, Any]) -> dict[str, Any]:
     return {"choices": choices, "answers": [{"id": k, "description": v} for k, v in key.items()]}
 
 
-def site_records(exercises: list[Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+def site_records(exercises: Sequence[Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
     """`{"<exercise>/<question>": item record}` for every question of the site (page ids of `extract`)."""
     found = {}
     for exercise in exercises if exercises is not None else load_exercises():

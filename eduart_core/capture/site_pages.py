@@ -7,7 +7,7 @@ after the server answered), and nothing in it depends on the studio's own render
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -126,7 +126,7 @@ def exercise_page(exercise: Mapping[str, Any]) -> str:
             Markup("").join(forms), Markup(_SCRIPT)))
 
 
-def index_page(exercises: list[Mapping[str, Any]]) -> str:
+def index_page(exercises: Sequence[Mapping[str, Any]]) -> str:
     """The list of exercises."""
     rows = Markup("").join(Markup('<li><a href="/exercise/{}">{}</a> ({})</li>').format(e["slug"], e["title"], e["format"])
                            for e in exercises)

@@ -5,9 +5,12 @@ an empty one; what is answered does not matter, only that the format allows it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import CaptureConfig, Strategy
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
 
 _MATCHES = "(el, selector) => el.matches(selector) || el.querySelector(selector) !== null"
 
@@ -16,7 +19,7 @@ class NoAnswer(Exception):
     """A step found nothing to act on: the question cannot be answered as configured."""
 
 
-def choose_strategy(question, config: CaptureConfig) -> Strategy | None:
+def choose_strategy(question: Locator, config: CaptureConfig) -> Strategy | None:
     """The first strategy whose `when` selector matches the question element or something inside it."""
     for strategy in config.strategies:
         if question.evaluate(_MATCHES, strategy.when):
@@ -24,14 +27,14 @@ def choose_strategy(question, config: CaptureConfig) -> Strategy | None:
     return None
 
 
-def _targets(scope, step: dict[str, Any]):
+def _targets(scope: Locator, step: dict[str, Any]) -> Locator:
     found = scope.locator(step["target"])
     if not found.count():
         raise NoAnswer(f"nothing matches {step['target']!r} for step {step['do']}")
     return found
 
 
-def perform(question, strategy: Strategy, timeout_ms: float) -> None:
+def perform(question: Locator, strategy: Strategy, timeout_ms: float) -> None:
     """Answer `question` by `strategy`'s steps; NoAnswer when a step's target is missing."""
     for step in strategy.steps:
         action = step["do"]
