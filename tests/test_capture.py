@@ -148,3 +148,39 @@ def test_a_url_list_with_only_bad_lines_names_them_without_starting_a_browser(tm
     assert main(["capture", "--urls", str(urls), "--out", str(tmp_path / "out")]) == 2
     out = capsys.readouterr().out
     assert "--urls line 1: 'not-a-url' is not an http(s) URL" in out and "1 could not be captured" in out
+
+
+def test_exercise_site_command_serves_the_pages_it_lists(tmp_path):
+    """`exercise-site --write-urls FILE` in its own process: the listed pages answer; ended by its PID."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    urls = tmp_path / "pages.txt"
+    root = Path(__file__).resolve().parents[1]
+    process = subprocess.Popen([sys.executable, "-m", "eduart_core", "exercise-site", "--port", str(port),
+                                "--write-urls", str(urls)], cwd=root, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        deadline = time.monotonic() + 60
+        while not urls.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        listed = urls.read_text(encoding="utf-8").split()
+        assert len(listed) == 7 and all(u.startswith(f"http://127.0.0.1:{port}/exercise/") for u in listed)
+        with urllib.request.urlopen(listed[0], timeout=10) as reply:
+            assert 'class="question"' in reply.read().decode("utf-8")
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -13,6 +13,7 @@ import pytest
 from browser_kit import free_port, require_browser
 
 from eduart_core.capture.browser import save_sign_in_state
+from eduart_core.capture.config import LOCAL_SITE_CONFIG
 from eduart_core.capture.site import exercise_urls, load_exercises, make_app, serve_site
 from eduart_core.capture.site_items import site_records
 from eduart_core.cli import main
@@ -183,7 +184,7 @@ def test_sign_in_only_through_a_browser_state_made_by_hand(tmp_path, capsys):
         assert state.stat().st_mode & 0o077 == 0  # the session cookies are readable by their owner only
         code, text = _capture(urls, tmp_path / "out", capsys, "--state", str(state))
         assert code == 0, text
-        assert "1 pages captured (2 questions)" in text
+        assert "1 page captured (2 questions)" in text
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert password not in path.read_text(encoding="utf-8", errors="replace")
@@ -196,3 +197,22 @@ def test_two_browsers_at_once_capture_the_same_pages(site, tmp_path, capsys):
     assert code == 0, text
     assert "7 pages captured (14 questions)" in text
     assert len(list((tmp_path / "out").glob("*/*.png"))) == len(list((tmp_path / "out").glob("*/*.html"))) == 14
+
+
+def test_a_question_no_strategy_fits_or_none_can_answer_is_named(site, tmp_path, capsys):
+    data = json.loads(LOCAL_SITE_CONFIG.read_text(encoding="utf-8"))
+    data["strategies"] = [s for s in data["strategies"] if s["name"] != "multiple_choice_radio"]
+    for strategy in data["strategies"]:
+        if strategy["name"] == "select_errors":
+            strategy["steps"] = [{"do": "click_first", "target": ".no-such-word"}]
+    config = tmp_path / "platform.json"
+    config.write_text(json.dumps(data), encoding="utf-8")
+    urls = tmp_path / "urls.txt"
+    urls.write_text(f"{site}/exercise/orsetti-one\n{site}/exercise/orsetti-errors\n{site}/exercise/orsetti-open\n",
+                    encoding="utf-8")
+    code, text = _capture(urls, tmp_path / "out", capsys, "--config", str(config))
+    assert code == 2
+    assert f"could not capture {site}/exercise/orsetti-one: question q01: no strategy of the config matches it" in text
+    assert (f"could not capture {site}/exercise/orsetti-errors: question q01: no answer given "
+            "(nothing matches '.no-such-word' for step click_first)") in text
+    assert "1 page captured (2 questions)" in text

@@ -49,7 +49,7 @@ class _Shared:
             journal.append(self.out_dir, url=entry.url, exercise=entry.exercise, status="captured", questions=done)
             self.summary.captured += 1
             self.summary.questions += len(done)
-            self._say(f"captured {entry.exercise}: {len(done)} questions ({entry.url})")
+            self._say(f"captured {entry.exercise}: {len(done)} question{'' if len(done) == 1 else 's'} ({entry.url})")
 
 
 def _browse(todo: queue.Queue, shared: _Shared, config: CaptureConfig, state: Path | None, delay: float,

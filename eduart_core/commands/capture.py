@@ -8,6 +8,10 @@ from pathlib import Path
 from ..errors import UserError
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _sign_in(args) -> int:
     from ..capture.browser import save_sign_in_state
 
@@ -39,8 +43,8 @@ def cmd_capture(args) -> int:
     summary = capture_pages(args.urls, args.out, load_config(args.config), state=args.state, delay_s=args.delay,
                             timeout_s=args.timeout, browser=args.browser, parallel=args.parallel,
                             say=lambda line: print(line, flush=True))
-    print(f"capture: {summary.captured} pages captured ({summary.questions} questions), {summary.skipped} already "
-          f"captured, {len(summary.failures)} could not be captured; folder {args.out}")
+    print(f"capture: {_count(summary.captured, 'page')} captured ({_count(summary.questions, 'question')}), "
+          f"{summary.skipped} already captured, {len(summary.failures)} could not be captured; folder {args.out}")
     if summary.failures:
         print("run the same command again to retry the pages that could not be captured")
         return 2
