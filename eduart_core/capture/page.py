@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     from playwright._impl._api_structures import FloatRect
     from playwright.sync_api import BrowserContext, Locator, Page
 
-_BOX = "el => { const r = el.getBoundingClientRect(); return [r.top + window.scrollY, r.height]; }"
+_BOX = ("el => { const r = el.getBoundingClientRect(); "
+        "return [r.top + window.scrollY, r.height, document.documentElement.scrollWidth]; }")
 _MARGIN = 8
-#: What was typed, ticked or chosen lives in DOM properties; copied into attributes it is in the saved HTML.
+#: What was typed, ticked or chosen lives in DOM properties; copied into attributes it is in the saved HTML
+#: (a password field's never).
 _FREEZE = """el => { el.querySelectorAll('input').forEach(i => {
-    if (i.type === 'checkbox' || i.type === 'radio') { i.toggleAttribute('checked', i.checked); }
+    if (i.type === 'password') { i.removeAttribute('value'); }
+    else if (i.type === 'checkbox' || i.type === 'radio') { i.toggleAttribute('checked', i.checked); }
     else { i.setAttribute('value', i.value); } });
   el.querySelectorAll('select option').forEach(o => o.toggleAttribute('selected', o.selected));
   el.querySelectorAll('textarea').forEach(t => { t.textContent = t.value; }); }"""
@@ -65,8 +68,8 @@ def _document(page: Page, question: Locator, config: CaptureConfig, url: str) ->
 
 def _shoot(page: Page, question: Locator, config: CaptureConfig) -> bytes:
     question.scroll_into_view_if_needed()
-    top, height = question.evaluate(_BOX)
-    clip: FloatRect = {"x": 0, "y": max(0.0, top - _MARGIN), "width": config.viewport_width,
+    top, height, page_width = question.evaluate(_BOX)
+    clip: FloatRect = {"x": 0, "y": max(0.0, top - _MARGIN), "width": max(config.viewport_width, page_width),
                        "height": height + 2 * _MARGIN}
     return page.screenshot(full_page=True, clip=clip, animations="disabled")
 
