@@ -184,3 +184,14 @@ def test_exercise_site_command_serves_the_pages_it_lists(tmp_path):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def test_exercise_site_on_a_port_in_use_is_one_line(capsys):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        assert main(["exercise-site", "--port", str(busy.getsockname()[1])]) == 2
+    err = capsys.readouterr().err
+    assert "cannot serve the exercise site" in err and "--port" in err and len(err.strip().splitlines()) == 1

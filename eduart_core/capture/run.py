@@ -108,10 +108,10 @@ def capture_pages(urls_file: Path, out_dir: Path, config: CaptureConfig, *, stat
         _browse(todo, shared, config, state, delay, browser, errors)
     else:
         threads = [threading.Thread(target=_browse, args=(todo, shared, config, state, delay, browser, errors),
-                                    name=f"capture-{k}") for k in range(workers)]
+                                    name=f"capture-{k}", daemon=True) for k in range(workers)]
         for thread in threads:
             thread.start()
-        for thread in threads:
+        for thread in threads:  # daemons: Ctrl-C ends the command; the log keeps what was captured
             thread.join()
     if errors:
         raise errors[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -86,6 +87,19 @@ def make_app(exercises: Sequence[Mapping[str, Any]] | None = None, *, password: 
     return app
 
 
+def _check_port(port: int) -> None:
+    """A port already taken is one line (werkzeug would print several and exit the process)."""
+    if not port:
+        return
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise UserError(f"cannot serve the exercise site on 127.0.0.1:{port} ({exc.strerror}); "
+                            "try another --port") from None
+
+
 @contextmanager
 def serve_site(app: Flask | None = None, *, port: int = 0) -> Iterator[str]:
     """Serve `app` (default: the shipped exercises) on 127.0.0.1 in a thread; yields its base URL."""
@@ -95,6 +109,7 @@ def serve_site(app: Flask | None = None, *, port: int = 0) -> Iterator[str]:
         def log_request(self, code="-", size="-") -> None:  # a test's or the demo's output stays readable
             pass
 
+    _check_port(port)
     server = make_server("127.0.0.1", port, app or make_app(), threaded=True, request_handler=Quiet)
     thread = threading.Thread(target=server.serve_forever, name="exercise-site", daemon=True)
     thread.start()
