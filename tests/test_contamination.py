@@ -67,7 +67,7 @@ def _answer(request) -> str:
     return json.dumps({"Answers": [{"id": BLANK, "text": "wood" if "fresco" in request.user_text else "no idea"}]})
 
 
-def test_probe_command_makes_probes_once_and_asks_them_without_images(tmp_path, capsys):
+def test_probe_command_makes_probes_once_and_asks_them_without_images(tmp_path, capsys, monkeypatch):
     store = Store(tmp_path / "s.duckdb")
     records = fill_store(store)
     db = str(store.path)
@@ -76,15 +76,17 @@ def test_probe_command_makes_probes_once_and_asks_them_without_images(tmp_path, 
     assert main(["probe", "--db", db, "--dataset", "demo", "--kind", "bogus"]) == 2
     assert "unknown probe kind 'bogus'" in capsys.readouterr().err
     with StubServer(answer=_answer) as stub:
-        code = main(["probe", "--db", db, "--dataset", "demo", "--kind", "mask_option"])
+        registry = tmp_path / "models.toml"
+        registry.write_text(f'[models.stubbed]\ndisplay_name = "Stubbed"\nprovider = "openai_compatible"\n'
+                            f'api_model_id = "stub-model"\nbase_url = "{stub.url}/v1"\n')
+        monkeypatch.setenv("EDUART_MODELS", str(registry))
+        code = main(["probe", "--db", db, "--dataset", "demo", "--kind", "mask_option", "--model", "stubbed"])
         out = capsys.readouterr()
-        assert code == 2  # the items without three options are named, the rest made
+        assert code == 2  # the items without three options are named, the rest made and asked
         assert f"{len(options)} mask_option probe(s) made" in out.out and "not made" in out.err
-        run = ["run", "--db", db, "--provider", "openai_compatible", "--base-url", f"{stub.url}/v1", "--model-id",
-               "stub-model", "--quiet", "--backoff", "0.05", "--items", "variant=mask_option"]
-        assert main(run) == 0
         assert len(stub.requests) == len(options)
         assert all(r.image is None and not r.images for r in stub.requests)
+        assert all("[Z]" in r.user_text for r in stub.requests)
     assert main(["probe", "--db", db, "--dataset", "demo", "--kind", "mask_option"]) == 2
     assert "0 mask_option probe(s) made" in capsys.readouterr().out  # nothing twice
     from eduart_core import views
@@ -93,7 +95,7 @@ def test_probe_command_makes_probes_once_and_asks_them_without_images(tmp_path, 
     views.clear_caches()
     table = views.contamination(views.Source.of(store), Selection(dataset="demo"))
     row = table.iloc[0]
-    assert (row["kind"], row["n_items"], row["n_hits"]) == ("mask_option", len(options), 1)
+    assert (row["model"], row["kind"], row["n_items"], row["n_hits"]) == ("Stubbed", "mask_option", len(options), 1)
     assert "TS-Guessing" in table.attrs["caption"]
 
 

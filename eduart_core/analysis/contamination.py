@@ -25,8 +25,8 @@ PERIOD_COLUMNS = ["model", "condition", "cutoff", "period", "n_items", "accuracy
 
 def probe_pairs(scores: pd.DataFrame, links: pd.DataFrame, kinds: tuple[str, ...]) -> pd.DataFrame:
     """One row per model x condition x probe: the probe's correctness (``hit``) and the source's
-    (``source_correct``). ``links``: item_id, variant_of, variant (kind) of the catalogue; only the
-    probes of ``kinds`` whose source was answered too are kept."""
+    (``source_correct``: 1.0, 0.0, or NaN when the model was not asked the source). ``links``:
+    item_id, variant_of, variant (kind) of the catalogue; the probes of ``kinds`` only."""
     frame = scores[["model", "condition", "item_id", "correct"]].copy()
     for column in ("model", "condition", "item_id"):
         frame[column] = frame[column].astype(str)
@@ -35,9 +35,9 @@ def probe_pairs(scores: pd.DataFrame, links: pd.DataFrame, kinds: tuple[str, ...
     probes = frame.merge(link, on="item_id", how="inner").rename(columns={"correct": "hit", "item_id": "probe_id",
                                                                           "variant": "kind"})
     sources = frame.rename(columns={"item_id": "variant_of", "correct": "source_correct"})
-    out = probes.merge(sources, on=["model", "condition", "variant_of"], how="inner")
+    out = probes.merge(sources, on=["model", "condition", "variant_of"], how="left")
     out["hit"] = out["hit"].astype(bool)
-    out["source_correct"] = out["source_correct"].astype(bool)
+    out["source_correct"] = out["source_correct"].astype(float)
     return out.rename(columns={"variant_of": "item_id"})
 
 
@@ -51,20 +51,23 @@ def _share(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def probe_summary(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per model, condition and kind: probe hit share and source accuracy on hits vs misses (Wilson 95%)."""
+    """Per model, condition and kind: probe hit share over the probed items, and source accuracy on the
+    hits vs the misses over those whose source the model answered too (Wilson 95%; NaN where none)."""
     if pairs.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    pairs = pairs.assign(right_hit=pairs["hit"] & pairs["source_correct"],
-                         right_miss=~pairs["hit"] & pairs["source_correct"])
+    answered = pairs["source_correct"].notna()
+    right = pairs["source_correct"].fillna(0.0) > 0.5
+    pairs = pairs.assign(asked_hit=pairs["hit"] & answered, asked_miss=~pairs["hit"] & answered,
+                         right_hit=pairs["hit"] & right, right_miss=~pairs["hit"] & right)
     table = pairs.groupby(["model", "condition", "kind"], sort=True).agg(
-        n_items=("item_id", "size"), n_hits=("hit", "sum"), right_hit=("right_hit", "sum"),
-        right_miss=("right_miss", "sum")).reset_index()
-    n, hits = table["n_items"].to_numpy(), table["n_hits"].to_numpy()
-    table["hit_share"], table["hit_low"], table["hit_high"] = _share(hits, n)
+        n_items=("item_id", "size"), n_hits=("hit", "sum"), asked_hit=("asked_hit", "sum"),
+        asked_miss=("asked_miss", "sum"), right_hit=("right_hit", "sum"), right_miss=("right_miss", "sum")
+    ).reset_index()
+    table["hit_share"], table["hit_low"], table["hit_high"] = _share(table["n_hits"], table["n_items"])
     table["accuracy_hit"], table["accuracy_hit_low"], table["accuracy_hit_high"] = _share(
-        table["right_hit"].to_numpy(), hits)
+        table["right_hit"], table["asked_hit"])
     table["accuracy_miss"], table["accuracy_miss_low"], table["accuracy_miss_high"] = _share(
-        table["right_miss"].to_numpy(), n - hits)
+        table["right_miss"], table["asked_miss"])
     table["n_hits"] = table["n_hits"].astype(int)
     return table[SUMMARY_COLUMNS].reset_index(drop=True)
 

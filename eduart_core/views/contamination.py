@@ -33,8 +33,8 @@ def _pairs(src: Source, sel: Selection) -> pd.DataFrame:
     frame = sel.apply(scores(src, sel.profile, sel.dataset, sel.reviewed, True))
     pairs = con.probe_pairs(frame, links, PROBE_KINDS)
     if pairs.empty:
-        raise EmptySelection("No model answered both a source item and its probe in this selection: run the probes "
-                             "(run --items variant=mask_option).")
+        raise EmptySelection("No model answered a probe in this selection: run the probes (run --items "
+                             "variant=mask_option).")
     return pairs
 
 
@@ -43,7 +43,8 @@ def contamination(src: Source, sel: Selection) -> pd.DataFrame:
     """Per model, condition and probe kind: share of items whose contamination probe hits, and accuracy on the probe-hit vs probe-miss items (Wilson 95%)."""
     table = con.probe_summary(_pairs(src, sel))
     table.attrs["caption"] = (f"{HIT_WORDS}. Probes: {PROBE_REFERENCE}. Accuracy on the source items whose probe hit "
-                              f"and on those whose probe missed. Intervals: {WILSON_WORDS}, over items. A model that "
+                              f"and on those whose probe missed (over the items whose source the model was asked too; "
+                              f"blank where none). Intervals: {WILSON_WORDS}, over items. A model that "
                               f"never saw the items should hit almost none.")
     return table
 
