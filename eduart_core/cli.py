@@ -33,7 +33,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.bench",       # bench analysis|runner|pages
     "eduart_core.commands.bank",        # bank (freeze an item bank version)
     "eduart_core.commands.errata",      # errata (create and apply errata releases)
-    "eduart_core.commands.variants",    # variants (rotated options, perturbed images)
+    "eduart_core.commands.variants",    # variants (rotated options, perturbed images), probe
     "eduart_core.commands.capture",     # capture (exercise pages -> screenshots), exercise-site
 ]
 

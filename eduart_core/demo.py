@@ -174,10 +174,18 @@ def build_robustness(store: Store, say: Progress) -> dict:
     return build_robustness_demo(store, say)
 
 
+def build_contamination(store: Store, say: Progress) -> dict:
+    """Contamination probes of `demo-robust`, answered by its models and by a simulated model that has seen a
+    tenth of the items."""
+    from .contamination_demo import build_contamination_demo
+
+    return build_contamination_demo(store, say)
+
+
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
                                       build_vqa_study, build_muse_study, build_extraction_round, build_open_answers,
-                                      build_gold_demo, build_robustness)
+                                      build_gold_demo, build_robustness, build_contamination)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

@@ -228,14 +228,18 @@ def _records_of(record: dict, kind: str, fraction: float, long_side: int) -> lis
 def make_variants(store, dataset: str, kind: str, items_filter: str | None = None, *,
                   fraction: float = CROP_FRACTION, long_side: int = DOWNSCALE_LONG_SIDE,
                   origin: str = "variants", note: str | None = None,
-                  say: Callable[[str], None] | None = None) -> VariantReport:
+                  say: Callable[[str], None] | None = None,
+                  build: Callable[[dict, str], list[dict]] | None = None) -> VariantReport:
     """Write the ``kind`` variants of the (source) items of ``dataset`` that ``items_filter`` selects.
 
     An item the kind does not apply to (rotate on an open item, crop without an image, a data issue)
     is named with the reason in ``report.refused``; the rest is made. Items go in chunks of
-    `CHUNK_ITEMS` per transaction, images one at a time, so memory stays bounded.
+    `CHUNK_ITEMS` per transaction, images one at a time, so memory stays bounded. ``build``: the
+    records of another family of linked items (the contamination probes of `eduart_core.probes`),
+    made and written the same way.
     """
-    check_kind(kind)
+    if build is None:
+        check_kind(kind)
     if not 0 < fraction < 1:
         raise UserError(f"crop fraction must be between 0 and 1, got {fraction}")
     if long_side < 8:
@@ -246,7 +250,7 @@ def make_variants(store, dataset: str, kind: str, items_filter: str | None = Non
     made: dict = {}  # source image hash -> (variant image hash, extension) or why not: items share plates
     for start in range(0, len(rows), CHUNK_ITEMS):
         _write_chunk(store, dataset, kind, rows[start:start + CHUNK_ITEMS], report, fraction, long_side,
-                     origin, note, made)
+                     origin, note, made, build)
         if say:
             say(f"variants: {min(start + CHUNK_ITEMS, len(rows))}/{len(rows)} items")
     return report
@@ -309,7 +313,8 @@ def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float,
 
 
 def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: VariantReport, fraction: float,
-                 long_side: int, origin: str, note: str | None, made_images: dict) -> None:
+                 long_side: int, origin: str, note: str | None, made_images: dict,
+                 build: Callable[[dict, str], list[dict]] | None = None) -> None:
     from .store.items import ImportReport, prepare_items, write_items
     from .store.scores import rescore_con
 
@@ -326,7 +331,8 @@ def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: Vari
                 report.refused.append((item_id, "the item has a data issue (fix it first)"))
                 continue
             try:
-                made = _records_of({**record, "item_id": item_id}, kind, fraction, long_side)
+                made = (build({**record, "item_id": item_id}, kind) if build is not None
+                        else _records_of({**record, "item_id": item_id}, kind, fraction, long_side))
                 if kind in PIXEL_KINDS:
                     result = made_images.get(image_hash) if image_hash else "the item's image is not in the store"
                     if not isinstance(result, tuple):
@@ -334,7 +340,7 @@ def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: Vari
                     new_hash, ext = result
                     made[0]["image"] = f"{new_hash[:2]}/{new_hash}.{ext}"
                     hashes[made[0]["item_id"]] = new_hash
-                elif image_hash and kind != "no_image":
+                elif image_hash and kind != "no_image" and build is None:
                     hashes.update({r["item_id"]: image_hash for r in made})
             except VariantRefused as exc:
                 report.refused.append((item_id, str(exc)))

@@ -47,3 +47,22 @@ st.subheader("Fragile items")
 with common.guard():
     fragile = views.item_invariance(src, sel)
 common.table(fragile, "item_invariance", fragile.attrs["caption"], percent=("flip_share",))
+st.subheader("Has it seen the items? (contamination probes)")
+try:
+    probes = views.contamination(src, sel)
+except views.EmptySelection as exc:
+    st.info(plain(exc))
+else:
+    common.table(probes, "contamination", probes.attrs["caption"],
+                 percent=("hit_share", "hit_low", "hit_high", "accuracy_hit", "accuracy_hit_low", "accuracy_hit_high",
+                          "accuracy_miss", "accuracy_miss_low", "accuracy_miss_high"))
+    hits = views.contamination_items(src, sel)
+    common.table(hits[hits["n_hits"] > 0], "contamination_items", "Items whose probe some model hit: "
+                 + hits.attrs["caption"])
+try:
+    period = views.contamination_period(src, sel)
+except views.EmptySelection as exc:
+    st.caption(plain(exc))
+else:
+    common.table(period, "contamination_period", period.attrs["caption"],
+                 percent=("accuracy", "accuracy_low", "accuracy_high"))

@@ -1,4 +1,5 @@
-"""`variants`: make linked variant items (rotated options, perturbed or missing images) of a dataset."""
+"""`variants`: make linked variant items (rotated options, perturbed or missing images) of a dataset;
+`probe`: make (and ask) its contamination probes."""
 from __future__ import annotations
 
 import argparse
@@ -46,3 +47,53 @@ def register(sub) -> None:
     add_actor_options(p)
     add_db_option(p)
     p.set_defaults(func=cmd_variants)
+    register_probe(sub)
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from ..cli import main
+    from ..probes import check_probe_kind, make_probes
+    from ..store import Store
+
+    check_probe_kind(args.kind)  # an unknown kind is one line before the store is opened
+    store = Store(args.db)
+    who = actor(args, store)
+    note = f"made by {who.name}" + (f" for {who.acting_for}" if who.acting_for else "")
+    report = make_probes(store, args.dataset, args.kind, args.items, note=note)
+    lines = report.lines()
+    for line in lines[:-1]:
+        print(line, file=sys.stderr)
+    print(lines[-1].replace("variant(s)", "probe(s)"))
+    code = 2 if report.refused else 0
+    if not args.model:
+        print(f"ask them: python -m eduart_core run --dataset {args.dataset} --model KEY --items variant={args.kind}; "
+              f"then: python -m eduart_core show contamination --dataset {args.dataset}")
+        return code
+    argv = ["run", "--db", str(args.db), "--dataset", args.dataset, "--items", f"variant={args.kind}"]
+    for model in args.model:
+        argv += ["--model", model]
+    if args.acting_for:
+        argv += ["--for", args.acting_for]
+    return max(code, main(argv))  # the ordinary run: resumable, cached, its own exit codes
+
+
+def register_probe(sub) -> None:
+    from ..probes import PROBE_KINDS
+
+    p = sub.add_parser(
+        "probe", help="contamination probes: a hidden wrong option or the end of the question, asked for",
+        description="Write a contamination probe of each item as a linked item (id <item_id>~<kind>, variant_of its "
+                    "source): mask_option hides a wrong option's text (after the TS-Guessing probe of Deng et al., "
+                    "2024), complete_stem shows the first half of the question; a model that never saw the item "
+                    "should not write the hidden text. With --model, the probes are asked at once by an ordinary run "
+                    "(else: run --items variant=KIND). show contamination reads the answers. An item the kind does "
+                    "not apply to is named with the reason, the rest is made, exit code 2; making them again writes "
+                    "nothing twice.")
+    p.add_argument("--dataset", required=True, help="the dataset whose items are probed")
+    p.add_argument("--kind", required=True, metavar="KIND", help=f"one of: {', '.join(PROBE_KINDS)}")
+    p.add_argument("--items", default=None, metavar="FILTER", help="which items, as run --items")
+    p.add_argument("--model", action="append", default=[], metavar="KEY",
+                   help="ask the probes with this model of the registry now (repeatable)")
+    add_actor_options(p)
+    add_db_option(p)
+    p.set_defaults(func=cmd_probe)

@@ -8,6 +8,7 @@ every command); the variable itself comes from the environment of the process th
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 import urllib.parse
 from dataclasses import dataclass, fields, replace
@@ -47,6 +48,9 @@ class ModelSpec:
     #: Whether the model's server has a batch API (`providers.batch_registry.batch_unavailable`):
     #: None, its provider decides; an OpenAI-compatible server has one only when this says so.
     batch_api: bool | None = None
+    #: The model's training cutoff as an ISO date or its start ("2025", "2025-06"): items published
+    #: after it cannot have been trained on (`views.contamination.contamination_period`).
+    cutoff: str | None = None
 
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float:
         """USD for the given token counts at the registry prices."""
@@ -58,6 +62,7 @@ class ModelSpec:
 
 
 _FIELD_NAMES = {f.name for f in fields(ModelSpec)}
+_ISO_START = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?")
 
 
 def _parse(path: Path) -> dict[str, ModelSpec]:
@@ -82,6 +87,9 @@ def _parse(path: Path) -> dict[str, ModelSpec]:
         if entry.get("kind", MODEL_KIND) not in MODEL_KINDS:
             raise UserError(f"model registry {path}: models.{key}: kind must be one of {', '.join(MODEL_KINDS)}")
         check_online_limits(entry, f"model registry {path}: models.{key}")
+        if not isinstance(entry.get("cutoff", ""), str) or not _ISO_START.fullmatch(entry.get("cutoff") or "2000"):
+            raise UserError(f"model registry {path}: models.{key}.cutoff must be a date as text: \"2025\", "
+                            f"\"2025-06\" or \"2025-06-30\"")
         if not isinstance(entry.get("batch_api", False), bool):
             raise UserError(f"model registry {path}: models.{key}.batch_api must be true or false")
         entry = {"family": entry.get("family", "Other"), **entry}

@@ -42,6 +42,7 @@ from . import (
     studies,
     team,
 )
+from . import contamination as contamination_views
 from . import errata as errata_views
 from ._base import (
     DatasetFlags,
@@ -225,6 +226,12 @@ _SPECS = (
     ViewSpec("robustness_findings", robustness.robustness_findings, "Robustness and presentation: plain findings"),
     ViewSpec("item_variants", robustness.item_variants,
              "Item inspector: the variants of an item side by side, and which models flip on each"),
+    ViewSpec("contamination", contamination_views.contamination,
+             "Robustness: contamination probe hit share per model, accuracy on probe hits vs misses"),
+    ViewSpec("contamination_items", contamination_views.contamination_items,
+             "Robustness: which models hit the contamination probe of each item"),
+    ViewSpec("contamination_period", contamination_views.contamination_period,
+             "Robustness: accuracy before vs after each model's training cutoff (items with a publication date)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

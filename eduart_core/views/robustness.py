@@ -14,6 +14,7 @@ from ..analysis import invariance as inv
 from ..analysis.intervals import WILSON_WORDS
 from ..errors import UserError
 from ..findings import Finding
+from ..probes import PROBE_KINDS
 from ..selection import Selection
 from ..variants import IMAGE_KINDS
 from ..vocab import OPTION_FORMATS
@@ -27,6 +28,8 @@ FLIP_WORDS = ("flip rate: share of source items on which the answer to at least 
 
 def _links(src: Source, dataset: str) -> pd.DataFrame:
     catalogue = items(src, dataset)
+    if "variant" in catalogue:  # contamination probes are other questions, not variants of the same one
+        catalogue = catalogue[~catalogue["variant"].isin(PROBE_KINDS)]
     if "variant_of" not in catalogue or not catalogue["variant_of"].notna().any():
         raise EmptySelection(f"Dataset '{dataset}' has no variant items: make some with "
                              f"python -m eduart_core variants --dataset {dataset} --kind rotate, and run them "
@@ -123,7 +126,7 @@ def item_variants(src: Source, sel: Selection, item: str = "") -> pd.DataFrame:
     if not item:
         raise UserError("item_variants needs --option item=<item id>")
     catalogue = items(src, sel.dataset)
-    found = catalogue[catalogue["variant_of"] == item]
+    found = catalogue[(catalogue["variant_of"] == item) & ~catalogue["variant"].isin(PROBE_KINDS)]
     rows = []
     for item_id, kind, record, image_hash in zip(found["item_id"], found["variant"], found["record"],
                                                  found["image_hash"]):
