@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..store.connection import Connection
 from ..store.judges import replace_profile_scores_con
-from ..store.recorded import response_ids_by_key_con
+from ..store.recorded import register_recorded_profiles_con, response_ids_by_key_con
 from ..store.runs import (
     add_responses_con,
     complete_if_running_con,
@@ -76,8 +76,10 @@ def _ensure_model(con: Connection, model: OutsideModel) -> None:
 
 
 def write_answers_con(con: Connection, dataset: str, model: OutsideModel, origin: str,
-                      answers: list[OutsideAnswer], actor: dict, source: str) -> Written:
-    """Store ``answers`` of ``model`` on ``dataset`` as the run ``origin:dataset:model`` (module doc)."""
+                      answers: list[OutsideAnswer], actor: dict, source: str,
+                      recorded_by: str | None = None) -> Written:
+    """Store ``answers`` of ``model`` on ``dataset`` as the run ``origin:dataset:model`` (module doc);
+    ``source``: the file (in the audit event), ``recorded_by``: the tool that recorded the scores."""
     out = Written()
     if not answers:
         return out
@@ -102,6 +104,8 @@ def write_answers_con(con: Connection, dataset: str, model: OutsideModel, origin
         refresh_run_totals_con(con, run_id)
     complete_if_running_con(con, run_id)
     out.recorded = _write_recorded(con, run_id, keyed, items)
+    register_recorded_profiles_con(con, dataset, {p for a in keyed.values() for p in a.recorded},
+                                   recorded_by or origin)
     if out.added or out.recorded:
         add_event_con(con, origin, run_id, {"source": source, "dataset": dataset, "model": model.key,
                                             "added": out.added, "recorded": out.recorded}, actor)

@@ -242,7 +242,8 @@ def import_harness(store: Store, paths: list[Path | str], dataset: str | None = 
         with store.transaction() as con:
             prepared = prepare_items(con, store, list(read.records.values()), None, report.items)
             store_prepared(con, prepared, target, ORIGIN, report.items, keep_invalid=False)
-            written = write_answers_con(con, target, info.model, ORIGIN, read.answers, who, str(path))
+            written = write_answers_con(con, target, info.model, ORIGIN, read.answers, who, str(path),
+                                        recorded_by=info.harness)
         report.added += written.added
         report.unchanged += written.unchanged
         report.recorded += written.recorded
