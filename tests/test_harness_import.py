@@ -126,3 +126,18 @@ def test_nothing_importable_is_one_line(backend, store, tmp_path, capsys):
     assert _import(store, str(path)) == 2
     err = capsys.readouterr().err
     assert "notes.jsonl: not named like a samples file" in err and "nothing imported" in err
+
+
+def test_recorded_profiles_are_offered_and_survive_rescoring(store, tmp_path, capsys):
+    from eduart_core import profiles
+
+    mc, gen = lm_eval_text(tmp_path)
+    assert _import(store, str(mc), str(gen)) == 0
+    offered = {p.name: p.kind for p in profiles.available(store, "art_gen")}
+    assert offered == {"strict": "rules", "paper": "rules", "harness:exact_match,flexible-extract": "recorded",
+                       "harness:exact_match,strict-match": "recorded"}
+    assert main(["score", "--db", str(store.path)]) == 0  # rescores the built-in profiles only
+    capsys.readouterr()
+    assert main(["show", "scores", "--dataset", "art_mc", "--profile", "harness:acc", "--db", str(store.path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert sorted((row["item_id"], row["score"]) for row in shown) == [("0", 1.0), ("1", 1.0), ("2", 1.0), ("3", 0.0)]
