@@ -17,7 +17,8 @@ def _jsonl(path: Path, rows: list) -> Path:
 
 
 def _mc(doc_id: int, question: str, options: list[str], gold: int, lls: list[float]) -> dict:
-    """A loglikelihood multiple-choice sample (arc-style document, one request per option)."""
+    """A loglikelihood multiple-choice sample (arc-style document, one request per option) as the
+    current lm-eval writes it: arguments as ``gen_args_<i>`` / ``arg_<j>``, responses and target as text."""
     context = f"Question: {question}\nAnswer:"
     picked = max(range(len(lls)), key=lls.__getitem__)
     acc = float(picked == gold)
@@ -25,8 +26,9 @@ def _mc(doc_id: int, question: str, options: list[str], gold: int, lls: list[flo
             "doc": {"id": f"q{doc_id}", "question": question,
                     "choices": {"text": options, "label": ["A", "B", "C", "D"][:len(options)]},
                     "answerKey": "ABCD"[gold]},
-            "target": gold, "arguments": [[context, f" {o}"] for o in options],
-            "resps": [[[ll, False]] for ll in lls], "filtered_resps": [[ll, False] for ll in lls],
+            "target": str(gold),
+            "arguments": {f"gen_args_{k}": {"arg_0": context, "arg_1": f" {o}"} for k, o in enumerate(options)},
+            "resps": [[[str(ll), "False"]] for ll in lls], "filtered_resps": [[str(ll), "False"] for ll in lls],
             "filter": "none", "metrics": ["acc", "acc_norm"], "doc_hash": "d", "prompt_hash": "p",
             "target_hash": "t", "acc": acc, "acc_norm": acc}
 
@@ -41,7 +43,7 @@ def lm_eval_text(folder: Path) -> list[Path]:
         _mc(1, "Where is the Pantheon?", ["Paris", "Rome", "Athens", "Madrid"], 1, [-2.0, -0.5, -3.0, -4.0]),
         _mc(2, "Which style is the Chartres cathedral?", ["Gothic", "Baroque", "Rococo", "Modern"], 0,
             [-0.2, -2.0, -2.5, -3.0]),
-        _mc(3, "Who sculpted David (1504)?", ["Donatello", "Bernini", "Michelangelo", "Canova"], 2,
+        _mc(3, "How many figures are in the Burghers of Calais?", ["2", "4", "6", "8"], 2,
             [-0.1, -2.0, -1.5, -3.0]),
     ]
     gen = []

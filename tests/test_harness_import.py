@@ -54,7 +54,8 @@ def test_text_and_multimodal_samples_import_with_expected_counts_and_scores(stor
     assert _means(store, "harness:exact_match,flexible-extract") == {(pythia, "art_gen"): (1.0, 2)}
     assert _means(store, "harness:exact_match") == {(llava, "art_vqa_mc"): (0.666667, 3)}
 
-    # ours and the harness's agree item by item wherever the item is multiple choice
+    # ours and the harness's agree item by item wherever the item is multiple choice (doc 3's target
+    # "2" is the index of option "6", not the option "2")
     ours = load_scores(store, profile="strict").set_index(["dataset", "item_id"])["score"]
     for profile in ("harness:acc", "harness:exact_match"):
         theirs = load_scores(store, profile=profile).set_index(["dataset", "item_id"])["score"]

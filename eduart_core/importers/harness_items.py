@@ -96,9 +96,11 @@ def _prompt_options(prompt: str) -> dict:
     return found if len(found) >= 2 else {}
 
 
-def _gold_index(target: Any, options: list[str], doc: dict) -> int | None:
+def _gold_index(target: Any, options: list[str], doc: dict, by_index: bool) -> int | None:
     """Index of the gold option: the target as an index, a letter or an option's text; else the
-    document's ``answer`` / ``answerKey`` / ``label`` read the same way."""
+    document's ``answer`` / ``answerKey`` / ``label`` read the same way. ``by_index``: a likelihood
+    sample, whose target is the index of an option (lm-eval writes it as text, ``"2"``), read as an
+    index before it is compared with the options' texts (options "1", "2", ... would mislead)."""
     for value in (target, doc.get("answer"), doc.get("answerKey"), doc.get("label")):
         if isinstance(value, list) and len(value) == 1:
             value = value[0]
@@ -108,6 +110,8 @@ def _gold_index(target: Any, options: list[str], doc: dict) -> int | None:
             return int(value)
         if isinstance(value, str):
             text = value.strip()
+            if by_index and text.isdigit() and int(text) < len(options):
+                return int(text)
             same = [k for k, o in enumerate(options) if norm_strict(o) == norm_strict(text)]
             if len(same) == 1:
                 return same[0]
@@ -140,16 +144,33 @@ def _generated(sample: dict) -> str | None:
     return text if text is not None else _first_text(sample.get("filtered_resps"))
 
 
+def _number(value: Any) -> float | None:
+    if isinstance(value, str):  # lm-eval writes every response as text: "-1.25"
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
 def _likelihoods(filtered: Any, n: int) -> list[float] | None:
-    """Per option the log-likelihood the harness logged (``[ll, is_greedy]`` or ``ll``)."""
+    """Per option the log-likelihood the harness logged: ``[ll, is_greedy]`` or ``ll``, as numbers
+    or, as lm-eval writes them, as text (``["-1.25", "False"]``, ``"(-1.25, False)"``)."""
     if not isinstance(filtered, list) or len(filtered) != n:
         return None
     out = []
     for entry in filtered:
-        value = entry[0] if isinstance(entry, list) and entry else entry
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(entry, str) and entry.strip().startswith("("):
+            try:
+                entry = list(ast.literal_eval(entry.strip()))
+            except (ValueError, SyntaxError, TypeError):
+                return None
+        value = _number(entry[0] if isinstance(entry, list) and entry else entry)
+        if value is None:
             return None
-        out.append(float(value))
+        out.append(value)
     return out
 
 
@@ -175,13 +196,12 @@ def read_sample(sample: dict, item_id: str, task: str, harness: str, language: s
             "source": f"{harness}/{task}/{sample.get('doc_id')}", "has_image": False, "image": None,
             "tags": {"harness": harness, "harness_task": task}}
     options = _options(doc, pairs)
-    gold = _gold_index(sample.get("target"), options, doc) if options else None
-    filtered = sample.get("filtered_resps")
+    likelihoods = _likelihoods(sample.get("filtered_resps"), len(options)) if options else None
+    gold = _gold_index(sample.get("target"), options, doc, likelihoods is not None) if options else None
     if options and gold is not None:
         choices = [{"id": LETTERS[k], "text": text} for k, text in enumerate(options[:len(LETTERS)])]
         record = {**base, "type": MCQ_TYPE, "choices": choices,
                   "answers": [{"id": LETTERS[gold], "description": options[gold]}]}
-        likelihoods = _likelihoods(filtered, len(options))
         if likelihoods is not None:
             best = max(range(len(likelihoods)), key=likelihoods.__getitem__)
             raw, answer = choice_answer(LETTERS[best], loglikelihoods=likelihoods)
