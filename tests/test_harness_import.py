@@ -142,3 +142,16 @@ def test_recorded_profiles_are_offered_and_survive_rescoring(store, tmp_path, ca
     assert main(["show", "scores", "--dataset", "art_mc", "--profile", "harness:acc", "--db", str(store.path)]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert sorted((row["item_id"], row["score"]) for row in shown) == [("0", 1.0), ("1", 1.0), ("2", 1.0), ("3", 0.0)]
+
+
+def test_chunks_of_a_file_make_the_same_store(store, tmp_path, monkeypatch, capsys):
+    from eduart_core.importers import harness
+
+    monkeypatch.setattr(harness, "CHUNK_SAMPLES", 3)  # art_gen's two filters of doc 1 fall in two chunks
+    mc, gen = lm_eval_text(tmp_path)
+    assert _import(store, str(mc), str(gen)) == 0
+    assert "6 new answer(s)" in capsys.readouterr().out  # doc 1 of art_gen counts once more as already stored
+    assert _means(store, "harness:exact_match,strict-match") == {("EleutherAI/pythia-160m", "art_gen"): (0.5, 2)}
+    assert _means(store, "harness:exact_match,flexible-extract") == {("EleutherAI/pythia-160m", "art_gen"): (1.0, 2)}
+    assert _means(store, "harness:acc") == {("EleutherAI/pythia-160m", "art_mc"): (0.75, 4)}
+    assert _counts(store)["responses"] == 6

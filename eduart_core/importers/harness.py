@@ -17,32 +17,37 @@ beside a ``results_<date>.json`` / ``<date>_results.json``. Read as they are (pl
   BLEU on 0-100) is not a proportion: it is left out and said once per file.
 
 A line that is not JSON, a sample without ``doc_id`` or without ``doc`` (and no ``input`` prompt),
-or one that maps onto no item is skipped and named (``file:line``); the rest is imported. Each
-file is one transaction, and importing it again adds nothing (``answer_writer``).
+or one that maps onto no item is skipped and named (``file:line``); the rest is imported. A file
+is read in chunks of ``CHUNK_SAMPLES`` samples, each one transaction (bounded memory; a kill keeps
+the chunks committed), and importing it again adds nothing (``answer_writer``), so running the
+same command after an interruption adds exactly the rest.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..items import check_item
 from ..jsonsafe import read_lines
 from ..store import Store
-from ..store.items import ImportReport, prepare_items, store_prepared
+from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
 from ..team import operator
 from ..vocab import harness_profile_name, is_language_code
 from .answer_writer import OutsideAnswer, OutsideModel, write_answers_con
-from .harness_items import SampleProblem, doc_fingerprint, read_sample
+from .harness_items import SampleItem, SampleProblem, doc_fingerprint, read_sample
 
 ORIGIN = "import-harness"
 LM_EVAL, LMMS_EVAL = "lm-eval", "lmms-eval"
 _LM_EVAL_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$")
 _LMMS_EVAL_NAME = re.compile(r"^(?P<date>.+?)_samples_(?P<task>.+)\.jsonl$")
+#: Samples read, stored and scored per transaction (memory stays bounded whatever the file's size).
+CHUNK_SAMPLES = 5_000
 #: Fields of a logged sample that are not metrics.
 BOOKKEEPING = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                          "doc_hash", "prompt_hash", "target_hash", "input"})
@@ -168,32 +173,61 @@ def sample_metrics(sample: dict) -> dict[str, float]:
 
 @dataclass
 class _FileRead:
+    """One chunk of a file: the items and answers of up to ``CHUNK_SAMPLES`` samples."""
+
     records: dict[str, dict] = field(default_factory=dict)
     answers: list[OutsideAnswer] = field(default_factory=list)
-    outside: dict[str, float] = field(default_factory=dict)  # profile -> a value outside [0, 1]
+    where: dict[str, str] = field(default_factory=dict)      # item id -> its first line ("file:line")
 
 
-def _read_file(info: SamplesFile, dataset: str | None, language: str, report: HarnessReport) -> _FileRead:
+def _samples(path: Path) -> Iterator[tuple[int, dict | None]]:
+    """(line number, sample or None when the line is not a JSON object) of every line."""
+    for number, raw in read_lines(path):
+        try:
+            sample = json.loads(raw)
+        except (ValueError, RecursionError):
+            sample = None
+        yield number, sample if isinstance(sample, dict) else None
+
+
+def _profile(metric: str, sample: dict) -> str:
+    return harness_profile_name(metric, sample.get("filter") if isinstance(sample.get("filter"), str) else None)
+
+
+def _not_proportions(info: SamplesFile, report: HarnessReport) -> set[str]:
+    """The profiles with a value outside [0, 1] anywhere in the file (a first pass), each said once."""
+    outside: dict[str, float] = {}
+    for _, sample in _samples(info.path):
+        for metric, value in sample_metrics(sample or {}).items():
+            if not 0.0 <= value <= 1.0:
+                outside.setdefault(_profile(metric, sample), value)
+    for profile, value in sorted(outside.items()):
+        report.warnings.append(f"{info.path.name}: {profile} has a value outside [0, 1] ({value:g}): not a "
+                               "proportion, not stored as a score")
+    return set(outside)
+
+
+def _item_of(sample: dict | None, info: SamplesFile, dataset: str | None, language: str) -> SampleItem:
+    if sample is None:
+        raise SampleProblem("not valid JSON (an object per line)")
+    if sample.get("doc_id") is None or isinstance(sample["doc_id"], (dict, list, bool)):
+        raise SampleProblem("no doc_id")
+    item_id = f"{info.task}/{sample['doc_id']}" if dataset else str(sample["doc_id"])
+    return read_sample(sample, item_id, info.task, info.harness, language)
+
+
+def _read_file(info: SamplesFile, dataset: str | None, language: str, report: HarnessReport) -> Iterator[_FileRead]:
+    """The file's samples as chunks of items and answers; bad lines go to ``report.skipped``."""
+    left_out = _not_proportions(info, report)
+    docs: dict[str, tuple[str, int]] = {}  # item id -> (hash of its record, first line)
     out = _FileRead()
-    docs: dict[str, tuple[str, int]] = {}  # item id -> (document, first line)
-    for number, raw in read_lines(info.path):
+    for number, sample in _samples(info.path):
         report.samples += 1
         spot = f"{info.path.name}:{number}"
         try:
-            try:
-                sample = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise SampleProblem("not valid JSON") from None
-            if not isinstance(sample, dict):
-                raise SampleProblem("not a JSON object")
-            if sample.get("doc_id") is None or isinstance(sample["doc_id"], (dict, list, bool)):
-                raise SampleProblem("no doc_id")
-            item_id = f"{info.task}/{sample['doc_id']}" if dataset else str(sample["doc_id"])
-            read = read_sample(sample, item_id, info.task, info.harness, language)
-            _, problems = check_item(read.record)
-            if problems:
-                raise SampleProblem("; ".join(problems))
-            fingerprint = doc_fingerprint(read.record)
+            read = _item_of(sample, info, dataset, language)
+            item_id = read.record["item_id"]
+            fingerprint = hashlib.sha256(doc_fingerprint(read.record).encode()).hexdigest()
             if item_id in docs and docs[item_id][0] != fingerprint:
                 raise SampleProblem(f"doc_id {sample['doc_id']} was logged at line {docs[item_id][1]} "
                                     "with another document")
@@ -201,22 +235,27 @@ def _read_file(info: SamplesFile, dataset: str | None, language: str, report: Ha
         except SampleProblem as exc:
             report.skipped.append((spot, str(exc)))
             continue
-        recorded = {}
-        for metric, value in sample_metrics(sample).items():
-            profile = harness_profile_name(metric, sample.get("filter") if isinstance(sample.get("filter"), str) else None)
-            if 0.0 <= value <= 1.0:
-                recorded[profile] = value
-            else:
-                out.outside.setdefault(profile, value)
+        recorded = {profile: value for profile, value in
+                    ((_profile(metric, sample), value) for metric, value in sample_metrics(sample).items())
+                    if profile not in left_out}
         out.records[item_id] = read.record
+        out.where.setdefault(item_id, spot)
         out.answers.append(OutsideAnswer(item_id, read.raw_text, read.llm_answer, recorded,
                                          {"file": info.path.name, "line": number}))
-    for profile, value in sorted(out.outside.items()):
-        report.warnings.append(f"{info.path.name}: {profile} has a value outside [0, 1] ({value:g}): not a "
-                               "proportion, not stored as a score")
-        for answer in out.answers:
-            answer.recorded.pop(profile, None)
-    return out
+        if len(out.answers) >= CHUNK_SAMPLES:
+            yield out
+            out = _FileRead()
+    if out.answers:
+        yield out
+
+
+def _valid(prepared: list[PreparedItem], read: _FileRead, report: HarnessReport) -> list[PreparedItem]:
+    """The items that pass validation; each other one is named at its first line, its answers dropped."""
+    bad = {item.item_id: item.problems for item in prepared if item.problems}
+    for item_id, problems in bad.items():
+        report.skipped.append((read.where[item_id], "; ".join(problems)))
+    read.answers = [answer for answer in read.answers if answer.item_id not in bad]
+    return [item for item in prepared if item.item_id not in bad]
 
 
 def import_harness(store: Store, paths: list[Path | str], dataset: str | None = None, language: str = "en",
@@ -235,19 +274,23 @@ def import_harness(store: Store, paths: list[Path | str], dataset: str | None = 
         except UserError as exc:
             report.skipped.append((path.name, str(exc)))
             continue
-        read = _read_file(info, dataset, language, report)
-        if not read.answers:
-            continue
-        target = dataset or info.task
-        with store.transaction() as con:
-            prepared = prepare_items(con, store, list(read.records.values()), None, report.items)
-            store_prepared(con, prepared, target, ORIGIN, report.items, keep_invalid=False)
-            written = write_answers_con(con, target, info.model, ORIGIN, read.answers, who, str(path),
-                                        recorded_by=info.harness)
-        report.added += written.added
-        report.unchanged += written.unchanged
-        report.recorded += written.recorded
-        report.datasets = sorted({*report.datasets, target})
-        report.models = sorted({*report.models, info.model.key})
-        report.profiles = sorted({*report.profiles, *(p for a in read.answers for p in a.recorded)})
+        for read in _read_file(info, dataset, language, report):
+            _write(store, read, dataset or info.task, info, who, report)
     return report
+
+
+def _write(store: Store, read: _FileRead, target: str, info: SamplesFile, who: dict, report: HarnessReport) -> None:
+    """One chunk in one transaction: its valid items, then its answers and recorded scores."""
+    with store.transaction() as con:
+        prepared = _valid(prepare_items(con, store, list(read.records.values()), None, report.items), read, report)
+        if not read.answers:
+            return
+        store_prepared(con, prepared, target, ORIGIN, report.items, keep_invalid=False)
+        written = write_answers_con(con, target, info.model, ORIGIN, read.answers, who, str(info.path),
+                                    recorded_by=info.harness)
+    report.added += written.added
+    report.unchanged += written.unchanged
+    report.recorded += written.recorded
+    report.datasets = sorted({*report.datasets, target})
+    report.models = sorted({*report.models, info.model.key})
+    report.profiles = sorted({*report.profiles, *(p for a in read.answers for p in a.recorded)})
