@@ -21,6 +21,7 @@ from .vocab import (
 
 RULES_KIND = "rules"
 JUDGE_KIND = "judge"
+RECORDED_KIND = "recorded"      # scores an evaluation harness recorded with its samples (`harness:acc`)
 
 
 
@@ -29,7 +30,7 @@ class ProfileInfo:
     """One scoring profile as a picker shows it."""
 
     name: str
-    kind: str                       # RULES_KIND | JUDGE_KIND
+    kind: str                       # RULES_KIND | JUDGE_KIND | RECORDED_KIND
     label: str
     version: str | None = None      # judge profiles: what the scores come from
     judge: str | None = None
@@ -47,7 +48,8 @@ def builtin() -> list[ProfileInfo]:
 
 
 def available(store: Store, dataset: str | None) -> list[ProfileInfo]:
-    """The built-in profiles, then every judge profile stored for ``dataset`` (by name)."""
+    """The built-in profiles, then every judge profile stored for ``dataset`` (by name), then the
+    profiles whose scores a harness recorded for it."""
     from .store.judges import load_judge_profiles
 
     out = builtin()
@@ -59,7 +61,15 @@ def available(store: Store, dataset: str | None) -> list[ProfileInfo]:
         out.append(ProfileInfo(str(row.profile), JUDGE_KIND, label, version=str(row.version), judge=str(row.judge),
                                judge_name=str(row.judge_name or row.judge), rubric=str(row.rubric),
                                simulated=bool(row.simulated)))
+    out.extend(ProfileInfo(name, RECORDED_KIND, f"{name} (recorded by the harness)") for name in _recorded(store, dataset))
     return out
+
+
+def _recorded(store: Store, dataset: str) -> list[str]:
+    from .store.recorded import stored_recorded_profiles_con
+
+    with store.connect(read_only=True) as con:
+        return stored_recorded_profiles_con(con, dataset)
 
 
 def find(profiles: list[ProfileInfo], name: str) -> ProfileInfo | None:
@@ -85,4 +95,4 @@ def default_for(profiles: list[ProfileInfo], wanted: str | None) -> str:
 
 
 __all__ = ["ProfileInfo", "available", "builtin", "default_for", "describe", "find", "help_text",
-           "is_judge_profile", "JUDGE_KIND", "RULES_KIND"]
+           "is_judge_profile", "JUDGE_KIND", "RECORDED_KIND", "RULES_KIND"]

@@ -447,9 +447,31 @@ def split_judge_profile(name: str) -> tuple[str, str]:
     return judge, rubric
 
 
+#: Scores an evaluation harness recorded with its samples (lm-eval's ``acc``, ``exact_match``) form a
+#: profile named after the metric, with the harness filter when it is not ``none``:
+#: ``harness:acc``, ``harness:exact_match,strict-match``. They are stored as imported and never
+#: recomputed (`score` rescores the built-in profiles only).
+HARNESS_PROFILE_PREFIX = "harness:"
+#: Prefixes of profiles whose scores another tool recorded.
+RECORDED_PROFILE_PREFIXES: tuple[str, ...] = (HARNESS_PROFILE_PREFIX,)
+
+
+def harness_profile_name(metric: str, filter_name: str | None = None) -> str:
+    """The profile of a harness metric (under a filter other than ``none``)."""
+    suffix = f",{filter_name}" if filter_name and filter_name != "none" else ""
+    return f"{HARNESS_PROFILE_PREFIX}{metric}{suffix}"
+
+
+def is_recorded_profile(name: object) -> bool:
+    """True for a well-formed recorded profile name (a known prefix, then a non-empty name)."""
+    return isinstance(name, str) and name == name.strip() and any(
+        name.startswith(prefix) and name[len(prefix):].strip() for prefix in RECORDED_PROFILE_PREFIXES)
+
+
 def is_profile_name(name: object) -> bool:
-    """A built-in profile or a well-formed judge profile name (whether a dataset has it is the store's to say)."""
-    return name in PROFILES or is_judge_profile(name)
+    """A built-in profile, a well-formed judge profile name or a recorded profile (whether a dataset
+    has it is the store's to say)."""
+    return name in PROFILES or is_judge_profile(name) or is_recorded_profile(name)
 
 
 JUDGE_PROFILE_HELP = (f"{JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC: the rubric scores a model judge gave (shown with its "

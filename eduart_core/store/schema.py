@@ -886,6 +886,18 @@ MIGRATIONS.append((24, "seeded gold pages in review rounds", [
     )""",
 ]))
 
+# Migration 27 (recorded profiles): the profiles whose scores an evaluation harness recorded with its
+# samples (``harness:acc``) per dataset, so that readers list them without scanning the scores.
+MIGRATIONS.append((27, "recorded profiles", [
+    """CREATE TABLE IF NOT EXISTS recorded_profiles (
+        profile TEXT NOT NULL,             -- harness:<metric>[,<filter>]
+        dataset TEXT NOT NULL,
+        source TEXT NOT NULL,              -- the tool that recorded the scores (lm-eval, lmms-eval)
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (profile, dataset)
+    )""",
+]))
+
 
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of

@@ -365,9 +365,11 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True, variant
     are averaged per item as in ``load_scores`` (``n_repeats_<profile>`` counts them).
     Reviewed score overrides apply as in ``load_scores`` (``overridden_<profile>`` marks them), and
     ``kind`` is each model's kind, so the selection can keep baselines out. Besides the built-in
-    profiles, every judge profile stored for the dataset has its columns (``store.judges``).
+    profiles, every judge profile stored for the dataset has its columns (``store.judges``), and every
+profile whose scores a harness recorded (``store.recorded``).
     """
     from .judges import stored_judge_profiles_con
+    from .recorded import stored_recorded_profiles_con
 
     latest_sql = """
         WITH mk AS (SELECT model, CAST(row_number() OVER (ORDER BY display_name) - 1 AS INTEGER) AS m FROM models),
@@ -392,7 +394,7 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True, variant
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
         latest = con.numpy(latest_sql.format(latest=latest_clause(con), only_sources=only_sources), [dataset] * 3)
-        profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset)]
+        profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset), *stored_recorded_profiles_con(con, dataset)]
         rid = np.asarray(latest["rid"], dtype=np.int64)
         # The scores of those responses: a range scan (responses of a dataset are written together)
         # matched in numpy, about twice as fast as joining a million score rows in the database.
