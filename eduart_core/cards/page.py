@@ -22,7 +22,8 @@ def _text(value: Any) -> str:
     if value is None or value == "" or value == []:
         return "—"
     if isinstance(value, (list, tuple)):
-        return html.escape(", ".join(str(v) for v in value))
+        return html.escape(", ".join(json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, dict)
+                                     else str(v) for v in value))
     if isinstance(value, dict):
         return html.escape(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return html.escape(str(value))
