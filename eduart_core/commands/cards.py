@@ -34,8 +34,8 @@ def _json(value: dict) -> str:
 
 
 def cmd_export_card(args: argparse.Namespace) -> int:
-    from ..cards.page import render_page
     from ..cards.eee import slug
+    from ..cards.page import render_page
     from ..fileio import atomic_write
 
     card = _card(args)
