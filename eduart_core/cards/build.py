@@ -12,10 +12,7 @@ from .. import __version__, views
 from ..errors import UserError
 from ..selection import Selection
 from . import sections
-
-#: The card's own format name and version (``import-card`` refuses any other).
-CARD_FORMAT = "eduart-exam-card"
-CARD_VERSION = 1
+from .version import CARD_FORMAT, CARD_VERSION
 
 
 def build_card(store_path: str, dataset: str, profile: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ..errors import UserError
 from ..jsonsafe import BadInput, read_json
 from ..store import Store
 from ..vocab import CONDITIONS, FORMATS, MODEL_KIND, MODEL_KINDS, SIMULATED_KIND
-from .build import CARD_FORMAT, CARD_VERSION
+from .version import CARD_FORMAT, CARD_VERSION
 
 
 class CardRejected(UserError):
