@@ -4,6 +4,7 @@ tests/data) for every demo dataset with scores; the page escapes text; a broken 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from eduart_core import views
 from eduart_core.cli import main
 from eduart_core.selection import Selection
+from eduart_core.store import Store
 
 SCHEMA = Path(__file__).parent / "data" / "every_eval_ever-0.3.0.eval.schema.json"
 JUDGE = "judge:sim-judge-faithful/open-v1"
@@ -69,6 +71,19 @@ def test_card_says_what_it_holds(demo_db, tmp_path):
     assert card["errata"]["current"] and card["judge"] is None
     page = (tmp_path / "demo.card.html").read_text(encoding="utf-8")
     assert card["item_bank"]["sha256"] in page and "Human baseline" in page and "<script" not in page
+
+
+def test_the_item_bank_counts_source_items_and_variants_apart(demo_db):
+    from eduart_core.cards.build import build_card
+    from eduart_core.store.items import load_items
+
+    card = build_card(str(demo_db), "demo-robust", "strict")
+    stored = load_items(Store(demo_db), "demo-robust")
+    sources = stored[stored["variant"].isna()]
+    assert card["item_bank"]["size"] == len(sources) == sum(f["items"] for f in card["formats"])
+    assert sum(card["item_bank"]["variants"].values()) == len(stored) - len(sources) > 0
+    lines = sorted(f"{i} {h}" for i, h in zip(sources["item_id"], sources["content_hash"]))
+    assert card["item_bank"]["sha256"] == hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def test_the_page_escapes_text_from_data(demo_db, tmp_path):

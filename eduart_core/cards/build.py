@@ -42,7 +42,7 @@ def build_card(store_path: str, dataset: str, profile: str) -> dict[str, Any]:
                     "aggregate_only": aggregate},
         "respondents": label.short() or ("published aggregates" if aggregate else "real models"),
         "item_bank": sections.item_bank(src, sel, aggregate),
-        "formats": sections.formats(src, sel),
+        "formats": sections.formats(src, sel, aggregate),
         "languages": sections.languages(src, sel, aggregate),
         "prompt_hashes": sorted({h for m in models for h in m["prompt_hashes"]}),
         "scoring": sections.scoring(src, sel, aggregate),

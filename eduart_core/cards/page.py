@@ -78,7 +78,7 @@ def render_page(card: dict[str, Any]) -> str:
     if scoring.get("warning"):
         parts.append(f"<p><strong>{_text(scoring['warning'])}</strong></p>")
     parts.append(_section("Item bank", bank["hash_of"], _facts([
-        ("items", bank["size"]), ("sha256", bank["sha256"]),
+        ("items", bank["size"]), ("sha256", bank["sha256"]), ("variant items by kind", bank.get("variants")),
         ("frozen bank versions", [v.get("version") for v in bank["frozen_versions"]])])))
     parts.append(_section("Formats", "items per format", table(card["formats"])))
     parts.append(_section("Languages", "items per language", table(card["languages"])))

@@ -16,14 +16,15 @@ from ..analysis.intervals import WILSON_WORDS
 from ..analysis.ranking import AGGREGATE_WORDS, INTERVAL_WORDS
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import HUMAN_KIND, format_label, language_label
+from ..vocab import HUMAN_KIND, format_label, language_label, ordered_formats
 
 SCORE_WORDS = ("mean item score (fraction 0-1) per model, condition and format; n = items answered (a model's "
                f"repeats averaged per item first); interval: {WILSON_WORDS} on n")
 PUBLISHED_SCORE_WORDS = ("published mean score (fraction 0-1) per model, condition and format; n = items behind the "
                          f"mean; interval: as published, else the {WILSON_WORDS} on n")
 OVERALL_WORDS = "macro = unweighted mean of the format means (fraction 0-1); micro = mean over all items; interval: "
-HASH_WORDS = "sha256 of the sorted lines '<item_id> <content sha256>' of the dataset's current items"
+HASH_WORDS = ("sha256 of the sorted lines '<item_id> <content sha256>' of the dataset's current source items (the "
+              "items the scores rest on; variant items are counted apart and left out, as every statistic does)")
 
 
 def plain(value: Any) -> Any:
@@ -49,37 +50,51 @@ def records(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
     return [{c: plain(v) for c, v in zip(keep, row)} for row in frame[keep].itertuples(index=False, name=None)]
 
 
+def _current_items(src: views.Source, dataset: str, variants: bool = False) -> pd.DataFrame:
+    """The dataset's current items: the source items the scores rest on, or (``variants``) the variant items
+    (`eduart_core.variants`), which every statistic leaves out."""
+    from ..views._base import items as current_items
+
+    rows = current_items(src, dataset)
+    if "variant" not in rows.columns:
+        return rows if not variants else rows.iloc[0:0]
+    return rows[rows["variant"].notna() == variants]
+
+
 def item_bank(src: views.Source, sel: Selection, aggregate_only: bool) -> dict[str, Any]:
     """Size and content hash of the item bank, with the frozen bank versions (IRT calibrations) if any."""
     if aggregate_only:
         return {"size": None, "sha256": None, "hash_of": "published aggregates: no items in the store",
-                "frozen_versions": []}
-    from ..views._base import items as current_items
-
-    rows = current_items(src, sel.dataset)
+                "variants": {}, "frozen_versions": []}
+    rows = _current_items(src, sel.dataset)
     lines = sorted(f"{i} {h}" for i, h in zip(rows["item_id"].astype(str), rows["content_hash"].astype(str)))
     digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
     banks = views.VIEWS["banks"].fn(src, sel)
+    variants = _current_items(src, sel.dataset, variants=True)["variant"].astype(str).value_counts().sort_index()
     return {"size": len(lines), "sha256": digest, "hash_of": HASH_WORDS,
+            "variants": {str(k): int(v) for k, v in variants.items()},
             "frozen_versions": records(banks, ["version", "irt_model", "n_items", "n_examinees", "fitted_at"])}
 
 
-def formats(src: views.Source, sel: Selection) -> list[dict[str, Any]]:
-    """Items per format (for published aggregates: the n behind the means)."""
-    frame = views.VIEWS["items_by_format"].fn(src, sel)
-    count = "items" if "items" in frame.columns else frame.columns[-1]
-    return [{"type": str(t), "label": format_label(str(t)), "items": plain(n)}
-            for t, n in zip(frame["type"], frame[count])]
+def formats(src: views.Source, sel: Selection, aggregate_only: bool) -> list[dict[str, Any]]:
+    """Items per format, in the vocabulary's order (for published aggregates: the n behind the means, from
+    the `items_by_format` view; for items, counted from the current items without the Overview's token
+    lengths, which a card does not need)."""
+    if aggregate_only:
+        frame = views.VIEWS["items_by_format"].fn(src, sel)
+        counts = dict(zip(frame["type"].astype(str), frame["items"]))
+    else:
+        counts = _current_items(src, sel.dataset)["type"].astype(str).value_counts().to_dict()
+    return [{"type": t, "label": format_label(t), "items": plain(counts[t])} for t in ordered_formats(counts)]
 
 
 def languages(src: views.Source, sel: Selection, aggregate_only: bool) -> list[dict[str, Any]]:
     """Items per language (none for published aggregates)."""
     if aggregate_only:
         return []
-    frame = views.VIEWS["items_by_language"].fn(src, sel)
-    count = "items" if "items" in frame.columns else frame.columns[-1]
-    return [{"language": plain(code), "label": language_label(code), "items": plain(n)}
-            for code, n in zip(frame["language"], frame[count])]
+    counts = _current_items(src, sel.dataset)["language"].astype(object).fillna("").value_counts().sort_index()
+    return [{"language": code or None, "label": language_label(code) if code else "not set", "items": plain(n)}
+            for code, n in counts.items()]
 
 
 def _params(text: Any) -> dict[str, Any]:
