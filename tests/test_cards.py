@@ -202,6 +202,11 @@ def test_a_card_never_lands_on_a_dataset_with_answers(demo_copy, tmp_path, capsy
     assert main(["import-card", str(tmp_path / "demo-vqa.card.json"), "--db", str(demo_copy),
                  "--dataset", "vqa-card"]) == 0
     assert _type_means(demo_copy, "vqa-card") == _type_means(demo_copy, "demo-vqa")
+    from eduart_core.store.team import load_events
+
+    events = load_events(Store(demo_copy))
+    imported = events[events["action"] == "card imported"]
+    assert list(imported["target"]) == ["vqa-card"] and imported["actor_name"].iloc[0]
 
 
 def test_export_card_refuses_unknown_dataset_and_profile(demo_db, tmp_path, capsys):
