@@ -222,3 +222,18 @@ def test_import_card_into_postgresql(demo_db, tmp_path, pg_url):
     _export_card(demo_db, tmp_path, "demo")
     assert main(["import-card", str(tmp_path / "demo.card.json"), "--db", pg_url]) == 0
     assert _type_means(pg_url, "demo") == _type_means(demo_db, "demo")
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_export_card_reads_alike_from_postgresql(demo_db, tmp_path, pg_url):
+    """The card's own store read (run dates, settings, repeats) and every section, on PostgreSQL."""
+    from eduart_core.cards.build import build_card
+
+    assert main(["store-copy", "--from", str(demo_db), "--to", pg_url, "--quiet"]) == 0
+    ours, theirs = build_card(str(demo_db), "demo", "strict"), build_card(pg_url, "demo", "strict")
+    for part in ("item_bank", "formats", "languages", "prompt_hashes", "conditions", "scores", "human_baseline"):
+        assert ours[part] == theirs[part], part
+    strip = ("asked_first", "asked_last")  # timestamps print alike up to the backends' text of a time
+    assert [{k: v for k, v in m.items() if k not in strip} for m in ours["models"]] == \
+           [{k: v for k, v in m.items() if k not in strip} for m in theirs["models"]]
