@@ -19,7 +19,7 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;p
 
 
 def _text(value: Any) -> str:
-    if value is None or value == "" or value == []:
+    if value is None or value == "" or value == [] or value == {}:
         return "—"
     if isinstance(value, (list, tuple)):
         return html.escape(", ".join(json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, dict)

@@ -13,10 +13,10 @@ import pandas as pd
 
 from .. import views
 from ..analysis.intervals import WILSON_WORDS
-from ..analysis.ranking import AGGREGATE_WORDS, INTERVAL_WORDS
+from ..analysis.ranking import AGGREGATE_WORDS, INTERVAL_WORDS, JUDGE_WORDS
 from ..errors import UserError
 from ..selection import Selection
-from ..vocab import HUMAN_KIND, format_label, language_label, ordered_formats
+from ..vocab import HUMAN_KIND, format_label, is_judge_profile, language_label, ordered_formats
 
 SCORE_WORDS = ("mean item score (fraction 0-1) per model, condition and format; n = items answered (a model's "
                f"repeats averaged per item first); interval: {WILSON_WORDS} on n")
@@ -143,7 +143,10 @@ def scores(src: views.Source, sel: Selection, aggregate_only: bool) -> tuple[dic
     """Per model, condition and format: n, mean and its 95% interval (every condition); the models shown."""
     frame = views.type_means(src, sel, all_conditions=True)
     rows = records(frame, ["model", "condition", "type", "n", "mean", "ci_low", "ci_high"])
-    return ({"what": PUBLISHED_SCORE_WORDS if aggregate_only else SCORE_WORDS, "rows": rows},
+    what = PUBLISHED_SCORE_WORDS if aggregate_only else SCORE_WORDS
+    if is_judge_profile(sel.profile):
+        what += "; under a judge profile these are the judge's own marks (the overall macro carries the correction)"
+    return ({"what": what, "rows": rows},
             {str(m) for m in frame["model"]})
 
 
@@ -156,8 +159,12 @@ def overall(src: views.Source, sel: Selection, conditions: list[str], aggregate_
         except UserError:
             continue
         rows += records(board, ["model", "condition", "macro", "macro_ci_low", "macro_ci_high", "micro", "n_items",
-                                "n_types", "rank_best", "rank_worst"])
-    return {"what": OVERALL_WORDS + (AGGREGATE_WORDS if aggregate_only else INTERVAL_WORDS), "rows": rows}
+                                "n_types", "rank_best", "rank_worst", "judge_graded"])
+    what = OVERALL_WORDS + (AGGREGATE_WORDS if aggregate_only else INTERVAL_WORDS)
+    if is_judge_profile(sel.profile):
+        what += (f"; judge-corrected where judge_graded (the human-graded answers the correction rests on) is above "
+                 f"0: {JUDGE_WORDS}")
+    return {"what": what, "rows": rows}
 
 
 def scoring(src: views.Source, sel: Selection, aggregate_only: bool) -> dict[str, Any]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..errors import UserError
@@ -16,7 +17,10 @@ def _card(args: argparse.Namespace) -> dict:
     store = Store(args.db)
     if not store.exists():
         raise UserError(f"no store at {store.path}: run `python -m eduart_core demo` or pass --db")
-    return build_card(str(store.path), args.dataset, args.profile)
+    card = build_card(str(store.path), args.dataset, args.profile)
+    if card["scoring"]["warning"]:  # numbers under a judge that has not passed: said here as `show` says it
+        print(f"warning: {card['scoring']['warning']}", file=sys.stderr)
+    return card
 
 
 def _folder(path: Path) -> Path:
