@@ -47,6 +47,12 @@ def test_export_card_then_import_card_reproduces_every_score_per_format(demo_db,
     assert after == before  # n, mean and interval of every model, condition and format, exactly
     flags = views.dataset_flags(views.Source.of(str(fresh)), dataset)
     assert flags.aggregate_only
+    # the models come back with their family, provider and API model id
+    stored = views.models(views.Source.of(str(fresh))).set_index("display_name")
+    for model in card["models"]:
+        row = stored.loc[model["model"]]
+        assert (row["family"], row["provider"], row["api_model_id"]) == (
+            model["family"], model["provider"], model["api_model_id"])
     # importing again replaces the rows: the same numbers, no duplicates
     assert main(["import-card", str(tmp_path / "out" / f"{dataset}.card.json"), "--db", str(fresh)]) == 0
     assert _type_means(fresh, dataset) == before
