@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.variants",    # variants (rotated options, perturbed images), probe
     "eduart_core.commands.capture",     # capture (exercise pages -> screenshots), exercise-site
     "eduart_core.commands.harness",     # import-harness, import-predictions
+    "eduart_core.commands.cards",       # export-card, export-eee, import-card
 ]
 
 
