@@ -43,6 +43,7 @@ from . import (
     team,
 )
 from . import errata as errata_views
+from . import run_diff as run_diff_views
 from ._base import (
     DatasetFlags,
     EmptySelection,
@@ -225,6 +226,10 @@ _SPECS = (
     ViewSpec("robustness_findings", robustness.robustness_findings, "Robustness and presentation: plain findings"),
     ViewSpec("item_variants", robustness.item_variants,
              "Item inspector: the variants of an item side by side, and which models flip on each"),
+    ViewSpec("run_diff", run_diff_views.run_diff,
+             "Runs, Compare runs: deltas against a baseline per format and overall, paired intervals"),
+    ViewSpec("run_diff_items", run_diff_views.run_diff_items,
+             "Runs, Compare runs: per item regressions and improvements against a baseline (option only)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

@@ -1,0 +1,145 @@
+"""Runs against a baseline: per format and overall deltas with paired intervals, and the items that changed.
+
+Why paired: a run and its baseline answer the same items, so the interval of their difference is
+computed on the per-item differences over the items both answered (a paired bootstrap: items are
+resampled with replacement, the pairs kept together). Two separate intervals would hide a real
+change under the item-to-item spread they share. Overall is the macro average (mean of the format
+means, as the leaderboard ranks) with items resampled within each format
+(`paired_macro_difference`); per format it is the mean difference over that format's items. The
+seed is fixed, so the page and `show run_diff` print the same interval.
+
+Words never claim more than the interval carries: "higher" or "lower" only when the whole interval
+lies above or below 0, else "interval includes 0". Each interval is 95% on its own (not adjusted
+for the number of rows compared).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+from ..vocab import format_rank
+from ._frame import prepare
+from .paired import N_BOOT, SEED, paired_macro_difference
+
+#: The `scope` of the overall row (the macro average), beside the format rows.
+OVERALL = "overall (macro average)"
+#: How the interval is computed, for captions and the view's attrs.
+INTERVAL = (f"paired bootstrap over the items both answered ({N_BOOT} resamples, percentile 95% interval; "
+            "overall: items resampled within each format)")
+#: The per-item filters: every changed item, or one direction.
+ITEM_FILTERS = {"changed": "every item whose score changed", "regressions": "regressions (score went down)",
+                "improvements": "improvements (score went up)"}
+REGRESSION, IMPROVEMENT = "regression", "improvement"
+_EPS = 1e-9
+
+
+def paired_pairs(df: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
+    """The items both ``baseline`` and ``run`` answered: item_id, type, baseline_score, run_score, change
+    (run minus baseline), sorted by item. Input: the long frame of one condition."""
+    d, _ = prepare(df, ["model", "item_id", "type", "score"])
+    d = d.assign(model=d["model"].astype(str), item_id=d["item_id"].astype(str), type=d["type"].astype(str))
+    a = d[d["model"] == baseline].drop_duplicates("item_id", keep="last").set_index("item_id")
+    b = d[d["model"] == run].drop_duplicates("item_id", keep="last").set_index("item_id")
+    pairs = a[["type", "score"]].rename(columns={"score": "baseline_score"}).join(
+        b[["score"]].rename(columns={"score": "run_score"}), how="inner")
+    pairs = pairs.dropna(subset=["baseline_score", "run_score"]).reset_index().sort_values("item_id")
+    pairs["change"] = pairs["run_score"].astype(float) - pairs["baseline_score"].astype(float)
+    return pairs.reset_index(drop=True)
+
+
+def paired_mean_interval(diff: np.ndarray, *, n_boot: int = N_BOOT, seed: int = SEED,
+                         level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of the mean of paired differences (items resampled with replacement).
+
+    Fewer than two pairs: no interval (NaN, NaN), rather than a zero-width one from a single item."""
+    diff = np.asarray(diff, dtype=float)
+    if len(diff) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    draws = diff[rng.integers(0, len(diff), size=(n_boot, len(diff)))].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def change_words(delta: float, low: float, high: float, n_changed: int) -> str:
+    """What the interval carries, in words: a direction only when the whole interval is on one side of 0."""
+    if n_changed == 0:
+        return "same score on every item"
+    if np.isnan(low) or np.isnan(high):
+        return "too few items for an interval"
+    if low > 0:
+        return "higher (interval above 0)"
+    if high < 0:
+        return "lower (interval below 0)"
+    return "interval includes 0"
+
+
+def _row(run: str, baseline: str, scope: str, fmt: str | None, pairs: pd.DataFrame, delta: float,
+         low: float, high: float) -> dict:
+    up = int((pairs["change"] > _EPS).sum())
+    down = int((pairs["change"] < -_EPS).sum())
+    return {"run": run, "baseline": baseline, "scope": scope, "type": fmt, "n_items": int(len(pairs)),
+            "baseline_mean": float(pairs["baseline_score"].mean()), "run_mean": float(pairs["run_score"].mean()),
+            "delta": float(delta), "ci_low": low, "ci_high": high, "n_improved": up, "n_regressed": down,
+            "change": change_words(delta, low, high, up + down)}
+
+
+RUN_DELTA_COLUMNS = ["run", "baseline", "scope", "type", "n_items", "baseline_mean", "run_mean", "delta", "ci_low",
+                     "ci_high", "n_improved", "n_regressed", "change"]
+
+
+def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int = N_BOOT, seed: int = SEED,
+               level: float = 0.95) -> pd.DataFrame:
+    """Per run: the overall (macro) delta against ``baseline`` and the delta per format, each with its
+    paired interval (`INTERVAL`). Rows of a run that shares no item with the baseline are left out.
+
+    ``baseline_mean`` and ``run_mean`` are over the paired items only (micro within the row; the
+    overall row's ``delta`` is the difference of macro averages, its means are micro)."""
+    rows: list[dict] = []
+    for run in runs:
+        if run == baseline:
+            continue
+        pairs = paired_pairs(df, baseline, run)
+        if pairs.empty:
+            continue
+        pair_frame = pd.concat([pairs.assign(model=baseline, score=pairs["baseline_score"]),
+                                pairs.assign(model=run, score=pairs["run_score"])])
+        macro = paired_macro_difference(pair_frame, run, baseline, n_boot=n_boot, seed=seed, level=level)
+        rows.append(_row(run, baseline, OVERALL, None, pairs, macro["diff_macro"], macro["ci_low"],
+                         macro["ci_high"]))
+        for fmt in sorted(pairs["type"].unique(), key=format_rank):
+            part = pairs[pairs["type"] == fmt]
+            low, high = paired_mean_interval(part["change"].to_numpy(), n_boot=n_boot, seed=seed, level=level)
+            rows.append(_row(run, baseline, "format", str(fmt), part, float(part["change"].mean()), low, high))
+    return pd.DataFrame(rows, columns=RUN_DELTA_COLUMNS)
+
+
+RUN_ITEM_COLUMNS = ["run", "baseline", "item_id", "type", "baseline_score", "run_score", "change", "direction"]
+
+
+def run_item_changes(df: pd.DataFrame, baseline: str, runs: list[str], only: str = "changed") -> pd.DataFrame:
+    """The items whose score changed between ``baseline`` and each run (both answered), largest drop first.
+
+    ``direction`` is "regression" (the run scored lower) or "improvement"; ``only`` is one of
+    `ITEM_FILTERS` (changed, regressions, improvements)."""
+    if only not in ITEM_FILTERS:
+        raise UserError(f"unknown item filter {only!r}; use one of {', '.join(ITEM_FILTERS)}")
+    parts = []
+    for run in runs:
+        if run == baseline:
+            continue
+        pairs = paired_pairs(df, baseline, run)
+        changed = pairs[pairs["change"].abs() > _EPS]
+        parts.append(changed.assign(run=run, baseline=baseline))
+    frame = pd.concat(parts) if parts else pd.DataFrame(columns=RUN_ITEM_COLUMNS)
+    if frame.empty:
+        return pd.DataFrame(columns=RUN_ITEM_COLUMNS)
+    frame["direction"] = np.where(frame["change"] < 0, REGRESSION, IMPROVEMENT)
+    if only == "regressions":
+        frame = frame[frame["direction"] == REGRESSION]
+    elif only == "improvements":
+        frame = frame[frame["direction"] == IMPROVEMENT]
+    frame = frame.sort_values(["change", "run", "item_id"], kind="mergesort")
+    return frame[RUN_ITEM_COLUMNS].reset_index(drop=True)
