@@ -5,7 +5,7 @@ examinee there would move them. A copy of the demo items (the same plates, store
 three examinees instead, all simulated and labelled so:
 
 - *Sim Atlas (simulated)*: the first run;
-- *Sim Atlas, second run (simulated)*: the same simulated model asked again offline with a changed
+- *Sim Atlas run 2 (simulated)*: the same simulated model asked again offline with a changed
   prompt that hurts open completion (its ability there lowered) and a fifth of its answers drawn
   afresh (as a sampled model at a temperature above 0 would), the rest word for word as before;
 - *Sim Borea (simulated)*: another model, so that N runs can be set against one baseline.
@@ -30,7 +30,7 @@ RERUN_SEED = 4545
 FIRST = SimModel("sim-rerun-atlas", "Sim Atlas (simulated)", 0.6, malformed_rate=0.02)
 OTHER = SimModel("sim-rerun-borea", "Sim Borea (simulated)", 0.1, malformed_rate=0.03)
 #: The second run: the first run's model with open completion made harder and a share of answers redrawn.
-SECOND_KEY, SECOND_NAME = "sim-rerun-atlas-2", "Sim Atlas, second run (simulated)"
+SECOND_KEY, SECOND_NAME = "sim-rerun-atlas-2", "Sim Atlas run 2 (simulated)"
 SECOND_CHANGE = {"format_offsets": {"completion_open": -2.0}, "repeat_noise": 0.2}
 
 

@@ -52,6 +52,10 @@ def resolve_baseline(src: Source, sel: Selection, baseline: str) -> str:
 def compared_runs(src: Source, sel: Selection, baseline: str) -> list[str]:
     """The runs set against the baseline: the selection's models, else every model with answers (the
     selection's baseline and people switches apply), the baseline itself left out."""
+    known = models_with_data(src, sel.dataset, baselines=True, humans=True)
+    unknown = [n for n in sel.models if n not in known]
+    if unknown:
+        raise UserError(not_found("model", unknown[0], where=f"dataset {sel.dataset}", available=known))
     names = list(sel.models) or models_with_data(src, sel.dataset, baselines=sel.baselines, humans=sel.humans)
     return [n for n in names if n != baseline]
 
