@@ -36,7 +36,12 @@ def _pickers(src: views.Source, sel: Selection) -> tuple[str, list[str]] | None:
     baseline = left.selectbox("Baseline", names, key="rundiff_baseline",
                               help="The run the others are set against (`show run_diff --option baseline=RUN`).")
     others = [n for n in names if n != baseline]
-    runs = right.multiselect("Runs compared", others, default=others, key="rundiff_runs")
+    kept = [n for n in st.session_state.get("rundiff_runs") or [] if n in others]
+    if st.session_state.get("_rundiff_for") != (sel.dataset, baseline) or "rundiff_runs" not in st.session_state:
+        kept = others  # a new baseline (or dataset) sets every other run against it
+    st.session_state["_rundiff_for"] = (sel.dataset, baseline)
+    st.session_state["rundiff_runs"] = kept
+    runs = right.multiselect("Runs compared", others, key="rundiff_runs")
     return baseline, runs
 
 
