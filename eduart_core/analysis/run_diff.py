@@ -36,18 +36,29 @@ REGRESSION, IMPROVEMENT = "regression", "improvement"
 _EPS = 1e-9
 
 
-def paired_pairs(df: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
-    """The items both ``baseline`` and ``run`` answered: item_id, type, baseline_score, run_score, change
-    (run minus baseline), sorted by item. Input: the long frame of one condition."""
+def _by_model(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each model's checked rows (item_id, type, score; the last answer of an item), split once per
+    call however many runs are compared."""
     d, _ = prepare(df, ["model", "item_id", "type", "score"])
     d = d.assign(model=d["model"].astype(str), item_id=d["item_id"].astype(str), type=d["type"].astype(str))
-    a = d[d["model"] == baseline].drop_duplicates("item_id", keep="last").set_index("item_id")
-    b = d[d["model"] == run].drop_duplicates("item_id", keep="last").set_index("item_id")
-    pairs = a[["type", "score"]].rename(columns={"score": "baseline_score"}).join(
-        b[["score"]].rename(columns={"score": "run_score"}), how="inner")
+    return {str(m): g.drop_duplicates("item_id", keep="last").set_index("item_id")[["type", "score"]]
+            for m, g in d.groupby("model", sort=False)}
+
+
+def _pairs(models: dict[str, pd.DataFrame], baseline: str, run: str) -> pd.DataFrame:
+    empty = pd.DataFrame(columns=["type", "score"], index=pd.Index([], name="item_id"))
+    a, b = models.get(baseline, empty), models.get(run, empty)
+    pairs = a.rename(columns={"score": "baseline_score"}).join(b[["score"]].rename(columns={"score": "run_score"}),
+                                                               how="inner")
     pairs = pairs.dropna(subset=["baseline_score", "run_score"]).reset_index().sort_values("item_id")
     pairs["change"] = pairs["run_score"].astype(float) - pairs["baseline_score"].astype(float)
     return pairs.reset_index(drop=True)
+
+
+def paired_pairs(df: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
+    """The items both ``baseline`` and ``run`` answered: item_id, type, baseline_score, run_score, change
+    (run minus baseline), sorted by item. Input: the long frame of one condition."""
+    return _pairs(_by_model(df), baseline, run)
 
 
 def _resampled_means(diff: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -110,14 +121,15 @@ def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int 
     ``baseline_mean`` and ``run_mean`` are over the paired items only (micro within the row; the
     overall row's ``delta`` is the difference of macro averages, its means are micro)."""
     rows: list[dict] = []
+    d = _by_model(df)
     for run in runs:
         if run == baseline:
             continue
-        pairs = paired_pairs(df, baseline, run)
+        pairs = _pairs(d, baseline, run)
         if pairs.empty:
             continue
-        formats = sorted(pairs["type"].unique(), key=format_rank)
-        parts = {fmt: pairs[pairs["type"] == fmt] for fmt in formats}
+        grouped = dict(tuple(pairs.groupby("type", sort=False)))
+        parts = {fmt: grouped[fmt] for fmt in sorted(grouped, key=format_rank)}
         macro = float(np.mean([p["change"].mean() for p in parts.values()]))
         low, high = paired_interval([p["change"].to_numpy() for p in parts.values()], n_boot=n_boot, seed=seed,
                                     level=level)
@@ -139,10 +151,11 @@ def run_item_changes(df: pd.DataFrame, baseline: str, runs: list[str], only: str
     if only not in ITEM_FILTERS:
         raise UserError(f"unknown item filter {only!r}; use one of {', '.join(ITEM_FILTERS)}")
     parts = []
+    d = _by_model(df)
     for run in runs:
         if run == baseline:
             continue
-        pairs = paired_pairs(df, baseline, run)
+        pairs = _pairs(d, baseline, run)
         changed = pairs[pairs["change"].abs() > _EPS]
         parts.append(changed.assign(run=run, baseline=baseline))
     frame = pd.concat(parts) if parts else pd.DataFrame(columns=RUN_ITEM_COLUMNS)
