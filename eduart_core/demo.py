@@ -182,10 +182,17 @@ def build_contamination(store: Store, say: Progress) -> dict:
     return build_contamination_demo(store, say)
 
 
+def build_rerun(store: Store, say: Progress) -> dict:
+    """`demo-rerun`: the demo items, two simulated models and a second run of one of them (Compare runs)."""
+    from .rerun_demo import build_rerun_demo
+
+    return build_rerun_demo(store, say)
+
+
 #: Every part of the demo store, in build order (explicit: adding demo content is one line here).
 DEMO_BUILDERS: tuple[Builder, ...] = (build_benchmark, build_reference, build_people_panel, build_study_references,
                                       build_vqa_study, build_muse_study, build_extraction_round, build_open_answers,
-                                      build_gold_demo, build_robustness, build_contamination)
+                                      build_gold_demo, build_robustness, build_contamination, build_rerun)
 
 
 def _populate(store: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:

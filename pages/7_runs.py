@@ -26,7 +26,7 @@ from eduart_core.runner.batch.status import jobs_frame
 from eduart_core.runner.launch import LaunchOptions, plan_launch
 from eduart_core.team import LAUNCH_RUN, local
 from eduart_core.text import plain
-from pages import common
+from pages import common, compare_runs
 
 common.through_app()  # a server's first run serves this file alone: app.py draws it
 
@@ -486,6 +486,9 @@ if not batch_jobs.empty:
                              "n_failed", "n_answered", "n_errors", "n_missing", "estimated_cost_usd", "actual_cost_usd",
                              "submitted_at", "finished_at", "message", "job_id", "launch_id"]],
                  hide_index=True, width="stretch")
+
+# ---------------------------------------------------------------- runs against a baseline
+compare_runs.section(common.source(), common.current_selection())
 
 # ---------------------------------------------------------------- reproducibility
 st.subheader("Reproducibility")

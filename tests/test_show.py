@@ -19,6 +19,7 @@ import pytest
 
 from eduart_core import views
 from eduart_core.errors import UserError
+from eduart_core.rerun_demo import DEMO_RERUN_DATASET
 from eduart_core.robustness_demo import DEMO_ROBUST_DATASET
 from eduart_core.selection import Selection
 from eduart_core.vocab import DEFAULT_DATASET, DEMO_OPEN_DATASET, STUDY_DEMO_DATASETS
@@ -37,9 +38,10 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          **{name: ["--option", "rater=Sim grader B (simulated)"] for name in ("my_record", "my_agreement",
                                                                           "my_severity")},
          "my_gold": ["--option", "rater=Sim lenient grader (simulated)"],
-         "item_variants": ["--option", "item=vqa-005"]}
+         "item_variants": ["--option", "item=vqa-005"],
+         **{name: ["--option", "baseline=Sim Atlas (simulated)"] for name in ("run_diff", "run_diff_items")}}
 #: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
-DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET, DEMO_ROBUST_DATASET)
+DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET, DEMO_ROBUST_DATASET, DEMO_RERUN_DATASET)
 
 
 def show(db: Path, *args: str) -> subprocess.CompletedProcess:

@@ -44,6 +44,7 @@ from . import (
 )
 from . import contamination as contamination_views
 from . import errata as errata_views
+from . import run_diff as run_diff_views
 from ._base import (
     DatasetFlags,
     EmptySelection,
@@ -232,6 +233,10 @@ _SPECS = (
              "Robustness: which models hit the contamination probe of each item"),
     ViewSpec("contamination_period", contamination_views.contamination_period,
              "Robustness: accuracy before vs after each model's training cutoff (items with a publication date)"),
+    ViewSpec("run_diff", run_diff_views.run_diff,
+             "Runs, Compare runs: deltas against a baseline per format and overall, paired intervals"),
+    ViewSpec("run_diff_items", run_diff_views.run_diff_items,
+             "Runs, Compare runs: per item regressions and improvements against a baseline (option only)"),
 )
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above

@@ -1,0 +1,170 @@
+"""Runs against a baseline: per format and overall deltas with paired intervals, and the items that changed.
+
+Why paired: a run and its baseline answer the same items, so the interval of their difference is
+computed on the per-item differences over the items both answered (a paired bootstrap: items are
+resampled with replacement, the pairs kept together). Two separate intervals would hide a real
+change under the item-to-item spread they share. Overall is the macro average (mean of the format
+means, as the leaderboard ranks) with items resampled within each format (as
+`paired_macro_difference` does); per format it is the mean difference over that format's items.
+The resamples are drawn as multinomial counts over the distinct differences (the same bootstrap
+distribution, fast for any number of items). The seed is fixed, so the page and `show run_diff`
+print the same interval.
+
+Words never claim more than the interval carries: "higher" or "lower" only when the whole interval
+lies above or below 0, else "interval includes 0". Each interval is 95% on its own (not adjusted
+for the number of rows compared).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import UserError
+from ..vocab import format_rank
+from ._frame import prepare
+from .paired import N_BOOT, SEED
+
+#: The `scope` of the overall row (the macro average), beside the format rows.
+OVERALL = "overall (macro average)"
+#: How the interval is computed, for captions and the view's attrs.
+INTERVAL = (f"paired bootstrap over the items both answered ({N_BOOT} resamples, percentile 95% interval; "
+            "overall: items resampled within each format)")
+#: The per-item filters: every changed item, or one direction.
+ITEM_FILTERS = {"changed": "every item whose score changed", "regressions": "regressions (score went down)",
+                "improvements": "improvements (score went up)"}
+REGRESSION, IMPROVEMENT = "regression", "improvement"
+_EPS = 1e-9
+
+
+def _by_model(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each model's checked rows (item_id, type, score; the last answer of an item), split once per
+    call however many runs are compared."""
+    d, _ = prepare(df, ["model", "item_id", "type", "score"])
+    d = d.assign(model=d["model"].astype(str), item_id=d["item_id"].astype(str), type=d["type"].astype(str))
+    return {str(m): g.drop_duplicates("item_id", keep="last").set_index("item_id")[["type", "score"]]
+            for m, g in d.groupby("model", sort=False)}
+
+
+def _pairs(models: dict[str, pd.DataFrame], baseline: str, run: str) -> pd.DataFrame:
+    empty = pd.DataFrame(columns=["type", "score"], index=pd.Index([], name="item_id"))
+    a, b = models.get(baseline, empty), models.get(run, empty)
+    pairs = a.rename(columns={"score": "baseline_score"}).join(b[["score"]].rename(columns={"score": "run_score"}),
+                                                               how="inner")
+    pairs = pairs.dropna(subset=["baseline_score", "run_score"]).reset_index().sort_values("item_id")
+    pairs["change"] = pairs["run_score"].astype(float) - pairs["baseline_score"].astype(float)
+    return pairs.reset_index(drop=True)
+
+
+def paired_pairs(df: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
+    """The items both ``baseline`` and ``run`` answered: item_id, type, baseline_score, run_score, change
+    (run minus baseline), sorted by item. Input: the long frame of one condition."""
+    return _pairs(_by_model(df), baseline, run)
+
+
+def _resampled_means(diff: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_boot`` bootstrap means of ``diff`` (items drawn with replacement), drawn as multinomial counts
+    over its distinct values: the same distribution as resampling items one by one, in time that grows
+    with the distinct differences (a handful for right/wrong scores), not with the items."""
+    values, counts = np.unique(diff, return_counts=True)
+    draws = rng.multinomial(len(diff), counts / counts.sum(), size=n_boot)
+    return draws @ values / len(diff)
+
+
+def paired_interval(groups: list[np.ndarray], *, n_boot: int = N_BOOT, seed: int = SEED,
+                    level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of the mean of the group means of paired differences, items resampled within
+    each group (one group: the mean difference; one group per format: the macro-average difference).
+
+    Fewer than two pairs in all give no interval (NaN, NaN), rather than a zero-width one."""
+    groups = [np.asarray(g, dtype=float) for g in groups if len(g)]
+    if sum(len(g) for g in groups) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    draws = np.mean([_resampled_means(g, n_boot, rng) for g in groups], axis=0)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def change_words(delta: float, low: float, high: float, n_changed: int) -> str:
+    """What the interval carries, in words: a direction only when the whole interval is on one side of 0."""
+    if n_changed == 0:
+        return "same score on every item"
+    if np.isnan(low) or np.isnan(high):
+        return "too few items for an interval"
+    if low > 0:
+        return "higher (interval above 0)"
+    if high < 0:
+        return "lower (interval below 0)"
+    return "interval includes 0"
+
+
+def _row(run: str, baseline: str, scope: str, fmt: str | None, pairs: pd.DataFrame, delta: float,
+         low: float, high: float) -> dict:
+    up = int((pairs["change"] > _EPS).sum())
+    down = int((pairs["change"] < -_EPS).sum())
+    return {"run": run, "baseline": baseline, "scope": scope, "type": fmt, "n_items": int(len(pairs)),
+            "baseline_mean": float(pairs["baseline_score"].mean()), "run_mean": float(pairs["run_score"].mean()),
+            "delta": float(delta), "ci_low": low, "ci_high": high, "n_improved": up, "n_regressed": down,
+            "change": change_words(delta, low, high, up + down)}
+
+
+RUN_DELTA_COLUMNS = ["run", "baseline", "scope", "type", "n_items", "baseline_mean", "run_mean", "delta", "ci_low",
+                     "ci_high", "n_improved", "n_regressed", "change"]
+
+
+def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int = N_BOOT, seed: int = SEED,
+               level: float = 0.95) -> pd.DataFrame:
+    """Per run: the overall (macro) delta against ``baseline`` and the delta per format, each with its
+    paired interval (`INTERVAL`). Rows of a run that shares no item with the baseline are left out.
+
+    ``baseline_mean`` and ``run_mean`` are over the paired items only (micro within the row; the
+    overall row's ``delta`` is the difference of macro averages, its means are micro)."""
+    rows: list[dict] = []
+    d = _by_model(df)
+    for run in runs:
+        if run == baseline:
+            continue
+        pairs = _pairs(d, baseline, run)
+        if pairs.empty:
+            continue
+        grouped = dict(tuple(pairs.groupby("type", sort=False)))
+        parts = {fmt: grouped[fmt] for fmt in sorted(grouped, key=format_rank)}
+        macro = float(np.mean([p["change"].mean() for p in parts.values()]))
+        low, high = paired_interval([p["change"].to_numpy() for p in parts.values()], n_boot=n_boot, seed=seed,
+                                    level=level)
+        rows.append(_row(run, baseline, OVERALL, None, pairs, macro, low, high))
+        for fmt, part in parts.items():
+            low, high = paired_interval([part["change"].to_numpy()], n_boot=n_boot, seed=seed, level=level)
+            rows.append(_row(run, baseline, "format", str(fmt), part, float(part["change"].mean()), low, high))
+    return pd.DataFrame(rows, columns=RUN_DELTA_COLUMNS)
+
+
+RUN_ITEM_COLUMNS = ["run", "baseline", "item_id", "type", "baseline_score", "run_score", "change", "direction"]
+
+
+def run_item_changes(df: pd.DataFrame, baseline: str, runs: list[str], only: str = "changed") -> pd.DataFrame:
+    """The items whose score changed between ``baseline`` and each run (both answered), largest drop first.
+
+    ``direction`` is "regression" (the run scored lower) or "improvement"; ``only`` is one of
+    `ITEM_FILTERS` (changed, regressions, improvements)."""
+    if only not in ITEM_FILTERS:
+        raise UserError(f"unknown item filter {only!r}; use one of {', '.join(ITEM_FILTERS)}")
+    parts = []
+    d = _by_model(df)
+    for run in runs:
+        if run == baseline:
+            continue
+        pairs = _pairs(d, baseline, run)
+        changed = pairs[pairs["change"].abs() > _EPS]
+        parts.append(changed.assign(run=run, baseline=baseline))
+    frame = pd.concat(parts) if parts else pd.DataFrame(columns=RUN_ITEM_COLUMNS)
+    if frame.empty:
+        return pd.DataFrame(columns=RUN_ITEM_COLUMNS)
+    frame["direction"] = np.where(frame["change"] < 0, REGRESSION, IMPROVEMENT)
+    if only == "regressions":
+        frame = frame[frame["direction"] == REGRESSION]
+    elif only == "improvements":
+        frame = frame[frame["direction"] == IMPROVEMENT]
+    frame = frame.sort_values(["change", "run", "item_id"], kind="mergesort")
+    return frame[RUN_ITEM_COLUMNS].reset_index(drop=True)
