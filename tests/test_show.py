@@ -36,7 +36,8 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
          **{name: ["--option", "rater=Sim grader B (simulated)"] for name in ("my_record", "my_agreement",
                                                                           "my_severity")},
          "my_gold": ["--option", "rater=Sim lenient grader (simulated)"],
-         "item_variants": ["--option", "item=vqa-005"]}
+         "item_variants": ["--option", "item=vqa-005"],
+         "contamination_period": ["--option", "cutoff=2021"]}
 #: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
 DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET, DEMO_ROBUST_DATASET)
 
