@@ -82,13 +82,21 @@ def answer(model: RobustModel, record: dict, source: dict, seed: int) -> str:
     return json.dumps({"Answers": [{"id": chosen}]})
 
 
+def published_year(item_id: str, seed: int = ROBUST_SEED) -> str:
+    """A made-up publication year (2018 to 2025) per item, so that the accuracy before and after a
+    training cutoff (`show contamination_period --option cutoff=...`) has dates to read."""
+    return str(2018 + int(_unit(seed, "published", item_id) * 8))
+
+
 def _copy_items(store: Store) -> int:
-    """The demo-vqa items (records and stored images) as the sources of demo-robust."""
+    """The demo-vqa items (records and stored images) as the sources of demo-robust, each tagged with a
+    made-up publication year."""
     from .store.items import ImportReport, load_items, prepare_items, store_prepared
 
     frame = load_items(store, DEMO_VQA_DATASET)
     frame = frame[frame["variant_of"].isna() & (frame["type"] == "multiple_choice_radio")]
-    records = [{**r, "item_id": i} for i, r in zip(frame["item_id"], frame["record"])]
+    records = [{**r, "item_id": i, "tags": {**(r.get("tags") or {}), "published": published_year(i)}}
+               for i, r in zip(frame["item_id"], frame["record"])]
     hashes = {i: h for i, h in zip(frame["item_id"], frame["image_hash"]) if h}
     report = ImportReport(dataset=DEMO_ROBUST_DATASET)
     with store.transaction() as con:

@@ -5,6 +5,7 @@ import streamlit as st
 
 from eduart_core import views
 from eduart_core.charts import robustness as charts
+from eduart_core.errors import UserError
 from eduart_core.text import plain
 from pages import common
 
@@ -59,9 +60,11 @@ else:
     hits = views.contamination_items(src, sel)
     common.table(hits[hits["n_hits"] > 0], "contamination_items", "Items whose probe some model hit: "
                  + hits.attrs["caption"])
+cutoff = st.text_input("Training cutoff for the models without one in models.toml (e.g. 2024-06)", key="cutoff",
+                       help="Items carry a publication date in tags.published; leave empty to use only the registry's.")
 try:
-    period = views.contamination_period(src, sel)
-except views.EmptySelection as exc:
+    period = views.contamination_period(src, sel, cutoff=cutoff.strip())
+except (views.EmptySelection, UserError) as exc:
     st.caption(plain(exc))
 else:
     common.table(period, "contamination_period", period.attrs["caption"],

@@ -170,7 +170,7 @@ def test_accuracy_before_and_after_a_cutoff():
                            "item_id": ["a", "b", "c", "d", "e", "f", "a", "b"],
                            "correct": [True, True, True, False, False, True, True, False]})
     published = {"a": "2023", "b": "2024-05", "c": "2024-06-30", "d": "2025-01", "e": "2025-02-01", "f": "2026"}
-    table = period_accuracy(scores, published, {"m": "2024-06"}).set_index("period")
+    table = period_accuracy(scores.assign(model_key=scores["model"]), published, {"m": "2024-06"}).set_index("period")
     assert table.loc["before cutoff", "n_items"] == 3 and table.loc["before cutoff", "accuracy"] == 1.0
     assert table.loc["after cutoff", "n_items"] == 3 and table.loc["after cutoff", "accuracy"] == pytest.approx(1 / 3)
     assert table.loc["after cutoff", "accuracy_low"] < 1 / 3 < table.loc["after cutoff", "accuracy_high"]
@@ -185,5 +185,21 @@ def test_a_registry_cutoff_must_be_a_date(tmp_path):
     path.write_text('[models.m]\ndisplay_name = "M"\nprovider = "offline"\napi_model_id = "m"\ncutoff = "2025-06"\n')
     assert load_registry(path)["m"].cutoff == "2025-06"
     path.write_text('[models.m]\ndisplay_name = "M"\nprovider = "offline"\napi_model_id = "m"\ncutoff = "June"\n')
-    with pytest.raises(UserError, match="cutoff must be a date"):
+    with pytest.raises(UserError, match="cutoff must be a date as text"):
         load_registry(path)
+
+
+def test_the_demo_period_view_reads_publication_years_and_a_cutoff_option(demo_db):
+    from eduart_core import views
+    from eduart_core.errors import UserError
+    from eduart_core.selection import Selection
+
+    views.clear_caches()
+    src, sel = views.Source.of(Store(demo_db)), Selection(dataset=DEMO_ROBUST_DATASET)
+    with pytest.raises(views.EmptySelection, match="No model has a training cutoff"):
+        views.contamination_period(src, sel)
+    table = views.contamination_period(src, sel, cutoff="2021")
+    assert set(table["period"]) == {"before cutoff", "after cutoff"}
+    assert table.groupby("model")["n_items"].sum().eq(74).all()  # every demo-robust source has a year
+    with pytest.raises(UserError, match="option cutoff must be a date"):
+        views.contamination_period(src, sel, cutoff="soon")

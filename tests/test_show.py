@@ -39,7 +39,8 @@ NEEDS = {"item_changes": ["--option", "model=Sim A (strong recogniser)"],
                                                                           "my_severity")},
          "my_gold": ["--option", "rater=Sim lenient grader (simulated)"],
          "item_variants": ["--option", "item=vqa-005"],
-         **{name: ["--option", "baseline=Sim Atlas (simulated)"] for name in ("run_diff", "run_diff_items")}}
+         **{name: ["--option", "baseline=Sim Atlas (simulated)"] for name in ("run_diff", "run_diff_items")},
+         "contamination_period": ["--option", "cutoff=2021"]}
 #: The datasets the demo builds, in the order a view is tried on them: the benchmark, the studies, the written answers.
 DEMO_DATASETS = (DEFAULT_DATASET, *STUDY_DEMO_DATASETS, DEMO_OPEN_DATASET, DEMO_ROBUST_DATASET, DEMO_RERUN_DATASET)
 

@@ -101,16 +101,18 @@ def probe_auroc(leaked: np.ndarray, hit: np.ndarray) -> float:
 
 
 def period_accuracy(scores: pd.DataFrame, published: dict[str, str], cutoffs: dict[str, str]) -> pd.DataFrame:
-    """Per model with a training cutoff: accuracy on the items published before it and on those
+    """Per model with a training cutoff (``cutoffs`` by model key, the ``model_key`` column where the
+    frame has one): accuracy on the items published before it and on those
     published after it (Wilson 95%), over the items with a publication date. Dates compare as ISO
     text (``2024`` < ``2024-06`` < ``2025-01-01``): an item published in the cutoff's own period
     counts as before it. A model that knows the older items only scores higher before its cutoff."""
-    frame = scores[["model", "condition", "item_id", "correct"]].copy()
+    key = "model_key" if "model_key" in scores else "model"
+    frame = scores[["model", "condition", "item_id", "correct"]].assign(key=scores[key].astype(str))
     frame["item_id"] = frame["item_id"].astype(str)
-    frame = frame[frame["model"].astype(str).isin(cutoffs) & frame["item_id"].isin(published)]
+    frame = frame[frame["key"].isin(cutoffs) & frame["item_id"].isin(published)]
     if frame.empty:
         return pd.DataFrame(columns=PERIOD_COLUMNS)
-    frame["cutoff"] = frame["model"].astype(str).map(cutoffs)
+    frame["cutoff"] = frame["key"].map(cutoffs)
     frame["published"] = frame["item_id"].map(published)
     before = [str(p)[:len(str(c))] <= str(c) for p, c in zip(frame["published"], frame["cutoff"])]
     frame["period"] = np.where(before, "before cutoff", "after cutoff")

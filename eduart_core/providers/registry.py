@@ -87,14 +87,20 @@ def _parse(path: Path) -> dict[str, ModelSpec]:
         if entry.get("kind", MODEL_KIND) not in MODEL_KINDS:
             raise UserError(f"model registry {path}: models.{key}: kind must be one of {', '.join(MODEL_KINDS)}")
         check_online_limits(entry, f"model registry {path}: models.{key}")
-        if not isinstance(entry.get("cutoff", ""), str) or not _ISO_START.fullmatch(entry.get("cutoff") or "2000"):
-            raise UserError(f"model registry {path}: models.{key}.cutoff must be a date as text: \"2025\", "
-                            f"\"2025-06\" or \"2025-06-30\"")
+        if "cutoff" in entry:
+            check_cutoff(entry["cutoff"], f"model registry {path}: models.{key}.cutoff")
         if not isinstance(entry.get("batch_api", False), bool):
             raise UserError(f"model registry {path}: models.{key}.batch_api must be true or false")
         entry = {"family": entry.get("family", "Other"), **entry}
         specs[key] = ModelSpec(key=key, **entry)
     return specs
+
+
+def check_cutoff(value: object, where: str) -> str:
+    """A training cutoff as an ISO date or its start ("2025", "2025-06", "2025-06-30"), or one line."""
+    if not isinstance(value, str) or not _ISO_START.fullmatch(value):
+        raise UserError(f"{where} must be a date as text: \"2025\", \"2025-06\" or \"2025-06-30\", not {value!r}")
+    return value
 
 
 def check_online_limits(entry: dict, where: str) -> None:

@@ -67,22 +67,28 @@ def _published(catalogue: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def _cutoffs() -> dict[str, str]:
-    from ..providers.registry import load_registry
+def _cutoffs(models: list[str], cutoff: str) -> dict[str, str]:
+    """Model key -> training cutoff: the registry's, else ``cutoff`` (the option) for every model."""
+    from ..providers.registry import check_cutoff, load_registry
 
-    return {key: str(spec.cutoff) for key, spec in load_registry().items() if spec.cutoff}
+    known = {key: str(spec.cutoff) for key, spec in load_registry().items() if spec.cutoff}
+    if cutoff:
+        check_cutoff(cutoff, "option cutoff")
+        known.update({m: cutoff for m in models if m not in known})
+    return known
 
 
 @cached(maxsize=16)
-def contamination_period(src: Source, sel: Selection) -> pd.DataFrame:
-    """Per model with a training cutoff (models.toml cutoff): accuracy on items published before vs after it (item tags.published; Wilson 95%)."""
+def contamination_period(src: Source, sel: Selection, cutoff: str = "") -> pd.DataFrame:
+    """Per model with a training cutoff (models.toml cutoff, else option cutoff=DATE for the others): accuracy on items published before vs after it (item tags.published; Wilson 95%)."""
     published = _published(items(src, sel.dataset))
     if not published:
         raise EmptySelection(f"No item of dataset '{sel.dataset}' carries a publication date (tags.published).")
-    cutoffs = _cutoffs()
-    if not cutoffs:
-        raise EmptySelection("No model of the registry has a training cutoff (cutoff in models.toml).")
     frame = sel.apply(scores(src, sel.profile, sel.dataset, sel.reviewed))
+    cutoffs = _cutoffs(sorted(frame["model_key"].astype(str).unique()) if "model_key" in frame else [], cutoff)
+    if not cutoffs:
+        raise EmptySelection("No model has a training cutoff: set cutoff in models.toml, or give one for every model "
+                             "(option cutoff=2024-06).")
     table = con.period_accuracy(frame, published, cutoffs)
     if table.empty:
         raise EmptySelection("No model with a training cutoff answered an item with a publication date here.")
