@@ -109,9 +109,10 @@ def truth_page(page_no: int) -> dict:
             "answer_key": [{"number": n, "key": q[2]} for n, q in QUESTIONS.items()]}
 
 
-def stub_answer(info, *, drop_b: int | None = None) -> str:
+def stub_answer(info, *, drop_b: int | None = None, unattached_b: int | None = None) -> str:
     """The stub extractors: A is right; B misreads question 3's option C and question 5's key.
-    ``drop_b``: a question number extractor B does not report at all."""
+    ``drop_b``: a question number extractor B does not report at all; ``unattached_b``: a question
+    whose image extractor B does not attach."""
     match = re.search(r"page (\d+) of", info.user_text)
     if not match:
         return json.dumps({"questions": [], "answer_key": []})
@@ -123,6 +124,9 @@ def stub_answer(info, *, drop_b: int | None = None) -> str:
         for entry in reply["answer_key"]:
             if entry["number"] == 5:
                 entry["key"] = "C"
+        for q in reply["questions"]:
+            if q["number"] == unattached_b:
+                q["image"] = None
         if drop_b is not None:
             reply["questions"] = [q for q in reply["questions"] if q["number"] != drop_b]
     return "```json\n" + json.dumps(reply) + "\n```"

@@ -185,3 +185,59 @@ def test_bad_papers_are_named_one_line_each_and_the_rest_extracted(tmp_path, sto
     assert len(paper_db.load_images(store, "good")) == 1
     good = db.load_outcomes(store, 1)
     assert {f"good/q0{n}" for n in range(1, 7)} <= set(good["page_id"])
+
+
+def _paper_with_image_in_question(tmp_path, store_path, stub, capsys) -> None:
+    from eduart_core.cli import main
+
+    stub.answer = lambda info: paper_kit.stub_answer(info, unattached_b=2)
+    assert main(_cli(store_path, paper_kit.make_paper(tmp_path / "exam2024.pdf"))) == 0
+    capsys.readouterr()
+
+
+def test_attaching_an_image_is_a_recorded_decision(tmp_path, store_path, store, stub, capsys):
+    from eduart_core.extraction.paper_review import attach_image, paper_question
+
+    _paper_with_image_in_question(tmp_path, store_path, stub, capsys)
+    context = paper_question(store, "exam2024/q02", 1)
+    assert [p["page_no"] for p in context.pages] == [1] and context.pages[0]["has_text"]
+    assert [(c["label"], c["attached_by"]) for c in context.candidates] == [("p1-1", ["A"])]
+    assert set(context.pages[0]["regions"]) == {"A", "B"}
+    fields = review.page_fields(store, "exam2024/q02", 1)
+    assert list(fields["path"]) == ["image"]
+    detached = attach_image(store, "exam2024/q02", 1, None, "Bruno")   # B's reading: no image
+    log = db.load_decisions(store, "exam2024/q02").to_dict("records")
+    assert (log[-1]["reviewer"], log[-1]["action"], log[-1]["new_value"]) == ("Bruno", "accept_b", None)
+    assert get_item(store, DATASET, "exam2024-q02")["image_hash"] is None and detached.page_resolved
+    hash_ = context.candidates[0]["image_hash"]
+    attach_image(store, "exam2024/q02", 1, hash_, "Anna")                # changed her mind: A's image
+    item = get_item(store, DATASET, "exam2024-q02")
+    assert item["version"] == 2 and item["image_hash"] == hash_ and item["record"]["has_image"] is True
+    assert db.load_decisions(store, "exam2024/q02").to_dict("records")[-1]["reviewer"] == "Anna"
+
+
+@pytest.mark.slow
+def test_review_page_shows_the_paper_page_and_attaches_an_image(tmp_path, store_path, store, stub, capsys,
+                                                               monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.reading import as_read
+
+    _paper_with_image_in_question(tmp_path, store_path, stub, capsys)
+    monkeypatch.setenv("EDUART_DB", str(store_path))
+    at = AppTest.from_file("../pages/8_review.py", default_timeout=90)
+    at.run()
+    at.text_input(key="review_name").input("Anna").run()
+    at.session_state["review_round"] = 1
+    at.session_state["review_current"] = ("exam2024/q02", 1)
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(as_read(c.value) for c in at.caption)
+    assert "Paper exam2024, page 1, question 2" in captions
+    assert "p1-1 (page 1) · attached by A" in captions
+    at.button(key="attach::exam2024/q02|1|p1-1").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    last = db.load_decisions(store, "exam2024/q02").to_dict("records")[-1]
+    assert (last["reviewer"], last["action"]) == ("Anna", "accept_a")
+    assert get_item(store, DATASET, "exam2024-q02")["record"]["has_image"] is True

@@ -757,7 +757,7 @@ def page_problems(state: ReviewState, page_id: str, round: int, path: str, value
         gold.update(item_id=row["item_id"], exercise=row["exercise"], question=row["question"],
                     source=gold.get("source") or f"extraction/{row['exercise']}")
     gold.setdefault("image", None)
-    gold.setdefault("has_image", False)
+    gold.setdefault("has_image", bool(gold["image"]))  # as promotion does
     try:
         validate_item(gold)
     except ItemValidationError as exc:
