@@ -54,7 +54,7 @@ def test_two_page_paper_gives_six_questions_images_key_and_the_planted_discrepan
     assert len(first) == 2 and {r.protocol for r in first} == {"openai", "gemini"}
     for request in first:
         assert "1. Which architect designed the dome" in request.user_text
-        assert request.image.startswith(b"\x89PNG") and len(request.images) == 2  # the page, then p1-1
+        assert request.image.startswith(b"\xff\xd8") and len(request.images) == 2  # the page, then p1-1
 
     pages = paper_db.load_pages(store, "exam2024")
     assert list(pages["page_no"]) == [1, 2] and "1-C, 2-B" in pages.iloc[1]["page_text"]

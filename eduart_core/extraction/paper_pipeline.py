@@ -102,30 +102,40 @@ class _Page:
     candidates: dict[str, str]   # label -> image hash
 
 
+BATCH_PAGES = 8  # pages stored per transaction (and the most held in memory at once)
+
+
 def _read_papers(store: Store, papers: list[Path], summary: PaperSummary, say) -> list[_Page]:
-    """Read and store every page (one at a time); bad papers and images are named, the rest read."""
+    """Read and store every page, a few at a time; bad papers and images are named, the rest read."""
     from ..store import papers as paper_db
-    from ..store.items import add_image
     from .paper_read import read_pages
 
     out: list[_Page] = []
+
+    def flush(path: Path, batch: list, read: list[_Page]) -> None:
+        stored = paper_db.save_pages(store, [{"paper": p.paper, "page_no": p.page_no, "source": path.name,
+                                              "image": p.image, "page_text": p.text, "width_pt": p.width_pt,
+                                              "height_pt": p.height_pt,
+                                              "images": [{"label": c.label, "data": c.data, "bbox": c.bbox}
+                                                         for c in p.images]} for p in batch])
+        for page, saved in zip(batch, stored):
+            read.append(_Page(page.paper, page.page_no, 0, saved["image_hash"], page.text, saved["candidates"]))
+            say(f"  read {path.name} page {page.page_no}: {len(saved['candidates'])} image(s)")
+        batch.clear()
+
     for path in papers:
+        read: list[_Page] = []
+        batch: list = []
         try:
-            read: list[_Page] = []
             for page in read_pages(path):
-                page_hash = add_image(store, page.png, f"{page.paper}-p{page.page_no}.png")
-                images = [{"paper": page.paper, "label": c.label, "page_no": page.page_no, "bbox": c.bbox,
-                           "image_hash": add_image(store, c.data, f"{page.paper}-{c.label}")} for c in page.images]
-                paper_db.save_page(store, {"paper": page.paper, "page_no": page.page_no, "source": path.name,
-                                           "image_hash": page_hash, "page_text": page.text,
-                                           "width_pt": page.width_pt, "height_pt": page.height_pt}, images)
                 summary.problems += [f"{path.name} {p}" for p in page.problems]
                 if page.text is None:
                     summary.problems.append(f"{path.name} page {page.page_no}: no text layer (a scan?); "
                                             "the extractors get the page image only")
-                read.append(_Page(page.paper, page.page_no, 0, page_hash, page.text,
-                                  {i["label"]: i["image_hash"] for i in images}))
-                say(f"  read {path.name} page {page.page_no}: {len(images)} image(s)")
+                batch.append(page)
+                if len(batch) >= BATCH_PAGES:
+                    flush(path, batch, read)
+            flush(path, batch, read)
         except UserError as exc:
             summary.problems.append(str(exc))
             continue
@@ -188,7 +198,7 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
                   for label, h in page.candidates.items()] if spec.accepts_images else []
         request = ProviderRequest(system=system, user_text=user,
                                   image=image_path(store, page.image_hash).read_bytes() if spec.accepts_images else None,
-                                  image_mime="image/png" if spec.accepts_images else None, json_schema=schema,
+                                  image_mime="image/jpeg" if spec.accepts_images else None, json_schema=schema,
                                   temperature=spec.temperature if spec.temperature is not None else 0.0,
                                   max_output_tokens=spec.max_output_tokens or 8192, seed=spec.seed, images=images)
         reply = providers[job.payload["label"]].complete(request)

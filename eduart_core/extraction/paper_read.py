@@ -30,7 +30,7 @@ class CandidateImage:
 class PaperPage:
     paper: str
     page_no: int
-    png: bytes
+    image: bytes               # the rendered page (JPEG)
     text: str | None           # None when the page has no text layer (a scan)
     width_pt: float
     height_pt: float
@@ -67,10 +67,12 @@ def _text(page) -> str | None:
     return text or None
 
 
-def _png(page) -> bytes:
+def _jpeg(page) -> bytes:
+    """The rendered page as a JPEG: a page with a photograph costs about 0.3 s as PNG and 0.02 s as
+    JPEG; quality 90 without chroma subsampling keeps small print sharp."""
     image = page.render(scale=RENDER_SCALE).to_pil()
     out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=1)  # speed over size: the page is read, not archived
+    image.convert("RGB").save(out, format="JPEG", quality=90, subsampling=0)
     return out.getvalue()
 
 
@@ -108,7 +110,7 @@ def read_pages(path: Path, paper: str | None = None) -> Iterator[PaperPage]:
             try:
                 width, height = page.get_size()
                 images, problems = _images(page, index + 1, width, height)
-                yield PaperPage(name, index + 1, _png(page), _text(page), width, height, images, problems)
+                yield PaperPage(name, index + 1, _jpeg(page), _text(page), width, height, images, problems)
             finally:
                 page.close()
     finally:

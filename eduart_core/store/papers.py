@@ -22,13 +22,28 @@ _QUESTION = _upsert("paper_questions", ("page_id", "round", "extractor", "paper"
 _NOTE = _upsert("paper_notes", ("paper", "round", "kind", "ref", "detail"), ("paper", "round", "kind", "ref"))
 
 
-def save_page(store: Store, page: dict, images: list[dict]) -> None:
-    """One rendered page and its candidate images, in one short transaction (pages stream in)."""
+def save_pages(store: Store, pages: list[dict]) -> list[dict]:
+    """A few read pages in one transaction: the page images and the candidate images (stored once
+    per content, verified), the page rows and the candidate rows. ``pages``: paper, page_no, source,
+    image (bytes), page_text, width_pt, height_pt, images [{label, data, bbox}]. Returns per page
+    ``{"image_hash", "candidates": {label: hash}}``, in order. Why batched: opening a transaction
+    costs more than storing a page, and the caller holds only these few pages in memory."""
+    from .items import _store_image
+
+    out = []
     with store.transaction() as con:
-        con.execute(_PAGE, [page["paper"], page["page_no"], page.get("source"), page["image_hash"],
-                            page.get("page_text"), float(page["width_pt"]), float(page["height_pt"])])
-        con.executemany(_IMAGE, [[i["paper"], i["label"], i["page_no"], i["image_hash"],
-                                  json.dumps(i.get("bbox"))] for i in images])
+        for page in pages:
+            page_hash, _ = _store_image(con, store, page["image"], f"{page['paper']}-p{page['page_no']}.jpg")
+            con.execute(_PAGE, [page["paper"], page["page_no"], page.get("source"), page_hash,
+                                page.get("page_text"), float(page["width_pt"]), float(page["height_pt"])])
+            candidates = {}
+            for image in page["images"]:
+                candidates[image["label"]] = _store_image(con, store, image["data"],
+                                                          f"{page['paper']}-{image['label']}")[0]
+                con.execute(_IMAGE, [page["paper"], image["label"], page["page_no"], candidates[image["label"]],
+                                     json.dumps(image.get("bbox"))])
+            out.append({"image_hash": page_hash, "candidates": candidates})
+    return out
 
 
 def save_questions(store: Store, rows: Iterable[dict]) -> None:
