@@ -185,6 +185,18 @@ def test_bad_papers_are_named_one_line_each_and_the_rest_extracted(tmp_path, sto
     assert len(paper_db.load_images(store, "good")) == 1
     good = db.load_outcomes(store, 1)
     assert {f"good/q0{n}" for n in range(1, 7)} <= set(good["page_id"])
+    # the review of a question on the scanned page says that no text was read from it
+    from eduart_core.extraction.paper_review import paper_question
+
+    assert [p["has_text"] for p in paper_question(store, "scanned/q05", 1).pages] == [False]
+
+
+def test_missing_paper_is_one_line(tmp_path, store_path, capsys):
+    from eduart_core.cli import main
+
+    assert main(_cli(store_path, tmp_path / "nowhere.pdf")) == 2
+    err = capsys.readouterr().err
+    assert "nowhere.pdf: no such file" in err and "Traceback" not in err
 
 
 def _paper_with_image_in_question(tmp_path, store_path, stub, capsys) -> None:

@@ -40,8 +40,10 @@ class PaperSummary(ExtractionSummary):
 def is_paper_input(path: Path) -> bool:
     """A PDF file, or a folder holding PDF files (else the folder of screenshots)."""
     path = Path(path)
+    if path.suffix.lower() == ".pdf":
+        return True  # also when it does not exist: find_papers says so in the words of a paper
     if path.is_file():
-        return path.suffix.lower() == ".pdf" or not path.suffix
+        return not path.suffix
     return path.is_dir() and any(p.suffix.lower() == ".pdf" for p in path.iterdir() if p.is_file())
 
 
@@ -50,7 +52,7 @@ def find_papers(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise UserError(f"--input {path}: no such file or folder")
+        raise UserError(f"--input {path}: no such file")
     return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
 
 
