@@ -56,7 +56,7 @@ def _peak_mb() -> float:
 
 def read_once(paper: Path, workdir: Path) -> tuple[float, int, int]:
     """Seconds to read and store the paper in a fresh store; (seconds, pages, images)."""
-    from ..extraction.paper_pipeline import PaperSummary, _read_papers
+    from ..extraction.paper_pipeline import PaperSummary, read_papers
     from ..store import Store
 
     store = Store(workdir / f"bench-{time.perf_counter_ns()}.duckdb")
@@ -64,7 +64,7 @@ def read_once(paper: Path, workdir: Path) -> tuple[float, int, int]:
         pass  # the schema is made before the clock starts
     summary = PaperSummary()
     start = time.perf_counter()
-    pages = _read_papers(store, [paper], summary, lambda _: None)
+    pages = read_papers(store, [paper], summary, lambda _: None)
     return time.perf_counter() - start, len(pages), sum(len(p.candidates) for p in pages)
 
 

@@ -21,12 +21,11 @@ from pathlib import Path
 from ..errors import UserError
 from ..store import Store
 from ..vocab import BENCHMARK_KIND
-from .answer_key import join_key
 from .merge import DEFAULT_IGNORABLE
 from .paper_join import join_replies
-from .pipeline import PROMPTS_DIR, ExtractionSummary, parse_extractor, parse_record, request_key, resolve_spec
+from .pipeline import PROMPTS_DIR, ExtractionSummary, parse_record, request_key, resolve_spec
 
-__all__ = ["PaperSummary", "find_papers", "is_paper_input", "paper_schema", "run_paper_extraction", "parse_extractor"]
+__all__ = ["PaperSummary", "find_papers", "is_paper_input", "paper_schema", "read_papers", "run_paper_extraction"]
 
 
 @dataclass
@@ -104,10 +103,12 @@ class _Page:
     candidates: dict[str, str]   # label -> image hash
 
 
+MIMES = {".png": "image/png", ".jpg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+         ".bmp": "image/bmp", ".tif": "image/tiff"}
 BATCH_PAGES = 8  # pages stored per transaction (and the most held in memory at once)
 
 
-def _read_papers(store: Store, papers: list[Path], summary: PaperSummary, say) -> list[_Page]:
+def read_papers(store: Store, papers: list[Path], summary: PaperSummary, say) -> list[_Page]:
     """Read and store every page, a few at a time; bad papers and images are named, the rest read."""
     from ..store import papers as paper_db
     from .paper_read import read_pages
@@ -159,9 +160,11 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
     from ..providers.registry import make_provider
     from ..runner.journal import Journal
     from ..runner.pool import Job, run_jobs
+    from ..store import papers as paper_db
     from ..store.items import image_path
     from ..store.runs import ensure_dataset
     from .answer_key import read_key_file
+    from .paper_units import compare_paper
 
     say = progress or (lambda _: None)
     if sorted(extractors) != ["A", "B"]:
@@ -178,7 +181,7 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
     ensure_dataset(store, dataset, dataset, BENCHMARK_KIND)
 
     summary = PaperSummary()
-    pages = _read_papers(store, papers, summary, say)
+    pages = read_papers(store, papers, summary, say)
     summary.pages = len(pages)
     schema = paper_schema()
     jobs = []
@@ -195,9 +198,9 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
         user = render_paper_user(template, {"paper": page.paper, "page_no": page.page_no, "pages": page.pages,
                                             "page_text": page.text or "(this page has no text layer)",
                                             "labels": ", ".join(page.candidates) or "none"})
-        images = [RequestImage(f"Image {label}:", image_path(store, h).read_bytes(),
-                               "image/png" if image_path(store, h).suffix == ".png" else "image/jpeg")
-                  for label, h in page.candidates.items()] if spec.accepts_images else []
+        files = {label: image_path(store, h) for label, h in page.candidates.items()} if spec.accepts_images else {}
+        images = [RequestImage(f"Image {label}:", file.read_bytes(), MIMES.get(file.suffix.lower(), "image/jpeg"))
+                  for label, file in files.items()]
         request = ProviderRequest(system=system, user_text=user,
                                   image=image_path(store, page.image_hash).read_bytes() if spec.accepts_images else None,
                                   image_mime="image/jpeg" if spec.accepts_images else None, json_schema=schema,
@@ -223,7 +226,6 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
     if summary.cancelled:
         return summary
 
-    from .paper_units import compare_paper
     by_paper: dict[str, list[_Page]] = {}
     for page in pages:
         by_paper.setdefault(page.paper, []).append(page)
@@ -248,10 +250,8 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
         candidates = {k: v for page in paper_pages for k, v in page.candidates.items()}
         joined = {label: join_replies([(n, r) for n, r, _ in replies[label]], candidates) for label in ("A", "B")}
         result = compare_paper(store, paper, paper_pages, joined, replies, round=round, dataset=dataset,
-                               specs=specs, prompt_hash=prompt_hash, file_key=file_key, ignorable=ignorable,
-                               join_key=join_key)
+                               specs=specs, prompt_hash=prompt_hash, file_key=file_key, ignorable=ignorable)
         notes = result.notes + [{"kind": "page_failed", "ref": f.split(": ")[0], "detail": f} for f in failures]
-        from ..store import papers as paper_db
         paper_db.save_notes(store, paper, round, notes)
         summary.notes += [f"{paper}: {n['detail']}" for n in notes]
         summary.questions += result.questions

@@ -28,7 +28,7 @@ def page_id_of(paper: str, number: int) -> str:
 
 
 def compare_paper(store: Store, paper: str, pages: list, joined: dict, replies: dict, *, round: int, dataset: str,
-                  specs: dict, prompt_hash: str, file_key: dict[int, str] | None, ignorable, join_key) -> PaperResult:
+                  specs: dict, prompt_hash: str, file_key: dict[int, str] | None, ignorable) -> PaperResult:
     """Store the questions of one paper as extraction pages and extractions, then compare them.
 
     ``joined``: label -> (questions by number, printed key, problems) from ``join_replies``;
@@ -38,6 +38,7 @@ def compare_paper(store: Store, paper: str, pages: list, joined: dict, replies: 
     from ..items import check_item
     from ..store import extraction as db
     from ..store import papers as paper_db
+    from .answer_key import join_key
     from .review import record_comparisons
 
     result = PaperResult()
