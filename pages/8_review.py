@@ -294,6 +294,11 @@ def rounds_panel(state: review.ReviewState) -> None:
         if not attention.empty:
             st.markdown(f"**{len(attention)} page(s) outside the queue need attention** (failed or not promoted)")
             st.dataframe(attention, hide_index=True, width="stretch")
+        notes = views.paper_notes(views.Source.of(store))
+        if not notes.empty:
+            st.markdown(f"**{len(notes)} note(s) on PDF papers** (a question one extractor missed, keys without "
+                        "a partner, pages an extractor failed on)")
+            st.dataframe(notes, hide_index=True, width="stretch")
 
 
 def round_preview(state: review.ReviewState, choice) -> review.RoundChange | None:

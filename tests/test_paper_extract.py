@@ -129,6 +129,10 @@ def test_key_from_a_csv_is_joined_and_gaps_are_named(tmp_path, store_path, store
     assert set(queued[queued["queued"]]["page_id"]) == {"exam2024/q03"}
     attention = review.attention_pages(store, 1)
     assert "exam2024/q05" in set(attention["page_id"])  # agreed, but without a key it is not promoted
+    from eduart_core import views
+
+    notes = views.paper_notes(views.Source.of(store))  # the studio's list of the papers' notes
+    assert sorted(zip(notes["kind"], notes["about"])) == [("key_without_question", "9"), ("no_key", "5")]
 
 
 def test_key_parsing_from_text_and_pdf(tmp_path):

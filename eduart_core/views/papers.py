@@ -29,3 +29,20 @@ def marked_page_image(src: Source, image_hash: str, regions: dict) -> bytes:
 
     data = image_path(src.store, image_hash).read_bytes()
     return marked_page(data, regions) if regions else data
+
+
+def paper_notes(src: Source, round: int | None = None):
+    """The notes of every PDF paper for review (paper, round, kind, about, note); empty without papers."""
+    import pandas as pd
+
+    from ..store import StoreError
+    from ..store import extraction as db
+    from ..store import papers as paper_db
+
+    columns = ["paper", "round", "kind", "about", "note"]
+    db.ensure_schema(src.store)
+    try:
+        notes = paper_db.load_notes(src.store, round=round)
+    except StoreError:
+        return pd.DataFrame(columns=columns)
+    return notes.rename(columns={"ref": "about", "detail": "note"})[columns]
