@@ -257,3 +257,23 @@ def test_review_page_shows_the_paper_page_and_attaches_an_image(tmp_path, store_
     last = db.load_decisions(store, "exam2024/q02").to_dict("records")[-1]
     assert (last["reviewer"], last["action"]) == ("Anna", "accept_a")
     assert get_item(store, DATASET, "exam2024-q02")["record"]["has_image"] is True
+
+
+def test_parts_of_a_question_are_joined_by_number():
+    from eduart_core.extraction.paper_join import join_replies
+
+    replies = [(1, {"questions": [{"number": "Question 7", "type": "multiple_choice_radio", "question_text": "Which",
+                                   "choices": [{"id": "A", "text": "x"}], "image": "p1-1"}]}),
+               (2, {"questions": [{"number": 7, "question_text": "painter?",
+                                   "choices": [{"id": "A", "text": "x"}, {"id": "B", "text": "y"}]},
+                                  {"number": 8, "question_text": "Where?", "image": "p9-9"},
+                                  {"type": "multiple_choice_radio"}],
+                    "answer_key": "7-B, 8-A"})]
+    questions, key, problems = join_replies(replies, {"p1-1": "a" * 64})
+    q7 = questions[7]
+    assert q7.record["question_text"] == "Which painter?"
+    assert [c["id"] for c in q7.record["choices"]] == ["A", "B"]
+    assert (q7.pages, q7.image_label, q7.record["image"]) == ([1, 2], "p1-1", "a" * 64)
+    assert key == {7: "B", 8: "A"} and questions[8].record["image"] is None
+    assert problems == ["question 8: attached 'p9-9', which is not an image of the paper",
+                        "page 2: a question without a number was left out"]
