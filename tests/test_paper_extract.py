@@ -206,7 +206,7 @@ def test_missing_paper_is_one_line(tmp_path, store_path, capsys):
 def _paper_with_image_in_question(tmp_path, store_path, stub, capsys) -> None:
     from eduart_core.cli import main
 
-    stub.answer = lambda info: paper_kit.stub_answer(info, unattached_b=2)
+    stub.answer = lambda info: paper_kit.stub_answer(info, unattached_b=2, drop_b=6)
     assert main(_cli(store_path, paper_kit.make_paper(tmp_path / "exam2024.pdf"))) == 0
     capsys.readouterr()
 
@@ -257,6 +257,12 @@ def test_review_page_shows_the_paper_page_and_attaches_an_image(tmp_path, store_
     last = db.load_decisions(store, "exam2024/q02").to_dict("records")[-1]
     assert (last["reviewer"], last["action"]) == ("Anna", "accept_a")
     assert get_item(store, DATASET, "exam2024-q02")["record"]["has_image"] is True
+    at.toggle(key="review_show_rounds").set_value(True).run()
+    assert not at.exception, at.exception
+    assert "note(s) on PDF papers" in " ".join(as_read(m.value) for m in at.markdown)
+    shown = [frame.value for frame in at.dataframe if "note" in frame.value.columns]
+    assert shown and list(shown[0]["note"]) == ["extractor B: key 6-A has no question 6",
+                                               "question 6 was found only by extractor A"]
 
 
 def test_parts_of_a_question_are_joined_by_number():

@@ -49,15 +49,18 @@ def compare_paper(store: Store, paper: str, pages: list, joined: dict, replies: 
             seen.add((kind, str(ref)))
             result.notes.append({"kind": kind, "ref": ref, "detail": detail})
 
-    questions = {}
+    questions, key_notes = {}, {}
     for label in ("A", "B"):
         found, printed, problems = joined[label]
         for problem in problems:
             note("attach", f"{label}:{problem}", f"extractor {label}: {problem}")
         records = {n: q.record for n, q in found.items()}
-        for entry in join_key(records, file_key if file_key is not None else printed):
-            note(entry["kind"], entry["ref"], entry["detail"])
+        key_notes[label] = {(e["kind"], str(e["ref"])): e for e in join_key(records, file_key or printed)}
         questions[label] = found
+    for kind_ref in sorted(set(key_notes["A"]) | set(key_notes["B"])):  # a gap of one side names that side
+        sides = [label for label in ("A", "B") if kind_ref in key_notes[label]]
+        entry = key_notes[sides[0]][kind_ref]
+        note(entry["kind"], entry["ref"], entry["detail"] if len(sides) == 2 else f"extractor {sides[0]}: {entry['detail']}")
     page_of = {p.page_no: p for p in pages}
     raw_of = {label: {n: raw for n, _, raw in replies[label]} for label in ("A", "B")}
     numbers = sorted(set(questions["A"]) | set(questions["B"]))
