@@ -459,7 +459,7 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
         show_items = st.toggle("Show both extractions as items", key="review_show_items")
     with shot:
         if paper is not None:
-            paper_pages(paper, order)
+            paper_pages(paper, order, zoom)
         elif page.get("image_hash"):
             try:
                 paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
@@ -503,7 +503,7 @@ def _shown(true_labels: list[str], order: str) -> list[str]:
     return sorted("AB"[order.index(label)] for label in true_labels if label in order)
 
 
-def paper_pages(paper, order: str) -> None:
+def paper_pages(paper, order: str, zoom: int) -> None:
     """The paper's page(s) of the question, each extractor's region framed (A red, B blue as shown)."""
     for pg in paper.pages:
         regions = {"AB"[order.index(k)]: v for k, v in pg["regions"].items() if k in order}
@@ -512,7 +512,11 @@ def paper_pages(paper, order: str) -> None:
         if not pg["has_text"]:
             st.warning("No text was read from this page (it has no text layer): the extractors had the image only.")
         try:
-            st.image(views.marked_page_image(views.Source.of(store), pg["image_hash"], regions), width="stretch")
+            shown = views.marked_page_image(views.Source.of(store), pg["image_hash"], regions)
+            if zoom == 100:
+                st.image(shown, width="stretch")
+            else:
+                st.html(display.zoomed_image_html(shown, zoom))
         except (UserError, OSError) as exc:
             st.warning(f"Page image unavailable: {plain(exc)}")
     for text in paper.notes:

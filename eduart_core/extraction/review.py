@@ -949,9 +949,10 @@ def _stored_images(con, golds: list[dict]) -> dict[str, str]:
     named = {g["item_id"]: g["image"] for g in golds if isinstance(g.get("image"), str) and len(g["image"]) == 64}
     if not named:
         return {}
-    marks = ", ".join("?" for _ in named)
+    hashes = sorted(set(named.values()))  # two questions may show one image
+    marks = ", ".join("?" for _ in hashes)
     known = {row[0] for row in con.execute(f"SELECT image_hash FROM images WHERE image_hash IN ({marks})",
-                                           list(set(named.values()))).fetchall()}
+                                           hashes).fetchall()}
     return {item_id: h for item_id, h in named.items() if h in known}
 
 
