@@ -283,3 +283,12 @@ def test_parts_of_a_question_are_joined_by_number():
     assert key == {7: "B", 8: "A"} and questions[8].record["image"] is None
     assert problems == ["question 8: attached 'p9-9', which is not an image of the paper",
                         "page 2: a question without a number was left out"]
+
+
+def test_a_page_reply_may_be_the_list_of_questions_alone():
+    from eduart_core.extraction.paper_join import parse_page_reply
+
+    assert parse_page_reply('```json\n[{"number": 1}]\n```') == ({"questions": [{"number": 1}]}, None)
+    assert parse_page_reply('Here: {"questions": [], "answer_key": []}') == ({"questions": [], "answer_key": []}, None)
+    assert parse_page_reply('{"type": "multiple_choice_radio"}') == (None, "reply holds no list of questions")
+    assert parse_page_reply("I cannot read this page.") == (None, "reply holds no JSON object")

@@ -25,6 +25,29 @@ class JoinedQuestion:
     image_label: str | None = None
 
 
+def parse_page_reply(text: str | None) -> tuple[dict | None, str | None]:
+    """The reply for one page: ``{"questions": [...], "answer_key": ...}``, or a bare list of
+    questions (models often answer with the list alone); (None, why) when neither is there."""
+    import json
+
+    from .pipeline import parse_record
+
+    stripped = (text or "").strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.S)
+    candidate = (fenced.group(1) if fenced else stripped).strip()
+    if candidate.startswith("["):
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, list):
+            return {"questions": value}, None
+    reply, error = parse_record(text)
+    if reply is not None and not isinstance(reply.get("questions"), list):
+        return None, "reply holds no list of questions"
+    return reply, error
+
+
 def question_number(value) -> int | None:
     """12, "12", "Question 12", "12." -> 12; None when there is no number."""
     if isinstance(value, bool):

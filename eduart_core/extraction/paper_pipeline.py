@@ -22,8 +22,8 @@ from ..errors import UserError
 from ..store import Store
 from ..vocab import BENCHMARK_KIND
 from .merge import DEFAULT_IGNORABLE
-from .paper_join import join_replies
-from .pipeline import PROMPTS_DIR, ExtractionSummary, parse_record, request_key, resolve_spec
+from .paper_join import join_replies, parse_page_reply
+from .pipeline import PROMPTS_DIR, ExtractionSummary, request_key, resolve_spec
 
 __all__ = ["PaperSummary", "find_papers", "is_paper_input", "paper_schema", "read_papers", "run_paper_extraction"]
 
@@ -238,7 +238,7 @@ def run_paper_extraction(store: Store, input_path: Path, extractors: dict[str, s
             for label in ("A", "B"):
                 entry = entries.get((paper, page.page_no, label)) or {}
                 if entry.get("status") == "ok":
-                    reply, error = parse_record(entry.get("raw_text"))
+                    reply, error = parse_page_reply(entry.get("raw_text"))
                 else:
                     reply, error = None, entry.get("error") or "request failed"
                 if reply is None:
