@@ -292,3 +292,18 @@ def test_a_page_reply_may_be_the_list_of_questions_alone():
     assert parse_page_reply('Here: {"questions": [], "answer_key": []}') == ({"questions": [], "answer_key": []}, None)
     assert parse_page_reply('{"type": "multiple_choice_radio"}') == (None, "reply holds no list of questions")
     assert parse_page_reply("I cannot read this page.") == (None, "reply holds no JSON object")
+
+
+def test_a_page_an_extractor_failed_on_is_named_and_its_questions_wait(tmp_path, store_path, store, stub, capsys):
+    from eduart_core.cli import main
+
+    stub.fault_for = lambda info: ({"kind": "status", "status": 400}
+                                   if "model-b" in info.model and "page 2 of" in info.user_text else None)
+    assert main(_cli(store_path, paper_kit.make_paper(tmp_path / "exam2024.pdf"))) == 0
+    out = capsys.readouterr().out
+    assert "for review: exam2024: extractor B failed on page 2" in out
+    assert "question 5 was found only by extractor A" in out and "question 6 was found only by extractor A" in out
+    statuses = db.load_outcomes(store, 1).set_index("page_id")["merge_status"].to_dict()
+    assert {statuses[f"exam2024/q0{n}"] for n in (4, 5, 6)} == {"queued"}  # q4: B saw only options A-B
+    rows = db.load_extractions(store, round=1)
+    assert set(rows[rows["extractor"] == "B"]["page_id"]) == {f"exam2024/q0{n}" for n in (1, 2, 3, 4)}
