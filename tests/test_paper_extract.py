@@ -7,6 +7,7 @@ import io
 import pytest
 from PIL import Image
 
+from eduart_core.errors import UserError
 from eduart_core.extraction import review
 from eduart_core.items import check_item
 from eduart_core.store import extraction as db
@@ -307,3 +308,20 @@ def test_a_page_an_extractor_failed_on_is_named_and_its_questions_wait(tmp_path,
     assert {statuses[f"exam2024/q0{n}"] for n in (4, 5, 6)} == {"queued"}  # q4: B saw only options A-B
     rows = db.load_extractions(store, round=1)
     assert set(rows[rows["extractor"] == "B"]["page_id"]) == {f"exam2024/q0{n}" for n in (1, 2, 3, 4)}
+
+
+def test_attach_in_a_blind_round_counts_like_any_decision(tmp_path, store_path, store, stub, capsys):
+    from eduart_core.extraction.paper_review import attach_image, paper_question
+
+    _paper_with_image_in_question(tmp_path, store_path, stub, capsys)
+    review.set_reviewers(store, DATASET, 1, 2, set_by="lead")
+    red = paper_question(store, "exam2024/q02", 1).candidates[0]["image_hash"]
+    first = attach_image(store, "exam2024/q02", 1, red, "Anna")
+    assert not first.page_resolved
+    with pytest.raises(UserError):
+        get_item(store, DATASET, "exam2024-q02")  # not promoted on one reviewer's word
+    second = attach_image(store, "exam2024/q02", 1, red, "Bruno")   # two independent reviewers agree
+    assert second.page_resolved
+    assert get_item(store, DATASET, "exam2024-q02")["image_hash"] == red
+    log = db.load_decisions(store, "exam2024/q02")
+    assert list(log["reviewer"]) == ["Anna", "Bruno"] and set(log["action"]) == {"accept_a"}
