@@ -294,6 +294,11 @@ def rounds_panel(state: review.ReviewState) -> None:
         if not attention.empty:
             st.markdown(f"**{len(attention)} page(s) outside the queue need attention** (failed or not promoted)")
             st.dataframe(attention, hide_index=True, width="stretch")
+        notes = views.paper_notes(views.Source.of(store))
+        if not notes.empty:
+            st.markdown(f"**{len(notes)} note(s) on PDF papers** (a question one extractor missed, keys without "
+                        "a partner, pages an extractor failed on)")
+            st.dataframe(notes, hide_index=True, width="stretch")
 
 
 def round_preview(state: review.ReviewState, choice) -> review.RoundChange | None:
@@ -443,6 +448,8 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
         st.error(f"Resolved but not promoted: {plain(outcome['promotion_error'])}. Edit the field at fault.")
 
     page = state.pages[state.pages["page_id"] == page_id].iloc[0]
+    paper = views.paper_question(views.Source.of(store), page_id, round_)
+    order = review.shown_order(page_id, round_, reviewer, needed) if blind else "AB"
     shot, tools = st.columns(SHOT_SPLIT, gap="medium")  # the screenshot first, readable; the cards below
     with tools:
         zoom = st.select_slider("Zoom", [100, 150, 200, 300], value=100, key="review_zoom",
@@ -451,7 +458,9 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                                      "fullscreen button shows it whole.")
         show_items = st.toggle("Show both extractions as items", key="review_show_items")
     with shot:
-        if page.get("image_hash"):
+        if paper is not None:
+            paper_pages(paper, order, zoom)
+        elif page.get("image_hash"):
             try:
                 paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
                 key = (str(store.path), page["image_hash"])
@@ -466,6 +475,8 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                 st.warning(f"Screenshot unavailable: {plain(exc)}")
         else:
             st.caption("No screenshot stored for this page.")
+    if paper is not None:
+        candidate_images(paper, page_id, round_, fields, order)
     if show_items:
         both_extractions(page_id, round_, fields, blind, needed)
     cards = st.container()
@@ -485,6 +496,68 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
                     p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk_page,
                               args=("B", round_, page_id))
     page_history(state, page_id, round_, blind)
+
+
+def _shown(true_labels: list[str], order: str) -> list[str]:
+    """Extractor names as this reviewer sees them (a blind reviewer's A may be extractor B)."""
+    return sorted("AB"[order.index(label)] for label in true_labels if label in order)
+
+
+def paper_pages(paper, order: str, zoom: int) -> None:
+    """The paper's page(s) of the question, each extractor's region framed (A red, B blue as shown)."""
+    for pg in paper.pages:
+        regions = {"AB"[order.index(k)]: v for k, v in pg["regions"].items() if k in order}
+        st.caption(plain(f"Paper {paper.paper}, page {pg['page_no']}, question {paper.number}"
+                         + (" · frames: red A, blue B" if regions else "")))
+        if not pg["has_text"]:
+            st.warning("No text was read from this page (it has no text layer): the extractors had the image only.")
+        try:
+            shown = views.marked_page_image(views.Source.of(store), pg["image_hash"], regions)
+            if zoom == 100:
+                st.image(shown, width="stretch")
+            else:
+                st.html(display.zoomed_image_html(shown, zoom))
+        except (UserError, OSError) as exc:
+            st.warning(f"Page image unavailable: {plain(exc)}")
+    for text in paper.notes:
+        st.info(plain(text))
+
+
+def candidate_images(paper, page_id: str, round_: int, fields, order: str) -> None:
+    """The images embedded on the question's pages, which extractor attached each, attach/detach."""
+    if not paper.candidates:
+        st.caption("The question's pages embed no images.")
+        return
+    image_field = next((f for f in fields.to_dict("records") if f["path"] == "image"), None)
+    may = image_field is not None and can_decide_any and (
+        image_field["state"] == ADJUDICATION if role == review.ADJUDICATE_ROLE
+        else image_field["state"] in (OPEN, FLAGGED, AWAITING))
+    with st.container(border=True):
+        st.markdown("**Images of the paper on these pages**")
+        boxes = st.columns(min(4, len(paper.candidates)))
+        for index, cand in enumerate(paper.candidates):
+            with boxes[index % len(boxes)]:
+                try:
+                    st.image(str(views.image_file(views.Source.of(store), cand["image_hash"])), width="stretch")
+                except (UserError, OSError) as exc:
+                    st.warning(f"Image unavailable: {plain(exc)}")
+                by = _shown(cand["attached_by"], order)
+                st.caption(plain(f"{cand['label']} (page {cand['page_no']}) · "
+                                 + (f"attached by {' and '.join(by)}" if by else "attached by neither")))
+                if may:
+                    st.button("Attach", key=f"attach::{page_id}|{round_}|{cand['label']}", on_click=_attach,
+                              args=(page_id, round_, cand["image_hash"], image_field))
+        if may:
+            st.button("Detach the image", key=f"detach::{page_id}|{round_}", on_click=_attach,
+                      args=(page_id, round_, None, image_field))
+
+
+def _attach(page_id: str, round_: int, image_hash: str | None, image_field: dict) -> None:
+    order = image_field["order"]
+    action = (review.true_action("A", order) if image_hash == image_field["a"]
+              else review.true_action("B", order) if image_hash == image_field["b"] else review.EDIT)
+    _apply(page_id, round_, "image", action, image_field["decision_id"], order, value=image_hash,
+           verb="image attached" if image_hash else "image detached")
 
 
 def hold_line(round_: int, page_id: str) -> None:

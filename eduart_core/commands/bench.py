@@ -5,7 +5,7 @@ import importlib
 
 #: Every benchmark, one module each in ``eduart_core.bench`` (imported only when the CLI is built).
 BENCHES = ["analysis", "runner", "pages", "parsing", "scoring", "batch", "review", "psychometrics", "humans",
-           "judges", "team", "import", "ranking", "keys", "adaptive", "variants", "capture"]
+           "judges", "team", "import", "ranking", "keys", "adaptive", "variants", "capture", "extract"]
 #: A bench whose name is a Python keyword lives in a module named otherwise.
 MODULES = {"import": "imports"}
 

@@ -25,11 +25,16 @@ def _ignorable(text: str) -> tuple[str, ...]:
 
 
 def cmd_extract(args) -> int:
+    from ..extraction.paper_pipeline import is_paper_input
     from ..extraction.pipeline import parse_extractor, run_extraction
 
     extractors = dict(parse_extractor(text) for text in args.extractor or [])
     if sorted(extractors) != ["A", "B"]:
         raise UserError("give two extractors: --extractor A=PROVIDER:MODEL --extractor B=PROVIDER:MODEL")
+    if is_paper_input(args.input):
+        return _extract_papers(args, extractors)
+    if args.key:
+        raise UserError("--key belongs to exam papers: give --input PAPER.pdf or a folder of PDFs")
     summary = run_extraction(_store(args), args.input, extractors, round=args.round, dataset=args.dataset,
                              concurrency=args.concurrency, rpm=args.rpm, ignorable=args.ignore,
                              prompts_dir=args.prompts, progress=print if args.verbose else None)
@@ -43,6 +48,33 @@ def cmd_extract(args) -> int:
     if summary.statuses.get("queued"):
         print("review the queued pages in the app: streamlit run app.py -> Work -> Extraction review")
     return 0
+
+
+def _extract_papers(args, extractors: dict[str, str]) -> int:
+    """PDF exam papers: bad input is named one line each, the rest extracted, exit code 2 then."""
+    import sys
+
+    from ..extraction.paper_pipeline import run_paper_extraction
+
+    summary = run_paper_extraction(_store(args), args.input, extractors, round=args.round, dataset=args.dataset,
+                                   key_file=args.key, concurrency=args.concurrency, rpm=args.rpm,
+                                   ignorable=args.ignore, prompts_dir=args.prompts,
+                                   progress=print if args.verbose else None)
+    for line in summary.problems:
+        print(line, file=sys.stderr)
+    print(f"extract round {args.round}: {summary.papers} papers, {summary.pages} pages, {summary.jobs} requests "
+          f"({summary.skipped} already in the journal), {summary.ok} parsed, {summary.errors} failed; "
+          f"{summary.questions} questions, {summary.invalid} failing validation")
+    if summary.cancelled:
+        print("interrupted: run the same command again to resume")
+        return 130
+    if summary.statuses:
+        print("questions: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())))
+    for line in summary.notes:
+        print(f"for review: {line}")
+    if summary.statuses.get("queued") or summary.notes:
+        print("review the queued questions in the app: streamlit run app.py -> Work -> Extraction review")
+    return 2 if summary.problems else 0
 
 
 def cmd_stats(args) -> int:
@@ -64,8 +96,11 @@ def cmd_stats(args) -> int:
 def register(sub) -> None:
     from ..cli import add_db_option
 
-    parser = sub.add_parser("extract", help="extract items from exam-page screenshots with two models")
-    parser.add_argument("--input", type=Path, required=True, help="folder of <exercise>/<question>.png pages")
+    parser = sub.add_parser("extract", help="extract items from exam-page screenshots or PDF exam papers with two models")
+    parser.add_argument("--input", type=Path, required=True,
+                        help="folder of <exercise>/<question>.png pages, or an exam paper PDF (or a folder of PDFs)")
+    parser.add_argument("--key", type=Path, default=None,
+                        help="answer key of the paper(s) as a CSV (number,key) or a PDF; default: the key printed in the paper")
     parser.add_argument("--extractor", action="append", metavar="A=PROVIDER:MODEL",
                         help="an extractor (give A and B): PROVIDER:MODEL, openai_compatible:MODEL@BASE_URL, "
                              "or a registry model key")

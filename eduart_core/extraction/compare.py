@@ -22,11 +22,12 @@ from typing import Any
 
 from .normalise import CATEGORIES, text_category
 
-# The fields an extractor reads off a page. Position fields (exercise, question, source, image)
-# come from the folder layout, not from the models, so they are not compared.
+# The fields an extractor reads off a page. Position fields (exercise, question, source) come
+# from the input layout, not from the models, so they are not compared. ``image`` is compared:
+# a paper's extractors attach one of the paper's images (by hash); screenshots carry none.
 COMPARED_FIELDS: tuple[str, ...] = (
     "type", "language", "question_title", "instructions", "question_text", "choices", "answers",
-    "has_image",
+    "has_image", "image",
 )
 
 

@@ -757,7 +757,7 @@ def page_problems(state: ReviewState, page_id: str, round: int, path: str, value
         gold.update(item_id=row["item_id"], exercise=row["exercise"], question=row["question"],
                     source=gold.get("source") or f"extraction/{row['exercise']}")
     gold.setdefault("image", None)
-    gold.setdefault("has_image", False)
+    gold.setdefault("has_image", bool(gold["image"]))  # as promotion does
     try:
         validate_item(gold)
     except ItemValidationError as exc:
@@ -908,7 +908,7 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
         gold.update(item_id=page["item_id"], exercise=page["exercise"], question=page["question"],
                     source=gold.get("source") or f"extraction/{page['exercise']}")
         gold.setdefault("image", None)
-        gold.setdefault("has_image", False)
+        gold.setdefault("has_image", bool(gold["image"]))  # a paper's question names its image by hash
         problems = _problems(gold)
         if problems:
             outcome[page_id] = (None, "; ".join(problems))
@@ -926,20 +926,34 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
             fresh.setdefault(dataset, []).append((page_id, gold, note))
     for dataset, group in fresh.items():
         report = ImportReport(dataset=dataset)
-        items = prepare_items(con, store, [g for _, g, _ in group], None, report)
+        items = prepare_items(con, store, [g for _, g, _ in group], None, report,
+                              image_hashes=_stored_images(con, [g for _, g, _ in group]))
         store_prepared(con, items, dataset, "extraction", report, keep_invalid=False, note=group[0][2])
         for page_id, _, _ in group:
             outcome[page_id] = (1, None)
     for dataset, group in existing.items():
         for page_id, gold, note, version in group:  # one note per version: why it exists
             report = ImportReport(dataset=dataset)
-            items = prepare_items(con, store, [gold], None, report)
+            items = prepare_items(con, store, [gold], None, report, image_hashes=_stored_images(con, [gold]))
             changed = write_items(con, items, dataset, "review", note, report)  # keeps the stored image
             if changed:
                 rescore_con(con, dataset=dataset, item_ids=changed)
             outcome[page_id] = (version + 1 if changed else version, None)
     db.set_promotions_con(con, [(pid, rounds[pid], version, error) for pid, (version, error) in outcome.items()])
     return outcome
+
+
+def _stored_images(con, golds: list[dict]) -> dict[str, str]:
+    """item id -> image hash, for records whose ``image`` is the hash of an image already in the
+    store (a question of a PDF paper attached to one of the paper's images): the item gets it."""
+    named = {g["item_id"]: g["image"] for g in golds if isinstance(g.get("image"), str) and len(g["image"]) == 64}
+    if not named:
+        return {}
+    hashes = sorted(set(named.values()))  # two questions may show one image
+    marks = ", ".join("?" for _ in hashes)
+    known = {row[0] for row in con.execute(f"SELECT image_hash FROM images WHERE image_hash IN ({marks})",
+                                           hashes).fetchall()}
+    return {item_id: h for item_id, h in named.items() if h in known}
 
 
 def _same_record(stored: dict, gold: dict) -> bool:

@@ -899,6 +899,51 @@ MIGRATIONS.append((27, "recorded profiles", [
 ]))
 
 
+# Migration 25 (exam papers in PDF): the pages of a paper (rendered image, text layer), the images
+# embedded on each page (candidates for the image a question refers to), where each extractor put
+# each question (pages, region, attached candidate), and the paper's notes for review (a question
+# one extractor missed, a question without a key, a key without a question, an unreadable image).
+MIGRATIONS.append((25, "exam papers in PDF", [
+    """CREATE TABLE IF NOT EXISTS paper_pages (
+        paper TEXT NOT NULL,               -- the paper's name (file stem)
+        page_no INTEGER NOT NULL,          -- 1-based
+        source TEXT,                       -- the PDF file it was read from
+        image_hash TEXT NOT NULL,          -- the rendered page (images table)
+        page_text TEXT,                    -- the text layer, NULL when the page has none
+        width_pt DOUBLE NOT NULL,
+        height_pt DOUBLE NOT NULL,
+        PRIMARY KEY (paper, page_no)
+    )""",
+    """CREATE TABLE IF NOT EXISTS paper_images (
+        paper TEXT NOT NULL,
+        label TEXT NOT NULL,               -- 'p<page>-<n>', the name the extractors see
+        page_no INTEGER NOT NULL,
+        image_hash TEXT NOT NULL,          -- the embedded image (images table)
+        bbox TEXT,                         -- JSON [x0, y0, x1, y1] as fractions of the page, top-left origin
+        PRIMARY KEY (paper, label)
+    )""",
+    """CREATE TABLE IF NOT EXISTS paper_questions (
+        page_id TEXT NOT NULL,             -- the extraction page of the question ('<paper>/q<NN>')
+        round INTEGER NOT NULL,
+        extractor TEXT NOT NULL,           -- 'A' | 'B'
+        paper TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        pages TEXT NOT NULL,               -- JSON list of the page numbers it was found on
+        region TEXT,                       -- JSON {page: [x0, y0, x1, y1]} where the extractor gave one
+        image_label TEXT,                  -- the candidate it attached, NULL for none
+        PRIMARY KEY (page_id, round, extractor)
+    )""",
+    """CREATE TABLE IF NOT EXISTS paper_notes (
+        paper TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        kind TEXT NOT NULL,                -- only_a | only_b | no_key | key_without_question | image_refused | no_text
+        ref TEXT NOT NULL,                 -- question number, page or image label the note is about
+        detail TEXT NOT NULL,
+        PRIMARY KEY (paper, round, kind, ref)
+    )""",
+]))
+
+
 def store_objects() -> tuple[list[str], list[str]]:
     """(tables, sequences) the migrations create, plus the bookkeeping tables: what a store is made of
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""

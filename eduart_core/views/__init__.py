@@ -71,6 +71,7 @@ from .irt import SUMMARY_ROW, irt_default_model, irt_fit
 from .items import dataset_glance, item_detail, item_responses, item_texts
 from .judges import corrected_cells, judge_gate, profile_choices, profile_label, profile_warning
 from .labels import data_label
+from .papers import marked_page_image, paper_notes, paper_question
 from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
 from .results import key_findings, regression_choices, type_means
@@ -269,4 +270,5 @@ __all__ = [
     "corrected_cells", "judge_gate", "profile_choices", "profile_label", "profile_warning",
     "errata_label",
 ]
+__all__ += ["paper_question", "marked_page_image", "paper_notes"]
 __all__ += [spec.fn.__name__ for spec in _SPECS]
