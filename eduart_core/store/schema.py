@@ -886,19 +886,6 @@ MIGRATIONS.append((24, "seeded gold pages in review rounds", [
     )""",
 ]))
 
-# Migration 27 (recorded profiles): the profiles whose scores an evaluation harness recorded with its
-# samples (``harness:acc``) per dataset, so that readers list them without scanning the scores.
-MIGRATIONS.append((27, "recorded profiles", [
-    """CREATE TABLE IF NOT EXISTS recorded_profiles (
-        profile TEXT NOT NULL,             -- harness:<metric>[,<filter>]
-        dataset TEXT NOT NULL,
-        source TEXT NOT NULL,              -- the tool that recorded the scores (lm-eval, lmms-eval)
-        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
-        PRIMARY KEY (profile, dataset)
-    )""",
-]))
-
-
 # Migration 25 (exam papers in PDF): the pages of a paper (rendered image, text layer), the images
 # embedded on each page (candidates for the image a question refers to), where each extractor put
 # each question (pages, region, attached candidate), and the paper's notes for review (a question
@@ -940,6 +927,18 @@ MIGRATIONS.append((25, "exam papers in PDF", [
         ref TEXT NOT NULL,                 -- question number, page or image label the note is about
         detail TEXT NOT NULL,
         PRIMARY KEY (paper, round, kind, ref)
+    )""",
+]))
+
+# Migration 27 (recorded profiles): the profiles whose scores an evaluation harness recorded with its
+# samples (``harness:acc``) per dataset, so that readers list them without scanning the scores.
+MIGRATIONS.append((27, "recorded profiles", [
+    """CREATE TABLE IF NOT EXISTS recorded_profiles (
+        profile TEXT NOT NULL,             -- harness:<metric>[,<filter>]
+        dataset TEXT NOT NULL,
+        source TEXT NOT NULL,              -- the tool that recorded the scores (lm-eval, lmms-eval)
+        created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (profile, dataset)
     )""",
 ]))
 
