@@ -236,6 +236,7 @@ def test_pages_only_call_registered_views():
         "runnable_datasets",  # the datasets a launch can ask
         "launch_items",  # the items a launch plans from (the Runs page's cached read)
         "errata_label",  # the errata release the scores are computed under, in words (a caption)
+        "paper_question", "marked_page_image", "paper_notes",  # the review workbench's exam paper page and notes
     }
     called = set()
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
