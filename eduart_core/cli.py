@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.bank",        # bank (freeze an item bank version)
     "eduart_core.commands.errata",      # errata (create and apply errata releases)
     "eduart_core.commands.variants",    # variants (rotated options, perturbed images)
+    "eduart_core.commands.inspect_logs",  # import-inspect (Inspect AI logs; needs inspect-ai)
 ]
 
 

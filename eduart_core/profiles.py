@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .store import Store
 from .vocab import (
     DEFAULT_PROFILE,
+    INSPECT_PROFILE_PREFIX,
     JUDGE_PROFILE_HELP,
     PROFILE_HELP,
     PROFILES,
@@ -21,6 +22,7 @@ from .vocab import (
 
 RULES_KIND = "rules"
 JUDGE_KIND = "judge"
+HARNESS_KIND = "harness"   # a scorer of another harness (Inspect), its values imported with its logs
 
 
 
@@ -29,7 +31,7 @@ class ProfileInfo:
     """One scoring profile as a picker shows it."""
 
     name: str
-    kind: str                       # RULES_KIND | JUDGE_KIND
+    kind: str                       # RULES_KIND | JUDGE_KIND | HARNESS_KIND
     label: str
     version: str | None = None      # judge profiles: what the scores come from
     judge: str | None = None
@@ -59,7 +61,16 @@ def available(store: Store, dataset: str | None) -> list[ProfileInfo]:
         out.append(ProfileInfo(str(row.profile), JUDGE_KIND, label, version=str(row.version), judge=str(row.judge),
                                judge_name=str(row.judge_name or row.judge), rubric=str(row.rubric),
                                simulated=bool(row.simulated)))
+    out.extend(harness_profiles(store, dataset))
     return out
+
+
+def harness_profiles(store: Store, dataset: str) -> list[ProfileInfo]:
+    """The profiles of another harness's scorers stored for ``dataset`` (``inspect:<scorer>``)."""
+    from .store.harness_scores import stored_profiles
+
+    return [ProfileInfo(name, HARNESS_KIND, f"{name} (Inspect's scorer)")
+            for name in stored_profiles(store, dataset, INSPECT_PROFILE_PREFIX)]
 
 
 def find(profiles: list[ProfileInfo], name: str) -> ProfileInfo | None:

@@ -447,9 +447,26 @@ def split_judge_profile(name: str) -> tuple[str, str]:
     return judge, rubric
 
 
+#: Scores another harness gave (an Inspect AI scorer's value, stored by ``import-inspect``) form a
+#: profile named after the scorer: ``inspect:<scorer>`` (e.g. ``inspect:choice``).
+INSPECT_PROFILE_PREFIX = "inspect:"
+
+
+def inspect_profile_name(scorer: str) -> str:
+    """The profile of the Inspect scorer ``scorer``."""
+    return f"{INSPECT_PROFILE_PREFIX}{scorer}"
+
+
+def is_inspect_profile(name: object) -> bool:
+    """True for a well-formed Inspect scorer profile name (``inspect:<scorer>``, scorer non-empty)."""
+    return (isinstance(name, str) and name.startswith(INSPECT_PROFILE_PREFIX) and name == name.strip()
+            and bool(name[len(INSPECT_PROFILE_PREFIX):].strip()))
+
+
 def is_profile_name(name: object) -> bool:
-    """A built-in profile or a well-formed judge profile name (whether a dataset has it is the store's to say)."""
-    return name in PROFILES or is_judge_profile(name)
+    """A built-in profile or a well-formed judge or Inspect scorer profile name (whether a dataset has
+    it is the store's to say)."""
+    return name in PROFILES or is_judge_profile(name) or is_inspect_profile(name)
 
 
 JUDGE_PROFILE_HELP = (f"{JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC: the rubric scores a model judge gave (shown with its "

@@ -18,6 +18,7 @@ from ..vocab import (
     BASELINE_KIND,
     DEFAULT_PROFILE,
     FORMATS,
+    INSPECT_PROFILE_PREFIX,
     JUDGE_PROFILE_PREFIX,
     MODEL_KIND,
     PAPER_PROFILE,
@@ -367,6 +368,7 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True, variant
     ``kind`` is each model's kind, so the selection can keep baselines out. Besides the built-in
     profiles, every judge profile stored for the dataset has its columns (``store.judges``).
     """
+    from .harness_scores import stored_profiles_con
     from .judges import stored_judge_profiles_con
 
     latest_sql = """
@@ -392,7 +394,8 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True, variant
         conditions = [r[0] for r in con.execute("SELECT DISTINCT condition FROM runs WHERE dataset = ? ORDER BY 1",
                                                 [dataset]).fetchall()]
         latest = con.numpy(latest_sql.format(latest=latest_clause(con), only_sources=only_sources), [dataset] * 3)
-        profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset)]
+        profiles = [*PROFILES, *stored_judge_profiles_con(con, dataset),
+                    *stored_profiles_con(con, dataset, INSPECT_PROFILE_PREFIX)]  # other harnesses' scorers
         rid = np.asarray(latest["rid"], dtype=np.int64)
         # The scores of those responses: a range scan (responses of a dataset are written together)
         # matched in numpy, about twice as fast as joining a million score rows in the database.
