@@ -5,7 +5,8 @@ that only ``import-inspect`` needs; the rest of the studio must import and run w
 reader (``inspect_ai.log``) knows every log format Inspect has written (``.eval`` zip archives and
 ``.json`` files) and refuses the ones it cannot read, so we never parse its files ourselves.
 
-Samples are streamed (``read_eval_log_samples``): one at a time in memory however long the log.
+Samples of an ``.eval`` archive are streamed in chunks (``read_eval_log_samples_by_id``): a few hundred
+in memory however long the log.
 Each becomes an `InspectSample` holding only plain values: the input text and images (attachments
 resolved to ``data:`` URIs), choices, target, metadata, the answer text, token counts and each
 scorer's value turned into a number by Inspect's own rule (``value_to_float``: C=1, I=0, P=0.5,
@@ -142,6 +143,42 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+#: Samples read per call of Inspect's reader (.eval): bounded memory, one pass over the archive's index.
+CHUNK_SAMPLES = 500
+#: Parts of a sample the mapping never reads (transcripts can be large): Inspect skips them.
+UNUSED_FIELDS = {"events", "messages", "store"}
+
+
+def _stored_samples(log: Any, path: Path) -> Iterator[Any]:
+    """Inspect's samples of one log, ``CHUNK_SAMPLES`` at a time.
+
+    Why not ``read_eval_log_samples``: it reopens the archive for every sample (quadratic in a
+    100,000-sample log); ``read_eval_log_samples_by_id`` reads a chunk through one zip index. A
+    ``.json`` log is one JSON document, which Inspect reads whole.
+    """
+    if path.suffix.lower() == ".json":
+        yield from log.read_eval_log(str(path), resolve_attachments=True).samples or []
+        return
+    header = log.read_eval_log(str(path), header_only=True)
+    ids = header.eval.dataset.sample_ids
+    if ids is None:
+        raise LogProblem("the log does not list its sample ids (Inspect rewrites it when read and written "
+                         "whole: inspect log convert)")
+    keys = [(sample_id, epoch) for sample_id in ids for epoch in range(1, (header.eval.config.epochs or 1) + 1)]
+    for start in range(0, len(keys), CHUNK_SAMPLES):
+        chunk = keys[start:start + CHUNK_SAMPLES]
+        try:
+            yield from log.read_eval_log_samples_by_id(str(path), chunk, resolve_attachments=True,
+                                                       exclude_fields=UNUSED_FIELDS)
+        except IndexError:  # a log cut short by an error holds fewer samples: read those it has
+            for sample_id, epoch in chunk:
+                try:
+                    yield log.read_eval_log_sample(str(path), id=sample_id, epoch=epoch, resolve_attachments=True,
+                                                   exclude_fields=UNUSED_FIELDS)
+                except IndexError:
+                    continue
+
+
 def iter_samples(path: Path) -> Iterator[InspectSample]:
     """Every sample x epoch of the log, streamed; LogProblem when the reader stops part-way."""
     log = require_inspect()
@@ -149,7 +186,7 @@ def iter_samples(path: Path) -> Iterator[InspectSample]:
 
     to_float = value_to_float()
     try:
-        for sample in log.read_eval_log_samples(str(path), all_samples_required=False, resolve_attachments=True):
+        for sample in _stored_samples(log, path):
             text, images = _text_and_images(sample.input)
             target = sample.target if isinstance(sample.target, list) else [sample.target]
             output = sample.output
@@ -165,5 +202,7 @@ def iter_samples(path: Path) -> Iterator[InspectSample]:
                 scores={name: _number(score.value, to_float) for name, score in (sample.scores or {}).items()},
                 answers={name: score.answer for name, score in (sample.scores or {}).items()},
             )
+    except LogProblem:
+        raise
     except Exception as exc:  # a cut archive is found while streaming
         raise LogProblem(f"Inspect's reader stops part-way: {_reason(exc)}") from None
