@@ -15,6 +15,7 @@ import os
 import zipfile
 from pathlib import Path
 
+import pg_kit
 import pytest
 from PIL import Image
 
@@ -22,6 +23,7 @@ from eduart_core.cli import main
 from eduart_core.store import Store
 
 pytestmark = pytest.mark.slow
+pg_server, pg_url, pg_store = pg_kit.pg_server, pg_kit.pg_url, pg_kit.pg_store  # the PostgreSQL test's store
 
 RED = io.BytesIO()
 Image.new("RGB", (12, 8), (200, 10, 10)).save(RED, "PNG")
@@ -190,3 +192,19 @@ def test_show_scores_reads_the_inspect_profile(inspect_logs, tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert {r["item_id"] for r in rows} == set(MAPPED) and {r["profile"] for r in rows} == {"inspect:choice"}
     assert all(r["n_repeats"] == 2 for r in rows)
+
+
+@pytest.mark.postgres
+def test_postgres_store_imports_the_same(inspect_logs, pg_store):
+    from eduart_core.importers.inspect_import import import_inspect
+    from eduart_core.store.scores import load_scores
+
+    report = import_inspect(pg_store, [inspect_logs["eval"]])
+    assert report.responses_added == len(MAPPED) * 2 and report.n_skipped == 2
+    again = import_inspect(pg_store, [inspect_logs["eval"]])
+    assert again.responses_added == 0 and again.items_added == 0
+    keys = ["item_id", "repetition"]
+    ours = load_scores(pg_store, "strict", "arthistory_mc", include_repetitions=True).set_index(keys)["score"]
+    theirs = load_scores(pg_store, "inspect:choice", "arthistory_mc", include_repetitions=True).set_index(keys)["score"]
+    assert len(ours) == len(MAPPED) * 2
+    assert ours.sort_index().equals(theirs.sort_index())

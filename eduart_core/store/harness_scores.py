@@ -43,7 +43,10 @@ def replace_scores_con(con: Connection, rows: list[tuple[int, str, int, float, s
 
 
 def stored_profiles_con(con: Connection, dataset: str, prefix: str) -> list[str]:
-    """The profiles starting with ``prefix`` that hold scores of ``dataset``'s responses, sorted."""
+    """The profiles starting with ``prefix`` that hold scores of ``dataset``'s responses, sorted (a
+    store without any such score answers from one scan of the profile column, no join)."""
+    if not con.execute("SELECT 1 FROM scores WHERE starts_with(profile, ?) LIMIT 1", [prefix]).fetchall():
+        return []
     rows = con.execute(
         """SELECT DISTINCT s.profile FROM scores s JOIN responses r USING (response_id)
            JOIN runs u USING (run_id) WHERE u.dataset = ? AND starts_with(s.profile, ?)""",
