@@ -208,3 +208,25 @@ def test_postgres_store_imports_the_same(inspect_logs, pg_store):
     theirs = load_scores(pg_store, "inspect:choice", "arthistory_mc", include_repetitions=True).set_index(keys)["score"]
     assert len(ours) == len(MAPPED) * 2
     assert ours.sort_index().equals(theirs.sort_index())
+
+
+def test_an_interrupted_import_is_named_and_finished_by_running_it_again(inspect_logs, tmp_path, capsys):
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.duckdb"
+    log = inspect_logs["eval"]
+    done = subprocess.run([sys.executable, "-m", "eduart_core", "import-inspect", str(log), "--db", str(db)],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr  # the two-image sample
+    store = Store(db)
+    with store.transaction() as con:  # as a kill between two batches leaves it
+        con.execute("UPDATE runs SET status = 'running'")
+    capsys.readouterr()
+    main(["stats", "--db", str(db)])
+    err = capsys.readouterr().err
+    assert "is interrupted" in err and f"python -m eduart_core import-inspect {log}" in err, err
+    assert main(["import-inspect", str(log), "--db", str(db)]) == 2
+    capsys.readouterr()
+    main(["stats", "--db", str(db)])
+    assert "notice:" not in capsys.readouterr().err

@@ -38,13 +38,14 @@ from ..store.runs import (
 from ..store.team import add_event_con
 from ..team import operator
 from ..vocab import DEFAULT_CONDITION, inspect_profile_name, is_language_code
+from . import unfinished
 from .inspect_logs import InspectSample, LogHeader, LogProblem, iter_samples, log_files, read_header
 from .inspect_map import SampleProblem, answer_text, decode_image, item_record
 from .tables import RowProblem, verify_image
 
 logger = logging.getLogger(__name__)
 
-ORIGIN = "import-inspect"
+ORIGIN = unfinished.INSPECT_ORIGIN
 #: Samples (x epochs) written per transaction.
 BATCH_SAMPLES = 2_000
 #: Skipped samples named one by one; the rest are counted.
@@ -91,6 +92,7 @@ class _LogWriter:
         self.store, self.header, self.dataset, self.language = store, header, dataset, language
         self.report, self.batch, self.progress = report, max(1, batch), progress
         self.run_id = f"inspect:{header.eval_id}"
+        self.launch_id = f"{ORIGIN}:{header.eval_id}"
         self.mapped: dict[str, str | None] = {}   # sample id -> None (an item) or why it cannot map
         self.records: list[dict] = []
         self.images: dict[str, bytes] = {}       # item id -> image bytes waiting for the store
@@ -162,7 +164,7 @@ class _LogWriter:
             if display not in self.report.models:
                 self.report.models.append(display)
             create_run_con(con, self.run_id, self.dataset, self.header.model, DEFAULT_CONDITION, ORIGIN,
-                           launch_id=f"{ORIGIN}:{self.header.eval_id}", status="running", exist_ok=True)
+                           launch_id=self.launch_id, status="running", exist_ok=True)
             current = _current_items_con(con, self.dataset, sorted({r["item_id"] for r in self.rows}))
             added = add_responses_con(con, self.run_id, self.rows, current, self.memo)
             ids = response_ids_con(con, self.run_id, list(self.scores))
@@ -173,9 +175,9 @@ class _LogWriter:
             self.report.profiles |= {r[1] for r in rows}
             if added:
                 refresh_run_totals_con(con, self.run_id, status="running")
-            if not self.started:
-                add_event_con(con, ORIGIN, self.run_id, {"file": str(self.header.path.resolve()),
-                                                         "dataset": self.dataset, "model": self.header.model},
+            if not self.started:  # the import's start, so a kill is named later (``unfinished``)
+                add_event_con(con, unfinished.INSPECT_ACTION, self.launch_id,
+                              {**unfinished.started(self.header.path, self.dataset), "model": self.header.model},
                               operator().columns())
                 self.started = True
         self.report.responses_added += added
