@@ -44,8 +44,14 @@ def _run_inspect(log_dir: Path, log_format: str) -> Path:
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelOutput, ModelUsage, get_model
-    from inspect_ai.scorer import choice
+    from inspect_ai.scorer import Score, choice, mean, scorer
     from inspect_ai.solver import multiple_choice
+
+    @scorer(metrics=[mean()])
+    def brevity():  # a second scorer with numeric values: its own profile
+        async def score(state, target):
+            return Score(value=round(1 / (1 + len(state.output.completion)), 4))
+        return score
 
     samples = [
         Sample(id="red", input=[ChatMessageUser(content=[ContentText(text="Which colour fills this plate?"),
@@ -67,7 +73,8 @@ def _run_inspect(log_dir: Path, log_format: str) -> Path:
         output.usage = ModelUsage(input_tokens=20 + k, output_tokens=4, total_tokens=24 + k)
         outputs.append(output)
     model = get_model("mockllm/model", custom_outputs=outputs)
-    task = Task(name="arthistory_mc", dataset=samples, solver=multiple_choice(), scorer=choice(), epochs=2)
+    task = Task(name="arthistory_mc", dataset=samples, solver=multiple_choice(), scorer=[choice(), brevity()],
+                epochs=2)
     logs = eval(task, model=model, log_dir=str(log_dir), log_format=log_format, display="none")
     assert logs[0].status == "success", logs[0].error
     return Path(logs[0].location)
@@ -115,7 +122,7 @@ def test_every_sample_both_epochs_and_inspects_scores_equal_ours(inspect_logs, t
     assert code == 2, (out, err)  # the two-image sample is named and skipped, in both logs and both epochs
     skipped = [line for line in err.splitlines() if "two-images" in line]
     assert len(skipped) == 4 and all("holds 2 images; an item holds one" in line for line in skipped)
-    assert "Inspect scorers as profiles: inspect:choice" in out
+    assert "Inspect scorers as profiles: inspect:brevity, inspect:choice" in out
     store = Store(db)
     rows = _responses(store)
     for kind in ("eval", "json"):
@@ -129,6 +136,10 @@ def test_every_sample_both_epochs_and_inspects_scores_equal_ours(inspect_logs, t
             inspect_value = 1.0 if sample.scores["choice"].value == "C" else 0.0
             assert mine[key][5] == inspect_value     # Inspect's score, stored under inspect:choice
             assert mine[key][4] == inspect_value     # ours (strict) on the same answer agrees
+            with store.connect(read_only=True) as con:
+                brevity = con.execute("SELECT score FROM scores WHERE response_id = ? AND profile = "
+                                      "'inspect:brevity'", [mine[key][3]]).fetchone()[0]
+            assert brevity == pytest.approx(sample.scores["brevity"].value)  # each scorer under its own profile
     strict = [r[4] for r in rows]
     assert 0.0 in strict and 1.0 in strict  # the answers were mixed: agreement is not all-right or all-wrong
 

@@ -32,6 +32,9 @@ def cmd_import_inspect(args: argparse.Namespace) -> int:
         print(f"runs: {', '.join(report.runs)}; models: {', '.join(report.models)}")
     if report.profiles:
         print(f"Inspect scorers as profiles: {', '.join(sorted(report.profiles))}")
+    for scorer, count in sorted(report.unusable_scores.items()):
+        print(f"warning: scorer {scorer}: {count} value(s) are not one number (a list or a dict of values) "
+              "and were not stored", file=sys.stderr)
     if not report.n_skipped:
         return 0
     print(f"skipped {report.n_skipped} file(s) or sample(s); the rest was imported:", file=sys.stderr)

@@ -67,6 +67,7 @@ class InspectReport:
     runs: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     profiles: set[str] = field(default_factory=set)
+    unusable_scores: dict[str, int] = field(default_factory=dict)  # scorer -> values that are not one number
     skipped: list[tuple[str, str]] = field(default_factory=list)   # (file[: sample S epoch E], reason)
     n_skipped: int = 0
 
@@ -120,6 +121,8 @@ class _LogWriter:
                           "request_key": key, "repetition": sample.epoch - 1, "error": None, "image_sent": None,
                           "latency_s": None})
         self.scores[key] = {name: value for name, value in sample.scores.items() if value is not None}
+        for name in sample.scores.keys() - self.scores[key].keys():
+            self.report.unusable_scores[name] = self.report.unusable_scores.get(name, 0) + 1
         self.report.items.add((self.dataset, sample.sample_id))
         if len(self.rows) >= self.batch:
             self.flush()
