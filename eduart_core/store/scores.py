@@ -366,7 +366,8 @@ def load_score_table(store: Store, dataset: str, overrides: bool = True, variant
     are averaged per item as in ``load_scores`` (``n_repeats_<profile>`` counts them).
     Reviewed score overrides apply as in ``load_scores`` (``overridden_<profile>`` marks them), and
     ``kind`` is each model's kind, so the selection can keep baselines out. Besides the built-in
-    profiles, every judge profile stored for the dataset has its columns (``store.judges``).
+    profiles, every judge profile stored for the dataset has its columns (``store.judges``), and so has
+    every Inspect scorer imported with its logs (``store.harness_scores``).
     """
     from .harness_scores import stored_profiles_con
     from .judges import stored_judge_profiles_con
