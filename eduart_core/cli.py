@@ -37,6 +37,7 @@ COMMAND_MODULES = [
     "eduart_core.commands.capture",     # capture (exercise pages -> screenshots), exercise-site
     "eduart_core.commands.harness",     # import-harness, import-predictions
     "eduart_core.commands.cards",       # export-card, export-eee, import-card
+    "eduart_core.commands.inspect_logs",  # import-inspect (Inspect AI logs; needs inspect-ai)
 ]
 
 

@@ -453,13 +453,21 @@ def split_judge_profile(name: str) -> tuple[str, str]:
 #: recomputed (`score` rescores the built-in profiles only).
 HARNESS_PROFILE_PREFIX = "harness:"
 #: Prefixes of profiles whose scores another tool recorded.
-RECORDED_PROFILE_PREFIXES: tuple[str, ...] = (HARNESS_PROFILE_PREFIX,)
+#: An Inspect AI scorer's values (stored by ``import-inspect``) form a profile named after the scorer:
+#: ``inspect:<scorer>`` (e.g. ``inspect:choice``).
+INSPECT_PROFILE_PREFIX = "inspect:"
+RECORDED_PROFILE_PREFIXES: tuple[str, ...] = (HARNESS_PROFILE_PREFIX, INSPECT_PROFILE_PREFIX)
 
 
 def harness_profile_name(metric: str, filter_name: str | None = None) -> str:
     """The profile of a harness metric (under a filter other than ``none``)."""
     suffix = f",{filter_name}" if filter_name and filter_name != "none" else ""
     return f"{HARNESS_PROFILE_PREFIX}{metric}{suffix}"
+
+
+def inspect_profile_name(scorer: str) -> str:
+    """The profile of the Inspect scorer ``scorer``."""
+    return f"{INSPECT_PROFILE_PREFIX}{scorer}"
 
 
 def is_recorded_profile(name: object) -> bool:

@@ -193,6 +193,16 @@ def bench_responses(args, work: Path) -> dict[str, list[dict]]:
 
 
 def main(args) -> int:
+    if args.inspect:  # import-inspect only (bench.inspect_logs)
+        from .inspect_logs import bench_inspect
+
+        load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+        print(f"import bench (Inspect logs): {args.repeat} run(s), medians; load average at start {' '.join(load)}")
+        with tempfile.TemporaryDirectory(prefix="eduart-bench-inspect-", dir=args.work) as tmp:
+            code = bench_inspect(args, Path(tmp), _child, PROJECT_ROOT)
+        load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+        print(f"load average at the end {' '.join(load)}")
+        return code
     args.scales = sorted({int(s) for s in str(args.scales).split(",") if s.strip()})
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     print(f"import bench: {args.repeat} run(s) per scale, medians; load average at start {' '.join(load)}")
@@ -233,4 +243,8 @@ def register(bench_sub) -> None:
     parser.add_argument("--work", metavar="DIR", default=None, help="folder for the generated files (default: temp)")
     parser.add_argument("--layouts", metavar="DIR", default=None,
                         help="keep the synthetic folders here and reuse them next time (writing 10x takes minutes)")
+    parser.add_argument("--inspect", type=int, nargs="?", const=100_000, default=0, metavar="N",
+                        help="instead: import-inspect of one Inspect .eval log of N samples x epochs (default "
+                             "100,000; needs inspect-ai)")
+    parser.add_argument("--inspect-epochs", type=int, default=2, help="epochs of the --inspect log (default 2)")
     parser.set_defaults(func=main)

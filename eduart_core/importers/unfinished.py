@@ -1,4 +1,5 @@
-"""Imports in progress: which ``import-eduart`` or ``import-responses`` left runs unfinished, and how to finish it.
+"""Imports in progress: which ``import-eduart``, ``import-responses`` or ``import-inspect`` left runs
+unfinished, and how to finish it.
 
 Why: both imports commit their answers in batches, so a kill half-way leaves runs holding part
 of their answers. Those runs stay marked ``running`` until the import's last batch is committed
@@ -26,8 +27,12 @@ ORIGIN = "import-eduart"
 IMPORT_ACTION = "import-eduart"
 RESPONSES_ORIGIN = "import-responses"
 RESPONSES_ACTION = "import-responses"
+INSPECT_ORIGIN = "import-inspect"   # an Inspect AI log (importers.inspect_import): one launch per log
+INSPECT_ACTION = "import-inspect"
 #: origin of the runs -> the audit action its start writes
-ACTIONS = {ORIGIN: IMPORT_ACTION, RESPONSES_ORIGIN: RESPONSES_ACTION}
+ACTIONS = {ORIGIN: IMPORT_ACTION, RESPONSES_ORIGIN: RESPONSES_ACTION, INSPECT_ORIGIN: INSPECT_ACTION}
+#: origins whose import reads one file (named by it)
+FILE_ORIGINS = (RESPONSES_ORIGIN, INSPECT_ORIGIN)
 
 
 def launch_id(dataset: str) -> str:
@@ -69,11 +74,11 @@ class OpenImport:
 
     def command(self, folder_name_only: bool = False) -> str:
         """The command that finishes it (the same import again)."""
-        folder = self.folder or ("FILE" if self.origin == RESPONSES_ORIGIN else "FOLDER")
+        folder = self.folder or ("FILE" if self.origin in FILE_ORIGINS else "FOLDER")
         if folder_name_only and self.folder:
             folder = Path(self.folder).name
-        if self.origin == RESPONSES_ORIGIN:
-            return f"python -m eduart_core import-responses {shlex.quote(folder)}"
+        if self.origin in FILE_ORIGINS:  # the same command on the same file
+            return f"python -m eduart_core {self.origin} {shlex.quote(folder)}"
         return f"python -m eduart_core import-eduart {shlex.quote(folder)} --dataset {shlex.quote(self.dataset)}"
 
     def state(self) -> str:
@@ -87,7 +92,7 @@ class OpenImport:
     def line(self, folder_name_only: bool = False) -> str:
         """One line: which import, how far it got, and what to do."""
         what = (f"the import of {Path(self.folder).name} into dataset {self.dataset}"
-                if self.origin == RESPONSES_ORIGIN and self.folder else f"the import of dataset {self.dataset}")
+                if self.origin in FILE_ORIGINS and self.folder else f"the import of dataset {self.dataset}")
         head = (f"{what} is {self.state()}: {self.runs} run(s) hold "
                 f"{self.responses:,} answer(s) so far and are marked in progress")
         if self.running:
