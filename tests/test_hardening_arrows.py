@@ -154,3 +154,39 @@ def test_missing_values_are_tested_by_name_never_by_comparing_a_value_with_itsel
                     and ast.dump(node.left) == ast.dump(node.comparators[0])):
                 found.append(f"{name}:{node.lineno}")
     assert not found
+
+
+def _streamlit_imports(source: str) -> list[int]:
+    """Lines of ``source`` that import Streamlit: an import statement at any depth (inside functions
+    too), or ``importlib.import_module`` / ``__import__`` given a literal name."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name) and node.func.id in ("__import__", "import_module")))):
+            names = [node.args[0].value]
+        if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_library_never_imports_streamlit():
+    """Pages and the page benchmarks (``benchmarks/``) import Streamlit; no module of ``eduart_core`` does,
+    not even inside a function (read from the source, so nothing is imported to check it)."""
+    offenders = {name: lines for name, path in _modules().items()
+                 if (lines := _streamlit_imports(path.read_text(encoding="utf-8")))}
+    assert offenders == {}
+
+
+def test_the_streamlit_check_sees_every_way_of_importing_it():
+    planted = ("import os\nimport streamlit as st\n"
+               "def f():\n    from streamlit.testing.v1 import AppTest\n"
+               "def g():\n    import importlib\n    return importlib.import_module('streamlit.logger')\n"
+               "x = '.streamlit/secrets.toml'\nimport streamlit_extras_not_streamlit\n")
+    assert _streamlit_imports(planted) == [2, 4, 7]

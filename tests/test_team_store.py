@@ -423,7 +423,7 @@ def test_a_database_without_a_store_says_so_and_the_password_never_shows(pg_serv
 def test_every_page_renders_on_the_postgres_demo(pg_demo_url, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from eduart_core.bench.pages import PAGES
+    from benchmarks.pages import PAGES
 
     monkeypatch.setenv("EDUART_DB", pg_demo_url)
     views.clear_caches()

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
+from benchmarks.team import build_queue_round
 from eduart_core import queues, team
-from eduart_core.bench.team import build_queue_round
 from eduart_core.errors import UserError
 from eduart_core.extraction import review
 from eduart_core.store import Store

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.team import build_queue_round
 from eduart_core import queues, team
-from eduart_core.bench.team import build_queue_round
 from eduart_core.store import Store
 from eduart_core.store import holds as hold_db
 

@@ -78,10 +78,10 @@ def run(models: int, items: int, repeat: int, seed: int = 0, out=sys.stdout) -> 
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.study:  # the VQArt-Bench / MUSE study analyses and their page
-        from .studies import main as study_main
+    if args.study:  # the VQArt-Bench / MUSE study analyses and their page (it drives the Tasks page)
+        from . import load
 
-        return study_main(args)
+        return load("studies").main(args)
     scales = [PUBLISHED, LARGE] if args.growth else [(args.models, args.items)]
     totals = [run(m, i, args.repeat, args.seed) for m, i in scales]
     if args.growth:

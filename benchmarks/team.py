@@ -39,13 +39,26 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import statistics
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from eduart_core.bench.pgserver import TempPostgres
+from eduart_core.store import Store, release_readers
+from eduart_core.store import extraction as db
+from eduart_core.store import holds as hold_db
+from eduart_core.store.items import load_items
+from eduart_core.store.runs import create_run, ensure_dataset, ensure_model
+from eduart_core.team import local
+from eduart_core.vocab import BENCHMARK_KIND, CONDITIONS
+
+from .apptest import compiled_once
+from .pages import PAGES, _clear_caches, _render, build_simulated_store
+
+ROOT = Path(__file__).resolve().parents[1]
 DATASET = "bench-team"
 TARGETS = {"p95_commit_ms": 50.0, "p95_next_ms": 50.0, "ingest_s": 30.0, "render_ratio": 1.5}
 
@@ -56,9 +69,10 @@ TARGETS = {"p95_commit_ms": 50.0, "p95_next_ms": 50.0, "ingest_s": 30.0, "render
 def _server(url: str | None):
     """(create_database(name) -> URL, drop_database(name)) on the given server or a temporary one."""
     if url:
+        # deferred: psycopg is needed only with --url (PostgreSQL)
         import psycopg
 
-        from ..store.postgres import DatabaseURL
+        from eduart_core.store.postgres import DatabaseURL
 
         admin = DatabaseURL(url)
 
@@ -72,7 +86,6 @@ def _server(url: str | None):
 
         yield create, lambda name: run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         return
-    from .pgserver import TempPostgres
 
     server = TempPostgres(durable=True).start()
     try:
@@ -85,10 +98,6 @@ def _server(url: str | None):
 
 def _prepare_round(url: str, reviewers: int, decisions: int) -> dict[int, list[tuple[str, str]]]:
     """A blind double-review round: per reviewer pair, one queued field for each decision."""
-    from ..store import Store
-    from ..store import extraction as db
-    from ..store.runs import ensure_dataset
-    from ..vocab import BENCHMARK_KIND
 
     store = Store(url)
     ensure_dataset(store, DATASET, "Team bench", BENCHMARK_KIND, simulated=True)
@@ -113,8 +122,6 @@ def _prepare_round(url: str, reviewers: int, decisions: int) -> dict[int, list[t
 def _reviewer(url: str, index: int, fields: list[tuple[str, str]], ready, go, out) -> None:
     """One reviewer process: decide each field once (blind rule: only this reviewer's own decisions
     count as seen), timing each commit."""
-    from ..store import Store
-    from ..store import extraction as db
 
     name = f"reviewer-{index:02d}"
     store = Store(url)
@@ -143,8 +150,6 @@ def _reviewer(url: str, index: int, fields: list[tuple[str, str]], ready, go, ou
 
 
 def bench_reviewers(url: str, reviewers: int, decisions: int) -> dict:
-    from ..store import Store
-    from ..store import extraction as db
 
     fields = _prepare_round(url, reviewers, decisions)
     ctx = multiprocessing.get_context("spawn")
@@ -181,9 +186,6 @@ def build_queue_round(store, pages: int, reviewers: int = 1, fields: int = 2, ro
                       dataset: str = DATASET) -> list[str]:
     """A review round of ``pages`` simulated pages of ``fields`` queued fields each, ``reviewers`` per page
     (the work-queue bench and tests build on it); returns the page ids in queue order."""
-    from ..store import extraction as db
-    from ..store.runs import ensure_dataset
-    from ..vocab import BENCHMARK_KIND
 
     ensure_dataset(store, dataset, "Team bench", BENCHMARK_KIND, simulated=True)
     ids = [f"q{n:04d}" for n in range(pages)]
@@ -203,12 +205,10 @@ def _asker(url: str, index: int, asks: int, hold_s: float, vanish_s: float, thin
     handed to two people at once shows as two holds at the end), pausing a random time of mean ``think_s``
     before each ask (0: back to back); then a person who takes one page and vanishes (a hold of
     ``vanish_s`` seconds that nobody releases)."""
-    import random
 
-    from ..extraction.review import REVIEW_ROLE, load_state, review_queue
-    from ..queues import next_review_page
-    from ..store import Store
-    from ..team import local
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.extraction.review import REVIEW_ROLE, load_state, review_queue
+    from eduart_core.queues import next_review_page
 
     store = Store(url)
     who = local(f"asker-{index:02d}")
@@ -241,10 +241,8 @@ def bench_queue(url: str, reviewers: int, asks: int, vanish_s: float = 5.0, thin
     """``reviewers`` processes ask "next" ``asks`` times in all on one PostgreSQL store (single review),
     each pausing a random time of mean ``think_s`` between asks (0: back to back); then every page handed
     to a person who vanished must come back once the hold ran out."""
-    from ..queues import next_review_page
-    from ..store import Store
-    from ..store import holds as hold_db
-    from ..team import local
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.queues import next_review_page
 
     store = Store(url)
     pages = build_queue_round(store, asks + 2 * reviewers)
@@ -290,12 +288,10 @@ def bench_queue(url: str, reviewers: int, asks: int, vanish_s: float = 5.0, thin
 
 def _journals(store, folder: Path, models: int, items: int, seed: int) -> list[tuple[str, Path]]:
     """Run journals of a finished launch (models x 2 conditions over the store's items)."""
-    from ..runner.journal import Journal
-    from ..simulate import add_synthetic_items, make_models
-    from ..simulate.respond import plan_items, simulate_run
-    from ..store.items import load_items
-    from ..store.runs import create_run, ensure_model
-    from ..vocab import CONDITIONS
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.runner.journal import Journal
+    from eduart_core.simulate import add_synthetic_items, make_models
+    from eduart_core.simulate.respond import plan_items, simulate_run
 
     add_synthetic_items(store, DATASET, items, seed)
     records = [dict(r, item_id=i) for i, r in zip(load_items(store, DATASET)["item_id"],
@@ -320,8 +316,8 @@ def _journals(store, folder: Path, models: int, items: int, seed: int) -> list[t
 
 
 def bench_ingest(location: str, folder: Path, models: int, items: int, seed: int) -> dict:
-    from ..runner.ingestion import ingest_journal
-    from ..store import Store
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.runner.ingestion import ingest_journal
 
     store = Store(location)
     journals = _journals(store, folder, models, items, seed)
@@ -334,11 +330,10 @@ def bench_ingest(location: str, folder: Path, models: int, items: int, seed: int
 
 def bench_pages(duck_path: Path, pg_url: str, repeats: int) -> list[dict]:
     """Median first render per page on both stores, measured alternately (one AppTest session each)."""
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit import logger as st_logger
     from streamlit.testing.v1 import AppTest
 
-    from .apptest import compiled_once
-    from .pages import PAGES, _clear_caches, _render
 
     st_logger.set_log_level("error")
     os.environ.pop("EDUART_DATABASE_URL", None)
@@ -361,9 +356,9 @@ def bench_pages(duck_path: Path, pg_url: str, repeats: int) -> list[dict]:
 # ---------------------------------------------------------------- the command
 
 def run(args: argparse.Namespace) -> int:
-    from ..store import Store, release_readers
-    from ..store.copy import copy_store
-    from .pages import build_simulated_store
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.store.copy import copy_store
+
 
     load = os.getloadavg()
     print(f"bench team: load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")

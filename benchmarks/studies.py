@@ -15,9 +15,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..vocab import MUSE_REFERENCE_DATASET
+import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[2]
+from eduart_core.selection import Selection
+from eduart_core.store import Store
+from eduart_core.vocab import DIMENSION_MACRO_AGGREGATION, MICRO_AGGREGATION, MUSE_REFERENCE_DATASET, TASK_COLUMN
+
+ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/9_tasks.py"
 ANALYSIS_TARGET_S, PAGE_TARGET_S = 2.0, 1.5
 
@@ -35,12 +39,10 @@ def _median(call: Callable[[], object], repeat: int) -> tuple[float, float]:
 
 def suite(db: str, dataset: str) -> dict[str, Callable[[], object]]:
     """Every study analysis the Tasks page, the Images page and the report call, on loaded frames."""
-    import pandas as pd
 
-    from .. import analysis as A
-    from .. import views
-    from ..selection import Selection
-    from ..vocab import DIMENSION_MACRO_AGGREGATION, MICRO_AGGREGATION, TASK_COLUMN
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core import analysis as A
+    from eduart_core import views
 
     src = views.Source.of(db)
     sel = Selection(dataset=dataset)
@@ -77,10 +79,11 @@ def suite(db: str, dataset: str) -> dict[str, Callable[[], object]]:
 
 def page_first_render(db: str, dataset: str, repeat: int) -> tuple[float, float]:
     """Median first render of the Tasks page (wall, CPU): a fresh session, empty caches, the dataset chosen."""
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit import logger as st_logger
     from streamlit.testing.v1 import AppTest
 
-    from .. import views
+    from eduart_core import views
 
     st_logger.set_log_level("error")
     os.environ["EDUART_DB"] = db
@@ -104,9 +107,9 @@ def page_first_render(db: str, dataset: str, repeat: int) -> tuple[float, float]
 
 
 def main(args) -> int:
-    from ..store import Store
-    from ..studies.references import load_study_references
-    from ..studies.scaled import build_synthetic_study
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.studies.references import load_study_references
+    from eduart_core.studies.scaled import build_synthetic_study
 
     with tempfile.TemporaryDirectory(prefix="eduart-bench-study-") as tmp:
         db = str(Path(args.db) if getattr(args, "db", None) else Path(tmp) / "study.duckdb")

@@ -13,15 +13,19 @@ benchmark gives AppTest one shared script cache so the numbers are what a user w
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from eduart_core.store import Store
+from eduart_core.store import extraction as db
+
 from .apptest import compiled_once
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/8_review.py"
 BENCH_REVIEWER = "Bench"
 
@@ -46,7 +50,8 @@ def _timed(at, action) -> float:
 
 
 def _open_fields(store, current) -> list[dict]:
-    from ..extraction import review
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.extraction import review
 
     fields = review.page_fields(store, current[0], current[1], BENCH_REVIEWER)
     return [f for f in fields.to_dict("records") if f["mine"]]
@@ -54,7 +59,8 @@ def _open_fields(store, current) -> list[dict]:
 
 def _edit_targets(store) -> list[tuple[tuple[str, int], dict]]:
     """Open text fields (a text editor) on the queued pages: where an edit can be timed."""
-    from ..extraction import review
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.extraction import review
 
     queue = review.review_queue(store, reviewer=BENCH_REVIEWER)
     out = []
@@ -72,10 +78,10 @@ def measure_actions(demo_store: Path, repeats: int = 3, recompile: bool = False)
 
 
 def _measure_actions(demo_store: Path, repeats: int) -> dict[str, list[float]]:
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit import logger as st_logger
     from streamlit.testing.v1 import AppTest
 
-    from ..store import Store
 
     st_logger.set_log_level("error")
     times: dict[str, list[float]] = {"accept": [], "edit save": [], "next page": []}
@@ -84,6 +90,7 @@ def _measure_actions(demo_store: Path, repeats: int) -> dict[str, list[float]]:
             path = _copy_store(demo_store, Path(tmp) / "bench.duckdb")
             os.environ["EDUART_DB"] = str(path)
             store = Store(path)
+            # deferred: Streamlit's test harness loads only when pages are measured
             import streamlit as st
 
             st.cache_data.clear()
@@ -120,11 +127,9 @@ def _measure_actions(demo_store: Path, repeats: int) -> dict[str, list[float]]:
 
 def build_agreement_store(path: Path, fields: int = 1000, agree: float = 0.85, seed: int = 12) -> Path:
     """A store with ``fields`` queued fields (10 per page), each decided by two reviewers."""
-    import random
 
-    from ..extraction.review import now_utc
-    from ..store import Store
-    from ..store import extraction as db
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.extraction.review import now_utc
 
     rng = random.Random(seed)
     store = Store(path)
@@ -155,10 +160,10 @@ def build_agreement_store(path: Path, fields: int = 1000, agree: float = 0.85, s
 
 
 def measure_agreement(path: Path, repeats: int = 5) -> dict[str, list[float]]:
-    from ..analysis.agreement import agreement
-    from ..extraction.review import load_state
-    from ..extraction.stats import agreement_by, review_ratings
-    from ..store import Store
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.analysis.agreement import agreement
+    from eduart_core.extraction.review import load_state
+    from eduart_core.extraction.stats import agreement_by, review_ratings
 
     store = Store(path)
     out: dict[str, list[float]] = {"read + agreement": [], "agreement only": []}
@@ -177,8 +182,8 @@ def measure_agreement(path: Path, repeats: int = 5) -> dict[str, list[float]]:
 
 
 def run(args) -> int:
-    from ..demo import build_demo
-    from ..store import Store
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.demo import build_demo
 
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="eduart-bench-review-") as tmp:

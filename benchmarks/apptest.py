@@ -13,6 +13,7 @@ from contextlib import contextmanager
 @contextmanager
 def compiled_once(enabled: bool = True) -> Iterator[None]:
     """Let every AppTest run share one script cache (as a server's runs do), then restore."""
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import app_test, local_script_runner
 

@@ -15,11 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..store import Store
-from ..vocab import DEFAULT_DATASET, PAPER_PROFILE
+from eduart_core.store import Store
+from eduart_core.store.scores import list_datasets, list_models
+from eduart_core.vocab import DEFAULT_DATASET, PAPER_PROFILE
+
 from .apptest import compiled_once
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 #: Published scale: 12 models x 871 items (above it only the first-render target applies).
 PUBLISHED_MODELS, PUBLISHED_ITEMS = 12, 871
 TARGETS = {"published": {"first": 1.0, "interaction": 0.3}, "large": {"first": 2.0, "interaction": None}}
@@ -38,17 +40,20 @@ def build_simulated_store(path: str | os.PathLike, models: int = 12, items: int 
                           with_extraction: bool = True) -> Store:
     """A store with synthetic items and simulated runs (both conditions, both profiles), the
     published reference, and a simulated extraction round (so the review page has work)."""
-    from ..simulate import add_synthetic_items, make_models, simulate_into_store
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core.simulate import add_synthetic_items, make_models, simulate_into_store
 
     store = Store(path)
     add_synthetic_items(store, dataset, items, seed)
     simulate_into_store(store, dataset, make_models(models, seed), seed)
     if with_reference:
-        from ..store.reference import load_reference
+        # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+        from eduart_core.store.reference import load_reference
 
         load_reference(store)
     if with_extraction:
-        from ..extraction.simulated import build_extraction_demo
+        # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+        from eduart_core.extraction.simulated import build_extraction_demo
 
         build_extraction_demo(store)
     return store
@@ -75,7 +80,8 @@ def _has(values, name: str) -> bool:
 
 
 def _clear_caches() -> None:
-    from .. import views
+    # deferred: rooms the CLI need not load to build `bench --help` (it imports every bench module)
+    from eduart_core import views
 
     views.clear_caches()
 
@@ -95,10 +101,9 @@ def _change(at, key: str, value) -> tuple[float, float]:
 def measure(store_path: str, repeats: int = 3, recompile: bool = False) -> list[dict]:
     """Medians per page: first render (fresh session, empty caches), a model filter change, and a
     scoring-profile switch (the heaviest change: a second score frame is read from the store)."""
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit import logger as st_logger
 
-    from ..store import Store
-    from ..store.scores import list_models
 
     st_logger.set_log_level("error")  # AppTest's bare-mode warnings would drown the table
     os.environ["EDUART_DB"] = str(store_path)
@@ -118,6 +123,7 @@ def measure(store_path: str, repeats: int = 3, recompile: bool = False) -> list[
 
 
 def _measure_pages(fewer: list[str], repeats: int) -> dict[str, dict[str, list]]:
+    # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit.testing.v1 import AppTest
 
     results = {p: {k: [] for k in ("first", "models", "profile")} for p in PAGES}
@@ -140,7 +146,6 @@ def scale_of(models: int, items: int) -> str:
 
 
 def _store_size(path: Path) -> tuple[int, int]:
-    from ..store.scores import list_datasets
 
     ds = list_datasets(Store(path))
     row = ds[ds["dataset"] == DEFAULT_DATASET]
