@@ -11,8 +11,6 @@ lacks is never dropped: a question only one extractor found is compared against 
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +21,7 @@ from ..store import Store
 from ..vocab import BENCHMARK_KIND
 from .merge import DEFAULT_IGNORABLE
 from .paper_join import join_replies, parse_page_reply
-from .pipeline import PROMPTS_DIR, ExtractionSummary, request_key, resolve_spec
+from .pipeline import ExtractionSummary, load_prompt_pair, request_key, resolve_spec
 
 __all__ = ["PaperSummary", "find_papers", "is_paper_input", "paper_schema", "read_papers", "run_paper_extraction"]
 
@@ -77,15 +75,8 @@ def paper_schema() -> dict:
 
 
 def load_paper_prompts(prompts_dir: Path | None = None) -> tuple[str, str, str]:
-    folder = Path(prompts_dir) if prompts_dir else PROMPTS_DIR
-    try:
-        system = (folder / "extraction_paper_system.md").read_text(encoding="utf-8")
-        user = (folder / "extraction_paper_user.md").read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise UserError(f"extraction prompt missing: {exc.filename}") from None
-    digest = hashlib.sha256("\0".join([system, user, json.dumps(paper_schema(), sort_keys=True)])
-                            .encode()).hexdigest()[:16]
-    return system, user, digest
+    """The exam paper extraction's prompts and their hash (`pipeline.load_prompt_pair`)."""
+    return load_prompt_pair(prompts_dir, "extraction_paper_system.md", "extraction_paper_user.md", paper_schema())
 
 
 def render_paper_user(template: str, values: dict) -> str:

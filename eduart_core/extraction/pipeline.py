@@ -140,17 +140,23 @@ def extraction_schema() -> dict:
             "required": ["type", "language", "question_text", "choices", "answers"]}
 
 
-def load_prompts(prompts_dir: Path | None = None) -> tuple[str, str, str]:
-    """(system, user template, prompt hash); the hash covers both templates and the schema."""
+def load_prompt_pair(prompts_dir: Path | None, system_name: str, user_name: str,
+                     schema: dict) -> tuple[str, str, str]:
+    """(system, user template, prompt hash) of two prompt files; the hash covers both templates and
+    the reply schema, so a run records exactly what it asked."""
     folder = Path(prompts_dir) if prompts_dir else PROMPTS_DIR
     try:
-        system = (folder / "extraction_system.md").read_text(encoding="utf-8")
-        user = (folder / "extraction_user.md").read_text(encoding="utf-8")
+        system = (folder / system_name).read_text(encoding="utf-8")
+        user = (folder / user_name).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise UserError(f"extraction prompt missing: {exc.filename}") from None
-    digest = hashlib.sha256("\0".join([system, user, json.dumps(extraction_schema(), sort_keys=True)])
-                            .encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join([system, user, json.dumps(schema, sort_keys=True)]).encode()).hexdigest()[:16]
     return system, user, digest
+
+
+def load_prompts(prompts_dir: Path | None = None) -> tuple[str, str, str]:
+    """The screenshot extraction's prompts and their hash (`load_prompt_pair`)."""
+    return load_prompt_pair(prompts_dir, "extraction_system.md", "extraction_user.md", extraction_schema())
 
 
 def render_user(template: str, page: PageInput) -> str:
