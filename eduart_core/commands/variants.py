@@ -8,21 +8,29 @@ import sys
 from ..cli import actor, add_actor_options, add_db_option
 
 
+def _note(args: argparse.Namespace, store) -> str:
+    """Who made the linked items, for their version note."""
+    who = actor(args, store)
+    return f"made by {who.name}" + (f" for {who.acting_for}" if who.acting_for else "")
+
+
+def _said(report, noun: str = "variant(s)") -> int:
+    """The refused items on stderr, the summary on stdout; exit code 2 when an item was refused."""
+    lines = report.lines()
+    for line in lines[:-1]:
+        print(line, file=sys.stderr)
+    print(lines[-1].replace("variant(s)", noun))
+    return 2 if report.refused else 0
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     from ..store import Store
     from ..variants import check_kind, make_variants
 
     check_kind(args.kind)  # an unknown kind is one line before the store is opened
     store = Store(args.db)
-    who = actor(args, store)
-    note = f"made by {who.name}" + (f" for {who.acting_for}" if who.acting_for else "")
-    report = make_variants(store, args.dataset, args.kind, args.items, fraction=args.crop,
-                           long_side=args.long_side, origin=f"variants:{args.kind}", note=note)
-    lines = report.lines()
-    for line in lines[:-1]:
-        print(line, file=sys.stderr)
-    print(lines[-1])
-    return 2 if report.refused else 0
+    return _said(make_variants(store, args.dataset, args.kind, args.items, fraction=args.crop,
+                               long_side=args.long_side, origin=f"variants:{args.kind}", note=_note(args, store)))
 
 
 def register(sub) -> None:
@@ -57,14 +65,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
     check_probe_kind(args.kind)  # an unknown kind is one line before the store is opened
     store = Store(args.db)
-    who = actor(args, store)
-    note = f"made by {who.name}" + (f" for {who.acting_for}" if who.acting_for else "")
-    report = make_probes(store, args.dataset, args.kind, args.items, note=note)
-    lines = report.lines()
-    for line in lines[:-1]:
-        print(line, file=sys.stderr)
-    print(lines[-1].replace("variant(s)", "probe(s)"))
-    code = 2 if report.refused else 0
+    code = _said(make_probes(store, args.dataset, args.kind, args.items, note=_note(args, store)), "probe(s)")
     if not args.model:
         print(f"ask them: python -m eduart_core run --dataset {args.dataset} --model KEY --items variant={args.kind}; "
               f"then: python -m eduart_core show contamination --dataset {args.dataset}")
