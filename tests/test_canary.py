@@ -1,4 +1,4 @@
-"""The canary (issue 43 item 5): every export of a store's items carries one GUID unique to the store."""
+"""The canary: every export of a store's items carries one GUID unique to the store."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Who the examinees of an IRT fit are (issue 44, fault 2).
+"""Who the examinees of an IRT fit are.
 
 What a researcher relies on: by default an IRT fit counts each model once, with its answers in the
 selection's condition, and says which condition; a model's two conditions (two answer sets of one

@@ -1,4 +1,4 @@
-"""Item-fit flags under multiplicity control (issue 44, fault 3).
+"""Item-fit flags under multiplicity control.
 
 What a researcher relies on: an item reaches the suspect-key queue as "misfits the IRT model" only
 when its misfit is beyond what chance gives across all the items of the fit. Each item's p is the

@@ -337,7 +337,7 @@ def test_fit_statistics_use_the_fit_and_flag_by_the_stated_rules():
 
 @pytest.mark.slow
 def test_the_pcm_fit_reaches_the_maximum_of_an_independent_marginal_likelihood():
-    """Issue 44: with the library's default quadrature the fit stopped 0.25 log-likelihood units short
+    """With the library's default quadrature the fit stopped 0.25 log-likelihood units short
     and the abilities averaged +0.11; against our own MML (tests/mml_reference.py) it must sit at the
     maximum, with a near-zero gradient and abilities averaging 0 (the identification)."""
     import mml_reference

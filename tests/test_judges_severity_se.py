@@ -4,7 +4,7 @@ What a lab relies on when the gate reads the interval: the SE is that of the re-
 (a contrast c'b of the fitted rater levels, variance c'Vc), not that of the uncentred level. Checked
 three ways: the covariance reproduces mirt's own standard errors on its diagonal; with one judge
 beside H graders the levels sum to zero, so the contrast is exactly (1 + 1/H) times the judge's
-level and its SE must be (1 + 1/H) times mirt's (4/3 with three graders, the fault of issue 42);
+level and its SE must be (1 + 1/H) times mirt's (4/3 with three graders);
 and over simulated datasets the SD of the estimated severity matches the mean reported SE.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_the_covariance_reproduces_mirts_standard_errors_and_the_judge_se_is_fou
     j = raters.index("judge")
     raw_level, raw_se = result.facet_parameters["rater"][j], result.facet_se["rater"][j]
     assert table.at["judge", "severity"] == pytest.approx(4 / 3 * raw_level, abs=1e-4)
-    assert table.at["judge", "severity_se"] == pytest.approx(4 / 3 * raw_se, rel=1e-3)  # not raw_se (issue 42)
+    assert table.at["judge", "severity_se"] == pytest.approx(4 / 3 * raw_se, rel=1e-3)  # not raw_se
     assert table.at["judge", "severity_high"] - table.at["judge", "severity_low"] == pytest.approx(
         2 * 1.96 * table.at["judge", "severity_se"])
     # a grader's contrast involves the judge too: its SE is c'Vc, smaller than the naive sum of variances

@@ -63,7 +63,7 @@ def test_the_auditor_finds_planted_wrong_keys_far_above_chance():
 
 @pytest.mark.slow
 def test_the_auditor_reaches_its_target_recall():
-    """Issue 44: 5% of 300 keys planted wrong, 12 examinees: recall >= 80% in the top 10%, median of 20 seeds."""
+    """5% of 300 keys planted wrong, 12 examinees: recall >= 80% in the top 10%, median of 20 seeds."""
     result = measure(seeds=20)
     assert result["recall"] >= 0.80, result
     assert result["precision"] == pytest.approx(result["recall"] / 2)  # 15 planted, 30 in the top

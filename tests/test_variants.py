@@ -1,4 +1,4 @@
-"""Variants as items (issue 43): rotated and relabelled options, perturbed and missing images, the invariance
+"""Variants as items: rotated and relabelled options, perturbed and missing images, the invariance
 views on the demo, and variants kept out of the leaderboard unless asked."""
 from __future__ import annotations
 
