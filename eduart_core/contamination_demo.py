@@ -59,7 +59,8 @@ def source_answer(record: dict, seed: int, seen: bool) -> str:
 
 def simulate_probes(store: Store, seed: int = ROBUST_SEED) -> int:
     """The three robustness models answer every probe once; the leak model answers the sources and the probes."""
-    from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
+    from .scoring.responses import add_responses_con
+    from .store.runs import create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
 
     stored = 0
     with store.transaction() as con:

@@ -3,10 +3,11 @@
 Why: a key corrected in the suspect-key queue (``suspects.correct_key``: a new item version) changes
 scores, and a number published earlier must say which keys it was computed under. A release groups
 the corrections accepted since the last one (who accepted each, why, the old and the new key);
-applying it re-scores every stored response of its items through the store's one rescoring path
-(``store.scores.rescore_con``), so runs stored since the correction are scored on the new keys too,
-and keeps the diff: per model, condition, format and profile, how many stored responses the release
-changed and the mean score under the old and the new keys. Applying twice changes nothing.
+applying it re-scores every stored response of its items through the scoring stage's one rescoring
+path (``scoring.rescore.rescore_con``, called once, in ``_apply``), so runs stored since the
+correction are scored on the new keys too, and keeps the diff: per model, condition, format and
+profile, how many stored responses the release changed and the mean score under the old and the new
+keys. Applying twice changes nothing.
 Reports name the latest applied release of their dataset (``current_release``).
 
 Permissions are checked here (the key-review role); the SQL lives in ``store.errata``.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .errors import UserError
+from .scoring.rescore import rescore_con, score_against_versions_con
 from .store import Store
 from .store import errata as db
 from .store.items import current_item_ids
@@ -94,9 +96,24 @@ def apply_release(store: Store, dataset: str, name: str, actor: Identity | str) 
     applied already is left as it is (``applied`` False). Returns applied, rescored, and the diff."""
     who = _actor(actor, "applying")
     release = find_release(store, dataset, name)
-    applied, rescored = db.apply_release(store, int(release["release_id"]), who.recorded_name)
+    applied, rescored = _apply(store, int(release["release_id"]), who.recorded_name)
     return {"applied": applied, "rescored": rescored, "release_id": int(release["release_id"]),
             "diff": db.load_diff(store, int(release["release_id"]))}
+
+
+def _apply(store: Store, release_id: int, applied_by: str) -> tuple[bool, int]:
+    """Re-score the stored responses of the release's items against their current versions (the release's
+    new keys) and write the diff, in one transaction; (applied now, score rows re-scored). Applied already:
+    (False, 0), nothing written. Refused (UserError, nothing written) when an item's current version is not
+    the release's."""
+    with store.transaction() as con:
+        release = db.release_to_apply_con(con, release_id)
+        if release is None:
+            return False, 0
+        before = score_against_versions_con(con, release.dataset, release.old_versions)
+        rescored = rescore_con(con, dataset=release.dataset, item_ids=release.items)
+        db.record_applied_con(con, release, before, applied_by)
+    return True, rescored
 
 
 def releases(store: Store, dataset: str) -> pd.DataFrame:

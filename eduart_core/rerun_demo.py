@@ -36,14 +36,16 @@ SECOND_CHANGE = {"format_offsets": {"completion_open": -2.0}, "repeat_noise": 0.
 
 def _copy_items(store: Store) -> int:
     """The main demo's current items (records and stored images) as the items of demo-rerun."""
-    from .store.items import ImportReport, load_items, prepare_items, store_prepared
+    from .items import check_item
+    from .scoring.item_writes import store_prepared
+    from .store.items import ImportReport, load_items, prepare_items
 
     frame = load_items(store, DEFAULT_DATASET)
     records = [{**r, "item_id": i} for i, r in zip(frame["item_id"], frame["record"])]
     hashes = {i: h for i, h in zip(frame["item_id"], frame["image_hash"]) if h}
     report = ImportReport(dataset=DEMO_RERUN_DATASET)
     with store.transaction() as con:
-        prepared = prepare_items(con, store, records, None, report, image_hashes=hashes)
+        prepared = prepare_items(con, store, records, None, report, image_hashes=hashes, check=check_item)
         store_prepared(con, prepared, DEMO_RERUN_DATASET, DEMO_KIND, report, keep_invalid=False)
     return len(records)
 
@@ -53,15 +55,10 @@ def second_run(store: Store, seed: int = RERUN_SEED) -> int:
 
     Drawn as a repeat of the first run (`simulate_run` with repetition 1): an answer not drawn afresh
     repeats the first run's draw, so only the changed format and the redrawn answers can differ."""
+    from .scoring.responses import add_responses_con
     from .simulate.bulk import model_params
     from .simulate.respond import plan_items, simulate_run
-    from .store.runs import (
-        add_responses_con,
-        create_run_con,
-        current_items_con,
-        ensure_model_con,
-        refresh_run_totals_con,
-    )
+    from .store.runs import create_run_con, current_items_con, ensure_model_con, refresh_run_totals_con
 
     changed = replace(FIRST, **SECOND_CHANGE)
     stored = 0

@@ -91,7 +91,9 @@ def published_year(item_id: str, seed: int = ROBUST_SEED) -> str:
 def _copy_items(store: Store) -> int:
     """The demo-vqa items (records and stored images) as the sources of demo-robust, each tagged with a
     made-up publication year."""
-    from .store.items import ImportReport, load_items, prepare_items, store_prepared
+    from .items import check_item
+    from .scoring.item_writes import store_prepared
+    from .store.items import ImportReport, load_items, prepare_items
 
     frame = load_items(store, DEMO_VQA_DATASET)
     frame = frame[frame["variant_of"].isna() & (frame["type"] == "multiple_choice_radio")]
@@ -100,14 +102,15 @@ def _copy_items(store: Store) -> int:
     hashes = {i: h for i, h in zip(frame["item_id"], frame["image_hash"]) if h}
     report = ImportReport(dataset=DEMO_ROBUST_DATASET)
     with store.transaction() as con:
-        prepared = prepare_items(con, store, records, None, report, image_hashes=hashes)
+        prepared = prepare_items(con, store, records, None, report, image_hashes=hashes, check=check_item)
         store_prepared(con, prepared, DEMO_ROBUST_DATASET, DEMO_KIND, report, keep_invalid=False)
     return len(records)
 
 
 def simulate_robust(store: Store, seed: int = ROBUST_SEED, models: tuple[RobustModel, ...] = ROBUST_MODELS) -> int:
     """Every model answers every current item (sources and variants) of demo-robust once; idempotent."""
-    from .store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
+    from .scoring.responses import add_responses_con
+    from .store.runs import create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
 
     stored = 0
     with store.transaction() as con:

@@ -24,8 +24,9 @@ from .analysis.distractors import chosen_options
 from .analysis.keyflags import FlagContext, key_flags, key_signal, option_shares
 from .errors import UserError
 from .formats import score_parts
+from .scoring.item_writes import save_item_version
 from .store import Store
-from .store.items import get_item, item_history, load_items, save_item_version
+from .store.items import get_item, item_history, load_items
 from .store.scores import load_responses, load_scores
 from .store.suspects import add_key_review, load_choices, load_key_reviews, load_suspect_inputs
 from .team import KEY_REVIEW, Identity, as_identity

@@ -315,8 +315,9 @@ def _perturbed_images(con, store, kind: str, wanted: list[str], fraction: float,
 def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: VariantReport, fraction: float,
                  long_side: int, origin: str, note: str | None, made_images: dict,
                  build: Callable[[dict, str], list[dict]] | None = None) -> None:
+    from .items import check_item
+    from .scoring.rescore import rescore_con
     from .store.items import ImportReport, prepare_items, write_items
-    from .store.scores import rescore_con
 
     written = ImportReport(dataset=dataset)
     with store.transaction() as con:
@@ -348,7 +349,7 @@ def _write_chunk(store, dataset: str, kind: str, rows: list[tuple], report: Vari
             records.extend(made)
         if not records:
             return
-        prepared = prepare_items(con, store, records, None, written, image_hashes=hashes)
+        prepared = prepare_items(con, store, records, None, written, image_hashes=hashes, check=check_item)
         for p in prepared:
             if p.problems:
                 report.refused.append((str(p.record.get("variant_of")), p.problems[0]))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 
+from eduart_core.scoring.item_writes import upsert_items
 from eduart_core.store import Store
-from eduart_core.store.items import upsert_items
 
 
 def png() -> bytes:

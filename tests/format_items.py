@@ -62,7 +62,7 @@ def write_images(root: Path) -> Path:
 
 def fill(store, dataset: str = "muse") -> list[dict]:
     """The records in `dataset` of `store`, images stored; returns the records."""
-    from eduart_core.store.items import upsert_items
+    from eduart_core.scoring.item_writes import upsert_items
 
     root = write_images(store.local_base.parent / "format_src")
     upsert_items(store, RECORDS, dataset, "test", images_root=root)

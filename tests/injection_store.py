@@ -61,10 +61,11 @@ def build_injection_store(path: Path) -> Path:
     """The store described above (no demo content, so every page shows planted text)."""
     from eduart_core.extraction import review
     from eduart_core.extraction.review import record_comparisons
+    from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.scoring.responses import add_responses
     from eduart_core.store import Store
     from eduart_core.store import extraction as db
-    from eduart_core.store.items import upsert_items
-    from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model, finish_run
+    from eduart_core.store.runs import create_run, ensure_dataset, ensure_model, finish_run
     from eduart_core.vocab import BENCHMARK_KIND, CONDITIONS
 
     path = Path(path)

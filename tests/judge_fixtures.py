@@ -84,8 +84,9 @@ def build_written_store(store) -> None:
     """Items, three examinees with one answer each per item (default condition)."""
     import json
 
-    from eduart_core.store.items import upsert_items
-    from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model
+    from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.scoring.responses import add_responses
+    from eduart_core.store.runs import create_run, ensure_dataset, ensure_model
 
     ensure_dataset(store, DATASET, "Written answers (test)", "benchmark")
     upsert_items(store, ITEMS, DATASET, "test")

@@ -55,7 +55,7 @@ def make_records(n_copies: int = 1) -> list[dict]:
 
 def fill_store(store, n_copies: int = 1, dataset: str = "demo") -> list[dict]:
     """Items in ``dataset`` of ``store`` (created on the fly); returns the records."""
-    from eduart_core.store.items import upsert_items
+    from eduart_core.scoring.item_writes import upsert_items
 
     root = store.local_base.parent / "item_src"
     (root / "imgs").mkdir(parents=True, exist_ok=True)

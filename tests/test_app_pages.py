@@ -395,8 +395,8 @@ def test_items_imported_before_any_run_render_every_page(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from eduart_core import views
+    from eduart_core.scoring.item_writes import upsert_items
     from eduart_core.store import Store
-    from eduart_core.store.items import upsert_items
 
     record = {"item_id": "q1", "type": "multiple_choice_radio", "question_text": "Who painted the Primavera?",
               "choices": [{"id": "A", "text": "Botticelli"}, {"id": "B", "text": "Titian"}],

@@ -144,8 +144,9 @@ def test_a_store_of_the_previous_schema_gains_the_ledger_and_cost_columns(tmp_pa
 def test_run_usage_sums_per_run_and_per_model_and_condition(store):
     from runner_items import fill_store
 
+    from eduart_core.scoring.responses import add_responses
     from eduart_core.store.batch import run_usage
-    from eduart_core.store.runs import add_responses, create_run, ensure_model
+    from eduart_core.store.runs import create_run, ensure_model
 
     fill_store(store, 1)
     ensure_model(store, "m", "Model M", "F", "openai", "m-1")

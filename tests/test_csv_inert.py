@@ -12,9 +12,10 @@ import pytest
 
 from eduart_core import csvsafe, exports
 from eduart_core.cli import main
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.responses import add_responses
 from eduart_core.store import Store
-from eduart_core.store.items import upsert_items
-from eduart_core.store.runs import add_responses, create_run, ensure_model
+from eduart_core.store.runs import create_run, ensure_model
 
 HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)"]  # item ids (stripped on import)
 CONTROL = ["\tlead", "\rlead"]  # text cells starting with a tab or a carriage return

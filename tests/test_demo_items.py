@@ -198,7 +198,8 @@ def test_vanishing_point_marker_sits_where_params_say(name):
 
 
 def test_demo_items_import_into_a_real_store_with_their_plates(store, tmp_path):
-    from eduart_core.store.items import load_items, upsert_items
+    from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.store.items import load_items
 
     write_plates(tmp_path / "demo" / "plates")
     upsert_items(store, ITEMS, dataset="demo", origin="demo", images_root=tmp_path / "demo")

@@ -9,8 +9,9 @@ import pytest
 from eduart_core import errata, suspects, team
 from eduart_core.cli import main
 from eduart_core.errors import UserError
-from eduart_core.store.items import upsert_items
-from eduart_core.store.runs import add_responses, create_run, ensure_model
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.responses import add_responses
+from eduart_core.store.runs import create_run, ensure_model
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 

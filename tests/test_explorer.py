@@ -321,8 +321,8 @@ def test_profile_page_links_keep_the_profile_and_open_the_response(app):
 def test_items_nobody_answered_can_be_browsed(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
+    from eduart_core.scoring.item_writes import upsert_items
     from eduart_core.store import Store
-    from eduart_core.store.items import upsert_items
     from tests.test_app_pages import ROOT
 
     db = tmp_path / "fresh" / "eduart.duckdb"

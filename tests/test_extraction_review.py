@@ -9,8 +9,9 @@ import pytest
 from eduart_core.errors import UserError
 from eduart_core.extraction import review
 from eduart_core.extraction.stats import discrepancy_table, round_status_table
+from eduart_core.scoring.item_writes import upsert_items
 from eduart_core.store import extraction as db
-from eduart_core.store.items import get_item, item_history, upsert_items
+from eduart_core.store.items import get_item, item_history
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
@@ -142,7 +143,8 @@ def test_bulk_accept_across_queue_for_one_category(store):
 
 
 def test_promotion_makes_new_version_and_rescores_responses(store):
-    from eduart_core.store.runs import add_responses, create_run, ensure_model
+    from eduart_core.scoring.responses import add_responses
+    from eduart_core.store.runs import create_run, ensure_model
 
     item_id = add_page(store)
     old = radio() | {"item_id": item_id, "answers": [{"id": "A", "description": "Un pittore veneto"}]}

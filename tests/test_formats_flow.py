@@ -12,10 +12,13 @@ from stubs import StubServer
 from eduart_core.cli import main
 from eduart_core.errors import UserError
 from eduart_core.providers.base import ProviderRequest, RequestImage
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.rescore import rescore, set_embedding_model
+from eduart_core.scoring.responses import add_responses
 from eduart_core.store.embeddings import embedding_cache_stats, embedding_model
-from eduart_core.store.items import load_items, upsert_items
-from eduart_core.store.runs import add_responses, create_run, ensure_model
-from eduart_core.store.scores import load_scores, rescore, set_embedding_model
+from eduart_core.store.items import load_items
+from eduart_core.store.runs import create_run, ensure_model
+from eduart_core.store.scores import load_scores
 
 BY_QUESTION = {r["question_text"]: r["item_id"] for r in RECORDS}
 
@@ -47,7 +50,7 @@ def test_items_and_option_images_are_stored_once_and_reimport_changes_nothing(st
     changed = upsert_items(store, RECORDS, "muse", "test", images_root=root)
     assert changed.updated == ["p1"]
     # an edit without image files keeps the stored option images
-    from eduart_core.store.items import save_item_version
+    from eduart_core.scoring.item_writes import save_item_version
 
     version = save_item_version(store, "muse", {**PIECES, "question_text": "Which piece fills the hole?"}, "review", "x")
     assert version == 3 and load_items(store, "muse").set_index("item_id").loc["p1", "option_images"] == \

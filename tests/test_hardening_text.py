@@ -172,7 +172,8 @@ def _hostile_store(store, names: list[str]) -> None:
     """A store whose dataset title, model names and family come from ``names`` (with simple answers)."""
     from runner_items import fill_store
 
-    from eduart_core.store.runs import add_responses, create_run, ensure_model
+    from eduart_core.scoring.responses import add_responses
+    from eduart_core.store.runs import create_run, ensure_model
 
     records = fill_store(store, 2, dataset="demo")
     for index, name in enumerate(names[:4]):

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from eduart_core.cli import main
+from eduart_core.scoring.item_writes import upsert_items
 from eduart_core.store import Store, StoreError
-from eduart_core.store.items import upsert_items
 from eduart_core.text import plain
 
 ROOT = Path(__file__).resolve().parents[1]

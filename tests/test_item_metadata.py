@@ -172,7 +172,8 @@ def test_metadata_filters_select_the_items_a_run_asks(tmp_path):
 def test_image_attributes_are_stored_with_the_item(tmp_path):
     from PIL import Image
 
-    from eduart_core.store.items import get_item, upsert_items
+    from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.store.items import get_item
 
     Image.new("RGB", (8, 8), (10, 200, 10)).save(tmp_path / "p.png")
     store = Store(tmp_path / "s.duckdb")

@@ -168,8 +168,8 @@ EXTRA = 9  # items w5..w13: with w1..w4, 13 items x 3 examinees = 39 answers
 
 def build_many_answers(store: Store) -> None:
     """The written store plus items w5..w13 (the evidence criterion only), answered by the three examinees."""
-    from eduart_core.store.items import upsert_items
-    from eduart_core.store.runs import add_responses
+    from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.scoring.responses import add_responses
     from tests.judge_fixtures import FEATURE, MODELS
 
     build_written_store(store)

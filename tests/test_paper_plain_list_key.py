@@ -15,8 +15,9 @@ from eduart_core.answers import StoredAnswer
 from eduart_core.importers.records import import_eduart
 from eduart_core.items import check_item
 from eduart_core.scoring import score_item
+from eduart_core.scoring.rescore import rescore
 from eduart_core.store.items import load_items
-from eduart_core.store.scores import load_scores, rescore
+from eduart_core.store.scores import load_scores
 
 PLAIN = {"type": "completion_open", "question_text": "La tecnica del [A] e lo [B] furono inventati qui.",
          "choices": None, "answers": ["chiaroscuro", "sfumato"], "language": "it",

@@ -16,9 +16,11 @@ import pytest
 from eduart_core.answers import StoredAnswer, published_parse
 from eduart_core.importers.records import import_eduart
 from eduart_core.scoring import score_item
-from eduart_core.store.items import upsert_items
-from eduart_core.store.runs import add_responses, create_run, ensure_model
-from eduart_core.store.scores import load_scores, rescore
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.rescore import rescore
+from eduart_core.scoring.responses import add_responses
+from eduart_core.store.runs import create_run, ensure_model
+from eduart_core.store.scores import load_scores
 
 RADIO = {"type": "multiple_choice_radio", "question_text": "Quale pittore inventato?",
          "choices": [{"id": "A", "text": "Uno"}, {"id": "B", "text": "Due"}, {"id": "C", "text": "Tre"}],

@@ -17,9 +17,10 @@ from scipy import stats
 
 from eduart_core import exports, rounding, views
 from eduart_core.analysis.motivation import paired_t_p, wilcoxon_p
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.responses import add_responses
 from eduart_core.store import Store, release_readers
-from eduart_core.store.items import upsert_items
-from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model
+from eduart_core.store.runs import create_run, ensure_dataset, ensure_model
 from eduart_core.store.scores import load_responses, load_score_table, load_scores, long_scores
 from eduart_core.vocab import EXTRACTION_KIND
 

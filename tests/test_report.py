@@ -148,8 +148,9 @@ def test_the_report_names_the_store_without_a_path_of_this_machine(report_db, tm
 def test_text_from_models_is_escaped_in_the_failure_examples(tmp_path):
     """A model answer or justification holding HTML stays text in the report."""
     from eduart_core.report import build_report
+    from eduart_core.scoring.responses import add_responses
     from eduart_core.store import Store
-    from eduart_core.store.runs import add_responses, create_run, ensure_model
+    from eduart_core.store.runs import create_run, ensure_model
     from eduart_core.store.scores import load_scores
     from tests.conftest import build_dashboard_store
 

@@ -10,9 +10,11 @@ from eduart_core import suspects
 from eduart_core.analysis.keyflags import FLAG_SOURCES, register_flag_source
 from eduart_core.cli import main
 from eduart_core.errors import UserError
-from eduart_core.store.items import get_item, item_history, upsert_items
+from eduart_core.scoring.item_writes import upsert_items
+from eduart_core.scoring.responses import add_responses
+from eduart_core.store.items import get_item, item_history
 from eduart_core.store.overrides import add_override, load_overrides
-from eduart_core.store.runs import add_responses, create_run, ensure_model
+from eduart_core.store.runs import create_run, ensure_model
 from eduart_core.store.scores import load_responses, load_scores
 from eduart_core.store.suspects import raise_flags
 

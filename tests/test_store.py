@@ -8,17 +8,12 @@ import pytest
 from test_ingest import png_bytes
 
 from eduart_core.errors import UserError
-from eduart_core.store.items import (
-    add_image,
-    get_item,
-    image_path,
-    item_history,
-    load_items,
-    save_item_version,
-    upsert_items,
-)
-from eduart_core.store.runs import add_responses, create_run, ensure_dataset, ensure_model, finish_run, list_runs
-from eduart_core.store.scores import list_datasets, list_models, load_responses, load_scores, rescore, stats
+from eduart_core.scoring.item_writes import save_item_version, upsert_items
+from eduart_core.scoring.rescore import rescore
+from eduart_core.scoring.responses import add_responses
+from eduart_core.store.items import add_image, get_item, image_path, item_history, load_items
+from eduart_core.store.runs import create_run, ensure_dataset, ensure_model, finish_run, list_runs
+from eduart_core.store.scores import list_datasets, list_models, load_responses, load_scores, stats
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 

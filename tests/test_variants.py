@@ -76,7 +76,7 @@ def _count(store: Store) -> int:
 @pytest.fixture
 def pictured(tmp_path):
     """Two option items with an asymmetric 120 x 80 picture each (PNG and JPEG)."""
-    from eduart_core.store.items import upsert_items
+    from eduart_core.scoring.item_writes import upsert_items
 
     root = tmp_path / "src"
     root.mkdir()
@@ -176,8 +176,9 @@ def test_no_image_variant_is_never_sent_with_an_image_and_plain_runs_skip_varian
 def test_variants_stay_out_of_the_leaderboard_unless_asked(demo_copy):
     """Making and answering variants of the demo leaves its leaderboard as it was; --option variants=include counts them."""
     from eduart_core import views
+    from eduart_core.scoring.responses import add_responses_con
     from eduart_core.selection import Selection
-    from eduart_core.store.runs import add_responses_con, create_run_con, current_items_con
+    from eduart_core.store.runs import create_run_con, current_items_con
 
     store = Store(demo_copy)
     sel = Selection(dataset="demo")

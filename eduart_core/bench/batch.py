@@ -52,8 +52,8 @@ def _image(rng: random.Random) -> bytes:
 
 def build_store(folder: Path, n_items: int, seed: int = 17) -> Path:
     """A store with ``n_items`` made-up MCQ items, every second one with its own ~200 KB image."""
+    from ..scoring.item_writes import upsert_items
     from ..store import Store
-    from ..store.items import upsert_items
 
     rng = random.Random(seed)
     images = folder / "src" / "imgs"

@@ -206,9 +206,10 @@ def _stub(latency_s: float) -> None:
 
 
 def _bench_store(folder: Path, n: int):
+    from ..scoring.item_writes import upsert_items
+    from ..scoring.responses import add_responses
     from ..store import Store
-    from ..store.items import upsert_items
-    from ..store.runs import add_responses, create_run, ensure_dataset, ensure_model
+    from ..store.runs import create_run, ensure_dataset, ensure_model
     from .runner import _bench_items
 
     store = Store(folder / "bench.duckdb")

@@ -246,8 +246,8 @@ def sweep_main(args) -> int:
     import os
 
     from ..providers.secrets import SecretSource
+    from ..scoring.item_writes import upsert_items
     from ..store import Store
-    from ..store.items import upsert_items
 
     stubs = []
     try:
@@ -327,8 +327,8 @@ def sweep_main(args) -> int:
 
 
 def main(args) -> int:
+    from ..scoring.item_writes import upsert_items
     from ..store import Store
-    from ..store.items import upsert_items
 
     if args.items is None:
         args.items = 40 if args.sweep else 400

@@ -5,7 +5,7 @@ Targets: open-text scoring of 2,000 answers with a cold embedding cache in under
 in under 5 s.
 
 Open text runs through a real store in a temporary folder, exactly as an import or a run stores
-responses (`store.runs.add_responses`: parse, embed, score under both profiles, insert): *cold*
+responses (`scoring.responses.add_responses`: parse, embed, score under both profiles, insert): *cold*
 = a fresh store whose embedding cache is empty (2,000 distinct answers plus the references are
 embedded), *warm* = `rescore` of the same responses (every vector comes from the store's cache).
 The offline model is loaded once before timing (its load time is printed apart). Numeric and
@@ -64,11 +64,12 @@ def _median(call: Callable[[], object], repeat: int) -> tuple[float, float, obje
 
 def bench_open_text(n_answers: int, n_items: int, repeat: int, seed: int, out) -> tuple[float, float]:
     from ..embeddings.local import USEEmbedder
+    from ..scoring.item_writes import upsert_items
+    from ..scoring.rescore import rescore
+    from ..scoring.responses import add_responses
     from ..store import Store
     from ..store.embeddings import embedding_cache_stats
-    from ..store.items import upsert_items
-    from ..store.runs import add_responses, create_run, ensure_model
-    from ..store.scores import rescore
+    from ..store.runs import create_run, ensure_model
 
     start = time.perf_counter()
     USEEmbedder().embed(["warm up the offline model"])

@@ -64,8 +64,8 @@ def _image(k: int) -> bytes:
 
 def build_base(root: Path, items: int, images: int) -> Path:
     """The synthetic store (items with images) the runs copy."""
+    from ..scoring.item_writes import upsert_items
     from ..store import Store
-    from ..store.items import upsert_items
     from ..store.runs import ensure_dataset
 
     pictures = root / "pictures"

@@ -143,8 +143,8 @@ def cmd_import_responses(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from ..scoring.rescore import rescore, set_embedding_model
     from ..store.embeddings import embedding_model
-    from ..store.scores import rescore, set_embedding_model
 
     profiles = PROFILES if args.profile == ALL_PROFILES else (args.profile,)
     store = _store(args)

@@ -877,10 +877,12 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
                       pages: pd.DataFrame) -> dict[str, tuple[int | None, str | None]]:
     """``promote_pages`` inside the caller's transaction (a decision and the promotion it completes
     commit together). Idempotent: a page whose gold item already holds the record keeps its version."""
-    from ..store.items import ImportReport, prepare_items, store_prepared, write_items
+    from ..items import check_item
+    from ..scoring.item_writes import store_prepared
+    from ..scoring.rescore import rescore_con
+    from ..store.items import ImportReport, prepare_items, write_items
     from ..store.review_gold import seeded_keys_con
     from ..store.runs import current_items_con
-    from ..store.scores import rescore_con
 
     pages = pages.set_index("page_id")
     outcome: dict[str, tuple[int | None, str | None]] = {}
@@ -927,14 +929,15 @@ def promote_pages_con(con, store: Store, entries: list[tuple[str, int, dict | No
     for dataset, group in fresh.items():
         report = ImportReport(dataset=dataset)
         items = prepare_items(con, store, [g for _, g, _ in group], None, report,
-                              image_hashes=_stored_images(con, [g for _, g, _ in group]))
+                              image_hashes=_stored_images(con, [g for _, g, _ in group]), check=check_item)
         store_prepared(con, items, dataset, "extraction", report, keep_invalid=False, note=group[0][2])
         for page_id, _, _ in group:
             outcome[page_id] = (1, None)
     for dataset, group in existing.items():
         for page_id, gold, note, version in group:  # one note per version: why it exists
             report = ImportReport(dataset=dataset)
-            items = prepare_items(con, store, [gold], None, report, image_hashes=_stored_images(con, [gold]))
+            items = prepare_items(con, store, [gold], None, report, image_hashes=_stored_images(con, [gold]),
+                                  check=check_item)
             changed = write_items(con, items, dataset, "review", note, report)  # keeps the stored image
             if changed:
                 rescore_con(con, dataset=dataset, item_ids=changed)

@@ -17,11 +17,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..scoring.responses import add_responses_con
 from ..simulate.models import PRODUCTION, RECOGNITION, SimModel
 from ..simulate.responder import intended_answers, plan_item
 from ..store import Store
 from ..store import humans as db
-from ..store.runs import add_responses_con, create_run_con, current_items_con, refresh_run_totals_con
+from ..store.runs import create_run_con, current_items_con, refresh_run_totals_con
 from ..vocab import DEFAULT_CONDITION
 from . import forms
 from .people import ALPHABET, PREFIX, register_con

@@ -5,7 +5,7 @@ language of one dataset, one time limit per item, one group), each person a diff
 items so that together they cover the dataset. A respondent sees one item at a time without its key,
 answers it in the format's own editor (`humans.forms`), may pause and resume, and never sees a
 model's answer, a key or a score. Each answer is stored as a response of the respondent's run
-(model = the pseudonym, condition ``default``: answer only) through ``store.runs.add_responses_con``:
+(model = the pseudonym, condition ``default``: answer only) through ``scoring.responses.add_responses_con``:
 the same parser and scorers as every model answer.
 
 Every write checks the acting identity: setting up and closing a session needs `team.RUN_EXAMS`
@@ -28,9 +28,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import UserError
+from ..scoring.responses import add_responses_con
 from ..store import Store
 from ..store import humans as db
-from ..store.runs import add_responses_con, create_run_con, current_items_con, finish_run, refresh_run_totals_con
+from ..store.runs import create_run_con, current_items_con, finish_run, refresh_run_totals_con
 from ..team import RUN_EXAMS, SIT_EXAM, Identity
 from ..vocab import DEFAULT_CONDITION, format_names, is_language_code
 from . import forms

@@ -2,7 +2,7 @@
 
 Why one writer: lm-eval / lmms-eval samples and VLMEvalKit predictions all end the same way: a
 model (registered when the store does not know it), a run of it on a dataset, its answers stored
-and scored under every built-in profile by ``store.runs.add_responses_con`` (the path of a live run
+and scored under every built-in profile by ``scoring.responses.add_responses_con`` (the path of a live run
 and of ``import-responses``), and, for harness samples, the score the harness recorded per answer
 under a profile named after its metric (``vocab.harness_profile_name``). Each answer's request key
 is a hash of its content, so writing the same answers again adds nothing, and a recorded score of
@@ -14,11 +14,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from ..scoring.responses import add_responses_con
 from ..store.connection import Connection
 from ..store.judges import replace_profile_scores_con
 from ..store.recorded import register_recorded_profiles_con, response_ids_by_key_con
 from ..store.runs import (
-    add_responses_con,
     complete_if_running_con,
     create_run_con,
     current_items_con,

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..items import check_item
 from ..jsonsafe import read_lines
+from ..scoring.item_writes import store_prepared
 from ..store import Store
-from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared
+from ..store.items import ImportReport, PreparedItem, prepare_items
 from ..team import operator
 from ..vocab import harness_profile_name, is_language_code
 from .answer_writer import OutsideAnswer, OutsideModel, write_answers_con
@@ -282,7 +284,8 @@ def import_harness(store: Store, paths: list[Path | str], dataset: str | None = 
 def _write(store: Store, read: _FileRead, target: str, info: SamplesFile, who: dict, report: HarnessReport) -> None:
     """One chunk in one transaction: its valid items, then its answers and recorded scores."""
     with store.transaction() as con:
-        prepared = _valid(prepare_items(con, store, list(read.records.values()), None, report.items), read, report)
+        prepared = _valid(prepare_items(con, store, list(read.records.values()), None, report.items,
+                                        check=check_item), read, report)
         if not read.answers:
             return
         store_prepared(con, prepared, target, ORIGIN, report.items, keep_invalid=False)

@@ -7,7 +7,7 @@ What lands where (mapping rules in ``inspect_map``):
 - each sample is an item of that dataset (its embedded image stored content-addressed, like every
   store image), each epoch a repeat of the answer (epoch 1 is repeat 0);
 - each answer is stored and scored by our formats under strict and paper
-  (``store.runs.add_responses_con``, the path of a live run), and each scorer's value is stored
+  (``scoring.responses.add_responses_con``, the path of a live run), and each scorer's value is stored
   under the profile ``inspect:<scorer>`` (``store.harness_scores``), side by side.
 
 Why streamed in batches: a log may hold 100,000 samples; they are read one at a time, written
@@ -25,17 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..items import check_item
+from ..scoring.item_writes import store_prepared
+from ..scoring.responses import add_responses_con
 from ..store import Store
 from ..store.harness_scores import replace_scores_con
-from ..store.items import ImportReport, add_images, prepare_items, store_prepared
+from ..store.items import ImportReport, add_images, prepare_items
 from ..store.recorded import register_recorded_profiles_con, response_ids_by_key_con
-from ..store.runs import (
-    add_responses_con,
-    complete_if_running_con,
-    create_run_con,
-    ensure_model_con,
-    refresh_run_totals_con,
-)
+from ..store.runs import complete_if_running_con, create_run_con, ensure_model_con, refresh_run_totals_con
 from ..store.team import add_event_con
 from ..team import operator
 from ..vocab import DEFAULT_CONDITION, inspect_profile_name, is_language_code
@@ -160,7 +157,8 @@ class _LogWriter:
         items = ImportReport(dataset=self.dataset)
         with self.store.transaction() as con:
             if self.records:
-                prepared = prepare_items(con, self.store, self.records, None, items, image_hashes=hashes)
+                prepared = prepare_items(con, self.store, self.records, None, items, image_hashes=hashes,
+                                         check=check_item)
                 store_prepared(con, prepared, self.dataset, ORIGIN, items, keep_invalid=False,
                                note=f"Inspect log {self.header.path.name}")
             provider, name = _split_model(self.header.model)

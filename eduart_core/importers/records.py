@@ -39,14 +39,15 @@ from .. import jsonsafe
 from ..canary import is_header as is_canary_header
 from ..errors import UserError
 from ..gcpause import batch_done, collector_paused
-from ..items import ItemValidationError
+from ..items import ItemValidationError, check_item
 from ..jsonsafe import BadInput
 from ..limits import int_limit
+from ..scoring.item_writes import store_prepared, validation_error
+from ..scoring.responses import add_responses_con
 from ..store import Store
 from ..store.core import PROJECT_ROOT
-from ..store.items import ImportReport, PreparedItem, prepare_items, store_prepared, validation_error
+from ..store.items import ImportReport, PreparedItem, prepare_items
 from ..store.runs import (
-    add_responses_con,
     complete_runs_con,
     create_run_con,
     current_items_con,
@@ -206,9 +207,9 @@ def import_items(store: Store, paths: list[Path | str], images_dir: Path | str |
     with store.transaction() as con:
         prepared: list[PreparedItem] = []
         for root, records in batches:
-            prepared.extend(prepare_items(con, store, records, root, report))
+            prepared.extend(prepare_items(con, store, records, root, report, check=check_item))
         for kept, image_hashes in table_records:
-            prepared.extend(prepare_items(con, store, kept, None, report, image_hashes=image_hashes))
+            prepared.extend(prepare_items(con, store, kept, None, report, image_hashes=image_hashes, check=check_item))
         kept_items = []
         for item in prepared:
             if item.image_refused:  # the image file is named in skipped already; name the record too
@@ -519,7 +520,7 @@ def _import_published(store: Store, root: Path, dataset: str, models_csv: Path |
         add_event_con(con, unfinished.IMPORT_ACTION, unfinished.launch_id(dataset), unfinished.started(root, dataset),
                       (actor or operator()).columns())
         prepared = prepare_items(con, store, records, root / "dataset", report,
-                                 fallback_dir=root / "dataset" / "imgs")
+                                 fallback_dir=root / "dataset" / "imgs", check=check_item)
         store_prepared(con, prepared, dataset, "import-eduart", report, keep_invalid=True,
                        title=f"EduArt folder {root.name}")
         ensure_dataset_con(con, dataset, title=f"EduArt folder {root.name}", kind=BENCHMARK_KIND)

@@ -8,7 +8,7 @@ answer: a whole number >= 0, default 0 = the main answer; see `parse_repeat`); o
 Why line by line: such files are long and assembled by hand or by other tools, so one bad line
 must not cost the thousands of good ones. A bad line is skipped and named by its number (the
 first ``MAX_NAMED`` of them; the rest are counted), the good ones are parsed and scored under
-every profile by ``store.runs.add_responses_con`` (the same path as a live run) and committed in
+every profile by ``scoring.responses.add_responses_con`` (the same path as a live run) and committed in
 batches of ``BATCH_LINES``. The file is streamed: memory stays bounded at a million lines, and
 progress is reported after each batch and every ``PROGRESS_LINES`` lines read. A file over ``EDUART_MAX_FILE_MB`` is refused at
 once, a text field over ``EDUART_MAX_TEXT_CHARS`` skips its line; both messages name the variable.
@@ -42,10 +42,10 @@ from typing import Any
 from ..errors import UserError
 from ..jsonsafe import has_lone_surrogate, read_lines
 from ..limits import describe, int_limit
+from ..scoring.responses import add_responses_con
 from ..store import Store
 from ..store.items import current_item_ids
 from ..store.runs import (
-    add_responses_con,
     complete_if_running_con,
     create_run_con,
     current_items_con,

@@ -47,8 +47,9 @@ def _records() -> list[dict]:
 
 def _answer(store: Store, records: list[dict]) -> int:
     """Every simulated examinee answers every item once (default condition); returns responses stored."""
+    from ..scoring.responses import add_responses_con
     from ..simulate import make_models
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con
+    from ..store.runs import create_run_con, current_items_con, ensure_model_con
 
     stored = 0
     with store.transaction() as con:
@@ -121,7 +122,7 @@ def _grade(store: Store) -> int:
 
 def build_open_answers(store: Store, say: Progress) -> dict:
     """`demo-open`: written answers with a rubric, three simulated judges and a simulated grading panel."""
-    from ..store.items import upsert_items
+    from ..scoring.item_writes import upsert_items
     from ..store.runs import ensure_dataset
     from .grading import start_round
 

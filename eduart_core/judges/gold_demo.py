@@ -43,8 +43,9 @@ ADJUDICATOR = "Sim adjudicator (simulated)"
 
 def _answers(store: Store, records: list[dict]) -> list:
     """Every simulated examinee answers every item once (runs of this dataset); returns the models."""
+    from ..scoring.responses import add_responses_con
     from ..simulate import make_models
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con
+    from ..store.runs import create_run_con, current_items_con, ensure_model_con
     from .simulated import write_answer
 
     models = make_models(N_MODELS, SEED)
@@ -147,8 +148,8 @@ def _round_two(store: Store, truths: dict, round_: int) -> int:
 
 def build_gold_demo(store: Store, say: Progress) -> dict:
     """`demo-gold`: a grading round with seeded gold that catches a lenient grader and a careless reviewer."""
+    from ..scoring.item_writes import upsert_items
     from ..store.grades import latest_round_con
-    from ..store.items import upsert_items
     from ..store.runs import ensure_dataset
     from .demo import _records
     from .grading import start_round

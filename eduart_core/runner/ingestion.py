@@ -3,7 +3,7 @@
 Why short transactions: a run waits on the network for hours, but DuckDB lets only one process
 hold the file for writing. The runner writes its journal first and ingests it every few seconds;
 each ingestion opens the store, adds the new responses (parsed and scored under both profiles by
-``store.runs.add_responses_con``) and closes it again, so the dashboard and other commands can
+``scoring.responses.add_responses_con``) and closes it again, so the dashboard and other commands can
 read between two ingestions.
 
 Why the final ingest waits and then admits defeat: another process may hold the store as the run
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..scoring.responses import add_responses_con
 from ..store import Store, StoreError, StoreLockedError
-from ..store.runs import add_responses_con
 from .journal import latest_by_key, read_new_records, read_records
 
 logger = logging.getLogger(__name__)

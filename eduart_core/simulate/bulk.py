@@ -59,7 +59,8 @@ def simulate_repeats_into_store(store: Store, dataset: str, models: list[SimMode
     Each repeat is a run with its repetition set (``sim:...:rep<k>``), so the stability views and the
     reproducibility table read it as they read a live repeat; idempotent like the main runs.
     """
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, refresh_run_totals_con
+    from ..scoring.responses import add_responses_con
+    from ..store.runs import create_run_con, current_items_con, refresh_run_totals_con
 
     with store.connect(read_only=True) as con:
         items = current_items_con(con, dataset)
@@ -92,7 +93,7 @@ def simulate_repeats_into_store(store: Store, dataset: str, models: list[SimMode
 
 def add_synthetic_items(store: Store, dataset: str, m: int, seed: int) -> int:
     """Create (or refresh) a simulated dataset of m placeholder items in the published mix."""
-    from ..store.items import upsert_items
+    from ..scoring.item_writes import upsert_items
     from ..store.runs import ensure_dataset
 
     ensure_dataset(store, dataset, f"Synthetic benchmark ({m} items, seed {seed})", BENCHMARK_KIND,
@@ -116,7 +117,8 @@ def simulate_into_store(store: Store, dataset: str, models: list[SimModel], seed
     transaction); a small value gives one progress line per model, for the first-start screen.
     Returns counts: runs created, runs skipped (already present), responses stored, seconds.
     """
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, finish_run
+    from ..scoring.responses import add_responses_con
+    from ..store.runs import create_run_con, current_items_con, ensure_model_con, finish_run
 
     say = progress or _quiet
     conditions = tuple(conditions)

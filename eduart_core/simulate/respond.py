@@ -32,7 +32,8 @@ class SimResponse:
     image_sent: bool
 
     def to_row(self, request_key: str | None = None, repetition: int = 0) -> dict:
-        """A row for ``store.runs.add_responses`` (the store parses and scores it)."""
+        """A row for ``scoring.responses.add_responses`` (the scoring stage parses and scores it; the store
+        keeps it)."""
         return {
             "item_id": self.item_id, "repetition": repetition, "request_key": request_key,
             "raw_text": self.raw_text, "input_tokens": self.input_tokens,

@@ -3,8 +3,8 @@
 Why in the store: open-text scores are recomputed whenever gold or rules change; caching the
 vectors by (model, text hash) makes a rescore cost nothing for texts already seen, across
 sessions. Which model scores open text is a store setting (meta key `embedding_model`), so every
-open-text score in one store comes from one model; `scores.set_embedding_model` changes it and
-rescores.
+open-text score in one store comes from one model; the scoring stage
+(`scoring.rescore.set_embedding_model`) changes it and rescores.
 """
 from __future__ import annotations
 

@@ -2,13 +2,15 @@
 
 Why a release: a corrected key changes scores, and a number published before the correction must
 be traceable to the keys it was computed under. A release is a named, dated group of corrections
-(each entry keeps who accepted it, why, the old and new key); applying it re-scores the stored
-responses of its items and keeps the diff per model, condition, format and profile. Rows are
-written once: a release is created whole, applied once (a second apply changes nothing).
+(each entry keeps who accepted it, why, the old and new key); applying it (``errata.apply_release``,
+which rescores through the scoring stage between ``release_to_apply_con`` and ``record_applied_con``)
+keeps the diff per model, condition, format and profile. Rows are written once: a release is created
+whole, applied once (a second apply changes nothing).
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -16,7 +18,6 @@ from ..errors import UserError
 from ..vocab import PROFILES
 from .connection import Connection
 from .core import Store
-from .scores import rescore_con, score_against_versions_con
 
 RELEASE_COLUMNS = ["release_id", "dataset", "name", "created_at", "created_by", "applied_at", "applied_by", "items",
                    "actor_subject", "actor_provider", "actor_name"]
@@ -112,41 +113,57 @@ def _format_scores_con(con: Connection, dataset: str, types: list[str]) -> pd.Da
            WHERE u.dataset = ? AND i.type = ANY(?) AND s.profile = ANY(?)""", [dataset, types, list(PROFILES)])
 
 
-def apply_release(store: Store, release_id: int, applied_by: str) -> tuple[bool, int]:
-    """Re-score the stored responses of the release's items against their current versions (the release's
-    new keys) and write the diff; (applied now, score rows re-scored). Applied already: (False, 0), nothing
-    written. Refused (UserError, nothing written) when an item's current version is not the release's."""
-    with store.transaction() as con:
-        con.lock("errata_apply")
-        row = con.execute("SELECT dataset, applied_at FROM errata_releases WHERE release_id = ?",
-                          [int(release_id)]).fetchone()
-        if row is None:
-            raise UserError(f"no errata release {release_id}")
-        dataset, applied = row
-        if applied is not None:
-            return False, 0
-        entries = con.frame("SELECT item_id, old_version, new_version FROM errata_entries WHERE release_id = ?",
-                            [int(release_id)])
-        current = dict(con.execute("SELECT item_id, version FROM items WHERE dataset = ? AND is_current AND "
-                                   "item_id = ANY(?)", [dataset, list(entries["item_id"])]).fetchall())
-        moved = [f"{i} (release: version {int(v)}, now {current.get(i)})"
-                 for i, v in zip(entries["item_id"], entries["new_version"]) if current.get(i) != int(v)]
-        if moved:
-            raise UserError("the key of " + ", ".join(moved) + " changed after the release; create a new release")
-        items = [str(i) for i in entries["item_id"]]
-        types = [str(t) for t in con.frame("SELECT DISTINCT type FROM items WHERE dataset = ? AND is_current AND "
-                                           "item_id = ANY(?)", [dataset, items])["type"]]
-        before = score_against_versions_con(con, dataset, dict(zip(items, entries["old_version"].astype(int))))
-        rescored = rescore_con(con, dataset=dataset, item_ids=items)
-        after = _format_scores_con(con, dataset, types)
-        diff = _diff(after, before, set(items))
-        for r in diff.itertuples():
-            con.execute(f"INSERT INTO errata_diffs ({', '.join(DIFF_COLUMNS)}) VALUES ({', '.join('?' for _ in DIFF_COLUMNS)})",
-                        [int(release_id), r.model, r.condition, r.type, r.profile, int(r.responses), int(r.changed),
-                         float(r.score_before), float(r.score_after)])
-        con.execute("UPDATE errata_releases SET applied_at = current_timestamp, applied_by = ? WHERE release_id = ?",
-                    [applied_by, int(release_id)])
-    return True, rescored
+@dataclass(frozen=True)
+class ReleaseToApply:
+    """A release checked and locked for applying: its dataset, items, their old versions (item_id ->
+    version before the release) and formats."""
+
+    release_id: int
+    dataset: str
+    items: list[str]
+    old_versions: dict[str, int]
+    types: list[str]
+
+
+def release_to_apply_con(con: Connection, release_id: int) -> ReleaseToApply | None:
+    """The release to apply inside the caller's transaction (taking the apply lock); None when it was
+    applied already. Refused (UserError, nothing written) when an item's current version is not the
+    release's. The caller rescores its items and then calls ``record_applied_con``."""
+    con.lock("errata_apply")
+    row = con.execute("SELECT dataset, applied_at FROM errata_releases WHERE release_id = ?",
+                      [int(release_id)]).fetchone()
+    if row is None:
+        raise UserError(f"no errata release {release_id}")
+    dataset, applied = row
+    if applied is not None:
+        return None
+    entries = con.frame("SELECT item_id, old_version, new_version FROM errata_entries WHERE release_id = ?",
+                        [int(release_id)])
+    current = dict(con.execute("SELECT item_id, version FROM items WHERE dataset = ? AND is_current AND "
+                               "item_id = ANY(?)", [dataset, list(entries["item_id"])]).fetchall())
+    moved = [f"{i} (release: version {int(v)}, now {current.get(i)})"
+             for i, v in zip(entries["item_id"], entries["new_version"]) if current.get(i) != int(v)]
+    if moved:
+        raise UserError("the key of " + ", ".join(moved) + " changed after the release; create a new release")
+    items = [str(i) for i in entries["item_id"]]
+    types = [str(t) for t in con.frame("SELECT DISTINCT type FROM items WHERE dataset = ? AND is_current AND "
+                                       "item_id = ANY(?)", [dataset, items])["type"]]
+    return ReleaseToApply(int(release_id), str(dataset), items,
+                          dict(zip(items, entries["old_version"].astype(int))), types)
+
+
+def record_applied_con(con: Connection, release: ReleaseToApply, before: pd.DataFrame, applied_by: str) -> None:
+    """Write the diff of a release whose items were just rescored and mark it applied, inside the
+    caller's transaction. ``before``: the scores of its items' responses against their old versions
+    (response_id, profile, score)."""
+    after = _format_scores_con(con, release.dataset, release.types)
+    diff = _diff(after, before, set(release.items))
+    for r in diff.itertuples():
+        con.execute(f"INSERT INTO errata_diffs ({', '.join(DIFF_COLUMNS)}) VALUES ({', '.join('?' for _ in DIFF_COLUMNS)})",
+                    [release.release_id, r.model, r.condition, r.type, r.profile, int(r.responses), int(r.changed),
+                     float(r.score_before), float(r.score_after)])
+    con.execute("UPDATE errata_releases SET applied_at = current_timestamp, applied_by = ? WHERE release_id = ?",
+                [applied_by, release.release_id])
 
 
 def _diff(after: pd.DataFrame, before: pd.DataFrame, items: set[str]) -> pd.DataFrame:

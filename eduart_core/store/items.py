@@ -2,8 +2,9 @@
 
 Why versions: gold answers get corrected (review decisions, re-imports of a fixed dataset), and
 every stored score must stay explainable. So an item is never updated in place: a changed record
-becomes a new version, ``is_current`` moves to it, the old one stays, and the responses of that
-item are re-scored against the new gold in the same transaction. Importing the same record again
+becomes a new version, ``is_current`` moves to it, the old one stays, and the writer (the scoring
+stage, ``eduart_core.scoring.item_writes``) re-scores the responses of that item against the new gold
+in the same transaction. Importing the same record again
 changes nothing (same ``content_hash``).
 
 Images are stored once per content (sha256) as ``<hash[:2]>/<hash>.<ext>`` in the store's image
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,6 @@ from ..errors import UserError
 from ..fileio import os_cause
 from ..imagecheck import ImageRejected, check_image_size, verify_image
 from ..limits import LimitConfigError
-from ..vocab import BENCHMARK_KIND
 from .connection import Connection
 from .core import Store
 
@@ -212,7 +212,8 @@ def _stored_image(con: Connection, store: Store, root: Path, ref: str, fallback_
 
 
 def prepare_items(con: Connection, store: Store, records: Iterable[dict],
-                  images_root: Path | None, report: ImportReport,
+                  images_root: Path | None, report: ImportReport, *,
+                  check: Callable[[dict], tuple[Any, Iterable[str]]],
                   fallback_dir: Path | None = None,
                   image_hashes: dict[str, str] | None = None) -> list[PreparedItem]:
     """Check and normalise records, store their images; nothing about items is written yet.
@@ -230,9 +231,10 @@ def prepare_items(con: Connection, store: Store, records: Iterable[dict],
 
     ``image_hashes``: item id -> hash of an image the caller already stored (table importers
     decode and verify embedded images themselves); such an item's image file is not looked up.
-    """
-    from ..items import check_item
 
+    ``check``: the item validator (``eduart_core.items.check_item``: record -> (normalised record,
+    problems)); the caller passes it, since the store knows tables, not item formats.
+    """
     prepared: dict[str, PreparedItem] = {}
     image_cache: dict[Path, str] = {}
     image_refused: dict[Path, str] = {}
@@ -243,7 +245,7 @@ def prepare_items(con: Connection, store: Store, records: Iterable[dict],
         item_id = str(raw.get("item_id") or "").strip()
         if not item_id:
             raise UserError(f"record #{index + 1} has no item_id")
-        record, problems = check_item(raw)
+        record, problems = check(raw)
         record = dict(record)
         record["item_id"] = item_id
         problems = list(problems)
@@ -353,17 +355,6 @@ def write_items(con: Connection, items: list[PreparedItem], dataset: str, origin
     return changed
 
 
-def validation_error(item: PreparedItem) -> Exception:
-    """The ItemValidationError for a defective prepared item (message names item and field)."""
-    from ..items import ItemValidationError
-
-    pairs = []
-    for problem in item.problems:
-        match = re.match(r"item .*?: field ([^:]+): (.*)$", problem, re.S)
-        pairs.append((match.group(1), match.group(2)) if match else ("record", problem))
-    return ItemValidationError(item.item_id, pairs)
-
-
 def link_warnings(con: Connection, dataset: str, item_ids: Iterable[str]) -> list[str]:
     """Links of the given items that do not resolve among the dataset's current items.
 
@@ -388,41 +379,6 @@ def link_warnings(con: Connection, dataset: str, item_ids: Iterable[str]) -> lis
         if len(ids) > 1 and wanted & set(ids):
             warnings.append(f"dialogue {dialogue}: turn {turn} is claimed by items {', '.join(sorted(ids))}")
     return warnings
-
-
-def store_prepared(con: Connection, items: list[PreparedItem], dataset: str, origin: str,
-                   report: ImportReport, keep_invalid: bool, note: str | None = None,
-                   title: str | None = None) -> None:
-    """Write prepared items inside the caller's transaction, refusing defects unless keep_invalid."""
-    from .runs import ensure_dataset_con
-    from .scores import rescore_con
-
-    if not keep_invalid:
-        for item in items:
-            if item.problems:
-                raise validation_error(item)
-    ensure_dataset_con(con, dataset, title=title or dataset, kind=BENCHMARK_KIND)
-    changed = write_items(con, items, dataset, origin, note, report)
-    if changed:
-        report.rescored += rescore_con(con, dataset=dataset, item_ids=changed)
-    report.warnings.extend(link_warnings(con, dataset, [item.item_id for item in items]))
-
-
-def upsert_items(store: Store, records: Iterable[dict], dataset: str, origin: str,
-                 images_root: Path | str | None = None, keep_invalid: bool = False,
-                 note: str | None = None) -> ImportReport:
-    """Store item records in ``dataset`` in one transaction (all or nothing).
-
-    Records with validation problems are stored flagged (``data_issue``) when ``keep_invalid``;
-    otherwise the first defective item aborts the import with ``ItemValidationError`` and
-    nothing is written. Items whose record changed get a new version and are re-scored.
-    """
-    report = ImportReport(dataset=dataset)
-    records = list(records)
-    with store.transaction() as con:
-        items = prepare_items(con, store, records, Path(images_root) if images_root else None, report)
-        store_prepared(con, items, dataset, origin, report, keep_invalid, note)
-    return report
 
 
 def _decode(value: Any) -> Any:
@@ -539,28 +495,8 @@ def item_history(store: Store, dataset: str, item_id: str) -> pd.DataFrame:
                       [dataset, str(item_id)])
 
 
-def save_item_version(store: Store, dataset: str, record: dict, origin: str, note: str | None) -> int:
-    """Save an edited record as the item's new current version and re-score its responses.
-
-    Problems found by ``check_item`` are kept with the version (flagged as a data issue) rather
-    than refused, so a reviewer can store a partial fix. Saving an unchanged record returns the
-    current version number and writes nothing.
-    """
-    from .scores import rescore_con
-
-    item_id = str(record.get("item_id") or "").strip()
-    if not item_id:
-        raise UserError("record has no item_id")
-    report = ImportReport(dataset=dataset)
-    with store.transaction() as con:
-        row = con.execute("SELECT 1 FROM items WHERE dataset = ? AND item_id = ? AND is_current",
-                          [dataset, item_id]).fetchone()
-        if row is None:
-            raise UserError(f"no item {item_id} in dataset {dataset}")
-        items = prepare_items(con, store, [record], None, report)
-        write_items(con, items, dataset, origin, note, report)  # keeps the stored image
-        if report.updated:
-            rescore_con(con, dataset=dataset, item_ids=[item_id])
-        version = con.execute("SELECT version FROM items WHERE dataset = ? AND item_id = ? AND is_current",
-                              [dataset, item_id]).fetchone()[0]
-    return int(version)
+def current_version_con(con: Connection, dataset: str, item_id: str) -> int | None:
+    """The current version number of an item, None when the dataset has no such item."""
+    row = con.execute("SELECT version FROM items WHERE dataset = ? AND item_id = ? AND is_current",
+                      [dataset, str(item_id)]).fetchone()
+    return None if row is None else int(row[0])

@@ -1,29 +1,22 @@
 """Datasets, models, runs and responses: the record of what each model answered.
 
 Why responses and scores are written together: a response without scores would silently vanish
-from every chart (the long frame joins scores). ``add_responses`` parses and scores each response
-under both profiles and inserts responses and scores in one transaction, in bulk (column lists,
-one insert per table) so that tens of thousands of simulated responses load in
-seconds.
+from every chart (the long frame joins scores). The scoring stage (``eduart_core.scoring.responses``)
+parses and scores each response under both profiles; ``insert_responses_con`` inserts responses and
+those scores in one transaction, in bulk (column lists, one insert per table) so that tens of
+thousands of simulated responses load in seconds. The store never parses or scores.
 """
 from __future__ import annotations
 
-import itertools
 import json
-import logging
 from collections.abc import Iterable
-from types import SimpleNamespace
-from typing import Any
 
-import orjson
 import pandas as pd
 
 from ..errors import UserError
 from ..vocab import CONDITIONS, MODEL_KIND, MODEL_KINDS, PAPER_PROFILE, SIMULATED_KIND, STRICT_PROFILE
 from .connection import Connection
 from .core import Store
-
-logger = logging.getLogger(__name__)
 
 RUN_STATUSES = ("running", "completed", "failed", "cancelled", "interrupted")
 
@@ -228,131 +221,6 @@ def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- responses
 
-def _json_or_none(value: Any) -> str | None:
-    return None if value is None else _encode(value)
-
-
-_LAZY: SimpleNamespace | None = None
-
-
-def _scoring() -> SimpleNamespace:
-    """The parser and scorers, imported on first use and kept (the store does not import them at
-    load time; an import statement in a function run a million times costs seconds)."""
-    global _LAZY
-    if _LAZY is None:
-        from ..answers import ParsedAnswer, StoredAnswer, parse_answer
-        from ..formats import find_format
-        from ..providers.base import ProviderError
-        from ..scoring import prefetch_embeddings, score_item
-
-        _LAZY = SimpleNamespace(StoredAnswer=StoredAnswer, ParsedAnswer=ParsedAnswer, parse_answer=parse_answer,
-                                find_format=find_format,
-                                ProviderError=ProviderError, prefetch_embeddings=prefetch_embeddings,
-                                score_item=score_item)
-    return _LAZY
-
-
-#: ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call.
-_encode = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def safe_score(record: dict, answer: Any, profile: str, similarity: Any = None):
-    """score_item, or None when the (defective) item cannot be scored under the rules.
-
-    Why: imported items with data issues are kept and scored wherever the rules allow; an item
-    whose gold is unusable gets no score row rather than a fake zero or a failed import.
-    """
-    lazy = _scoring()
-    try:
-        return lazy.score_item(record, answer, profile, similarity=similarity)
-    except (UserError, lazy.ProviderError):  # the embedding model failed: that is not a defective item
-        raise
-    except Exception:  # noqa: BLE001 - a defective gold record must not abort an import
-        logger.debug("item %s cannot be scored under %s", record.get("item_id"), profile, exc_info=True)
-        return None
-
-
-class ScoringContext:
-    """What the scorers need from the store inside one transaction.
-
-    Open-text items are scored by sentence-embedding similarity under the store's embedding
-    model, with vectors cached in the store (`embeddings` table) through the same connection.
-    The embedder is only created when an open-text item is scored.
-    """
-
-    def __init__(self, con: Connection):
-        self.con = con
-        self._similarity = None
-
-    @property
-    def similarity(self):
-        if self._similarity is None:
-            from ..embeddings import Similarity, make_embedder
-            from .embeddings import StoreVectorCache, embedding_model_con
-
-            self._similarity = Similarity(make_embedder(embedding_model_con(self.con)), StoreVectorCache(self.con))
-        return self._similarity
-
-    def similarity_for(self, record: dict):
-        """The similarity service when this record's format needs one, else None."""
-        fmt = _scoring().find_format(record.get("type"))
-        return self.similarity if fmt is not None and fmt.uses_embeddings else None
-
-    def prefetch(self, pairs: list[tuple[dict, list[tuple[str, Any]]]]) -> None:
-        """Embed every text these (record, [(profile, answer)]) will need, in one batch (open text only)."""
-        lazy = _scoring()
-        wanted = [(r, a) for r, a in pairs
-                  if (f := lazy.find_format(r.get("type"))) is not None and f.uses_embeddings]
-        if wanted:
-            lazy.prefetch_embeddings(wanted, self.similarity)
-
-
-def paper_input(raw_text: str | None, llm_answer: Any, has_llm_answer: bool) -> Any:
-    """What the paper profile scores: the imported llm_answer exactly as stored, else the raw text.
-
-    An imported `llm_answer` (even a string, even null) is wrapped in `StoredAnswer` so the
-    published step 2 scores it without parsing it again; our own runs have none, so published
-    step 1 parses their raw text first.
-    """
-    if has_llm_answer:
-        return _scoring().StoredAnswer(llm_answer)
-    return raw_text if isinstance(raw_text, str) else ""
-
-
-def parse_for(record: dict, raw: str):
-    """The lenient parse stored with a response, as the item's format reads it."""
-    lazy = _scoring()
-    fmt = lazy.find_format(record.get("type"))
-    return fmt.parse(raw) if fmt is not None else lazy.parse_answer(raw)
-
-
-def score_pair(record: dict, raw_text: str | None, llm_answer: Any, has_llm_answer: bool,
-               context: ScoringContext | None = None, parsed: Any = None) -> dict:
-    """Parse one response and score it under both profiles (the rule shared with rescoring).
-
-    strict scores the raw text; paper scores the imported ``llm_answer`` when the answer file
-    had one, else the raw text with the published parsing rule. No raw text (an error response)
-    scores as unparseable under both.
-    """
-    raw = raw_text if isinstance(raw_text, str) else ""
-    if parsed is None:
-        parsed = parse_for(record, raw)  # parsed once: strict scores the same lenient parse we store
-    similarity = context.similarity_for(record) if context is not None else None
-    return {"parsed": parsed, STRICT_PROFILE: safe_score(record, parsed, STRICT_PROFILE, similarity),
-            PAPER_PROFILE: safe_score(record, paper_input(raw, llm_answer, has_llm_answer), PAPER_PROFILE,
-                                      similarity)}
-
-
-def has_llm_answer(row: dict) -> bool:
-    """Whether a response row carries an imported `llm_answer` (a JSON null counts).
-
-    Rows say so with ``has_llm_answer``; without it, a non-null ``llm_answer`` counts.
-    """
-    if "has_llm_answer" in row:
-        return bool(row["has_llm_answer"])
-    return row.get("llm_answer") is not None
-
-
 def current_items_con(con: Connection, dataset: str) -> dict[str, tuple[int, dict]]:
     """item_id -> (current version, record) of a dataset."""
     return {
@@ -378,114 +246,31 @@ _RESPONSE_TYPES = {"response_id": "BIGINT", "repetition": "BIGINT", "input_token
 _SCORE_TYPES = {"response_id": "BIGINT", "item_version": "BIGINT", "score": "DOUBLE", "correct": "BOOLEAN"}
 
 
-#: Most entries each scoring memo keeps; beyond, the older half is dropped (bounded memory: about
-#: 200 MB at most for an import of any size).
-MEMO_ENTRIES = 150_000
+#: One score as the store keeps it: (score, correct, details as JSON text, scorer).
+ScoreRow = tuple[float, bool, "str | None", "str | None"]
+#: One response as the scoring stage hands it over: (llm_answer JSON, parsed answers JSON, motivation
+#: parsed from the text, parse error, strict score, paper score); a score is None when the item
+#: cannot be scored under that profile.
+ScoredResponse = tuple["str | None", "str | None", "str | None", "str | None", "ScoreRow | None",
+                       "ScoreRow | None"]
 
 
-def _score_tuple(score) -> tuple | None:
-    """A score as stored: (score, correct, details as JSON, scorer); None when the item cannot be scored."""
-    if score is None:
-        return None
-    return float(score.score), bool(score.correct), _json_or_none(list(score.details or [])), score.scorer
+def new_responses_con(con: Connection, run_id: str, rows: list[dict],
+                      items: dict[str, tuple[int, dict]] | None = None
+                      ) -> tuple[list[dict], dict[str, tuple[int, dict]]]:
+    """The rows of ``rows`` not stored yet for this run, and the dataset's current items (``items``
+    when given), inside the caller's transaction, before anything is scored.
 
-
-def _trim(memo: dict, cap: int) -> None:
-    """Drop the older half of ``memo`` once it holds more than ``cap`` entries (dicts keep insertion order)."""
-    if len(memo) > cap:
-        for key in list(itertools.islice(memo, len(memo) // 2)):
-            del memo[key]
-
-
-def _score_rows(con: Connection, rows: list[dict], items: dict[str, tuple[int, dict]],
-                memo: dict | None = None) -> list[tuple]:
-    """Parse and score ``rows`` under both profiles, doing each distinct piece of work once.
-
-    The rule is ``score_pair``'s: strict scores the lenient parse of the raw text, paper the
-    imported ``llm_answer`` when there is one, else the raw text. Each is a pure function of
-    fewer things than a whole response, so each is memoised on exactly what it reads: the parse
-    on (format, raw text); the strict score on (item, parsed answers, parse error, free form); the
-    paper score on (item, imported answer) or (item, raw text); the imported answer's JSON text
-    on its compact orjson form. Many models give the same answer to the same item, and far more
-    the same ``llm_answer`` (often one of four options), so an import scores a fraction of its
-    responses. ``memo`` (a dict the caller keeps across the runs
-    of one import, for the same item versions) carries the work from one call to the next.
-
-    Returns per row: (llm_answer JSON, parsed answers JSON, motivation, parse error, strict, paper),
-    the scores as ``_score_tuple``.
-    """
-    memo = {} if memo is None else memo
-    for name in ("parse", "strict", "paper", "encoding"):
-        _trim(memo.setdefault(name, {}), MEMO_ENTRIES)
-    parses, stricts, papers, encodings = memo["parse"], memo["strict"], memo["paper"], memo["encoding"]
-    lazy = _scoring()
-    keys: list[tuple] = []
-    todo_strict: dict[tuple, tuple[dict, Any]] = {}
-    todo_paper: dict[tuple, tuple[dict, Any]] = {}
-    fresh: dict[tuple, Any] = {}  # this call's parses, as objects (a memo hit keeps only their JSON)
-    for row in rows:
-        item_id = str(row["item_id"])
-        record = items[item_id][1]
-        raw = row.get("raw_text")
-        parse_key = (record.get("type"), raw)
-        done = parses.get(parse_key)
-        if done is None:
-            parsed = parse_for(record, raw if isinstance(raw, str) else "")
-            done = parses[parse_key] = (_json_or_none(parsed.answers), parsed.motivation, parsed.parse_error,
-                                        parsed.repairs)
-            fresh[parse_key] = parsed
-        parsed_json, motivation, parse_error, repairs = done
-        strict_key = (item_id, parsed_json, parse_error if parsed_json is None else None, "free_form" in repairs)
-        if strict_key not in stricts and strict_key not in todo_strict:
-            parsed = fresh.get(parse_key)
-            if parsed is None:  # parsed for another item earlier: the same answers, read back from the JSON
-                parsed = lazy.ParsedAnswer(None if parsed_json is None else json.loads(parsed_json), motivation,
-                                           parse_error, repairs)
-            todo_strict[strict_key] = (record, parsed)
-        has_llm = has_llm_answer(row)
-        llm = row.get("llm_answer")
-        llm_json = None
-        if has_llm:  # most imported answers are one of a few values: encoded once each
-            try:  # orjson's text is one per JSON value (types and order kept) and far quicker to make,
-                shown = orjson.dumps(llm)  # except that NaN and infinity become null: those are not memoised
-            except (orjson.JSONEncodeError, TypeError):
-                shown = b"null"
-            if b"null" in shown:
-                llm_json = _encode(llm)
-            else:
-                llm_json = encodings.get(shown)
-                if llm_json is None:
-                    llm_json = encodings[shown] = _encode(llm)
-        paper_key = (item_id, True, llm_json) if has_llm else (item_id, False, raw)
-        if paper_key not in papers and paper_key not in todo_paper:
-            todo_paper[paper_key] = (record, paper_input(raw if isinstance(raw, str) else "", llm, has_llm))
-        keys.append((llm_json, parsed_json, motivation, parse_error, strict_key, paper_key))
-    context = ScoringContext(con)
-    context.prefetch([(record, [(STRICT_PROFILE, parsed)]) for record, parsed in todo_strict.values()]
-                     + [(record, [(PAPER_PROFILE, answer)]) for record, answer in todo_paper.values()])
-    for key, (record, parsed) in todo_strict.items():
-        stricts[key] = _score_tuple(safe_score(record, parsed, STRICT_PROFILE, context.similarity_for(record)))
-    for key, (record, answer) in todo_paper.items():
-        papers[key] = _score_tuple(safe_score(record, answer, PAPER_PROFILE, context.similarity_for(record)))
-    return [(llm_json, parsed_json, motivation, error, stricts[strict_key], papers[paper_key])
-            for llm_json, parsed_json, motivation, error, strict_key, paper_key in keys]
-
-
-def add_responses_con(con: Connection, run_id: str, rows: list[dict],
-                      items: dict[str, tuple[int, dict]] | None = None, memo: dict | None = None) -> int:
-    """Parse, score and insert responses of one run inside the caller's transaction.
-
-    Rows whose ``request_key`` is already stored for this run are skipped (resume and re-import
-    never duplicate). Returns the number of responses inserted. An importer that adds many runs
-    against the same ``items`` passes one ``memo`` dict to all of them: an answer already scored
-    for another run is not scored again.
+    Rows whose ``request_key`` is already stored for this run are left out (resume and re-import never
+    duplicate). Refused (UserError) for an unknown run or a row whose item is not in the run's dataset.
+    Takes the run's lock: two ingests of one run (a resume beside a recovery) take turns.
     """
     run = con.execute("SELECT dataset FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if not run:
         raise UserError(f"no run {run_id}")
     if not rows:
-        return 0
-    con.lock(f"run:{run_id}")  # two ingests of one run (a resume beside a recovery) take turns
+        return [], items or {}
+    con.lock(f"run:{run_id}")
     if items is None:
         items = current_items_con(con, run[0])
     unknown = sorted({str(r.get("item_id")) for r in rows if str(r.get("item_id")) not in items})
@@ -502,10 +287,21 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
                 continue
             seen.add(key)
         fresh.append(row)
+    return fresh, items
+
+
+def insert_responses_con(con: Connection, run_id: str, fresh: list[dict], items: dict[str, tuple[int, dict]],
+                         scored: list[ScoredResponse]) -> int:
+    """Insert new responses of one run with the scores the scoring stage computed for them (``scored``,
+    one per row of ``fresh``, from ``new_responses_con``) inside the caller's transaction, and mark
+    the latest answers; returns how many responses were inserted.
+
+    Why together: a response without scores would silently vanish from every chart (the long frame
+    joins scores). Column by column, one bulk insert per table.
+    """
     if not fresh:
         return 0
     ids = con.next_ids("response_seq", len(fresh))
-    scored = _score_rows(con, fresh, items, memo)
     n = len(fresh)
     item_ids = [str(row["item_id"]) for row in fresh]
     given = [row.get("motivation") for row in fresh]
@@ -532,7 +328,7 @@ def add_responses_con(con: Connection, run_id: str, rows: list[dict],
                        json_columns=("llm_answer", "parsed_answers"))
     con.insert_columns("scores", scores, _SCORE_TYPES, json_columns=("details",))
     mark_latest_con(con, run_id)
-    return len(fresh)
+    return n
 
 
 #: The answer a model gave last to an item (per dataset, model, condition and repetition), among
@@ -581,15 +377,3 @@ def mark_latest_con(con: Connection, run_id: str) -> None:
                           AND me.condition = u.condition) w
         WHERE responses.response_id = w.response_id AND responses.is_latest IS DISTINCT FROM w.latest""",
                 [run_id])
-
-
-def add_responses(store: Store, run_id: str, rows: list[dict]) -> int:
-    """Store responses of a run, each parsed and scored under both profiles, in one transaction.
-
-    Each row: item_id, raw_text, optional llm_answer (+ has_llm_answer, so that an imported
-    JSON null is kept as such), motivation, input_tokens, output_tokens,
-    latency_s, error, image_sent, request_key, repetition, cost_usd, batch_job_id. Returns how many
-    were inserted.
-    """
-    with store.transaction() as con:
-        return add_responses_con(con, run_id, list(rows))

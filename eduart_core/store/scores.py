@@ -1,8 +1,9 @@
-"""Scores: recomputing them, and reading the long score frame every chart and statistic uses.
+"""Scores: replacing them, and reading the long score frame every chart and statistic uses.
 
-Why scores can always be recomputed: they are derived from stored responses and the current gold
-item. ``rescore`` rebuilds them for any subset (after a gold edit, a scoring change, or on
-request) and replaces the old rows in one transaction.
+Why scores can always be recomputed: they are derived from stored responses and the gold item. The
+scoring stage (``eduart_core.scoring.rescore``) reads the responses to rescore here
+(``rescore_rows_con``), computes their score rows and hands them back (``replace_scores_con``); the
+store itself never parses or scores.
 """
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from ..errors import UserError
 from ..vocab import (
     BASELINE_KIND,
     DEFAULT_PROFILE,
-    FORMATS,
     JUDGE_PROFILE_PREFIX,
     MODEL_KIND,
     PAPER_PROFILE,
@@ -29,15 +29,7 @@ from ..vocab import (
 from .connection import Connection
 from .core import Store
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
-from .runs import ScoringContext, insert_frame, latest_clause, paper_input, parse_for, safe_score
-
-
-def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
-    chosen = tuple(profiles)
-    bad = [p for p in chosen if p not in PROFILES]
-    if bad or not chosen:
-        raise UserError(f"unknown scoring profile {', '.join(bad) or '(none)'}; use {' or '.join(PROFILES)}")
-    return chosen
+from .runs import insert_frame, latest_clause
 
 
 def _check_readable(profile: str) -> None:
@@ -47,117 +39,56 @@ def _check_readable(profile: str) -> None:
                         f"({JUDGE_PROFILE_PREFIX}JUDGE/RUBRIC)")
 
 
-def rescore_con(con: Connection, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
-                item_ids: Iterable[str] | None = None, types: Iterable[str] | None = None) -> int:
-    """Recompute scores inside the caller's transaction; returns the number of score rows written."""
-    profiles = _check_profiles(profiles)
+#: The columns of a score row as the scoring stage computes it (``replace_scores_con``).
+SCORE_ROW_COLUMNS = ["response_id", "profile", "item_version", "score", "correct", "details", "scorer"]
+
+#: A stored response with the item version it is scored against (what the scoring stage reads back).
+_RESCORE_SELECT = """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
+           FROM responses r JOIN runs u USING (run_id)"""
+
+
+def rescore_rows_con(con: Connection, dataset: str | None = None, item_ids: Iterable[str] | None = None,
+                     types: Iterable[str] | None = None) -> list[tuple]:
+    """(response_id, raw_text, llm_answer text, version, record text) of the stored responses to
+    rescore against their items' current versions (all, or of a dataset, some items, some formats)."""
     ids = None if item_ids is None else [str(i) for i in item_ids]
     kinds = None if types is None else [str(t) for t in types]
-    rows = con.execute(
-        """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
-           FROM responses r JOIN runs u USING (run_id)
+    return con.execute(
+        f"""{_RESCORE_SELECT}
            JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
            WHERE (? IS NULL OR u.dataset = ?) AND (? IS NULL OR r.item_id = ANY(?))
              AND (? IS NULL OR i.type = ANY(?))""",
         [dataset, dataset, ids, ids, kinds, kinds],
     ).fetchall()
-    if not rows:
-        return 0
-    prepared, frame = _score_rows(con, rows, profiles)
-    # every response looked at loses its old rows, also when its item can no longer be scored
+
+
+def version_rows_con(con: Connection, dataset: str, versions: dict[str, int]) -> list[tuple]:
+    """The same rows as ``rescore_rows_con`` for the stored responses of some items, against given
+    versions of them (item_id -> version) rather than the current ones."""
+    rows: list[tuple] = []
+    for item_id, version in versions.items():
+        rows += con.execute(
+            f"""{_RESCORE_SELECT}
+               JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.version = ?
+               WHERE u.dataset = ? AND r.item_id = ?""", [int(version), dataset, str(item_id)]).fetchall()
+    return rows
+
+
+def replace_scores_con(con: Connection, response_ids: list[int], profiles: Iterable[str],
+                       frame: pd.DataFrame) -> int:
+    """Replace the scores of ``profiles`` of the given responses with ``frame`` (score rows computed by
+    the scoring stage, ``SCORE_ROW_COLUMNS``) inside the caller's transaction; returns the rows written.
+    Every response named loses its old rows, also one that has no new row (its item can no longer be
+    scored)."""
     con.lock("scores")  # two rescores of the same responses take turns (each replaces the rows it saw)
-    with con.keys([r[0] for r in prepared]) as rescored:
+    with con.keys(response_ids) as rescored:
         con.execute(f"DELETE FROM scores WHERE response_id IN (SELECT key FROM {rescored}) AND profile = ANY(?)",
                     [list(profiles)])
     insert_frame(con, "scores", frame, json_columns=("details",))
     return len(frame)
 
 
-def score_against_versions_con(con: Connection, dataset: str, versions: dict[str, int],
-                               profiles: Iterable[str] = PROFILES) -> pd.DataFrame:
-    """What the stored responses of some items would score against given item versions (item_id ->
-    version), computed by the same path as ``rescore_con`` and written nowhere: response_id, profile,
-    item_version, score, correct. An errata release uses it for the scores before its corrections."""
-    profiles = _check_profiles(profiles)
-    rows = []
-    for item_id, version in versions.items():
-        rows += con.execute(
-            """SELECT r.response_id, r.raw_text, CAST(r.llm_answer AS TEXT), i.version, CAST(i.record AS TEXT)
-               FROM responses r JOIN runs u USING (run_id)
-               JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.version = ?
-               WHERE u.dataset = ? AND r.item_id = ?""", [int(version), dataset, str(item_id)]).fetchall()
-    if not rows:
-        return pd.DataFrame(columns=["response_id", "profile", "item_version", "score", "correct"])
-    return _score_rows(con, rows, profiles)[1][["response_id", "profile", "item_version", "score", "correct"]]
-
-
-def _score_rows(con: Connection, rows: list, profiles: tuple[str, ...]) -> tuple[list, pd.DataFrame]:
-    """Parse and score (response_id, raw_text, llm_answer text, version, record text) rows under each profile."""
-    records: dict[str, dict] = {}
-    prepared = []
-    for response_id, raw, llm_text, version, record_text in rows:
-        record = records.get(record_text)
-        if record is None:
-            record = records[record_text] = json.loads(record_text)
-        raw = raw if isinstance(raw, str) else ""
-        llm = json.loads(llm_text) if llm_text is not None else None
-        prepared.append((int(response_id), parse_for(record, raw), paper_input(raw, llm, llm_text is not None),
-                         int(version), record))
-    context = ScoringContext(con)
-    context.prefetch([(record, [(STRICT_PROFILE, parsed), (PAPER_PROFILE, paper)])
-                      for _, parsed, paper, _, record in prepared])
-    out = []
-    for response_id, parsed, paper, version, record in prepared:
-        similarity = context.similarity_for(record)
-        for profile in profiles:
-            answer: Any = paper if profile == PAPER_PROFILE else parsed
-            result = safe_score(record, answer, profile, similarity)
-            if result is None:
-                continue
-            out.append({"response_id": response_id, "profile": profile, "item_version": version,
-                        "score": float(result.score), "correct": bool(result.correct),
-                        "details": json.dumps(list(result.details or []), ensure_ascii=False),
-                        "scorer": result.scorer})
-    frame = pd.DataFrame(out, columns=["response_id", "profile", "item_version", "score", "correct", "details",
-                                       "scorer"])
-    frame = frame.astype({"details": object, "scorer": object})
-    return prepared, frame
-
-
-def rescore(store: Store, profiles: Iterable[str] = PROFILES, dataset: str | None = None,
-            item_ids: Iterable[str] | None = None, types: Iterable[str] | None = None) -> int:
-    """(Re)score stored responses against current gold, all or nothing; returns score rows written."""
-    profiles = _check_profiles(profiles)
-    if dataset is not None:
-        _require_dataset(store, dataset)
-    with store.transaction() as con:
-        return rescore_con(con, profiles, dataset, item_ids, types)
-
-
-def set_embedding_model(store: Store, model: str) -> int:
-    """Score open text with `model` from now on, and rescore every open-text response with it.
-
-    One transaction: the setting and all open-text scores change together, so a store never
-    holds open-text scores of two embedding models. The model is checked (and, for provider
-    models, its key looked up) before anything is written. Returns the score rows written.
-    """
-    from ..embeddings import make_embedder
-    from .embeddings import set_embedding_model_con
-
-    make_embedder(model)
-    with store.transaction() as con:
-        set_embedding_model_con(con, model)
-        return rescore_con(con, PROFILES, types=[name for name in FORMATS if _uses_embeddings(name)])
-
-
-def _uses_embeddings(name: str) -> bool:
-    from ..formats import find_format
-
-    fmt = find_format(name)
-    return fmt is not None and fmt.uses_embeddings
-
-
-def _require_dataset(store: Store, dataset: str) -> None:
+def require_dataset(store: Store, dataset: str) -> None:
     with store.connect(read_only=True) as con:
         if not con.execute("SELECT 1 FROM datasets WHERE dataset = ?", [dataset]).fetchone():
             names = [r[0] for r in con.execute("SELECT dataset FROM datasets ORDER BY 1").fetchall()]
@@ -221,7 +152,7 @@ def load_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | Non
     """
     _check_readable(profile)
     if dataset is not None:
-        _require_dataset(store, dataset)
+        require_dataset(store, dataset)
     only_sources = "" if variants else VARIANT_FREE.format(alias="i.")
     rep = "CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END"
     partition = f"u.dataset, u.model, u.condition, r.item_id, {rep}"
@@ -291,7 +222,7 @@ def load_repeat_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: st
     """
     _check_readable(profile)
     if dataset is not None:
-        _require_dataset(store, dataset)
+        require_dataset(store, dataset)
     with store.connect(read_only=True) as con:
         pairs = con.execute(
             """SELECT DISTINCT u.model, u.condition FROM responses r JOIN runs u USING (run_id)

@@ -39,7 +39,8 @@ def _in_turn_order(records: list[dict]) -> list[dict]:
 def simulate_study(store: Store, dataset: str, seed: int, models: tuple[StudyModel, ...] = STUDY_MODELS,
                    respond_fn=respond) -> dict:
     """Every model answers every current item of ``dataset`` once (default condition); idempotent."""
-    from ..store.runs import add_responses_con, create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
+    from ..scoring.responses import add_responses_con
+    from ..store.runs import create_run_con, current_items_con, ensure_model_con, set_run_tokens_con
     from ..store.studies import set_model_access_con
 
     created, stored = 0, 0
@@ -92,7 +93,7 @@ def simulated_external_scores(models: tuple[StudyModel, ...], seed: int):
 
 def build_vqa_demo(store: Store, say: Progress) -> dict:
     """`demo-vqa`: 74 four-option questions in 7 dimensions (8 to 14 each) on 16 generated scenes, 11 simulated models."""
-    from ..store.items import upsert_items
+    from ..scoring.item_writes import upsert_items
     from ..store.runs import ensure_dataset
 
     say("demo: drawing scenes and writing the VQArt-style demo (demo-vqa)")
@@ -122,7 +123,7 @@ def build_vqa_demo(store: Store, say: Progress) -> dict:
 def build_muse_demo(store: Store, say: Progress) -> dict:
     """`demo-muse`: the twelve MUSE task kinds (5 questions each, a four-turn dialogue among them) on generated
     scenes, in every answer format they need, answered by the eleven simulated models."""
-    from ..store.items import upsert_items
+    from ..scoring.item_writes import upsert_items
     from ..store.runs import ensure_dataset
 
     say("demo: drawing scenes and writing the MUSE-style demo (demo-muse)")

@@ -108,7 +108,7 @@ def synthetic_models(n: int, seed: int) -> tuple[StudyModel, ...]:
 def build_synthetic_study(store: Store, study: str, models: int, items: int, seed: int = 0,
                           dataset: str | None = None) -> str:
     """A benchmark-scale study dataset answered by ``models`` simulated respondents; returns its name."""
-    from ..store.items import upsert_items
+    from ..scoring.item_writes import upsert_items
     from ..store.runs import ensure_dataset
     from .demo import simulate_study
 

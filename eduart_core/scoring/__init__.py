@@ -67,7 +67,7 @@ def score_item(item: Item | Mapping[str, Any], answer: Any, profile: str = DEFAU
     if fmt is None:
         raise ValueError(f"cannot score an item of unknown type {record.get('type')!r}")
     if similarity is None and fmt.uses_embeddings:  # the offline default model, shared by the process
-        from .embeddings import default_similarity
+        from ..embeddings import default_similarity
 
         similarity = default_similarity()
     options = _DEFAULT_OPTIONS if fuzzy_threshold == 90 and similarity is None else \
