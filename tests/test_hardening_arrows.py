@@ -1,6 +1,8 @@
 """One-way arrows and small library contracts of the hardening issue.
 
 - The store imports nothing from the runner (at any level, also inside functions).
+- The store never imports the scoring stage or what scoring needs (answers, formats, embeddings,
+  providers, item validation): it keeps the score rows its callers compute.
 - No import cycle anywhere in ``eduart_core`` (function-level imports included); ``runner.launch`` and
   ``runner.progress`` do not import each other.
 - Extraction validation does not ask for an item id; the inspector can list unanswered items.
@@ -56,6 +58,21 @@ def test_store_imports_nothing_from_the_runner_or_above():
     above = ("eduart_core.runner", "eduart_core.views", "eduart_core.analysis", "eduart_core.commands",
              "eduart_core.cli", "eduart_core.report", "eduart_core.charts")
     offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False) if t.startswith(above))
+                 for name, path in modules.items() if name.startswith("eduart_core.store")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+#: What scoring needs and the store must not: the parser, the formats, the scoring stage, the embedding
+#: models, the providers and item validation.
+SCORING_SIDE = ("eduart_core.answers", "eduart_core.formats", "eduart_core.scoring", "eduart_core.embeddings",
+                "eduart_core.providers", "eduart_core.items")
+
+
+def test_store_never_imports_the_scoring_stage_or_what_it_needs():
+    """A write transaction never waits on a parser, a scorer or an embedding request: scoring happens above."""
+    modules = _modules()
+    offenders = {name: sorted(t for t in _imports(name, path, modules, top_level_only=False)
+                              if any(t == side or t.startswith(side + ".") for side in SCORING_SIDE))
                  for name, path in modules.items() if name.startswith("eduart_core.store")}
     assert {k: v for k, v in offenders.items() if v} == {}
 
