@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..scoring.prefetch import embed_for_responses
 from ..scoring.responses import add_responses_con
 from ..store import Store, StoreError, StoreLockedError
 from .journal import latest_by_key, read_new_records, read_records
@@ -75,6 +76,7 @@ def ingest_journal(store: Store, run_id: str, journal_path: Path, records: list[
     if not records:
         return 0
     rows = journal_rows(records)
+    embed_for_responses(store, [(run_id, rows)])  # no write transaction is open while the embedder runs
     with store.transaction() as con:
         return add_responses_con(con, run_id, rows)
 
@@ -135,11 +137,13 @@ class Ingester:
         if not batch:
             return 0
         added = 0
+        rows = [(member.run_id, journal_rows(records) if records else []) for member, records, _ in batch]
         try:
+            embed_for_responses(self.store, rows)  # no write transaction is open while the embedder runs
             with self.store.transaction() as con:
-                for member, records, _ in batch:
-                    if records:
-                        added += add_responses_con(con, member.run_id, journal_rows(records))
+                for run_id, run_rows in rows:
+                    if run_rows:
+                        added += add_responses_con(con, run_id, run_rows)
         except StoreLockedError as exc:  # held by another process: try again next round
             self.last_error = str(exc)
             return 0

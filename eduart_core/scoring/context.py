@@ -85,3 +85,12 @@ def parse_for(record: dict, raw: str):
     fmt = find_format(record.get("type"))
     return fmt.parse(raw) if fmt is not None else parse_answer(raw)
 
+
+def has_llm_answer(row: dict) -> bool:
+    """Whether a response row carries an imported `llm_answer` (a JSON null counts).
+
+    Rows say so with ``has_llm_answer``; without it, a non-null ``llm_answer`` counts.
+    """
+    if "has_llm_answer" in row:
+        return bool(row["has_llm_answer"])
+    return row.get("llm_answer") is not None

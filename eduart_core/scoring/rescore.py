@@ -23,6 +23,7 @@ from ..store.embeddings import set_embedding_model_con
 from ..store.scores import SCORE_ROW_COLUMNS, replace_scores_con, require_dataset, rescore_rows_con, version_rows_con
 from ..vocab import FORMATS, PAPER_PROFILE, PROFILES, STRICT_PROFILE
 from .context import ScoringContext, paper_input, parse_for, safe_score
+from .prefetch import embed_pairs
 
 
 def _check_profiles(profiles: Iterable[str]) -> tuple[str, ...]:
@@ -94,6 +95,9 @@ def rescore(store: Store, profiles: Iterable[str] = PROFILES, dataset: str | Non
     profiles = _check_profiles(profiles)
     if dataset is not None:
         require_dataset(store, dataset)
+    item_ids = None if item_ids is None else list(item_ids)
+    types = None if types is None else list(types)
+    _embed_first(store, dataset, item_ids, types)
     with store.transaction() as con:
         return rescore_con(con, profiles, dataset, item_ids, types)
 
@@ -106,11 +110,36 @@ def set_embedding_model(store: Store, model: str) -> int:
     models, its key looked up) before anything is written. Returns the score rows written.
     """
     make_embedder(model)
+    open_text = _open_text_formats()
+    _embed_first(store, None, None, open_text, model)
     with store.transaction() as con:
         set_embedding_model_con(con, model)
-        return rescore_con(con, PROFILES, types=[name for name in FORMATS if _uses_embeddings(name)])
+        return rescore_con(con, PROFILES, types=open_text)
 
 
-def _uses_embeddings(name: str) -> bool:
-    fmt = find_format(name)
-    return fmt is not None and fmt.uses_embeddings
+def _open_text_formats() -> list[str]:
+    """The formats scored by embedding similarity."""
+    return [name for name in FORMATS if (fmt := find_format(name)) is not None and fmt.uses_embeddings]
+
+
+def _embed_first(store: Store, dataset: str | None, item_ids: list[str] | None, types: list[str] | None,
+                 model: str | None = None) -> int:
+    """Before a rescore's transaction: cache the vectors its open-text scores need (under ``model``,
+    default the store's), embedding with no transaction open; returns the texts embedded."""
+    open_text = _open_text_formats()
+    wanted = open_text if types is None else [t for t in types if t in open_text]
+    if not wanted:
+        return 0
+    with store.transaction(bump=False) as con:  # reads only; a transaction like the rescore that follows
+        rows = rescore_rows_con(con, dataset, item_ids, wanted)
+    records: dict[str, dict] = {}
+    pairs = []
+    for _, raw, llm_text, _, record_text in rows:
+        record = records.get(record_text)
+        if record is None:
+            record = records[record_text] = json.loads(record_text)
+        raw = raw if isinstance(raw, str) else ""
+        llm = json.loads(llm_text) if llm_text is not None else None
+        pairs.append((record, [(STRICT_PROFILE, parse_for(record, raw)),
+                               (PAPER_PROFILE, paper_input(raw, llm, llm_text is not None))]))
+    return embed_pairs(store, pairs, model)

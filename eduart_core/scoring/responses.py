@@ -19,7 +19,8 @@ from ..store.connection import Connection
 from ..store.core import Store
 from ..store.runs import ScoredResponse, ScoreRow, insert_responses_con, new_responses_con
 from ..vocab import PAPER_PROFILE, STRICT_PROFILE
-from .context import ScoringContext, paper_input, parse_for, safe_score
+from .context import ScoringContext, has_llm_answer, paper_input, parse_for, safe_score
+from .prefetch import embed_for_responses
 
 #: ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -31,16 +32,6 @@ MEMO_ENTRIES = 150_000
 
 def _json_or_none(value: Any) -> str | None:
     return None if value is None else _encode(value)
-
-
-def has_llm_answer(row: dict) -> bool:
-    """Whether a response row carries an imported `llm_answer` (a JSON null counts).
-
-    Rows say so with ``has_llm_answer``; without it, a non-null ``llm_answer`` counts.
-    """
-    if "has_llm_answer" in row:
-        return bool(row["has_llm_answer"])
-    return row.get("llm_answer") is not None
 
 
 def _score_tuple(score) -> ScoreRow | None:
@@ -152,5 +143,7 @@ def add_responses(store: Store, run_id: str, rows: list[dict]) -> int:
     latency_s, error, image_sent, request_key, repetition, cost_usd, batch_job_id. Returns how many
     were inserted.
     """
+    rows = list(rows)
+    embed_for_responses(store, [(run_id, rows)])  # no write transaction is open while the embedder runs
     with store.transaction() as con:
-        return add_responses_con(con, run_id, list(rows))
+        return add_responses_con(con, run_id, rows)

@@ -221,14 +221,28 @@ def list_runs(store: Store, dataset: str | None = None) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- responses
 
-def current_items_con(con: Connection, dataset: str) -> dict[str, tuple[int, dict]]:
-    """item_id -> (current version, record) of a dataset."""
+def current_items_con(con: Connection, dataset: str, types: list[str] | None = None) -> dict[str, tuple[int, dict]]:
+    """item_id -> (current version, record) of a dataset (only of the formats ``types`` when given)."""
+    kinds = "" if types is None else " AND type = ANY(?)"
     return {
         row[0]: (int(row[1]), json.loads(row[2]))
         for row in con.execute(
-            "SELECT item_id, version, CAST(record AS TEXT) FROM items WHERE dataset = ? AND is_current", [dataset]
+            f"SELECT item_id, version, CAST(record AS TEXT) FROM items WHERE dataset = ? AND is_current{kinds}",
+            [dataset] + ([list(types)] if types is not None else [])
         ).fetchall()
     }
+
+
+def current_types_con(con: Connection, dataset: str) -> list[str]:
+    """The formats of a dataset's current items."""
+    return [str(r[0]) for r in con.execute(
+        "SELECT DISTINCT type FROM items WHERE dataset = ? AND is_current ORDER BY 1", [dataset]).fetchall()]
+
+
+def run_dataset_con(con: Connection, run_id: str) -> str | None:
+    """The dataset of a run, None when there is no such run."""
+    row = con.execute("SELECT dataset FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None else str(row[0])
 
 
 def insert_frame(con: Connection, table: str, frame: pd.DataFrame, json_columns: Iterable[str] = ()) -> None:
