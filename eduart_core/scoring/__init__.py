@@ -6,9 +6,15 @@ statements, open completion is exact match); `strict` is the corrected default. 
 lets the product show how much the choice of rules moves each model.
 
 The rules live with each format in `eduart_core.formats` (one module per format, one registry);
-this module is the thin public entry point every room calls. Only `type`, `answers` and, where
+`score_item` is the thin public entry point every room calls. Only `type`, `answers` and, where
 the format uses them, `choices` of the item are needed, so defective imported records are still
 scored wherever the rules allow.
+
+The package is the scoring stage, above the store: `context` (the rules shared by ingestion and
+rescoring), `responses` (responses scored on their way into the store), `rescore` (stored responses
+scored again), `item_writes` (item writes that rescore), `prefetch` (embeddings fetched before a
+write transaction opens). The store keeps the score rows this stage computes and never scores.
+This module imports nothing of the store, so the formats' callers can score without one.
 """
 from __future__ import annotations
 
