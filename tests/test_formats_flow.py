@@ -187,6 +187,37 @@ def test_provider_embeddings_through_the_sdks_and_never_mixed(store, monkeypatch
         load_scores(store, "strict", dataset="muse")
 
 
+@pytest.mark.postgres
+def test_no_write_transaction_waits_on_an_embedding_request(pg_url, monkeypatch):
+    """A provider's embedding request (seconds on a slow network) is made with no transaction of ours
+    open, so the reviewers and runs writing beside it never wait for it: while the provider is asked,
+    PostgreSQL shows no session of ours idle inside a transaction."""
+    import psycopg
+
+    from eduart_core.store import Store
+
+    store = Store(pg_url)
+    fill(store)
+    _open_text_run(store, {"o1": "La Madonna tiene il Bambino."})
+    waiting: list[int] = []
+
+    def look(info):  # the stub's hook, run while the request is in flight
+        with psycopg.connect(pg_url, autocommit=True) as probe:
+            waiting.append(probe.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()").fetchone()[0])
+
+    with StubServer() as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-embeddings-000")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{stub.url}/v1")
+        stub.fault_for = look
+        set_embedding_model(store, "openai:text-embedding-3-large")  # rescoring every open-text answer
+        create_run(store, "r2", "muse", "m1", "motivation", "live")
+        add_responses(store, "r2", [{"item_id": "o1", "raw_text": "Il Bambino in braccio alla Madonna."}])
+    assert len(waiting) == 2 and waiting == [0, 0]
+    assert load_scores(store, dataset="muse").attrs["embedding_models"] == ["openai:text-embedding-3-large"]
+
+
 def test_missing_embedding_key_changes_nothing(store):
     fill(store)
     _open_text_run(store, {"o1": "The Virgin holds the Child."})

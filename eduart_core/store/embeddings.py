@@ -30,8 +30,9 @@ def embedding_model(store: Store) -> str:
 
 
 def set_embedding_model_con(con: Connection, model: str) -> None:
+    """Score open text with ``model`` from now on (the caller rescores in the same transaction)."""
     con.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [META_KEY, model]).fetchall()
+                [META_KEY, model])
 
 
 class StoreVectorCache:
