@@ -22,9 +22,11 @@ from ._base import EmptySelection, Source, cached, dataset_flags, human_models, 
 from .items import item_table
 from .labels import data_label
 
-#: Modules whose source decides a score (parsing, normalisation, the published evaluator, and
-#: every module of the format registry): their hash is the scoring code version a report names.
-SCORER_MODULES = ("eduart_core.answers", "eduart_core.text", "eduart_core.scoring", "eduart_core.paper")
+#: Modules whose source decides a score (parsing, normalisation, the published evaluator, the
+#: scoring stage's rules for a stored or rescored response, and every module of the format
+#: registry): their hash is the scoring code version a report names.
+SCORER_MODULES = ("eduart_core.answers", "eduart_core.text", "eduart_core.scoring", "eduart_core.scoring.context",
+                  "eduart_core.scoring.responses", "eduart_core.scoring.rescore", "eduart_core.paper")
 EXAMPLE_COLUMNS = ["type", "item_id", "models_right", "n_models", "model", "condition", "correct", "score",
                    "answer", "rationale"]
 
