@@ -136,6 +136,9 @@ class AnswerFormat:
     blank_key: bool = False
     #: ``choices`` is a word bank the blanks are filled from (an editor offers its terms)
     word_bank: bool = False
+    #: the file of this format's prompt rules; None: ``prompts/formats/<name>.md`` of the prompts folder
+    #: in use (a format registered from outside the package names its own file)
+    prompt_path: str | None = None
 
     # ---------------------------------------------------------------- names
     @property
