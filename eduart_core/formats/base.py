@@ -25,6 +25,7 @@ import eduart_core.formats.common as common
 from ..answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from ..paper import unparsed_error
 from ..vocab import FORMATS, PAPER_PROFILE, FormatInfo
+from .answer_words import FormatDisplay
 from .common import Problems
 from .levels import WHOLE_RULE, whole_levels
 from .visual import bbox_text, regions_lines
@@ -136,6 +137,9 @@ class AnswerFormat:
     blank_key: bool = False
     #: ``choices`` is a word bank the blanks are filled from (an editor offers its terms)
     word_bank: bool = False
+    #: how the inspector puts this format's key and a scored answer into words (the same words for
+    #: "expected" and "given"; the plain words read values as written)
+    answer_words: FormatDisplay = FormatDisplay()
     #: the file of this format's prompt rules; None: ``prompts/formats/<name>.md`` of the prompts folder
     #: in use (a format registered from outside the package names its own file)
     prompt_path: str | None = None

@@ -14,6 +14,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE, POSITIONING_TYPE
+from .answer_words import BlankDisplay
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 from .levels import SHARE_RULE, share_levels
@@ -45,6 +46,7 @@ class BlankFormat(AnswerFormat):
     #: a person fills each blank of the text (the key editor's blanks, started empty)
     respondent = {"fields": {"id": "id", "text": "description"}}
     blank_key = True
+    answer_words = BlankDisplay()
 
     def score_parts(self, record: Mapping[str, Any]) -> int:
         """Each blank earns credit on its own."""

@@ -10,6 +10,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_strict
 from ..vocab import SELECT_ERRORS_TYPE
+from .answer_words import SelectErrorsDisplay
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import passage_words
 from .common import Problems
@@ -31,6 +32,7 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    answer_words = SelectErrorsDisplay()
     entry_word = "error"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": SELECT_ERRORS_TYPE, "fields": [

@@ -10,6 +10,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import TRUE_FALSE_TYPE
+from .answer_words import TrueFalseDisplay
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
@@ -31,6 +32,7 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    answer_words = TrueFalseDisplay()
     row_word = key_word = "statement"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": TRUE_FALSE_TYPE, "fields": [
