@@ -30,7 +30,12 @@ from .common import Problems
 from .levels import WHOLE_RULE, whole_levels
 from .visual import bbox_text, regions_lines
 
-__all__ = ["AnswerFormat", "ScoringOptions", "Scored", "StrictInput", "strict_input"]
+__all__ = ["OPTIONS_CHECK", "OPTION_CHECK", "TEXT_CHECK", "AnswerFormat", "ScoringOptions", "Scored", "StrictInput", "strict_input"]
+
+#: How the answer-quality analysis reads an answer (`AnswerFormat.answer_check`): it names one listed
+#: option (the chosen option is reported), it ticks listed options, or its answer text is judged
+#: (`AnswerFormat.reads_answer`).
+OPTION_CHECK, OPTIONS_CHECK, TEXT_CHECK = "option", "options", "text"
 
 _ANSWERS_KEY = re.compile(r"""["']answers["']\s*:""", re.IGNORECASE)
 
@@ -265,6 +270,15 @@ class AnswerFormat:
     def embedding_texts(self, record: Mapping[str, Any], answers: list[tuple[str, Any]]) -> list[str]:
         """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
+
+    # ---------------------------------------------------------------- answer quality
+    #: how the invalid-answer analysis reads this format's answers (`OPTION_CHECK`, `OPTIONS_CHECK`,
+    #: `TEXT_CHECK`); None: readable when the parser found a non-empty answer list naming the item's ids
+    answer_check: str | None = None
+
+    def reads_answer(self, text: str) -> bool:
+        """A `TEXT_CHECK` format: does this answer text give an answer (else refused or unparseable)?"""
+        return bool(text.strip())
 
     # ---------------------------------------------------------------- chance
     def chance(self, record: Mapping[str, Any]) -> float | None:

@@ -12,7 +12,7 @@ from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import CHECK_TYPE
 from .answer_words import CheckDisplay
-from .base import ScoringOptions, StrictInput
+from .base import OPTIONS_CHECK, ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
 
@@ -21,6 +21,7 @@ _EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerate
 
 class Check(ChoiceFormat):
     name = CHECK_TYPE
+    answer_check = OPTIONS_CHECK
     answer_words = CheckDisplay()
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": CHECK_TYPE, "fields": [

@@ -20,7 +20,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id
 from ..vocab import NUMERIC_TYPE
-from .base import AnswerFormat, ScoringOptions, StrictInput
+from .base import TEXT_CHECK, AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 from .numbers import parse_number
 
@@ -67,6 +67,11 @@ def judge(text: Any, gold: list[dict]) -> tuple[float, dict, str | None]:
 
 class Numeric(AnswerFormat):
     name = NUMERIC_TYPE
+    answer_check = TEXT_CHECK
+
+    def reads_answer(self, text: str) -> bool:
+        """A count is read when its text names exactly one number (the scorer's own reading rule)."""
+        return parse_number(text) is not None
     single_part = True
     editor = EDITOR
     respondent = {"path": "answers[0].value", "widget": "number", "label": "Your answer (a number)"}

@@ -9,7 +9,7 @@ from .. import paper
 from ..text import norm_id
 from ..vocab import MCQ_TYPE
 from .answer_words import ChoiceDisplay
-from .base import ScoringOptions, StrictInput
+from .base import OPTION_CHECK, ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
 
@@ -24,6 +24,7 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 class Radio(ChoiceFormat):
     name = MCQ_TYPE
+    answer_check = OPTION_CHECK
     answer_words = ChoiceDisplay()
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": MCQ_TYPE, "fields": [
