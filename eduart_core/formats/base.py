@@ -271,6 +271,12 @@ class AnswerFormat:
         """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
 
+    # ---------------------------------------------------------------- exam-page screenshot
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        """The lines under the question text of a rendered exam page (the offline review demo's
+        screenshots, `extraction.pages_render`): how a student sees the options, never the key."""
+        return []
+
     # ---------------------------------------------------------------- answer quality
     #: how the invalid-answer analysis reads this format's answers (`OPTION_CHECK`, `OPTIONS_CHECK`,
     #: `TEXT_CHECK`); None: readable when the parser found a non-empty answer list naming the item's ids

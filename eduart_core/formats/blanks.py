@@ -166,6 +166,9 @@ class Positioning(BlankFormat):
         bank = [str(c) for c in record.get("choices") or []]
         return [{"id": b, "text": rng.choice(bank)} for b in chance_blank_ids(record)] if bank else []
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return ["Termini:  " + "  ·  ".join(str(c) for c in record.get("choices") or [])]
+
 
 class CompletionClosed(BlankFormat):
     name = COMPLETION_CLOSED_TYPE
@@ -220,6 +223,10 @@ class CompletionClosed(BlankFormat):
                    for c in record.get("choices") or [] if isinstance(c, dict)}
         return [{"element": norm_id(a.get("id")), "text": " / ".join(map(str, options.get(norm_id(a.get("id")), []))),
                  "gold": common.gold_text(a)} for a in self.gold(record)]
+
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"[{c.get('id')}]   {' / '.join(str(o) for o in c.get('options') or [])}"
+                for c in record.get("choices") or [] if isinstance(c, dict)]
 
 
 def option_block_lines(choices: Any) -> list[str]:

@@ -73,5 +73,8 @@ class Check(ChoiceFormat):
         picked = [c for c in choices if rng.random() < 0.5] or ([rng.choice(choices)] if choices else [])
         return [{"id": c["id"]} for c in picked]
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"☐  {c.get('id')}. {c.get('text')}" for c in record.get("choices") or [] if isinstance(c, dict)]
+
 
 FORMAT = Check()

@@ -65,6 +65,9 @@ class Radio(ChoiceFormat):
         choices = record.get("choices") or []
         return [{"id": rng.choice(choices)["id"]}] if choices else []
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"○  {c.get('id')}. {c.get('text')}" for c in record.get("choices") or [] if isinstance(c, dict)]
+
 
 FORMAT = Radio()
 __all__ = ["FORMAT", "Radio", "strict_radio"]

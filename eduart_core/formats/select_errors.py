@@ -141,5 +141,8 @@ class SelectErrors(AnswerFormat):
     def gold_summary(self, record: Mapping[str, Any]) -> str:
         return "; ".join(f"{a.get('error')} -> {a.get('correct')}" for a in self.gold(record))
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return ["Sottolinea le parole errate e scrivi la correzione."]
+
 
 FORMAT = SelectErrors()

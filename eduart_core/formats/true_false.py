@@ -117,5 +117,8 @@ class TrueFalse(ChoiceFormat):
     def gold_summary(self, record: Mapping[str, Any]) -> str:
         return ", ".join(f"{r['element']} {r['gold']}" for r in self.display_rows(record))
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"{c.get('id')}. {c.get('text')}      V   F" for c in record.get("choices") or [] if isinstance(c, dict)]
+
 
 FORMAT = TrueFalse()
