@@ -271,6 +271,37 @@ class AnswerFormat:
         """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
 
+    # ---------------------------------------------------------------- demo simulation
+    #: mean difficulty of a simulated item on the logit scale (calibrated so the demo's archetypes
+    #: land near the published ranges: multiple choice easy, select the errors hard)
+    sim_difficulty: float = 0.0
+    #: which skill of a simulated archetype the format draws on (`simulation.RECOGNITION`,
+    #: `simulation.PRODUCTION`; None: the archetype's overall ability only)
+    sim_skill: str | None = None
+    #: synthetic score frames (`simulate.score_frames`): the parts of a partial-credit item, and the
+    #: shift of the format's mean logit
+    synthetic_parts: int = 1
+    synthetic_shift: float = 0.0
+    #: a simulated motivation: the group of reasons it gives (`simulate.formatting`), and what the
+    #: item asks for, per language
+    sim_reasons: str = "choice"
+    sim_topic: Mapping[str, str] = {"it": "l'opzione corretta", "en": "the correct option"}
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        """What a simulated respondent needs of an item of this format (fields of
+        `simulate.responder.ItemPlan`: option and gold ids, statements, blanks, alternatives, bank, errors)."""
+        return {}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """The Answers list a simulated respondent means to give: each element known with
+        probability ``p``, guessed otherwise, every uniform taken from ``draws`` (or ``shared``)."""
+        return []
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        """The format's fields of a made-up placeholder item (`simulate.placeholders`; "Synthetic
+        item 0042 ..."): question_text, choices, answers. Empty for a format without placeholders."""
+        return {}
+
     # ---------------------------------------------------------------- exam-page screenshot
     def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
         """The lines under the question text of a rendered exam page (the offline review demo's

@@ -15,12 +15,18 @@ from .answer_words import CheckDisplay
 from .base import OPTIONS_CHECK, ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
+from .simulation import RECOGNITION, choice_placeholder, letters, option_plan
 
 _EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerated
 
 
 class Check(ChoiceFormat):
     name = CHECK_TYPE
+    sim_difficulty = -0.3
+    sim_skill = RECOGNITION
+    synthetic_parts = 4
+    synthetic_shift = 0.6
+    sim_topic = {"it": "le opzioni corrette", "en": "the correct options"}
     answer_check = OPTIONS_CHECK
     answer_words = CheckDisplay()
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
@@ -75,6 +81,27 @@ class Check(ChoiceFormat):
 
     def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
         return [f"☐  {c.get('id')}. {c.get('text')}" for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return option_plan(record)
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """Each option ticked when known to be right, else by a coin; never nothing at all."""
+        selected = []
+        first_w = 0.0
+        for n, option in enumerate(plan.option_ids):
+            u, w, g = draws.next()
+            first_w = w if n == 0 else first_w
+            right = option in plan.gold_ids
+            if (u < p and right) or (u >= p and g < 0.5):
+                selected.append(option)
+        if not selected and plan.option_ids:
+            selected = [plan.option_ids[int(first_w * len(plan.option_ids)) % len(plan.option_ids)]]
+        return [{"id": i} for i in selected]
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        ids = letters(5)
+        return choice_placeholder(tag, ids, sorted(rng.sample(ids, rng.randint(2, 3))))
 
 
 FORMAT = Check()

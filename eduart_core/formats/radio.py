@@ -12,6 +12,7 @@ from .answer_words import ChoiceDisplay
 from .base import OPTION_CHECK, ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
+from .simulation import RECOGNITION, choice_placeholder, letters, option_plan
 
 
 def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]:
@@ -24,6 +25,9 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 class Radio(ChoiceFormat):
     name = MCQ_TYPE
+    sim_difficulty = -1.3
+    sim_skill = RECOGNITION
+    synthetic_shift = 1.2
     answer_check = OPTION_CHECK
     answer_words = ChoiceDisplay()
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
@@ -67,6 +71,25 @@ class Radio(ChoiceFormat):
 
     def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
         return [f"○  {c.get('id')}. {c.get('text')}" for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return option_plan(record)
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """One option: the right one when known, else a random one; a hedging model adds a second id."""
+        u, w, g = draws.next()
+        ids = plan.option_ids or ["A"]
+        chosen = plan.gold_ids[0] if (u < p and plan.gold_ids) else ids[int(w * len(ids)) % len(ids)]
+        picked = [chosen]
+        if g < model.multi_select_rate and len(ids) > 1:  # hedging: a second id
+            other = [i for i in ids if i != chosen]
+            picked.append(other[int(g / model.multi_select_rate * len(other)) % len(other)])
+            picked.sort()
+        return [{"id": i} for i in picked]
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        ids = letters(4)
+        return choice_placeholder(tag, ids, sorted(rng.sample(ids, 1)))
 
 
 FORMAT = Radio()

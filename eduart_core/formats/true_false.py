@@ -15,6 +15,7 @@ from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
 from .levels import SHARE_RULE, share_levels
+from .simulation import RECOGNITION, letters
 
 
 def verdict_text(value: Any) -> Any:
@@ -32,6 +33,11 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    sim_difficulty = -0.1
+    sim_skill = RECOGNITION
+    synthetic_shift = 0.3
+    sim_reasons = "verdict"
+    sim_topic = {"it": "la verità di ciascuna affermazione", "en": "the truth of each statement"}
     answer_words = TrueFalseDisplay()
     row_word = key_word = "statement"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
@@ -119,6 +125,27 @@ class TrueFalse(ChoiceFormat):
 
     def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
         return [f"{c.get('id')}. {c.get('text')}      V   F" for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        truth = {str(a["id"]).strip().upper(): str(a.get("text", "")).strip().lower() in ("true", "vero")
+                 for a in record.get("answers") or []}
+        return {"statements": [(str(c["id"]).strip().upper(), truth.get(str(c["id"]).strip().upper(), False))
+                               for c in record.get("choices") or []]}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """Each statement judged right when known, else by a coin."""
+        out = []
+        for sid, truth in plan.statements:
+            u, _, g = draws.next()
+            verdict = truth if u < p else g < 0.5
+            out.append({"id": sid, "text": "TRUE" if verdict else "FALSE"})
+        return out
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        ids = letters(4)
+        return {"question_text": f"Synthetic item {tag}: judge each placeholder statement.",
+                "choices": [{"id": i, "text": f"Synthetic statement {i} of item {tag}."} for i in ids],
+                "answers": [{"id": i, "text": "True" if rng.random() < 0.5 else "False"} for i in ids]}
 
 
 FORMAT = TrueFalse()
