@@ -302,6 +302,14 @@ class AnswerFormat:
         item 0042 ..."): question_text, choices, answers. Empty for a format without placeholders."""
         return {}
 
+    # ---------------------------------------------------------------- the local exercise site
+    #: how the offline exercise site (`eduart_core.capture.site_pages`, `capture.site_items`) shows and
+    #: keys a question of this format, as plain data; None: the site has no page for it. Keys: ``body``
+    #: (the answering part: "choices" with ``input`` radio or checkbox, "statements", "bank", "select",
+    #: "text", "words"), ``key`` (how the question's key becomes the record's: "options", "statements",
+    #: "blanks", "errors"), ``choices`` (blanks: "bank", "options" or None) and ``label`` (the solution's words).
+    site: Mapping[str, Any] | None = None
+
     # ---------------------------------------------------------------- exam-page screenshot
     def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
         """The lines under the question text of a rendered exam page (the offline review demo's

@@ -149,6 +149,7 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    site = {"body": "bank", "key": "blanks", "choices": "bank"}
     sim_skill = PRODUCTION
     synthetic_parts = 4
     synthetic_shift = -0.2
@@ -215,6 +216,7 @@ class Positioning(BlankFormat):
 
 class CompletionClosed(BlankFormat):
     name = COMPLETION_CLOSED_TYPE
+    site = {"body": "select", "key": "blanks", "choices": "options"}
     sim_difficulty = 0.2
     synthetic_parts = 3
     synthetic_shift = -1.2
@@ -314,6 +316,7 @@ def option_block_lines(choices: Any) -> list[str]:
 
 class CompletionOpen(BlankFormat):
     name = COMPLETION_OPEN_TYPE
+    site = {"body": "text", "key": "blanks", "choices": None}
     sim_difficulty = 0.5
     sim_skill = PRODUCTION
     synthetic_parts = 3

@@ -25,6 +25,7 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 class Radio(ChoiceFormat):
     name = MCQ_TYPE
+    site = {"body": "choices", "input": "radio", "key": "options", "label": "Right answer"}
     sim_difficulty = -1.3
     sim_skill = RECOGNITION
     synthetic_shift = 1.2

@@ -33,6 +33,7 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    site = {"body": "words", "key": "errors"}
     sim_difficulty = 1.6
     sim_skill = PRODUCTION
     synthetic_parts = 4

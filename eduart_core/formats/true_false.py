@@ -33,6 +33,7 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    site = {"body": "statements", "key": "statements"}
     sim_difficulty = -0.1
     sim_skill = RECOGNITION
     synthetic_shift = 0.3
