@@ -271,6 +271,9 @@ class AnswerFormat:
         """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
 
+    #: how the two scoring profiles differ on this format, in words (the Scoring profiles page)
+    profile_rules: str = "The two scorers differ on these responses."
+
     # ---------------------------------------------------------------- demo simulation
     #: mean difficulty of a simulated item on the logit scale (calibrated so the demo's archetypes
     #: land near the published ranges: multiple choice easy, select the errors hard)

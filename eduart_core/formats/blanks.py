@@ -149,6 +149,7 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    profile_rules = "Both require the right term in each blank; they differ in how unreadable output is handled."
     site = {"body": "bank", "key": "blanks", "choices": "bank"}
     sim_skill = PRODUCTION
     synthetic_parts = 4
@@ -216,6 +217,8 @@ class Positioning(BlankFormat):
 
 class CompletionClosed(BlankFormat):
     name = COMPLETION_CLOSED_TYPE
+    profile_rules = ("Both require the right alternative in each blank; they differ in how unreadable "
+                     "output is handled.")
     site = {"body": "select", "key": "blanks", "choices": "options"}
     sim_difficulty = 0.2
     synthetic_parts = 3
@@ -316,6 +319,7 @@ def option_block_lines(choices: Any) -> list[str]:
 
 class CompletionOpen(BlankFormat):
     name = COMPLETION_OPEN_TYPE
+    profile_rules = "Strict accepts near-miss spellings (fuzzy match); paper requires an exact match."
     site = {"body": "text", "key": "blanks", "choices": None}
     sim_difficulty = 0.5
     sim_skill = PRODUCTION

@@ -22,6 +22,7 @@ _EXACT_CHANCE_MAX = 12  # options; beyond this the chance level is not enumerate
 
 class Check(ChoiceFormat):
     name = CHECK_TYPE
+    profile_rules = "Both use F1 on the selected options; they differ in how unreadable output is handled."
     site = {"body": "choices", "input": "checkbox", "key": "options", "label": "Right answers"}
     sim_difficulty = -0.3
     sim_skill = RECOGNITION

@@ -25,6 +25,8 @@ def strict_radio(gold: list[dict], pred: list[dict]) -> tuple[float, list[dict]]
 
 class Radio(ChoiceFormat):
     name = MCQ_TYPE
+    profile_rules = ("Paper gives the point when the right option is one of several selected; "
+                     "strict requires exactly the right option.")
     site = {"body": "choices", "input": "radio", "key": "options", "label": "Right answer"}
     sim_difficulty = -1.3
     sim_skill = RECOGNITION

@@ -33,6 +33,8 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    profile_rules = ("Strict matches a predicted span to the error it contains; paper compares exact strings "
+                     "and treats an unparseable response as one long prediction.")
     site = {"body": "words", "key": "errors"}
     sim_difficulty = 1.6
     sim_skill = PRODUCTION

@@ -33,6 +33,8 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    profile_rules = ("Paper credits the statements whose answer is False when the response cannot be parsed; "
+                     "strict gives no credit for an unreadable answer.")
     site = {"body": "statements", "key": "statements"}
     sim_difficulty = -0.1
     sim_skill = RECOGNITION
@@ -44,7 +46,7 @@ class TrueFalse(ChoiceFormat):
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": TRUE_FALSE_TYPE, "fields": [
         {"path": "choices", "widget": "option_rows", "label": "Statements"},
-        {"path": "answers", "widget": "true_false", "label": "True or false"},
+        {"path": "answers", "widget": "statement_verdicts", "label": "True or false"},
         {"path": "answers[*].text", "widget": "verdict", "label": "True or false"},
     ]}
     word = "statement"
