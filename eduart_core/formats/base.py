@@ -300,6 +300,18 @@ class AnswerFormat:
         probability ``p``, guessed otherwise, every uniform taken from ``draws`` (or ``shared``)."""
         return []
 
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """A simulated study respondent's Answers list and whether it is right by intent
+        (`studies.respondents`: known with probability ``p``, else a tempting wrong answer as the
+        model's `lure_weight` says); None: the study demos do not simulate this format."""
+        return None
+
+    def study_invalid(self, record: Mapping[str, Any]) -> str | None:
+        """The raw reply of a study respondent naming something that is no answer of the item (an
+        option that does not exist, two numbers); None: this format has no such reply."""
+        return None
+
     def placeholder(self, tag: str, rng: random.Random) -> dict:
         """The format's fields of a made-up placeholder item (`simulate.placeholders`; "Synthetic
         item 0042 ..."): question_text, choices, answers. Empty for a format without placeholders."""

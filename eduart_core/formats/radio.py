@@ -1,6 +1,7 @@
 """multiple_choice_radio: exactly one option is right (options may be image boxes or images)."""
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -93,6 +94,22 @@ class Radio(ChoiceFormat):
     def placeholder(self, tag: str, rng: random.Random) -> dict:
         ids = letters(4)
         return choice_placeholder(tag, ids, sorted(rng.sample(ids, 1)))
+
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """The right id with probability p, else a tempting wrong one."""
+        choices = [c for c in record.get("choices") or [] if isinstance(c, dict)]
+        gold = {str(a.get("id")) for a in record.get("answers") or [] if isinstance(a, dict)}
+        if (rng.random() < p and gold) or len(choices) <= len(gold):
+            return [{"id": sorted(gold)[0] if gold else "A"}], True
+        wrong = [c for c in choices if str(c.get("id")) not in gold]
+        return [{"id": str(rng.choices(wrong, weights=[model.lure_weight(c) for c in wrong])[0]["id"])}], False
+
+    def study_invalid(self, record: Mapping[str, Any]) -> str | None:
+        """An option the item does not have."""
+        if not record.get("choices"):
+            return None
+        return json.dumps({"Answers": [{"id": "E" if len(record["choices"]) < 5 else "Z"}]}, ensure_ascii=False)
 
 
 FORMAT = Radio()
