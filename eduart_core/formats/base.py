@@ -24,6 +24,7 @@ import eduart_core.formats.common as common
 
 from ..answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from ..paper import unparsed_error
+from ..refusals import is_refusal
 from ..vocab import FORMATS, PAPER_PROFILE, FormatInfo
 from .answer_words import FormatDisplay
 from .common import Problems
@@ -337,8 +338,10 @@ class AnswerFormat:
     answer_check: str | None = None
 
     def reads_answer(self, text: str) -> bool:
-        """A `TEXT_CHECK` format: does this answer text give an answer (else refused or unparseable)?"""
-        return bool(text.strip())
+        """A `TEXT_CHECK` format: does this answer text give an answer (else refused or unparseable)?
+        Any text does, unless it declines to give one."""
+        text = text.strip()
+        return bool(text) and not is_refusal(text)
 
     # ---------------------------------------------------------------- chance
     def chance(self, record: Mapping[str, Any]) -> float | None:

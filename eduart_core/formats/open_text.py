@@ -19,7 +19,6 @@ from typing import Any
 import eduart_core.formats.common as common
 
 from .. import paper
-from ..refusals import is_refusal
 from ..text import norm_id
 from ..vocab import OPEN_TEXT_TYPE, PAPER_PROFILE
 from .base import TEXT_CHECK, AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
@@ -61,11 +60,6 @@ _HEDGES = ("I think ", "Probably ", "It seems that ", "")
 class OpenText(AnswerFormat):
     name = OPEN_TEXT_TYPE
     answer_check = TEXT_CHECK
-
-    def reads_answer(self, text: str) -> bool:
-        """Any free text is an answer, unless it declines to give one."""
-        text = text.strip()
-        return bool(text) and not is_refusal(text)
     single_part = True
     uses_embeddings = True
     editor = EDITOR
