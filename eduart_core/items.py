@@ -25,27 +25,13 @@ from eduart_core.formats.common import (
 )
 from eduart_core.formats.visual import check_regions
 from eduart_core.text import norm_id
-from eduart_core.vocab import (
-    CHECK_TYPE,
-    COMPLETION_CLOSED_TYPE,
-    COMPLETION_OPEN_TYPE,
-    MCQ_TYPE,
-    POSITIONING_TYPE,
-    TRUE_FALSE_TYPE,
-    is_language_code,
-)
+from eduart_core.vocab import is_language_code
 
 __all__ = [
-    "BLANK_TYPES", "CHOICE_TYPES", "RECORD_FIELDS", "METADATA_FIELDS", "OPTIONAL_FIELDS",
+    "RECORD_FIELDS", "METADATA_FIELDS", "OPTIONAL_FIELDS",
     "Item", "ItemValidationError", "validate_item", "check_item", "normalise_record",
     "render_prompt_text", "blank_ids", "is_tag_key", "keyed_answers",
 ]
-
-#: Types whose `question_text` holds blank markers `[A]`, `[B]`, ...
-BLANK_TYPES: frozenset[str] = frozenset({POSITIONING_TYPE, COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE})
-#: Types whose `choices` are `[{"id", "text"}]` objects.
-CHOICE_TYPES: frozenset[str] = frozenset(
-    {MCQ_TYPE, CHECK_TYPE, TRUE_FALSE_TYPE})
 
 #: Optional metadata of other benchmarks: what the item tests (`task`, `dimension`),
 #: free `tags` and `image_attributes` (objects of short string or number values), the id of a
@@ -183,9 +169,9 @@ def normalise_record(record: Mapping[str, Any] | Item) -> dict:
     if isinstance(answers, list):
         answers = [_norm_entry_id(a) for a in answers]
     out["answers"] = answers
-    if isinstance(out["choices"], list) and item_type != POSITIONING_TYPE:
-        out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
     fmt = find_format(item_type)
+    if isinstance(out["choices"], list) and not (fmt is not None and fmt.word_bank):  # a word bank is plain terms
+        out["choices"] = [_norm_entry_id(c) for c in out["choices"]]
     return fmt.normalise(out) if fmt is not None else out
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from .simulate.models import SIM_FAMILY, SIM_PROVIDER, SimModel
 from .store import Store
-from .vocab import CONDITIONS, DEFAULT_DATASET, DEMO_KIND
+from .vocab import COMPLETION_OPEN_TYPE, CONDITIONS, DEFAULT_DATASET, DEMO_KIND
 
 Progress = Callable[[str], None]
 DEMO_RERUN_DATASET = "demo-rerun"
@@ -31,7 +31,7 @@ FIRST = SimModel("sim-rerun-atlas", "Sim Atlas (simulated)", 0.6, malformed_rate
 OTHER = SimModel("sim-rerun-borea", "Sim Borea (simulated)", 0.1, malformed_rate=0.03)
 #: The second run: the first run's model with open completion made harder and a share of answers redrawn.
 SECOND_KEY, SECOND_NAME = "sim-rerun-atlas-2", "Sim Atlas run 2 (simulated)"
-SECOND_CHANGE = {"format_offsets": {"completion_open": -2.0}, "repeat_noise": 0.2}
+SECOND_CHANGE = {"format_offsets": {COMPLETION_OPEN_TYPE: -2.0}, "repeat_noise": 0.2}
 
 
 def _copy_items(store: Store) -> int:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .store import Store
-from .vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_VQA_DATASET
+from .vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_VQA_DATASET, MCQ_TYPE
 
 Progress = Callable[[str], None]
 DEMO_ROBUST_DATASET = "demo-robust"
@@ -96,7 +96,7 @@ def _copy_items(store: Store) -> int:
     from .store.items import ImportReport, load_items, prepare_items
 
     frame = load_items(store, DEMO_VQA_DATASET)
-    frame = frame[frame["variant_of"].isna() & (frame["type"] == "multiple_choice_radio")]
+    frame = frame[frame["variant_of"].isna() & (frame["type"] == MCQ_TYPE)]
     records = [{**r, "item_id": i, "tags": {**(r.get("tags") or {}), "published": published_year(i)}}
                for i, r in zip(frame["item_id"], frame["record"])]
     hashes = {i: h for i, h in zip(frame["item_id"], frame["image_hash"]) if h}

@@ -315,6 +315,12 @@ def register_format(info: FormatInfo) -> FormatInfo:
     return info
 
 
+def unregister_format(name: str) -> None:
+    """Remove a format added at run time (`eduart_core.formats.unregister`; the shipped ones stay)."""
+    if name not in _SHIPPED_FORMATS:
+        FORMATS.pop(name, None)
+
+
 #: Format names, each spelled once (the registry in `eduart_core.formats` uses these). MCQ_TYPE is
 #: also the format the published tables single out (single-answer multiple choice).
 MCQ_TYPE = "multiple_choice_radio"
@@ -341,6 +347,7 @@ for _info in (
     FormatInfo(OPEN_TEXT_TYPE, "Open text"),
 ):
     register_format(_info)
+_SHIPPED_FORMATS: frozenset[str] = frozenset(FORMATS)
 
 #: The 7 EduArt formats in published order.
 EDUART_FORMATS: tuple[str, ...] = tuple(FORMATS)[:7]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from eduart_core import panels, views, vocab
+from eduart_core import formats, panels, views, vocab
 from eduart_core.charts import judges as charts_judges
 from pages import common
 
@@ -31,21 +31,8 @@ else:
     st.markdown("In every format, **strict** also reads responses the published parser rejects (JSON wrapped in "
                 "code fences or prose, doubled braces), so some answers score higher under strict for that reason "
                 "alone. The format-specific rules:")
-    RULES = {
-        "multiple_choice_radio": "Paper gives the point when the right option is one of several selected; "
-                                 "strict requires exactly the right option.",
-        "multiple_choice_check": "Both use F1 on the selected options; they differ in how unreadable output is handled.",
-        "true_false": "Paper credits the statements whose answer is False when the response cannot be parsed; "
-                      "strict gives no credit for an unreadable answer.",
-        "positioning": "Both require the right term in each blank; they differ in how unreadable output is handled.",
-        "completion_closed": "Both require the right alternative in each blank; they differ in how unreadable "
-                             "output is handled.",
-        "completion_open": "Strict accepts near-miss spellings (fuzzy match); paper requires an exact match.",
-        "select_errors": "Strict matches a predicted span to the error it contains; paper compares exact strings "
-                         "and treats an unparseable response as one long prediction.",
-    }
     for t, sub in examples.groupby("type", sort=False):
-        st.markdown(f"**{vocab.format_label(t)}**: {RULES.get(t, 'The two scorers differ on these responses.')}")
+        st.markdown(f"**{vocab.format_label(t)}**: {(formats.find_format(t) or formats.AnswerFormat()).profile_rules}")
         shown = sub.assign(inspect=[common.inspector_link(r.item_id, sel, model=r.model, condition=r.condition)
                                     for r in sub.itertuples()])
         common.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, spearmanr
 
+from ..vocab import COMPLETION_CLOSED_TYPE, MCQ_TYPE, SELECT_ERRORS_TYPE, TRUE_FALSE_TYPE
 from .adaptive import Bank, Engine, run_simulated, simulate_levels
 from .irt_levels import eap_abilities
 from .ranking import ALPHA, holm, tie_groups
 
-SIM_FORMATS = ("multiple_choice_radio", "true_false", "completion_closed", "select_errors")
+SIM_FORMATS = (MCQ_TYPE, TRUE_FALSE_TYPE, COMPLETION_CLOSED_TYPE, SELECT_ERRORS_TYPE)
 
 
 def simulated_bank(n_items: int = 200, seed: int = 0, pcm_share: float = 0.4) -> Bank:

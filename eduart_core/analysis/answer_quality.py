@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..formats import AnswerFormat, find_format
+from ..formats.base import OPTION_CHECK, OPTIONS_CHECK, TEXT_CHECK
 from ..refusals import is_refusal
-from ..vocab import CHECK_TYPE, DIMENSION_COLUMN, MCQ_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE, OVERALL_COLUMN, TASK_COLUMN
+from ..vocab import DIMENSION_COLUMN, OVERALL_COLUMN, TASK_COLUMN
 from ._frame import finish
 from .intervals import wilson_interval
 
@@ -209,35 +211,35 @@ def _rowwise(sub: pd.DataFrame, judge: Callable[[str], str]) -> tuple[pd.Series,
     return pd.Series(status, index=sub.index, dtype=object), pd.Series(None, index=sub.index, dtype=object)
 
 
-def _number_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """A count: readable when its text names exactly one number (the scorer's own reading rule)."""
-    from ..formats.numbers import parse_number
-
+def _text_status(fmt: AnswerFormat) -> Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series, pd.Series]]:
+    """A single-part answer judged by its text: readable when the format reads an answer in it
+    (`AnswerFormat.reads_answer`: a count names exactly one number, a free text is any text), else
+    refused when it declines to answer, else unparseable."""
     def judge(text: str) -> str:
-        if parse_number(text) is not None:
+        if fmt.reads_answer(text):
             return OK
         return REFUSED if is_refusal(text) else UNPARSEABLE
-    return _rowwise(sub, judge)
+
+    def reader(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+        return _rowwise(sub, judge)
+    return reader
 
 
-def _text_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """A free-text answer: any text is an answer, unless it declines to give one."""
-    def judge(text: str) -> str:
-        text = text.strip()
-        if not text:
-            return UNPARSEABLE
-        return REFUSED if is_refusal(text) else OK
-    return _rowwise(sub, judge)
-
-
-#: How an answer of each format is read for these analyses (explicit; other formats use the generic rule).
-#: A reader takes the answers of one format (and every item option) and returns (status, chosen option).
+#: How an answer is read for these analyses, by the format's `AnswerFormat.answer_check` (the formats
+#: declaring none use the generic rule). A reader takes the answers of one format (and every item
+#: option) and returns (status, chosen option).
 ANSWER_READERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series, pd.Series]]] = {
-    MCQ_TYPE: _choice_status,
-    CHECK_TYPE: _check_status,
-    NUMERIC_TYPE: _number_status,
-    OPEN_TEXT_TYPE: _text_status,
+    OPTION_CHECK: _choice_status,
+    OPTIONS_CHECK: _check_status,
 }
+
+
+def _reader(name: object) -> Callable[[pd.DataFrame, pd.DataFrame], tuple[pd.Series, pd.Series]] | None:
+    """The reader of a format's answers (None: the generic rule)."""
+    fmt = find_format(name)
+    if fmt is None or fmt.answer_check is None:
+        return None
+    return _text_status(fmt) if fmt.answer_check == TEXT_CHECK else ANSWER_READERS.get(fmt.answer_check)
 
 
 def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TASK_COLUMN) -> pd.DataFrame:
@@ -260,7 +262,7 @@ def answer_statuses(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TAS
     chosen = np.empty(len(d), dtype=object)
     for name in pd.unique(fmt):
         rows = np.flatnonzero(fmt == name)
-        reader = ANSWER_READERS.get(str(name))
+        reader = _reader(name)
         sub = d.iloc[rows]
         s, c = reader(sub, options) if reader is not None else _generic_status(sub, keys)
         status[rows], chosen[rows] = s.to_numpy(dtype=object), c.to_numpy(dtype=object)

@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..vocab import CONDITIONS
+from ..vocab import CONDITIONS, MCQ_TYPE
 
 MODELS = ["gpt-5.5", "gpt-5.4-mini", "gpt-5.4-nano", "gemini-3.1-pro", "gemini-3.5-flash", "gemini-3.1-flash-lite",
           "claude-opus-4.6", "claude-sonnet-4.6", "claude-haiku-4.5", "mistral-large-3", "pixtral-large",
@@ -65,7 +65,7 @@ def build_store(folder: Path, n_items: int, seed: int = 17) -> Path:
             (images / f"{i:04d}.jpg").write_bytes(_image(rng))
         stem = " ".join(rng.choice(["fresco", "altar", "nave", "portal", "capital", "vault", "apse", "mosaic",
                                     "tempera", "panel", "column", "frieze"]) for _ in range(40))
-        records.append({"item_id": f"{i + 1:04d}", "type": "multiple_choice_radio", "language": "en",
+        records.append({"item_id": f"{i + 1:04d}", "type": MCQ_TYPE, "language": "en",
                         "question_title": f"Exercise {i + 1:04d}", "instructions": "Choose the correct answer.",
                         "question_text": f"Question {i + 1} about the work: {stem}?",
                         "choices": [{"id": c, "text": f"option {c.lower()} {stem[:60]}"} for c in "ABCD"],

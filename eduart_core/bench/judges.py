@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..vocab import OPEN_TEXT_TYPE
+
 VERDICT = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
                       "choices": [{"index": 0, "finish_reason": "stop",
                                    "message": {"role": "assistant", "content": '{"points": 1, "reason": "ok"}'}}],
@@ -85,7 +87,7 @@ def synthetic_calibration_inputs(n_answers: int = 1000, n_graders: int = 3, n_ju
     jd = pd.DataFrame(judgements, columns=["profile", "item_id", "model", "condition", "criterion", "method",
                                            "repetition", "probe", "points"])
     jd = jd.assign(max_points=1.0, error=None)
-    answers = pd.DataFrame({"item_id": ids, "model": "m", "condition": "default", "type": "open_text",
+    answers = pd.DataFrame({"item_id": ids, "model": "m", "condition": "default", "type": OPEN_TEXT_TYPE,
                             "language": "en"})
     profiles = pd.DataFrame({"profile": sorted(jd["profile"].unique()), "judge_name": "bench", "version": "bench",
                              "simulated": True})

@@ -13,6 +13,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+from ..vocab import COMPLETION_OPEN_TYPE, MCQ_TYPE
+
 
 def _cases() -> dict[str, Callable[[], object]]:
     from ..answers import parse_answer
@@ -26,9 +28,9 @@ def _cases() -> dict[str, Callable[[], object]]:
     def answer(*entries: dict) -> str:
         return json.dumps({"Answers": list(entries)})
 
-    radio = {"type": "multiple_choice_radio", "choices": [{"id": "A", "text": "a"}, {"id": "B", "text": "b"}],
+    radio = {"type": MCQ_TYPE, "choices": [{"id": "A", "text": "a"}, {"id": "B", "text": "b"}],
              "answers": [{"id": "B", "description": "b"}]}
-    blank = {"type": "completion_open", "question_text": "[A]", "answers": [{"id": "A", "description": "prospettiva"}]}
+    blank = {"type": COMPLETION_OPEN_TYPE, "question_text": "[A]", "answers": [{"id": "A", "description": "prospettiva"}]}
     pairs = [(radio, answer({"id": "B"})), (blank, answer({"id": "A", "text": "prospetiva"}))] * 7000
 
     def score_all() -> None:

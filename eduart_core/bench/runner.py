@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from ..vocab import MCQ_TYPE
+
 _TEXT = '{"Answers": [{"id": "A"}]}'
 ANSWER = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
                      "choices": [{"index": 0, "finish_reason": "stop",
@@ -91,7 +93,7 @@ def serve(latency_s: float) -> None:
 
 def _bench_items(n: int) -> list[dict]:
     letters = "ABCD"
-    return [{"item_id": f"b{i:05d}", "type": "multiple_choice_radio", "language": "en", "has_image": False,
+    return [{"item_id": f"b{i:05d}", "type": MCQ_TYPE, "language": "en", "has_image": False,
              "image": None, "question_text": f"Benchmark question {i}: which option is first?",
              "choices": [{"id": c, "text": f"option {c.lower()} of {i}"} for c in letters],
              "answers": [{"id": "A", "description": f"option a of {i}"}], "source": "bench"} for i in range(n)]

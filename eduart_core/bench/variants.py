@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..vocab import MCQ_TYPE
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DATASET = "bench-variants"
 KINDS = ("rotate", "no_image", "grayscale", "crop", "downscale", "mirror")
@@ -75,7 +77,7 @@ def build_base(root: Path, items: int, images: int) -> Path:
     records = []
     for i in range(items):
         key = "ABCD"[i % 4]
-        records.append({"item_id": f"b{i:05d}", "type": "multiple_choice_radio", "question_text": f"Question {i}?",
+        records.append({"item_id": f"b{i:05d}", "type": MCQ_TYPE, "question_text": f"Question {i}?",
                         "choices": [{"id": c, "text": f"option {c} of {i}"} for c in "ABCD"],
                         "answers": [{"id": key, "description": f"option {key} of {i}"}], "language": "en",
                         "has_image": True, "image": f"plate{i % images:04d}.jpg"})

@@ -9,21 +9,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .site import load_exercises
+from .site_pages import site_spec
 
 
 def _fields(fmt: str, question: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's choices and answers of one question, by the format's site spec (`AnswerFormat.site`)."""
+    spec = site_spec(fmt)
     key = question["key"]
-    if fmt in ("multiple_choice_radio", "multiple_choice_check"):
+    if spec["key"] == "options":
         return {"choices": [{"id": k, "text": t} for k, t in question["choices"].items()],
                 "answers": [{"id": k, "description": question["choices"][k]} for k in key]}
-    if fmt == "true_false":
+    if spec["key"] == "statements":
         return {"choices": [{"id": k, "text": t} for k, t in question["statements"].items()],
                 "answers": [{"id": k, "text": v} for k, v in key.items()]}
-    if fmt == "select_errors":
+    if spec["key"] == "errors":
         return {"choices": None, "answers": [{"error": wrong, "correct": right} for wrong, right in key]}
-    choices = {"positioning": question.get("bank"),
-               "completion_closed": [{"id": k, "options": list(v)} for k, v in (question.get("options") or {}).items()],
-               "completion_open": None}[fmt]
+    choices = {"bank": lambda: question.get("bank"),
+               "options": lambda: [{"id": k, "options": list(v)} for k, v in (question.get("options") or {}).items()],
+               None: lambda: None}[spec.get("choices")]()
     return {"choices": choices, "answers": [{"id": k, "description": v} for k, v in key.items()]}
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from ..formats import find_format
+
 _BLANK = re.compile(r"\[([A-Z])\]")
 _STYLE = """
 body { font-family: sans-serif; margin: 0 auto; max-width: 900px; padding: 24px; color: #222; }
@@ -76,34 +78,41 @@ def _words(question: Mapping[str, Any]) -> Markup:
 
 
 def question_body(fmt: str, question: Mapping[str, Any]) -> Markup:
-    """The answering part of one question, by format."""
-    if fmt == "multiple_choice_radio":
-        return Markup('<p class="stem">{}</p>{}').format(question["text"], _choices(question, "radio"))
-    if fmt == "multiple_choice_check":
-        return Markup('<p class="stem">{}</p>{}').format(question["text"], _choices(question, "checkbox"))
-    if fmt == "true_false":
+    """The answering part of one question, as the format's site spec says (`AnswerFormat.site`)."""
+    body = site_spec(fmt)["body"]
+    if body == "choices":
+        return Markup('<p class="stem">{}</p>{}').format(question["text"], _choices(question, site_spec(fmt)["input"]))
+    if body == "statements":
         return Markup('<p class="stem">{}</p>{}').format(question["text"], _statements(question))
-    if fmt == "positioning":
+    if body == "bank":
         bank = Markup("").join(Markup("<li>{}</li>").format(w) for w in question["bank"])
         return Markup('<ul class="bank">{}</ul>{}').format(bank, _passage(question, lambda k: _select(k, question["bank"])))
-    if fmt == "completion_closed":
+    if body == "select":
         return _passage(question, lambda k: _select(k, question["options"][k]))
-    if fmt == "completion_open":
+    if body == "text":
         return _passage(question, lambda k: Markup('<span class="blank">[{0}] <input type="text" name="{0}" data-id="{0}" size="12"></span>').format(k))
-    if fmt == "select_errors":
+    if body == "words":
         return _words(question)
     raise ValueError(f"the exercise site has no page for format {fmt!r}")
+
+
+def site_spec(fmt: str) -> Mapping[str, Any]:
+    """How the site shows a format (`AnswerFormat.site`); ValueError when it has no page for it."""
+    found = find_format(fmt)
+    if found is None or found.site is None:
+        raise ValueError(f"the exercise site has no page for format {fmt!r}")
+    return found.site
 
 
 def solution_lines(fmt: str, question: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """What the site reveals after a submission: lines of text, and the ids to mark as right."""
     key = question["key"]
-    if fmt in ("multiple_choice_radio", "multiple_choice_check"):
-        label = "Right answer" if fmt == "multiple_choice_radio" else "Right answers"
-        return [f"{label}: " + "; ".join(f"{k}. {question['choices'][k]}" for k in key)], list(key)
-    if fmt == "true_false":
+    spec = site_spec(fmt)
+    if spec["key"] == "options":
+        return [f"{spec['label']}: " + "; ".join(f"{k}. {question['choices'][k]}" for k in key)], list(key)
+    if spec["key"] == "statements":
         return [f"{k}: {v}" for k, v in key.items()], [k for k, v in key.items() if v == "True"]
-    if fmt == "select_errors":
+    if spec["key"] == "errors":
         return [f"Error: {wrong} -> {right}" for wrong, right in key], []
     return ["Right answers: " + "; ".join(f"[{k}] {v}" for k, v in key.items())], list(key)
 

@@ -592,7 +592,7 @@ WIDGETS: dict[str, Widget] = {
                          "Each wrong word exactly as it appears in the passage, and its correction."),
     "single_key": Widget(_single_key_controls, _single_key_decode, _key_validate("choose the correct option")),
     "multi_key": Widget(_multi_key_controls, _multi_key_decode, _key_validate("tick at least one correct option")),
-    "true_false": Widget(_true_false_controls, _true_false_decode, _no_problems,
+    "statement_verdicts": Widget(_true_false_controls, _true_false_decode, _no_problems,
                          "Switch on every statement that is true."),
     "blanks": Widget(_blanks_controls, _blanks_decode, _blanks_validate),
     "blank_choice": Widget(_blank_choice_controls, _blanks_decode, _blanks_validate),

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from ..formats import find_format
+
 WIDTH = 1000
 MARGIN = 48
 _FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
@@ -32,21 +34,9 @@ def _font(style: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 
 def _option_lines(record: dict) -> list[str]:
-    kind = record.get("type")
-    choices = record.get("choices") or []
-    if kind in ("multiple_choice_radio", "multiple_choice_check"):
-        box = "○" if kind == "multiple_choice_radio" else "☐"
-        return [f"{box}  {c.get('id')}. {c.get('text')}" for c in choices if isinstance(c, dict)]
-    if kind == "true_false":
-        return [f"{c.get('id')}. {c.get('text')}      V   F" for c in choices if isinstance(c, dict)]
-    if kind == "positioning":
-        return ["Termini:  " + "  ·  ".join(str(c) for c in choices)]
-    if kind == "completion_closed":
-        return [f"[{c.get('id')}]   {' / '.join(str(o) for o in c.get('options') or [])}"
-                for c in choices if isinstance(c, dict)]
-    if kind == "select_errors":
-        return ["Sottolinea le parole errate e scrivi la correzione."]
-    return []
+    """The options as the record's format lays them out on a page (`AnswerFormat.screenshot_lines`)."""
+    fmt = find_format(record.get("type"))
+    return fmt.screenshot_lines(record) if fmt is not None else []
 
 
 def render_page(record: dict, header: str = "Esercizio") -> bytes:

@@ -17,7 +17,17 @@ import json
 from collections.abc import Callable
 
 from ..store import Store
-from ..vocab import DEMO_EXTRACTION_DATASET, EXTRACTION_KIND
+from ..vocab import (
+    CHECK_TYPE,
+    COMPLETION_CLOSED_TYPE,
+    COMPLETION_OPEN_TYPE,
+    DEMO_EXTRACTION_DATASET,
+    EXTRACTION_KIND,
+    MCQ_TYPE,
+    POSITIONING_TYPE,
+    SELECT_ERRORS_TYPE,
+    TRUE_FALSE_TYPE,
+)
 
 DEMO_DATASET = DEMO_EXTRACTION_DATASET
 DEMO_TITLE = "Extraction review demo (simulated extractors)"
@@ -26,20 +36,20 @@ EXTRACTOR_MODELS = {"A": "sim-extractor-a (simulated)", "B": "sim-extractor-b (s
 
 def _radio(title, instr, text, options, key, lang):
     choices = [{"id": chr(65 + i), "text": t} for i, t in enumerate(options)]
-    return {"type": "multiple_choice_radio", "language": lang, "question_title": title, "instructions": instr,
+    return {"type": MCQ_TYPE, "language": lang, "question_title": title, "instructions": instr,
             "question_text": text, "choices": choices,
             "answers": [{"id": key, "description": options[ord(key) - 65]}]}
 
 
 def _check(title, instr, text, options, keys, lang):
     rec = _radio(title, instr, text, options, keys[0], lang)
-    rec["type"] = "multiple_choice_check"
+    rec["type"] = CHECK_TYPE
     rec["answers"] = [{"id": k, "description": options[ord(k) - 65]} for k in keys]
     return rec
 
 
 def _tf(title, instr, statements, lang):
-    return {"type": "true_false", "language": lang, "question_title": title, "instructions": instr,
+    return {"type": TRUE_FALSE_TYPE, "language": lang, "question_title": title, "instructions": instr,
             "question_text": None,
             "choices": [{"id": chr(65 + i), "text": s} for i, (s, _) in enumerate(statements)],
             "answers": [{"id": chr(65 + i), "text": "True" if v else "False"} for i, (_, v) in enumerate(statements)]}
@@ -52,7 +62,7 @@ def _blanks(kind, title, instr, text, choices, answers, lang):
 
 
 def _errors(title, instr, text, pairs, lang):
-    return {"type": "select_errors", "language": lang, "question_title": title, "instructions": instr,
+    return {"type": SELECT_ERRORS_TYPE, "language": lang, "question_title": title, "instructions": instr,
             "question_text": text, "choices": None,
             "answers": [{"error": e, "correct": c} for e, c in pairs]}
 
@@ -81,25 +91,25 @@ def demo_truth() -> list[dict]:
             [("The statue is carved from a single block of marble.", True),
              ("It was first placed inside the Sistine Chapel.", False),
              ("David is shown before the fight with Goliath.", True)], "en"),
-        _blanks("positioning", "La basilica paleocristiana", "Inserisci i termini al posto giusto.",
+        _blanks(POSITIONING_TYPE, "La basilica paleocristiana", "Inserisci i termini al posto giusto.",
                 "La basilica è preceduta da un [A]; l'interno è diviso in [B] e termina con l'[C].",
                 ["quadriportico", "navate", "abside", "cupola", "transetto"],
                 ["quadriportico", "navate", "abside"], "it"),
-        _blanks("positioning", "The Greek temple", "Drag each term to its place.",
+        _blanks(POSITIONING_TYPE, "The Greek temple", "Drag each term to its place.",
                 "The inner room of a Greek temple is the [A], surrounded by a row of columns called the [B].",
                 ["cella", "peristyle", "nave", "apse"], ["cella", "peristyle"], "en"),
-        _blanks("completion_closed", "La prospettiva", "Scegli il termine corretto.",
+        _blanks(COMPLETION_CLOSED_TYPE, "La prospettiva", "Scegli il termine corretto.",
                 "Masaccio dipinse la Trinità in [A] usando la prospettiva [B].",
                 [{"id": "A", "options": ["Santa Maria Novella", "San Marco"]},
                  {"id": "B", "options": ["lineare", "aerea"]}], ["Santa Maria Novella", "lineare"], "it"),
-        _blanks("completion_closed", "Renaissance sculpture", "Choose the correct term.",
+        _blanks(COMPLETION_CLOSED_TYPE, "Renaissance sculpture", "Choose the correct term.",
                 "Donatello's bronze David was cast in the [A] century and shows the hero [B].",
                 [{"id": "A", "options": ["fifteenth", "seventeenth"]}, {"id": "B", "options": ["nude", "in armour"]}],
                 ["fifteenth", "nude"], "en"),
-        _blanks("completion_open", "L'arte romanica", "Completa il testo.",
+        _blanks(COMPLETION_OPEN_TYPE, "L'arte romanica", "Completa il testo.",
                 "Il Duomo di [A] fu iniziato da Lanfranco nel 1099; le sculture della facciata sono di [B].",
                 None, ["Modena", "Wiligelmo"], "it"),
-        _blanks("completion_open", "The Dutch Golden Age", "Complete the text.",
+        _blanks(COMPLETION_OPEN_TYPE, "The Dutch Golden Age", "Complete the text.",
                 "Rembrandt's 'The Night Watch' hangs in the [A] in [B].", None, ["Rijksmuseum", "Amsterdam"], "en"),
         _errors("Caravaggio", "Trova gli errori nel testo.",
                 "Caravaggio nacque a Venezia e dipinse la Vocazione di san Matteo per San Pietro dei Francesi a Roma.",

@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from ..vocab import EDUART_FORMATS, format_label
+from ..vocab import EDUART_FORMATS, FormatInfo, format_label, register_format, unregister_format
 from . import blanks, check, multi_part_choice, numeric, open_text, radio, select_errors, true_false
 from .base import AnswerFormat, Scored, ScoringOptions
 from .visual import box_shapes, draw_boxes
 
-__all__ = ["REGISTRY", "AnswerFormat", "ScoringOptions", "Scored", "box_shapes", "display_item",
-           "draw_boxes", "editor_spec", "find_format", "get_format", "level_rule", "score_levels", "score_parts"]
+__all__ = ["REGISTRY", "AnswerFormat", "ScoringOptions", "Scored", "all_formats", "box_shapes", "display_item",
+           "draw_boxes", "editor_spec", "find_format", "get_format", "level_rule", "register", "score_levels",
+           "score_parts", "unregister"]
 
 #: Every answer format, in display order (the 7 EduArt formats first, in published order).
 REGISTRY: tuple[AnswerFormat, ...] = (
@@ -35,6 +36,46 @@ REGISTRY: tuple[AnswerFormat, ...] = (
     open_text.FORMAT,
 )
 _BY_NAME: dict[str, AnswerFormat] = {f.name: f for f in REGISTRY}
+#: Formats added at run time (`register`): after the shipped ones, in registration order.
+_ADDED: list[AnswerFormat] = []
+
+
+def all_formats() -> tuple[AnswerFormat, ...]:
+    """Every format: the shipped `REGISTRY`, then the ones `register` added (what callers iterate)."""
+    return REGISTRY + tuple(_ADDED)
+
+
+def register(fmt: AnswerFormat, label: str, *, choice: bool = False) -> AnswerFormat:
+    """Add a format that does not ship with the studio (a plug-in, or a test's fixture).
+
+    Why a function: the shipped formats are one line in `REGISTRY`, but a format defined outside the
+    package cannot edit that tuple. This puts its name and label into the vocabulary
+    (`vocab.register_format`) and its entry into the registry, so validation, prompts (from
+    `fmt.prompt_path`), scoring, the inspector, the editors, screenshots and the demo simulation find
+    it like any other. Registering the same entry again is a no-op; another entry under a taken name
+    is refused.
+    """
+    if not fmt.name:
+        raise ValueError("a format needs a name")
+    known = _BY_NAME.get(fmt.name)
+    if known is fmt:
+        return fmt
+    if known is not None:
+        raise ValueError(f"format {fmt.name!r} is already registered")
+    register_format(FormatInfo(fmt.name, label, choice=choice))
+    _ADDED.append(fmt)
+    _BY_NAME[fmt.name] = fmt
+    return fmt
+
+
+def unregister(name: str) -> None:
+    """Remove a format `register` added (the shipped ones stay): a test cleans up after itself."""
+    fmt = _BY_NAME.get(name)
+    if fmt is None or fmt not in _ADDED:
+        return
+    _ADDED.remove(fmt)
+    del _BY_NAME[name]
+    unregister_format(name)
 
 
 def find_format(name: Any) -> AnswerFormat | None:

@@ -24,12 +24,19 @@ import eduart_core.formats.common as common
 
 from ..answers import ParsedAnswer, StoredAnswer, parse_answer, parse_answer_paper
 from ..paper import unparsed_error
+from ..refusals import is_refusal
 from ..vocab import FORMATS, PAPER_PROFILE, FormatInfo
+from .answer_words import FormatDisplay
 from .common import Problems
 from .levels import WHOLE_RULE, whole_levels
 from .visual import bbox_text, regions_lines
 
-__all__ = ["AnswerFormat", "ScoringOptions", "Scored", "StrictInput", "strict_input"]
+__all__ = ["OPTIONS_CHECK", "OPTION_CHECK", "TEXT_CHECK", "AnswerFormat", "ScoringOptions", "Scored", "StrictInput", "strict_input"]
+
+#: How the answer-quality analysis reads an answer (`AnswerFormat.answer_check`): it names one listed
+#: option (the chosen option is reported), it ticks listed options, or its answer text is judged
+#: (`AnswerFormat.reads_answer`).
+OPTION_CHECK, OPTIONS_CHECK, TEXT_CHECK = "option", "options", "text"
 
 _ANSWERS_KEY = re.compile(r"""["']answers["']\s*:""", re.IGNORECASE)
 
@@ -136,6 +143,12 @@ class AnswerFormat:
     blank_key: bool = False
     #: ``choices`` is a word bank the blanks are filled from (an editor offers its terms)
     word_bank: bool = False
+    #: how the inspector puts this format's key and a scored answer into words (the same words for
+    #: "expected" and "given"; the plain words read values as written)
+    answer_words: FormatDisplay = FormatDisplay()
+    #: the file of this format's prompt rules; None: ``prompts/formats/<name>.md`` of the prompts folder
+    #: in use (a format registered from outside the package names its own file)
+    prompt_path: str | None = None
 
     # ---------------------------------------------------------------- names
     @property
@@ -258,6 +271,77 @@ class AnswerFormat:
     def embedding_texts(self, record: Mapping[str, Any], answers: list[tuple[str, Any]]) -> list[str]:
         """Texts this format needs embedded to score these (profile, answer) pairs (open text only)."""
         return []
+
+    #: how the two scoring profiles differ on this format, in words (the Scoring profiles page)
+    profile_rules: str = "The two scorers differ on these responses."
+
+    # ---------------------------------------------------------------- demo simulation
+    #: mean difficulty of a simulated item on the logit scale (calibrated so the demo's archetypes
+    #: land near the published ranges: multiple choice easy, select the errors hard)
+    sim_difficulty: float = 0.0
+    #: which skill of a simulated archetype the format draws on (`simulation.RECOGNITION`,
+    #: `simulation.PRODUCTION`; None: the archetype's overall ability only)
+    sim_skill: str | None = None
+    #: synthetic score frames (`simulate.score_frames`): the parts of a partial-credit item, and the
+    #: shift of the format's mean logit
+    synthetic_parts: int = 1
+    synthetic_shift: float = 0.0
+    #: a simulated motivation: the group of reasons it gives (`simulate.formatting`), and what the
+    #: item asks for, per language
+    sim_reasons: str = "choice"
+    sim_topic: Mapping[str, str] = {"it": "l'opzione corretta", "en": "the correct option"}
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        """What a simulated respondent needs of an item of this format (fields of
+        `simulate.responder.ItemPlan`: option and gold ids, statements, blanks, alternatives, bank, errors)."""
+        return {}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """The Answers list a simulated respondent means to give: each element known with
+        probability ``p``, guessed otherwise, every uniform taken from ``draws`` (or ``shared``)."""
+        return []
+
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """A simulated study respondent's Answers list and whether it is right by intent
+        (`studies.respondents`: known with probability ``p``, else a tempting wrong answer as the
+        model's `lure_weight` says); None: the study demos do not simulate this format."""
+        return None
+
+    def study_invalid(self, record: Mapping[str, Any]) -> str | None:
+        """The raw reply of a study respondent naming something that is no answer of the item (an
+        option that does not exist, two numbers); None: this format has no such reply."""
+        return None
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        """The format's fields of a made-up placeholder item (`simulate.placeholders`; "Synthetic
+        item 0042 ..."): question_text, choices, answers. Empty for a format without placeholders."""
+        return {}
+
+    # ---------------------------------------------------------------- the local exercise site
+    #: how the offline exercise site (`eduart_core.capture.site_pages`, `capture.site_items`) shows and
+    #: keys a question of this format, as plain data; None: the site has no page for it. Keys: ``body``
+    #: (the answering part: "choices" with ``input`` radio or checkbox, "statements", "bank", "select",
+    #: "text", "words"), ``key`` (how the question's key becomes the record's: "options", "statements",
+    #: "blanks", "errors"), ``choices`` (blanks: "bank", "options" or None) and ``label`` (the solution's words).
+    site: Mapping[str, Any] | None = None
+
+    # ---------------------------------------------------------------- exam-page screenshot
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        """The lines under the question text of a rendered exam page (the offline review demo's
+        screenshots, `extraction.pages_render`): how a student sees the options, never the key."""
+        return []
+
+    # ---------------------------------------------------------------- answer quality
+    #: how the invalid-answer analysis reads this format's answers (`OPTION_CHECK`, `OPTIONS_CHECK`,
+    #: `TEXT_CHECK`); None: readable when the parser found a non-empty answer list naming the item's ids
+    answer_check: str | None = None
+
+    def reads_answer(self, text: str) -> bool:
+        """A `TEXT_CHECK` format: does this answer text give an answer (else refused or unparseable)?
+        Any text does, unless it declines to give one."""
+        text = text.strip()
+        return bool(text) and not is_refusal(text)
 
     # ---------------------------------------------------------------- chance
     def chance(self, record: Mapping[str, Any]) -> float | None:

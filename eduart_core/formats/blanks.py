@@ -14,9 +14,11 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import COMPLETION_CLOSED_TYPE, COMPLETION_OPEN_TYPE, POSITIONING_TYPE
+from .answer_words import BlankDisplay
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 from .levels import SHARE_RULE, share_levels
+from .simulation import PRODUCTION, WRONG_WORDS, letters, misspell, pick, strip_accents
 
 _BLANK = re.compile(r"\[([A-Z])\]")
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
@@ -45,6 +47,30 @@ class BlankFormat(AnswerFormat):
     #: a person fills each blank of the text (the key editor's blanks, started empty)
     respondent = {"fields": {"id": "id", "text": "description"}}
     blank_key = True
+    answer_words = BlankDisplay()
+    sim_reasons = "blanks"
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return {"blanks": [(str(a["id"]).strip().upper(), str(a.get("description", "")))
+                           for a in record.get("answers") or []]}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """Each blank: its term when known (`sim_known`), a guess otherwise (`sim_guess`)."""
+        out = []
+        golds = [g for _, g in plan.blanks]
+        for bid, gold in plan.blanks:
+            u, w, g = draws.next()
+            text = self.sim_known(gold, g) if u < p else self.sim_guess(plan, bid, gold, golds, w, g)
+            out.append({"id": bid, "text": text})
+        return out
+
+    def sim_known(self, gold: str, g: float) -> str:
+        """What a respondent who knows the term writes."""
+        return gold
+
+    def sim_guess(self, plan: Any, bid: str, gold: str, golds: list[str], w: float, g: float) -> str:
+        """What a respondent who does not know the term writes."""
+        return gold
 
     def score_parts(self, record: Mapping[str, Any]) -> int:
         """Each blank earns credit on its own."""
@@ -123,6 +149,12 @@ class BlankFormat(AnswerFormat):
 
 class Positioning(BlankFormat):
     name = POSITIONING_TYPE
+    profile_rules = "Both require the right term in each blank; they differ in how unreadable output is handled."
+    site = {"body": "bank", "key": "blanks", "choices": "bank"}
+    sim_skill = PRODUCTION
+    synthetic_parts = 4
+    synthetic_shift = -0.2
+    sim_topic = {"it": "il posto giusto di ciascun termine", "en": "the right place for each term"}
     word_bank = True
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": POSITIONING_TYPE, "fields": [
@@ -164,9 +196,35 @@ class Positioning(BlankFormat):
         bank = [str(c) for c in record.get("choices") or []]
         return [{"id": b, "text": rng.choice(bank)} for b in chance_blank_ids(record)] if bank else []
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return ["Termini:  " + "  ·  ".join(str(c) for c in record.get("choices") or [])]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return {**super().sim_plan(record), "bank": [str(term) for term in record.get("choices") or []]}
+
+    def sim_guess(self, plan: Any, bid: str, gold: str, golds: list[str], w: float, g: float) -> str:
+        """Another term of the word bank."""
+        return pick(plan.bank or golds, w, gold) or gold
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        ids = letters(3)
+        terms = [f"term{tag}{i.lower()}" for i in ids]
+        bank = terms + [f"distractor{tag}x", f"distractor{tag}y"]
+        rng.shuffle(bank)
+        return {"question_text": f"Synthetic item {tag}: place [A], then [B], and finally [C].", "choices": bank,
+                "answers": [{"id": i, "description": t} for i, t in zip(ids, terms)]}
+
 
 class CompletionClosed(BlankFormat):
     name = COMPLETION_CLOSED_TYPE
+    profile_rules = ("Both require the right alternative in each blank; they differ in how unreadable "
+                     "output is handled.")
+    site = {"body": "select", "key": "blanks", "choices": "options"}
+    sim_difficulty = 0.2
+    synthetic_parts = 3
+    synthetic_shift = -1.2
+    sim_reasons = "choice"
+    sim_topic = {"it": "l'alternativa giusta per ogni spazio", "en": "the right alternative for each blank"}
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": COMPLETION_CLOSED_TYPE, "fields": [
         {"path": "choices", "widget": "alternatives", "label": "Alternatives per blank"},
@@ -219,6 +277,30 @@ class CompletionClosed(BlankFormat):
         return [{"element": norm_id(a.get("id")), "text": " / ".join(map(str, options.get(norm_id(a.get("id")), []))),
                  "gold": common.gold_text(a)} for a in self.gold(record)]
 
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"[{c.get('id')}]   {' / '.join(str(o) for o in c.get('options') or [])}"
+                for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return {**super().sim_plan(record),
+                "alternatives": {str(c["id"]).strip().upper(): [str(o) for o in c.get("options", [])]
+                                 for c in record.get("choices") or []}}
+
+    def sim_guess(self, plan: Any, bid: str, gold: str, golds: list[str], w: float, g: float) -> str:
+        """One of the blank's two alternatives, by a coin."""
+        alts = plan.alternatives.get(bid) or [gold]
+        return gold if g < 0.5 else (pick(alts, w, gold) or gold)
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        choices, answers = [], []
+        for i in letters(2):
+            opts = [f"right{tag}{i.lower()}", f"wrong{tag}{i.lower()}"]
+            rng.shuffle(opts)
+            choices.append({"id": i, "options": opts})
+            answers.append({"id": i, "description": f"right{tag}{i.lower()}"})
+        return {"question_text": f"Synthetic item {tag}: choose [A] and then [B].", "choices": choices,
+                "answers": answers}
+
 
 def option_block_lines(choices: Any) -> list[str]:
     """`A:` then `  1. option` per option (completion_closed); `A (label):` when a part has a label."""
@@ -237,6 +319,13 @@ def option_block_lines(choices: Any) -> list[str]:
 
 class CompletionOpen(BlankFormat):
     name = COMPLETION_OPEN_TYPE
+    profile_rules = "Strict accepts near-miss spellings (fuzzy match); paper requires an exact match."
+    site = {"body": "text", "key": "blanks", "choices": None}
+    sim_difficulty = 0.5
+    sim_skill = PRODUCTION
+    synthetic_parts = 3
+    synthetic_shift = -0.3
+    sim_topic = {"it": "i termini mancanti", "en": "the missing terms"}
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": COMPLETION_OPEN_TYPE, "fields": [
         {"path": "answers", "widget": "blanks", "label": "Answer in each blank"},
@@ -260,6 +349,21 @@ class CompletionOpen(BlankFormat):
     def chance_answer(self, record: Mapping[str, Any], rng: random.Random) -> list[dict]:
         words = passage_words(record)
         return [{"id": b, "text": rng.choice(words)} for b in chance_blank_ids(record)]
+
+    def sim_known(self, gold: str, g: float) -> str:
+        """Right, but now and then sloppy: case and accents only."""
+        return strip_accents(gold).lower() if g < 0.08 else gold
+
+    def sim_guess(self, plan: Any, bid: str, gold: str, golds: list[str], w: float, g: float) -> str:
+        """A slip (wrong under paper, often forgiven by strict's fuzzy match), or a plausible wrong term."""
+        if g < 0.15:
+            return misspell(gold, random.Random(w))
+        pool = [x for x in golds if x != gold] + WRONG_WORDS.get(plan.language, WRONG_WORDS["en"])
+        return pick(pool, w, gold) or misspell(gold, random.Random(w))
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        return {"question_text": f"Synthetic item {tag}: write [A] and then [B].", "choices": None,
+                "answers": [{"id": i, "description": f"answer{tag}{i.lower()}"} for i in letters(2)]}
 
 
 POSITIONING = Positioning()

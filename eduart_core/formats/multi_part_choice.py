@@ -129,5 +129,20 @@ class MultiPartChoice(AnswerFormat):
         return [{"element": ident, "label": labels.get(ident, ""), "text": " / ".join(opts),
                  "gold": gold.get(ident)} for ident, opts in options.items()]
 
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """Each part right with probability p ** (1 / parts), so all parts right about p."""
+        gold = {str(a.get("id")): a.get("description") for a in record.get("answers") or [] if isinstance(a, dict)}
+        parts = [c for c in record.get("choices") or [] if isinstance(c, dict)]
+        p_part = p ** (1.0 / max(1, len(parts)))
+        out = []
+        for c in parts:
+            ident, options = str(c.get("id")), [str(o) for o in c.get("options") or []]
+            if rng.random() < p_part or len(options) < 2:
+                out.append({"id": ident, "text": gold.get(ident)})
+            else:
+                out.append({"id": ident, "text": rng.choice([o for o in options if o != gold.get(ident)])})
+        return out, all(e["text"] == gold.get(e["id"]) for e in out)
+
 
 FORMAT = MultiPartChoice()

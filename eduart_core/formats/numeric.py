@@ -20,7 +20,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id
 from ..vocab import NUMERIC_TYPE
-from .base import AnswerFormat, ScoringOptions, StrictInput
+from .base import TEXT_CHECK, AnswerFormat, ScoringOptions, StrictInput
 from .common import Problems
 from .numbers import parse_number
 
@@ -65,8 +65,17 @@ def judge(text: Any, gold: list[dict]) -> tuple[float, dict, str | None]:
     return float(detail["right"]), detail, None
 
 
+#: How a simulated study respondent writes small counts in words.
+_STUDY_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
 class Numeric(AnswerFormat):
     name = NUMERIC_TYPE
+    answer_check = TEXT_CHECK
+
+    def reads_answer(self, text: str) -> bool:
+        """A count is read when its text names exactly one number (the scorer's own reading rule)."""
+        return parse_number(text) is not None
     single_part = True
     editor = EDITOR
     respondent = {"path": "answers[0].value", "widget": "number", "label": "Your answer (a number)"}
@@ -126,6 +135,21 @@ class Numeric(AnswerFormat):
         ident, value, tolerance = _gold(self.gold(record))
         gold = "" if value is None else f"{value:g}" + (f" ± {tolerance:g}" if tolerance else "")
         return [{"element": ident, "text": "", "gold": gold}]
+
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """A count: right with probability p, else off by one (the usual slip) or further; digits or a word."""
+        gold = int((record.get("answers") or [{}])[0].get("value") or 0)
+        value = gold
+        if rng.random() >= p:
+            step = 1 if rng.random() < 0.5 + 0.15 * model.lure else rng.choice((2, 3))
+            value = max(0, gold + step if rng.random() < 0.5 or gold - step < 0 else gold - step)
+        text = _STUDY_WORDS[value] if value < len(_STUDY_WORDS) and rng.random() < 0.3 else str(value)
+        return [{"id": "A", "text": text}], value == gold
+
+    def study_invalid(self, record: Mapping[str, Any]) -> str | None:
+        """Two numbers: no single count to read."""
+        return "Maybe two or three, it is hard to count."
 
 
 FORMAT = Numeric()

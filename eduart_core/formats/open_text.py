@@ -21,7 +21,7 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id
 from ..vocab import OPEN_TEXT_TYPE, PAPER_PROFILE
-from .base import AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
+from .base import TEXT_CHECK, AnswerFormat, ScoringOptions, StrictInput, paper_llm_answer, strict_input
 from .blanks import passage_words
 from .common import Problems
 
@@ -50,8 +50,16 @@ def _gold(gold: list[dict]) -> tuple[str, list[str]]:
     return norm_id(entry.get("id")) or "A", refs
 
 
+#: What a simulated study respondent writes when it does not know, and how it opens a right answer.
+_UNRELATED = ("The picture shows a quiet scene with several objects.", "The colours of the painting are bright.",
+              "There is a building far away on the horizon.", "It is hard to say; the scene is ordinary.",
+              "The sky takes up the top of the picture.")
+_HEDGES = ("I think ", "Probably ", "It seems that ", "")
+
+
 class OpenText(AnswerFormat):
     name = OPEN_TEXT_TYPE
+    answer_check = TEXT_CHECK
     single_part = True
     uses_embeddings = True
     editor = EDITOR
@@ -137,6 +145,15 @@ class OpenText(AnswerFormat):
 
     def gold_summary(self, record: Mapping[str, Any]) -> str:
         return " | ".join(_gold(self.gold(record))[1])
+
+    def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
+                     rng: random.Random) -> tuple[list[dict], bool] | None:
+        """Close to a reference with probability p (reworded), else an unrelated sentence."""
+        references = [str(r) for r in (record.get("answers") or [{}])[0].get("references") or []]
+        if references and rng.random() < p:
+            sentence = rng.choice(references)
+            return [{"id": "A", "text": rng.choice(_HEDGES) + sentence[0].lower() + sentence[1:]}], True
+        return [{"id": "A", "text": rng.choice(_UNRELATED)}], False
 
 
 FORMAT = OpenText()

@@ -10,10 +10,12 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_strict
 from ..vocab import SELECT_ERRORS_TYPE
+from .answer_words import SelectErrorsDisplay
 from .base import AnswerFormat, ScoringOptions, StrictInput
 from .blanks import passage_words
 from .common import Problems
 from .levels import FOUND_RULE, found_levels
+from .simulation import PRODUCTION, widen
 
 
 def _span_target(span: str, golds: list[str]) -> str | None:
@@ -31,6 +33,16 @@ def _span_target(span: str, golds: list[str]) -> str | None:
 
 class SelectErrors(AnswerFormat):
     name = SELECT_ERRORS_TYPE
+    profile_rules = ("Strict matches a predicted span to the error it contains; paper compares exact strings "
+                     "and treats an unparseable response as one long prediction.")
+    site = {"body": "words", "key": "errors"}
+    sim_difficulty = 1.6
+    sim_skill = PRODUCTION
+    synthetic_parts = 4
+    synthetic_shift = -0.6
+    sim_reasons = "errors"
+    sim_topic = {"it": "gli errori presenti nel testo", "en": "the errors in the passage"}
+    answer_words = SelectErrorsDisplay()
     entry_word = "error"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": SELECT_ERRORS_TYPE, "fields": [
@@ -138,6 +150,36 @@ class SelectErrors(AnswerFormat):
 
     def gold_summary(self, record: Mapping[str, Any]) -> str:
         return "; ".join(f"{a.get('error')} -> {a.get('correct')}" for a in self.gold(record))
+
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return ["Sottolinea le parole errate e scrivi la correzione."]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        return {"errors": [str(a.get("error", "")) for a in record.get("answers") or []]}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """The errors known (sometimes with the word before), plausible wrong spans otherwise."""
+        spans: list[str] = []
+        for error in plan.errors:
+            u, w, g = draws.next()
+            if u < p:
+                spans.append(widen(error, plan.passage) if g < 0.1 else error)
+            elif g < 0.5 and plan.passage_words:
+                spans.append(plan.passage_words[int(w * len(plan.passage_words)) % len(plan.passage_words)])
+        if not spans and plan.passage_words:  # models rarely answer with nothing
+            spans.append(plan.passage_words[int(shared.random() * len(plan.passage_words)) % len(plan.passage_words)])
+        seen: list[str] = []
+        for s in spans:
+            if s not in seen:
+                seen.append(s)
+        return [{"id": chr(65 + i), "text": s} for i, s in enumerate(seen)]
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        errors = [f"mistake{tag}a", f"mistake{tag}b"]
+        text = (f"Synthetic passage {tag} describes a placeholder painting: the {errors[0]} stands "
+                f"beside a column, while the {errors[1]} closes the scene under a golden arch.")
+        return {"question_text": text, "choices": None,
+                "answers": [{"error": e, "correct": f"fix{tag}{e[-1]}"} for e in errors]}
 
 
 FORMAT = SelectErrors()

@@ -10,10 +10,12 @@ import eduart_core.formats.common as common
 from .. import paper
 from ..text import norm_id, norm_strict
 from ..vocab import TRUE_FALSE_TYPE
+from .answer_words import TrueFalseDisplay
 from .base import ScoringOptions, StrictInput
 from .choices import ChoiceFormat
 from .common import Problems
 from .levels import SHARE_RULE, share_levels
+from .simulation import RECOGNITION, letters
 
 
 def verdict_text(value: Any) -> Any:
@@ -31,11 +33,20 @@ def verdict_text(value: Any) -> Any:
 
 class TrueFalse(ChoiceFormat):
     name = TRUE_FALSE_TYPE
+    profile_rules = ("Paper credits the statements whose answer is False when the response cannot be parsed; "
+                     "strict gives no credit for an unreadable answer.")
+    site = {"body": "statements", "key": "statements"}
+    sim_difficulty = -0.1
+    sim_skill = RECOGNITION
+    synthetic_shift = 0.3
+    sim_reasons = "verdict"
+    sim_topic = {"it": "la verità di ciascuna affermazione", "en": "the truth of each statement"}
+    answer_words = TrueFalseDisplay()
     row_word = key_word = "statement"
     #: the review page's editor: which widget edits each field (plain data, see extraction.editors)
     editor = {"format": TRUE_FALSE_TYPE, "fields": [
         {"path": "choices", "widget": "option_rows", "label": "Statements"},
-        {"path": "answers", "widget": "true_false", "label": "True or false"},
+        {"path": "answers", "widget": "statement_verdicts", "label": "True or false"},
         {"path": "answers[*].text", "widget": "verdict", "label": "True or false"},
     ]}
     word = "statement"
@@ -114,6 +125,30 @@ class TrueFalse(ChoiceFormat):
 
     def gold_summary(self, record: Mapping[str, Any]) -> str:
         return ", ".join(f"{r['element']} {r['gold']}" for r in self.display_rows(record))
+
+    def screenshot_lines(self, record: Mapping[str, Any]) -> list[str]:
+        return [f"{c.get('id')}. {c.get('text')}      V   F" for c in record.get("choices") or [] if isinstance(c, dict)]
+
+    def sim_plan(self, record: Mapping[str, Any]) -> dict:
+        truth = {str(a["id"]).strip().upper(): str(a.get("text", "")).strip().lower() in ("true", "vero")
+                 for a in record.get("answers") or []}
+        return {"statements": [(str(c["id"]).strip().upper(), truth.get(str(c["id"]).strip().upper(), False))
+                               for c in record.get("choices") or []]}
+
+    def simulate_answers(self, plan: Any, p: float, draws: Any, model: Any, shared: random.Random) -> list[dict]:
+        """Each statement judged right when known, else by a coin."""
+        out = []
+        for sid, truth in plan.statements:
+            u, _, g = draws.next()
+            verdict = truth if u < p else g < 0.5
+            out.append({"id": sid, "text": "TRUE" if verdict else "FALSE"})
+        return out
+
+    def placeholder(self, tag: str, rng: random.Random) -> dict:
+        ids = letters(4)
+        return {"question_text": f"Synthetic item {tag}: judge each placeholder statement.",
+                "choices": [{"id": i, "text": f"Synthetic statement {i} of item {tag}."} for i in ids],
+                "answers": [{"id": i, "text": "True" if rng.random() < 0.5 else "False"} for i in ids]}
 
 
 FORMAT = TrueFalse()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..scoring.responses import add_responses_con
-from ..simulate.models import PRODUCTION, RECOGNITION, SimModel
+from ..simulate.models import SimModel, skill_offsets
 from ..simulate.responder import intended_answers, plan_item
 from ..store import Store
 from ..store import humans as db
@@ -82,7 +82,7 @@ def build_panel(store: Store, dataset: str, say: Callable[[str], None] | None = 
             for _ in range(spec.size):
                 respondent = _pseudonym(rng, taken)
                 theta = rng.gauss(spec.ability, spec.spread)
-                offsets = {t: spec.recognition for t in RECOGNITION} | {t: spec.production for t in PRODUCTION}
+                offsets = skill_offsets(spec.recognition, spec.production)
                 person = SimModel(respondent, respondent, round(theta, 4), offsets, image_effect=spec.image_effect,
                                   malformed_rate=0.0)
                 form = forms.sample_form(pool, spec.per_cell, f"{seed}|{respondent}")

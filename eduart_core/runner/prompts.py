@@ -62,10 +62,21 @@ def _parse_format(text: str) -> tuple[str, str]:
 
 
 def _format_files(base: Path) -> list[Path]:
-    """One template per registered format (in registry order), then the visual-options note."""
-    from ..formats import REGISTRY
+    """One template per registered format (in registry order), then the visual-options note.
 
-    return [base / FORMATS_DIR / f"{f.name}.md" for f in REGISTRY] + [base / FORMATS_DIR / VISUAL_NOTE]
+    A format's rules are `<base>/formats/<name>.md`, unless its entry names its own file
+    (`AnswerFormat.prompt_path`: a format registered from outside the package ships its rules).
+    """
+    from ..formats import all_formats
+
+    return ([Path(f.prompt_path) if f.prompt_path else base / FORMATS_DIR / f"{f.name}.md" for f in all_formats()]
+            + [base / FORMATS_DIR / VISUAL_NOTE])
+
+
+def _format_names() -> list[str]:
+    from ..formats import all_formats
+
+    return [f.name for f in all_formats()]
 
 
 @lru_cache(maxsize=16)
@@ -76,10 +87,11 @@ def _load(condition: str, prompts_dir: str, stamp: tuple) -> Templates:
     files = _format_files(base)
     texts = [_read(path) for path in files]
     digest = _digest(system, user, *texts)
-    formats = {path.stem: _parse_format(text) for path, text in zip(files[:-1], texts[:-1])}
+    names = _format_names()
+    formats = {name: _parse_format(text) for name, text in zip(names, texts[:-1])}
     note = texts[-1]
-    per_format = {(path.stem, visual): _digest(system, user, text, *([note] if visual else []))
-                  for path, text in zip(files[:-1], texts[:-1]) for visual in (False, True)}
+    per_format = {(name, visual): _digest(system, user, text, *([note] if visual else []))
+                  for name, text in zip(names, texts[:-1]) for visual in (False, True)}
     return Templates(system=system.strip(), user=user, formats=formats, condition=condition, hash=digest,
                      visual_note=_parse_format(note)[0], format_hashes=per_format)
 
@@ -94,7 +106,7 @@ def load_templates(condition: str, prompts_dir: Path | None = None) -> Templates
         raise UserError(f"unknown condition {condition!r}: use {' or '.join(CONDITIONS)}")
     base = Path(prompts_dir or PROMPTS_DIR)
     paths = [base / "system.md", base / f"{condition}.md", *_format_files(base)]
-    stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in paths)
+    stamp = tuple((str(p), p.stat().st_mtime_ns if p.exists() else 0) for p in paths)
     return _load(condition, str(base), stamp)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import random
 
+from ..formats import AnswerFormat, find_format
+
 # Shares of each accident among malformed responses (they sum to 1).
 MALFORMED_KINDS: list[tuple[str, float]] = [
     ("fence", 0.35), ("prose", 0.25), ("double_brace", 0.15), ("truncated", 0.17), ("bare", 0.08),
@@ -41,7 +43,7 @@ _OPEN_TITLED = {
     "en": ["The exercise “{title}” asks for {what}.",
            "In this exercise on “{title}” I have to find {what}."],
 }
-_REASON = {  # per group of formats, so the reasoning fits what the item asks
+_REASON = {  # per group of formats (`AnswerFormat.sim_reasons`), so the reasoning fits what the item asks
     "choice": {
         "it": ["Ho confrontato ogni opzione con ciò che so del periodo e dell'artista.",
                "Alcune alternative sono plausibili, ma solo una è coerente con la cronologia.",
@@ -77,9 +79,6 @@ _REASON = {  # per group of formats, so the reasoning fits what the item asks
                "I flagged only the words that contradict known facts."],
     },
 }
-_GROUP = {"multiple_choice_radio": "choice", "multiple_choice_check": "choice",
-          "completion_closed": "choice", "true_false": "verdict", "positioning": "blanks",
-          "completion_open": "blanks", "select_errors": "errors"}
 _IMAGE = {
     "it": ["Anche l'immagine aiuta: la composizione e la disposizione delle figure sono un indizio.",
            "Osservando l'immagine, la struttura dello spazio conferma la scelta."],
@@ -92,28 +91,17 @@ _CLOSE = {
     "en": ["That is why my answer is {answer}.", "Hence the answer {answer}.",
            "I am fairly confident in the answer {answer}.", "So I conclude with {answer}."],
 }
-_TOPIC = {
-    "it": {"multiple_choice_radio": "l'opzione corretta", "multiple_choice_check": "le opzioni corrette",
-           "true_false": "la verità di ciascuna affermazione", "positioning": "il posto giusto di ciascun termine",
-           "completion_closed": "l'alternativa giusta per ogni spazio", "completion_open": "i termini mancanti",
-           "select_errors": "gli errori presenti nel testo"},
-    "en": {"multiple_choice_radio": "the correct option", "multiple_choice_check": "the correct options",
-           "true_false": "the truth of each statement", "positioning": "the right place for each term",
-           "completion_closed": "the right alternative for each blank", "completion_open": "the missing terms",
-           "select_errors": "the errors in the passage"},
-}
-
-
 def motivation_text(language: str, item_type: str, title: str, has_image: bool,
                     answers: list[dict], rng: random.Random) -> str:
     """A 2-4 sentence motivation in the item's language, varied across items."""
     lang = language if language in _OPEN else "en"
-    what = _TOPIC[lang].get(item_type, _TOPIC[lang]["multiple_choice_radio"])
+    fmt = find_format(item_type) or AnswerFormat()
+    what = fmt.sim_topic[lang]
     title = (title or "").strip().rstrip(".")
     summary = ", ".join(str(a.get("text", a.get("id", ""))) for a in answers[:3]) or "-"
     openers = _OPEN_TITLED[lang] if title and rng.random() < 0.4 else _OPEN[lang]
     sentences = [rng.choice(openers).format(what=what, title=title)]
-    sentences.append(rng.choice(_REASON[_GROUP.get(item_type, "choice")][lang]))
+    sentences.append(rng.choice(_REASON[fmt.sim_reasons][lang]))
     if has_image and rng.random() < 0.6:
         sentences.append(rng.choice(_IMAGE[lang]))
     if len(sentences) < 4 and rng.random() < 0.6:

@@ -11,11 +11,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ..formats import all_formats
+from ..formats.simulation import PRODUCTION, RECOGNITION
 from ..text import letter_id
-from ..vocab import MOTIVATION_CONDITION
+from ..vocab import COMPLETION_CLOSED_TYPE, MOTIVATION_CONDITION, SELECT_ERRORS_TYPE
 
-RECOGNITION = ("multiple_choice_radio", "multiple_choice_check", "true_false")
-PRODUCTION = ("positioning", "completion_open", "select_errors")
+
+def skill_formats(skill: str) -> tuple[str, ...]:
+    """The formats drawing on one skill of an archetype (`AnswerFormat.sim_skill`), in registry order."""
+    return tuple(f.name for f in all_formats() if f.sim_skill == skill)
+
 SIM_FAMILY = "Simulated"
 SIM_PROVIDER = "simulated"
 
@@ -44,10 +49,17 @@ class SimModel:
         return theta
 
 
-def _offsets(recognition: float = 0.0, production: float = 0.0, **per_type: float) -> dict[str, float]:
-    offsets = {t: recognition for t in RECOGNITION}
-    offsets.update({t: production for t in PRODUCTION})
-    offsets.update(per_type)
+def skill_offsets(recognition: float = 0.0, production: float = 0.0) -> dict[str, float]:
+    """Format offsets of an archetype: one for the recognition formats, one for the production formats."""
+    offsets = {t: recognition for t in skill_formats(RECOGNITION)}
+    offsets.update({t: production for t in skill_formats(PRODUCTION)})
+    return offsets
+
+
+def _offsets(recognition: float = 0.0, production: float = 0.0,
+             per_type: dict[str, float] | None = None) -> dict[str, float]:
+    offsets = skill_offsets(recognition, production)
+    offsets.update(per_type or {})
     return offsets
 
 
@@ -55,12 +67,12 @@ def _offsets(recognition: float = 0.0, production: float = 0.0, **per_type: floa
 ARCHETYPES: list[tuple[str, float, dict[str, float], float, float, float, float]] = [
     ("strong recogniser", 1.3, _offsets(0.9, -0.9), 0.0, -0.1, 0.03, 0.0),
     ("balanced", 1.0, _offsets(), -0.1, 0.0, 0.03, 0.0),
-    ("careful producer", 0.6, _offsets(-0.3, 0.6, completion_closed=0.3), 0.0, 0.2, 0.03, 0.0),
+    ("careful producer", 0.6, _offsets(-0.3, 0.6, {COMPLETION_CLOSED_TYPE: 0.3}), 0.0, 0.2, 0.03, 0.0),
     ("image-blind", 0.7, _offsets(0.2, -0.2), -1.2, 0.0, 0.04, 0.0),
     ("talks itself out of it", 0.5, _offsets(0.3, -0.3), 0.0, -0.7, 0.04, 0.0),
     ("helped by reasoning", 0.0, _offsets(0.2, -0.4), -0.2, 0.35, 0.04, 0.0),
     ("hedging guesser", -0.4, _offsets(0.4, -0.6), -0.3, -0.1, 0.05, 0.08),
-    ("format-fragile", -1.0, _offsets(0.5, -1.2, select_errors=-1.6), -0.4, -0.2, 0.06, 0.02),
+    ("format-fragile", -1.0, _offsets(0.5, -1.2, {SELECT_ERRORS_TYPE: -1.6}), -0.4, -0.2, 0.06, 0.02),
 ]
 
 

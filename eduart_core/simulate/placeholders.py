@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import random
 
+from ..formats import find_format
 from .score_frames import scaled_mix as format_counts
 
 IMAGE_SHARE = 0.45
@@ -32,10 +33,6 @@ def placeholder_image() -> bytes:
     return buf.getvalue()
 
 
-def _ids(n: int) -> list[str]:
-    return [chr(65 + i) for i in range(n)]
-
-
 def _record(item_id: str, number: int, item_type: str, rng: random.Random) -> dict:
     lang = "it" if rng.random() < 0.7 else "en"
     tag = f"{number:04d}"
@@ -46,48 +43,9 @@ def _record(item_id: str, number: int, item_type: str, rng: random.Random) -> di
         "exercise": number, "question": 1, "source": "synthetic",
         "has_image": False, "image": None,
     }
-    if item_type in ("multiple_choice_radio", "multiple_choice_check"):
-        n_opt = 4 if item_type == "multiple_choice_radio" else 5
-        ids = _ids(n_opt)
-        choices = [{"id": i, "text": f"Synthetic option {i} of item {tag}"} for i in ids]
-        k = 1 if item_type == "multiple_choice_radio" else rng.randint(2, 3)
-        right = sorted(rng.sample(ids, k))
-        base.update(question_text=f"Synthetic item {tag}: which option is the placeholder answer?",
-                    choices=choices,
-                    answers=[{"id": i, "description": f"Synthetic option {i} of item {tag}"} for i in right])
-    elif item_type == "true_false":
-        ids = _ids(4)
-        base.update(question_text=f"Synthetic item {tag}: judge each placeholder statement.",
-                    choices=[{"id": i, "text": f"Synthetic statement {i} of item {tag}."} for i in ids],
-                    answers=[{"id": i, "text": "True" if rng.random() < 0.5 else "False"} for i in ids])
-    elif item_type == "positioning":
-        ids = _ids(3)
-        terms = [f"term{tag}{i.lower()}" for i in ids]
-        bank = terms + [f"distractor{tag}x", f"distractor{tag}y"]
-        rng.shuffle(bank)
-        base.update(question_text=f"Synthetic item {tag}: place [A], then [B], and finally [C].",
-                    choices=bank,
-                    answers=[{"id": i, "description": t} for i, t in zip(ids, terms)])
-    elif item_type == "completion_closed":
-        ids = _ids(2)
-        choices, answers = [], []
-        for i in ids:
-            opts = [f"right{tag}{i.lower()}", f"wrong{tag}{i.lower()}"]
-            rng.shuffle(opts)
-            choices.append({"id": i, "options": opts})
-            answers.append({"id": i, "description": f"right{tag}{i.lower()}"})
-        base.update(question_text=f"Synthetic item {tag}: choose [A] and then [B].",
-                    choices=choices, answers=answers)
-    elif item_type == "completion_open":
-        ids = _ids(2)
-        base.update(question_text=f"Synthetic item {tag}: write [A] and then [B].", choices=None,
-                    answers=[{"id": i, "description": f"answer{tag}{i.lower()}"} for i in ids])
-    elif item_type == "select_errors":
-        errors = [f"mistake{tag}a", f"mistake{tag}b"]
-        text = (f"Synthetic passage {tag} describes a placeholder painting: the {errors[0]} stands "
-                f"beside a column, while the {errors[1]} closes the scene under a golden arch.")
-        base.update(question_text=text, choices=None,
-                    answers=[{"error": e, "correct": f"fix{tag}{e[-1]}"} for e in errors])
+    fmt = find_format(item_type)
+    if fmt is not None:
+        base.update(fmt.placeholder(tag, rng))  # the format's text, options and key (`AnswerFormat.placeholder`)
     return base
 
 

@@ -20,9 +20,12 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from .score_frames import _TYPE_SHIFT
+from ..formats import get_format
+from ..vocab import EDUART_FORMATS
 
-FORMATS = list(_TYPE_SHIFT)
+FORMATS = list(EDUART_FORMATS)
+#: Each format's shift of the mean logit (`AnswerFormat.synthetic_shift`, as in the synthetic score frames).
+_TYPE_SHIFT = {f: get_format(f).synthetic_shift for f in FORMATS}
 ITEM_SD, IMAGE_SD, INTERACTION_SD = 1.0, 0.6, 0.6
 _TOTAL_SD = float(np.sqrt(ITEM_SD ** 2 + IMAGE_SD ** 2 + INTERACTION_SD ** 2))
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)

@@ -13,16 +13,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from ..formats import AnswerFormat, find_format
 from ..vocab import CONDITIONS, DEFAULT_CONDITION, DEFAULT_PROFILE, EDUART_FORMATS
 
 # Published item counts per format (871 items), in published order.
 PUBLISHED_MIX: dict[str, int] = dict(zip(EDUART_FORMATS, (370, 117, 83, 108, 69, 75, 49)))
-# Formats scored with partial credit, and the number of parts a simulated item has.
-_PARTS = {"multiple_choice_check": 4, "positioning": 4, "completion_closed": 3,
-          "completion_open": 3, "select_errors": 4}
-_TYPE_SHIFT = {"multiple_choice_radio": 1.2, "multiple_choice_check": 0.6, "true_false": 0.3,
-               "positioning": -0.2, "completion_closed": -1.2, "completion_open": -0.3,
-               "select_errors": -0.6}
+def _format_of(name: str) -> AnswerFormat:
+    """The format's entry (its synthetic parts and shift; the defaults for an unknown name)."""
+    return find_format(name) or AnswerFormat()
 
 
 def scaled_mix(items: int) -> dict[str, int]:
@@ -59,8 +57,8 @@ def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
     difficulty[extremes < 0.04] = -12.0   # everyone right
     difficulty[extremes > 0.99] = 12.0    # no one right
     slope = rng.lognormal(0.0, 0.3, n_i)
-    shift = np.array([_TYPE_SHIFT.get(t, 0.0) for t in types]) - 0.4 * has_image
-    parts = np.array([_PARTS.get(t, 1) for t in types])
+    shift = np.array([_format_of(t).synthetic_shift for t in types]) - 0.4 * has_image
+    parts = np.array([_format_of(t).synthetic_parts for t in types])
     ability = np.sort(rng.normal(0.0, 1.0, n_m))[::-1]
     motivation_shift = rng.normal(-0.1, 0.25, n_m)
 
@@ -113,11 +111,9 @@ def synthetic_scores(models: int | Sequence[str], items: int, seed: int = 0,
 def synthetic_parts(frame: pd.DataFrame) -> dict[str, int]:
     """item_id -> part count of a `synthetic_scores` frame: the simulated parts of the formats that
     give partial credit (`AnswerFormat.partial_credit`), one part for the others."""
-    from ..formats import find_format
-
     first = frame.drop_duplicates("item_id")
     out = {}
     for item_id, name in zip(first["item_id"].astype(str), first["type"].astype(str)):
         fmt = find_format(name)
-        out[item_id] = _PARTS.get(name, 1) if fmt is not None and fmt.partial_credit else 1
+        out[item_id] = fmt.synthetic_parts if fmt is not None and fmt.partial_credit else 1
     return out

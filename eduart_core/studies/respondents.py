@@ -6,17 +6,17 @@ distractor, models that refuse or write prose instead of the asked JSON) without
 model has an ability, offsets per task or dimension, a taste for plausible distractors (`lure`) and
 rates of invalid output. It writes raw response text only; the store's real parser and scorers read
 it like any model output, so an invalid answer is invalid because the parser cannot read it.
-One answer writer per format, listed in `ANSWER_WRITERS`.
+Each format writes its own answers (`AnswerFormat.study_answer`).
 """
 from __future__ import annotations
 
 import json
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..vocab import CLOSED_ACCESS, MCQ_TYPE, MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_ACCESS, OPEN_TEXT_TYPE
+from ..formats import find_format
+from ..vocab import CLOSED_ACCESS, OPEN_ACCESS
 
 #: How tempting a kind of wrong option is to a model that does not know (1 = no pull).
 PLAUSIBILITY: dict[str, float] = {
@@ -51,6 +51,10 @@ class StudyModel:
     prose_rate: float = 0.02       # answers in prose, no JSON
     bad_option_rate: float = 0.01  # names an option that does not exist
     fence_rate: float = 0.2        # wraps the JSON in a markdown fence (still readable)
+
+    def lure_weight(self, option: dict) -> float:
+        """How strongly a wrong option draws this model (its `distractor_type`'s plausibility ** `lure`)."""
+        return PLAUSIBILITY.get(str(option.get("distractor_type")), 1.0) ** self.lure
 
 
 #: The panel: 11 models, 4 families, open and closed (display names start with "Sim ": simulated).
@@ -103,75 +107,6 @@ def know_probability(model: StudyModel, record: dict, seed: int) -> float:
     return _sigmoid(slope * (model.ability + model.offsets.get(group, 0.0) - difficulty))
 
 
-def _wrong_choice(choices: list[dict], gold: set[str], model: StudyModel, rng: random.Random) -> str:
-    """A wrong option, drawn towards plausible distractor kinds as much as the model's `lure` says."""
-    wrong = [c for c in choices if str(c.get("id")) not in gold]
-    weights = [PLAUSIBILITY.get(str(c.get("distractor_type")), 1.0) ** model.lure for c in wrong]
-    return str(rng.choices(wrong, weights=weights)[0]["id"])
-
-
-def write_choice(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
-    """A one-option item: the right id with probability p, else a tempting wrong one."""
-    choices = [c for c in record.get("choices") or [] if isinstance(c, dict)]
-    gold = {str(a.get("id")) for a in record.get("answers") or [] if isinstance(a, dict)}
-    if (rng.random() < p and gold) or len(choices) <= len(gold):
-        return [{"id": sorted(gold)[0] if gold else "A"}], True
-    return [{"id": _wrong_choice(choices, gold, model, rng)}], False
-
-
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def write_number(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
-    """A count: right with probability p, else off by one (the usual slip) or further; digits or a word."""
-    gold = int((record.get("answers") or [{}])[0].get("value") or 0)
-    value = gold
-    if rng.random() >= p:
-        step = 1 if rng.random() < 0.5 + 0.15 * model.lure else rng.choice((2, 3))
-        value = max(0, gold + step if rng.random() < 0.5 or gold - step < 0 else gold - step)
-    text = NUMBER_WORDS[value] if value < len(NUMBER_WORDS) and rng.random() < 0.3 else str(value)
-    return [{"id": "A", "text": text}], value == gold
-
-
-def write_parts(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
-    """A multi-part answer: each part right with probability p ** (1 / parts), so all parts right about p."""
-    gold = {str(a.get("id")): a.get("description") for a in record.get("answers") or [] if isinstance(a, dict)}
-    parts = [c for c in record.get("choices") or [] if isinstance(c, dict)]
-    p_part = p ** (1.0 / max(1, len(parts)))
-    out = []
-    for c in parts:
-        ident, options = str(c.get("id")), [str(o) for o in c.get("options") or []]
-        if rng.random() < p_part or len(options) < 2:
-            out.append({"id": ident, "text": gold.get(ident)})
-        else:
-            out.append({"id": ident, "text": rng.choice([o for o in options if o != gold.get(ident)])})
-    return out, all(e["text"] == gold.get(e["id"]) for e in out)
-
-
-UNRELATED = ("The picture shows a quiet scene with several objects.", "The colours of the painting are bright.",
-             "There is a building far away on the horizon.", "It is hard to say; the scene is ordinary.",
-             "The sky takes up the top of the picture.")
-HEDGES = ("I think ", "Probably ", "It seems that ", "")
-
-
-def write_text(record: dict, p: float, model: StudyModel, rng: random.Random) -> tuple[list[dict], bool]:
-    """A free-text answer: close to a reference with probability p (reworded), else an unrelated sentence."""
-    references = [str(r) for r in (record.get("answers") or [{}])[0].get("references") or []]
-    if references and rng.random() < p:
-        sentence = rng.choice(references)
-        return [{"id": "A", "text": rng.choice(HEDGES) + sentence[0].lower() + sentence[1:]}], True
-    return [{"id": "A", "text": rng.choice(UNRELATED)}], False
-
-
-#: One answer writer per format (explicit): (record, p_know, model, rng) -> (the Answers list, right?).
-ANSWER_WRITERS: dict[str, Callable[[dict, float, StudyModel, random.Random], tuple[list[dict], bool]]] = {
-    MCQ_TYPE: write_choice,
-    NUMERIC_TYPE: write_number,
-    MULTI_PART_TYPE: write_parts,
-    OPEN_TEXT_TYPE: write_text,
-}
-
-
 def _render(answers: list[dict], fenced: bool) -> str:
     body = json.dumps({"Answers": answers}, ensure_ascii=False)
     return f"```json\n{body}\n```" if fenced else body
@@ -191,17 +126,17 @@ def respond(model: StudyModel, record: dict, seed: int, prior_right: bool | None
     if roll < model.prose_rate:
         return rng.choice(PROSE), False
     roll -= model.prose_rate
-    if roll < model.bad_option_rate and record.get("type") == NUMERIC_TYPE:
-        return "Maybe two or three, it is hard to count.", False  # two numbers: no single count to read
-    if roll < model.bad_option_rate and record.get("type") == MCQ_TYPE and record.get("choices"):
-        return _render([{"id": "E" if len(record["choices"]) < 5 else "Z"}], False), False
-    writer = ANSWER_WRITERS.get(str(record.get("type")))
-    if writer is None:
-        return rng.choice(PROSE), False
+    fmt = find_format(record.get("type"))
+    invalid = fmt.study_invalid(record) if fmt is not None else None
+    if roll < model.bad_option_rate and invalid is not None:
+        return invalid, False
     p = know_probability(model, record, seed)
     if prior_right is not None:
         p = min(1.0, p * 1.15) if prior_right else p * 0.5
-    answers, right = writer(record, p, model, rng)
+    written = fmt.study_answer(record, p, model, rng) if fmt is not None else None
+    if written is None:  # a format the study demos do not simulate (nothing drawn from rng yet)
+        return rng.choice(PROSE), False
+    answers, right = written
     return _render(answers, rng.random() < model.fence_rate), right
 
 
