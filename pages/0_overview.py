@@ -1,5 +1,5 @@
 """The Overview's address in the menu Streamlit builds from this folder's file names where it does
-(AppTest; `pages.common.through_app`): app.py draws the Overview itself, as a function."""
-from pages import common
+(AppTest; `pages.navigate.through_app`): app.py draws the Overview itself, as a function."""
+from pages.ui import navigate
 
-common.through_app()
+navigate.through_app()

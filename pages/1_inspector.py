@@ -21,9 +21,9 @@ from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
-from pages import common
+from pages.ui import failures, fulltext, header, navigate, notices, plots, signin, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
@@ -33,7 +33,7 @@ OVERVIEW_CHARS = 300  # an answer in the table of all answers; the opened respon
 STATE_BADGES = {analysis.explorer.RIGHT: ":green-badge[✓ right]", analysis.explorer.PARTIAL: ":orange-badge[◆ partial]",
                 analysis.explorer.WRONG: ":red-badge[✕ wrong]", analysis.explorer.MISSING: ":gray-badge[no answer]"}
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Item inspector", "Find the items models fail on, see each answer marked against the key under both scoring "
     "profiles, and put two models side by side.")
 
@@ -117,7 +117,7 @@ def compare_models() -> None:
     if a == b:
         st.warning("Choose two different models.")
         st.stop()
-    with common.guard():
+    with failures.guard():
         shown = views.model_comparison(src, sel, a=a, b=b, only=only)
     s = shown.attrs.get("summary", {})
     p = s.get("p_mcnemar")
@@ -136,7 +136,7 @@ def compare_models() -> None:
         return
     table = shown.assign(format=shown["type"].map(vocab.format_label))[
         ["item_id", "format", "score_a", "score_b", "state_a", "state_b", "answer_a", "answer_b"]]
-    common.table(table.rename(columns={"score_a": "A score", "score_b": "B score", "state_a": "A", "state_b": "B",
+    tables.table(table.rename(columns={"score_a": "A score", "score_b": "B score", "state_a": "A", "state_b": "B",
                                        "answer_a": "A answered", "answer_b": "B answered"}),
                  "compare_models", f"{len(shown)} items: {analysis.COMPARE_FILTERS[only].format(a='A', b='B')}",
                  essential=True, height=min(400, 36 + 35 * len(shown)))
@@ -150,18 +150,18 @@ def compare_models() -> None:
                          f"{plain(str(titles.get(row.item_id, ''))[:160])}")
             top.caption("Key: " + plain(row.gold))
             button.button("Open item", key=f"insp_cmp_open_{row.item_id}", on_click=_open_item,
-                          args=(row.item_id, common.response_param(sel.condition, a)))
+                          args=(row.item_id, navigate.response_param(sel.condition, a)))
             left, right = st.columns(2)
             for col, name, side in ((left, a, "a"), (right, b, "b")):
                 with col:
                     st.markdown(f"{_badge(getattr(row, f'score_{side}'))} **{side.upper()}** · score "
                                 f"{_score(getattr(row, f'score_{side}'))} · {plain(name)}")
                     st.markdown("**Answer:**")
-                    common.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
+                    fulltext.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
                     reason = getattr(row, f"justification_{side}")
                     if reason:
                         st.markdown("**Justification:**")
-                        common.long_text(reason, f"cmp_{row.item_id}_{side}_justification")
+                        fulltext.long_text(reason, f"cmp_{row.item_id}_{side}_justification")
                     elif sel.condition == vocab.DEFAULT_CONDITION:
                         st.caption("No justification is asked for in the default condition.")
 
@@ -193,7 +193,7 @@ def where_section() -> tuple[str, pd.DataFrame | None]:
         return where, None
     except views.EmptySelection:
         kept = pd.DataFrame(columns=["item_id", "condition", "model"])
-    st.caption(f"The expression keeps {len(kept)} answers (score rows, both conditions, {common.scoring_label(sel)}) "
+    st.caption(f"The expression keeps {len(kept)} answers (score rows, both conditions, {header.scoring_label(sel)}) "
                f"on {kept['item_id'].nunique()} items.")
     return where, kept[["item_id", "condition", "model"]]
 
@@ -216,7 +216,7 @@ def item_list_section() -> Chosen:
         examinee = st.selectbox("Aberrant for", choices, key="insp_examinee", placeholder="the model with the lowest lz",
                                 **unset) or ""
     where, answers = where_section()
-    with common.guard():
+    with failures.guard():
         every = views.item_list(src, sel)
         table = views.explorer_items(src, sel, filter=quick, search=search, examinee=examinee)
     if answers is not None:
@@ -235,7 +235,7 @@ def item_list_section() -> Chosen:
     # Which item and which response: a click in the matrix or the table > a jump from another page
     # or a button > the URL (when the filter keeps it) > what was open > the first item of the list.
     current = st.session_state.get("insp_current")
-    opened = common.parse_response_param(st.session_state.get("insp_open"))
+    opened = navigate.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
     jumped = st.session_state.pop("inspect_item", None)
     linked = None if jumped else (url_item if url_item != current else None)
@@ -246,9 +246,9 @@ def item_list_section() -> Chosen:
     if requested:
         current = str(requested)
     if "_insp_open" in st.session_state:
-        opened = common.parse_response_param(st.session_state.pop("_insp_open"))
+        opened = navigate.parse_response_param(st.session_state.pop("_insp_open"))
     elif url_open and url_open != st.session_state.get("insp_open"):
-        opened = common.parse_response_param(url_open)
+        opened = navigate.parse_response_param(url_open)
     changed = (quick, search, where) != st.session_state.get("_insp_list_key")
     if changed:
         st.session_state["_insp_list_key"] = (quick, search, where)
@@ -256,7 +256,7 @@ def item_list_section() -> Chosen:
             current = ids[0]
         elif ids and current not in ids and not requested:
             current = ids[0]  # the first item the filter keeps
-    cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
+    cells = [p.get("customdata") for p in plots.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
     if cell_clicked:
@@ -273,15 +273,15 @@ def item_list_section() -> Chosen:
         if requested and current is not None:  # a link to an item the selection does not hold: say so
             where = f"dataset {sel.dataset}" + ("" if sel == sel.with_(types=(), languages=(), image=vocab.ALL_ITEMS)
                                                 else " under the current filters")
-            common.link_notice(links.shown_instead("item", requested, f"item {current}", where=where))
+            notices.link_notice(links.shown_instead("item", requested, f"item {current}", where=where))
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
     if current != st.session_state.get("insp_current"):
         opened = opened if requested or cell_clicked else None  # Next keeps the same model open
     st.session_state["insp_current"] = current
-    st.session_state["insp_open"] = common.response_param(*opened) if opened else None
-    _set_url(item=current, open=common.response_param(*opened) if opened else None)
+    st.session_state["insp_open"] = navigate.response_param(*opened) if opened else None
+    _set_url(item=current, open=navigate.response_param(*opened) if opened else None)
 
     # The page of the matrix that holds the current item (a jump lands on the right page).
     pages = max(1, -(-len(ids) // per_page))
@@ -293,7 +293,7 @@ def item_list_section() -> Chosen:
     st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
                + (f", matching “{plain(search)}”" if search else "")
                + (f", with an answer the expression “{plain(where)}” keeps" if answers is not None else "") + f"); condition {sel.condition} for the counts, "
-               f"{common.scoring_label(sel)}.")
+               f"{header.scoring_label(sel)}.")
     if passed_over:
         st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}"
                    + (f", expression “{plain(where)}”" if answers is not None else "")
@@ -301,20 +301,20 @@ def item_list_section() -> Chosen:
     if ids:
         page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
         page_ids = ids[(page - 1) * per_page: page * per_page]
-        with common.guard():
+        with failures.guard():
             matrix = views.failure_matrix(src, sel, filter=quick, search=search, examinee=examinee)
         models = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
         if matrix.empty or not models:
             st.info("No model has answered these items yet: the item card below shows the question and its key.")
         else:
-            fam = common.families()
+            fam = store_handle.families()
             models = sorted(models, key=lambda m: (fam.get(m, "Other"), m)) + [b for b in baselines if b not in models]
             fig = explorer_charts.figure_failure_matrix(matrix[matrix["item_id"].isin(page_ids)], page_ids, models,
                                                         texts=views.item_texts(src, sel.dataset), profile=sel.profile,
                                                         baselines=baselines)
-            common.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
+            plots.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
                          f"{(page - 1) * per_page + len(page_ids)} of this list; columns: model and condition; "
-                         f"{common.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
+                         f"{header.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
                          "answer recorded; the score is in the hover; baselines (references, not examinees) come last. "
                          "Click a mark to open that response below.",
                          on_select="rerun")
@@ -324,11 +324,11 @@ def item_list_section() -> Chosen:
                     "text"]
             shown = columns.table(table[cols], view="explorer_items")
             st.dataframe(shown.frame, hide_index=True, width="stretch", height=280, key="insp_table", on_select="rerun",
-                         selection_mode="single-row", column_config={**common.display_config(shown), "text":
+                         selection_mode="single-row", column_config={**tables.display_config(shown), "text":
                                                                      st.column_config.TextColumn("Text", width="large")})
-            st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {common.scoring_label(sel)}. "
+            st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {header.scoring_label(sel)}. "
                        "Click a row to open the item.")
-            common.table(table[cols], "items", "Download this item list", show=False)
+            tables.table(table[cols], "items", "Download this item list", show=False)
     return Chosen(every, table, ids, current, opened, quick, answers)
 
 
@@ -350,11 +350,11 @@ def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
                                                 if current in ids else " (outside the current list)"))
     with b4.popover("Link", icon=":material/link:"):
         st.caption("This item (and the open response) with the dataset, profile, condition and models:")
-        st.code(common.inspector_link(current, sel, model=opened[1] if opened else None,
+        st.code(navigate.inspector_link(current, sel, model=opened[1] if opened else None,
                                       condition=opened[0] if opened else None,
                                       where=_url_value("where")), language=None, wrap_lines=True)
 
-    with common.guard():
+    with failures.guard():
         item = views.item_detail(src, sel.dataset, current)
         responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
     record = item.get("record") or {}
@@ -419,9 +419,9 @@ def dialogue_section(record: dict, current: str) -> None:
     if record.get("dialogue_id"):
         with st.expander(f"Dialogue {plain(record['dialogue_id'])}: this is turn {plain(record.get('turn'))}",
                          expanded=False):
-            with common.guard():
+            with failures.guard():
                 turns = views.dialogue(src, sel, item=current)
-            common.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
+            tables.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
                          "dialogue", "The dialogue turn by turn: each model's answers in the selected condition")
 
 
@@ -441,7 +441,7 @@ def variants_section(current: str) -> None:
                                                               pictures["image_path"])):
                 if Path(path).exists():
                     col.image(path, caption=f"{kind} {parameter}".strip(), width="stretch")
-        common.table(table.drop(columns=["image_path"]), "item_variants",
+        tables.table(table.drop(columns=["image_path"]), "item_variants",
                      "The item's variants; per model, whether its answer to the variant is scored differently from its "
                      "answer to this item (True: it flips; empty: not answered)")
 
@@ -499,7 +499,7 @@ def irt_curve_section(current: str) -> None:
                                "item carries no information on the ability scale (no finite difficulty).")
                 else:
                     b, se = float(row["difficulty"].iloc[0]), float(row["difficulty_se"].iloc[0])
-                    common.chart(figures.figure_item_curve(curve), "item_curve",
+                    plots.chart(figures.figure_item_curve(curve), "item_curve",
                                  f"Chance of a right answer along the ability scale (logits) under the Rasch model fitted "
                                  f"to {n_ex} examinees ({curve.attrs['examinee_note']}), with the item's information (dotted). "
                                  f"Difficulty {b:.2f} (SE {se:.2f}): the ability at which the chance is 50%. "
@@ -567,10 +567,10 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
     st.markdown(_answers_heading(every, chosen) + " Both profiles are shown side by side; open a response to see "
                 "each part marked.")
 
-    options = {common.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
+    options = {navigate.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
                for r in latest.sort_values(["model", "condition"]).itertuples()}
-    if opened and common.response_param(*opened) in options:
-        st.session_state["insp_response"] = common.response_param(*opened)
+    if opened and navigate.response_param(*opened) in options:
+        st.session_state["insp_response"] = navigate.response_param(*opened)
     elif st.session_state.get("insp_response") not in options:
         st.session_state["insp_response"] = ""
     st.selectbox("Open a response", ["", *options], key="insp_response", on_change=_choose_response,
@@ -591,7 +591,7 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
                 if r.get("parse_error"):
                     st.caption("Could not read the answer as asked: " + plain(r["parse_error"]))
                 st.markdown(f"**Answer ({prof} reading):**")
-                common.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
+                fulltext.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
                 marks = display.profile_marks({p_: r.get(f"{p_}_details") for p_ in vocab.PROFILES}, record)
                 if len(marks):
                     cells = marks.map(lambda v: plain(v) if v not in display.MARKS.values() else v)
@@ -602,9 +602,9 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
                     st.table(cells, hide_index=True)
                 if r.get("motivation"):
                     st.markdown("**Justification:**")
-                    common.long_text(r["motivation"], f"justification_{current}_{r['condition']}")
+                    fulltext.long_text(r["motivation"], f"justification_{current}_{r['condition']}")
                 with st.expander("Raw response"):
-                    common.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
+                    fulltext.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
 
     overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
         "model": plain(r["model"]), "condition": r["condition"],
@@ -618,12 +618,12 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
 # ================================================================ human score override
 # The domain module checks the acting person's roles and records them (eduart_core.overrides).
 def _save_override(options: dict) -> None:
-    actor = common.identity()
+    actor = signin.identity()
     who = "" if actor is not None else (st.session_state.get("ovr_name") or "").strip()
     choice = st.session_state.get("ovr_response")
     profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (sel.profile,)
     try:
-        overrides.add_override(common.store(), options[choice], st.session_state.get("ovr_score"),
+        overrides.add_override(store_handle.store(), options[choice], st.session_state.get("ovr_score"),
                                st.session_state.get("ovr_reason", ""), actor or who, profiles)
     except (UserError, views.StoreError) as exc:
         st.session_state["ovrmessage"] = ("error", plain(exc))
@@ -644,7 +644,7 @@ def override_section(latest: pd.DataFrame, current: str) -> None:
         message = st.session_state.pop("ovrmessage", None)
         if message:
             getattr(st, message[0])(message[1])
-        actor = common.identity()
+        actor = signin.identity()
         if actor is not None and not actor.may(team.OVERRIDE_SCORE):
             st.caption("Overriding a score needs the researcher role.")
         else:
@@ -667,7 +667,7 @@ def override_section(latest: pd.DataFrame, current: str) -> None:
 
 def main() -> None:
     _seed_from_url()
-    common.invalid_warning(src, sel)
+    header.invalid_warning(src, sel)
     mode = st.radio("View", list(MODES), format_func=MODES.get, horizontal=True, key="insp_view",
                     label_visibility="collapsed")
     if mode == COMPARE_VIEW:

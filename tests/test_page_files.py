@@ -3,7 +3,7 @@
 Until a session calls ``st.navigation``, Streamlit serves the ``pages`` folder by file name, so a
 shared link opened on a freshly started server reaches the file whose name matches the link
 (``pages/8_review.py`` for ``/review``); the page then runs app.py, which draws it in the app's
-menu (`pages.common.through_app`; the browser test opens such a link on a cold server)."""
+menu (`pages.ui.navigate.through_app`; the browser test opens such a link on a cold server)."""
 from __future__ import annotations
 
 import ast
@@ -32,7 +32,7 @@ def test_a_page_file_is_named_after_its_url_path_and_hands_over_to_the_app(key):
     assert path.exists(), f"no page file for /{key}"
     match = FILE_NAME.match(path.name)
     assert match and match.group("path") == key, path.name
-    assert _first_statement_after_imports(path) == "common.through_app()", path.name
+    assert _first_statement_after_imports(path) == "navigate.through_app()", path.name
 
 
 def test_every_numbered_file_in_pages_is_a_page_of_the_menu():

@@ -160,11 +160,11 @@ def test_a_run_id_names_the_baseline_and_a_wrong_one_is_one_line(demo_db, capsys
 # ---------------------------------------------------------------- the page
 
 def test_only_a_per_item_change_is_coloured_red_down_green_up():
-    from pages import compare_runs
+    from pages.ui import compare_runs
 
     assert compare_runs._colour(-1.0) == compare_runs.RED and compare_runs._colour(0.5) == compare_runs.GREEN
     assert compare_runs._colour(0.0) == "" and compare_runs._colour(float("nan")) == ""
-    source = (ROOT / "pages" / "compare_runs.py").read_text(encoding="utf-8")
+    source = (ROOT / "pages" / "ui" / "compare_runs.py").read_text(encoding="utf-8")
     assert source.count(".style.map(") == 1 and 'subset=["change"]' in source  # the aggregate table has no colour
 
 

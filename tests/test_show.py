@@ -239,14 +239,14 @@ def test_pages_only_call_registered_views():
         "paper_question", "marked_page_image", "paper_notes",  # the review workbench's exam paper page and notes
     }
     called = set()
-    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]:
         called |= set(re.findall(r"\bviews\.(\w+)", path.read_text(encoding="utf-8")))
     assert called - registered - helpers == set()
 
 
 def _page_sources() -> dict[str, str]:
     return {path.name: path.read_text(encoding="utf-8")
-            for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]}
+            for path in [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]}
 
 
 def test_pages_never_import_the_store_nor_catch_database_errors():
