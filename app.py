@@ -23,12 +23,12 @@ from eduart_core.charts import humans as people_charts
 from eduart_core.errors import UserError
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
-from pages import menu
 from pages.ui import (
     failures,
     first_start,
     header,
     icon,
+    menu,
     navigate,
     notices,
     plots,
@@ -60,13 +60,7 @@ def overview() -> None:
     header.invalid_warning(src, sel)
     pres = query.presentation()
     if not pres:
-        st.subheader("Key findings")
-        for f in found:  # the plain headline; test, n, interval and correction one click away
-            st.markdown(f"- **{plain(f.headline)}**")
-            with st.expander("How we know"):
-                st.caption(plain(f.how_we_know()))
-        if not found:
-            st.caption("Not enough data in the current selection for findings.")
+        key_findings(found)
 
     if not pres:
         st.subheader("Leaderboard")
@@ -84,6 +78,23 @@ def overview() -> None:
                  percent=("macro", "macro_ci_low", "macro_ci_high", "mcq", "mcq_ci_low", "mcq_ci_high", "micro"))
     models_and_people(src, sel)  # below the leaderboard's own table
 
+    dataset_at_a_glance(src, sel, board)
+
+
+def key_findings(found) -> None:
+    """The findings as plain headlines, each with how we know one click away."""
+    st.subheader("Key findings")
+    for f in found:  # the plain headline; test, n, interval and correction one click away
+        st.markdown(f"- **{plain(f.headline)}**")
+        with st.expander("How we know"):
+            st.caption(plain(f.how_we_know()))
+    if not found:
+        st.caption("Not enough data in the current selection for findings.")
+
+
+def dataset_at_a_glance(src: views.Source, sel, board) -> None:
+    """The dataset's items by format, language and image, their lengths and the images' sizes
+    (for a published reference: its item and model counts only)."""
     st.subheader("The dataset at a glance")
     with failures.guard():
         by_format = views.items_by_format(src, sel)
@@ -189,7 +200,7 @@ def outside_story() -> None:
     row = st.container(horizontal=True)
     features = store_handle.dataset_features()
     for key in menu.STORY:  # the story pages the menu shows for this dataset
-        if features is None or not views.page_not_applicable(key, features):
+        if features is None or not menu.not_applicable(key, features):
             row.page_link(navigate.page(key), label=menu.PAGES[key].title, icon=menu.PAGES[key].icon)
 
 
@@ -198,7 +209,7 @@ def navigation():
     Streamlit's automatic list of the pages/ folder (which would show helper modules as pages).
 
     Presentation mode (the toggle, or ``present=1`` in a shared link) shows only the story pages;
-    pages that do not apply to the dataset (`views.PAGE_RULES`) are hidden from the menu; a link to
+    pages that do not apply to the dataset (each page's rule in `pages.ui.menu.PAGES`) are hidden from the menu; a link to
     one opens the line that says why (`main`).
 
     The project's config keeps Streamlit's own sidebar list hidden (``client.showSidebarNavigation``),
@@ -208,7 +219,7 @@ def navigation():
     st.set_option("client.showSidebarNavigation", True)
     features = store_handle.dataset_features()
     presenting = query.requested_presentation()
-    visible = {k for k in menu.PAGES if (features is None or not views.page_not_applicable(k, features))
+    visible = {k for k in menu.PAGES if (features is None or not menu.not_applicable(k, features))
                and (not presenting or k in menu.STORY) and signin.may_open(k)}
     home = "overview" if signin.may_open("overview") or not signin.may_open("exam") else "exam"
     current = pages(visible, presenting, home)
@@ -264,7 +275,7 @@ def main() -> None:
         st.page_link(navigate.page("overview"), label="Overview", icon=":material/home:")
         return
     features = store_handle.dataset_features()
-    why = views.page_not_applicable(key, features) if key and features else None
+    why = menu.not_applicable(key, features) if key and features else None
     if why:  # a link to a page the menu hides for this dataset: say why instead of drawing an empty page
         st.title(nav.title)
         st.info(plain(why))

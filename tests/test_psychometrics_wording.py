@@ -67,7 +67,7 @@ def test_psychometrics_page_captions_follow_the_setting(demo_db, monkeypatch):
     monkeypatch.setenv("EDUART_DB", str(demo_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/2_psychometrics.py").run()
+    at.switch_page("pages/08_psychometrics.py").run()
     assert_clean(at)
 
     def text() -> str:

@@ -179,7 +179,7 @@ def test_runs_page_regressions_toggle_shows_the_same_count(demo_db, direct, monk
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params["dataset"] = DEMO_RERUN_DATASET
     at.run()
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     assert not at.exception, at.exception[0].value
     at.selectbox(key="rundiff_baseline").set_value(BASE).run()
     at.multiselect(key="rundiff_runs").set_value([SECOND_NAME]).run()

@@ -14,6 +14,7 @@ import streamlit as st
 
 from eduart_core.selection import Selection
 from eduart_core.vocab import CONDITIONS
+from pages.ui import menu
 from pages.ui.query import WIDGET_KEYS
 from pages.ui.sidebar import current_selection
 
@@ -35,7 +36,7 @@ def through_app() -> None:
 
     Why: until a process calls ``st.navigation``, Streamlit serves a folder named ``pages`` as its own
     menu (one page per file, named after the file), and would run a deep link such as ``/review`` as
-    ``pages/8_review.py`` alone, without app.py's menu, sign-in gate or sidebar. A server leaves that
+    ``pages/11_review.py`` alone, without app.py's menu, sign-in gate or sidebar. A server leaves that
     mode at start (`app.serve_our_menu_only`); AppTest, and a Streamlit that dropped the switch, do
     not. Each page calls this first: it runs app.py, whose menu opens this same page inside
     `inside_app`. A page run as the main script (a test of one page) is left alone.
@@ -133,4 +134,4 @@ def parse_response_param(value: str | None) -> tuple[str, str] | None:
 def open_in_inspector(item_id: str) -> None:
     """Jump to the inspector with an item selected (session_state carries it across pages)."""
     st.session_state["inspect_item"] = str(item_id)
-    st.switch_page("pages/1_inspector.py")
+    st.switch_page(menu.PAGES["inspector"].script)

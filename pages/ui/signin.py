@@ -15,6 +15,7 @@ from eduart_core import views
 from eduart_core.errors import UserError
 from eduart_core.text import plain
 from eduart_core.views import StoreError
+from pages.ui import menu
 from pages.ui.store_handle import store, store_path, store_version
 
 logger = logging.getLogger(__name__)
@@ -99,13 +100,12 @@ def identity():
 
 
 def may_open(page_key: str | None) -> bool:
-    """Whether the acting person's roles reach a page (always in single-machine mode)."""
-    from eduart_core.team import may_open as allowed
-
+    """Whether the acting person's roles reach a page (always in single-machine mode); the roles
+    that open a page are its entry in `pages.ui.menu.PAGES`."""
     if not page_key or not signin_enabled():
         return True
     who = identity()
-    return who is not None and allowed(who.roles, page_key)
+    return who is not None and menu.may_open(who.roles, page_key)
 
 
 def gate() -> bool:

@@ -25,6 +25,16 @@ if not query.presentation():
                               "pairs of the two conditions). Baseline models count only when switched in.")
 
 
+def open_clicked_item(state) -> None:
+    """Open the item of a clicked dot (its id is the point's customdata) in the inspector."""
+    for point in plots.selected_points(state):
+        item = point.get("customdata")
+        if isinstance(item, list):
+            item = item[0] if item else None
+        if item:
+            navigate.open_in_inspector(str(item))
+
+
 def ctt_tab() -> None:
     """Classical test theory: difficulty p, discrimination r_pb, Tables 6-7, reliability."""
     corrected = False
@@ -43,12 +53,7 @@ def ctt_tab() -> None:
                    f"(about ±{overall['r_pb_halfwidth_at_zero']:.2f} around r = 0). Read categories as rough guides.")
     published = views.published_setting(sel, examinees, corrected)
     state = plots.panel(drawn, on_select="rerun")
-    for point in plots.selected_points(state):
-        item = point.get("customdata")
-        if isinstance(item, list):
-            item = item[0] if item else None
-        if item:
-            navigate.open_in_inspector(str(item))
+    open_clicked_item(state)
 
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Mean difficulty p", f"{overall['mean_p']:.2f}",
@@ -104,6 +109,28 @@ def _open_aberrant(model: str, condition: str) -> None:
 def irt_tab() -> None:
     """IRT: the partial credit model by default (Rasch, 2PL, GPCM on request): Wright map, abilities, information,
     item fit, person fit, the item table."""
+    options = irt_options()
+    with failures.guard():
+        items = views.irt_items(src, sel, **options)
+        ranking = views.irt_abilities(src, sel, **options)
+        wright = views.irt_wright_map(src, sel, **options)
+        curves = views.irt_information(src, sel, **options)
+        levels = views.irt_category_information(src, sel, **options)
+        fit_table = views.irt_item_fit(src, sel, **options)
+        people = views.irt_person_fit(src, sel, **options)
+        comparison = views.irt_model_comparison(src, sel, examinees=examinees, invalid=options["invalid"])
+    info = items.attrs
+    panel = irt_fit_lines(info, comparison)
+    irt_abilities(wright, ranking, info, panel)
+    irt_information(curves, levels, items, panel)
+    irt_item_fit(fit_table, options, info, panel)
+    irt_person_fit(people, info, panel)
+    irt_item_table(items, info)
+
+
+def irt_options() -> dict:
+    """The IRT views' options: the model (the default asked for as `auto`) and whether models with
+    mostly invalid answers join the fit."""
     with failures.guard():
         default = views.irt_default_model(src, sel)
     model = default
@@ -121,16 +148,12 @@ def irt_tab() -> None:
         invalid = vocab.IRT_INVALID_INCLUDE
     # the default is asked for as `auto`, as `show` does, so the caption can say why this model
     options = {"model": vocab.IRT_AUTO if model == default else model, "examinees": examinees, "invalid": invalid}
-    with failures.guard():
-        items = views.irt_items(src, sel, **options)
-        ranking = views.irt_abilities(src, sel, **options)
-        wright = views.irt_wright_map(src, sel, **options)
-        curves = views.irt_information(src, sel, **options)
-        levels = views.irt_category_information(src, sel, **options)
-        fit_table = views.irt_item_fit(src, sel, **options)
-        people = views.irt_person_fit(src, sel, **options)
-        comparison = views.irt_model_comparison(src, sel, examinees=examinees, invalid=invalid)
-    info = items.attrs
+    return options
+
+
+def irt_fit_lines(info: dict, comparison) -> str:
+    """The fit's warnings and caption, the score-level rules, and partial credit against the 0.5 rule;
+    returns the panel words every caption of the tab ends with."""
     n_ex = int(info["n_examinees"])
     short = vocab.IRT_SHORT_NAMES[info["irt_model"]]
     if info["invalid_note"]:  # which models the fit leaves out (or keeps) for their invalid answers, and the rule
@@ -155,7 +178,12 @@ def irt_tab() -> None:
                              "mean_se_per_sd", "se_gain", "se_gain_per_sd", "se_method"]], "irt_model_comparison",
                  f"Partial credit against the 0.5 rule on the same {n_ex} examinees: ability SEs (logits and per "
                  "fitted ability SD)", percent=("se_gain", "se_gain_per_sd"))
+    return panel
 
+
+def irt_abilities(wright, ranking, info: dict, panel: str) -> None:
+    """The Wright map, the abilities with their intervals, and the ranking table."""
+    n_ex, short = int(info["n_examinees"]), vocab.IRT_SHORT_NAMES[info["irt_model"]]
     plots.chart(figures.figure_wright_map(wright), "irt_wright_map",
                  f"Wright map: each examinee's ability (EAP, 95% interval), the items' locations and, for partial-credit "
                  f"items, their thresholds (where a score level and the one below are equally likely) on one logit "
@@ -172,6 +200,10 @@ def irt_tab() -> None:
                  f"Ranking: abilities with SEs, plausible ranks and the examinees each cannot be told apart from "
                  f"({short} fit to {n_ex} examinees); the last row gives the means and the fitted ability SD "
                  f"({info['latent_sd']:.2f} logits)", essential=True)
+
+
+def irt_information(curves, levels, items, panel: str) -> None:
+    """Information along the ability scale per format and per score level; the items left out."""
     per_item = True
     if not query.presentation():
         per_item = st.toggle("Information per item (off: summed over the format's items)", value=True,
@@ -196,6 +228,10 @@ def irt_tab() -> None:
                    + ", ".join(f"{int(n)} {status.replace('_', ' ')}" for status, n in counts.items())
                    + " (every examinee at the same score level: no finite location exists for them).")
 
+
+def irt_item_fit(fit_table, options: dict, info: dict, panel: str) -> None:
+    """Item fit: the rule, the plot (a click opens the item) and the items that do not fit."""
+    n_ex, short = int(info["n_examinees"]), vocab.IRT_SHORT_NAMES[info["irt_model"]]
     st.markdown("**Item fit**")
     flagged = fit_table[fit_table["flag"].notna()]
     under = int((fit_table["flag"] == "underfit").sum())
@@ -210,18 +246,17 @@ def irt_tab() -> None:
     state = plots.chart(figures.figure_item_fit(fit_table), "irt_item_fit",
                          f"Each dot is an item: outfit against infit mean square (1 = as the model expects; the grey "
                          f"band is 0.7-1.3). Click a dot to open the item. {panel}.", on_select="rerun")
-    for point in plots.selected_points(state):
-        item = point.get("customdata")
-        if isinstance(item, list):
-            item = item[0] if item else None
-        if item:
-            navigate.open_in_inspector(str(item))
+    open_clicked_item(state)
     tables.table(flagged[["item_id", "type", "family", "flag", "infit", "infit_t", "outfit", "outfit_t",
                           "underfit_q", "overfit_q", "s_x2", "s_x2_p", "reason"]], "irt_item_fit_flagged",
                  f"Items that do not fit the {short} ({len(flagged)}; {n_ex} examinees)", essential=True)
     tables.table(fit_table, "irt_item_fit", f"Item fit of every informative item under the {short} ({n_ex} examinees)",
                  show=False)
 
+
+def irt_person_fit(people, info: dict, panel: str) -> None:
+    """Person fit: aberrant examinees, invalid-answer warnings, and the way to their unexpected answers."""
+    short = vocab.IRT_SHORT_NAMES[info["irt_model"]]
     st.markdown("**Person fit**")
     aberrant = people[people["aberrant"]]
     st.caption(f"Does each examinee's pattern of answers fit the {short}? A model that fails easy items and passes "
@@ -248,6 +283,10 @@ def irt_tab() -> None:
                   help="The item inspector lists the items where this model's answer was unexpected under the model "
                        "fitted to the models of its condition (filter 'aberrant for this model').")
 
+
+def irt_item_table(items, info: dict) -> None:
+    """The items' locations, slopes and thresholds, and the way to an item's curve in the inspector."""
+    n_ex, short = int(info["n_examinees"]), vocab.IRT_SHORT_NAMES[info["irt_model"]]
     shown = items.assign(thresholds_text=[_thresholds_text(r) if r["informative"] else ""
                                           for _, r in items.iterrows()])
     columns = ["item_id", "type", "family", "status", "p", "difficulty", "difficulty_se"]

@@ -24,7 +24,7 @@ from eduart_core.extraction.stats import AGREEMENT_CODING, NOT_COMPUTED, agreeme
 from eduart_core.text import plain
 from eduart_core.views import StoreConflictError, StoreError
 from eduart_core.vocab import PROFILES, format_label
-from pages.ui import editor_widgets, my_record, navigate, sidebar, signin, store_handle, tables
+from pages.ui import editor_widgets, menu, my_record, navigate, sidebar, signin, store_handle, tables
 
 navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
@@ -36,7 +36,7 @@ ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudica
 STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
                 FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
-INSPECTOR = "pages/1_inspector.py"
+INSPECTOR = menu.PAGES["inspector"].script
 SHOT_SPLIT = [7, 3]  # screenshot : its tools; it opens readable (about 700 px wide on a 1440 px screen)
 
 st.title("Review studio")
