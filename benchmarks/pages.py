@@ -1,6 +1,6 @@
 """`bench pages`: first render and two interactions per dashboard page, timed with AppTest.
 
-Every page of the app is measured (the overview plus every `pages/<n>_<name>.py`: the
+Every page of the app is measured (the overview plus every page script of `pages.ui.menu.PAGES`: the
 inspector/failure explorer, runs and review included). The store is simulated at published scale
 (12 models x 871 items x 2 conditions by default) with a simulated extraction round for the
 review page, so the numbers say whether a stakeholder waits on a page. Targets: at
@@ -28,11 +28,10 @@ TARGETS = {"published": {"first": 1.0, "interaction": 0.3}, "large": {"first": 2
 
 
 def page_files() -> list[str]:
-    """Every page the bench measures: the overview, then each page file in menu-file order."""
-    return ["overview"] + [f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("[1-9]*.py"))]
+    """Every page the bench measures, in menu order: the overview (app.py draws it), then each page's script."""
+    from pages.ui.menu import PAGES as APP_PAGES  # deferred: the registry loads the views, `bench --help` need not
 
-
-PAGES = page_files()
+    return ["overview"] + [spec.script for spec in APP_PAGES.values() if spec.script]
 
 
 def build_simulated_store(path: str | os.PathLike, models: int = 12, items: int = 871, seed: int = 7,
@@ -126,9 +125,10 @@ def _measure_pages(fewer: list[str], repeats: int) -> dict[str, dict[str, list]]
     # deferred: Streamlit's test harness loads only when pages are measured
     from streamlit.testing.v1 import AppTest
 
-    results = {p: {k: [] for k in ("first", "models", "profile")} for p in PAGES}
+    pages = page_files()
+    results = {p: {k: [] for k in ("first", "models", "profile")} for p in pages}
     for _ in range(repeats):
-        for page in PAGES:
+        for page in pages:
             _clear_caches()
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             if page != "overview":

@@ -26,7 +26,7 @@ from eduart_core.store import extraction as db
 from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/8_review.py"
+PAGE = "pages/11_review.py"
 BENCH_REVIEWER = "Bench"
 
 

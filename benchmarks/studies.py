@@ -22,7 +22,7 @@ from eduart_core.store import Store
 from eduart_core.vocab import DIMENSION_MACRO_AGGREGATION, MICRO_AGGREGATION, MUSE_REFERENCE_DATASET, TASK_COLUMN
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/9_tasks.py"
+PAGE = "pages/02_tasks.py"
 ANALYSIS_TARGET_S, PAGE_TARGET_S = 2.0, 1.5
 
 

@@ -56,7 +56,7 @@ from eduart_core.team import local
 from eduart_core.vocab import BENCHMARK_KIND, CONDITIONS
 
 from .apptest import compiled_once
-from .pages import PAGES, _clear_caches, _render, build_simulated_store
+from .pages import _clear_caches, _render, build_simulated_store, page_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = "bench-team"
@@ -337,10 +337,11 @@ def bench_pages(duck_path: Path, pg_url: str, repeats: int) -> list[dict]:
 
     st_logger.set_log_level("error")
     os.environ.pop("EDUART_DATABASE_URL", None)
-    times = {(page, backend): [] for page in PAGES for backend in ("duckdb", "postgres")}
+    pages = page_files()
+    times = {(page, backend): [] for page in pages for backend in ("duckdb", "postgres")}
     with compiled_once(True):
         for _ in range(repeats):
-            for page in PAGES:
+            for page in pages:
                 for backend, location in (("duckdb", str(duck_path)), ("postgres", pg_url)):
                     os.environ["EDUART_DB"] = location
                     _clear_caches()
@@ -350,7 +351,7 @@ def bench_pages(duck_path: Path, pg_url: str, repeats: int) -> list[dict]:
                         _clear_caches()
                     times[(page, backend)].append(_render(at, page)[0])
     return [{"page": page, "duckdb_s": statistics.median(times[(page, "duckdb")]),
-             "postgres_s": statistics.median(times[(page, "postgres")])} for page in PAGES]
+             "postgres_s": statistics.median(times[(page, "postgres")])} for page in pages]
 
 
 # ---------------------------------------------------------------- the command

@@ -17,9 +17,9 @@ from eduart_core.errors import UserError
 from eduart_core.judges import grading
 from eduart_core.text import plain
 from eduart_core.vocab import format_label, language_label
-from pages import common
+from pages.ui import failures, fulltext, my_record, navigate, sidebar, signin, store_handle
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 #: What the page is for, under its title.
 PURPOSE = ("Art historians mark the open answers criterion by criterion against a rubric, blind: a grader never "
@@ -30,9 +30,9 @@ CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.AD
 
 st.title("Grade answers")
 st.markdown(PURPOSE)
-sel = common.current_selection()
-path = common.store_path()
-signed_in = common.signin_enabled()
+sel = sidebar.current_selection()
+path = store_handle.store_path()
+signed_in = signin.signin_enabled()
 
 
 def _say(kind: str, text: str) -> None:
@@ -59,7 +59,7 @@ def _marks(token: str, criteria: list[str]) -> dict[str, float]:
 
 
 def _submit(token: str, criteria: list[str]) -> None:
-    who = common.identity()
+    who = signin.identity()
     if who is None:
         _say("warning", "Type your name first: it is stored with every grade.")
         return
@@ -69,7 +69,7 @@ def _submit(token: str, criteria: list[str]) -> None:
     except UserError as exc:
         _say("warning", str(exc))
         return
-    common.data_changed()
+    store_handle.data_changed()
     left = len(criteria) - len(marks)
     if done.complete:  # this answer is done for this person: its hold ends, the next one is held for them
         try:
@@ -95,7 +95,7 @@ def _hand(who, after: str | None = None) -> str | None:
 def _next(token: str) -> None:
     """Button callback ("Next", N): leave this answer to others and hold the next one."""
     try:
-        got = _hand(common.identity(), after=token)
+        got = _hand(signin.identity(), after=token)
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -104,7 +104,7 @@ def _next(token: str) -> None:
 
 def _skip(token: str) -> None:
     """Button callback ("Skip", S): leave this answer (it comes back to you last) and hold the next one."""
-    who = common.identity()
+    who = signin.identity()
     try:
         handed = queues.skip_grading_answer(path, who, grading.open_answer(path, token, who))
     except UserError as exc:
@@ -118,7 +118,7 @@ def _skip(token: str) -> None:
 def _nothing_words() -> str:
     """Why nothing else was handed out, in counts only (blind answers stay blind)."""
     waiting = queues.grading_waiting(path, sel.dataset, st.session_state.get("grading_rubric_now"),
-                                     common.identity())
+                                     signin.identity())
     if waiting.elsewhere:
         return (f"Nothing else has room for you now: {waiting.elsewhere} answer(s) already have their graders or "
                 "are held by others (a hold that runs out brings its answer back).")
@@ -126,7 +126,7 @@ def _nothing_words() -> str:
 
 
 def _decide(token: str, criteria: list[str]) -> None:
-    who = common.identity()
+    who = signin.identity()
     if who is None:
         _say("warning", "Type your name first: it is stored with every decision.")
         return
@@ -136,7 +136,7 @@ def _decide(token: str, criteria: list[str]) -> None:
     except UserError as exc:
         _say("warning", str(exc))
         return
-    common.data_changed()
+    store_handle.data_changed()
     _say("success", "Decision saved.")
 
 
@@ -149,28 +149,28 @@ def _graders() -> int:
 def _start_round(rubric: str) -> None:
     try:
         number = grading.start_round(path, sel.dataset, rubric, _graders(),
-                                     common.identity())
+                                     signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
         return
-    common.data_changed()
+    store_handle.data_changed()
     _say("success", f"Round {number} of rubric {rubric} started.")
 
 
 def _set_k(rubric: str) -> None:
     try:
-        grading.set_graders(path, sel.dataset, rubric, _graders(), common.identity())
+        grading.set_graders(path, sel.dataset, rubric, _graders(), signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
         return
-    common.data_changed()
+    store_handle.data_changed()
     _say("success", "Graders per answer changed.")
 
 
 # ---------------------------------------------------------------- who is grading
 
 if signed_in:
-    who = common.identity()
+    who = signin.identity()
     st.caption(plain(f"Grading as {who.label()}" if who else "Not signed in"))
 elif not st.session_state.get("reviewer"):
     st.text_input("Your name (kept for this browser session and stored with every grade)", key="grading_name",
@@ -180,13 +180,13 @@ else:
     line = st.container(horizontal=True, vertical_alignment="center")
     line.markdown(f"Grading as **{plain(st.session_state['reviewer'])}** · {plain(team.NOT_SIGNED_IN)}")
     line.button("Change name", key="grading_change_name", on_click=_forget_name, type="tertiary")
-who = common.identity()
+who = signin.identity()
 
 message = st.session_state.pop("grading_message", None)
 if message:
     getattr(st, message[0])(plain(message[1]))
 
-with common.guard():
+with failures.guard():
     rounds = grading.current_rounds(path, sel.dataset)
 may_set = who is not None and who.may(team.SET_GRADING_ROUND)
 
@@ -212,7 +212,7 @@ def settings(rubric: str | None, rubrics: list[str]) -> None:
 if rounds.empty:
     st.info(plain(f"No grading round on dataset {sel.dataset}. A researcher starts one here or with this command:"))
     st.code(f"python -m eduart_core grading-round --dataset {sel.dataset} --rubric NAME --graders K", language=None)
-    with common.guard():
+    with failures.guard():
         settings(None, grading.rubric_names())
     st.stop()
 
@@ -229,7 +229,7 @@ elif len(capacities) > 1:
 else:
     role = capacities[0]
 
-with common.guard():
+with failures.guard():
     progress = grading.round_progress(path, sel.dataset, rubric, who).iloc[0]
 k = int(progress["graders_per_answer"])
 mine = f" · {int(progress['mine'])} graded by you" if "mine" in progress and who is not None else ""
@@ -254,12 +254,12 @@ def item_panel(task: grading.GradingTask) -> None:
     left, right = st.columns([3, 2]) if image else (st.container(), None)
     with left:
         st.markdown("**Question**")
-        common.long_text(task.question, f"grading_q_{task.token}")
+        fulltext.long_text(task.question, f"grading_q_{task.token}")
         st.markdown("**Key**")
-        common.long_text(task.key, f"grading_k_{task.token}")
+        fulltext.long_text(task.key, f"grading_k_{task.token}")
         st.markdown("**Answer to grade**")
         with st.container(border=True):
-            common.long_text(task.answer, f"grading_a_{task.token}")
+            fulltext.long_text(task.answer, f"grading_a_{task.token}")
     if right is not None:
         right.image(str(image), width="stretch")
 
@@ -279,7 +279,7 @@ def grade_section() -> None:
     if who is None:
         st.info("Type your name above to start grading.")
         return
-    with common.guard():
+    with failures.guard():
         task = held_task()
     if task is None:
         st.success("Nothing left for you in this round: every answer has its graders, or you graded it.")
@@ -326,7 +326,7 @@ def adjudicate_section() -> None:
     if who is None:
         st.info("Type your name above to adjudicate.")
         return
-    with common.guard():
+    with failures.guard():
         queue = grading.adjudication_queue(path, sel.dataset, rubric, who)
     if not queue:
         st.success("No disputed answer waits for you (answers you graded go to another adjudicator).")
@@ -353,4 +353,4 @@ elif role == ADJUDICATE:
     adjudicate_section()
 
 with st.expander("My record: overruled marks, agreement, severity", expanded=False):
-    common.my_record_section(who, "grading_record")
+    my_record.my_record_section(who, "grading_record")

@@ -255,7 +255,7 @@ def test_runs_page_draws_the_trajectory_and_the_ranking(demo_copy, monkeypatch):
                  "--quiet"]) == 0
     monkeypatch.setenv("EDUART_DB", str(demo_copy))
     monkeypatch.chdir(ROOT)
-    at = AppTest.from_file(str(ROOT / "pages" / "7_runs.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages" / "10_runs.py"), default_timeout=120)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Adaptive runs" in [h.value for h in at.subheader]

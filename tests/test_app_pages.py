@@ -17,7 +17,7 @@ import pytest
 from eduart_core.robustness_demo import DEMO_ROBUST_DATASET
 from eduart_core.text import plain
 from eduart_core.vocab import DEFAULT_DATASET, STUDY_DEMO_DATASETS
-from pages import menu
+from pages.ui import menu
 
 pytestmark = pytest.mark.slow
 
@@ -121,7 +121,7 @@ def test_model_filter_limits_every_chart(app, demo_db):
     app.multiselect(key="f_models").set_value(models).run()
     assert_clean(app)
     assert set(leaderboard_bars(app)) == set(models)
-    app.switch_page("pages/3_formats.py").run()
+    app.switch_page("pages/03_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     assert set(decode(heat["y"]).tolist()) == set(models)
@@ -146,7 +146,7 @@ def test_every_page_renders_with_its_charts(app, demo_db, key):
     from eduart_core import panels, views
 
     src = views.Source.of(str(demo_db))
-    dataset = next(d for d in DEMO_DATASETS if not views.page_not_applicable(key, views.study_features(src, d)))
+    dataset = next(d for d in DEMO_DATASETS if not menu.PAGES[key].not_applicable(views.study_features(src, d)))
     app.run()
     if dataset != DEFAULT_DATASET:
         app.selectbox(key="f_dataset").set_value(dataset).run()
@@ -166,7 +166,7 @@ def test_format_heatmap_cells_equal_type_means(app, demo_db):
     from eduart_core.vocab import format_label as type_label
 
     app.run()
-    app.switch_page("pages/3_formats.py").run()
+    app.switch_page("pages/03_formats.py").run()
     assert_clean(app)
     heat = specs(app)[0]["data"][0]
     z = decode(heat["z"])
@@ -182,7 +182,7 @@ def test_motivation_dumbbell_equals_motivation_effect(app, demo_db):
     from eduart_core import analysis
 
     app.run()
-    app.switch_page("pages/4_motivation.py").run()
+    app.switch_page("pages/04_motivation.py").run()
     assert_clean(app)
     effect = analysis.motivation_effect(scores(demo_db)).set_index("model")
     traces = specs(app)[0]["data"]
@@ -214,13 +214,13 @@ def test_reference_dataset_shows_aggregates_and_says_what_is_missing(app):
     assert len(bars) == 12
     assert max(bars.values()) == pytest.approx(82.8, abs=0.2)  # published leaderboard top macro
     assert any("aggregate only" in i.value for i in app.info)
-    for page in ("pages/3_formats.py", "pages/4_motivation.py"):
+    for page in ("pages/03_formats.py", "pages/04_motivation.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert app.get("plotly_chart")
     # item-level pages leave the menu for published aggregates (browser test); a link to one says why
-    for page in ("pages/1_inspector.py", "pages/2_psychometrics.py", "pages/5_images.py",
-                 "pages/6_profiles.py"):
+    for page in ("pages/07_inspector.py", "pages/08_psychometrics.py", "pages/05_images.py",
+                 "pages/09_profiles.py"):
         app.switch_page(page).run()
         assert_clean(app)
         assert any("not available" in i.value for i in app.info)
@@ -278,7 +278,7 @@ def test_a_present_link_offers_only_the_story_pages(app, dataset):
     assert len(folded) == 1  # the analyst's controls fold away while presenting
     assert folded[0].multiselect(key="f_models") and folded[0].toggle(key="f_baselines")
     assert folded[0].toggle(key="f_humans") and folded[0].radio(key="f_profile")
-    app.switch_page("pages/3_formats.py").run()  # a story page
+    app.switch_page("pages/03_formats.py").run()  # a story page
     assert_clean(app)
     assert len(app.get("plotly_chart")) == 1  # one story chart, its headline above it
     assert not app.dataframe
@@ -293,7 +293,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
     item_id = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
     app.query_params["item"] = item_id
     app.run()
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert_clean(app)
     assert any(f"Item **{plain(item_id)}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()
@@ -303,7 +303,7 @@ def test_deep_link_opens_item_in_inspector(app, demo_db):
 
 def test_psychometrics_opens_the_inspector_for_a_chosen_item(app):
     app.run()
-    app.switch_page("pages/2_psychometrics.py").run()
+    app.switch_page("pages/08_psychometrics.py").run()
     assert_clean(app)
     points = specs(app)[0]["data"][0]
     item_id = str(decode(points["customdata"]).tolist()[0])
@@ -470,7 +470,7 @@ def _notices(at) -> list[str]:
 def test_a_link_to_an_unknown_dataset_and_item_names_both_and_what_it_shows(app, demo_db):
     app.query_params["dataset"] = "nosuchdata"
     app.query_params["item"] = "zzz"
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert_clean(app)
     shown = qp(app, "item")[0]
     notices = _notices(app)
@@ -479,7 +479,7 @@ def test_a_link_to_an_unknown_dataset_and_item_names_both_and_what_it_shows(app,
     assert any(f"Item **{plain(shown)}**" in m.value for m in app.markdown)
     app.button(key="insp_next").click().run()  # the lines stay on their page
     assert "No dataset 'nosuchdata' in this store: showing dataset demo instead." in _notices(app)
-    app.switch_page("pages/3_formats.py").run()  # and go when another page is chosen
+    app.switch_page("pages/03_formats.py").run()  # and go when another page is chosen
     assert not [n for n in _notices(app) if "nosuchdata" in n or "'zzz'" in n]
 
 
@@ -504,7 +504,7 @@ def test_a_link_with_known_values_shows_no_notice(app, demo_db):
 
     app.query_params["dataset"] = "demo"
     app.query_params["item"] = str(load_items(Store(demo_db), "demo")["item_id"].iloc[2])
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert_clean(app)
     assert not [n for n in _notices(app) if n.startswith("No ")], _notices(app)
 

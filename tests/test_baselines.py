@@ -192,7 +192,7 @@ def test_overview_and_sidebar_switch(chance_db, monkeypatch):
     assert qp(at, "baselines") == ["1"]
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/3_formats.py").run()
+    at.switch_page("pages/03_formats.py").run()
     assert_clean(at)
     heatmap = specs(at)[0]
     assert CHANCE not in list(heatmap["data"][0]["y"])

@@ -14,7 +14,7 @@ from eduart_core.runner import background
 from tests.reading import as_read
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "7_runs.py")
+PAGE = str(ROOT / "pages" / "10_runs.py")
 
 
 @pytest.fixture

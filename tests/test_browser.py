@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pages.menu import PAGES as APP_PAGES
+from pages.ui.menu import PAGES as APP_PAGES
 from tests.browser_kit import (
     EXCEPTION,
     READY,
@@ -55,7 +55,7 @@ def test_every_page_renders_in_a_real_browser(server, browser, slug):
     from eduart_core import views
 
     server, db = server
-    why = views.page_not_applicable(slug or "overview", views.study_features(views.Source.of(str(db)), "demo"))
+    why = APP_PAGES[slug or "overview"].not_applicable(views.study_features(views.Source.of(str(db)), "demo"))
     found = _open(browser, f"{server}/{slug}", SHOTS / f"{slug or 'overview'}.png", charts=why is None)
     assert not found, f"page /{slug} shows an error: {found[0][:400]}"
     assert (SHOTS / f"{slug or 'overview'}.png").stat().st_size > 10_000

@@ -1,8 +1,8 @@
 """The first seconds of a freshly started server, in a real browser (Debian chromium, Playwright).
 
 Until a session's script has called ``st.navigation``, Streamlit serves a folder named ``pages``
-next to the main script as its own menu, one entry per file name ("app", "overview", ...,
-"common", "menu"). A person opening a cold server must never see that list: the first paint is the
+next to the main script as its own menu, one entry per file name ("overview", "tasks", ...
+"formats"; helper modules would be there too outside `pages/ui`). A person opening a cold server must never see that list: the first paint is the
 studio's own menu or a neutral loading state. Each test starts its own server (a cold process)
 and records, from before the page's first script runs, every menu entry the page ever shows
 (a MutationObserver installed with the page), then asserts on the whole record. The same observer

@@ -21,7 +21,7 @@ import eduart_core
 from eduart_core import views, vocab
 from eduart_core.cli import build_parser
 from eduart_core.formats import REGISTRY
-from pages import menu
+from pages.ui import menu
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = (ROOT / "eduart_core" / "CONTRACTS.md").read_text(encoding="utf-8")

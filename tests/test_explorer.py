@@ -214,7 +214,7 @@ def _inspector(app, **query):
     for key, value in query.items():
         app.query_params[key] = value
     app.run()
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert not app.exception, app.exception[0].value
     return app
 
@@ -310,7 +310,7 @@ def test_compare_view_from_a_shared_link(app):
 def test_profile_page_links_keep_the_profile_and_open_the_response(app):
     app.query_params["profile"] = "paper"
     app.run()
-    app.switch_page("pages/6_profiles.py").run()
+    app.switch_page("pages/09_profiles.py").run()
     assert not app.exception
     links = [v for df in app.dataframe if "inspect" in df.value for v in df.value["inspect"]]
     assert links and all("profile=paper" in u and "condition=default" in u and "open=" in u and "item=" in u
@@ -338,7 +338,7 @@ def test_items_nobody_answered_can_be_browsed(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_small_selection_is_one_line_on_every_page(app):
-    from pages import menu
+    from pages.ui import menu
 
     app.query_params.update({"dataset": "demo", "types": "select_errors", "lang": "en", "image": "with"})
     app.run()

@@ -226,7 +226,7 @@ def _inspector(app, **query):
     for key, value in query.items():
         app.query_params[key] = value
     app.run()
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert not app.exception, app.exception[0].value
     return app
 

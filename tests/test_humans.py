@@ -258,8 +258,10 @@ def test_writes_are_checked_in_the_library(sitting_store):
         with pytest.raises(UserError, match=words):
             sessions.create_session(store, "demo", **{"group": "student", "per_cell": 1, **bad},
                                     actor=team.operator())
-    assert team.may_open({team.RESPONDENT}, "exam") and not team.may_open({team.RESPONDENT}, "overview")
-    assert not team.may_open({team.RESPONDENT}, "inspector")
+    from pages.ui.menu import PAGES
+
+    assert PAGES["exam"].opens_for({team.RESPONDENT}) and not PAGES["overview"].opens_for({team.RESPONDENT})
+    assert not PAGES["inspector"].opens_for({team.RESPONDENT})
 
 
 def test_names_reach_researchers_and_admins_only(sitting_store):

@@ -190,7 +190,7 @@ def test_import_eduart_killed_mid_way_keeps_its_batches_and_the_next_run_adds_th
     with store.connect(read_only=True) as con:
         started = con.execute("SELECT count(*) FROM runs").fetchone()[0]
     monkeypatch.setenv("EDUART_DB", str(store.path))
-    assert _page_notices("pages/1_inspector.py") == _page_notices() == [plain(
+    assert _page_notices("pages/07_inspector.py") == _page_notices() == [plain(
         f"The import of dataset eduart is interrupted: {started} run(s) hold {kept:,} answer(s) so far and are marked "
         "in progress; finish it by running the same import again: python -m eduart_core import-eduart eduart "
         "--dataset eduart")]  # the folder by its name: no machine path on a page

@@ -156,14 +156,14 @@ def _warned(at, words: str = f"{FREE}: {N_ITEMS} of {N_ITEMS} answers name no op
 @pytest.mark.slow
 def test_overview_and_inspector_warn_about_the_model(app):
     assert _warned(app)
-    app.switch_page("pages/1_inspector.py").run()
+    app.switch_page("pages/07_inspector.py").run()
     assert not app.exception, app.exception[0].value
     assert _warned(app)
 
 
 @pytest.mark.slow
 def test_psychometrics_states_who_is_left_out_and_the_switch_brings_it_back(app):
-    app.switch_page("pages/2_psychometrics.py").run()
+    app.switch_page("pages/08_psychometrics.py").run()
     app.session_state["psy_tab"] = "IRT"
     app.run()
     assert not app.exception, app.exception[0].value

@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/2_psychometrics.py"
+PAGE = "pages/08_psychometrics.py"
 #: A page shows logits and mean squares with two decimals (eduart_core.columns): the view's number within half a step.
 SHOWN = 0.5e-2 + 1e-9
 
@@ -154,7 +154,7 @@ def test_inspector_shows_the_item_curve(app, demo_db):
 
     items = views.irt_items(views.Source.of(str(demo_db)), Selection())
     fitted = items[items["informative"]]["item_id"].iloc[0]
-    app.switch_page("pages/1_inspector.py")
+    app.switch_page("pages/07_inspector.py")
     app.query_params["item"] = fitted
     app.session_state["insp_irt"] = True  # the curve is fitted when its section is opened
     app.run()

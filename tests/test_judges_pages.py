@@ -68,7 +68,7 @@ def test_the_profiles_page_has_a_judges_section(app):
     app.query_params["dataset"] = "demo-open"
     app.session_state["f_dataset"] = "demo-open"
     app.run()
-    app.switch_page("pages/6_profiles.py").run()
+    app.switch_page("pages/09_profiles.py").run()
     assert_clean(app)
     assert any(h.value == "Judges" for h in app.subheader)
     charts = specs(app)

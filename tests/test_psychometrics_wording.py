@@ -67,7 +67,7 @@ def test_psychometrics_page_captions_follow_the_setting(demo_db, monkeypatch):
     monkeypatch.setenv("EDUART_DB", str(demo_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/2_psychometrics.py").run()
+    at.switch_page("pages/08_psychometrics.py").run()
     assert_clean(at)
 
     def text() -> str:
@@ -92,7 +92,7 @@ def test_one_wilson_function_and_its_z_is_stated():
     home = package / "analysis" / "intervals.py"
     patterns = [r"proportion_ci\(", r"method\s*=\s*['\"]wilson", r"def \w*wilson", r"z\s*\*\s*z\s*/"]
     offenders = []
-    for path in [*package.rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py")]:
+    for path in [*package.rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").rglob("*.py")]:
         if path == home:
             continue
         text = path.read_text(encoding="utf-8")

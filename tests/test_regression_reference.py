@@ -194,7 +194,7 @@ def test_formats_page_names_and_switches_the_references(published_store, monkeyp
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params["dataset"] = "eduart"
     at.run()
-    at.switch_page("pages/3_formats.py").run()
+    at.switch_page("pages/03_formats.py").run()
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
     assert plain(f"model {GEMINI} [published reference]") in captions  # captions are text (markdown escaped)

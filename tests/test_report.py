@@ -182,7 +182,7 @@ def test_the_report_and_the_story_pages_draw_the_same_panels(report_db, monkeypa
     from eduart_core.report import FIGURES, build_report
     from eduart_core.text import plain
     from eduart_core.vocab import EXAMINEES_MODELS_CONDITIONS
-    from pages import menu
+    from pages.ui import menu
 
     text = build_report(str(report_db))
     report = {int(n): html.unescape(c) for n, c in re.findall(r"<figcaption>Figure (\d+)\. (.*?)</figcaption>", text)}

@@ -1,4 +1,4 @@
-"""AppTest of the review studio page (pages/8_review.py) on copies of the extraction demo:
+"""AppTest of the review studio page (pages/11_review.py) on copies of the extraction demo:
 decisions field by field, editors, flags, bulk accept, conflicts, blind review with adjudication,
 the suspect-key queue, agreement and the audit log; every action checked in the store."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.test_review_keys import keyed_store  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.slow
 
-PAGE = "pages/8_review.py"
+PAGE = "pages/11_review.py"
 DEMO = "demo-extraction"
 
 
@@ -266,7 +266,7 @@ def test_inspector_links_to_the_queue_and_records_an_override(keyed_store, monke
     at.run()
     at.query_params["item"] = "k07"
     at.session_state["insp_review"] = True  # the key checks run when their section is opened
-    at.switch_page("pages/1_inspector.py").run()
+    at.switch_page("pages/07_inspector.py").run()
     assert not at.exception, at.exception
     assert any("suspect-key queue" in w.value for w in at.warning)
     options = at.selectbox(key="ovr_response").options

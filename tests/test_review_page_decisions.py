@@ -1,4 +1,4 @@
-"""AppTest of the review studio (pages/8_review.py): a choice that would leave the page's fields
+"""AppTest of the review studio (pages/11_review.py): a choice that would leave the page's fields
 contradicting each other is not offered and the card says why before the click (one message, also
 when a decision is refused); a blind reviewer's decided field shows their decision and offers a
 change instead of another Accept (one row per reviewer and field); the Agreement tab shows no

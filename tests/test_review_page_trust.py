@@ -1,4 +1,4 @@
-"""AppTest of the review studio (pages/8_review.py) on copies of the extraction demo: a
+"""AppTest of the review studio (pages/11_review.py) on copies of the extraction demo: a
 page whose fields contradict each other keeps the reviewer on it with the message beside the
 field at fault; switching a round to blind review warns first and asks to confirm; history,
 audit and agreement speak the item; the Agreement tab logs no Arrow serialisation trouble."""
@@ -16,7 +16,7 @@ from tests.review_fixtures import build_template, copy_store
 
 pytestmark = pytest.mark.slow
 
-PAGE = "pages/8_review.py"
+PAGE = "pages/11_review.py"
 DEMO = "demo-extraction"
 TF_PAGE = "ex03/q01"
 

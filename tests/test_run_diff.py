@@ -160,11 +160,11 @@ def test_a_run_id_names_the_baseline_and_a_wrong_one_is_one_line(demo_db, capsys
 # ---------------------------------------------------------------- the page
 
 def test_only_a_per_item_change_is_coloured_red_down_green_up():
-    from pages import compare_runs
+    from pages.ui import compare_runs
 
     assert compare_runs._colour(-1.0) == compare_runs.RED and compare_runs._colour(0.5) == compare_runs.GREEN
     assert compare_runs._colour(0.0) == "" and compare_runs._colour(float("nan")) == ""
-    source = (ROOT / "pages" / "compare_runs.py").read_text(encoding="utf-8")
+    source = (ROOT / "pages" / "ui" / "compare_runs.py").read_text(encoding="utf-8")
     assert source.count(".style.map(") == 1 and 'subset=["change"]' in source  # the aggregate table has no colour
 
 
@@ -179,7 +179,7 @@ def test_runs_page_regressions_toggle_shows_the_same_count(demo_db, direct, monk
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params["dataset"] = DEMO_RERUN_DATASET
     at.run()
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     assert not at.exception, at.exception[0].value
     at.selectbox(key="rundiff_baseline").set_value(BASE).run()
     at.multiselect(key="rundiff_runs").set_value([SECOND_NAME]).run()

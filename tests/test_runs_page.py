@@ -17,7 +17,7 @@ from eduart_core.text import plain
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "7_runs.py")
+PAGE = str(ROOT / "pages" / "10_runs.py")
 
 
 @pytest.fixture

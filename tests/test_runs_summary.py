@@ -97,7 +97,7 @@ def test_a_finished_launch_stays_summarised_and_opens_its_results(store, monkeyp
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     assert not at.exception, at.exception[0].value
     done = " ".join(s.value for s in at.success)
     assert "completed" in done and "Chance baseline" in done and "answers" in done
@@ -107,11 +107,11 @@ def test_a_finished_launch_stays_summarised_and_opens_its_results(store, monkeyp
     assert not at.exception, at.exception[0].value
     assert at.session_state["f_models"] == ["Chance baseline"]
     assert any("Item inspector" in t.value or "inspector" in t.value.lower() for t in at.title)
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     at.button(key="runs_to_overview").click().run()
     assert not at.exception, at.exception[0].value
     assert any("Overview" in t.value for t in at.title)
     assert at.session_state["f_models"] == ["Chance baseline"]
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     at.button(key="runs_dismiss").click().run()
     assert not any("completed" in s.value and "answers" in s.value for s in at.success)

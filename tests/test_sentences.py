@@ -378,7 +378,7 @@ def test_the_overview_shows_plain_headlines_with_how_we_know_one_click_away(app,
 def test_presentation_puts_the_chart_statistics_under_how_we_know(app):
     app.query_params["present"] = "1"
     app.run()
-    app.switch_page("pages/4_motivation.py").run()
+    app.switch_page("pages/04_motivation.py").run()
     assert not app.exception
     known = [e for e in app.expander if e.label == "How we know"]
     assert len(known) == 1

@@ -225,7 +225,8 @@ def test_pages_only_call_registered_views():
         "item_picture", "ItemPicture",  # the inspector's drawn image and image options
         # which datasets and filters apply (sidebar and menu), and the model names of a launch summary
         "analysable_datasets", "dataset_filters", "item_level", "FilterState", "models",
-        "page_not_applicable", "PAGE_RULES",  # which pages apply to a dataset, and why not
+        "why_not", "tasks_rule", "formats_rule", "motivation_rule", "images_rule", "robustness_rule",
+        "item_level_rule",  # which pages apply to a dataset, and why not (the rules the page registry names)
         "irt_default_model", "SUMMARY_ROW",  # the IRT model `auto` stands for; the abilities' summary row
         "profile_choices", "profile_label", "profile_warning",  # the profiles a dataset offers, their labels, warnings
         "data_label",  # the kinds of model behind a selection (banner and export subtitles)
@@ -239,14 +240,14 @@ def test_pages_only_call_registered_views():
         "paper_question", "marked_page_image", "paper_notes",  # the review workbench's exam paper page and notes
     }
     called = set()
-    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]:
         called |= set(re.findall(r"\bviews\.(\w+)", path.read_text(encoding="utf-8")))
     assert called - registered - helpers == set()
 
 
 def _page_sources() -> dict[str, str]:
     return {path.name: path.read_text(encoding="utf-8")
-            for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]}
+            for path in [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]}
 
 
 def test_pages_never_import_the_store_nor_catch_database_errors():
@@ -303,7 +304,7 @@ def _show_here(db: Path, *args: str) -> tuple[int, str, str]:
 def test_show_caption_prints_the_caption_of_the_panel_drawn_from_the_view(demo_db):
     """`show VIEW --caption` prints the words the page and the report put under that figure."""
     from eduart_core import panels
-    from pages import menu
+    from pages.ui import menu
 
     src = views.Source.of(str(demo_db))
     assert len({p.view for p in panels.PANELS.values()}) == len(panels.PANELS)  # one panel per view

@@ -164,7 +164,7 @@ def test_page_tables_show_the_rule_s_headers_and_decimals(demo_db, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
     drawn = list(at.dataframe)
-    at.switch_page("pages/3_formats.py").run()
+    at.switch_page("pages/03_formats.py").run()
     assert not at.exception
     drawn += list(at.dataframe)
     configs = [json.loads(d.proto.columns) for d in drawn]

@@ -17,7 +17,7 @@ from tests.test_app_pages import assert_clean, decode
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = "pages/9_tasks.py"
+TASKS = "pages/02_tasks.py"
 SECTIONS = ("scores", "checks", "correlations", "families", "errors")
 
 
@@ -117,12 +117,12 @@ def test_the_overview_of_a_published_table_links_to_the_tasks_page(app):
 
 
 def test_pages_that_do_not_apply_say_why_when_opened_by_link(app):
-    """The menu hides them (views.page_not_applicable); a link still opens them, with the reason."""
+    """The menu hides them (the page's rule in pages.ui.menu.PAGES); a link still opens them, with the reason."""
     cases = [("demo", TASKS, "no tasks or reasoning dimensions"),
-             ("demo-vqa", "pages/4_motivation.py", "one prompt condition only"),
-             ("vqart2025", "pages/1_inspector.py", "not available"),
-             ("vqart2025", "pages/5_images.py", "not available"),
-             ("vqart2025", "pages/3_formats.py", "Tasks and dimensions page")]
+             ("demo-vqa", "pages/04_motivation.py", "one prompt condition only"),
+             ("vqart2025", "pages/07_inspector.py", "not available"),
+             ("vqart2025", "pages/05_images.py", "not available"),
+             ("vqart2025", "pages/03_formats.py", "Tasks and dimensions page")]
     for dataset, page, why in cases:
         open_dataset(app, dataset).switch_page(page).run()
         assert_clean(app)
@@ -131,7 +131,7 @@ def test_pages_that_do_not_apply_say_why_when_opened_by_link(app):
 
 
 def test_images_page_breaks_accuracy_down_by_image_attribute(app):
-    open_dataset(app, "demo-vqa").switch_page("pages/5_images.py").run()
+    open_dataset(app, "demo-vqa").switch_page("pages/05_images.py").run()
     assert_clean(app)
     specs = [json.loads(el.proto.spec) for el in app.get("plotly_chart")]
     titles = {s["layout"]["xaxis"]["title"]["text"] for s in specs}
@@ -183,7 +183,7 @@ def test_inspector_draws_boxes_image_options_and_dialogues(app, demo_db, task, i
     items = load_items(Store(demo_db), "demo-muse")
     item_id = items[items["task"] == task]["item_id"].iloc[0]
     app.query_params["item"] = item_id
-    open_dataset(app, "demo-muse").switch_page("pages/1_inspector.py").run()
+    open_dataset(app, "demo-muse").switch_page("pages/07_inspector.py").run()
     assert_clean(app)
     assert len(app.get("image")) == images  # the item image (boxes drawn) and, for a jigsaw, its four pieces
     dialogue = items[items["dialogue_id"].notna()]["item_id"].iloc[0]

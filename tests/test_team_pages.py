@@ -2,7 +2,7 @@
 page x action matrix (which pages each role opens, which writes each page offers it), the sign-in
 gate, and the one line a person without a role sees.
 
-The matrix reads the registries (``pages.menu.PAGES``, ``team.ROLES``, ``team.PAGE_ROLES``,
+The matrix reads the registries (``pages.ui.menu.PAGES``, ``team.ROLES``,
 ``team.ACTIONS``); that the library refuses the same writes is ``test_team_permissions``."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from eduart_core import team
-from pages import menu
+from pages.ui import menu
 from tests.reading import as_read
 
 pytestmark = pytest.mark.slow
@@ -83,7 +83,7 @@ def test_role_by_page_by_action_matrix(role, team_db, monkeypatch):
     assert not at.exception, at.exception
     assert f"Signed in as **{role.title()} Person**" in texts(at)
     assert REFUSED not in texts(at)
-    assert team.may_open([role], "overview") == (role in team.STORY_ROLES)
+    assert menu.PAGES["overview"].opens_for([role]) == (role in team.STORY_ROLES)
     if role not in team.STORY_ROLES:
         assert [t.value for t in at.title] == ["Sit the exam"] and not at.get("plotly_chart")
     for key, spec in menu.PAGES.items():
@@ -96,7 +96,7 @@ def test_role_by_page_by_action_matrix(role, team_db, monkeypatch):
         at.session_state["review_round"] = 1
         at.switch_page(script).run()
         assert not at.exception, (role, key, at.exception)
-        allowed = team.may_open([role], key)
+        allowed = spec.opens_for([role])
         shown = texts(at)
         if not allowed:
             assert REFUSED in shown, (role, key)
@@ -118,7 +118,7 @@ def test_not_signed_in_sees_only_the_sign_in_button(team_db, monkeypatch):
     assert not at.exception, at.exception
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.get("dataframe") and not at.get("plotly_chart") and not at.sidebar.selectbox
-    at.switch_page("pages/8_review.py").run()
+    at.switch_page("pages/11_review.py").run()
     assert [b.label for b in at.button] == ["Sign in"] and not at.text_input
 
 
@@ -140,7 +140,7 @@ def test_a_role_granted_in_the_store_opens_the_pages(team_db, tmp_path, monkeypa
     shutil.copy(team_db, db)
     grant(Store(db), "newcomer", team.RESEARCHER, operator())
     at = signed_in([], monkeypatch, db, subject="newcomer")
-    at.switch_page("pages/7_runs.py").run()
+    at.switch_page("pages/10_runs.py").run()
     assert not at.exception, at.exception
     assert REFUSED not in texts(at) and widget_there(at, "button", "runs_launch")
 
@@ -153,7 +153,7 @@ def test_single_machine_mode_is_labelled_and_keeps_typed_names(team_db, monkeypa
     monkeypatch.setenv("EDUART_DB", str(team_db))
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page("pages/8_review.py").run()
+    at.switch_page("pages/11_review.py").run()
     assert not at.exception, at.exception
     assert "not signed in (single-machine mode)" in texts(at).lower()
     assert widget_there(at, "text_input", "review_name")

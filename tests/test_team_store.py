@@ -297,7 +297,7 @@ def test_two_app_servers_on_one_postgres_store_serve_a_blind_double_review(reque
     store = Store(url)
     review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
     field = "question_text"
-    page_file = str(ROOT / "pages" / "8_review.py")
+    page_file = str(ROOT / "pages" / "11_review.py")
     env = _env(EDUART_DB=url)
     procs = [subprocess.Popen([sys.executable, "-c", _REVIEWER_SESSION, page_file, name, "ex01/q01", "2", field, other],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -87,7 +87,7 @@ class Panel:
     name: str
     #: the registered view (`views.VIEWS`) whose frame the figure draws
     view: str
-    #: the page that draws it (`pages.menu` key)
+    #: the page that draws it (`pages.ui.menu` key)
     page: str
     #: the export title (`exports.ChartContext.title`)
     title: str

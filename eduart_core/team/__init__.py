@@ -32,7 +32,6 @@ from .permissions import (
     KEY_REVIEW,
     LAUNCH_RUN,
     OVERRIDE_SCORE,
-    PAGE_ROLES,
     PRESENTER,
     REPAIR_PROMOTIONS,
     RESEARCHER,
@@ -47,12 +46,11 @@ from .permissions import (
     SIT_EXAM,
     STORY_ROLES,
     PermissionDenied,
-    may_open,
 )
 
 __all__ = ["whose", "ACTIONS", "ADJUDICATE", "ADJUDICATE_GRADES", "ADJUDICATOR", "GRADE", "IMPORT_GRADES", "SET_GRADING_ROUND", "ADMIN", "BULK_ACCEPT", "CHANGE_ROLES", "DECIDE", "FREEZE_BANK",
-           "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE", "PAGE_ROLES",
+           "IMPORT_DECISIONS", "KEY_REVIEW", "LAUNCH_RUN", "NOT_SIGNED_IN", "OVERRIDE_SCORE",
            "PRESENTER", "REPAIR_PROMOTIONS", "RESEARCHER", "RESPONDENT", "REVIEWER", "ROLES", "RUN_EXAMS", "SEE_BLIND", "SEE_RECORDS", "SET_ROUND",
            "SIT_EXAM", "STORY_ROLES", "Identity",
-           "PermissionDenied", "as_identity", "claim_roles", "cli_identity", "from_claims", "launched_by", "local", "may_open",
+           "PermissionDenied", "as_identity", "claim_roles", "cli_identity", "from_claims", "launched_by", "local",
            "operator", "roles_claim"]

@@ -3,7 +3,7 @@
 Why one table: every write function of the library checks its action here before it touches the
 store, so a button hidden on a page is a courtesy, never the protection. Adding a role is one
 entry in ``ROLES``; adding a guarded action is one entry in ``ACTIONS`` (and one ``require`` call
-in the write function it guards). Pages ask ``may_open`` which pages a person's roles reach.
+in the write function it guards). Which roles open a page is part of that page's entry in the app's page registry.
 """
 from __future__ import annotations
 
@@ -88,22 +88,9 @@ ACTIONS: dict[str, Action] = {
                          ADJUDICATOR, ADMIN),
 }
 
-#: Roles that read the story pages: everyone but a respondent, who never sees results.
+#: Roles that read the story pages: everyone but a respondent, who never sees results (the app's page
+#: registry names the roles of every other page).
 STORY_ROLES: frozenset[str] = frozenset(ROLES) - {RESPONDENT}
-
-#: Pages open to fewer roles than the story pages' (those are open to `STORY_ROLES`).
-#: Keys are the app's page keys (``pages.menu.PAGES``).
-PAGE_ROLES: dict[str, frozenset[str]] = {
-    "inspector": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
-    "psychometrics": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
-    "profiles": frozenset({ADJUDICATOR, RESEARCHER, ADMIN}),
-    "runs": frozenset({RESEARCHER, ADMIN}),
-    "review": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
-    "team": frozenset(ROLES),
-    "exam": frozenset({RESPONDENT, RESEARCHER, ADMIN}),
-    "grading": frozenset({REVIEWER, ADJUDICATOR, RESEARCHER, ADMIN}),
-}
-
 
 class PermissionDenied(UserError):
     """The acting person's roles do not allow this action; nothing was written."""
@@ -131,12 +118,3 @@ def check_role(role: str) -> str:
 def allowed(roles: Iterable[str], action: str) -> bool:
     """Whether any of ``roles`` may perform ``action``."""
     return bool(ACTIONS[action].roles & set(roles))
-
-
-def may_open(roles: Iterable[str], page: str) -> bool:
-    """Whether a person with ``roles`` may open the page ``page`` (any role but respondent opens the
-    story pages)."""
-    roles = set(roles)
-    if not roles:
-        return False
-    return bool(PAGE_ROLES.get(page, STORY_ROLES) & roles)

@@ -78,7 +78,19 @@ from .results import key_findings, regression_choices, type_means
 from .review import image_file, page_extractions
 from .robustness import robustness_finding_list
 from .runs import batch_jobs, launch_items, repeat_scores, runnable_datasets, unstable_model
-from .scope import PAGE_RULES, FilterState, analysable_datasets, dataset_filters, item_level, page_not_applicable
+from .scope import (
+    FilterState,
+    analysable_datasets,
+    dataset_filters,
+    formats_rule,
+    images_rule,
+    item_level,
+    item_level_rule,
+    motivation_rule,
+    robustness_rule,
+    tasks_rule,
+    why_not,
+)
 from .studies import ItemPicture, StudyFeatures, access_map, invalid_warnings, item_picture, study_features
 
 
@@ -263,8 +275,9 @@ __all__ = [
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
-    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "PAGE_RULES", "FilterState", "analysable_datasets",
-    "dataset_filters", "item_level", "page_not_applicable", "ItemPicture", "StudyFeatures", "access_map",
+    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "FilterState", "analysable_datasets",
+    "dataset_filters", "item_level", "tasks_rule", "formats_rule", "motivation_rule", "images_rule",
+    "robustness_rule", "item_level_rule", "why_not", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",
     "SUMMARY_ROW", "irt_default_model",
     "corrected_cells", "judge_gate", "profile_choices", "profile_label", "profile_warning",

@@ -82,9 +82,10 @@ def dataset_filters(src: Source, dataset: str) -> dict[str, FilterState]:
 
 
 
-#: When a page does not apply to a dataset, and the one line that says why (None: it applies).
-#: The menu hides such a page; a link to it opens this line instead of an empty page. Pages not
-#: listed always apply. A study dataset (tasks or dimensions) keeps the formats, motivation and
+#: When a page does not apply to a dataset, and the one line that says why (None: it applies): the
+#: rules below, each named by the pages it governs in the app's page registry. The menu hides such a
+#: page; a link to it opens this line instead of an empty page. A page without a rule always applies.
+#: A study dataset (tasks or dimensions) keeps the formats, motivation and
 #: images pages only where it has several formats, two prompt conditions, or images to compare.
 _ITEM_LEVEL_WHY = ("Dataset {d} holds only published aggregates: item-level data are not available for it. "
                    "Choose a dataset with item-level answers in the sidebar.")
@@ -92,14 +93,16 @@ _REFERENCE_WHY = ("Dataset {d} is a published per-task table: its scores, marks 
                   "Tasks and dimensions page.")
 
 
-def _tasks_why(f) -> str | None:
+def tasks_rule(f) -> str | None:
+    """Tasks and dimensions: only a dataset with tasks or reasoning dimensions has them to show."""
     if f.groupings:
         return None
     return ("Dataset {d} has no tasks or reasoning dimensions. Choose a VQArt-Bench- or MUSE-style dataset "
             "(for example demo-vqa or demo-muse) in the sidebar.")
 
 
-def _formats_why(f) -> str | None:
+def formats_rule(f) -> str | None:
+    """Formats: a published per-task table, or a study with one format, has no comparison across formats."""
     if f.reference:
         return _REFERENCE_WHY
     if f.groupings and f.formats <= 1:
@@ -107,7 +110,8 @@ def _formats_why(f) -> str | None:
     return None
 
 
-def _motivation_why(f) -> str | None:
+def motivation_rule(f) -> str | None:
+    """Motivation: the effect of asking for a justification needs both prompt conditions."""
     if f.reference:
         return _REFERENCE_WHY
     if f.groupings and f.conditions <= 1:
@@ -116,7 +120,8 @@ def _motivation_why(f) -> str | None:
     return None
 
 
-def _images_why(f) -> str | None:
+def images_rule(f) -> str | None:
+    """Images: needs item-level data and items with and without an image (or image attributes) to compare."""
     if f.aggregate_only:
         return _ITEM_LEVEL_WHY
     if f.groupings and not (f.image_attributes or f.with_and_without_image):
@@ -125,7 +130,8 @@ def _images_why(f) -> str | None:
     return None
 
 
-def _robustness_why(f) -> str | None:
+def robustness_rule(f) -> str | None:
+    """Robustness: needs item-level data and variant items to compare with their originals."""
     if f.aggregate_only:
         return _ITEM_LEVEL_WHY
     if not f.variants:
@@ -134,24 +140,13 @@ def _robustness_why(f) -> str | None:
     return None
 
 
-def _item_level_why(f) -> str | None:
+def item_level_rule(f) -> str | None:
+    """The item and statistics pages: published aggregates have no items to show."""
     return _ITEM_LEVEL_WHY if f.aggregate_only else None
 
 
-PAGE_RULES = {
-    "tasks": _tasks_why,
-    "formats": _formats_why,
-    "motivation": _motivation_why,
-    "images": _images_why,
-    "inspector": _item_level_why,
-    "psychometrics": _item_level_why,
-    "profiles": _item_level_why,
-    "robustness": _robustness_why,
-}
-
-
-def page_not_applicable(page: str, features) -> str | None:
-    """Why ``page`` does not apply to the dataset of ``features`` (a `StudyFeatures`), or None."""
-    rule = PAGE_RULES.get(page)
+def why_not(rule, features) -> str | None:
+    """Why a page with ``rule`` (one of the rules above, named by the app's page registry) does not
+    apply to the dataset of ``features`` (a `StudyFeatures`), or None (no rule: it always applies)."""
     why = rule(features) if rule else None
     return why.format(d=repr(features.dataset)) if why else None

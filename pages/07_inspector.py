@@ -21,9 +21,9 @@ from eduart_core.charts import explorer as explorer_charts
 from eduart_core.charts import psychometrics as figures
 from eduart_core.errors import UserError
 from eduart_core.text import plain, truncate
-from pages import common
+from pages.ui import failures, fulltext, header, menu, navigate, notices, plots, signin, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 ITEMS_VIEW, COMPARE_VIEW = "items", "compare"
 MODES = {ITEMS_VIEW: "Items and the failure matrix", COMPARE_VIEW: "Compare two models"}
@@ -33,7 +33,7 @@ OVERVIEW_CHARS = 300  # an answer in the table of all answers; the opened respon
 STATE_BADGES = {analysis.explorer.RIGHT: ":green-badge[✓ right]", analysis.explorer.PARTIAL: ":orange-badge[◆ partial]",
                 analysis.explorer.WRONG: ":red-badge[✕ wrong]", analysis.explorer.MISSING: ":gray-badge[no answer]"}
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Item inspector", "Find the items models fail on, see each answer marked against the key under both scoring "
     "profiles, and put two models side by side.")
 
@@ -117,11 +117,28 @@ def compare_models() -> None:
     if a == b:
         st.warning("Choose two different models.")
         st.stop()
-    with common.guard():
+    with failures.guard():
         shown = views.model_comparison(src, sel, a=a, b=b, only=only)
-    s = shown.attrs.get("summary", {})
+    st.markdown(comparison_words(shown.attrs.get("summary", {})))
+    st.caption(f"A = {plain(a)} · B = {plain(b)}")
+    if shown.empty:
+        st.info("No item in this list.")
+        return
+    table = shown.assign(format=shown["type"].map(vocab.format_label))[
+        ["item_id", "format", "score_a", "score_b", "state_a", "state_b", "answer_a", "answer_b"]]
+    tables.table(table.rename(columns={"score_a": "A score", "score_b": "B score", "state_a": "A", "state_b": "B",
+                                       "answer_a": "A answered", "answer_b": "B answered"}),
+                 "compare_models", f"{len(shown)} items: {analysis.COMPARE_FILTERS[only].format(a='A', b='B')}",
+                 essential=True, height=min(400, 36 + 35 * len(shown)))
+    pages = max(1, -(-len(shown) // CARDS_PER_PAGE))
+    page = st.number_input(f"Page (of {pages}, {CARDS_PER_PAGE} items each)", 1, pages, 1, key="insp_cmp_page")
+    comparison_cards(shown.iloc[(page - 1) * CARDS_PER_PAGE: page * CARDS_PER_PAGE], a, b)
+
+
+def comparison_words(s: dict) -> str:
+    """The paired counts of A against B on the items both answered, with the exact McNemar test."""
     p = s.get("p_mcnemar")
-    st.markdown(
+    return (
         f"On the **{s.get('n_items', 0)} items** both answered (condition {sel.condition}, profile {sel.profile}; right "
         f"= score ≥ 0.5): **A right, B wrong on {s.get('a_right_b_wrong', 0)}**, **B right, A wrong on "
         f"{s.get('b_right_a_wrong', 0)}**, both right on {s.get('both_right', 0)}, both wrong on "
@@ -130,38 +147,30 @@ def compare_models() -> None:
         + (f"; exact McNemar test on the {s['a_right_b_wrong'] + s['b_right_a_wrong']} discordant items "
            + ("p < 0.001." if p < 0.001 else f"p = {p:.3f}.") if p is not None
            else "; the two never disagree on right and wrong."))
-    st.caption(f"A = {plain(a)} · B = {plain(b)}")
-    if shown.empty:
-        st.info("No item in this list.")
-        return
-    table = shown.assign(format=shown["type"].map(vocab.format_label))[
-        ["item_id", "format", "score_a", "score_b", "state_a", "state_b", "answer_a", "answer_b"]]
-    common.table(table.rename(columns={"score_a": "A score", "score_b": "B score", "state_a": "A", "state_b": "B",
-                                       "answer_a": "A answered", "answer_b": "B answered"}),
-                 "compare_models", f"{len(shown)} items: {analysis.COMPARE_FILTERS[only].format(a='A', b='B')}",
-                 essential=True, height=min(400, 36 + 35 * len(shown)))
-    pages = max(1, -(-len(shown) // CARDS_PER_PAGE))
-    page = st.number_input(f"Page (of {pages}, {CARDS_PER_PAGE} items each)", 1, pages, 1, key="insp_cmp_page")
+
+
+def comparison_cards(rows: pd.DataFrame, a: str, b: str) -> None:
+    """One card per item of this page: the key, both answers and justifications, and a button to open the item."""
     titles = views.item_texts(src, sel.dataset)
-    for row in shown.iloc[(page - 1) * CARDS_PER_PAGE: page * CARDS_PER_PAGE].itertuples():
+    for row in rows.itertuples():
         with st.container(border=True):
             top, button = st.columns([5, 1])
             top.markdown(f"**{plain(row.item_id)}** · {vocab.format_label(row.type)} · "
                          f"{plain(str(titles.get(row.item_id, ''))[:160])}")
             top.caption("Key: " + plain(row.gold))
             button.button("Open item", key=f"insp_cmp_open_{row.item_id}", on_click=_open_item,
-                          args=(row.item_id, common.response_param(sel.condition, a)))
+                          args=(row.item_id, navigate.response_param(sel.condition, a)))
             left, right = st.columns(2)
             for col, name, side in ((left, a, "a"), (right, b, "b")):
                 with col:
                     st.markdown(f"{_badge(getattr(row, f'score_{side}'))} **{side.upper()}** · score "
                                 f"{_score(getattr(row, f'score_{side}'))} · {plain(name)}")
                     st.markdown("**Answer:**")
-                    common.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
+                    fulltext.long_text(getattr(row, f"answer_{side}"), f"cmp_{row.item_id}_{side}_answer")
                     reason = getattr(row, f"justification_{side}")
                     if reason:
                         st.markdown("**Justification:**")
-                        common.long_text(reason, f"cmp_{row.item_id}_{side}_justification")
+                        fulltext.long_text(reason, f"cmp_{row.item_id}_{side}_justification")
                     elif sel.condition == vocab.DEFAULT_CONDITION:
                         st.caption("No justification is asked for in the default condition.")
 
@@ -193,30 +202,16 @@ def where_section() -> tuple[str, pd.DataFrame | None]:
         return where, None
     except views.EmptySelection:
         kept = pd.DataFrame(columns=["item_id", "condition", "model"])
-    st.caption(f"The expression keeps {len(kept)} answers (score rows, both conditions, {common.scoring_label(sel)}) "
+    st.caption(f"The expression keeps {len(kept)} answers (score rows, both conditions, {header.scoring_label(sel)}) "
                f"on {kept['item_id'].nunique()} items.")
     return where, kept[["item_id", "condition", "model"]]
 
 
 def item_list_section() -> Chosen:
     """The filters, the failure matrix and the item list; which item and which response are open."""
-    c1, c2, c3 = st.columns([3, 3, 1])
-    quick = c1.selectbox("Show", list(analysis.ITEM_FILTERS), format_func=analysis.ITEM_FILTERS.get, key="insp_quick",
-                         help="Counts over the selected models: right means full credit (score 1) in the selected "
-                              "profile and condition; 'wrong only with justification' compares the two conditions, "
-                              "'score changes' the two profiles; baselines (such as chance) are counted apart.")
-    search = c2.text_input("Search id or text (opens the first match)", key="insp_search").strip()
-    per_page = c3.selectbox("Rows", ROWS_PER_PAGE, key="insp_rows")
-    examinee = ""
-    if quick == analysis.ABERRANT:  # whose answers: a model of the selected condition
-        choices = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
-        if st.session_state.get("insp_examinee") not in choices:
-            st.session_state.pop("insp_examinee", None)
-        unset = {} if "insp_examinee" in st.session_state else {"index": None}
-        examinee = st.selectbox("Aberrant for", choices, key="insp_examinee", placeholder="the model with the lowest lz",
-                                **unset) or ""
+    quick, search, per_page, examinee = list_filters()
     where, answers = where_section()
-    with common.guard():
+    with failures.guard():
         every = views.item_list(src, sel)
         table = views.explorer_items(src, sel, filter=quick, search=search, examinee=examinee)
     if answers is not None:
@@ -232,10 +227,49 @@ def item_list_section() -> Chosen:
     if quick == analysis.BASELINE_ONLY and not baselines:
         st.caption(f"No model of kind '{vocab.BASELINE_KIND}' in this store, so no item is right for a baseline only.")
 
+    current, opened, changed, passed_over, where = chosen_item(every, ids, quick, search, where, answers)
+    pages = matrix_pages(ids, current, changed, per_page)
+    st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
+               + (f", matching “{plain(search)}”" if search else "")
+               + (f", with an answer the expression “{plain(where)}” keeps" if answers is not None else "") + f"); condition {sel.condition} for the counts, "
+               f"{header.scoring_label(sel)}.")
+    if passed_over:
+        st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}"
+                   + (f", expression “{plain(where)}”" if answers is not None else "")
+                   + f"): showing {plain(current)}, the first item the list keeps.")
+    if ids:
+        failure_matrix(ids, per_page, pages, quick, search, examinee, baselines)
+        item_list_table(table, ids, quick)
+    return Chosen(every, table, ids, current, opened, quick, answers)
+
+
+def list_filters() -> tuple[str, str, int, str]:
+    """The list's filter, search and rows per page, and whose answers 'aberrant' reads."""
+    c1, c2, c3 = st.columns([3, 3, 1])
+    quick = c1.selectbox("Show", list(analysis.ITEM_FILTERS), format_func=analysis.ITEM_FILTERS.get, key="insp_quick",
+                         help="Counts over the selected models: right means full credit (score 1) in the selected "
+                              "profile and condition; 'wrong only with justification' compares the two conditions, "
+                              "'score changes' the two profiles; baselines (such as chance) are counted apart.")
+    search = c2.text_input("Search id or text (opens the first match)", key="insp_search").strip()
+    per_page = c3.selectbox("Rows", ROWS_PER_PAGE, key="insp_rows")
+    examinee = ""
+    if quick == analysis.ABERRANT:  # whose answers: a model of the selected condition
+        choices = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+        if st.session_state.get("insp_examinee") not in choices:
+            st.session_state.pop("insp_examinee", None)
+        unset = {} if "insp_examinee" in st.session_state else {"index": None}
+        examinee = st.selectbox("Aberrant for", choices, key="insp_examinee", placeholder="the model with the lowest lz",
+                                **unset) or ""
+    return quick, search, per_page, examinee
+
+
+def chosen_item(every, ids: list[str], quick: str, search: str, where, answers):
+    """(current item, opened response, whether the list changed, a linked item the list passed over, and
+    ``where`` as the caption then names it)."""
     # Which item and which response: a click in the matrix or the table > a jump from another page
     # or a button > the URL (when the filter keeps it) > what was open > the first item of the list.
     current = st.session_state.get("insp_current")
-    opened = common.parse_response_param(st.session_state.get("insp_open"))
+    opened = navigate.parse_response_param(st.session_state.get("insp_open"))
     url_item, url_open = _url_value("item"), _url_value("open")
     jumped = st.session_state.pop("inspect_item", None)
     linked = None if jumped else (url_item if url_item != current else None)
@@ -246,9 +280,9 @@ def item_list_section() -> Chosen:
     if requested:
         current = str(requested)
     if "_insp_open" in st.session_state:
-        opened = common.parse_response_param(st.session_state.pop("_insp_open"))
+        opened = navigate.parse_response_param(st.session_state.pop("_insp_open"))
     elif url_open and url_open != st.session_state.get("insp_open"):
-        opened = common.parse_response_param(url_open)
+        opened = navigate.parse_response_param(url_open)
     changed = (quick, search, where) != st.session_state.get("_insp_list_key")
     if changed:
         st.session_state["_insp_list_key"] = (quick, search, where)
@@ -256,7 +290,7 @@ def item_list_section() -> Chosen:
             current = ids[0]
         elif ids and current not in ids and not requested:
             current = ids[0]  # the first item the filter keeps
-    cells = [p.get("customdata") for p in common.selected_points(st.session_state.get("chart_failure_matrix"))]
+    cells = [p.get("customdata") for p in plots.selected_points(st.session_state.get("chart_failure_matrix"))]
     cells = [c for c in cells if isinstance(c, list) and len(c) >= 3]
     cell_clicked = bool(cells) and cells[0][:3] != st.session_state.get("_insp_last_cell")
     if cell_clicked:
@@ -273,16 +307,20 @@ def item_list_section() -> Chosen:
         if requested and current is not None:  # a link to an item the selection does not hold: say so
             where = f"dataset {sel.dataset}" + ("" if sel == sel.with_(types=(), languages=(), image=vocab.ALL_ITEMS)
                                                 else " under the current filters")
-            common.link_notice(links.shown_instead("item", requested, f"item {current}", where=where))
+            notices.link_notice(links.shown_instead("item", requested, f"item {current}", where=where))
     if current is None:
         st.warning("No item matches the current filters: choose another filter or clear the search.")
         st.stop()
     if current != st.session_state.get("insp_current"):
         opened = opened if requested or cell_clicked else None  # Next keeps the same model open
     st.session_state["insp_current"] = current
-    st.session_state["insp_open"] = common.response_param(*opened) if opened else None
-    _set_url(item=current, open=common.response_param(*opened) if opened else None)
+    st.session_state["insp_open"] = navigate.response_param(*opened) if opened else None
+    _set_url(item=current, open=navigate.response_param(*opened) if opened else None)
+    return current, opened, changed, passed_over, where
 
+
+def matrix_pages(ids: list[str], current, changed: bool, per_page: int) -> int:
+    """The matrix's page count; the page shown is the one holding the current item (a jump lands on it)."""
     # The page of the matrix that holds the current item (a jump lands on the right page).
     pages = max(1, -(-len(ids) // per_page))
     if current in ids and (changed or st.session_state.get("_insp_page_for") != current):
@@ -290,46 +328,46 @@ def item_list_section() -> Chosen:
     st.session_state["_insp_page_for"] = current
     if st.session_state.get("insp_page", 1) > pages:
         st.session_state["insp_page"] = 1
-    st.caption(f"{len(ids)} of {len(every)} items ({plain(analysis.ITEM_FILTERS[quick].lower())}"
-               + (f", matching “{plain(search)}”" if search else "")
-               + (f", with an answer the expression “{plain(where)}” keeps" if answers is not None else "") + f"); condition {sel.condition} for the counts, "
-               f"{common.scoring_label(sel)}.")
-    if passed_over:
-        st.caption(f"Item {plain(passed_over)} is not in this list ({plain(analysis.ITEM_FILTERS[quick].lower())}"
-                   + (f", expression “{plain(where)}”" if answers is not None else "")
-                   + f"): showing {plain(current)}, the first item the list keeps.")
-    if ids:
-        page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
-        page_ids = ids[(page - 1) * per_page: page * per_page]
-        with common.guard():
-            matrix = views.failure_matrix(src, sel, filter=quick, search=search, examinee=examinee)
-        models = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
-        if matrix.empty or not models:
-            st.info("No model has answered these items yet: the item card below shows the question and its key.")
-        else:
-            fam = common.families()
-            models = sorted(models, key=lambda m: (fam.get(m, "Other"), m)) + [b for b in baselines if b not in models]
-            fig = explorer_charts.figure_failure_matrix(matrix[matrix["item_id"].isin(page_ids)], page_ids, models,
-                                                        texts=views.item_texts(src, sel.dataset), profile=sel.profile,
-                                                        baselines=baselines)
-            common.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
-                         f"{(page - 1) * per_page + len(page_ids)} of this list; columns: model and condition; "
-                         f"{common.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
-                         "answer recorded; the score is in the hover; baselines (references, not examinees) come last. "
-                         "Click a mark to open that response below.",
-                         on_select="rerun")
-        with st.expander(f"The item list with its statistics ({len(ids)} items)", expanded=False):
-            cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",
-                    "n_wrong_with_justification", *(["n_profile_changes"] if quick == analysis.PROFILE_CHANGE else []),
-                    "text"]
-            shown = columns.table(table[cols], view="explorer_items")
-            st.dataframe(shown.frame, hide_index=True, width="stretch", height=280, key="insp_table", on_select="rerun",
-                         selection_mode="single-row", column_config={**common.display_config(shown), "text":
-                                                                     st.column_config.TextColumn("Text", width="large")})
-            st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {common.scoring_label(sel)}. "
-                       "Click a row to open the item.")
-            common.table(table[cols], "items", "Download this item list", show=False)
-    return Chosen(every, table, ids, current, opened, quick, answers)
+    return pages
+
+
+def failure_matrix(ids: list[str], per_page: int, pages: int, quick: str, search: str, examinee: str,
+                   baselines) -> None:
+    """One page of the failure matrix: items by model and condition; a click opens that response."""
+    page = st.number_input(f"Matrix page (of {pages}, {per_page} items each)", 1, pages, key="insp_page")
+    page_ids = ids[(page - 1) * per_page: page * per_page]
+    with failures.guard():
+        matrix = views.failure_matrix(src, sel, filter=quick, search=search, examinee=examinee)
+    models = [m for m in views.models_with_data(src, sel.dataset) if not sel.models or m in sel.models]
+    if matrix.empty or not models:
+        st.info("No model has answered these items yet: the item card below shows the question and its key.")
+    else:
+        fam = store_handle.families()
+        models = sorted(models, key=lambda m: (fam.get(m, "Other"), m)) + [b for b in baselines if b not in models]
+        fig = explorer_charts.figure_failure_matrix(matrix[matrix["item_id"].isin(page_ids)], page_ids, models,
+                                                    texts=views.item_texts(src, sel.dataset), profile=sel.profile,
+                                                    baselines=baselines)
+        plots.chart(fig, "failure_matrix", f"Rows: items {(page - 1) * per_page + 1}-"
+                     f"{(page - 1) * per_page + len(page_ids)} of this list; columns: model and condition; "
+                     f"{header.scoring_label(sel)}. ● right = score 1, ◆ partial = some credit, ✕ wrong = 0, ○ no "
+                     "answer recorded; the score is in the hover; baselines (references, not examinees) come last. "
+                     "Click a mark to open that response below.",
+                     on_select="rerun")
+
+
+def item_list_table(table, ids: list[str], quick: str) -> None:
+    """The item list with its statistics, folded; a click on a row opens the item."""
+    with st.expander(f"The item list with its statistics ({len(ids)} items)", expanded=False):
+        cols = ["item_id", "type", "language", "has_image", "p", "r_pb", "mean_score", "models_right", "n_models",
+                "n_wrong_with_justification", *(["n_profile_changes"] if quick == analysis.PROFILE_CHANGE else []),
+                "text"]
+        shown = columns.table(table[cols], view="explorer_items")
+        st.dataframe(shown.frame, hide_index=True, width="stretch", height=280, key="insp_table", on_select="rerun",
+                     selection_mode="single-row", column_config={**tables.display_config(shown), "text":
+                                                                 st.column_config.TextColumn("Text", width="large")})
+        st.caption(f"p and r_pb over the selected models in condition {sel.condition}, {header.scoring_label(sel)}. "
+                   "Click a row to open the item.")
+        tables.table(table[cols], "items", "Download this item list", show=False)
 
 
 # ================================================================ the item card
@@ -341,6 +379,24 @@ def _go(target: str | None) -> None:
 def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
     """Previous / next, the share link, the image with the item's statistics, and the item with its key."""
     every, ids, current, opened = chosen.every, chosen.ids, chosen.current, chosen.opened
+    card_header(ids, current, opened)
+
+    with failures.guard():
+        item = views.item_detail(src, sel.dataset, current)
+        responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
+    record = item.get("record") or {}
+    row = every[every["item_id"] == current].iloc[0] if (every["item_id"] == current).any() else None
+
+    left, right = st.columns([2, 3])
+    with left:
+        item_picture(item, record, current, row)
+    with right:
+        item_text(item, record, current)
+    return item, responses, record
+
+
+def card_header(ids: list[str], current: str, opened) -> None:
+    """Previous / next, where the item stands in the list, and the share link."""
     prev_id, next_id = display.neighbours(ids, current)
     st.divider()
     b1, b2, b3, b4 = st.columns([1, 1, 5, 1])
@@ -350,68 +406,65 @@ def card_section(chosen: Chosen) -> tuple[dict, pd.DataFrame, dict]:
                                                 if current in ids else " (outside the current list)"))
     with b4.popover("Link", icon=":material/link:"):
         st.caption("This item (and the open response) with the dataset, profile, condition and models:")
-        st.code(common.inspector_link(current, sel, model=opened[1] if opened else None,
+        st.code(navigate.inspector_link(current, sel, model=opened[1] if opened else None,
                                       condition=opened[0] if opened else None,
                                       where=_url_value("where")), language=None, wrap_lines=True)
 
-    with common.guard():
-        item = views.item_detail(src, sel.dataset, current)
-        responses = views.item_responses(src, sel.dataset, current, humans=sel.humans)
-    record = item.get("record") or {}
-    shown_card = display.card(record)
-    row = every[every["item_id"] == current].iloc[0] if (every["item_id"] == current).any() else None
 
-    left, right = st.columns([2, 3])
-    with left:
-        img = item.get("_image_path")
-        picture = views.item_picture(src, sel.dataset, current)
-        if picture.boxes:  # the boxes and regions the question points at, labelled; the gold option drawn thicker
-            st.image(picture.image, caption="Image with the option boxes and regions the question refers to",
-                     width="stretch")
-        elif img and Path(img).exists():
-            st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
-        elif record.get("has_image"):
-            st.caption("This item has an image, but its file is missing from the store.")
-        if picture.option_images:  # options that are images (a jigsaw's pieces), in option order
-            cols = st.columns(len(picture.option_images))
-            for col, (option, path) in zip(cols, picture.option_images):
-                col.image(path, caption=f"Option {option}", width="stretch")
-        if row is not None and pd.notna(row["p"]):
-            p, r = row["p"], row["r_pb"]
-            st.markdown(f"**Difficulty p = {p:.2f}**: the selected models' answers earn {100 * p:.0f}% of the full "
-                        "score on average.")
-            if pd.notna(r):  # a direction only when the interval excludes zero (`item_notes`)
-                note = item_notes.discrimination_note(r, row["r_pb_ci_low"], row["r_pb_ci_high"],
-                                                      row.get("n_examinees"), row["discrimination_category"])
-                st.markdown(f"**Discrimination** {plain(note)}")
-            else:
-                st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
+def item_picture(item: dict, record: dict, current: str, row) -> None:
+    """The image (with the boxes the question points at), image options, and the item's difficulty and discrimination."""
+    img = item.get("_image_path")
+    picture = views.item_picture(src, sel.dataset, current)
+    if picture.boxes:  # the boxes and regions the question points at, labelled; the gold option drawn thicker
+        st.image(picture.image, caption="Image with the option boxes and regions the question refers to",
+                 width="stretch")
+    elif img and Path(img).exists():
+        st.image(img, caption="Artwork (use the fullscreen button for full size)", width="stretch")
+    elif record.get("has_image"):
+        st.caption("This item has an image, but its file is missing from the store.")
+    if picture.option_images:  # options that are images (a jigsaw's pieces), in option order
+        cols = st.columns(len(picture.option_images))
+        for col, (option, path) in zip(cols, picture.option_images):
+            col.image(path, caption=f"Option {option}", width="stretch")
+    if row is not None and pd.notna(row["p"]):
+        p, r = row["p"], row["r_pb"]
+        st.markdown(f"**Difficulty p = {p:.2f}**: the selected models' answers earn {100 * p:.0f}% of the full "
+                    "score on average.")
+        if pd.notna(r):  # a direction only when the interval excludes zero (`item_notes`)
+            note = item_notes.discrimination_note(r, row["r_pb_ci_low"], row["r_pb_ci_high"],
+                                                  row.get("n_examinees"), row["discrimination_category"])
+            st.markdown(f"**Discrimination** {plain(note)}")
         else:
-            st.caption("No model has answered this item yet in the selected condition.")
-    with right:
-        st.markdown(f"#### {plain(shown_card['question_title'] or current)}")
-        st.caption(f"{plain(vocab.format_label(str(record.get('type', ''))))} · "
-                   f"{plain(vocab.language_label(record.get('language')))} · source {plain(record.get('source') or '—')}"
-                   f" · version {plain(item.get('version', '—'))}"
-                   + (f" · chance level {100 * shown_card['chance']:.0f}%" if shown_card.get("chance") is not None else ""))
-        if shown_card["instructions"]:
-            st.markdown(f"*{plain(shown_card['instructions'])}*")
-        if shown_card["question_text"]:  # blank markers [A] in bold, the rest as written
-            st.markdown(re.sub(r"\\\[([A-Z]{1,2})\\\]", r"**\\[\1\\]**", plain(shown_card["question_text"])))
-        for label, extra in shown_card["extras"].items():
-            st.markdown(f"**{plain(label)}:** {plain(extra)}")
-        lines = []
-        for r_ in shown_card["rows"]:  # the key in green: a marked option, or the right word after an arrow
-            gold, choice = r_.get("gold"), r_.get("gold") == display.CORRECT_OPTION
-            head = f"**{plain(r_['element'])}.**" if r_["element"] else ""
-            body = plain(r_["text"]) if r_["text"] else ""
-            key = f" → :green-background[**{plain(gold)}**]" if gold and not choice else ""
-            lines.append(f"{head} {body}{key}" + (" :green-badge[✓ correct]" if choice else ""))
-        if lines:
-            st.markdown("  \n".join(lines))
-        if not shown_card["rows"]:
-            st.caption("No answer key recorded for this item.")
-    return item, responses, record
+            st.markdown("**Discrimination r_pb**: not estimable (every model scored the same).")
+    else:
+        st.caption("No model has answered this item yet in the selected condition.")
+
+
+def item_text(item: dict, record: dict, current: str) -> None:
+    """The item as the models read it, with its key in green."""
+    shown_card = display.card(record)
+    st.markdown(f"#### {plain(shown_card['question_title'] or current)}")
+    st.caption(f"{plain(vocab.format_label(str(record.get('type', ''))))} · "
+               f"{plain(vocab.language_label(record.get('language')))} · source {plain(record.get('source') or '—')}"
+               f" · version {plain(item.get('version', '—'))}"
+               + (f" · chance level {100 * shown_card['chance']:.0f}%" if shown_card.get("chance") is not None else ""))
+    if shown_card["instructions"]:
+        st.markdown(f"*{plain(shown_card['instructions'])}*")
+    if shown_card["question_text"]:  # blank markers [A] in bold, the rest as written
+        st.markdown(re.sub(r"\\\[([A-Z]{1,2})\\\]", r"**\\[\1\\]**", plain(shown_card["question_text"])))
+    for label, extra in shown_card["extras"].items():
+        st.markdown(f"**{plain(label)}:** {plain(extra)}")
+    lines = []
+    for r_ in shown_card["rows"]:  # the key in green: a marked option, or the right word after an arrow
+        gold, choice = r_.get("gold"), r_.get("gold") == display.CORRECT_OPTION
+        head = f"**{plain(r_['element'])}.**" if r_["element"] else ""
+        body = plain(r_["text"]) if r_["text"] else ""
+        key = f" → :green-background[**{plain(gold)}**]" if gold and not choice else ""
+        lines.append(f"{head} {body}{key}" + (" :green-badge[✓ correct]" if choice else ""))
+    if lines:
+        st.markdown("  \n".join(lines))
+    if not shown_card["rows"]:
+        st.caption("No answer key recorded for this item.")
 
 
 def dialogue_section(record: dict, current: str) -> None:
@@ -419,9 +472,9 @@ def dialogue_section(record: dict, current: str) -> None:
     if record.get("dialogue_id"):
         with st.expander(f"Dialogue {plain(record['dialogue_id'])}: this is turn {plain(record.get('turn'))}",
                          expanded=False):
-            with common.guard():
+            with failures.guard():
                 turns = views.dialogue(src, sel, item=current)
-            common.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
+            tables.table(turns[["turn", "item_id", "question", "model", "answer", f"{sel.profile}_score"]],
                          "dialogue", "The dialogue turn by turn: each model's answers in the selected condition")
 
 
@@ -441,7 +494,7 @@ def variants_section(current: str) -> None:
                                                               pictures["image_path"])):
                 if Path(path).exists():
                     col.image(path, caption=f"{kind} {parameter}".strip(), width="stretch")
-        common.table(table.drop(columns=["image_path"]), "item_variants",
+        tables.table(table.drop(columns=["image_path"]), "item_variants",
                      "The item's variants; per model, whether its answer to the variant is scored differently from its "
                      "answer to this item (True: it flips; empty: not answered)")
 
@@ -457,7 +510,7 @@ def review_section(item: dict, current: str) -> None:
     """Version history, and a link to the suspect-key queue when this item's key is flagged."""
     goto_review = st.session_state.pop("_inspgoto_review", None)
     if goto_review:
-        st.switch_page("pages/8_review.py", query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
+        st.switch_page(menu.PAGES["review"].script, query_params={"suspect": goto_review[0], "dataset": goto_review[1]})
     review_box = st.expander(f"Review: version history and key checks (version {item.get('version', '—')})",
                              key="insp_review", on_change="rerun")  # read when opened (the key checks are not free)
     if review_box.open:
@@ -499,7 +552,7 @@ def irt_curve_section(current: str) -> None:
                                "item carries no information on the ability scale (no finite difficulty).")
                 else:
                     b, se = float(row["difficulty"].iloc[0]), float(row["difficulty_se"].iloc[0])
-                    common.chart(figures.figure_item_curve(curve), "item_curve",
+                    plots.chart(figures.figure_item_curve(curve), "item_curve",
                                  f"Chance of a right answer along the ability scale (logits) under the Rasch model fitted "
                                  f"to {n_ex} examinees ({curve.attrs['examinee_note']}), with the item's information (dotted). "
                                  f"Difficulty {b:.2f} (SE {se:.2f}): the ability at which the chance is 50%. "
@@ -547,6 +600,42 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
     st.divider()
     st.subheader("How each model answered")
     prof = sel.profile
+    every = item_answers(responses, chosen)
+    latest = every[every["repetition"].fillna(0) == 0] if not every.empty else every
+    if latest.empty:
+        st.info("No responses recorded for this item yet.")
+        st.stop()
+    st.markdown(_answers_heading(every, chosen) + " Both profiles are shown side by side; open a response to see "
+                "each part marked.")
+
+    options = {navigate.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
+               for r in latest.sort_values(["model", "condition"]).itertuples()}
+    if opened and navigate.response_param(*opened) in options:
+        st.session_state["insp_response"] = navigate.response_param(*opened)
+    elif st.session_state.get("insp_response") not in options:
+        st.session_state["insp_response"] = ""
+    st.selectbox("Open a response", ["", *options], key="insp_response", on_change=_choose_response,
+                 format_func=lambda k: options.get(k, "(choose a model and condition, or click the matrix)"))
+
+    if opened:
+        hit = latest[(latest["condition"] == opened[0]) & (latest["model"] == opened[1])]
+        if hit.empty:
+            st.caption(f"{plain(opened[1])} has no answer to this item in condition {opened[0]}.")
+        else:
+            opened_response(hit.iloc[0], record, current)
+
+    overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
+        "model": plain(r["model"]), "condition": r["condition"],
+        **{p_: f"{_badge(r[f'{p_}_score'])} {_score(r[f'{p_}_score'])}" for p_ in vocab.PROFILES},
+        "answer": plain(truncate(display.answer_summary(r[f"{prof}_details"], record), OVERVIEW_CHARS)[0]),
+    } for r in latest.sort_values(["model", "condition"]).to_dict("records")])
+    st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)
+    return latest
+
+
+def item_answers(responses: pd.DataFrame, chosen: Chosen) -> pd.DataFrame:
+    """The item's latest answers of the selected models, only those the filter expression keeps."""
+    current = chosen.current
     every = responses
     if not every.empty:
         every = every[every["is_latest"].astype(bool)]
@@ -560,70 +649,46 @@ def answers_section(opened: tuple[str, str] | None, responses: pd.DataFrame, rec
         if every.empty:
             st.info("The filter expression keeps none of this item's answers.")
             st.stop()
-    latest = every[every["repetition"].fillna(0) == 0] if not every.empty else every
-    if latest.empty:
-        st.info("No responses recorded for this item yet.")
-        st.stop()
-    st.markdown(_answers_heading(every, chosen) + " Both profiles are shown side by side; open a response to see "
-                "each part marked.")
+    return every
 
-    options = {common.response_param(r.condition, r.model): f"{r.model} · {r.condition}"
-               for r in latest.sort_values(["model", "condition"]).itertuples()}
-    if opened and common.response_param(*opened) in options:
-        st.session_state["insp_response"] = common.response_param(*opened)
-    elif st.session_state.get("insp_response") not in options:
-        st.session_state["insp_response"] = ""
-    st.selectbox("Open a response", ["", *options], key="insp_response", on_change=_choose_response,
-                 format_func=lambda k: options.get(k, "(choose a model and condition, or click the matrix)"))
 
-    if opened:
-        hit = latest[(latest["condition"] == opened[0]) & (latest["model"] == opened[1])]
-        if hit.empty:
-            st.caption(f"{plain(opened[1])} has no answer to this item in condition {opened[0]}.")
-        else:
-            r = hit.iloc[0]
-            with st.container(border=True):
-                st.markdown(f"##### {plain(r['model'])} · {r['condition']}")
-                st.markdown("  ·  ".join(f"{p_}: {_badge(r.get(f'{p_}_score'))} **{_score(r.get(f'{p_}_score'))}**"
-                                         for p_ in vocab.PROFILES))
-                if r.get("error"):
-                    st.caption("The request failed: " + plain(r["error"]))
-                if r.get("parse_error"):
-                    st.caption("Could not read the answer as asked: " + plain(r["parse_error"]))
-                st.markdown(f"**Answer ({prof} reading):**")
-                common.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
-                marks = display.profile_marks({p_: r.get(f"{p_}_details") for p_ in vocab.PROFILES}, record)
-                if len(marks):
-                    cells = marks.map(lambda v: plain(v) if v not in display.MARKS.values() else v)
-                    for p_ in vocab.PROFILES:
-                        if p_ in cells:
-                            cells[p_] = marks[p_].map({display.MARKS[True]: ":green-badge[✓ right]",
-                                                       display.MARKS[False]: ":red-badge[✕ wrong]"}).fillna("")
-                    st.table(cells, hide_index=True)
-                if r.get("motivation"):
-                    st.markdown("**Justification:**")
-                    common.long_text(r["motivation"], f"justification_{current}_{r['condition']}")
-                with st.expander("Raw response"):
-                    common.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
-
-    overview = pd.DataFrame([{  # rows as dicts: a judge profile's column names are no identifiers
-        "model": plain(r["model"]), "condition": r["condition"],
-        **{p_: f"{_badge(r[f'{p_}_score'])} {_score(r[f'{p_}_score'])}" for p_ in vocab.PROFILES},
-        "answer": plain(truncate(display.answer_summary(r[f"{prof}_details"], record), OVERVIEW_CHARS)[0]),
-    } for r in latest.sort_values(["model", "condition"]).to_dict("records")])
-    st.table(overview.rename(columns={"answer": f"answer ({prof} reading)"}), hide_index=True)
-    return latest
+def opened_response(r, record: dict, current: str) -> None:
+    """One model's response: both profiles' scores, the answer part by part, the justification and the raw text."""
+    prof = sel.profile
+    with st.container(border=True):
+        st.markdown(f"##### {plain(r['model'])} · {r['condition']}")
+        st.markdown("  ·  ".join(f"{p_}: {_badge(r.get(f'{p_}_score'))} **{_score(r.get(f'{p_}_score'))}**"
+                                 for p_ in vocab.PROFILES))
+        if r.get("error"):
+            st.caption("The request failed: " + plain(r["error"]))
+        if r.get("parse_error"):
+            st.caption("Could not read the answer as asked: " + plain(r["parse_error"]))
+        st.markdown(f"**Answer ({prof} reading):**")
+        fulltext.long_text(display.answer_summary(r.get(f"{prof}_details"), record), f"answer_{current}_{r['condition']}")
+        marks = display.profile_marks({p_: r.get(f"{p_}_details") for p_ in vocab.PROFILES}, record)
+        if len(marks):
+            cells = marks.map(lambda v: plain(v) if v not in display.MARKS.values() else v)
+            for p_ in vocab.PROFILES:
+                if p_ in cells:
+                    cells[p_] = marks[p_].map({display.MARKS[True]: ":green-badge[✓ right]",
+                                               display.MARKS[False]: ":red-badge[✕ wrong]"}).fillna("")
+            st.table(cells, hide_index=True)
+        if r.get("motivation"):
+            st.markdown("**Justification:**")
+            fulltext.long_text(r["motivation"], f"justification_{current}_{r['condition']}")
+        with st.expander("Raw response"):
+            fulltext.long_text(r.get("raw_text") or "", f"raw_{current}_{r['condition']}", code=True)
 
 
 # ================================================================ human score override
 # The domain module checks the acting person's roles and records them (eduart_core.overrides).
 def _save_override(options: dict) -> None:
-    actor = common.identity()
+    actor = signin.identity()
     who = "" if actor is not None else (st.session_state.get("ovr_name") or "").strip()
     choice = st.session_state.get("ovr_response")
     profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (sel.profile,)
     try:
-        overrides.add_override(common.store(), options[choice], st.session_state.get("ovr_score"),
+        overrides.add_override(store_handle.store(), options[choice], st.session_state.get("ovr_score"),
                                st.session_state.get("ovr_reason", ""), actor or who, profiles)
     except (UserError, views.StoreError) as exc:
         st.session_state["ovrmessage"] = ("error", plain(exc))
@@ -644,7 +709,7 @@ def override_section(latest: pd.DataFrame, current: str) -> None:
         message = st.session_state.pop("ovrmessage", None)
         if message:
             getattr(st, message[0])(message[1])
-        actor = common.identity()
+        actor = signin.identity()
         if actor is not None and not actor.may(team.OVERRIDE_SCORE):
             st.caption("Overriding a score needs the researcher role.")
         else:
@@ -667,7 +732,7 @@ def override_section(latest: pd.DataFrame, current: str) -> None:
 
 def main() -> None:
     _seed_from_url()
-    common.invalid_warning(src, sel)
+    header.invalid_warning(src, sel)
     mode = st.radio("View", list(MODES), format_func=MODES.get, horizontal=True, key="insp_view",
                     label_visibility="collapsed")
     if mode == COMPARE_VIEW:

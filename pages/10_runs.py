@@ -1,6 +1,6 @@
 """Runs: launch models on the benchmark, follow them live, cancel, resume, check reproducibility.
 
-Thin page: every number comes from ``eduart_core.runner`` functions and ``eduart_core.views``.
+Thin page: every number comes from the runner's facade (``eduart_core.runner.facade``) and ``eduart_core.views``.
 A launch runs as a background process (``python -m eduart_core run``), so it survives reloads.
 How each launch ended (exit code, one-line outcome, "waiting for ingest") comes from its launch
 file; text from models, servers and files is shown with ``text.plain`` (never as markup). Launch
@@ -13,47 +13,37 @@ import streamlit as st
 
 from eduart_core import panels, views, vocab
 from eduart_core.errors import UserError
-from eduart_core.limits import describe, int_limit
-from eduart_core.providers.adapters import ADAPTERS
-from eduart_core.providers.batch_config import load_batch_limits
-from eduart_core.providers.batch_registry import batch_unavailable
-from eduart_core.providers.registry import adhoc_spec, check_base_url, load_registry
-from eduart_core.providers.secrets import provider_status
-from eduart_core.runner import background, lanes, launchfile, pace, recovery
-from eduart_core.runner.batch.estimate import estimate_words, side_by_side
-from eduart_core.runner.batch.ledger import has_ledger
-from eduart_core.runner.batch.status import jobs_frame
-from eduart_core.runner.launch import LaunchOptions, plan_launch
+from eduart_core.runner import facade as runner
 from eduart_core.team import LAUNCH_RUN, local
 from eduart_core.text import plain
-from pages import common, compare_runs
+from pages.ui import compare_runs, navigate, plots, sidebar, signin, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Runs")
 st.markdown("Ask models the benchmark items under the **default** and **motivation** conditions. "
             "Launches run in the background: you can reload or close this page. Answers are journaled as they "
             "arrive, so an interrupted launch resumes where it stopped and never pays twice for an answer.")
 
-store = common.store(lock_timeout_s=5.0)
+store = store_handle.store(lock_timeout_s=5.0)
 # who launches: the signed-in person, or in single-machine mode the person at this machine
-actor = common.identity() or local(st.session_state.get("reviewer") or "this machine")
+actor = signin.identity() or local(st.session_state.get("reviewer") or "this machine")
 may_launch = actor.may(LAUNCH_RUN)
 if not store.exists():
     st.error(f"No store at {store.path}. Build one with `python -m eduart_core demo`.")
     st.stop()
 
 try:
-    registry = load_registry()
+    registry = runner.load_registry()
 except UserError as exc:
     st.error(plain(exc))
     st.stop()
-status = provider_status()
+status = runner.provider_status()
 
 # ---------------------------------------------------------------- credentials
 with st.expander("Providers and credentials", expanded=False):
     rows = [{"provider": p, "ready": s["configured"], "from": s["source"] or "",
-             "to use it, set": "" if s["configured"] and not ADAPTERS[p].keyless else s["needs"],
+             "to use it, set": "" if s["configured"] and not runner.runs_keyless(p) else s["needs"],
              "models": ", ".join(k for k, m in registry.items() if m.provider == p)} for p, s in status.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption("Keys are read from the environment, a .env file or .streamlit/secrets.toml. They are never "
@@ -62,7 +52,7 @@ with st.expander("Providers and credentials", expanded=False):
 # ---------------------------------------------------------------- new launch
 st.subheader("New launch")
 try:
-    datasets = views.runnable_datasets(common.source())
+    datasets = views.runnable_datasets(store_handle.source())
 except views.StoreError as exc:
     st.error(f"Cannot read the store: {plain(exc)}")
     st.stop()
@@ -89,11 +79,11 @@ def adhoc_choice():
             return None, None
         try:
             if url:
-                check_base_url(url, "The base URL")
+                runner.check_base_url(url, "The base URL")
             if not (url and model_id):
                 st.caption("Give both the base URL and the model id.")
                 return None, None
-            spec = adhoc_spec("openai_compatible", model_id, url, display_name=name or None)
+            spec = runner.adhoc_spec("openai_compatible", model_id, url, display_name=name or None)
         except UserError as exc:
             st.error(plain(exc))
             return None, None
@@ -113,7 +103,7 @@ with c1:
     condition = st.radio("Condition", [*vocab.CONDITIONS, vocab.BOTH_CONDITIONS], horizontal=True, key="runs_condition",
                          help="'both' launches the two conditions of each model as one linked pair.")
     chosen = [registry[k] for k in models] + ([adhoc_model] if adhoc_model else [])
-    no_batch = {spec.key: reason for spec in chosen if (reason := batch_unavailable(spec)) is not None}
+    no_batch = {spec.key: reason for spec in chosen if (reason := runner.batch_unavailable(spec)) is not None}
     mode = vocab.ONLINE_MODE
     if chosen and len(no_batch) == len(chosen):
         st.caption(plain("Mode: online. Batch is not available: "
@@ -127,7 +117,7 @@ with c1:
     if mode == vocab.BATCH_MODE and no_batch:
         st.caption(plain("Asked online, without the batch discount: "
                          + "; ".join(f"{key}, {reason}" for key, reason in no_batch.items()) + "."))
-    most = int_limit("max_concurrency")
+    most = runner.int_limit("max_concurrency")
     concurrency = st.slider("Concurrent requests per provider", 1, max(2, most), min(8, most), key="runs_concurrency",
                             help="Every provider runs at the same time as the others, each at its own limit: "
                                  "this one where models.toml sets none ([online.<provider>], or a model's own "
@@ -138,14 +128,14 @@ with c1:
                           help="Where models.toml sets none ([online.<provider>] rpm, or a model's own rpm).")
 with c2:
     types = st.multiselect("Formats", list(vocab.format_names()), key="runs_types", format_func=vocab.format_label)
-    languages = st.multiselect("Languages", views.languages(common.source(), dataset), key="runs_languages",
+    languages = st.multiselect("Languages", views.languages(store_handle.source(), dataset), key="runs_languages",
                                format_func=vocab.language_label)
     image = st.radio("Images", list(vocab.IMAGE_FILTERS), horizontal=True, key="runs_image",
                      format_func=vocab.IMAGE_FILTERS.get)
     sample = st.number_input("Stratified sample size (0 = all items)", value=0, step=1, key="runs_sample",
                              help="At most the items the filters above select.")
     repeat = st.number_input("Repetitions for a reproducibility check (0 = a normal run)", value=0, step=1,
-                             key="runs_repeat", help=f"At most {describe('max_repetitions')}.")
+                             key="runs_repeat", help=f"At most {runner.describe_limit('max_repetitions')}.")
     launch_name = st.text_input("Launch name (optional; the same settings resume the same launch)",
                                 key="runs_launch_name").strip() or None
     no_image_models = [k for k in models if not registry[k].accepts_images]
@@ -175,29 +165,29 @@ if languages:
     filters.append("language=" + "|".join(languages))
 if image != vocab.ALL_ITEMS:
     filters.append(f"image={image}")
-options = LaunchOptions(models=list(models), adhoc=adhoc, conditions=vocab.expand_conditions(condition),
-                        items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
-                        dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
-                        text_only=image_policy == "text only", refuse_images=image_policy == "skip them",
-                        until_separated=until_separated)
+options = runner.LaunchOptions(models=list(models), adhoc=adhoc, conditions=vocab.expand_conditions(condition),
+                               items=",".join(filters) or None, sample=int(sample) or None, repeat=int(repeat) or None,
+                               dataset=dataset, concurrency=int(concurrency), rpm=float(rpm) or None, launch_id=launch_name,
+                               text_only=image_policy == "text only", refuse_images=image_policy == "skip them",
+                               until_separated=until_separated)
 
 def _items_of(dataset: str):
     """A dataset's items for planning: the cached view (the same frame the store's read gives)."""
-    return views.launch_items(common.source(), dataset)
+    return views.launch_items(store_handle.source(), dataset)
 
 
-def planned(options: LaunchOptions):
+def planned(options: runner.LaunchOptions):
     """The plan and estimate of these options, kept for the session until the options or the data
     change: planning tokenises every item (about half a second at 871 items), and the page reruns
     every time anything on it moves. The registry as read on this run is part of the key, so an edit
     to the models.toml file shows at the next rerun."""
-    key = (repr(options), repr(sorted(registry.items())), repr(sorted(load_batch_limits().items())),
-           common.data_version())
+    key = (repr(options), repr(sorted(registry.items())), repr(sorted(runner.load_batch_limits().items())),
+           store_handle.data_version())
     memo = st.session_state.get("_runs_plan")
     if memo is not None and memo[0] == key:
         return memo[1]
-    plan = plan_launch(store, options, registry, items_of=_items_of)
-    result = (plan, *side_by_side(store, plan))  # online and batch cost per model and condition
+    plan = runner.plan_launch(store, options, registry, items_of=_items_of)
+    result = (plan, *runner.side_by_side(store, plan))  # online and batch cost per model and condition
     st.session_state["_runs_plan"] = (key, result)
     return result
 
@@ -212,16 +202,16 @@ if plan is not None:
     st.markdown(f"**Estimate** for launch {plain(plan.launch_id)}: {len(plan.item_ids)} items, {len(plan.jobs)} requests "
                 f"(tokens counted with {method}; prices and batch discounts from the registry, check your "
                 "provider's price list).")
-    st.dataframe(estimate_words(est), hide_index=True, width="stretch")
+    st.dataframe(runner.estimate_words(est), hide_index=True, width="stretch")
     st.caption("Batch (USD) is 'not offered' where the provider or model has no batch mode here; the last column "
                "says why those requests go online.")
     if until_separated:
         st.caption(plain(f"Stop when {until_separated[0]} and {until_separated[1]} are told apart: the estimate is the "
                          "most the launch costs (every item); it stops earlier once they are separated."))
     st.caption(plain("Online, every provider at once, each at its own limit: "
-                     + lanes.describe_limits(lanes.lane_limits(plan.members, options.concurrency, options.rpm))
+                     + runner.describe_limits(runner.lane_limits(plan.members, options.concurrency, options.rpm))
                      + "."))
-    if has_ledger(store, plan.launch_id) and mode != vocab.BATCH_MODE:
+    if runner.has_ledger(store, plan.launch_id) and mode != vocab.BATCH_MODE:
         st.info(f"Launch {plain(plan.launch_id)} has batch jobs: it continues in batch mode.")
     missing = [k for k in models if k not in ready]
     if missing:
@@ -229,14 +219,14 @@ if plan is not None:
     if not may_launch:
         st.caption("Launching runs needs the researcher role.")
     elif st.button("Launch", type="primary", disabled=bool(missing), key="runs_launch"):
-        argv = background.build_argv(store.path, models=list(models), condition=condition, items=options.items,
-                                     sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
-                                     rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
-                                     text_only=options.text_only, refuse_images=options.refuse_images,
-                                     batch=mode == vocab.BATCH_MODE, adhoc=adhoc,
-                                     until_separated=until_separated)
+        argv = runner.build_argv(store.path, models=list(models), condition=condition, items=options.items,
+                                 sample=options.sample, repeat=options.repeat, concurrency=options.concurrency,
+                                 rpm=options.rpm, launch_id=plan.launch_id, dataset=dataset,
+                                 text_only=options.text_only, refuse_images=options.refuse_images,
+                                 batch=mode == vocab.BATCH_MODE, adhoc=adhoc,
+                                 until_separated=until_separated)
         try:
-            pid = background.start_launch(store, argv, plan.launch_id, actor, planned_requests=len(plan.jobs))
+            pid = runner.start_launch(store, argv, plan.launch_id, actor, planned_requests=len(plan.jobs))
         except (UserError, views.StoreError) as exc:
             st.error(plain(exc))
         else:
@@ -248,9 +238,9 @@ def power_plan() -> None:
     """How many items tell two stored models apart (or give a new model a narrow interval), and what
     asking that many items of the launch above would cost, from the runner's own estimate."""
     st.subheader("Power before spending")
-    sel = common.current_selection()
+    sel = sidebar.current_selection()
     try:
-        names = [m for m in views.models_with_data(common.source(), sel.dataset, baselines=sel.baselines,
+        names = [m for m in views.models_with_data(store_handle.source(), sel.dataset, baselines=sel.baselines,
                                                    humans=sel.humans) if not sel.models or m in sel.models]
     except (UserError, views.StoreError) as exc:
         st.caption(plain(f"No pilot answers to plan from: {exc}"))
@@ -264,7 +254,7 @@ def power_plan() -> None:
     d = p3.number_input("Difference to detect (points)", value=5.0, step=0.5, key="runs_power_d")
     w = p4.number_input("New model: interval +/- (points)", value=3.0, step=0.5, key="runs_power_w")
     try:
-        table = views.power(common.source(), sel, a=a, b=b, d=float(d), w=float(w))
+        table = views.power(store_handle.source(), sel, a=a, b=b, d=float(d), w=float(w))
     except (UserError, views.StoreError) as exc:
         st.warning(plain(exc))
         return
@@ -292,7 +282,7 @@ def power_plan() -> None:
                          f"{online:.4f} USD online for its {len(plan.members)} run(s), by the runner's estimate."))
 
 
-def planned_sample(options: LaunchOptions, n: int):
+def planned_sample(options: runner.LaunchOptions, n: int):
     """The estimate of the launch above asked on a stratified sample of ``n`` items (memoised).
 
     The power table asks for one sample size per question, so the memo keeps every size of the
@@ -300,12 +290,12 @@ def planned_sample(options: LaunchOptions, n: int):
     would re-plan both on every rerun."""
     from dataclasses import replace
 
-    version = common.data_version()
+    version = store_handle.data_version()
     key = (repr(options), n, version)
     memo = {k: v for k, v in st.session_state.get("_runs_power_plan", {}).items() if k[2] == version}
     if key not in memo:
-        sampled = plan_launch(store, replace(options, sample=n, launch_id=None), registry, items_of=_items_of)
-        memo[key] = (sampled, *side_by_side(store, sampled))
+        sampled = runner.plan_launch(store, replace(options, sample=n, launch_id=None), registry, items_of=_items_of)
+        memo[key] = (sampled, *runner.side_by_side(store, sampled))
         while len(memo) > PLAN_MEMO:
             memo.pop(next(iter(memo)))
     st.session_state["_runs_power_plan"] = memo
@@ -325,18 +315,18 @@ def _dismiss(launch_id: str) -> None:
 
 def last_launch_summary() -> None:
     """The latest finished launch stays summarised here, with the way to its results."""
-    state = pace.latest_finished(background.list_launches(store))
+    state = runner.latest_finished(runner.list_launches(store))
     if state is None or st.session_state.get("runs_dismissed") == state["launch_id"]:
         return
-    summary = pace.launch_summary(state)
+    summary = runner.launch_summary(state)
     if summary is None:
         return
-    catalogue = views.models(common.source())
+    catalogue = views.models(store_handle.source())
     shown = {str(k): str(v) for k, v in zip(catalogue["model"], catalogue["display_name"])}
     names = tuple(shown.get(m, m) for m in summary.models)
-    baselines = set(views.baseline_models(common.source(), summary.dataset))
-    took = f" in {pace.duration(summary.seconds)}" if summary.seconds is not None else ""
-    kind = {launchfile.COMPLETED: st.success, launchfile.CANCELLED: st.warning}.get(summary.status, st.error)
+    baselines = set(views.baseline_models(store_handle.source(), summary.dataset))
+    took = f" in {runner.duration(summary.seconds)}" if summary.seconds is not None else ""
+    kind = {runner.COMPLETED: st.success, runner.CANCELLED: st.warning}.get(summary.status, st.error)
     with st.container(border=True):
         kind(plain(f"Launch {summary.launch_id} {summary.status}{took}: {summary.answered} answers, {summary.failed} "
                    f"failed requests of {summary.total}, dataset {summary.dataset}, "
@@ -346,9 +336,9 @@ def last_launch_summary() -> None:
         if baselines & set(names):  # a baseline run: show it, which means counting baselines in
             filters["baselines"] = True
         row.button("Overview for these models", key="runs_to_overview", icon=":material/home:",
-                   on_click=common.request_page, args=("overview",), kwargs=filters)
+                   on_click=navigate.request_page, args=("overview",), kwargs=filters)
         row.button("Failure explorer for these models", key="runs_to_explorer", icon=":material/search:",
-                   on_click=common.request_page, args=("inspector",), kwargs=filters)
+                   on_click=navigate.request_page, args=("inspector",), kwargs=filters)
         row.button("Dismiss", key="runs_dismiss", on_click=_dismiss, args=(summary.launch_id,))
 
 
@@ -358,7 +348,7 @@ last_launch_summary()
 # ---------------------------------------------------------------- live launches
 @st.fragment(run_every=2.0)
 def live() -> None:
-    launches = [s for s in background.list_launches(store) if s["status"] in launchfile.LIVE_STATUSES]
+    launches = [s for s in runner.list_launches(store) if s["status"] in runner.LIVE_STATUSES]
     running = {s["launch_id"] for s in launches}
     finished = st.session_state.get("runs_live", set()) - running
     st.session_state["runs_live"] = running
@@ -369,11 +359,11 @@ def live() -> None:
         st.caption("No launch is running.")
         return
     for state in launches:
-        progress = background.launch_progress(state)
+        progress = runner.launch_progress(state)
         st.markdown(f"**{plain(state['launch_id'])}** · process {plain(state['pid'])}")
-        now = pace.launch_pace(state)
+        now = runner.launch_pace(state)
         st.progress(now.share, text=plain(now.describe()))
-        by_model, by_provider = pace.launch_breakdown(state)
+        by_model, by_provider = runner.launch_breakdown(state)
         if len(by_model) > 1:  # a sweep: each model's own bar, each provider's own rate
             for row in by_model:
                 st.progress(row.share, text=plain(row.describe()))
@@ -387,8 +377,8 @@ def live() -> None:
                          hide_index=True, width="stretch")
         if progress:
             st.dataframe(pd.DataFrame(progress).drop(columns=["recent_errors"]), hide_index=True, width="stretch")
-        if has_ledger(store, state["launch_id"]):
-            jobs = jobs_frame(store, state["launch_id"])
+        if runner.has_ledger(store, state["launch_id"]):
+            jobs = runner.jobs_frame(store, state["launch_id"])
             st.caption("Batch jobs: provider state and counts (done / failed / total as the provider reports "
                        "them; Gemini reports the job state only), and what was joined on the custom ids.")
             st.dataframe(jobs.drop(columns=["launch_id"]), hide_index=True, width="stretch")
@@ -397,7 +387,7 @@ def live() -> None:
             st.error("Latest errors:\n\n" + "\n\n".join(plain(e) for e in errors[-5:]))
         if may_launch and st.button("Cancel", key=f"cancel_{state['launch_id']}"):
             try:
-                background.cancel_launch(store, state["launch_id"], actor)
+                runner.cancel_launch(store, state["launch_id"], actor)
             except (UserError, views.StoreError) as exc:
                 st.error(plain(exc))
             else:
@@ -407,20 +397,20 @@ def live() -> None:
 live()
 
 # ---------------------------------------------------------------- how launches ended
-ended = [s for s in background.list_launches(store) if s["status"] not in launchfile.LIVE_STATUSES][:20]
+ended = [s for s in runner.list_launches(store) if s["status"] not in runner.LIVE_STATUSES][:20]
 if ended:
     st.subheader("How launches ended")
     st.caption("Exit code of the run command: " + "; ".join(f"{code} {meaning}" for code, meaning
-                                                          in launchfile.EXIT_MEANING.items()) + ".")
+                                                          in runner.EXIT_MEANING.items()) + ".")
     st.dataframe(pd.DataFrame([{"launch": s["launch_id"], "status": s["status"], "exit code": s.get("exit_code"),
                                 "outcome": s.get("outcome") or ""} for s in ended]),
                  hide_index=True, width="stretch")
-    waiting = [s for s in ended if s["status"] == launchfile.WAITING_INGEST]
+    waiting = [s for s in ended if s["status"] == runner.WAITING_INGEST]
     for state in waiting:
         st.warning(plain(f"{state['launch_id']}: {state.get('outcome') or 'waiting for ingest'}"))
     if waiting and st.button("Store pending answers now", key="runs_recover"):
         try:
-            done = recovery.recover(store)
+            done = runner.recover(store)
         except views.StoreError as exc:
             st.warning(plain(f"Not yet: {exc}"))
         else:
@@ -430,7 +420,7 @@ if ended:
 # ---------------------------------------------------------------- history
 st.subheader("History")
 try:
-    history = background.run_history(store)
+    history = runner.run_history(store)
 except views.StoreError as exc:
     st.warning(f"The store is busy, history not shown: {plain(exc)}")
     history = pd.DataFrame()
@@ -441,8 +431,7 @@ else:
             "n_errors", "input_tokens", "output_tokens", "cost_usd", "wall_seconds", "started_at"]
     st.dataframe(history[[c for c in cols if c in history]], hide_index=True, width="stretch")
     resumable = sorted({r["launch_id"] for _, r in history.iterrows()
-                        if r["status"] in (launchfile.INTERRUPTED, launchfile.CANCELLED, launchfile.FAILED,
-                                           launchfile.WAITING_INGEST) or (r["n_errors"] or 0) > 0}
+                        if r["status"] in runner.RESUMABLE_STATUSES or (r["n_errors"] or 0) > 0}
                        # stopped once two models were told apart: resuming asks the rest of the items
                        | {s["launch_id"] for s in ended if (s.get("until_separated") or {}).get("items_asked", 0)
                           < (s.get("until_separated") or {}).get("items_total", 0)})
@@ -452,8 +441,8 @@ else:
         retry = c2.checkbox("Also retry failed requests", value=True, key="runs_resume_retry")
         if c3.button("Resume", key="runs_resume"):
             try:
-                pid = background.start_launch(store, background.resume_argv(store.path, chosen, retry_errors=retry),
-                                              chosen, actor)
+                pid = runner.start_launch(store, runner.resume_argv(store.path, chosen, retry_errors=retry),
+                                          chosen, actor)
             except (UserError, views.StoreError) as exc:
                 st.error(plain(exc))
             else:
@@ -461,12 +450,12 @@ else:
 
 # ---------------------------------------------------------------- usage and batch jobs
 st.subheader("Usage")
-sel = common.current_selection()
+sel = sidebar.current_selection()
 by = st.radio("Sum per", ["run", "model"], horizontal=True, key="runs_usage_by",
               format_func={"run": "run", "model": "model and condition"}.get)
 try:
-    usage = views.runs(common.source(), sel, by=by)
-    batch_jobs = views.runs(common.source(), sel, by="job")
+    usage = views.runs(store_handle.source(), sel, by=by)
+    batch_jobs = views.runs(store_handle.source(), sel, by="job")
 except views.StoreError as exc:
     st.warning(f"The store is busy, usage not shown: {plain(exc)}")
     usage, batch_jobs = pd.DataFrame(), pd.DataFrame()
@@ -488,12 +477,12 @@ if not batch_jobs.empty:
                  hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------- runs against a baseline
-compare_runs.section(common.source(), common.current_selection())
+compare_runs.section(store_handle.source(), sidebar.current_selection())
 
 # ---------------------------------------------------------------- reproducibility
 st.subheader("Reproducibility")
 try:
-    repro = views.reproducibility(common.source(), common.current_selection())
+    repro = views.reproducibility(store_handle.source(), sidebar.current_selection())
 except views.StoreError as exc:
     st.warning(f"The store is busy: {plain(exc)}")
     repro = pd.DataFrame()
@@ -509,7 +498,7 @@ else:
 # ---------------------------------------------------------------- stability over repeats
 st.subheader("Stability over repeats")
 try:
-    stable = panels.draw("stability", common.source(), common.current_selection())
+    stable = panels.draw("stability", store_handle.source(), sidebar.current_selection())
 except (UserError, views.StoreError) as exc:  # an aggregate-only dataset, a busy store
     st.caption(plain(exc))
     stable = None
@@ -518,18 +507,18 @@ if stable is not None and stable.frame.empty:
 elif stable is not None:
     if stable.story:  # the finding naming a model that flips more than every rival (a test carries it)
         st.text(stable.story)
-    common.panel(stable)
+    plots.panel(stable)
     st.dataframe(stable.frame, hide_index=True, width="stretch",
                  column_config={"agree_share": st.column_config.ProgressColumn(
                      "repeats agree", min_value=0.0, max_value=1.0, format="percent")})
-    flips = panels.draw("item_stability", common.source(), common.current_selection(), top=10)
-    common.panel(flips)
+    flips = panels.draw("item_stability", store_handle.source(), sidebar.current_selection(), top=10)
+    plots.panel(flips)
     st.dataframe(flips.frame, hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------- adaptive runs (`run --adaptive`)
 st.subheader("Adaptive runs")
 try:
-    adaptive_list = views.adaptive_runs(common.source(), common.current_selection())
+    adaptive_list = views.adaptive_runs(store_handle.source(), sidebar.current_selection())
 except views.StoreError as exc:
     st.caption(f"The store is busy: {plain(exc)}")
     adaptive_list = pd.DataFrame()
@@ -539,18 +528,18 @@ if adaptive_list.empty:
 else:
     from eduart_core.charts.adaptive import figure_adaptive_trajectory
 
-    common.table(adaptive_list, "adaptive_runs", adaptive_list.attrs.get("caption", ""))
+    tables.table(adaptive_list, "adaptive_runs", adaptive_list.attrs.get("caption", ""))
     chosen = st.selectbox("Trajectory of", list(adaptive_list["run_id"].astype(str)), key="runs_adaptive_run")
     try:
-        path = views.adaptive_trajectory(common.source(), common.current_selection(), run=chosen)
+        path = views.adaptive_trajectory(store_handle.source(), sidebar.current_selection(), run=chosen)
     except (UserError, views.StoreError) as exc:
         st.caption(plain(exc))
     else:
-        common.chart(figure_adaptive_trajectory(path), "adaptive_trajectory", path.attrs.get("caption", ""))
-        common.table(path, "adaptive_trajectory", path.attrs.get("caption", ""))
+        plots.chart(figure_adaptive_trajectory(path), "adaptive_trajectory", path.attrs.get("caption", ""))
+        tables.table(path, "adaptive_trajectory", path.attrs.get("caption", ""))
     try:
-        board = views.adaptive_ranking(common.source(), common.current_selection())
+        board = views.adaptive_ranking(store_handle.source(), sidebar.current_selection())
     except (UserError, views.StoreError) as exc:
         st.caption(plain(exc))
     else:
-        common.table(board, "adaptive_ranking", board.attrs.get("caption", ""))
+        tables.table(board, "adaptive_ranking", board.attrs.get("caption", ""))

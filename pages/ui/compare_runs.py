@@ -14,7 +14,7 @@ from eduart_core import views, vocab
 from eduart_core.errors import UserError
 from eduart_core.selection import Selection
 from eduart_core.text import plain
-from pages import common
+from pages.ui import navigate, tables
 
 RED, GREEN = "background-color: #fde0dc; color: #a50e0e", "background-color: #e3f4e1; color: #1e6b30"
 PERCENT_DELTAS = ("baseline_mean", "run_mean", "delta", "ci_low", "ci_high")
@@ -48,7 +48,7 @@ def _pickers(src: views.Source, sel: Selection) -> tuple[str, list[str]] | None:
 def _deltas(src: views.Source, sel: Selection, baseline: str) -> None:
     deltas = views.run_diff(src, sel, baseline=baseline)
     shown = deltas.assign(type=[("" if pd.isna(t) else vocab.format_label(t)) for t in deltas["type"]])
-    common.table(shown.drop(columns=["baseline"]), "run_diff",
+    tables.table(shown.drop(columns=["baseline"]), "run_diff",
                  "Delta against the baseline per run, overall and per format (percentage points; run minus "
                  "baseline, paired 95% interval)", essential=True, percent=PERCENT_DELTAS)
     st.caption(plain(deltas.attrs.get("caption", "")) + " A direction is named only when the whole interval lies "
@@ -66,7 +66,7 @@ def _items(src: views.Source, sel: Selection, baseline: str) -> None:
         return
     frame = changes.assign(
         type=changes["type"].map(vocab.format_label),
-        open=[common.inspector_link(i, sel.with_(models=(run, baseline)), model=run)
+        open=[navigate.inspector_link(i, sel.with_(models=(run, baseline)), model=run)
               for i, run in zip(changes["item_id"], changes["run"])]).drop(columns=["baseline"])
     styled = frame.style.map(_colour, subset=["change"]).format(
         {c: "{:+.2f}" if c == "change" else "{:.2f}" for c in ("baseline_score", "run_score", "change")})
@@ -74,7 +74,7 @@ def _items(src: views.Source, sel: Selection, baseline: str) -> None:
                  column_config={"open": st.column_config.LinkColumn("open", display_text="open in inspector"),
                                 "baseline_score": "baseline score", "run_score": "run score",
                                 "change": "change (run − baseline)"})
-    common.table(frame.drop(columns=["open"]), "run_diff_items", "Per-item changes", show=False)
+    tables.table(frame.drop(columns=["open"]), "run_diff_items", "Per-item changes", show=False)
 
 
 def section(src: views.Source, sel: Selection) -> None:

@@ -24,9 +24,9 @@ from eduart_core.extraction.stats import AGREEMENT_CODING, NOT_COMPUTED, agreeme
 from eduart_core.text import plain
 from eduart_core.views import StoreConflictError, StoreError
 from eduart_core.vocab import PROFILES, format_label
-from pages import common
+from pages.ui import editor_widgets, menu, my_record, navigate, sidebar, signin, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +36,11 @@ ROLE_LABELS = {review.REVIEW_ROLE: "Reviewer", review.ADJUDICATE_ROLE: "Adjudica
 STATE_LABELS = {OPEN: "open", AWAITING: "decided by you (blind review: the others' decisions stay hidden)",
                 FLAGGED: "flagged",
                 ADJUDICATION: "waiting for the adjudicator", RESOLVED: "resolved"}
-INSPECTOR = "pages/1_inspector.py"
+INSPECTOR = menu.PAGES["inspector"].script
 SHOT_SPLIT = [7, 3]  # screenshot : its tools; it opens readable (about 700 px wide on a 1440 px screen)
 
 st.title("Review studio")
-store = common.store()
+store = store_handle.store()
 try:
     review.ensure_schema(store)
 except StoreError as exc:
@@ -79,11 +79,11 @@ def _forget_reviewer() -> None:
     st.session_state["review_name"] = ""
 
 
-signed_in = common.signin_enabled()
+signed_in = signin.signin_enabled()
 who, role_box = st.columns([3, 2])
 with who:
     if signed_in:  # the signed-in person: nothing to type, nothing to change
-        st.markdown(f"Reviewing as **{plain(common.identity().name)}**")
+        st.markdown(f"Reviewing as **{plain(signin.identity().name)}**")
     elif not st.session_state.get("reviewer"):
         st.text_input("Your name (kept for this browser session and stored with every decision)", key="review_name",
                       on_change=_set_reviewer)
@@ -92,7 +92,7 @@ with who:
         line = st.container(horizontal=True, vertical_alignment="center")
         line.markdown(f"Reviewing as **{plain(st.session_state['reviewer'])}** · {plain(team.NOT_SIGNED_IN)}")
         line.button("Change name", key="review_change_name", on_click=_forget_reviewer, type="tertiary")
-actor = common.identity()  # who acts: every write below passes it to the library, which checks the roles
+actor = signin.identity()  # who acts: every write below passes it to the library, which checks the roles
 reviewer = actor.key if actor is not None else ""
 # the capacities this person's roles allow (single-machine mode: both)
 capacities = [r for r, action in ((review.REVIEW_ROLE, team.DECIDE), (review.ADJUDICATE_ROLE, team.ADJUDICATE))
@@ -256,7 +256,7 @@ def rounds_panel(state: review.ReviewState) -> None:
         outcomes = state.outcomes
         st.dataframe(round_status_table(outcomes), hide_index=True, width="stretch")
         by = st.radio("Discrepancies by", ["category", "field", "format"], horizontal=True, key="review_rounds_by")
-        by_round = views.discrepancies(views.Source.of(store), common.current_selection(), by=by)
+        by_round = views.discrepancies(views.Source.of(store), sidebar.current_selection(), by=by)
         st.dataframe(by_round, width="stretch")
         st.caption("Counts of all discrepancies (auto-merged ones included) per round: a better prompt shows "
                    "fewer, and mostly harmless, categories.")
@@ -349,7 +349,7 @@ def queue_table(queue) -> None:
         readable = columns.table(table, view="review_queue")
         event = st.dataframe(readable.frame, hide_index=True, width="stretch", height=240, key="review_queue_table",
                              on_select="rerun", selection_mode="single-row",
-                             column_config={**common.display_config(readable),
+                             column_config={**tables.display_config(readable),
                                             "mine": st.column_config.NumberColumn("Waiting for you")})
         rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
         if rows:
@@ -400,14 +400,43 @@ def _go(target) -> None:
 
 
 def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed: int) -> None:
+    """One page of a round: its header and the ways on, the outcome, the screenshot and the field cards."""
     st.session_state["_review_state"] = state  # what this reviewer saw: the next decision starts from it
+    page_id, round_ = current
+    fields = review.page_fields(state, page_id, round_, reviewer or None, role)
+    keys = [(p, int(r)) for p, r in zip(queue["page_id"], queue["round"])]
+    fmt = str(queue.iloc[keys.index(current)]["format"] or "")
+    blind = needed > 1 and role == review.REVIEW_ROLE
+    page_header(queue, current, fields, fmt)
+    page_outcome(state, page_id, round_, fields, blind)
+    page = state.pages[state.pages["page_id"] == page_id].iloc[0]
+    paper = views.paper_question(views.Source.of(store), page_id, round_)
+    order = review.shown_order(page_id, round_, reviewer, needed) if blind else "AB"
+    shot, tools = st.columns(SHOT_SPLIT, gap="medium")  # the screenshot first, readable; the cards below
+    with tools:
+        zoom = st.select_slider("Zoom", [100, 150, 200, 300], value=100, key="review_zoom",
+                                format_func=lambda z: f"{z}%",
+                                help="Above 100% the screenshot scrolls inside its frame; at 100% the "
+                                     "fullscreen button shows it whole.")
+        show_items = st.toggle("Show both extractions as items", key="review_show_items")
+    with shot:
+        page_picture(page, paper, order, zoom)
+    if paper is not None:
+        candidate_images(paper, page_id, round_, fields, order)
+    if show_items:
+        both_extractions(page_id, round_, fields, blind, needed)
+    with st.container():
+        field_cards(state, page_id, round_, fields, fmt, blind, needed)
+    page_history(state, page_id, round_, blind)
+
+
+def page_header(queue, current: tuple[str, int], fields, fmt: str) -> None:
+    """The page's title, where it stands in the round, and the buttons to the previous, following,
+    next or skipped page."""
     page_id, round_ = current
     keys = [(p, int(r)) for p, r in zip(queue["page_id"], queue["round"])]
     position = keys.index(current)
     row = queue.iloc[position]
-    fields = review.page_fields(state, page_id, round_, reviewer or None, role)
-    fmt = str(row["format"] or "")
-    blind = needed > 1 and role == review.REVIEW_ROLE
     decided = int((~fields["mine"].astype(bool)).sum()) if reviewer else int((fields["state"] == RESOLVED).sum())
 
     st.divider()
@@ -434,6 +463,10 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
         n3.button("Next", key="review_next", on_click=_go, args=(after,), disabled=after is None, shortcut="N",
                   width="stretch", help="The next page with fields waiting for you")
 
+
+def page_outcome(state: review.ReviewState, page_id: str, round_: int, fields, blind: bool) -> None:
+    """The settled page's promotion (with the way to the gold item) or why it was not promoted;
+    nothing for a blind reviewer before every field is resolved."""
     outcome = state.outcomes[(state.outcomes["page_id"] == page_id) & (state.outcomes["round"] == round_)].iloc[0]
     if blind and not bool((fields["state"] == RESOLVED).all()):
         pass  # a blind reviewer learns nothing of the outcome of fields they decided
@@ -447,55 +480,45 @@ def workbench(state: review.ReviewState, queue, current: tuple[str, int], needed
     elif outcome["promotion_error"]:
         st.error(f"Resolved but not promoted: {plain(outcome['promotion_error'])}. Edit the field at fault.")
 
-    page = state.pages[state.pages["page_id"] == page_id].iloc[0]
-    paper = views.paper_question(views.Source.of(store), page_id, round_)
-    order = review.shown_order(page_id, round_, reviewer, needed) if blind else "AB"
-    shot, tools = st.columns(SHOT_SPLIT, gap="medium")  # the screenshot first, readable; the cards below
-    with tools:
-        zoom = st.select_slider("Zoom", [100, 150, 200, 300], value=100, key="review_zoom",
-                                format_func=lambda z: f"{z}%",
-                                help="Above 100% the screenshot scrolls inside its frame; at 100% the "
-                                     "fullscreen button shows it whole.")
-        show_items = st.toggle("Show both extractions as items", key="review_show_items")
-    with shot:
-        if paper is not None:
-            paper_pages(paper, order, zoom)
-        elif page.get("image_hash"):
-            try:
-                paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
-                key = (str(store.path), page["image_hash"])
-                if key not in paths:
-                    paths[key] = views.image_file(views.Source.of(store), page["image_hash"])
-                shot_file = paths[key]
-                if zoom == 100:
-                    st.image(str(shot_file), width="stretch")
-                else:
-                    st.html(display.zoomed_image_html(shot_file.read_bytes(), zoom))
-            except (UserError, OSError) as exc:
-                st.warning(f"Screenshot unavailable: {plain(exc)}")
-        else:
-            st.caption("No screenshot stored for this page.")
+
+def page_picture(page, paper, order: str, zoom: int) -> None:
+    """The exam paper's page, or the stored screenshot at the chosen zoom, or the line saying there is none."""
     if paper is not None:
-        candidate_images(paper, page_id, round_, fields, order)
-    if show_items:
-        both_extractions(page_id, round_, fields, blind, needed)
-    cards = st.container()
-    with cards:
-        focus = next((f["path"] for f in fields.to_dict("records") if f["mine"]), None)
-        record = review.working_record(state, page_id, round_)
-        for f in fields.to_dict("records"):
-            field_card(state, page_id, round_, f, fmt, record, blind, focus == f["path"], needed)
-        if role == review.REVIEW_ROLE and not blind and actor is not None and actor.may(team.BULK_ACCEPT):
-            open_categories = sorted({f["category"] for f in fields.to_dict("records") if f["state"] != RESOLVED})
-            if open_categories:
-                with st.expander("Bulk on this page"):
-                    p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
-                    p1.selectbox("Category", open_categories, key="review_page_bulk_category")
-                    p2.button("Accept A on this page", key="review_page_bulk_a", on_click=_bulk_page,
-                              args=("A", round_, page_id))
-                    p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk_page,
-                              args=("B", round_, page_id))
-    page_history(state, page_id, round_, blind)
+        paper_pages(paper, order, zoom)
+    elif page.get("image_hash"):
+        try:
+            paths = st.session_state.setdefault("_review_image_paths", {})  # a hash names its file for good
+            key = (str(store.path), page["image_hash"])
+            if key not in paths:
+                paths[key] = views.image_file(views.Source.of(store), page["image_hash"])
+            shot_file = paths[key]
+            if zoom == 100:
+                st.image(str(shot_file), width="stretch")
+            else:
+                st.html(display.zoomed_image_html(shot_file.read_bytes(), zoom))
+        except (UserError, OSError) as exc:
+            st.warning(f"Screenshot unavailable: {plain(exc)}")
+    else:
+        st.caption("No screenshot stored for this page.")
+
+
+def field_cards(state: review.ReviewState, page_id: str, round_: int, fields, fmt: str, blind: bool,
+                needed: int) -> None:
+    """One card per field (the first waiting for this reviewer in focus), then the page's bulk accept."""
+    focus = next((f["path"] for f in fields.to_dict("records") if f["mine"]), None)
+    record = review.working_record(state, page_id, round_)
+    for f in fields.to_dict("records"):
+        field_card(state, page_id, round_, f, fmt, record, blind, focus == f["path"], needed)
+    if role == review.REVIEW_ROLE and not blind and actor is not None and actor.may(team.BULK_ACCEPT):
+        open_categories = sorted({f["category"] for f in fields.to_dict("records") if f["state"] != RESOLVED})
+        if open_categories:
+            with st.expander("Bulk on this page"):
+                p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+                p1.selectbox("Category", open_categories, key="review_page_bulk_category")
+                p2.button("Accept A on this page", key="review_page_bulk_a", on_click=_bulk_page,
+                          args=("A", round_, page_id))
+                p3.button("Accept B on this page", key="review_page_bulk_b", on_click=_bulk_page,
+                          args=("B", round_, page_id))
 
 
 def _shown(true_labels: list[str], order: str) -> list[str]:
@@ -597,75 +620,93 @@ def both_extractions(page_id: str, round_: int, fields, blind: bool, needed: int
 
 def field_card(state, page_id: str, round_: int, f: dict, fmt: str, record: dict, blind: bool, focus: bool,
                needed: int) -> None:
+    """One field of a page: both extractions side by side with their differences, and what this
+    reviewer may decide on it."""
     path = f["path"]
     base = f"{page_id}|{round_}|{path}"
     with st.container(border=True, key=f"card::{base}"):
-        label = editors.field_label(path, fmt)
-        status = STATE_LABELS.get(f["state"], f["state"])
-        if f["state"] == RESOLVED and f["how"] == "agreement":
-            status = f"resolved: {f['votes']} reviewers agreed"
-        elif f["state"] == RESOLVED and f["reviewer"] and not blind:
-            status = f"resolved by {f['reviewer']}"
-        elif f["state"] == FLAGGED and f["reviewer"]:
-            status = f"flagged by {f['reviewer']}"
-        elif blind and f["state"] == OPEN and f["votes"]:
-            status = "open"
-        st.markdown(f"**{plain(label)}** · `{f['category']}` · {plain(status)}"
-                    + (f" · note: {plain(f['note'])}" if f["note"] else ""))
-        ca, cb, cd = st.columns(3)
-        ca.caption("A")
-        ca.text(editors.describe(f["a"], path, fmt))
-        cb.caption("B")
-        cb.text(editors.describe(f["b"], path, fmt))
-        da, db_ = display.diff_view(f["a"], f["b"], path, fmt)
-        cd.caption("Differences (A above, B below; · marks a space)")
-        cd.html(f"<div style='line-height:1.5'>{da}<hr style='margin:4px 0'>{db_}</div>")
+        field_sides(f, fmt, blind)
         if role == review.ADJUDICATE_ROLE:
             adjudication_panel(state, page_id, round_, path, fmt)
         error = st.session_state.pop(f"card_error::{base}", None)
         if error:
             st.error(plain(error))
-        mine = blind and f["my_action"]
-        if mine:
-            st.markdown(f"**Your decision: {plain(_your_decision(f))}.** You can change it until every reviewer "
-                        "has decided.")
-        if not can_decide_any:
-            can_decide = False
-        elif role == review.ADJUDICATE_ROLE:
-            can_decide = f["state"] == ADJUDICATION
-        elif mine:  # decided by this reviewer: their decision stands unless they change it
-            can_decide = f["state"] in (OPEN, AWAITING) and st.toggle("Change my decision", key=f"change::{base}")
-        elif blind:
-            can_decide = f["state"] in (OPEN, AWAITING)
-        else:
-            can_decide = f["state"] in (OPEN, FLAGGED) or (
-                f["state"] == RESOLVED and st.toggle("Change this decision", key=f"change::{base}"))
-        if not can_decide:
+        if not _may_decide(f, blind, base):
             if f["state"] == ADJUDICATION and role == review.REVIEW_ROLE:
                 st.caption("Reviewers disagree here: the adjudicator decides (switch the role to Adjudicator).")
             return
-        refused = review.refused_choices(state, page_id, round_, path, reviewer or None, role)
-        offered = [side for side in "AB" if review.true_action(side, f["order"]) not in refused]
-        if len(offered) < 2:  # said before the click: which side would leave the page contradictory, and why
-            reasons = "; ".join(f"Accept {side} is not offered: with it "
-                                + refused[review.true_action(side, f["order"])].reasons(fmt)
-                                for side in "AB" if side not in offered)
-            st.info(plain(f"{reasons}. " + ("Edit this field, or change the other field first."
-                                            if not offered else "")), icon=":material/block:")
-        b1, b2, b3, b4 = st.columns([1, 1, 1, 1])
-        for box, side in ((b1, "A"), (b2, "B")):
-            if side in offered:
-                box.button(f"Accept {side}", key=f"accept_{side.lower()}::{base}", on_click=_accept,
-                           shortcut=side if focus else None,
-                           args=(page_id, round_, path, side, f["order"], f["decision_id"]),
-                           type="primary" if focus else "secondary")
-        b3.toggle("Edit", key=f"edit_open::{base}")
-        with b4.popover("Flag", icon=":material/flag:"):
-            st.text_input("Note for a colleague", key=f"flag_note::{base}")
-            st.button("Flag this field", key=f"flag::{base}", on_click=_flag,
-                      args=(page_id, round_, path, f["order"], f["decision_id"]))
+        decision_buttons(state, page_id, round_, f, fmt, focus, base)
         if st.session_state.get(f"edit_open::{base}"):
             edit_panel(state, page_id, round_, f, fmt, record, base)
+
+
+def field_sides(f: dict, fmt: str, blind: bool) -> None:
+    """The field's label and state, then A, B and their differences (a blind reviewer sees no names)."""
+    path = f["path"]
+    label = editors.field_label(path, fmt)
+    status = STATE_LABELS.get(f["state"], f["state"])
+    if f["state"] == RESOLVED and f["how"] == "agreement":
+        status = f"resolved: {f['votes']} reviewers agreed"
+    elif f["state"] == RESOLVED and f["reviewer"] and not blind:
+        status = f"resolved by {f['reviewer']}"
+    elif f["state"] == FLAGGED and f["reviewer"]:
+        status = f"flagged by {f['reviewer']}"
+    elif blind and f["state"] == OPEN and f["votes"]:
+        status = "open"
+    st.markdown(f"**{plain(label)}** · `{f['category']}` · {plain(status)}"
+                + (f" · note: {plain(f['note'])}" if f["note"] else ""))
+    ca, cb, cd = st.columns(3)
+    ca.caption("A")
+    ca.text(editors.describe(f["a"], path, fmt))
+    cb.caption("B")
+    cb.text(editors.describe(f["b"], path, fmt))
+    da, db_ = display.diff_view(f["a"], f["b"], path, fmt)
+    cd.caption("Differences (A above, B below; · marks a space)")
+    cd.html(f"<div style='line-height:1.5'>{da}<hr style='margin:4px 0'>{db_}</div>")
+
+
+def _may_decide(f: dict, blind: bool, base: str) -> bool:
+    """Whether this reviewer decides the field now: a blind reviewer's own decision is shown and
+    stands unless they choose to change it, as does a settled field."""
+    mine = blind and f["my_action"]
+    if mine:
+        st.markdown(f"**Your decision: {plain(_your_decision(f))}.** You can change it until every reviewer "
+                    "has decided.")
+    if not can_decide_any:
+        return False
+    if role == review.ADJUDICATE_ROLE:
+        return f["state"] == ADJUDICATION
+    if mine:  # decided by this reviewer: their decision stands unless they change it
+        return f["state"] in (OPEN, AWAITING) and st.toggle("Change my decision", key=f"change::{base}")
+    if blind:
+        return f["state"] in (OPEN, AWAITING)
+    return f["state"] in (OPEN, FLAGGED) or (
+        f["state"] == RESOLVED and st.toggle("Change this decision", key=f"change::{base}"))
+
+
+def decision_buttons(state, page_id: str, round_: int, f: dict, fmt: str, focus: bool, base: str) -> None:
+    """Accept A or B (only the sides that keep the page consistent, the others with the reason), Edit and Flag."""
+    path = f["path"]
+    refused = review.refused_choices(state, page_id, round_, path, reviewer or None, role)
+    offered = [side for side in "AB" if review.true_action(side, f["order"]) not in refused]
+    if len(offered) < 2:  # said before the click: which side would leave the page contradictory, and why
+        reasons = "; ".join(f"Accept {side} is not offered: with it "
+                            + refused[review.true_action(side, f["order"])].reasons(fmt)
+                            for side in "AB" if side not in offered)
+        st.info(plain(f"{reasons}. " + ("Edit this field, or change the other field first."
+                                        if not offered else "")), icon=":material/block:")
+    b1, b2, b3, b4 = st.columns([1, 1, 1, 1])
+    for box, side in ((b1, "A"), (b2, "B")):
+        if side in offered:
+            box.button(f"Accept {side}", key=f"accept_{side.lower()}::{base}", on_click=_accept,
+                       shortcut=side if focus else None,
+                       args=(page_id, round_, path, side, f["order"], f["decision_id"]),
+                       type="primary" if focus else "secondary")
+    b3.toggle("Edit", key=f"edit_open::{base}")
+    with b4.popover("Flag", icon=":material/flag:"):
+        st.text_input("Note for a colleague", key=f"flag_note::{base}")
+        st.button("Flag this field", key=f"flag::{base}", on_click=_flag,
+                  args=(page_id, round_, path, f["order"], f["decision_id"]))
 
 
 def _your_decision(f: dict) -> str:
@@ -789,7 +830,7 @@ def edit_panel(state, page_id: str, round_: int, f: dict, fmt: str, record: dict
     if any(c.marked for c in editor.controls):
         st.caption("≠ marks what differs from the other extraction.")
     prefix = f"ed::{base}::{start}::"
-    common.draw_editor(editor, prefix)
+    editor_widgets.draw_editor(editor, prefix)
     st.button("Save edit", key=f"edit::{base}", on_click=_save_edit,
               args=(page_id, round_, path, editor, prefix, f["a"], f["b"], f["order"], f["decision_id"]))
 
@@ -831,7 +872,7 @@ def page_history(state, page_id: str, round_: int, blind: bool) -> None:
 
 # ================================================================= suspect keys
 def suspects_section() -> None:
-    filters = common.current_selection()
+    filters = sidebar.current_selection()
     dataset, profile = filters.dataset, filters.profile
     st.markdown(f"Items of dataset **{plain(dataset)}** whose statistics suggest a wrong answer key "
                 f"(profile {profile}, with reviewed score overrides): negative discrimination, a wrong option "
@@ -880,6 +921,8 @@ def suspects_section() -> None:
 
 
 def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> None:
+    """One flagged item: why it is flagged, its text and key, every model's answer, and the ways to
+    confirm or correct its key."""
     detail = suspects.suspect_detail(store, dataset, item_id)
     item, record = detail["item"], detail["item"]["record"]
     fmt = record.get("type", "")
@@ -894,6 +937,15 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
         st.markdown(f"- {plain(line)}")
     if str(flagged.get("evidence") or ""):
         st.caption(plain(f"Combined signal {float(flagged['signal']):+.1f}: " + str(flagged["evidence"])))
+    suspect_item(detail, record, fmt)
+    key_review(dataset, item_id, flags, item, record, fmt)
+    if len(detail["reviews"]):
+        st.caption("Earlier key reviews of this item")
+        st.dataframe(detail["reviews"], hide_index=True, width="stretch")
+
+
+def suspect_item(detail: dict, record: dict, fmt: str) -> None:
+    """The item's text and current key, how often each option was chosen, and every model's answer."""
     left, right = st.columns([3, 2])
     with left:
         if record.get("question_title"):
@@ -916,6 +968,10 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
                                                 **{f"{p}_score": p for p in PROFILES}})
     st.dataframe(answers[["model", "condition", "chose", *PROFILES, "rationale", "raw_text"]], hide_index=True,
                  width="stretch", column_config={"rationale": st.column_config.TextColumn(width="large")})
+
+
+def key_review(dataset: str, item_id: str, flags: list[str], item: dict, record: dict, fmt: str) -> None:
+    """Confirm the key, or correct it with the format's editor (a new item version); both need the role."""
     error = st.session_state.pop("suspect_error", None)
     if error:
         st.error(plain(error))
@@ -931,7 +987,7 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
         editor = editors.editor_for(fmt, "answers", record.get("answers"), record)
         prefix = f"suspect_ed::{item_id}::{item['version']}::"
         for control in editor.controls:
-            common.draw_control(st, control, prefix + control.key)
+            editor_widgets.draw_control(st, control, prefix + control.key)
         st.text_input("Why (kept with the new version)", key=f"suspect_correct_note::{item_id}")
         st.button("Save the corrected key", key=f"suspect_correct::{item_id}", on_click=_correct_key,
                   args=(dataset, item_id, flags, editor, prefix), disabled=not may_key, type="primary")
@@ -939,9 +995,6 @@ def suspect_detail(dataset: str, item_id: str, flags: list[str], flagged) -> Non
         st.caption("Enter your name at the top of the page to confirm or correct a key.")
     elif not may_key:
         st.caption("Confirming or correcting a key needs the researcher or adjudicator role.")
-    if len(detail["reviews"]):
-        st.caption("Earlier key reviews of this item")
-        st.dataframe(detail["reviews"], hide_index=True, width="stretch")
 
 
 def _confirm_key(dataset: str, item_id: str, flags: list[str]) -> None:
@@ -988,11 +1041,11 @@ def agreement_section() -> None:
                 icon=":material/visibility_off:")
     src = views.Source.of(store)
     for title, by in (("per dataset and round", "round"), ("per field", "field"), ("per format", "format")):
-        table = views.review_agreement(src, common.current_selection(), by=by)
+        table = views.review_agreement(src, sidebar.current_selection(), by=by)
         if table.empty or not int(table["units"].max() or 0):
             st.caption("No field has been decided by two or more reviewers yet.")
             break
-        common.table(agreement_words(table), f"agreement_{by}", f"Reviewer agreement {title}", essential=True,
+        tables.table(agreement_words(table), f"agreement_{by}", f"Reviewer agreement {title}", essential=True,
                      show=True)
     else:
         st.caption(f"{NOT_COMPUTED} : not defined here (Cohen's kappa needs exactly two reviewers; a kappa or alpha "
@@ -1022,7 +1075,7 @@ def audit_section() -> None:
                      hide_index=True, width="stretch", height=360)
     else:
         st.caption("No review decision yet.")
-    filters = common.current_selection()
+    filters = sidebar.current_selection()
     st.markdown(f"**Who changed rounds, keys, scores, runs and roles** (keys and scores: dataset "
                 f"{plain(filters.dataset)}; `show audit_log`)")
     log = views.audit_log(views.Source.of(store), filters)
@@ -1042,7 +1095,7 @@ def audit_section() -> None:
 def record_section() -> None:
     st.markdown("Where an adjudicator overruled your decisions (with the settled value and the note), how often "
                 "settled outcomes kept your decisions week by week, and your severity as a grader.")
-    common.my_record_section(actor, "review_record")
+    my_record.my_record_section(actor, "review_record")
 
 
 {"extraction": extraction_section, "suspects": suspects_section, "agreement": agreement_section,

@@ -18,17 +18,17 @@ from eduart_core.errors import UserError
 from eduart_core.humans import adaptive_exam, forms, people, sessions
 from eduart_core.text import plain
 from eduart_core.vocab import HUMAN_GROUPS, format_label, format_names, language_label
-from pages import common
+from pages.ui import editor_widgets, failures, fulltext, navigate, plots, sidebar, signin, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Sit the exam")
 st.markdown("People sit the benchmark themselves: a respondent answers a sampled form item by item (never seeing "
             "a key, a score or a model's answer), so that people can be compared with the models on the Overview. "
             "Researchers set up the sessions and follow them here.")
-src, sel = common.source(), common.current_selection()
-path = common.store_path()
-signed_in = common.signin_enabled()
+src, sel = store_handle.source(), sidebar.current_selection()
+path = store_handle.store_path()
+signed_in = signin.signin_enabled()
 SIT, RUN = "sit", "run"
 SECTIONS = {SIT: "Sit the exam", RUN: "Sessions (researchers)"}
 
@@ -36,9 +36,9 @@ SECTIONS = {SIT: "Sit the exam", RUN: "Sessions (researchers)"}
 def _who() -> team.Identity | None:
     """Who acts here: the signed-in person, else the typed name (single-machine mode)."""
     if signed_in:
-        return common.identity()
+        return signin.identity()
     name = (st.session_state.get("exam_name") or "").strip()
-    return team.local(name) if name else common.identity()
+    return team.local(name) if name else signin.identity()
 
 
 def _fail(exc: Exception) -> None:
@@ -64,20 +64,20 @@ def _begin(session_id: str) -> None:
     st.session_state["exam_sitting"] = (state.session_id, state.respondent)
     st.session_state["exam_message"] = ("info", f"You sit this form as {state.respondent} (your pseudonym): "
                                                 f"{state.answered} of {state.n_items} items answered so far.")
-    common.data_changed()
+    store_handle.data_changed()
 
 
 def _submit(session_id: str, respondent: str, item_id: str, prefix: str, skip: bool) -> None:
     question = sessions.current_question(path, session_id, respondent)
     if question is None:  # a second click after the last answer: nothing left to answer
         return
-    values = None if skip else common.editor_values(forms.answer_editor(question.record), prefix)
+    values = None if skip else editor_widgets.editor_values(forms.answer_editor(question.record), prefix)
     try:
         sessions.answer(path, session_id, respondent, item_id, values, _actor())
     except UserError as exc:
         _fail(exc)
         return
-    common.data_changed()
+    store_handle.data_changed()
 
 
 def _pause(session_id: str, respondent: str, resume: bool) -> None:
@@ -85,7 +85,7 @@ def _pause(session_id: str, respondent: str, resume: bool) -> None:
         (sessions.resume if resume else sessions.pause)(path, session_id, respondent, _actor())
     except UserError as exc:
         _fail(exc)
-    common.data_changed()
+    store_handle.data_changed()
 
 
 def _leave() -> None:
@@ -104,7 +104,7 @@ def _create() -> None:
                 max_items=cap or None, time_limit_s=limit or None, title=st.session_state.get("exam_title") or None,
                 show_result=bool(st.session_state.get("exam_show_result")))
             st.session_state["exam_message"] = ("success", "Adaptive session open: respondents can start it now.")
-            common.data_changed()
+            store_handle.data_changed()
             return
         sessions.create_session(
             path, sel.dataset, group=st.session_state.get("exam_group") or "", actor=_actor(),
@@ -115,7 +115,7 @@ def _create() -> None:
         _fail(exc)
         return
     st.session_state["exam_message"] = ("success", "Session open: respondents can start it now.")
-    common.data_changed()
+    store_handle.data_changed()
 
 
 def _close(session_id: str) -> None:
@@ -124,13 +124,13 @@ def _close(session_id: str) -> None:
     except UserError as exc:
         _fail(exc)
         return
-    common.data_changed()
+    store_handle.data_changed()
 
 
 # ---------------------------------------------------------------- who is here
 
 if signed_in:
-    who = common.identity()
+    who = signin.identity()
     st.caption(plain(f"Signed in as {who.label()}" if who else "Not signed in"))
 else:
     st.text_input("Your name (single-machine mode: typed, not verified; stored with your answers, shown only to "
@@ -181,13 +181,13 @@ def question_view(session_id: str, respondent: str) -> None:
     if question.image_path:
         st.image(question.image_path, width=480)
     if record.get("question_text"):
-        common.long_text(record["question_text"], f"exam_{question.item_id}")
+        fulltext.long_text(record["question_text"], f"exam_{question.item_id}")
     editor = forms.answer_editor(record)
     if editor.help:
         st.caption(plain(editor.help))
     prefix = f"exam::{session_id}::{respondent}::{question.item_id}::"
     with st.container(key="exam_answer"):
-        common.draw_editor(editor, prefix)
+        editor_widgets.draw_editor(editor, prefix)
     if question.time_limit_s:
         st.caption(f"Time on this item: {question.elapsed_s:.0f} s of {question.time_limit_s} s (an answer after the "
                    "limit is recorded as not answered).")
@@ -208,7 +208,7 @@ def sit_section() -> None:
     if who is None:
         st.info("Type your name above to start.")
         return
-    with common.guard():
+    with failures.guard():
         listed = views.exam_sessions(src, sel, every=True)
     open_ = listed[listed["status"] == sessions.OPEN]
     if open_.empty:
@@ -252,23 +252,23 @@ def run_section() -> None:
         st.toggle("Adaptive: show each respondent their ability at the end", key="exam_show_result",
                   help="Off: respondents see no result (you see every respondent on the bank's Wright map below).")
         st.form_submit_button("Open session", on_click=_create, type="primary")
-    with common.guard():
+    with failures.guard():
         listed = views.exam_sessions(src, sel)
     if listed.empty:
         st.caption("No session on this dataset yet.")
         return
-    common.table(listed, "exam_sessions", f"Exam sessions on {sel.dataset}")
+    tables.table(listed, "exam_sessions", f"Exam sessions on {sel.dataset}")
     for row in listed[listed["status"] == sessions.OPEN].itertuples(index=False):
         st.button(f"Close {row.session_id}", key=f"exam_close_{row.session_id}", on_click=_close,
                   args=(row.session_id,))
     chosen = st.selectbox("Watch", list(listed["session_id"]), key="exam_watch",
                           format_func=lambda s: f"{s} · {listed.set_index('session_id').loc[s, 'title']}")
-    with common.guard():
+    with failures.guard():
         progress = views.exam_progress(src, sel, session=chosen)
     if who is not None and who.may(team.RUN_EXAMS):  # names for researchers and admins only
         names = people.names(path, who, chosen)
         progress = progress.assign(name=progress["respondent"].map(names))
-    common.table(progress, "exam_progress", f"Respondents of {chosen} (updated {time.strftime('%H:%M:%S')})")
+    tables.table(progress, "exam_progress", f"Respondents of {chosen} (updated {time.strftime('%H:%M:%S')})")
     st.button("Refresh", key="exam_refresh")
     try:  # respondents of adaptive sessions stand on the bank's scale beside the models (organisers only)
         board = views.adaptive_ranking(src, sel)
@@ -278,9 +278,9 @@ def run_section() -> None:
         from eduart_core.charts.psychometrics import figure_wright_map
 
         wright = views.adaptive_wright_map(src, sel)
-        common.chart(figure_wright_map(wright, title="Respondents and models on the item bank's scale"),
+        plots.chart(figure_wright_map(wright, title="Respondents and models on the item bank's scale"),
                      "adaptive_wright_map", wright.attrs.get("caption", ""))
-        common.table(board, "adaptive_ranking", board.attrs.get("caption", ""))
+        tables.table(board, "adaptive_ranking", board.attrs.get("caption", ""))
 
 
 if section == SIT:

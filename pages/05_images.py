@@ -7,11 +7,11 @@ from eduart_core import findings, panels, views, vocab
 from eduart_core.charts import studies as study_charts
 from eduart_core.errors import UserError
 from eduart_core.text import plain
-from pages import common
+from pages.ui import failures, header, navigate, plots, query, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Images", "Do models do better or worse when the question comes with an artwork image, and with which images?")
 features = views.study_features(src, sel.dataset)
 
@@ -19,19 +19,19 @@ features = views.study_features(src, sel.dataset)
 def attribute_breakdown() -> None:
     """Accuracy by what the picture shows, for datasets whose images carry attributes (VQArt-style)."""
     st.subheader("By what the image shows")
-    with common.guard():
+    with failures.guard():
         by_attribute = views.image_attributes(src, sel)
     names = list(dict.fromkeys(by_attribute["attribute"]))
     columns = st.columns(2)
     for index, name in enumerate(names):
         values = by_attribute[(by_attribute["attribute"] == name) & (by_attribute["model"] == "All models")]
         with columns[index % 2]:
-            common.chart(study_charts.figure_attribute_scores(by_attribute, attribute=name), f"attribute_{name}",
+            plots.chart(study_charts.figure_attribute_scores(by_attribute, attribute=name), f"attribute_{name}",
                          f"Mean score by image attribute '{name}' over all models (condition {sel.condition}, "
-                         f"{common.scoring_label(sel)}), Wilson 95% intervals on the answers; "
+                         f"{header.scoring_label(sel)}), Wilson 95% intervals on the answers; "
                          + ", ".join(f"{v}: {int(n)} items" for v, n in zip(values["value"], values["n_items"]))
                          + ". Numeric attributes with many values are cut into three equal-count bins.")
-    common.table(by_attribute, "image_attributes", "Mean score per image attribute value and model (percent)",
+    tables.table(by_attribute, "image_attributes", "Mean score per image attribute value and model (percent)",
                  percent=("score", "ci_low", "ci_high"))
 
 
@@ -41,17 +41,17 @@ if not features.with_and_without_image:
     else:
         st.info("Every item of this dataset has an image (or none has), so there is no with/without comparison.")
     st.stop()
-with common.guard():
+with failures.guard():
     dumbbell = panels.draw("image_dumbbell", src, sel)
 effect = dumbbell.frame
 
-pres = common.presentation()
+pres = query.presentation()
 if not pres:
     st.warning("Caveat: items with and without an image differ in format and language, so the raw difference "
                "mixes the image effect with those differences. The adjusted odds ratio below takes them into account.")
 left, right = st.columns([3, 2]) if not pres else (st.container(), None)
 with left:
-    common.panel(dumbbell, main=True)
+    plots.panel(dumbbell, main=True)
 if pres:
     st.stop()
 with right:
@@ -72,7 +72,7 @@ with right:
             st.caption(plain(verdict.how_we_know()))
     else:
         st.info("The adjusted odds ratio needs items both with and without an image in the selection.")
-common.table(effect, "image_effect", "Mean score with and without an image per model (percent)",
+tables.table(effect, "image_effect", "Mean score with and without an image per model (percent)",
              percent=tuple(c for c in ("mean_without", "mean_with", "delta") if c in effect))
 if features.image_attributes:
     attribute_breakdown()

@@ -5,45 +5,45 @@ import streamlit as st
 
 from eduart_core import analysis, findings, panels, views, vocab
 from eduart_core.text import plain
-from pages import common
+from pages.ui import failures, header, navigate, plots, query, store_handle, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Formats", "Models that look equal on multiple choice drift apart on production formats. "
     "Each cell is a model's mean score on one format.")
-with common.guard():
+with failures.guard():
     heatmap = panels.draw("format_heatmap", src, sel)  # baselines: their format means sit above the grid
-common.panel(heatmap, main=True)
-if common.presentation():
+plots.panel(heatmap, main=True)
+if query.presentation():
     st.stop()
 
-with common.guard():
+with failures.guard():
     mcq = views.mcq_vs_macro(src, sel)
-common.table(mcq, "mcq_vs_macro",
+tables.table(mcq, "mcq_vs_macro",
              f"Multiple choice vs macro average (percent, {analysis.WILSON_WORDS} on MCQ; published Table 5)",
              percent=("mcq", "mcq_ci_low", "mcq_ci_high", "macro", "micro", "mcq_minus_macro"))
 
-with common.guard():
+with failures.guard():
     spread = panels.draw("format_spread", src, sel)
-common.panel(spread)
+plots.panel(spread)
 
-if common.flags(sel).aggregate_only:
+if store_handle.flags(sel).aggregate_only:
     st.info("Language comparison and logistic regression need item-level data, which this dataset does not have.")
     st.stop()
 
 st.subheader("Multiple choice in Italian and English")
 try:
-    common.panel(panels.draw("mcq_language", src, sel))
+    plots.panel(panels.draw("mcq_language", src, sel))
 except views.EmptySelection as exc:
     st.info(plain(exc))
 
 st.subheader("What predicts a correct answer?")
 clustered = True
 references: dict[str, str] = {}
-with common.guard():
+with failures.guard():
     choices = views.regression_choices(src, sel)
-if not common.presentation():
+if not query.presentation():
     clustered = st.toggle("Item-clustered standard errors (recommended)", value=True, key="clustered",
                           help="Off reproduces the published ordinary standard errors. Items share format, language "
                                "and image across models, so clustered errors are the honest default.")
@@ -60,11 +60,11 @@ if not common.presentation():
                                    help=f"Default: {show(default)} ({choices['rule'][option]}).")
             if picked != default:
                 references[option] = picked
-with common.guard():
+with failures.guard():
     forest = panels.draw("forest", src, sel, clustered=clustered, **references)
 reg = forest.frame
 se_name = "item-clustered" if clustered else "ordinary (as published)"
-common.panel(forest)
-common.table(reg, "regression", f"Logistic regression ({se_name} standard errors; "
+plots.panel(forest)
+tables.table(reg, "regression", f"Logistic regression ({se_name} standard errors; "
              f"{findings.regression_reference_text(reg, rules=False)})"
              + (f". {analysis.not_estimable_text(reg)}" if analysis.not_estimable_text(reg) else ""))

@@ -5,25 +5,25 @@ import streamlit as st
 
 from eduart_core import formats, panels, views, vocab
 from eduart_core.charts import judges as charts_judges
-from pages import common
+from pages.ui import failures, header, navigate, plots, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Scoring profiles", "The **paper** profile reproduces the published scorer, quirks included (several options "
     "on a single-answer question still earn the point; unparseable true/false answers earn partial credit). "
     "The **strict** profile corrects them. This page shows how much the choice matters.")
-with common.guard():
+with failures.guard():
     drawn = panels.draw("profile_impact", src, sel)
 impact = drawn.frame
-common.panel(drawn)
+plots.panel(drawn)
 tbl = impact.assign(format=impact["type"].map(vocab.format_label))
 cols = [c for c in ("model", "format", "n", "strict_mean", "paper_mean", "delta", "n_changed") if c in tbl]
-common.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",
+tables.table(tbl[cols], "profile_impact", "Strict vs paper mean score per model and format (percent)",
              percent=("strict_mean", "paper_mean", "delta"))
 
 st.subheader("Examples where the rules differ")
-with common.guard():
+with failures.guard():
     examples = views.profile_examples(src, sel)
 if examples.empty:
     st.caption("No response scores differently under the two profiles in this selection.")
@@ -33,9 +33,9 @@ else:
                 "alone. The format-specific rules:")
     for t, sub in examples.groupby("type", sort=False):
         st.markdown(f"**{vocab.format_label(t)}**: {(formats.find_format(t) or formats.AnswerFormat()).profile_rules}")
-        shown = sub.assign(inspect=[common.inspector_link(r.item_id, sel, model=r.model, condition=r.condition)
+        shown = sub.assign(inspect=[navigate.inspector_link(r.item_id, sel, model=r.model, condition=r.condition)
                                     for r in sub.itertuples()])
-        common.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],
+        tables.table(shown[["model", "condition", "item_id", "score_strict", "score_paper", "inspect"]],
                      f"examples_{t}", f"Examples ({vocab.format_label(t)})", essential=True,
                      column_config={"inspect": st.column_config.LinkColumn("open", display_text="open in inspector")})
 
@@ -51,42 +51,42 @@ else:
                 "the whole 95% interval of its severity (many-facet Rasch) lies within the gate, so it is shown to "
                 "be neither harsher nor more lenient than the graders beyond it; the graders must first agree with "
                 "each other.")
-    with common.guard():
+    with failures.guard():
         profiles_table = views.judge_profiles(src, sel)
         calibration = views.judge_calibration(src, sel)
         severity = views.judge_severity(src, sel)
-    common.table(profiles_table, "judge_profiles", "Judge profiles, their versions and the gate", essential=True)
+    tables.table(profiles_table, "judge_profiles", "Judge profiles, their versions and the gate", essential=True)
     passing = int(calibration["passes"].sum())
     gate = calibration.iloc[0]
-    common.chart(charts_judges.figure_judge_calibration(calibration), "judge_calibration",
+    plots.chart(charts_judges.figure_judge_calibration(calibration), "judge_calibration",
                  f"Judge vs adjudicated human marks and the graders' own agreement: Krippendorff's alpha (ordinal) with "
                  f"bootstrap 95% intervals over answers; gate alpha >= {gate['min_alpha']:.2f} and the severity's "
                  f"95% interval within ±{gate['max_severity']:.2f} logit; {passing} of {len(calibration)} judges "
                  "pass; n = answers "
                  "compared per judge.",
-                 context=common.context(sel, "Judge calibration", "Krippendorff's alpha, 95% bootstrap interval",
+                 context=plots.context(sel, "Judge calibration", "Krippendorff's alpha, 95% bootstrap interval",
                                         n=f"{int(calibration['n'].max())} answers"))
     cols = ["judge", "n", "human_alpha", "human_alpha_low", "human_alpha_high", "alpha", "alpha_low", "alpha_high",
             "kappa", "kappa_low", "kappa_high", "severity", "severity_low", "severity_high", "run_sd",
             "position_changed", "verbosity_shift", "passes", "reason"]
-    common.table(calibration[cols], "judge_calibration", "Judge calibration (per judge; by criterion, format or "
+    tables.table(calibration[cols], "judge_calibration", "Judge calibration (per judge; by criterion, format or "
                  "language with show judge_calibration --option by=...)")
-    common.chart(charts_judges.figure_judge_severity(severity, max_severity=float(gate["max_severity"])),
+    plots.chart(charts_judges.figure_judge_severity(severity, max_severity=float(gate["max_severity"])),
                  "judge_severity",
                  "Severity of every grader and judge on one logit scale (many-facet Rasch model, relative to the "
                  "graders' mean, 95% intervals); the grey band is the gate: a judge passes only when its whole "
                  "interval lies inside it.",
-                 context=common.context(sel, "Grader and judge severity", "Severity, logit (many-facet Rasch)"))
-    with common.guard():
+                 context=plots.context(sel, "Grader and judge severity", "Severity, logit (many-facet Rasch)"))
+    with failures.guard():
         confusion = views.judge_confusion(src, sel)
         progress = views.grading_progress(src, sel)
-    common.table(confusion, "judge_confusion", "Settled human mark x judge mark, per judge and criterion")
-    common.table(progress, "grading_progress", "Human grading so far (counts)")
+    tables.table(confusion, "judge_confusion", "Settled human mark x judge mark, per judge and criterion")
+    tables.table(progress, "grading_progress", "Human grading so far (counts)")
     st.markdown("**Judge-corrected scores.** A judge's marks on every answer, corrected by the human-graded "
                 "answers: what each model's score would be had the graders marked everything, with an interval "
                 "that carries the judge's error.")
-    with common.guard():
+    with failures.guard():
         corrected = panels.draw("judge_corrected", src, sel)
-        common.panel(corrected)
-        common.table(corrected.frame, "judge_corrected", "Judge only and corrected scores per model and format "
+        plots.panel(corrected)
+        tables.table(corrected.frame, "judge_corrected", "Judge only and corrected scores per model and format "
                      "(fractions; macro = mean of the formats)")

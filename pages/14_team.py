@@ -14,14 +14,14 @@ from eduart_core.team import ACTIONS, CHANGE_ROLES, ROLES, roles_claim
 from eduart_core.team import roles as team_roles
 from eduart_core.text import plain
 from eduart_core.views import StoreError
-from pages import common
+from pages.ui import navigate, signin, store_handle
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
 st.title("Team")
-who = common.identity()
-signin = common.signin_enabled()
-if not signin:
+who = signin.identity()
+team_mode = signin.signin_enabled()
+if not team_mode:
     st.info("Single-machine mode: nobody signs in, names are typed and not verified, and whoever uses this "
             "studio holds every role. Add an [auth] section to .streamlit/secrets.toml to work as a team "
             "(README: Working as a team).")
@@ -36,7 +36,7 @@ st.dataframe(pd.DataFrame([{"role": k, "for": v} for k, v in ROLES.items()]), hi
 st.caption(f"Roles come from the identity token's `{plain(roles_claim())}` claim (set EDUART_ROLES_CLAIM to use "
            "another) and from the roles table below, keyed by the token's subject.")
 
-store = common.store()
+store = store_handle.store()
 
 
 def _change(grant: bool) -> None:
@@ -44,10 +44,10 @@ def _change(grant: bool) -> None:
     role = st.session_state.get("team_role")
     try:
         if grant:
-            changed = team_roles.grant(store, subject, role, common.identity(),
+            changed = team_roles.grant(store, subject, role, signin.identity(),
                                        note=st.session_state.get("team_note") or None)
         else:
-            changed = team_roles.revoke(store, subject, role, common.identity(),
+            changed = team_roles.revoke(store, subject, role, signin.identity(),
                                         note=st.session_state.get("team_note") or None)
     except (UserError, StoreError) as exc:
         st.session_state["team_message"] = ("error", str(exc))

@@ -8,11 +8,11 @@ from eduart_core.charts import studies as study_charts
 from eduart_core.errors import UserError
 from eduart_core.studies import words
 from eduart_core.text import plain
-from pages import common
+from pages.ui import failures, header, navigate, plots, query, tables
 
-common.through_app()  # a server's first run serves this file alone: app.py draws it
+navigate.through_app()  # a server's first run serves this file alone: app.py draws it
 
-src, sel = common.page_start(
+src, sel = header.page_start(
     "Tasks and dimensions", "Where does each model succeed or fail, task by task? The table marks the highest "
     "and second-highest score of each column and flags scores below chance; the checks below say whether the "
     "table adds up.")
@@ -24,7 +24,7 @@ if not features.groupings:
     st.stop()
 
 by, aggregation = features.grouping, ""
-if not common.presentation():
+if not query.presentation():
     cols = st.columns(2)
     if len(features.groupings) > 1:
         by = cols[0].radio("Columns", list(features.groupings), key="study_by", horizontal=True,
@@ -36,7 +36,7 @@ if not common.presentation():
                       vocab.DIMENSION_MACRO_AGGREGATION: vocab.DIMENSION_COLUMN}[a] in features.groupings]
         aggregation = cols[1].selectbox("Overall column", usable, key="study_aggregation",
                                         format_func=vocab.AGGREGATIONS.get)
-with common.guard():
+with failures.guard():
     scores = views.dimension_scores(src, sel, by=by, aggregation=aggregation)
     checks = views.consistency_checks(src, sel, by=by, aggregation=aggregation)
 
@@ -59,14 +59,14 @@ section = st.segmented_control("Show", shown, default="scores", key="study_secti
 
 def scores_section() -> None:
     st.subheader("Scores by " + ("task" if by == vocab.TASK_COLUMN else "dimension"))
-    common.chart(study_charts.figure_dimension_heatmap(scores), "study_heatmap", story=words.leader_sentence(scores),
-                 caption=f"Score per model and {by} (0-100), {n_models} models, {common.scoring_label(sel)}; "
+    plots.chart(study_charts.figure_dimension_heatmap(scores), "study_heatmap", story=words.leader_sentence(scores),
+                 caption=f"Score per model and {by} (0-100), {n_models} models, {header.scoring_label(sel)}; "
                          f"{study_charts.BEST_MARK} highest and {study_charts.SECOND_MARK} second-highest score in the "
                          f"column (point estimates, ties share a mark; not a test of the order), {study_charts.BELOW_MARK} below the column's chance level; the last "
                          f"row is the median model. Overall column: {agg_words}.")
-    common.table(study_charts.marked_table(scores), "study_table_marked",
+    tables.table(study_charts.marked_table(scores), "study_table_marked",
                  f"Scores (percent) with marks; overall: {agg_words}", essential=True)
-    common.table(scores, "study_scores", f"Scores with 95% intervals ({interval}), n, chance level and flags",
+    tables.table(scores, "study_scores", f"Scores with 95% intervals ({interval}), n, chance level and flags",
                  percent=("score", "ci_low", "ci_high", "chance"))
 
 
@@ -78,14 +78,14 @@ def checks_section() -> None:
         st.markdown(f"{icon} **{verdict}**: {plain(sentence)}")
     if not told:
         st.caption("Every applicable check passes.")
-    common.table(checks, "consistency_checks", "Every consistency check (check, subject, expected, found, verdict)",
+    tables.table(checks, "consistency_checks", "Every consistency check (check, subject, expected, found, verdict)",
                  essential=True)
 
 
 def correlations_section() -> None:
     try:
         corr = views.task_correlations(src, sel, by=by)
-        common.chart(study_charts.figure_correlation_matrix(corr), "study_correlations",
+        plots.chart(study_charts.figure_correlation_matrix(corr), "study_correlations",
                      f"Spearman rank correlation between {by}s across models (pairwise-complete; n and p in the "
                      f"hover, up to {int(corr['n'].max())} models). Tasks that rank the models alike measure "
                      "related skills, or share a confound.")
@@ -94,7 +94,7 @@ def correlations_section() -> None:
     st.subheader("Against other benchmarks")
     try:
         external = views.external_correlations(src, sel, by=by)
-        common.chart(study_charts.figure_external_correlations(external), "study_external",
+        plots.chart(study_charts.figure_external_correlations(external), "study_external",
                      "Spearman rank correlation between each column and each imported external benchmark, over the "
                      "models present in both (pairwise-complete; n in each cell).")
         if external.attrs.get("unmatched"):
@@ -104,12 +104,12 @@ def correlations_section() -> None:
 
 
 def families_section() -> None:
-    with common.guard():
+    with failures.guard():
         best = views.family_best(src, sel, by=by)
-    common.chart(study_charts.figure_family_best(best), "study_family_best",
+    plots.chart(study_charts.figure_family_best(best), "study_family_best",
                  f"Best model of each family per {by} (lines) and the best-available envelope (thick black: best of "
                  "all models; dotted: best open-weights model; dashed: best closed model).")
-    common.table(best, "family_best", "Best model per family and the envelopes", percent=("score",))
+    tables.table(best, "family_best", "Best model per family and the envelopes", percent=("score",))
 
 
 def errors_section() -> None:
@@ -119,11 +119,11 @@ def errors_section() -> None:
             try:
                 choices = views.distractor_choices(src, sel, by=by)
                 who = "All models"
-                if not common.presentation():
+                if not query.presentation():
                     who = st.selectbox("Model", ["All models", *sorted(set(choices["model"]) - {"All models"})],
                                        key="study_distractor_model")
                 n_wrong = int(choices.loc[choices["model"] == who].drop_duplicates("column")["n_wrong"].sum())
-                common.chart(study_charts.figure_distractors(choices, model=who), "study_distractors",
+                plots.chart(study_charts.figure_distractors(choices, model=who), "study_distractors",
                              f"Which kind of wrong option was chosen, per {by}: share of the {n_wrong} wrong choices "
                              f"({who}); the hover gives the share uniform guessing among the wrong options "
                              "would give.")
@@ -132,23 +132,23 @@ def errors_section() -> None:
         else:
             st.caption("The options of this dataset carry no distractor labels.")
     with c2:
-        with common.guard():
+        with failures.guard():
             rates = views.invalid_rates(src, sel, by=by)
         overall = rates.loc[rates["column"] == vocab.OVERALL_COLUMN]
-        common.chart(study_charts.figure_invalid_rates(rates), "study_invalid",
+        plots.chart(study_charts.figure_invalid_rates(rates), "study_invalid",
                      f"Share of answers refused, unparseable or naming no option, per model ({int(overall['n'].max())} "
                      "answers each at most; the per-task rates with Wilson 95% intervals are in the table).")
-    common.table(rates, "invalid_rates", "Invalid answers per model and task", percent=("rate", "ci_low", "ci_high"))
+    tables.table(rates, "invalid_rates", "Invalid answers per model and task", percent=("rate", "ci_low", "ci_high"))
     if vocab.NUMERIC_TYPE in features.types:
-        with common.guard():
+        with failures.guard():
             numbers = views.numeric_errors(src, sel)
-        common.table(numbers, "numeric_errors", "Counting answers: share right, mean absolute error (MAE, over the "
+        tables.table(numbers, "numeric_errors", "Counting answers: share right, mean absolute error (MAE, over the "
                      "answers naming one number) and off-by-one rate per model",
                      percent=("accuracy", "off_by_one_rate", "exact_rate"), essential=True)
     if vocab.MULTI_PART_TYPE in features.types:
-        with common.guard():
+        with failures.guard():
             parts = views.part_accuracy(src, sel)
-        common.table(parts, "part_accuracy", "Multi-part answers: share of each part answered right (Wilson 95%)",
+        tables.table(parts, "part_accuracy", "Multi-part answers: share of each part answered right (Wilson 95%)",
                      percent=("accuracy", "ci_low", "ci_high"))
 
 

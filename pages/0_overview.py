@@ -1,5 +1,0 @@
-"""The Overview's address in the menu Streamlit builds from this folder's file names where it does
-(AppTest; `pages.common.through_app`): app.py draws the Overview itself, as a function."""
-from pages import common
-
-common.through_app()
