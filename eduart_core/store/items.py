@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -28,6 +28,9 @@ from ..limits import LimitConfigError
 from ..vocab import BENCHMARK_KIND
 from .connection import Connection
 from .core import Store
+
+if TYPE_CHECKING:
+    from ..items import ItemValidationError
 
 
 @dataclass
@@ -353,7 +356,7 @@ def write_items(con: Connection, items: list[PreparedItem], dataset: str, origin
     return changed
 
 
-def validation_error(item: PreparedItem) -> Exception:
+def validation_error(item: PreparedItem) -> ItemValidationError:
     """The ItemValidationError for a defective prepared item (message names item and field)."""
     from ..items import ItemValidationError
 
