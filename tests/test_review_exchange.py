@@ -251,7 +251,7 @@ def test_the_report_shows_reviewer_agreement_and_overrides(demo_db, tmp_path, ca
     cli(capsys, "review-import", write_jsonl(tmp_path / "d.jsonl", lines + adjudicated(lines)), "--db", str(path))
     expected = package_agreement(store, lines)
     response = load_responses(store, "demo").iloc[0]
-    add_override(store, int(response["response_id"]), 1.0, "a synonym the scorer missed", local("Carla"))
+    add_override(store, int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
     text = build_report(str(path), dataset="demo")
     section = text.split("7. Reviewing the gold")[1].split("Methods")[0]
     shown = f"{expected['alpha']:.{columns.column('krippendorff_alpha').kind.digits}f}"  # the report's one rounding of a statistic

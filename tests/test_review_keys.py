@@ -97,7 +97,7 @@ def test_an_answer_marking_options_true_or_false_chose_only_the_true_ones(keyed_
 
 def test_confirming_clears_the_flags_the_reviewer_saw(keyed_store):
     flags = list(suspects.suspect_queue(keyed_store, DATASET).set_index("item_id").loc["k12", "flags"])
-    with pytest.raises(UserError, match="reviewer"):
+    with pytest.raises(UserError, match="enter your name first"):
         suspects.confirm_key(keyed_store, DATASET, "k12", local(""), flags)
     suspects.confirm_key(keyed_store, DATASET, "k12", local("Carla"), flags, note="hard on purpose")
     assert "k12" not in set(suspects.suspect_queue(keyed_store, DATASET)["item_id"])
@@ -148,10 +148,10 @@ def test_overrides_change_every_statistic_unless_switched_off(keyed_store, tmp_p
     responses = load_responses(keyed_store, DATASET, "k07")
     target = responses[responses["model"] == "Sim 0"].iloc[0]
     with pytest.raises(UserError, match="reason"):
-        add_override(keyed_store, int(target["response_id"]), 1.0, " ", local("Carla"))
+        add_override(keyed_store, int(target["response_id"]), 1.0, " ", "Carla")
     with pytest.raises(UserError, match="between 0 and 1"):
-        add_override(keyed_store, int(target["response_id"]), 1.5, "why", local("Carla"))
-    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", local("Carla"))
+        add_override(keyed_store, int(target["response_id"]), 1.5, "why", "Carla")
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
     on = load_scores(keyed_store, dataset=DATASET)
     off = load_scores(keyed_store, dataset=DATASET, overrides=False)
     mask = (on["item_id"] == "k07") & (on["model"] == "Sim 0")
@@ -168,7 +168,7 @@ def test_overrides_change_every_statistic_unless_switched_off(keyed_store, tmp_p
     assert rows[0]["reviewer"] == "Carla" and rows[0]["original_score"] == 0.0 and rows[0]["model"] == "Sim 0"
     assert rows[0]["item_id"] == "k07" and rows[0]["reason"].startswith("A is right") and rows[0]["created_at"]
     # withdrawn: the computed score again, the history kept
-    add_override(keyed_store, int(target["response_id"]), None, "second look: keep the computed score", local("Dario"))
+    add_override(keyed_store, int(target["response_id"]), None, "second look: keep the computed score", "Dario")
     again = load_scores(keyed_store, dataset=DATASET)
     assert again[(again["item_id"] == "k07") & (again["model"] == "Sim 0")]["score"].iloc[0] == 0.0
     assert len(load_overrides(keyed_store, DATASET, "k07")) == 4
@@ -184,7 +184,7 @@ def test_the_selection_switch_turns_reviewed_overrides_off_everywhere(keyed_stor
 
     responses = load_responses(keyed_store, DATASET, "k07")
     target = responses[responses["model"] == "Sim 0"].iloc[0]
-    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", local("Carla"))
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
     src = views.Source.of(keyed_store)
     on = views.selected_scores(src, Selection(dataset=DATASET))
     off = views.selected_scores(src, Selection(dataset=DATASET, reviewed=False))
@@ -207,7 +207,7 @@ def test_the_suspect_queue_view_follows_the_reviewed_switch(keyed_store):
 
     responses = load_responses(keyed_store, DATASET, "k07")
     target = responses[responses["model"] == "Sim 0"].iloc[0]  # strong, answered A, marked wrong
-    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", local("Carla"))
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
     src = views.Source.of(keyed_store)
     on = views.suspect_keys(src, Selection(dataset=DATASET)).set_index("item_id")
     off = views.suspect_keys(src, Selection(dataset=DATASET, reviewed=False)).set_index("item_id")
@@ -221,7 +221,7 @@ def test_the_study_tables_read_overrides_under_the_same_switch(keyed_store):
 
     responses = load_responses(keyed_store, DATASET, "k07")
     target = responses[responses["model"] == "Sim 0"].iloc[0]
-    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", local("Carla"))
+    add_override(keyed_store, int(target["response_id"]), 1.0, "A is right: the key is wrong", "Carla")
     on = load_item_scores(keyed_store, DATASET, "strict")
     off = load_item_scores(keyed_store, DATASET, "strict", overrides=False)
     pick = lambda f: f[(f["item_id"] == "k07") & (f["model"] == "Sim 0")]["score"].iloc[0]  # noqa: E731
@@ -232,7 +232,7 @@ def test_the_study_tables_read_overrides_under_the_same_switch(keyed_store):
 def test_an_override_stops_applying_when_the_key_changes(keyed_store):
     responses = load_responses(keyed_store, DATASET, "k07")
     weak = responses[responses["model"] == "Sim 7"].iloc[0]  # chose B, right under the wrong key
-    add_override(keyed_store, int(weak["response_id"]), 0.0, "B is wrong", local("Carla"), profiles=("strict",))
+    add_override(keyed_store, int(weak["response_id"]), 0.0, "B is wrong", "Carla", profiles=("strict",))
     suspects.correct_key(keyed_store, DATASET, "k07", [{"id": "A", "description": "un affresco"}], local("Carla"), [])
     scores = load_scores(keyed_store, dataset=DATASET)
     row = scores[(scores["item_id"] == "k07") & (scores["model"] == "Sim 7")].iloc[0]

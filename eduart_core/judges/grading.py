@@ -107,10 +107,10 @@ def _store(store: StoreLike) -> Store:
 
 def _acting(who: Actor, action: str, what: str) -> Identity:
     """The identity acting, once its roles allow ``action`` (a plain name is refused: it holds no role)."""
-    if not isinstance(who, Identity):
+    if who is not None and not isinstance(who, Identity):
         raise TypeError(f"{what} must be an Identity (team.identity.local(name) on a single machine), "
                         f"not {type(who).__name__} {who!r}")
-    actor = who
+    actor = as_identity(who)
     actor.require(action)
     return actor
 

@@ -144,7 +144,11 @@ def as_identity(who: Identity) -> Identity:
 
     Why refuse a plain name: a name carries no roles of its own, and turning it into a single-machine
     identity would hand it every role. A caller without sign-in says so explicitly with ``local(name)``.
+    None (a page whose person has not typed a name or signed in yet) is the one-line ``UserError``
+    the page shows.
     """
+    if who is None:
+        raise UserError("enter your name first: it is stored with every decision")
     if not isinstance(who, Identity):
         raise TypeError(f"who acts must be an Identity (team.identity.local(name) on a single machine), "
                         f"not {type(who).__name__} {who!r}")
