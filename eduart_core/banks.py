@@ -30,7 +30,7 @@ class FrozenBank:
     draft: BankDraft
 
 
-def freeze_bank(store: Store, sel: Selection, model: str, who: Identity | str) -> FrozenBank:
+def freeze_bank(store: Store, sel: Selection, model: str, who: Identity) -> FrozenBank:
     """Fit ``model`` (``auto``: the IRT views' default for the dataset) to the selection's answers and
     store the usable items' parameters as the dataset's next bank version.
 

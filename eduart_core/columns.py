@@ -333,7 +333,7 @@ def table(frame: pd.DataFrame, view: str | None = None, percent: Iterable[str] =
             factors = frame["factor"] if "factor" in frame else \
                 frame.get("predictor", pd.Series("", index=frame.index)).astype(str).str.split(":").str[0]
             shown[name] = [_reference_words(v, f) if isinstance(v, str) else v for v, f in zip(values, factors)]
-        elif spec.kind.numeric and pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        elif spec.kind is not None and spec.kind.numeric and pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             shown[name] = _rounded(values, spec.kind)
     return Table(shown, specs)
 

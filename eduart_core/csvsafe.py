@@ -16,7 +16,7 @@ spreadsheet would start a new row inside it (and could then meet a formula at th
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, overload
 
 import pandas as pd
 
@@ -44,6 +44,10 @@ def inert_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+@overload
+def to_csv(frame: pd.DataFrame, target: None = None) -> str: ...
+@overload
+def to_csv(frame: pd.DataFrame, target: Any) -> None: ...
 def to_csv(frame: pd.DataFrame, target: Any = None) -> str | None:
     """``frame.to_csv(target, index=False)`` with inert cells and CRLF row ends: the text when
     ``target`` is None."""

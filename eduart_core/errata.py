@@ -24,7 +24,7 @@ from .store.items import current_item_ids
 from .team import KEY_REVIEW, Identity, as_identity
 
 
-def _actor(who: Identity | str, doing: str) -> Identity:
+def _actor(who: Identity, doing: str) -> Identity:
     if isinstance(who, str) and not who.strip():
         raise UserError(f"{doing} an errata release needs your name")
     actor = as_identity(who)
@@ -52,7 +52,7 @@ def pending(store: Store, dataset: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def create_release(store: Store, dataset: str, name: str, actor: Identity | str,
+def create_release(store: Store, dataset: str, name: str, actor: Identity,
                    items: list[str] | None = None) -> tuple[int, pd.DataFrame]:
     """Group the accepted corrections not released yet (or those of ``items``) into a release named ``name``;
     returns (release id, its entries). One line and nothing written on a bad input: no name, a name the
@@ -91,7 +91,7 @@ def find_release(store: Store, dataset: str, name: str) -> pd.Series:
     return hit.iloc[0]
 
 
-def apply_release(store: Store, dataset: str, name: str, actor: Identity | str) -> dict:
+def apply_release(store: Store, dataset: str, name: str, actor: Identity) -> dict:
     """Apply a release: re-score every stored response of its items and write the diff. Idempotent: a release
     applied already is left as it is (``applied`` False). Returns applied, rescored, and the diff."""
     who = _actor(actor, "applying")

@@ -18,7 +18,7 @@ from .team import OVERRIDE_SCORE, Identity, as_identity
 from .vocab import PROFILES
 
 
-def add_override(store: Store, response_id: int, score: float | None, reason: str, actor: Identity | str,
+def add_override(store: Store, response_id: int, score: float | None, reason: str, actor: Identity,
                  profiles: tuple[str, ...] | list[str] = PROFILES) -> list[int]:
     """Record that ``response_id`` deserves ``score`` (None withdraws an earlier override) under each
     of ``profiles``, as ``actor``; returns the new override ids. Refused with one line unless the

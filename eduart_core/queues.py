@@ -108,7 +108,7 @@ def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list
             for page, n, k in rows], order
 
 
-def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
+def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
                      after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                      now: datetime | None = None) -> Handed | None:
     """Hold the next page of review round ``round`` that needs ``who`` and return it (None: nothing has
@@ -129,7 +129,7 @@ def next_review_page(store: StoreLike, who: Identity | str, round: int, *, state
                      now)
 
 
-def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=None, queue=None,
+def review_waiting(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
                    now: datetime | None = None) -> Waiting:
     """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
     from .extraction.review import load_state
@@ -140,7 +140,7 @@ def review_waiting(store: StoreLike, who: Identity | str, round: int, *, state=N
                     _review_candidates(state, round, actor.key, queue)[0], now)
 
 
-def review_holder(store: StoreLike, who: Identity | str, round: int, page_id: str,
+def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
                   now: datetime | None = None) -> tuple[str, datetime] | None:
     """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
     actor, store = as_identity(who), _store(store)
@@ -154,14 +154,14 @@ def review_holder(store: StoreLike, who: Identity | str, round: int, page_id: st
     return "another", rows["held_until"].min()
 
 
-def finish_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str,
+def finish_review_page(store: StoreLike, who: Identity, round: int, page_id: str,
                        now: datetime | None = None) -> bool:
     """End ``who``'s hold on a page they finished (False when they held none)."""
     actor, store = _acting(who, DECIDE), _store(store)
     return db.release(store, review_queue_name(round), str(page_id), actor.key, db.FINISHED, now or now_utc())
 
 
-def skip_review_page(store: StoreLike, who: Identity | str, round: int, page_id: str, *, state=None, queue=None,
+def skip_review_page(store: StoreLike, who: Identity, round: int, page_id: str, *, state=None, queue=None,
                      hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None) -> Handed | None:
     """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
     actor, store = _acting(who, DECIDE), _store(store)
@@ -189,7 +189,7 @@ def _began(rows: list[tuple]) -> set[str]:
     return {token for token, _graders, began, _open in rows if began}
 
 
-def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity | str, *, after: str | None = None,
+def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity, *, after: str | None = None,
                         leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Hold the next answer of the current grading round that needs ``who`` (answers they began
@@ -205,21 +205,21 @@ def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identi
                      order.get(after) if after is not None else None, hold_s, now)
 
 
-def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity | str,
+def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity,
                     now: datetime | None = None) -> Waiting:
     actor, store = _acting(who, GRADE), _store(store)
     number, candidates, _order = _grading_candidates(store, dataset, rubric, actor)
     return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
 
 
-def finish_grading_answer(store: StoreLike, who: Identity | str, task, now: datetime | None = None) -> bool:
+def finish_grading_answer(store: StoreLike, who: Identity, task, now: datetime | None = None) -> bool:
     """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``) they finished."""
     actor, store = _acting(who, GRADE), _store(store)
     return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor.key,
                       db.FINISHED, now or now_utc())
 
 
-def skip_grading_answer(store: StoreLike, who: Identity | str, task, *, hold_s: float = DEFAULT_HOLD_S,
+def skip_grading_answer(store: StoreLike, who: Identity, task, *, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one."""
     actor, store = _acting(who, GRADE), _store(store)
@@ -231,7 +231,7 @@ def skip_grading_answer(store: StoreLike, who: Identity | str, task, *, hold_s: 
 
 # ---------------------------------------------------------------- shared
 
-def _acting(who: Identity | str, action: str) -> Identity:
+def _acting(who: Identity, action: str) -> Identity:
     if isinstance(who, str) and not who.strip():
         raise UserError("enter your name first: work is handed to a named person")
     actor = as_identity(who)

@@ -158,7 +158,7 @@ def _severity(dataset: str, rubric: str, blind: pd.DataFrame, mine: pd.DataFrame
                                           float(est["severity_high"]), answers, len(mine))}
 
 
-def rater_record(store: Store, who: Identity | str, rater: str | None = None) -> RaterRecord:
+def rater_record(store: Store, who: Identity, rater: str | None = None) -> RaterRecord:
     """The record of ``rater`` (default: ``who`` themself) as ``who`` may read it: their own always,
     anyone's with the adjudicator or admin role (``team.PermissionDenied``, one line, otherwise)."""
     subject = whose(who, rater)

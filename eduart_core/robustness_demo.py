@@ -123,7 +123,7 @@ def simulate_robust(store: Store, seed: int = ROBUST_SEED, models: tuple[RobustM
             if not create_run_con(con, run_id, DEMO_ROBUST_DATASET, model.key, DEFAULT_CONDITION, "simulated",
                                   params=params, status="completed", exist_ok=True):
                 continue
-            rows = []
+            rows: list[dict] = []
             for item_id, (_version, record) in sorted(items.items()):
                 record = {**record, "item_id": item_id}
                 source_id = record.get("variant_of") or item_id

@@ -188,32 +188,30 @@ def suspect_detail(store: Store, dataset: str, item_id: str) -> dict:
             "history": item_history(store, dataset, item_id), "reviews": load_key_reviews(store, dataset, item_id)}
 
 
-def _actor(reviewer: Identity | str, doing: str) -> Identity:
-    if isinstance(reviewer, str) and not reviewer.strip():
-        raise UserError(f"{doing} a key needs the reviewer's name")
+def _actor(reviewer: Identity, doing: str) -> Identity:
     actor = as_identity(reviewer)
     actor.require(KEY_REVIEW)
     return actor
 
 
-def confirm_key(store: Store, dataset: str, item_id: str, reviewer: Identity | str, flags: list[str],
+def confirm_key(store: Store, dataset: str, item_id: str, reviewer: Identity, flags: list[str],
                 note: str | None = None) -> int:
     """The key is right: clear the flags the reviewer saw on the current version; keep the decision.
-    ``reviewer`` is the acting identity (a bare name: single-machine mode)."""
+    ``reviewer`` is the acting identity (``team.local(name)`` in single-machine mode)."""
     actor = _actor(reviewer, "confirming")
     version = int(get_item(store, dataset, item_id)["version"])
     return add_key_review(store, dataset, item_id, version, "confirm", actor.name, (note or "").strip() or None,
                           flags, actor=actor.columns())
 
 
-def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: Identity | str, flags: list[str],
+def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewer: Identity, flags: list[str],
                 note: str | None = None) -> tuple[int, int]:
     """Save the corrected key as a new item version (re-scoring every stored response of the item)
     and record the review; returns (new version, responses re-scored)."""
     from .items import check_item
 
     actor = _actor(reviewer, "correcting")
-    reviewer = actor.name
+    name = actor.name
     item = get_item(store, dataset, item_id)
     record = copy.deepcopy(item["record"])
     if check_item(record)[0]["answers"] == check_item({**record, "answers": answers})[0]["answers"]:
@@ -223,11 +221,11 @@ def correct_key(store: Store, dataset: str, item_id: str, answers: list, reviewe
     problems = check_item(record)[1]
     if problems:
         raise UserError("; ".join(problems))
-    text = f"key corrected by {reviewer}" + (f": {note.strip()}" if (note or "").strip() else "")
+    text = f"key corrected by {name}" + (f": {(note or '').strip()}" if (note or "").strip() else "")
     version = save_item_version(store, dataset, record, origin=KEY_REVIEW_ORIGIN, note=text)
-    add_key_review(store, dataset, item_id, int(item["version"]), "correct", reviewer, (note or "").strip() or None,
+    add_key_review(store, dataset, item_id, int(item["version"]), "correct", name, (note or "").strip() or None,
                    flags, new_version=version, actor=actor.columns())
     rescored = int(len(load_responses(store, dataset, item_id)))
-    logger.info("item %s/%s: key corrected by %s (version %d, %d responses re-scored)", dataset, item_id, reviewer,
+    logger.info("item %s/%s: key corrected by %s (version %d, %d responses re-scored)", dataset, item_id, name,
                 version, rescored)
     return version, rescored

@@ -689,7 +689,7 @@ def _save_override(options: dict) -> None:
     profiles = vocab.PROFILES if st.session_state.get("ovr_all_profiles") else (sel.profile,)
     try:
         overrides.add_override(store_handle.store(), options[choice], st.session_state.get("ovr_score"),
-                               st.session_state.get("ovr_reason", ""), actor or who, profiles)
+                               st.session_state.get("ovr_reason", ""), actor or team.local(who), profiles)
     except (UserError, views.StoreError) as exc:
         st.session_state["ovrmessage"] = ("error", plain(exc))
         return

@@ -66,6 +66,7 @@ def build_injection_store(path: Path) -> Path:
     from eduart_core.store import Store
     from eduart_core.store import extraction as db
     from eduart_core.store.runs import create_run, ensure_dataset, ensure_model, finish_run
+    from eduart_core.team.identity import local
     from eduart_core.vocab import BENCHMARK_KIND, CONDITIONS
 
     path = Path(path)
@@ -99,5 +100,5 @@ def build_injection_store(path: Path) -> Path:
          "prompt_hash": "test", "raw_response": json.dumps(rec), "record": rec}
         for side, rec in (("A", record), ("B", other))])
     record_comparisons(store, 1, [(page_id, record, other)])
-    review.decide(store, page_id, 1, "question_text", "flag", f"Reviewer {PAYLOAD}", note=f"Note {PAYLOAD}")
+    review.decide(store, page_id, 1, "question_text", "flag", local(f"Reviewer {PAYLOAD}"), note=f"Note {PAYLOAD}")
     return path

@@ -18,6 +18,7 @@ from eduart_core.capture.site import exercise_urls, load_exercises, make_app, se
 from eduart_core.capture.site_items import site_records
 from eduart_core.cli import main
 from eduart_core.extraction.pipeline import html_to_text
+from eduart_core.team.identity import local
 
 pytestmark = pytest.mark.browser
 
@@ -157,7 +158,7 @@ def test_extract_review_promote_on_the_captured_folder(first_run, tmp_path, monk
     store = Store(store_path)
     fields = review.page_fields(store, "orsetti-errors/q01", 1)
     assert len(fields) == 1
-    result = review.decide(store, "orsetti-errors/q01", 1, fields.iloc[0]["path"], "accept_a", "Anna")
+    result = review.decide(store, "orsetti-errors/q01", 1, fields.iloc[0]["path"], "accept_a", local("Anna"))
     assert result.promoted_version == 1
     for page_id, record in truth.items():
         item = get_item(store, "captured", page_id.replace("/", "-"))

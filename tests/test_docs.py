@@ -32,7 +32,7 @@ MANUAL = {path.relative_to(ROOT / "docs").as_posix(): path.read_text(encoding="u
 ROOMS = {m.name for m in pkgutil.iter_modules(eduart_core.__path__)}
 DOTTED = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
 RUN_COMMAND = "pip install -r requirements.txt && streamlit run app.py"
-TEST_COMMAND = "pip install -r requirements.txt && ruff check . && pytest"
+TEST_COMMAND = "pip install -r requirements.txt && ruff check . && mypy eduart_core && pytest"
 
 
 def _generator():

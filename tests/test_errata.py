@@ -12,6 +12,7 @@ from eduart_core.errors import UserError
 from eduart_core.scoring.item_writes import upsert_items
 from eduart_core.scoring.responses import add_responses
 from eduart_core.store.runs import create_run, ensure_model
+from eduart_core.team.identity import local
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
@@ -58,7 +59,7 @@ def test_a_release_changes_exactly_the_corrected_scores_and_applying_twice_chang
     store = three_runs
     before = score_rows(store)
     assert len(before) == 3 * 6 * 2  # three runs x six items x (strict, paper)
-    ada = "Ada"
+    ada = local("Ada")
     suspects.correct_key(store, DATASET, "e02", key("A"), ada, ["item_statistics|negative_discrimination"],
                          note="the fresco is the truth")
     suspects.correct_key(store, DATASET, "e05", key("A"), ada, [], note="B is a slip")
@@ -119,7 +120,7 @@ def test_bad_input_is_one_line_and_changes_nothing(three_runs, capsys):
     db = str(store.path) if not getattr(store, "shared", False) else None
     if db is None:
         pytest.skip("the CLI half runs on the DuckDB file")
-    suspects.correct_key(store, DATASET, "e02", key("A"), "Ada", [])
+    suspects.correct_key(store, DATASET, "e02", key("A"), local("Ada"), [])
     assert errata.current_release(store, DATASET) == "no errata release; 1 accepted key correction(s) not released yet"
     before = score_rows(store)
     for argv, words in (
@@ -151,13 +152,13 @@ def test_bad_input_is_one_line_and_changes_nothing(three_runs, capsys):
 
 def test_only_key_reviewers_may_release_and_apply(three_runs):
     store = three_runs
-    suspects.correct_key(store, DATASET, "e02", key("A"), "Ada", [])
+    suspects.correct_key(store, DATASET, "e02", key("A"), local("Ada"), [])
     reviewer = team.Identity("rev", "https://idp.test", "Rev Person", "rev@example.org",
                              frozenset({team.REVIEWER}), signed_in=True)
     with pytest.raises(team.PermissionDenied):
         errata.create_release(store, DATASET, "r1", reviewer)
     assert errata.releases(store, DATASET).empty
-    errata.create_release(store, DATASET, "r1", "Ada")
+    errata.create_release(store, DATASET, "r1", local("Ada"))
     with pytest.raises(team.PermissionDenied):
         errata.apply_release(store, DATASET, "r1", reviewer)
     assert errata.releases(store, DATASET)["applied_at"].isna().all()

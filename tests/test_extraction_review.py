@@ -12,6 +12,7 @@ from eduart_core.extraction.stats import discrepancy_table, round_status_table
 from eduart_core.scoring.item_writes import upsert_items
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item, item_history
+from eduart_core.team.identity import local
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
@@ -64,13 +65,13 @@ def test_every_decision_is_appended_and_last_field_promotes(store):
     assert set(fields["path"]) == {"question_text", "choices[A].text", "answers"}
     assert set(fields["state"]) == {"open"}
 
-    r1 = review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna", based_on=None)
+    r1 = review.decide(store, "ex01/q01", 1, "question_text", "accept_b", local("Anna"), based_on=None)
     assert not r1.page_resolved
     snapshot = db.load_decisions(store).to_dict("records")
-    review.decide(store, "ex01/q01", 1, "question_text", "accept_a", "Bruno", based_on=r1.decision_id,
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_a", local("Bruno"), based_on=r1.decision_id,
                   note="the screenshot has a small c")
-    review.decide(store, "ex01/q01", 1, "choices[A].text", "accept_a", "Anna")
-    last = review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Anna")
+    review.decide(store, "ex01/q01", 1, "choices[A].text", "accept_a", local("Anna"))
+    last = review.decide(store, "ex01/q01", 1, "answers", "accept_a", local("Anna"))
 
     log = db.load_decisions(store, "ex01/q01")
     assert len(log) == 4
@@ -91,9 +92,9 @@ def test_second_reviewer_on_stale_field_gets_conflict(store):
     review.record_comparison(store, "ex01/q01", 1, *queued_pair())
     seen = review.page_fields(store, "ex01/q01", 1).set_index("path").loc["answers", "decision_id"]
     assert seen is None
-    review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Anna", based_on=None)
+    review.decide(store, "ex01/q01", 1, "answers", "accept_a", local("Anna"), based_on=None)
     with pytest.raises(review.ReviewConflict) as info:
-        review.decide(store, "ex01/q01", 1, "answers", "accept_b", "Bruno", based_on=None)
+        review.decide(store, "ex01/q01", 1, "answers", "accept_b", local("Bruno"), based_on=None)
     assert "Anna" in str(info.value)
     log = db.load_decisions(store)
     assert list(log["reviewer"]) == ["Anna"]
@@ -103,10 +104,10 @@ def test_edit_that_breaks_the_item_is_rejected_and_nothing_saved(store):
     add_page(store)
     review.record_comparison(store, "ex01/q01", 1, *queued_pair())
     with pytest.raises(review.EditRejected):
-        review.decide(store, "ex01/q01", 1, "answers", "edit", "Anna",
+        review.decide(store, "ex01/q01", 1, "answers", "edit", local("Anna"),
                       value=[{"id": "Z", "description": "nessuno"}])
     assert db.load_decisions(store).empty
-    review.decide(store, "ex01/q01", 1, "choices[A].text", "edit", "Anna", value="Un pittore veneziano")
+    review.decide(store, "ex01/q01", 1, "choices[A].text", "edit", local("Anna"), value="Un pittore veneziano")
     assert review.working_record(store, "ex01/q01", 1)["choices"][0]["text"] == "Un pittore veneziano"
 
 
@@ -114,16 +115,16 @@ def test_flag_needs_note_and_keeps_page_open(store):
     add_page(store)
     review.record_comparison(store, "ex01/q01", 1, *queued_pair())
     with pytest.raises(UserError, match="a flag needs a note"):
-        review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna")
-    review.decide(store, "ex01/q01", 1, "answers", "flag", "Anna", note="ask Carla: key unreadable")
-    review.bulk_accept(store, "Anna", "case", side="A")
-    review.bulk_accept(store, "Anna", "accents", side="A")
+        review.decide(store, "ex01/q01", 1, "answers", "flag", local("Anna"))
+    review.decide(store, "ex01/q01", 1, "answers", "flag", local("Anna"), note="ask Carla: key unreadable")
+    review.bulk_accept(store, local("Anna"), "case", side="A")
+    review.bulk_accept(store, local("Anna"), "accents", side="A")
     queue = review.review_queue(store)
     assert queue.iloc[0]["status"] == "flagged"
     assert queue.iloc[0]["promoted_version"] is None
     # the colleague settles the flagged field on top of the flag: the page is promoted
     flag_id = review.page_fields(store, "ex01/q01", 1).set_index("path").loc["answers", "decision_id"]
-    result = review.decide(store, "ex01/q01", 1, "answers", "accept_a", "Carla", based_on=int(flag_id))
+    result = review.decide(store, "ex01/q01", 1, "answers", "accept_a", local("Carla"), based_on=int(flag_id))
     assert result.page_resolved and result.promoted_version == 1
 
 
@@ -131,14 +132,14 @@ def test_bulk_accept_across_queue_for_one_category(store):
     for pid in ("ex01/q01", "ex01/q02", "ex02/q01"):
         add_page(store, pid)
         review.record_comparison(store, pid, 1, *queued_pair())
-    result = review.bulk_accept(store, "Anna", "accents", side="B")
+    result = review.bulk_accept(store, local("Anna"), "accents", side="B")
     assert result.decided == 3 and not result.conflicts
     states = review.field_table(review.load_state(store, 1))
     accents = states[states["category"] == "accents"]
     assert set(accents["state"]) == {"resolved"}
     assert set(states[states["category"] != "accents"]["state"]) == {"open"}
     assert review.working_record(store, "ex02/q01", 1)["choices"][0]["text"] == "Un pittore venèto"
-    one = review.bulk_accept(store, "Anna", "case", side="A", page_id="ex01/q02")
+    one = review.bulk_accept(store, local("Anna"), "case", side="A", page_id="ex01/q02")
     assert one.decided == 1
 
 
@@ -161,7 +162,7 @@ def test_promotion_makes_new_version_and_rescores_responses(store):
     a, b = queued_pair()
     review.record_comparison(store, "ex01/q01", 1, a, b)
     for path in ("question_text", "choices[A].text", "answers"):
-        result = review.decide(store, "ex01/q01", 1, path, "accept_a", "Anna")
+        result = review.decide(store, "ex01/q01", 1, path, "accept_a", local("Anna"))
     assert result.promoted_version == 2
     assert score() == 1.0
     history = item_history(store, DATASET, item_id)
@@ -318,7 +319,7 @@ def test_full_loop_through_the_cli(store_path, pages_dir, monkeypatch, capsys):
         store = Store(store_path)
         queue = review.review_queue(store, 1)
         assert set(queue["page_id"]) == {"ex01/q02", "ex02/q02"}
-        result = review.decide(store, "ex01/q02", 1, "question_text", "accept_a", "Anna")
+        result = review.decide(store, "ex01/q02", 1, "question_text", "accept_a", local("Anna"))
         assert result.promoted_version == 1
         round_two["on"] = True
         assert main(args + ["--round", "2"]) == 0

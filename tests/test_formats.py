@@ -89,6 +89,8 @@ def test_numeric_problems(change, field, words):
      "answers[C]", "part C has no answer"),
     ({"answers": [*PARTS["answers"], {"id": "D", "description": "x"}]}, "answers[D]", "does not exist"),
     ({"choices": []}, "choices", "non-empty list of parts"),
+    # an answer id that is no text is a listed problem, never a crash of the check
+    ({"answers": [*PARTS["answers"][:-1], {"id": ["C"], "description": "x"}]}, "answers[C]", "part C has no answer"),
 ])
 def test_multi_part_problems(change, field, words):
     assert_problem({**PARTS, **change}, field, words)

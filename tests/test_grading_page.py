@@ -16,6 +16,7 @@ import pytest
 from eduart_core import team
 from eduart_core.judges import grading
 from eduart_core.store.grades import load_grades
+from eduart_core.team.identity import local
 from tests.judge_fixtures import DATASET, MODELS, RUBRIC, written_store
 from tests.reading import as_read
 
@@ -110,7 +111,7 @@ def test_a_grader_sees_item_key_answer_and_rubric_but_no_model_and_a_second_grad
 
 
 def test_signed_in_reviewer_grades_blind_and_is_recorded_by_subject(written):
-    grading.submit_grades(written, grading.next_answer(written, DATASET, RUBRIC, "ann").token, "ann",
+    grading.submit_grades(written, grading.next_answer(written, DATASET, RUBRIC, local("ann")).token, local("ann"),
                           {"artist": 1, "date": 1, "evidence": 1})
     at = app(person(team.REVIEWER, subject="rita"))
     assert "grading_role" not in [r.key for r in at.main.radio]  # a reviewer only grades: no choice of capacity
@@ -126,9 +127,9 @@ def test_signed_in_reviewer_grades_blind_and_is_recorded_by_subject(written):
 
 
 def test_an_adjudicator_sees_the_disputed_criterion_with_unnamed_marks_and_decides(written):
-    token = grading.next_answer(written, DATASET, RUBRIC, "ann").token
-    grading.submit_grades(written, token, "ann", {"artist": 1, "date": 1, "evidence": 0})
-    grading.submit_grades(written, token, "bob", {"artist": 1, "date": 1, "evidence": 1})
+    token = grading.next_answer(written, DATASET, RUBRIC, local("ann")).token
+    grading.submit_grades(written, token, local("ann"), {"artist": 1, "date": 1, "evidence": 0})
+    grading.submit_grades(written, token, local("bob"), {"artist": 1, "date": 1, "evidence": 1})
     at = app(person(team.ADJUDICATOR, subject="ada"))
     shown = page_text(at)
     assert "Disputed answer" in shown and "The graders gave: 0, 1 (unnamed)" in shown

@@ -18,6 +18,7 @@ from eduart_core.judges import grading
 from eduart_core.judges.exchange import export_grades, import_grades
 from eduart_core.store import Store
 from eduart_core.store.grades import load_grades
+from eduart_core.team.identity import local
 from tests.judge_fixtures import DATASET, MODELS, RUBRIC, deserved, written_store
 
 
@@ -53,8 +54,8 @@ def test_a_grader_sees_neither_the_model_nor_a_judge_nor_other_graders(written):
     with written.transaction() as con:
         register_profile_con(con, {"profile": "judge:secret-judge/test-v1", "dataset": DATASET, "judge": "secret-judge",
                                    "rubric": RUBRIC, "rubric_hash": "x", "prompt_hash": "y", "version": "v"})
-    grading.start_round(written, DATASET, RUBRIC, graders=2, set_by="lead", seed=1)
-    ann = grading.next_answer(written, DATASET, RUBRIC, "ann")
+    grading.start_round(written, DATASET, RUBRIC, graders=2, set_by=local("lead"), seed=1)
+    ann = grading.next_answer(written, DATASET, RUBRIC, local("ann"))
     assert ann is not None and ann.answer and ann.question and ann.key
     fields = {f.name for f in dataclasses.fields(ann)}
     assert not fields & {"model", "model_key", "condition", "response_id", "score", "judge"}
@@ -62,35 +63,35 @@ def test_a_grader_sees_neither_the_model_nor_a_judge_nor_other_graders(written):
     for key, name in MODELS.items():
         assert key not in text and name not in text
     assert "secret-judge" not in text and "default" not in text
-    done = grading.submit_grades(written, ann.token, "ann", _marks(ann))
+    done = grading.submit_grades(written, ann.token, local("ann"), _marks(ann))
     assert done.complete and not done.settled
     # the second grader gets the same answer, blind to ann's marks (the first unfinished answer needing one)
-    bob = grading.next_answer(written, DATASET, RUBRIC, "bob")
+    bob = grading.next_answer(written, DATASET, RUBRIC, local("bob"))
     assert bob.token == ann.token and bob.mine == {}
     assert "ann" not in _visible_text(bob)
-    seen = grading.answer_grades(written, ann.token, "bob")
+    seen = grading.answer_grades(written, ann.token, local("bob"))
     assert seen.empty and seen.attrs["settled"] is False
-    own = grading.answer_grades(written, ann.token, "ann")
+    own = grading.answer_grades(written, ann.token, local("ann"))
     assert set(own["grader"]) == {"ann"}  # before settlement only one's own marks
-    grading.submit_grades(written, bob.token, "bob", _marks(bob))
-    after = grading.answer_grades(written, ann.token, "bob")
+    grading.submit_grades(written, bob.token, local("bob"), _marks(bob))
+    after = grading.answer_grades(written, ann.token, local("bob"))
     assert after.attrs["settled"] and set(after["grader"]) == {"ann", "bob"}  # agreed: now visible
 
 
 def test_k_graders_per_answer_and_a_full_answer_is_refused(written):
-    grading.start_round(written, DATASET, RUBRIC, graders=1, set_by="lead", seed=2)
-    task = grading.next_answer(written, DATASET, RUBRIC, "ann")
-    grading.submit_grades(written, task.token, "ann", _marks(task))
-    other = grading.next_answer(written, DATASET, RUBRIC, "bob")
+    grading.start_round(written, DATASET, RUBRIC, graders=1, set_by=local("lead"), seed=2)
+    task = grading.next_answer(written, DATASET, RUBRIC, local("ann"))
+    grading.submit_grades(written, task.token, local("ann"), _marks(task))
+    other = grading.next_answer(written, DATASET, RUBRIC, local("bob"))
     assert other.token != task.token  # k = 1: the graded answer is nobody else's
     with pytest.raises(grading.BlindGradingError, match="all its graders"):
-        grading.submit_grades(written, task.token, "bob", _marks(task))
+        grading.submit_grades(written, task.token, local("bob"), _marks(task))
     with pytest.raises(grading.BlindGradingError, match="settled"):
-        grading.submit_grades(written, task.token, "ann", {"evidence": 0})
+        grading.submit_grades(written, task.token, local("ann"), {"evidence": 0})
     with pytest.raises(Exception, match="not one of"):
-        grading.submit_grades(written, other.token, "bob", {"evidence": 3})
-    grading.set_graders(written, DATASET, RUBRIC, 2, "lead")
-    assert grading.next_answer(written, DATASET, RUBRIC, "cara").token == task.token  # k = 2 now: one more needed
+        grading.submit_grades(written, other.token, local("bob"), {"evidence": 3})
+    grading.set_graders(written, DATASET, RUBRIC, 2, local("lead"))
+    assert grading.next_answer(written, DATASET, RUBRIC, local("cara")).token == task.token  # k = 2 now: one more needed
 
 
 def test_graders_per_answer_outside_1_to_9_are_refused_with_the_value(written):
@@ -98,30 +99,30 @@ def test_graders_per_answer_outside_1_to_9_are_refused_with_the_value(written):
 
     for graders in (0, -1, 10, 99999999999):
         with pytest.raises(UserError, match=f"from 1 to 9, not {graders}"):
-            grading.start_round(written, DATASET, RUBRIC, graders, set_by="lead")
-    grading.start_round(written, DATASET, RUBRIC, graders=9, set_by="lead", seed=3)
+            grading.start_round(written, DATASET, RUBRIC, graders, set_by=local("lead"))
+    grading.start_round(written, DATASET, RUBRIC, graders=9, set_by=local("lead"), seed=3)
     with pytest.raises(UserError, match="from 1 to 9, not 10"):
-        grading.set_graders(written, DATASET, RUBRIC, 10, "lead")
+        grading.set_graders(written, DATASET, RUBRIC, 10, local("lead"))
 
 
 def test_a_disagreement_goes_to_an_adjudicator_who_graded_none_of_it(written):
-    grading.start_round(written, DATASET, RUBRIC, graders=2, set_by="lead", seed=3)
-    task = grading.next_answer(written, DATASET, RUBRIC, "ann")
+    grading.start_round(written, DATASET, RUBRIC, graders=2, set_by=local("lead"), seed=3)
+    task = grading.next_answer(written, DATASET, RUBRIC, local("ann"))
     right = _marks(task)
-    grading.submit_grades(written, task.token, "ann", right)
+    grading.submit_grades(written, task.token, local("ann"), right)
     flipped = {**right, "evidence": 1 - right["evidence"]}
-    result = grading.submit_grades(written, task.token, "bob", flipped)
+    result = grading.submit_grades(written, task.token, local("bob"), flipped)
     assert result.disputed == ("evidence",) and not result.settled
-    assert grading.adjudication_queue(written, DATASET, RUBRIC, "ann") == []  # a grader of it cannot
-    queue = grading.adjudication_queue(written, DATASET, RUBRIC, "dan")
+    assert grading.adjudication_queue(written, DATASET, RUBRIC, local("ann")) == []  # a grader of it cannot
+    queue = grading.adjudication_queue(written, DATASET, RUBRIC, local("dan"))
     assert [t.token for t in queue] == [task.token]
     assert queue[0].disputed == ("evidence",) and queue[0].marks == {"evidence": (0.0, 1.0)}
     assert "ann" not in _visible_text(queue[0]) and "bob" not in _visible_text(queue[0])
     with pytest.raises(grading.BlindGradingError, match="graded this answer"):
-        grading.adjudicate(written, task.token, "ann", {"evidence": 1})
+        grading.adjudicate(written, task.token, local("ann"), {"evidence": 1})
     with pytest.raises(grading.BlindGradingError, match="not disputed"):
-        grading.adjudicate(written, task.token, "dan", {"artist": 1})
-    assert grading.adjudicate(written, task.token, "dan", {"evidence": right["evidence"]}).settled
+        grading.adjudicate(written, task.token, local("dan"), {"artist": 1})
+    assert grading.adjudicate(written, task.token, local("dan"), {"evidence": right["evidence"]}).settled
     progress = grading.round_progress(written, DATASET, RUBRIC).iloc[0]
     assert progress["settled"] == 1 and progress["disputed"] == 0
     roles = load_grades(written, DATASET)[["grader", "role", "recorded_by"]]
@@ -150,13 +151,13 @@ def test_grades_import_names_bad_lines_skips_them_and_is_idempotent(written, tmp
     stored = load_grades(written, DATASET)
     assert len(stored) == 2 and set(stored["recorded_by"]) == {"lead"} and set(stored["model"]) == {
         "zeta-model-x", "omega-model-y"}
-    again = import_grades(written, path, recorded_by="lead")
+    again = import_grades(written, path, recorded_by=local("lead"))
     assert again.added == 0 and again.unchanged == 2 and len(load_grades(written, DATASET)) == 2
     text, n = export_grades(written)
     assert n == 2
     out_file = tmp_path / "export.jsonl"
     out_file.write_text(text, encoding="utf-8")
-    assert import_grades(written, out_file, recorded_by="lead").added == 0  # an export re-imported changes nothing
+    assert import_grades(written, out_file, recorded_by=local("lead")).added == 0  # an export re-imported changes nothing
     first = json.loads(text.splitlines()[0])
     assert {"dataset", "item_id", "model", "condition", "grader", "criterion", "points", "graded_at",
             "recorded_by"} <= set(first)
@@ -180,7 +181,7 @@ def test_a_line_that_is_not_utf8_is_named_and_the_rest_imported(written, tmp_pat
 def test_a_changed_mark_is_a_new_row_and_the_latest_counts(written, tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(_line(points=1) + "\n" + _line(points=0) + "\n", encoding="utf-8")
-    report = import_grades(written, path, recorded_by="lead")
+    report = import_grades(written, path, recorded_by=local("lead"))
     assert report.added == 2
     text, n = export_grades(written)
     assert n == 1 and json.loads(text)["points"] == 0.0

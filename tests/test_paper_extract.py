@@ -13,6 +13,7 @@ from eduart_core.items import check_item
 from eduart_core.store import extraction as db
 from eduart_core.store import papers as paper_db
 from eduart_core.store.items import get_item, image_path
+from eduart_core.team.identity import local
 from tests import paper_kit
 
 DATASET = "papers"
@@ -82,8 +83,8 @@ def test_two_page_paper_gives_six_questions_images_key_and_the_planted_discrepan
     assert q2["image_hash"] == images.loc["p1-1", "image_hash"]
 
     # the reviewer settles the two planted discrepancies; all six items are then valid
-    review.decide(store, "exam2024/q03", 1, "choices[C].text", "accept_a", "Anna")
-    result = review.decide(store, "exam2024/q05", 1, "answers", "accept_a", "Anna")
+    review.decide(store, "exam2024/q03", 1, "choices[C].text", "accept_a", local("Anna"))
+    result = review.decide(store, "exam2024/q05", 1, "answers", "accept_a", local("Anna"))
     assert result.promoted_version == 1
     for n in range(1, 7):
         item = get_item(store, DATASET, f"exam2024-q0{n}")
@@ -222,12 +223,12 @@ def test_attaching_an_image_is_a_recorded_decision(tmp_path, store_path, store, 
     assert set(context.pages[0]["regions"]) == {"A", "B"}
     fields = review.page_fields(store, "exam2024/q02", 1)
     assert list(fields["path"]) == ["image"]
-    detached = attach_image(store, "exam2024/q02", 1, None, "Bruno")   # B's reading: no image
+    detached = attach_image(store, "exam2024/q02", 1, None, local("Bruno"))   # B's reading: no image
     log = db.load_decisions(store, "exam2024/q02").to_dict("records")
     assert (log[-1]["reviewer"], log[-1]["action"], log[-1]["new_value"]) == ("Bruno", "accept_b", None)
     assert get_item(store, DATASET, "exam2024-q02")["image_hash"] is None and detached.page_resolved
     hash_ = context.candidates[0]["image_hash"]
-    attach_image(store, "exam2024/q02", 1, hash_, "Anna")                # changed her mind: A's image
+    attach_image(store, "exam2024/q02", 1, hash_, local("Anna"))                # changed her mind: A's image
     item = get_item(store, DATASET, "exam2024-q02")
     assert item["version"] == 2 and item["image_hash"] == hash_ and item["record"]["has_image"] is True
     assert db.load_decisions(store, "exam2024/q02").to_dict("records")[-1]["reviewer"] == "Anna"
@@ -314,13 +315,13 @@ def test_attach_in_a_blind_round_counts_like_any_decision(tmp_path, store_path, 
     from eduart_core.extraction.paper_review import attach_image, paper_question
 
     _paper_with_image_in_question(tmp_path, store_path, stub, capsys)
-    review.set_reviewers(store, DATASET, 1, 2, set_by="lead")
+    review.set_reviewers(store, DATASET, 1, 2, set_by=local("lead"))
     red = paper_question(store, "exam2024/q02", 1).candidates[0]["image_hash"]
-    first = attach_image(store, "exam2024/q02", 1, red, "Anna")
+    first = attach_image(store, "exam2024/q02", 1, red, local("Anna"))
     assert not first.page_resolved
     with pytest.raises(UserError):
         get_item(store, DATASET, "exam2024-q02")  # not promoted on one reviewer's word
-    second = attach_image(store, "exam2024/q02", 1, red, "Bruno")   # two independent reviewers agree
+    second = attach_image(store, "exam2024/q02", 1, red, local("Bruno"))   # two independent reviewers agree
     assert second.page_resolved
     assert get_item(store, DATASET, "exam2024-q02")["image_hash"] == red
     log = db.load_decisions(store, "exam2024/q02")

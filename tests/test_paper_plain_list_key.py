@@ -18,6 +18,7 @@ from eduart_core.scoring import score_item
 from eduart_core.scoring.rescore import rescore
 from eduart_core.store.items import load_items
 from eduart_core.store.scores import load_scores
+from eduart_core.team.identity import local
 
 PLAIN = {"type": "completion_open", "question_text": "La tecnica del [A] e lo [B] furono inventati qui.",
          "choices": None, "answers": ["chiaroscuro", "sfumato"], "language": "it",
@@ -80,7 +81,7 @@ def test_through_the_store_import_rescore_and_key_correction(store, tmp_path):
         assert set(_scores(store, "paper").values()) == {0.0}
         rescore(store)
     corrected = [{"id": "A", "description": "chiaroscuro"}, {"id": "B", "description": "affresco"}]
-    correct_key(store, "pub", "0001", corrected, "Anna", ["suspect"], note="B is affresco on the page")
+    correct_key(store, "pub", "0001", corrected, local("Anna"), ["suspect"], note="B is affresco on the page")
     items = load_items(store, "pub").set_index("item_id")
     assert not bool(items.loc["0001", "data_issue"])
     assert sorted(_scores(store, "paper").values()) == [0.5, 1.0]  # an object key: scored as published

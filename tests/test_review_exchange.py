@@ -13,6 +13,7 @@ from eduart_core.cli import main
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
+from eduart_core.team.identity import local
 from tests.review_fixtures import copy_store
 
 DATASET = "demo-extraction"
@@ -200,9 +201,9 @@ def test_a_line_twice_in_one_file_is_named_and_stored_once(store_path, tmp_path,
 
 def test_export_has_every_decision_with_timestamps_and_reimports_as_nothing(store_path, tmp_path, capsys):
     store = Store(store_path)
-    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna")
-    review.decide(store, "ex02/q02", 1, "choices[A].text", "flag", "Anna", note="capital M?")
-    review.decide(store, "ex02/q02", 1, "choices[A].text", "edit", "Bruno", value="Claude Monet")
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", local("Anna"))
+    review.decide(store, "ex02/q02", 1, "choices[A].text", "flag", local("Anna"), note="capital M?")
+    review.decide(store, "ex02/q02", 1, "choices[A].text", "edit", local("Bruno"), value="Claude Monet")
     out_file = tmp_path / "export.jsonl"
     code, out, _ = cli(capsys, "review-export", "--out", str(out_file), "--db", str(store_path))
     assert code == 0 and "wrote 3 decision(s)" in out
@@ -217,8 +218,8 @@ def test_export_has_every_decision_with_timestamps_and_reimports_as_nothing(stor
 
 def test_export_reimports_into_another_store_with_the_same_states(request, template, tmp_path, capsys):
     source = Store(template.copy(request, tmp_path / "source"))
-    review.decide(source, "ex01/q02", 1, "answers", "accept_a", "Anna")
-    review.decide(source, "ex06/q01", 1, "question_text", "accept_b", "Anna")
+    review.decide(source, "ex01/q02", 1, "answers", "accept_a", local("Anna"))
+    review.decide(source, "ex06/q01", 1, "question_text", "accept_b", local("Anna"))
     out_file = tmp_path / "export.jsonl"
     cli(capsys, "review-export", "--out", str(out_file), "--db", str(source.path))
     target = template.copy(request, tmp_path / "target")

@@ -17,6 +17,7 @@ from eduart_core.store.overrides import add_override, load_overrides
 from eduart_core.store.runs import create_run, ensure_model
 from eduart_core.store.scores import load_responses, load_scores
 from eduart_core.store.suspects import raise_flags
+from eduart_core.team.identity import local
 
 backend, store = pg_kit.backend, pg_kit.store  # every test here runs on DuckDB and PostgreSQL
 
@@ -98,9 +99,9 @@ def test_an_answer_marking_options_true_or_false_chose_only_the_true_ones(keyed_
 
 def test_confirming_clears_the_flags_the_reviewer_saw(keyed_store):
     flags = list(suspects.suspect_queue(keyed_store, DATASET).set_index("item_id").loc["k12", "flags"])
-    with pytest.raises(UserError, match="reviewer"):
-        suspects.confirm_key(keyed_store, DATASET, "k12", "", flags)
-    suspects.confirm_key(keyed_store, DATASET, "k12", "Carla", flags, note="hard on purpose")
+    with pytest.raises(UserError, match="enter your name first"):
+        suspects.confirm_key(keyed_store, DATASET, "k12", local(""), flags)
+    suspects.confirm_key(keyed_store, DATASET, "k12", local("Carla"), flags, note="hard on purpose")
     assert "k12" not in set(suspects.suspect_queue(keyed_store, DATASET)["item_id"])
     review = suspects.suspect_detail(keyed_store, DATASET, "k12")["reviews"].iloc[-1]
     assert review["action"] == "confirm" and review["reviewer"] == "Carla" and review["flags"] == sorted(flags)
@@ -112,9 +113,9 @@ def test_correcting_the_key_versions_the_item_and_rescores_every_response(keyed_
     assert strong["strict_score"] == 0.0
     flags = list(suspects.suspect_queue(keyed_store, DATASET).set_index("item_id").loc["k07", "flags"])
     with pytest.raises(UserError, match="unchanged"):
-        suspects.correct_key(keyed_store, DATASET, "k07", [{"id": "B", "description": "una tela"}], "Carla", flags)
+        suspects.correct_key(keyed_store, DATASET, "k07", [{"id": "B", "description": "una tela"}], local("Carla"), flags)
     version, rescored = suspects.correct_key(keyed_store, DATASET, "k07",
-                                             [{"id": "A", "description": "un affresco"}], "Carla", flags,
+                                             [{"id": "A", "description": "un affresco"}], local("Carla"), flags,
                                              note="the fresco is right")
     assert version == 2 and rescored == len(STRENGTH)
     after = load_responses(keyed_store, DATASET, "k07")
@@ -234,7 +235,7 @@ def test_an_override_stops_applying_when_the_key_changes(keyed_store):
     responses = load_responses(keyed_store, DATASET, "k07")
     weak = responses[responses["model"] == "Sim 7"].iloc[0]  # chose B, right under the wrong key
     add_override(keyed_store, int(weak["response_id"]), 0.0, "B is wrong", "Carla", profiles=("strict",))
-    suspects.correct_key(keyed_store, DATASET, "k07", [{"id": "A", "description": "un affresco"}], "Carla", [])
+    suspects.correct_key(keyed_store, DATASET, "k07", [{"id": "A", "description": "un affresco"}], local("Carla"), [])
     scores = load_scores(keyed_store, dataset=DATASET)
     row = scores[(scores["item_id"] == "k07") & (scores["model"] == "Sim 7")].iloc[0]
     assert row["score"] == 0.0 and not row["overridden"]  # re-scored against the new key, override not applied

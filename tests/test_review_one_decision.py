@@ -22,6 +22,7 @@ from eduart_core.store import Store, release_readers
 from eduart_core.store import extraction as db
 from eduart_core.store import team as audit
 from eduart_core.store.items import get_item
+from eduart_core.team.identity import local
 from tests.review_fixtures import build_template, copy_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +49,8 @@ def rows_of(store: Store, page_id: str, round_: int, reviewer: str) -> list[dict
 
 def test_deciding_a_field_three_times_leaves_one_row_and_the_history_in_the_audit_log(store):
     for action in ("accept_a", "accept_b", "accept_a"):
-        review.decide(store, "ex01/q01", 1, "question_text", action, "Anna")
-    again = review.decide(store, "ex01/q01", 1, "question_text", "accept_a", "Anna")  # a second click
+        review.decide(store, "ex01/q01", 1, "question_text", action, local("Anna"))
+    again = review.decide(store, "ex01/q01", 1, "question_text", "accept_a", local("Anna"))  # a second click
     mine = rows_of(store, "ex01/q01", 1, "Anna")
     assert len(mine) == 1 and mine[0]["action"] == "accept_a" and int(mine[0]["decision_id"]) == again.decision_id
     log = db.load_decisions(store, "ex01/q01", 1)
@@ -59,10 +60,10 @@ def test_deciding_a_field_three_times_leaves_one_row_and_the_history_in_the_audi
 
 
 def test_agreement_and_settlement_count_one_decision_per_reviewer(store):
-    review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
+    review.set_reviewers(store, DATASET, 2, 2, set_by=local("lead"))
     for action in ("accept_b", "accept_a", "accept_b", "accept_a"):
-        review.decide(store, "ex01/q01", 2, "question_text", action, "Anna", based_on=review.LATEST)
-    result = review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Bruno", based_on=None)
+        review.decide(store, "ex01/q01", 2, "question_text", action, local("Anna"), based_on=review.LATEST)
+    result = review.decide(store, "ex01/q01", 2, "question_text", "accept_a", local("Bruno"), based_on=None)
     assert result.state == "resolved"
     st = result.after.state("ex01/q01", 2, "question_text")
     assert sorted(st.votes) == ["Anna", "Bruno"] and st.how == "agreement"
@@ -72,7 +73,7 @@ def test_agreement_and_settlement_count_one_decision_per_reviewer(store):
 def test_the_migration_keeps_the_latest_decision_per_reviewer_and_field(store):
     """A store written before one decision per reviewer held duplicates: the latest of each stays current,
     every row goes to the audit log, and the unique key holds from then on."""
-    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Bruno")
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", local("Bruno"))
     release_readers(store.path)
     import duckdb
 
@@ -94,7 +95,7 @@ def test_the_migration_keeps_the_latest_decision_per_reviewer_and_field(store):
     assert len(anna) == 1 and anna[0]["action"] == "accept_b"  # the latest
     assert len(rows_of(reopened, "ex01/q01", 1, "Bruno")) == 1
     assert len(db.load_decisions(reopened, "ex01/q01", 1)) == 5
-    review.decide(reopened, "ex01/q01", 1, "question_text", "accept_a", "Anna")
+    review.decide(reopened, "ex01/q01", 1, "question_text", "accept_a", local("Anna"))
     assert len(rows_of(reopened, "ex01/q01", 1, "Anna")) == 1
 
 
@@ -102,12 +103,13 @@ _DECIDE_AT = """
 import sys, time
 from eduart_core.extraction import review
 from eduart_core.store import Store
+from eduart_core.team.identity import local
 store, action, start = Store(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 store.data_version()
 state = review.load_state(store, 1)
 while time.time() < start:
     time.sleep(0.0005)
-review.decide(store, "ex01/q01", 1, "question_text", action, "Anna", state=state)
+review.decide(store, "ex01/q01", 1, "question_text", action, local("Anna"), state=state)
 print("saved", flush=True)
 """
 
@@ -148,10 +150,10 @@ def test_a_decision_that_completes_a_page_commits_with_its_promotion(store, monk
 
     monkeypatch.setattr(store_runs, "current_items_con", fails)
     with pytest.raises(RuntimeError):
-        review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", "Anna")
+        review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", local("Anna"))
     assert db.current_decisions(store, ONE_FIELD_PAGE, 1).empty and db.load_decisions(store, ONE_FIELD_PAGE, 1).empty
     monkeypatch.setattr(store_runs, "current_items_con", real)
-    result = review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", "Anna")
+    result = review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", local("Anna"))
     assert result.page_resolved and result.promoted_version is not None
     assert db.get_outcome(store, ONE_FIELD_PAGE, 1)["promoted_version"] == result.promoted_version
 
@@ -179,24 +181,24 @@ def test_review_repair_promotes_a_resolved_page_left_without_its_version(store, 
 
 def blind_round_under_way(store: Store) -> None:
     """Round 2 blind: Anna and Bruno disagree on one field; every other field is still open."""
-    review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
+    review.set_reviewers(store, DATASET, 2, 2, set_by=local("lead"))
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", local("Anna"), based_on=None)
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_b", local("Bruno"), based_on=None)
 
 
 def settle_round_two(store: Store) -> None:
     state = review.load_state(store, 2)
     for row in state.fields(round=2).to_dict("records"):
         if (row["page_id"], row["path"]) == ("ex01/q01", "question_text"):
-            review.decide(store, row["page_id"], 2, row["path"], "accept_b", "Carla", role=review.ADJUDICATE_ROLE)
+            review.decide(store, row["page_id"], 2, row["path"], "accept_b", local("Carla"), role=review.ADJUDICATE_ROLE)
             continue
         for name in ("Anna", "Bruno"):
-            review.decide(store, row["page_id"], 2, row["path"], "accept_a", name)
+            review.decide(store, row["page_id"], 2, row["path"], "accept_a", local(name))
 
 
 def test_the_agreement_of_a_blind_round_waits_until_it_is_settled(store, capsys):
-    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", "Anna")  # round 1: single review, shown
-    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", "Bruno")
+    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", local("Anna"))  # round 1: single review, shown
+    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", local("Bruno"))
     blind_round_under_way(store)
     state = review.load_state(store)
     assert list(agreement_by(state, ["dataset", "round"])["round"]) == [1, "all"]
@@ -216,7 +218,7 @@ def test_the_agreement_of_a_blind_round_waits_until_it_is_settled(store, capsys)
 
 
 def test_review_export_leaves_an_unsettled_blind_round_out_unless_asked_and_records_who(store, tmp_path, capsys):
-    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", "Anna")
+    review.decide(store, ONE_FIELD_PAGE, 1, "answers", "accept_a", local("Anna"))
     blind_round_under_way(store)
     out = tmp_path / "d.jsonl"
     assert main(["review-export", "--out", str(out), "--db", str(store.path)]) == 0

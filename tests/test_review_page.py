@@ -9,6 +9,7 @@ from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item
+from eduart_core.team.identity import local
 from tests.reading import as_read
 from tests.review_fixtures import build_template, copy_store
 from tests.test_review_keys import DATASET as KEYS_DATASET
@@ -157,14 +158,14 @@ def test_bulk_accept_of_one_category_across_the_queue(review_store):
 
 def test_a_colleague_deciding_first_gives_a_conflict_in_the_card(review_store):
     at = open_page(session(), "ex01/q02")
-    review.decide(review_store, "ex01/q02", 1, "answers", "accept_b", "Bruno", based_on=None)
+    review.decide(review_store, "ex01/q02", 1, "answers", "accept_b", local("Bruno"), based_on=None)
     at.button(key="accept_a::ex01/q02|1|answers").click().run()
     assert "Conflict" in errors(at) and "Bruno" in errors(at)
     assert list(db.load_decisions(review_store)["reviewer"]) == ["Bruno"]
 
 
 def test_blind_double_review_with_adjudication(review_store):
-    review.set_reviewers(review_store, DEMO, 2, 2, set_by="lead")
+    review.set_reviewers(review_store, DEMO, 2, 2, set_by=local("lead"))
     anna, bruno = session("Anna"), session("Bruno")
     base = "ex01/q01|2|question_text"
     for at in (anna, bruno):
@@ -195,7 +196,7 @@ def test_blind_double_review_with_adjudication(review_store):
 
 def test_agreement_and_audit_sections(review_store):
     for name in ("Anna", "Bruno"):
-        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", name)
+        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", local(name))
     at = session()
     at.segmented_control(key="review_section").set_value("agreement").run()
     assert not at.exception, at.exception

@@ -10,6 +10,7 @@ import pytest
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
+from eduart_core.team.identity import local
 from tests.reading import as_read
 from tests.review_fixtures import build_template, copy_store
 from tests.test_review_page_trust import card, open_page, session
@@ -64,7 +65,7 @@ def test_a_refused_decision_shows_one_message_on_the_card_decided(review_store):
 
 
 def test_a_blind_reviewers_decided_field_offers_a_change_not_another_accept(review_store):
-    review.set_reviewers(review_store, DEMO, 2, 2, set_by="lead")
+    review.set_reviewers(review_store, DEMO, 2, 2, set_by=local("lead"))
     base = "ex01/q01|2|question_text"
     at = open_page(session(), "ex01/q01", 2)
     at.button(key=f"accept_a::{base}").click().run()
@@ -84,10 +85,10 @@ def test_a_blind_reviewers_decided_field_offers_a_change_not_another_accept(revi
 @pytest.mark.parametrize("role", [review.REVIEW_ROLE, review.ADJUDICATE_ROLE])
 def test_the_agreement_tab_shows_no_blind_round_before_it_is_settled(review_store, role):
     for name in ("Anna", "Bruno"):
-        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", name)  # round 1: single review
-    review.set_reviewers(review_store, DEMO, 2, 2, set_by="lead")
-    review.decide(review_store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
-    review.decide(review_store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
+        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", local(name))  # round 1: single review
+    review.set_reviewers(review_store, DEMO, 2, 2, set_by=local("lead"))
+    review.decide(review_store, "ex01/q01", 2, "question_text", "accept_a", local("Anna"), based_on=None)
+    review.decide(review_store, "ex01/q01", 2, "question_text", "accept_b", local("Bruno"), based_on=None)
     at = session("Carla")
     at.radio(key="review_role").set_value(role).run()
     at.segmented_control(key="review_section").set_value("agreement").run()

@@ -11,6 +11,7 @@ import pytest
 from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
+from eduart_core.team.identity import local
 from tests.reading import as_read
 from tests.review_fixtures import build_template, copy_store
 
@@ -86,7 +87,7 @@ def test_a_contradicting_page_keeps_the_reviewer_on_it_with_the_reason_beside_th
 
 
 def test_switching_a_round_to_blind_review_warns_and_asks_to_confirm(review_store):
-    review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", "Anna")  # promoted
+    review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", local("Anna"))  # promoted
     at = session("Lead")
     at.toggle(key="review_show_rounds").set_value(True).run()
     at.selectbox(key="review_setting_round").set_value((DEMO, 1)).run()
@@ -130,7 +131,7 @@ class _Records(logging.Handler):
 
 def test_the_agreement_tab_logs_no_arrow_serialisation_trouble_and_speaks_words(review_store):
     for name in ("Anna", "Bruno"):
-        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", name)
+        review.decide(review_store, "ex01/q02", 1, "answers", "accept_a", local(name))
     at = session()
     handler = _Records()
     loggers = [logging.getLogger(n) for n in ("streamlit", "streamlit.dataframe_util")]

@@ -14,6 +14,7 @@ from eduart_core.extraction.stats import agreement_by, agreement_words
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store.items import get_item
+from eduart_core.team.identity import local
 from tests.review_fixtures import build_template, copy_store
 
 DATASET = "demo-extraction"
@@ -33,9 +34,9 @@ def store(template, tmp_path) -> Store:
 # ------------------------------------------------------------ a page is checked as a whole
 
 def test_the_last_decision_of_a_contradicting_page_is_refused_and_names_the_field_at_fault(store):
-    review.decide(store, TF_PAGE, 1, "answers", "accept_b", "Anna")  # 2 verdicts
+    review.decide(store, TF_PAGE, 1, "answers", "accept_b", local("Anna"))  # 2 verdicts
     with pytest.raises(review.PageRejected) as caught:
-        review.decide(store, TF_PAGE, 1, "choices", "accept_a", "Anna")  # 3 statements
+        review.decide(store, TF_PAGE, 1, "choices", "accept_a", local("Anna"))  # 3 statements
     assert set(caught.value.at_fault) == {"answers"}
     assert caught.value.at_fault["answers"] == ["statement C has no verdict"]
     assert len(db.load_decisions(store, TF_PAGE, 1)) == 1  # nothing saved
@@ -44,35 +45,35 @@ def test_the_last_decision_of_a_contradicting_page_is_refused_and_names_the_fiel
     message = caught.value.message("true_false", "accepted A")  # one message, naming the field at fault
     assert message.startswith("Not saved: accepted A") and "True or false: statement C has no verdict" in message
     assert set(review.refused_choices(review.load_state(store), TF_PAGE, 1, "choices", "Anna")) == {"accept_a"}
-    result = review.decide(store, TF_PAGE, 1, "choices", "accept_b", "Anna")  # consistent: promoted
+    result = review.decide(store, TF_PAGE, 1, "choices", "accept_b", local("Anna"))  # consistent: promoted
     assert result.page_resolved and result.promoted_version == 1
 
 
 def test_the_check_follows_the_person_deciding_whatever_the_order(store):
-    review.decide(store, TF_PAGE, 1, "choices", "accept_a", "Anna")
+    review.decide(store, TF_PAGE, 1, "choices", "accept_a", local("Anna"))
     with pytest.raises(review.PageRejected) as caught:
-        review.decide(store, TF_PAGE, 1, "answers", "accept_b", "Anna")
+        review.decide(store, TF_PAGE, 1, "answers", "accept_b", local("Anna"))
     assert set(caught.value.at_fault) == {"answers"}  # the decided field is the one at fault
-    assert review.decide(store, TF_PAGE, 1, "answers", "accept_a", "Anna").promoted_version == 1
+    assert review.decide(store, TF_PAGE, 1, "answers", "accept_a", local("Anna")).promoted_version == 1
 
 
 def test_a_blind_reviewer_is_checked_on_their_own_decisions_only(store):
-    review.set_reviewers(store, DATASET, 1, 2, set_by="lead")
-    review.decide(store, TF_PAGE, 1, "answers", "accept_b", "Anna", based_on=None)
-    review.decide(store, TF_PAGE, 1, "choices", "accept_b", "Anna", based_on=None)  # consistent
-    review.decide(store, TF_PAGE, 1, "choices", "accept_a", "Bruno", based_on=None)  # Bruno: only one field yet
+    review.set_reviewers(store, DATASET, 1, 2, set_by=local("lead"))
+    review.decide(store, TF_PAGE, 1, "answers", "accept_b", local("Anna"), based_on=None)
+    review.decide(store, TF_PAGE, 1, "choices", "accept_b", local("Anna"), based_on=None)  # consistent
+    review.decide(store, TF_PAGE, 1, "choices", "accept_a", local("Bruno"), based_on=None)  # Bruno: only one field yet
     with pytest.raises(review.PageRejected):
-        review.decide(store, TF_PAGE, 1, "answers", "accept_b", "Bruno", based_on=None)
-    assert review.decide(store, TF_PAGE, 1, "answers", "accept_a", "Bruno", based_on=None).state == "adjudication"
+        review.decide(store, TF_PAGE, 1, "answers", "accept_b", local("Bruno"), based_on=None)
+    assert review.decide(store, TF_PAGE, 1, "answers", "accept_a", local("Bruno"), based_on=None).state == "adjudication"
 
 
 # ------------------------------------------------------------ a round switched to blind review
 
 def test_switching_a_round_to_blind_review_says_which_decisions_stop_counting(store):
-    review.decide(store, "ex01/q02", 1, "answers", "accept_a", "Anna")  # promoted
-    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", "Anna")
-    review.decide(store, "ex01/q01", 1, "question_text", "accept_a", "Bruno")  # Bruno changes it
-    review.decide(store, "ex02/q02", 1, "choices[A].text", "flag", "Carla", note="capital M?")
+    review.decide(store, "ex01/q02", 1, "answers", "accept_a", local("Anna"))  # promoted
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_b", local("Anna"))
+    review.decide(store, "ex01/q01", 1, "question_text", "accept_a", local("Bruno"))  # Bruno changes it
+    review.decide(store, "ex02/q02", 1, "choices[A].text", "flag", local("Carla"), note="capital M?")
     before = db.load_decisions(store)
     change = review.round_change(store, DATASET, 1, 2)
     assert change.changes and (change.before, change.after) == (1, 2)
@@ -86,15 +87,15 @@ def test_switching_a_round_to_blind_review_says_which_decisions_stop_counting(st
     assert "2 settled page(s) reopen" in words and "gold version 1" in words
     assert db.load_decisions(store).equals(before)  # asking writes nothing
     assert review.load_state(store).reviewers_needed(DATASET, 1) == 1
-    done = review.set_reviewers(store, DATASET, 1, 2, set_by="lead")
+    done = review.set_reviewers(store, DATASET, 1, 2, set_by=local("lead"))
     assert [p["page_id"] for p in done.reopened] == ["ex01/q01", "ex01/q02"]
     assert not review.round_change(store, DATASET, 1, 2).changes  # the same setting again: nothing
 
 
 def test_back_to_single_review_settles_and_promotes_what_one_decision_settles(store):
-    review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
-    change = review.set_reviewers(store, DATASET, 2, 1, set_by="lead")
+    review.set_reviewers(store, DATASET, 2, 2, set_by=local("lead"))
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", local("Anna"), based_on=None)
+    change = review.set_reviewers(store, DATASET, 2, 1, set_by=local("lead"))
     assert [d["reviewer"] for d in change.settling] == ["Anna"] and change.settled == ["ex01/q01"]
     assert get_item(store, DATASET, "x0101") is not None  # promoted on the change
 
@@ -110,8 +111,8 @@ def test_only_who_may_change_a_round_may_ask_what_it_changes(store):
 # ------------------------------------------------------------ history, audit and agreement in words
 
 def test_history_and_audit_speak_the_item(store):
-    review.decide(store, TF_PAGE, 1, "choices", "accept_b", "Anna")
-    review.decide(store, TF_PAGE, 1, "answers", "accept_b", "Anna")
+    review.decide(store, TF_PAGE, 1, "choices", "accept_b", local("Anna"))
+    review.decide(store, TF_PAGE, 1, "answers", "accept_b", local("Anna"))
     state = review.load_state(store)
     decisions = review.field_decisions(state, TF_PAGE, 1, "choices") + review.field_decisions(state, TF_PAGE, 1,
                                                                                               "answers")
@@ -128,20 +129,20 @@ def test_history_and_audit_speak_the_item(store):
 
 
 def test_a_blind_reviewers_history_names_the_sides_as_shown(store):
-    review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
+    review.set_reviewers(store, DATASET, 2, 2, set_by=local("lead"))
     order = next(o for o in ("AB", "BA") for name in ("Anna",) if review.shown_order("ex01/q01", 2, name, 2) == o)
-    review.decide(store, "ex01/q01", 2, "question_text", review.true_action("A", order), "Anna", based_on=None)
+    review.decide(store, "ex01/q01", 2, "question_text", review.true_action("A", order), local("Anna"), based_on=None)
     state = review.load_state(store)
     mine = review.field_decisions(state, "ex01/q01", 2, "question_text", review.REVIEW_ROLE, "Anna")
     assert list(display.history_table(mine, "multiple_choice_radio", as_shown=True)["Decision"]) == ["accepted A"]
-    audit = display.audit_table(exchange.visible_decisions(store, viewer="Anna"))
+    audit = display.audit_table(exchange.visible_decisions(store, viewer=local("Anna")))
     expected = "accepted A" if order == "AB" else "accepted B (shown to you as A)"
     assert list(audit["Decision"]) == [expected]
 
 
 def test_the_agreement_table_uses_words_and_percentages(store):
     for name in ("Anna", "Bruno"):
-        review.decide(store, "ex01/q02", 1, "answers", "accept_a", name)
+        review.decide(store, "ex01/q02", 1, "answers", "accept_a", local(name))
     state = review.load_state(store)
     for by in (["dataset", "round"], ["field"], ["format"]):
         words = agreement_words(agreement_by(state, by))

@@ -22,6 +22,7 @@ from eduart_core.errors import UserError
 from eduart_core.rerun_demo import DEMO_RERUN_DATASET
 from eduart_core.robustness_demo import DEMO_ROBUST_DATASET
 from eduart_core.selection import Selection
+from eduart_core.team.identity import local
 from eduart_core.vocab import DEFAULT_DATASET, DEMO_OPEN_DATASET, STUDY_DEMO_DATASETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,14 +112,14 @@ def worked_db(chance_db, tmp_path_factory) -> Path:
     assert main(["run", "--db", str(path), "--model", "chance", "--repeat", "2", "--sample", "4",
                  "--run-id", "repeat-check", "--quiet"]) == 0
     response = views.item_responses(views.Source.of(str(path)), DEFAULT_DATASET, "demo-0007").iloc[0]
-    add_override(Store(path), int(response["response_id"]), 1.0, "a synonym the scorer missed", "Carla")
+    add_override(Store(path), int(response["response_id"]), 1.0, "a synonym the scorer missed", local("Carla"))
     assert main(["bank", "--db", str(path), "--dataset", DEFAULT_DATASET]) == 0  # an item bank (`bank`, `banks`)
     assert main(["run", "--db", str(path), "--model", "chance", "--adaptive", "--bank", "1", "--run-id",
                  "adaptive-check", "--quiet"]) == 0  # an adaptive run (`adaptive_runs`, `adaptive_trajectory`)
     from eduart_core import suspects  # an applied errata release (`errata`): demo-0001's key moved to A
 
     suspects.correct_key(Store(path), DEFAULT_DATASET, "demo-0001", [{"id": "A", "description": "Firenze"}],
-                         "Carla", [], note="a check of the errata view")
+                         local("Carla"), [], note="a check of the errata view")
     for verb in ([], ["apply"]):
         assert main(["errata", *verb, "--dataset", DEFAULT_DATASET, "--name", "e1", "--by", "Carla",
                      "--db", str(path)]) == 0

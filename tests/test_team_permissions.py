@@ -24,6 +24,7 @@ from eduart_core.store import team as team_db
 from eduart_core.store.grades import load_grades
 from eduart_core.store.scores import load_responses
 from eduart_core.team import roles as team_roles
+from eduart_core.team.identity import local
 from tests.judge_fixtures import DATASET as WRITTEN
 from tests.judge_fixtures import RUBRIC, build_written_store, write_rubric
 from tests.review_fixtures import build_template, copy_store
@@ -62,14 +63,14 @@ def prepared(template, tmp_path_factory):
     store = Store(copy_store(template, tmp_path_factory.mktemp("team-prepared")))
     plant_keys(store)
     review.set_reviewers(store, DEMO, 2, 2)
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", local("Anna"), based_on=None)
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_b", local("Bruno"), based_on=None)
     exams.create_session(store, KEYS, group="student", per_cell=1, actor=team.operator(), title=EXAM)
     build_written_store(store)  # a grading round of two graders, whose first answer they dispute
     grading.start_round(store, WRITTEN, RUBRIC, graders=2, set_by=team.operator(), seed=5)
-    first = grading.next_answer(store, WRITTEN, RUBRIC, "Anna")
-    grading.submit_grades(store, first.token, "Anna", {"artist": 1, "date": 1, "evidence": 0})
-    grading.submit_grades(store, first.token, "Bruno", {"artist": 1, "date": 1, "evidence": 1})
+    first = grading.next_answer(store, WRITTEN, RUBRIC, local("Anna"))
+    grading.submit_grades(store, first.token, local("Anna"), {"artist": 1, "date": 1, "evidence": 0})
+    grading.submit_grades(store, first.token, local("Bruno"), {"artist": 1, "date": 1, "evidence": 1})
     return store.path
 
 
@@ -170,6 +171,26 @@ def test_role_by_action_matrix_at_the_library(role, role_stores):
             "reviewer", "reviewer", "https://idp.test", "Reviewer Person")
 
 
+def test_a_plain_string_never_acts_with_a_role(role_stores):
+    """A name is no identity: every guarded write given a plain string is refused before it reads or
+    writes (a name would otherwise gain every role); a reviewer cannot act as adjudicator; a single-machine
+    identity is an explicit object, and only it holds every role (nobody is signed in there)."""
+    store = role_stores[team.REVIEWER]
+    before = store.data_version()
+    for action, write in WRITES.items():
+        with pytest.raises(TypeError, match="Identity"):
+            write(store, "Anna")
+            pytest.fail(f"{action}: a plain name was not refused")
+    assert store.data_version() == before
+    reviewer = person(team.REVIEWER)
+    with pytest.raises(team.PermissionDenied):
+        review.decide(store, "ex01/q01", 2, "question_text", "accept_b", reviewer, role=review.ADJUDICATE_ROLE)
+    with pytest.raises(team.PermissionDenied):
+        grading.adjudicate(store, disputed(store), reviewer, {"evidence": 1})
+    assert store.data_version() == before
+    assert local("Anna").roles == frozenset(team.ROLES) and not local("Anna").signed_in
+
+
 def test_a_launch_is_refused_before_anything_starts(role_stores, tmp_path):
     store = role_stores[team.PRESENTER]
     with pytest.raises(team.PermissionDenied, match="launch, resume or cancel"):
@@ -223,15 +244,15 @@ def test_roles_command_grants_revokes_and_lists(template, tmp_path, capsys):
 def test_blind_round_tells_a_reviewer_nothing_and_refuses_bulk(template, tmp_path, capsys):
     store = Store(copy_store(template, tmp_path / "blind"))
     review.set_reviewers(store, DEMO, 2, 2, blind_adjudication=True)
-    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", "Anna", based_on=None)
-    result = review.decide(store, "ex01/q01", 2, "question_text", "accept_b", "Bruno", based_on=None)
+    review.decide(store, "ex01/q01", 2, "question_text", "accept_a", local("Anna"), based_on=None)
+    result = review.decide(store, "ex01/q01", 2, "question_text", "accept_b", local("Bruno"), based_on=None)
     assert result.state == "adjudication"
     message = review.decision_message(result, blind=True)
     assert "disagree" not in message and "adjudicator" not in message and "promoted" not in message
     bruno = review.page_fields(result.after, "ex01/q01", 2, "Bruno").iloc[0]
     assert bruno["state"] == "awaiting" and bruno["value"] is None and bruno["votes"] == 1
     with pytest.raises(UserError, match="unavailable in blind rounds"):
-        review.bulk_accept(store, "Anna", "accents", round=2)
+        review.bulk_accept(store, local("Anna"), "accents", round=2)
     # the adjudicator sees every decision, without names (blind adjudication)
     seen = review.field_decisions(review.load_state(store), "ex01/q01", 2, "question_text")
     assert [d["reviewer"] for d in seen] == ["reviewer 1", "reviewer 2"]

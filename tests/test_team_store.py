@@ -21,6 +21,7 @@ from eduart_core import views
 from eduart_core.cli import main
 from eduart_core.store import Store, StoreError, StoreUnavailableError
 from eduart_core.store import extraction as db
+from eduart_core.team.identity import local
 
 pytestmark = pytest.mark.postgres
 
@@ -295,7 +296,7 @@ def test_two_app_servers_on_one_postgres_store_serve_a_blind_double_review(reque
 
     url = extraction_pg.copy(request, tmp_path / "servers")
     store = Store(url)
-    review.set_reviewers(store, DATASET, 2, 2, set_by="lead")
+    review.set_reviewers(store, DATASET, 2, 2, set_by=local("lead"))
     field = "question_text"
     page_file = str(ROOT / "pages" / "11_review.py")
     env = _env(EDUART_DB=url)

@@ -15,6 +15,7 @@ from eduart_core.extraction import review
 from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store import holds as hold_db
+from eduart_core.team.identity import local
 
 ANN, BOB, CARA, DAN = (team.local(n) for n in ("ann", "bob", "cara", "dan"))
 
@@ -122,7 +123,7 @@ def test_only_people_who_may_decide_are_handed_pages(store_path):
     with pytest.raises(team.PermissionDenied, match="may not decide review fields"):
         queues.next_review_page(store, presenter, 1)
     with pytest.raises(UserError, match="enter your name first"):
-        queues.next_review_page(store, " ", 1)
+        queues.next_review_page(store, local(" "), 1)
     assert hold_db.load_holds(store, "review:1").empty
 
 

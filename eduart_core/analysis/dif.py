@@ -143,7 +143,7 @@ def _r2_class(delta_r2: float, p: float) -> str | None:
     return "C" if delta_r2 >= R2_CLASS_C else "B"
 
 
-def _direction(favours_reference: float, focal: str) -> str | None:
+def _direction(favours_reference: float, focal: str | None) -> str | None:
     """Words for the sign of an effect (positive: the item favours the reference group)."""
     if np.isnan(favours_reference):
         return None

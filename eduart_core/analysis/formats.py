@@ -54,7 +54,7 @@ def numeric_errors(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns)
 
 
-def part_accuracy(df: pd.DataFrame, labels: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
+def part_accuracy(df: pd.DataFrame, labels: dict[str, dict] | None = None) -> pd.DataFrame:
     """Per model, condition and part of `multi_part_choice` items: share of parts answered right.
 
     `labels` (item_id -> part id -> label, e.g. "lateral") groups parts by label across items;

@@ -84,7 +84,7 @@ def build_base(root: Path, items: int, images: int) -> Path:
     store = Store(root / "base" / "bench.duckdb")
     ensure_dataset(store, DATASET, "bench variants (synthetic)", "benchmark", simulated=True)
     upsert_items(store, records, DATASET, "bench", images_root=pictures)
-    return store.path
+    return Path(store.path)
 
 
 def _copy(base: Path, target_dir: Path) -> Path:

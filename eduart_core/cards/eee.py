@@ -38,7 +38,7 @@ def _strings(values: dict[str, Any]) -> dict[str, str]:
 def model_info(model: dict[str, Any]) -> dict[str, Any]:
     """The schema's `model_info` for one card model (the store's key and kind kept as details)."""
     provider = model.get("provider")
-    access = model.get("access")
+    access: Any = model.get("access")
     return {
         "name": model["model"],
         "id": f"{slug(provider)}/{model.get('api_model_id') or model['model_key']}" if provider else model["model_key"],
@@ -76,7 +76,7 @@ def _judging(card: dict[str, Any]) -> dict[str, Any] | None:
     judge = card.get("judge")
     if not judge:
         return None
-    row = next(iter(judge.get("calibration") or []), {})
+    row: dict[str, Any] = next(iter(judge.get("calibration") or []), {})
     return {"judges": [{"model_info": {"name": str(judge.get("judge") or judge["profile"]), "id": judge["profile"],
                                        "additional_details": {"deployment_type": "unknown",
                                                               "model_availability": "unknown"}}}],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..cli import actor, add_actor_options, add_db_option
@@ -15,7 +16,7 @@ from ..store import Store
 from ..vocab import PROFILES
 
 
-def _skipped(skipped: list[tuple[str, str]], warnings: list[str] = ()) -> int:
+def _skipped(skipped: list[tuple[str, str]], warnings: Sequence[str] = ()) -> int:
     for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     if not skipped:

@@ -149,7 +149,7 @@ def _one_import_at_a_time(fn):
 
 
 def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str = "import",
-                 actor: Identity | str | None = None) -> ImportResult:
+                 actor: Identity | None = None) -> ImportResult:
     """Validate and import decisions; see the module docstring for the rules.
 
     ``actor`` is who imports (an admin; None: the machine's operator): the decisions keep the
@@ -159,7 +159,7 @@ def import_lines(store: Store, lines: list[str] | list[bytes], source_name: str 
 
 @_one_import_at_a_time
 def _import_numbered(store: Store, lines: list[tuple[int, str | bytes]], source_name: str,
-                     actor: Identity | str | None) -> ImportResult:
+                     actor: Identity | None) -> ImportResult:
     """``import_lines`` over (line number, line) pairs (a file's reader skips blank lines)."""
     who = operator() if actor is None else as_identity(actor)
     who.require(IMPORT_DECISIONS)
@@ -241,7 +241,7 @@ def _import_numbered(store: Store, lines: list[tuple[int, str | bytes]], source_
     return result
 
 
-def import_file(store: Store, path: str | Path, actor: Identity | str | None = None) -> ImportResult:
+def import_file(store: Store, path: str | Path, actor: Identity | None = None) -> ImportResult:
     """Import a JSONL file of decisions (see ``import_lines``).
 
     The file is refused at once over EDUART_MAX_FILE_MB and when it holds no line at all; lines
@@ -257,7 +257,7 @@ def import_file(store: Store, path: str | Path, actor: Identity | str | None = N
     return _import_numbered(store, lines, f"import:{path.name}", actor)
 
 
-def visible_decisions(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+def visible_decisions(store: Store, viewer: Identity | None = None, role: str = REVIEW_ROLE) -> list[dict]:
     """Every stored decision ``viewer`` may see in ``role``, oldest first, with ``dataset``,
     ``format`` and ``own_blind`` (the viewer's own decision in a blind round) added.
 
@@ -287,7 +287,7 @@ def visible_decisions(store: Store, viewer: Identity | str | None = None, role: 
             continue  # seeded gold: gold checks, never exported with the round's decisions
         dataset = datasets.get(d["page_id"])
         blind_round = state.reviewers_needed(dataset or "", unit[1]) > 1
-        if blind_own and blind_round and d["reviewer"] != who.key:
+        if blind_own and blind_round and who is not None and d["reviewer"] != who.key:
             continue
         d = dict(d, dataset=dataset, format=formats.get(unit[:2]), own_blind=blind_own and blind_round)
         if (masked and state.blind_adjudication(dataset or "", unit[1]) and not state.state(*unit).resolved
@@ -299,7 +299,7 @@ def visible_decisions(store: Store, viewer: Identity | str | None = None, role: 
     return out
 
 
-def export_records(store: Store, viewer: Identity | str | None = None, role: str = REVIEW_ROLE) -> list[dict]:
+def export_records(store: Store, viewer: Identity | None = None, role: str = REVIEW_ROLE) -> list[dict]:
     """Every decision ``viewer`` may see (``visible_decisions``), oldest first, in the import
     format plus provenance fields (the acting identity's ``subject``, ``provider`` and
     ``reviewer_name`` among them)."""
@@ -345,7 +345,7 @@ class ExportResult:
 
 
 def export_file(store: Store, out: str | Path, include_unsettled_blind: bool = False,
-                actor: Identity | str | None = None) -> ExportResult:
+                actor: Identity | None = None) -> ExportResult:
     """Write the decisions as JSONL (every version, oldest first: the audit log); returns what was written.
 
     The decisions of blind rounds not yet settled name every reviewer's choice, so they are left

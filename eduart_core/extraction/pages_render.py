@@ -53,7 +53,7 @@ def render_page(record: dict, header: str = "Esercizio") -> bytes:
     for line in _option_lines(record):
         blocks.append((line, "regular", 21, (20, 20, 20)))
 
-    laid: list[tuple[list[str], ImageFont.ImageFont, tuple[int, int, int], int]] = []
+    laid: list[tuple[list[str], ImageFont.ImageFont | ImageFont.FreeTypeFont, tuple[int, int, int], int]] = []
     height = MARGIN
     for text, style, size, colour in blocks:
         font = _font(style, size)

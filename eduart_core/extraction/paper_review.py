@@ -46,7 +46,7 @@ def paper_question(store: Store, page_id: str, round: int) -> PaperQuestion | No
         row = stored.loc[page_no]
         result.pages.append({"page_no": page_no, "image_hash": row["image_hash"],
                              "has_text": bool(row["page_text"]), "regions": regions})
-    attached = {}
+    attached: dict[str, list[str]] = {}
     for row in placed.to_dict("records"):
         if row["image_label"]:
             attached.setdefault(row["image_label"], []).append(row["extractor"])
@@ -76,7 +76,7 @@ def marked_page(png: bytes, regions: dict[str, list[float]]) -> bytes:
     return out.getvalue()
 
 
-def attach_image(store: Store, page_id: str, round: int, image_hash: str | None, reviewer: Identity | str,
+def attach_image(store: Store, page_id: str, round: int, image_hash: str | None, reviewer: Identity,
                  based_on: int | None | str = LATEST, *, role: str = REVIEW_ROLE, order: str | None = None,
                  note: str | None = None, state=None) -> DecisionResult:
     """Attach the stored image ``image_hash`` to the question (None: detach every image), as the

@@ -275,7 +275,7 @@ def _settling(st: FieldState) -> list[dict]:
 
 
 def round_change(store: Store | ReviewState, dataset: str, round: int, reviewers: int,
-                 viewer: Identity | str | None = None) -> RoundChange:
+                 viewer: Identity | None = None) -> RoundChange:
     """What setting ``reviewers`` per page for a round would change (nothing is written).
 
     It names reviewers and their decisions, so only someone who may change the round may ask
@@ -321,7 +321,7 @@ def round_change(store: Store | ReviewState, dataset: str, round: int, reviewers
     return change
 
 
-def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | str | None = None,
+def set_reviewers(store: Store, dataset: str, round: int, reviewers: int, set_by: Identity | None = None,
                   blind_adjudication: bool = False) -> RoundChange:
     """Require ``reviewers`` independent reviewers per page of a round (1 = single review), and
     whether its adjudicators see the decisions without reviewer names (``blind_adjudication``).
@@ -600,7 +600,7 @@ def path_of(decisions: list[dict]) -> str:
     return decisions[-1]["path"] if decisions else "field"
 
 
-def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: Identity | str,
+def decide(store: Store, page_id: str, round: int, path: str, action: str, reviewer: Identity,
            value: Any = None, note: str | None = None, based_on: int | None | str = LATEST, *,
            role: str = REVIEW_ROLE, order: str | None = None, source: str = "page",
            state: ReviewState | None = None) -> DecisionResult:
@@ -614,11 +614,9 @@ def decide(store: Store, page_id: str, round: int, path: str, action: str, revie
     person knows it) is checked with the page as a whole: fields that contradict each other raise
     ``PageRejected`` naming the fields at fault, and nothing is saved. ``state`` (a ``ReviewState`` the caller already read)
     saves a read; the checks that matter run against the stored decisions in the write itself.
-    ``reviewer`` is the acting ``Identity`` (a bare name: single-machine mode); its roles must
+    ``reviewer`` is the acting ``Identity`` (``team.local(name)`` in single-machine mode); its roles must
     allow deciding (``review`` role) or adjudicating, and its subject and provider are stored.
     """
-    if isinstance(reviewer, str) and not reviewer.strip():
-        raise UserError("a decision needs the reviewer's name")
     if action not in ACTIONS:
         raise UserError(f"unknown action {action!r}; choose from {', '.join(ACTIONS)}")
     if role not in ROLES:
@@ -805,7 +803,7 @@ def check_edit(before: dict, path: str, value: Any) -> None:
         raise EditRejected(path, added)
 
 
-def bulk_accept(store: Store, reviewer: Identity | str, category: str, side: str = "A", round: int | None = None,
+def bulk_accept(store: Store, reviewer: Identity, category: str, side: str = "A", round: int | None = None,
                 page_id: str | None = None, note: str | None = None, role: str = REVIEW_ROLE) -> BulkResult:
     """Accept side A (or B, the true extractors) for every field of one category still waiting
     for this reviewer, on one page or the whole queue. Fields someone decided meanwhile are
@@ -815,8 +813,6 @@ def bulk_accept(store: Store, reviewer: Identity | str, category: str, side: str
     two reviewers accepting in bulk would agree by construction. A blind round asked for by
     name is refused; across every round, blind rounds are left out.
     """
-    if isinstance(reviewer, str) and not reviewer.strip():
-        raise UserError("a bulk accept needs the reviewer's name")
     actor = as_identity(reviewer)
     actor.require(BULK_ACCEPT)
     action = {"A": ACCEPT_A, "B": ACCEPT_B}.get(side.upper())
@@ -1000,7 +996,7 @@ def unpromoted_pages(state: ReviewState) -> list[tuple[str, int, dict | None]]:
     return out
 
 
-def repair_promotions(store: Store, actor: Identity | str | None = None) -> dict[tuple[str, int], tuple[int | None, str | None]]:
+def repair_promotions(store: Store, actor: Identity | None = None) -> dict[tuple[str, int], tuple[int | None, str | None]]:
     """Promote every settled page whose promotion was interrupted (``unpromoted_pages``); returns
     (page, round) -> (version, error). Running it again changes nothing. ``actor`` (None: the
     machine's operator) must be an admin; the repair is recorded in the audit log."""

@@ -66,7 +66,7 @@ def seed_pool(state, dataset: str, round_: int) -> list[dict]:
     return list(pool.values())
 
 
-def plan_seeding(store: Store, dataset: str, round_: int, rate, set_by: Identity | str | None = None,
+def plan_seeding(store: Store, dataset: str, round_: int, rate, set_by: Identity | None = None,
                  seed: int | None = None) -> dict:
     """What ``seed_review_round`` would seed, checked and drawn without writing anything (the CLI checks
     it before it changes the round's reviewers): {"rate", "pool", "chosen", "pages"}. One line for a
@@ -98,7 +98,7 @@ def plan_seeding(store: Store, dataset: str, round_: int, rate, set_by: Identity
     return {"rate": rate, "pool": pool, "chosen": chosen, "pages": pages, "actor": actor}
 
 
-def seed_review_round(store: Store, dataset: str, round_: int, rate, set_by: Identity | str | None = None,
+def seed_review_round(store: Store, dataset: str, round_: int, rate, set_by: Identity | None = None,
                       seed: int | None = None) -> dict:
     """Seed review round ``round_`` of ``dataset`` with adjudicated pages (``seed_pool``), about
     ``rate`` of the round's pages to review (seeded / (seeded + the round's queued pages); rate 1:
@@ -143,7 +143,7 @@ def gold_checks(store: Store) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 
-def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
+def gold_table(store: Store, who: Identity, rater: str | None = None) -> pd.DataFrame:
     """The reviewers' gold summary (``analysis.gold.GOLD_COLUMNS``; severity empty) as ``who`` may
     read it: with ``rater`` (or without ``team.SEE_RECORDS``) one reviewer's rows, their own only
     once the round is over; otherwise every reviewer's, live."""
@@ -162,7 +162,7 @@ def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
 
 
 def set_reviewers_seeded(store: Store, dataset: str, round_: int, reviewers: int,
-                         set_by: Identity | str | None = None, blind_adjudication: bool = False,
+                         set_by: Identity | None = None, blind_adjudication: bool = False,
                          seed_gold: float | None = None):
     """``review.set_reviewers`` and, with ``seed_gold``, seed the round at that rate in the same step:
     the seeding's bad input is refused before the reviewers change; ``RoundChange.seeded`` says how many

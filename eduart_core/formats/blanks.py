@@ -135,7 +135,7 @@ class BlankFormat(AnswerFormat):
     def score_paper(self, record, gold, llm, options: ScoringOptions):
         """Share of gold ids whose normalised predicted text equals the gold's; no fuzzy matching."""
         given = paper.text_map(llm)
-        details = []
+        details: list[dict[str, Any]] = []
         for ident, expected in paper.text_map(gold).items():
             said = given.get(ident)
             right = paper.norm(said or "") == paper.norm(expected)
@@ -237,7 +237,7 @@ class CompletionClosed(BlankFormat):
         if not isinstance(choices, list) or not choices:
             out.add("choices", "completion_closed needs one {id, options} entry per blank")
             return
-        options_by_id: dict[str, list] = {}
+        options_by_id: dict[str, Any] = {}
         for ident in common.check_ids(choices, "choices", out):
             options_by_id[ident] = next(c.get("options") for c in choices
                                         if isinstance(c, dict) and c.get("id") == ident)

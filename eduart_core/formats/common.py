@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..text import letter_id, norm_id, norm_strict
 from ..vocab import COMPLETION_OPEN_TYPE
@@ -33,11 +33,11 @@ class Problems:
         self.items.append((path, problem))
 
 
-def nonempty_str(value: Any) -> bool:
+def nonempty_str(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A finite int or float (booleans are not numbers here)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -111,7 +111,7 @@ def plain_list_key(record: Mapping[str, Any]) -> list[str] | None:
     if record.get("type") != COMPLETION_OPEN_TYPE:
         return None
     answers = record.get("answers")
-    if keyed_answers(COMPLETION_OPEN_TYPE, answers) is not answers:
+    if answers is not None and keyed_answers(COMPLETION_OPEN_TYPE, answers) is not answers:
         return list(answers)
     remembered = record.get(PLAIN_KEY_FIELD)
     if not isinstance(remembered, list) or not isinstance(answers, list):
@@ -137,7 +137,7 @@ def single_question_text(rec: dict, out: Problems, item_type: str) -> None:
 
 def single_answer(rec: dict, out: Problems, item_type: str) -> dict | None:
     """The one gold entry of a single-part format, or None with the problem recorded."""
-    answers = rec.get("answers")
+    answers = rec.get("answers") or []  # a list by now: the item check refuses any other answers first
     check_ids(answers, "answers", out)
     if len(answers) != 1:
         out.add("answers", f"{item_type} needs exactly one answer, got {len(answers)}")

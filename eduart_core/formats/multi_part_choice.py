@@ -78,7 +78,8 @@ class MultiPartChoice(AnswerFormat):
             if not common.nonempty_str(a.get("description")):
                 out.add(f"{where}.description", "missing the right option")
                 continue
-            options = options_by_id.get(a.get("id"))
+            part_id = a.get("id")  # an id that is no text (a list, say) is a problem check_ids reported, not a crash
+            options = options_by_id.get(part_id) if isinstance(part_id, str) else None
             if options_by_id and options is None:
                 out.add(where, f"part {a.get('id')} does not exist in choices")
             elif options and norm_strict(a["description"]) not in {norm_strict(o) for o in options}:

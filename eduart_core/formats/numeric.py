@@ -112,6 +112,7 @@ class Numeric(AnswerFormat):
 
     def score_paper(self, record, gold, llm, options: ScoringOptions):
         ident = _gold(gold)[0]
+        text: str | None
         if isinstance(llm, str):
             text = llm
         else:

@@ -102,7 +102,7 @@ class TrueFalse(ChoiceFormat):
     def score_paper(self, record, gold, llm, options: ScoringOptions):
         """Share of gold statements whose truth is matched; missing or unrecognised reads false."""
         given = paper.text_map(llm)
-        details = []
+        details: list[dict[str, Any]] = []
         for ident, gold_text in paper.text_map(gold).items():
             expected = paper.norm(gold_text) in paper.TRUE_WORDS
             said = given.get(ident)

@@ -20,7 +20,7 @@ from ..runner.adaptive import parse_adaptive
 from ..store import Store
 from ..store import adaptive as db
 from ..store import humans as store_humans
-from ..team import RUN_EXAMS, Identity
+from ..team import RUN_EXAMS, Identity, as_identity
 from . import sessions
 from .adaptive_form import people_setup, replay
 
@@ -33,7 +33,7 @@ def create_adaptive_session(store: Store | str, dataset: str, *, group: str, ban
 
     Refused with one line, nothing stored: no `team.RUN_EXAMS`, a target SE <= 0, an unknown bank
     version, fewer than 20 bank items a person can sit."""
-    actor.require(RUN_EXAMS)
+    as_identity(actor).require(RUN_EXAMS)
     store = store if isinstance(store, Store) else Store(store)
     options = parse_adaptive(bank, target_se, max_items, balance)
     conf = {"bank_version": options["bank"], "target_se": options["target_se"], "max_items": options["max_items"],

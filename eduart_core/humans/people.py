@@ -12,13 +12,12 @@ import random
 import secrets
 import unicodedata
 
-import duckdb
-
 from ..errors import UserError
 from ..store import Store
 from ..store import humans as db
+from ..store.connection import Connection
 from ..store.runs import ensure_model_con
-from ..team import RUN_EXAMS, Identity
+from ..team import RUN_EXAMS, Identity, as_identity
 from ..vocab import DEFAULT_HUMAN_GROUP, HUMAN_FAMILY, HUMAN_KIND
 
 #: Every pseudonym starts so: a person is recognisable as a person in any table.
@@ -62,7 +61,7 @@ def name_key(name: str) -> str:
     return "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
 
 
-def register_con(con: duckdb.DuckDBPyConnection, respondent: str, group: str, *, origin: str,
+def register_con(con: Connection, respondent: str, group: str | None, *, origin: str,
                  simulated: bool = False, **identity: str | None) -> None:
     """Register one person (inside the caller's transaction): a model row of kind human under the
     pseudonym, family `HUMAN_FAMILY`, and the respondents row that keeps name and identifiers."""
@@ -73,7 +72,7 @@ def register_con(con: duckdb.DuckDBPyConnection, respondent: str, group: str, *,
 def names(store: Store | str, who: Identity, session_id: str | None = None) -> dict[str, str]:
     """Pseudonym -> name (the typed or signed-in name, or an import's identifier) for researchers and
     admins; everyone else is refused with one line. ``store``: a Store, a file path or a URL (the page passes its path)."""
-    who.require(RUN_EXAMS)
+    as_identity(who).require(RUN_EXAMS)
     frame = db.load_respondents(store if isinstance(store, Store) else Store(store))
     if session_id:
         frame = frame[frame["session_id"] == session_id]

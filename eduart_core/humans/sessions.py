@@ -32,7 +32,7 @@ from ..scoring.responses import add_responses_con
 from ..store import Store
 from ..store import humans as db
 from ..store.runs import create_run_con, current_items_con, finish_run, refresh_run_totals_con
-from ..team import RUN_EXAMS, SIT_EXAM, Identity
+from ..team import RUN_EXAMS, SIT_EXAM, Identity, as_identity
 from ..vocab import DEFAULT_CONDITION, format_names, is_language_code
 from . import forms
 from .people import clean_group, name_key, new_pseudonym, register_con
@@ -96,7 +96,7 @@ def create_session(store: Store | str, dataset: str, *, group: str, per_cell: in
                    formats: tuple[str, ...] | list[str] = (), languages: tuple[str, ...] | list[str] = (),
                    time_limit_s: int | None = None, title: str | None = None, seed: int | None = None) -> str:
     """Set up an open exam session on ``dataset``; returns its id (refused unless researcher or admin)."""
-    actor.require(RUN_EXAMS)
+    as_identity(actor).require(RUN_EXAMS)
     store = _store(store)
     group = clean_group(group)
     if not isinstance(per_cell, int) or not 1 <= per_cell <= MAX_PER_CELL:
@@ -125,7 +125,7 @@ def create_session(store: Store | str, dataset: str, *, group: str, per_cell: in
 
 def close_session(store: Store | str, session_id: str, actor: Identity) -> None:
     """Close a session: nobody can start or go on sitting it (the answers stay)."""
-    actor.require(RUN_EXAMS)
+    as_identity(actor).require(RUN_EXAMS)
     store = _store(store)
     _session(store, session_id)
     db.close_session(store, session_id, datetime.now(UTC).replace(tzinfo=None))
@@ -170,7 +170,7 @@ def _who_key(who: Identity) -> dict[str, str | None]:
 
 def begin(store: Store | str, session_id: str, who: Identity, now: float | None = None) -> Sitting:
     """Start (a new pseudonym and a sampled form) or resume the sitter's form of an open session."""
-    who.require(SIT_EXAM)
+    as_identity(who).require(SIT_EXAM)
     store = _store(store)
     session = _session(store, session_id)
     if session["status"] != OPEN:
@@ -202,7 +202,7 @@ def begin(store: Store | str, session_id: str, who: Identity, now: float | None 
 
 
 def _check_sitter(store: Store, session_id: str, respondent: str, who: Identity) -> dict:
-    who.require(SIT_EXAM)
+    as_identity(who).require(SIT_EXAM)
     row = db.respondent_of(store, respondent)
     if row is None or row.get("session_id") != session_id:
         raise UserError(f"{respondent} does not sit exam session {session_id}")

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from ..store import Store
+from ..team.identity import local
 from ..vocab import DEFAULT_CONDITION, DEMO_KIND, DEMO_OPEN_DATASET
 from .simulated import (
     DEMO_OPEN_DIR,
@@ -114,7 +115,7 @@ def _grade(store: Store) -> int:
                         "condition": row.condition, "truth": truth})
     lines = [(f"simulated panel {k + 1}", {**line, "simulated": True})
              for k, line in enumerate(simulated_grades(rubric, answers, SEED))]
-    report = import_lines(store, lines, recorded_by=BY, source="simulated")
+    report = import_lines(store, lines, recorded_by=local(BY), source="simulated")
     if report.skipped:
         raise RuntimeError(f"demo grades rejected: {report.skipped[:3]}")
     return report.added
@@ -141,7 +142,7 @@ def build_open_answers(store: Store, say: Progress) -> dict:
     with store.connect(read_only=True) as con:
         has_round = latest_round_con(con, DEMO_OPEN_DATASET, RUBRIC) is not None
     if not has_round:
-        start_round(store, DEMO_OPEN_DATASET, RUBRIC, graders=3, set_by=BY, seed=SEED)
+        start_round(store, DEMO_OPEN_DATASET, RUBRIC, graders=3, set_by=local(BY), seed=SEED)
     seconds = round(time.perf_counter() - started, 2)
     say(f"demo: written answers done in {seconds} s")
     return {"open_items": len(records), "open_responses": responses, "judge_requests": asked, "grades": grades,

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,6 +133,7 @@ def _row(line: object, ctx: _Context, actor: Identity, source: str) -> dict:
     response_id = ctx.answer(dataset, item_id, model, condition)
     if response_id is None:
         raise ValueError(f"model {model} has no answer to item {item_id} in condition {condition!r}")
+    rubric: Rubric | None
     if line.get("rubric") is not None:
         try:
             rubric = ctx.rubric(_text(line, "rubric"))
@@ -177,18 +179,16 @@ def _row(line: object, ctx: _Context, actor: Identity, source: str) -> dict:
             **actor.columns()}
 
 
-def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: Identity | str, source: str = "import",
+def import_lines(store: Store, lines: Sequence[tuple[str, object]], recorded_by: Identity, source: str = "import",
                  report: GradesReport | None = None) -> GradesReport:
     """Validate and store ``(spot, parsed line)`` pairs in one transaction (bad ones named and skipped);
-    ``recorded_by`` is who imports (an identity, or a typed name)."""
+    ``recorded_by`` is who imports (an ``Identity``; ``team.local(name)`` in single-machine mode)."""
     from ..store.grades import add_grades_con
 
     report = report or GradesReport()
-    if isinstance(recorded_by, str) and not recorded_by.strip():
-        raise UserError("an import must say who imports it")
     actor = as_identity(recorded_by)
     actor.require(IMPORT_GRADES)
-    rows = []
+    rows: list[dict] = []
     with store.transaction() as con:
         ctx = _Context(con)
         for spot, line in lines:
@@ -211,7 +211,7 @@ def import_lines(store: Store, lines: list[tuple[str, object]], recorded_by: Ide
     return report
 
 
-def import_grades(store: Store, path: str | Path, recorded_by: Identity | str) -> GradesReport:
+def import_grades(store: Store, path: str | Path, recorded_by: Identity) -> GradesReport:
     """``grades-import FILE.jsonl``: every good line stored, every bad one named in ``skipped``."""
     from ..jsonsafe import read_lines
 
@@ -234,7 +234,7 @@ def import_grades(store: Store, path: str | Path, recorded_by: Identity | str) -
 
 
 def export_grades(store: Store, out: str | Path | None = None, dataset: str | None = None,
-                  rubric: str | None = None, viewer: Identity | str | None = None) -> tuple[str, int]:
+                  rubric: str | None = None, viewer: Identity | None = None) -> tuple[str, int]:
     """The current grades (latest per answer, criterion, grader and role) as JSON Lines; written to
     ``out`` when given (atomically). Returns (text, lines). A ``viewer`` must hold `team.SEE_BLIND`."""
     from ..analysis.judges import latest_grades

@@ -18,6 +18,7 @@ as they come in.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -25,6 +26,9 @@ from ..errors import UserError
 from ..store import Store
 from ..vocab import GOLD_CHECK_ROLE, GRADE_ROLES
 from .rubric import Rubric
+
+if TYPE_CHECKING:
+    from ..team import Identity
 
 CHECK_COLUMNS = ["rater", "dataset", "rubric", "round", "current", "answer", "criterion", "points", "gold",
                  "max_points", "graded_at", "simulated"]
@@ -152,7 +156,7 @@ def visible_checks(checks: pd.DataFrame, rater: str, live: bool) -> pd.DataFrame
 
 
 
-def gold_table(store: Store, who, rater: str | None = None) -> pd.DataFrame:
+def gold_table(store: Store, who: Identity, rater: str | None = None) -> pd.DataFrame:
     """The gold summary (``analysis.gold.GOLD_COLUMNS``, with the flag) as ``who`` may read it: with
     ``rater`` (or without ``team.SEE_RECORDS``) one rater's rows; otherwise every grader's. A rater
     reads their own once the round is over; adjudicators and admins read everyone's live."""

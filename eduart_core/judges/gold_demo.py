@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from ..store import Store
+from ..team.identity import local
 from ..vocab import ADJUDICATE_ROLE, DEFAULT_CONDITION, DEMO_KIND, GOLD_CHECK_ROLE, GRADE_ROLE
 
 Progress = Callable[[str], None]
@@ -101,7 +102,7 @@ def _gold(store: Store, truths: dict, first: set[str]) -> int:
                for k, t in truths.items() if k[1] in first]
     lines = [(f"simulated panel {n + 1}", {**line, "simulated": True})
              for n, line in enumerate(simulated_grades(load_rubric(RUBRIC), answers, SEED))]
-    report = import_lines(store, lines, recorded_by=BY, source="simulated")
+    report = import_lines(store, lines, recorded_by=local(BY), source="simulated")
     if report.skipped:
         raise RuntimeError(f"demo gold grades rejected: {report.skipped[:3]}")
     return report.added
@@ -132,7 +133,7 @@ def _round_two(store: Store, truths: dict, round_: int) -> int:
         truth = truths[(answer["item_id"], answer["model"], answer["condition"])]
         gold = str(answer["token"]) in seeded
         stamp = f"2026-11-{2 + n * 27 // len(answers):02d} 10:00:00"  # four weeks of work
-        marks = {}
+        marks: dict[str, list[int]] = {}
         for name, up, down in PEOPLE:
             for criterion, right in truth.items():
                 flip = rng.random() < (down if right else up)
@@ -168,9 +169,9 @@ def build_gold_demo(store: Store, say: Progress) -> dict:
     models = [m.key for m in _answers(store, records)]
     truths = _truths(store)
     first, rest = models[: N_MODELS // 2], models[N_MODELS // 2:]
-    start_round(store, DATASET, RUBRIC, graders=3, set_by=BY, models=first, seed=SEED)
+    start_round(store, DATASET, RUBRIC, graders=3, set_by=local(BY), models=first, seed=SEED)
     added = _gold(store, truths, set(first))
-    number = start_round(store, DATASET, RUBRIC, graders=len(PEOPLE), set_by=BY, models=rest, seed=SEED + 1,
+    number = start_round(store, DATASET, RUBRIC, graders=len(PEOPLE), set_by=local(BY), models=rest, seed=SEED + 1,
                          seed_gold=GOLD_RATE)
     added += _round_two(store, truths, number)
     seconds = round(time.perf_counter() - started, 2)

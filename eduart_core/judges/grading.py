@@ -13,8 +13,8 @@ rubric applies to, shuffled) and how many independent graders each needs (``grad
 answer goes to a grader only while fewer than k people have graded it; once its k graders are
 done and they disagree on a criterion, it goes to an adjudicator, who must not be one of them.
 
-Every function takes the acting person as a `team.Identity` (or a typed name: a single-machine
-identity) and checks the roles here, not on a page: grading needs `team.GRADE` (reviewer),
+Every function takes the acting person as a `team.Identity` (``team.local(name)`` in single-machine
+mode; a plain name is refused) and checks the roles here, not on a page: grading needs `team.GRADE` (reviewer),
 adjudicating `team.ADJUDICATE_GRADES` (adjudicator), starting a round or changing its k
 `team.SET_GRADING_ROUND` (researcher, admin). A grader is known by the identity's subject, and every
 grade row records who wrote it (``recorded_by`` and the identity columns). The functions take a
@@ -97,7 +97,7 @@ class Submitted:
     disputed: tuple[str, ...]
 
 
-Actor = Identity | str
+Actor = Identity
 StoreLike = Store | str | os.PathLike
 
 
@@ -106,9 +106,10 @@ def _store(store: StoreLike) -> Store:
 
 
 def _acting(who: Actor, action: str, what: str) -> Identity:
-    """The identity acting (a typed name becomes a single-machine identity), once its roles allow ``action``."""
-    if isinstance(who, str):
-        _check_name(who, what)
+    """The identity acting, once its roles allow ``action`` (a plain name is refused: it holds no role)."""
+    if who is not None and not isinstance(who, Identity):
+        raise TypeError(f"{what} must be an Identity (team.identity.local(name) on a single machine), "
+                        f"not {type(who).__name__} {who!r}")
     actor = as_identity(who)
     actor.require(action)
     return actor
@@ -326,16 +327,16 @@ def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> G
     """The next answer for ``grader``: one they began and did not finish, else the first (in the
     round's shuffled order) that still needs a grader and that they have not graded. None when
     there is nothing left for them."""
-    grader = _acting(grader, GRADE, "the grader").key
+    key = _acting(grader, GRADE, "the grader").key
     store = _store(store)
     state = _load_round(store, dataset, rubric)
     waiting = None
     for answer in state.answers.to_dict("records"):
         status = _status(state, answer)
-        if grader in status.graders and grader not in status.complete:
-            return _task(store, state, answer, mine=_mine(state, answer, grader))
-        if waiting is None and grader not in status.graders and len(status.graders) < state.k \
-                and not _gold_maker(state, answer, grader):
+        if key in status.graders and key not in status.complete:
+            return _task(store, state, answer, mine=_mine(state, answer, key))
+        if waiting is None and key not in status.graders and len(status.graders) < state.k \
+                and not _gold_maker(state, answer, key):
             waiting = answer
     return _task(store, state, waiting) if waiting is not None else None
 
@@ -358,13 +359,13 @@ def grader_queue(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> 
 
 def open_answer(store: StoreLike, token: str, grader: Actor) -> GradingTask:
     """An answer of the current round by its token, for a grader who graded it or may still."""
-    grader = _acting(grader, GRADE, "the grader").key
+    key = _acting(grader, GRADE, "the grader").key
     store = _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
-    if grader not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, grader)):
+    if key not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, key)):
         raise BlindGradingError("this answer has all its graders already")
-    return _task(store, state, answer, mine=_mine(state, answer, grader))
+    return _task(store, state, answer, mine=_mine(state, answer, key))
 
 
 def _round_of(store: Store, token: str) -> tuple[_Round, dict]:
@@ -422,10 +423,10 @@ def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str,
     from ..store.grades import add_grades_con
 
     actor = _acting(grader, GRADE, "the grader")
-    grader, store = actor.key, _store(store)
+    key, store = actor.key, _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
-    if grader not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, grader)):
+    if key not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, key)):
         raise BlindGradingError("this answer has all its graders already")
     if status.settled:
         raise BlindGradingError("this answer is settled; a change goes through an adjudicator")
@@ -436,19 +437,19 @@ def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str,
         added = add_grades_con(con, rows)
     after = _load_round(store, state.dataset, state.rubric.name)
     new = _status(after, answer)
-    return Submitted(str(token), added, grader in new.complete, new.settled, new.disputed)
+    return Submitted(str(token), added, key in new.complete, new.settled, new.disputed)
 
 
 def adjudication_queue(store: StoreLike, dataset: str, rubric: str, adjudicator: Actor) -> list[GradingTask]:
     """Answers whose k graders disagree on a criterion no adjudicator has decided, for someone who
     graded none of them. Each task names the disputed criteria and the graders' marks (unnamed)."""
-    adjudicator = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
     store = _store(store)
     state = _load_round(store, dataset, rubric)
     out = []
     for answer in state.answers.to_dict("records"):
         status = _status(state, answer)
-        if not status.disputed or adjudicator in status.graders:
+        if not status.disputed or key in status.graders:
             continue
         rows = _answer_grades(state, answer)
         blind = rows[(rows["role"] == GRADE_ROLE) & rows["grader"].isin(status.complete)]
@@ -464,10 +465,10 @@ def adjudicate(store: StoreLike, token: str, adjudicator: Actor, points: dict[st
     from ..store.grades import add_grades_con
 
     actor = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator")
-    adjudicator, store = actor.key, _store(store)
+    key, store = actor.key, _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
-    if adjudicator in status.graders:
+    if key in status.graders:
         raise BlindGradingError("you graded this answer: another person adjudicates it")
     if not status.disputed:
         raise BlindGradingError("this answer has no disputed criterion to adjudicate")
@@ -483,12 +484,12 @@ def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
     """The marks on an answer a person may see: everyone's once it is settled, before that only
     the viewer's own (the blindness rule in one place, whatever the viewer's roles).
     ``attrs["settled"]`` says which."""
-    viewer = as_identity(viewer).key
+    key = as_identity(viewer).key
     state, answer = _round_of(_store(store), token)
     status = _status(state, answer)
     rows = _answer_grades(state, answer)
     columns = ["criterion", "grader", "role", "points", "graded_at"]
-    shown = rows if status.settled else rows[rows["grader"] == viewer] if len(rows) else rows
+    shown = rows if status.settled else rows[rows["grader"] == key] if len(rows) else rows
     out = shown[columns].reset_index(drop=True) if len(shown) else pd.DataFrame(columns=columns)
     out.attrs["settled"] = status.settled
     return out
@@ -556,7 +557,3 @@ def _note(note: str | None) -> str | None:
         raise UserError("a note holds at most 2,000 characters")
     return text or None
 
-
-def _check_name(name: str, what: str) -> None:
-    if not isinstance(name, str) or not name.strip() or len(name) > 200 or any(ord(ch) < 32 for ch in name):
-        raise UserError(f"{what} must be a name (1-200 printable characters)")

@@ -17,7 +17,7 @@ import openai
 try:  # the HTTP client the openai SDK is built on (httpx2 in current releases, httpx before)
     import httpx2 as _http
 except ImportError:  # pragma: no cover
-    import httpx as _http
+    import httpx as _http  # type: ignore[no-redef]
 
 from .adapters import ADAPTERS
 from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, classify_status, parse_retry_after

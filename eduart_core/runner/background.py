@@ -31,7 +31,7 @@ import pandas as pd
 from ..store import Store
 from ..store import team as audit
 from ..store.runs import list_runs
-from ..team import LAUNCH_RUN, Identity
+from ..team import LAUNCH_RUN, Identity, as_identity
 from ..team.identity import LAUNCHED_BY_ENV
 from ..vocab import DEFAULT_CONDITION
 from . import launchfile
@@ -56,7 +56,7 @@ def build_argv(db: str | os.PathLike, *, models: list[str], condition: str = DEF
         argv += ["--model", model]
     for flag in ("provider", "model_id", "base_url", "display_name"):
         if (adhoc or {}).get(flag):  # typed text: one token, so a value starting with '-' stays a value
-            argv.append(f"--{flag.replace('_', '-')}={adhoc[flag]}")
+            argv.append(f"--{flag.replace('_', '-')}={(adhoc or {})[flag]}")
     for flag, value in (("--items", items), ("--limit", limit), ("--sample", sample), ("--repeat", repeat),
                         ("--rpm", rpm), ("--run-id", launch_id), ("--dataset", dataset)):
         if value not in (None, "", 0):
@@ -99,7 +99,7 @@ def start_launch(store: Store, argv: list[str], launch_id: str, actor: Identity,
     it, and the run process is told who that was (it records nothing twice). The spawn file keeps
     the time of this call and ``planned_requests`` (the page's plan) for the progress shown
     before the run process writes its launch file."""
-    actor.require(LAUNCH_RUN)
+    as_identity(actor).require(LAUNCH_RUN)
     clicked_at = time.time()
     resume = "--resume" in argv
     audit.add_event(store, "resume" if resume else "launch", launch_id, {"argv": argv}, actor.columns())
@@ -186,7 +186,7 @@ def launch_progress(state: dict, max_errors: int = 5) -> list[dict]:
 def cancel_launch(store: Store, launch_id: str, actor: Identity) -> bool:
     """Ask a running launch to stop (SIGTERM: the run records 'cancelled'), as ``actor`` (whose
     roles must allow launching runs; recorded in the audit log); False when not running."""
-    actor.require(LAUNCH_RUN)
+    as_identity(actor).require(LAUNCH_RUN)
     state = _launch_state(store, launch_id)
     if not state["alive"]:
         return False

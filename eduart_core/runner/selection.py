@@ -40,6 +40,7 @@ def parse_filter(text: str | None) -> dict[str, list]:
         if "=" not in part:
             raise UserError(f"--items: '{part}' is not NAME=VALUE (names: {_NAMES})")
         name, value = (s.strip() for s in part.split("=", 1))
+        column: str | None
         if name.lower().startswith(_TAG_PREFIX) and len(name) > len(_TAG_PREFIX):
             column = _TAG_PREFIX + name[len(_TAG_PREFIX):]  # tag names keep their case
         else:

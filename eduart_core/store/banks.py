@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -25,7 +26,7 @@ _JSON_VERSION = ("conditions", "examinees", "selection")
 _JSON_ITEM = ("thresholds", "threshold_se", "threshold_levels")
 
 
-def _number(value: object) -> float | None:
+def _number(value: Any) -> float | None:
     """A float for the store (NaN and None are NULL)."""
     if value is None:
         return None
@@ -38,7 +39,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _json_list(value: object) -> str | None:
+def _json_list(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return json.dumps([v if isinstance(v, str) else _number(v) for v in value])

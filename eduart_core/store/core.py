@@ -157,6 +157,7 @@ class Store:
     #: True for a DuckDB file, False for a database server.
     is_file: bool = True
     path: Path | str
+    lock_timeout_s: float
 
     @property
     def shared(self) -> bool:

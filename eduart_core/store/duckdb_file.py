@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 #: DuckDB must never download or load an extension because of a file's content (a SQLite file as
 #: --db made it try to fetch the sqlite scanner over the network).
-DUCKDB_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 #: Bytes 8-11 of every DuckDB database file.
 DUCKDB_MAGIC = b"DUCK"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -164,12 +164,12 @@ class DuckConnection(Connection):
             self.raw.unregister(name)
 
     def has_table(self, table: str) -> bool:
-        return bool(self.raw.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
-                                     "AND table_schema = 'main'", [table]).fetchone()[0])
+        return bool((self.raw.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+                                     "AND table_schema = 'main'", [table]).fetchone() or (0,))[0])
 
     def has_column(self, table: str, column: str) -> bool:
-        return bool(self.raw.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
-                                     "AND column_name = ? AND table_schema = 'main'", [table, column]).fetchone()[0])
+        return bool((self.raw.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = ? "
+                                     "AND column_name = ? AND table_schema = 'main'", [table, column]).fetchone() or (0,))[0])
 
     def tables(self) -> list[str]:
         return [r[0] for r in self.raw.execute(
@@ -183,7 +183,7 @@ class DuckConnection(Connection):
 
     def advance_sequence(self, sequence: str, above: int) -> None:
         # DuckDB has no setval: draw values until the sequence has passed ``above``.
-        current = int(self.raw.execute(f"SELECT nextval('{sequence}')").fetchone()[0])
+        current = int((self.raw.execute(f"SELECT nextval('{sequence}')").fetchone() or (0,))[0])
         if current < above:
             self.raw.execute(f"SELECT max(nextval('{sequence}')) FROM range(?)", [int(above - current)]).fetchall()
 
@@ -248,7 +248,7 @@ def _is_mode_clash(exc: Exception) -> bool:
 
 def _signature(path: Path) -> tuple | None:
     """What the file system says about the store and its WAL: changes whenever DuckDB writes."""
-    parts = []
+    parts: list[tuple[int, int, int] | None] = []
     for file in (path, path.with_name(path.name + ".wal")):
         try:
             st = file.stat()
@@ -414,7 +414,7 @@ _VERSIONS: dict[str, tuple[tuple, int]] = {}
 _VERSIONS_LOCK = threading.Lock()
 
 
-def release_readers(path: Path | None = None) -> None:
+def release_readers(path: Path | str | None = None) -> None:
     """Close the pooled read connection(s) now (tests and tools that open the file themselves)."""
     if path is None:
         _POOL.close_all()
@@ -426,6 +426,7 @@ class DuckDBStore(Store):
     """A store file plus the folders that live next to it (images, run journals, cache)."""
 
     is_file = True
+    path: Path
 
     def __init__(self, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):
         from .core import default_db_path
@@ -520,8 +521,9 @@ class DuckDBStore(Store):
         else the database's own first line."""
         if not isinstance(exc, duckdb.Error):
             return None
-        if _damage_reason(exc):
-            return incomplete_store(self.path, _damage_reason(exc))
+        damage = _damage_reason(exc)
+        if damage:
+            return incomplete_store(self.path, damage)
         if is_disk_full(exc):
             return StoreFullError(f"no space left on device writing store {self.path}; "
                                   "nothing of this change was saved")

@@ -24,7 +24,7 @@ from .errors import StoreConflictError
 class ReviewConflict(Exception):
     """Someone decided the field after the version this decision was based on."""
 
-    def __init__(self, path: str, latest: dict):
+    def __init__(self, path: str, latest: dict | None):
         self.path = path
         latest = latest or {}
         self.latest = latest
@@ -137,7 +137,8 @@ def save_extractions(store: Store, rows: Iterable[dict]) -> int:
 
 def _page_round_filter(page_id: str | None, round: int | None) -> tuple[str, list]:
     """A WHERE clause (or nothing) selecting one page and/or one round, with its parameters."""
-    where, params = [], []
+    where: list[str] = []
+    params: list[object] = []
     if page_id is not None:
         where.append("page_id = ?")
         params.append(page_id)
@@ -245,7 +246,8 @@ def get_outcome(store: Store, page_id: str, round: int) -> dict:
 def load_discrepancies(store: Store, round: int | None = None, page_id: str | None = None,
                        queued_only: bool = False) -> pd.DataFrame:
     """Discrepancies with the page's format and exercise, values decoded."""
-    where, params = [], []
+    where: list[str] = []
+    params: list[object] = []
     if round is not None:
         where.append("d.round = ?")
         params.append(int(round))
@@ -318,7 +320,7 @@ _LOG_INSERT = (f"INSERT INTO review_decision_log (decision_id, {', '.join(DECISI
 def _insert_decision(con, row: dict) -> int:
     """Write one decision: it replaces the same reviewer's decision on the field in the same role (the
     unique key holds across servers), under a new id, and the version is appended to the audit log."""
-    values = {name: row.get(name) for name in DECISION_COLUMNS}
+    values: dict[str, Any] = {name: row.get(name) for name in DECISION_COLUMNS}
     values["round"] = int(values["round"])
     values["previous_value"] = _dump(values["previous_value"])
     values["new_value"] = _dump(values["new_value"])

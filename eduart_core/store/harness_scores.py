@@ -24,7 +24,7 @@ def replace_scores_con(con: Connection, rows: list[tuple[int, str, int, float, s
     con.lock("scores")
     con.execute("DELETE FROM scores WHERE response_id = ANY(?) AND profile = ANY(?)",
                 [sorted({r[0] for r in rows}), profiles])
-    columns = {"response_id": [r[0] for r in rows], "profile": [r[1] for r in rows],
+    columns: dict[str, list] = {"response_id": [r[0] for r in rows], "profile": [r[1] for r in rows],
                "item_version": [r[2] for r in rows], "score": [float(r[3]) for r in rows],
                "correct": [float(r[3]) >= 0.5 for r in rows], "details": [None] * len(rows),
                "scorer": [r[4] for r in rows]}

@@ -77,7 +77,8 @@ def load_images(store: Store, paper: str | None = None) -> pd.DataFrame:
 
 
 def load_questions(store: Store, page_id: str | None = None, round: int | None = None) -> pd.DataFrame:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if page_id is not None:
         clauses.append("page_id = ?")
         params.append(page_id)
@@ -93,7 +94,8 @@ def load_questions(store: Store, page_id: str | None = None, round: int | None =
 
 
 def load_notes(store: Store, paper: str | None = None, round: int | None = None) -> pd.DataFrame:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if paper is not None:
         clauses.append("paper = ?")
         params.append(paper)

@@ -166,9 +166,9 @@ class _Pools:
     def get(self, key: str, url: DatabaseURL, timeout_s: float):
         """The pool of ``key`` (the redacted URL) for exactly these credentials: a pool opened with
         one password never serves a store opened with another."""
-        key = _pool_key(key, url)
+        pool_key = _pool_key(key, url)
         with self._lock:
-            pool = self._pools.get(key)
+            pool = self._pools.get(pool_key)
         if pool is not None:
             return pool
         probe(url)  # a wrong password or database fails here, in one line, before any pool retries
@@ -182,10 +182,10 @@ class _Pools:
                                  configure=configure, check=_check_if_idle, reset=_mark_used, open=False,
                                  name=url.where, timeout=timeout_s, reconnect_timeout=30.0, max_idle=300.0)
         with self._lock:
-            if key in self._pools:
-                return self._pools[key]
+            if pool_key in self._pools:
+                return self._pools[pool_key]
             created.open(wait=False)
-            self._pools[key] = created
+            self._pools[pool_key] = created
             return created
 
     def drop(self, key: str | None) -> None:
@@ -234,9 +234,9 @@ _POOLS = _Pools()
 atexit.register(_POOLS.drop, None)
 
 
-def release_pools(location: str | None = None) -> None:
+def release_pools(location: Path | str | None = None) -> None:
     """Close this process's pool of one database URL (or of all)."""
-    _POOLS.drop(None if location is None else DatabaseURL(location).redacted())
+    _POOLS.drop(None if location is None else DatabaseURL(str(location)).redacted())
 
 
 def probe(url: DatabaseURL) -> None:
@@ -300,6 +300,7 @@ class PostgresStore(Store):
     """A PostgreSQL database as the store; run journals and the response cache stay local."""
 
     is_file = False
+    path: str  # the URL without its password
 
     def __init__(self, path: str | os.PathLike | None = None, lock_timeout_s: float = 10.0):
         from .core import default_db_path

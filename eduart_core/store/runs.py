@@ -319,7 +319,7 @@ def insert_responses_con(con: Connection, run_id: str, fresh: list[dict], items:
     n = len(fresh)
     item_ids = [str(row["item_id"]) for row in fresh]
     given = [row.get("motivation") for row in fresh]
-    responses = {  # column by column: one comprehension each, no per-row dict
+    responses: dict[str, list] = {  # column by column: one comprehension each, no per-row dict
         "response_id": ids, "run_id": [run_id] * n, "item_id": item_ids,
         "repetition": [int(row.get("repetition") or 0) for row in fresh],
         "request_key": [row.get("request_key") for row in fresh], "raw_text": [row.get("raw_text") for row in fresh],

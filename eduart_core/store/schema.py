@@ -948,7 +948,8 @@ def store_objects() -> tuple[list[str], list[str]]:
     (``Store.drop_all`` removes exactly these, never other tables of a shared database)."""
     import re
 
-    tables, sequences = ["schema_version"], []
+    tables: list[str] = ["schema_version"]
+    sequences: list[str] = []
     for _, _, statements in MIGRATIONS:
         for statement in statements:
             text = statement if isinstance(statement, str) else statement.duckdb

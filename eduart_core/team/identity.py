@@ -92,6 +92,8 @@ def local(name: str) -> Identity:
     name = (name or "").strip()
     if not name:
         raise UserError("enter your name first: it is stored with every decision")
+    if len(name) > 200 or any(ord(ch) < 32 for ch in name):
+        raise UserError("a name is 1 to 200 printable characters")
     return Identity(name, SINGLE_MACHINE, name, roles=frozenset(ROLES), signed_in=False)
 
 
@@ -137,9 +139,20 @@ def cli_identity(store, by: str | None = None, acting_for: str | None = None) ->
     return operator(acting_for)
 
 
-def as_identity(who: Identity | str) -> Identity:
-    """An ``Identity`` as given, or a typed name as a single-machine identity (scripts, tests)."""
-    return who if isinstance(who, Identity) else local(str(who or ""))
+def as_identity(who: Identity) -> Identity:
+    """``who`` when it is an ``Identity``; a ``TypeError`` for anything else.
+
+    Why refuse a plain name: a name carries no roles of its own, and turning it into a single-machine
+    identity would hand it every role. A caller without sign-in says so explicitly with ``local(name)``.
+    None (a page whose person has not typed a name or signed in yet) is the one-line ``UserError``
+    the page shows.
+    """
+    if who is None:
+        raise UserError("enter your name first: it is stored with every decision")
+    if not isinstance(who, Identity):
+        raise TypeError(f"who acts must be an Identity (team.identity.local(name) on a single machine), "
+                        f"not {type(who).__name__} {who!r}")
+    return who
 
 
 def roles_claim() -> str:
@@ -186,7 +199,7 @@ def launched_by() -> Identity | None:
         return None
 
 
-def whose(who: Identity | str, rater: str | None = None) -> str:
+def whose(who: Identity, rater: str | None = None) -> str:
     """The subject whose record ``who`` asks for: their own, or ``rater``'s when allowed (one line if not)."""
     who = as_identity(who)
     name = (rater or "").strip()

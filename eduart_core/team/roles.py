@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import UserError
 from ..store import Store
 from ..store import team as db
-from .identity import Identity
+from .identity import Identity, as_identity
 from .permissions import CHANGE_ROLES, check_role
 
 
@@ -29,7 +29,7 @@ def _subject(subject: str) -> str:
 
 def grant(store: Store, subject: str, role: str, actor: Identity, note: str | None = None) -> bool:
     """Grant ``role`` to ``subject``; False when the subject already had it (nothing written)."""
-    actor.require(CHANGE_ROLES)
+    as_identity(actor).require(CHANGE_ROLES)
     subject, role = _subject(subject), check_role(role)
     if role in stored_roles(store, subject):
         return False
@@ -42,7 +42,7 @@ def revoke(store: Store, subject: str, role: str, actor: Identity, note: str | N
 
     A role that comes from the token's claim cannot be revoked here: the identity provider owns it.
     """
-    actor.require(CHANGE_ROLES)
+    as_identity(actor).require(CHANGE_ROLES)
     subject, role = _subject(subject), check_role(role)
     if role not in stored_roles(store, subject):
         return False

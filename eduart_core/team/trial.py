@@ -34,10 +34,14 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..store.core import DEFAULT_WORK_DIR, PROJECT_ROOT
 from .permissions import ADJUDICATOR, ADMIN, PRESENTER, RESEARCHER, REVIEWER
+
+if TYPE_CHECKING:
+    from ..bench.pgserver import TempPostgres
 
 HOST = "127.0.0.1"
 DATABASE = USER = "eduart"
@@ -131,7 +135,7 @@ class TeamTrial:
         self.fresh = fresh
         self.logs = self.folder / "logs"
         self.secrets_dir = self.folder / "secrets"
-        self.pg = None
+        self.pg: TempPostgres | None = None
         self.provider_port: int | None = None
         self.children: list[tuple[str, subprocess.Popen, Path]] = []
 
@@ -197,7 +201,8 @@ class TeamTrial:
                 con.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(DATABASE),
                                                                          sql.Identifier(USER)))
         os.environ["PGPASSWORD"] = password  # this process and the ones it starts; never an argv or a line
-        self.say(f"PostgreSQL {self.pg.bin.parent.name} on {HOST}:{self.pg.port}, database {DATABASE} "
+        version = self.pg.bin.parent.name if self.pg.bin else ""  # started, so its binaries were found
+        self.say(f"PostgreSQL {version} on {HOST}:{self.pg.port}, database {DATABASE} "
                  f"({'the cluster of the earlier start' if self.pg.reused else 'a new cluster'} in {self.pg.root})")
         return f"postgresql://{USER}@{HOST}:{self.pg.port}/{DATABASE}"
 

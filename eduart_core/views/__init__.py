@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -254,6 +255,8 @@ _SPECS = (
 VIEWS: dict[str, ViewSpec] = {spec.name: spec for spec in _SPECS}
 # ``views.leaderboard(src, sel)``: every registered function under its own name, from the one listing above
 globals().update({spec.fn.__name__: spec.fn for spec in _SPECS})
+if TYPE_CHECKING:  # the type checker cannot follow the update above: a registered name is a view function
+    def __getattr__(name: str) -> Callable[..., pd.DataFrame]: ...
 
 
 def run_view(name: str, src: Source, sel: Selection, **options: object) -> pd.DataFrame:

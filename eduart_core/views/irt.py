@@ -15,6 +15,8 @@ and examinee set, and every IRT view (here and in `views.irt_checks`) reads that
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -141,7 +143,7 @@ def irt_fit(src: Source, sel: Selection, model: str = IRT_AUTO, examinees: str =
     return _fit(src, sel, resolve_model(src, sel, model), examinees, invalid)
 
 
-def invalid_note(src: Source, sel: Selection, examinees: str, invalid: str) -> dict[str, object]:
+def invalid_note(src: Source, sel: Selection, examinees: str, invalid: str) -> dict[str, Any]:
     """Which models the fit leaves out (or keeps) for their invalid answers, the rule, and one sentence saying so."""
     from ..analysis.answer_quality import INVALID_RULE
 

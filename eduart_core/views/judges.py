@@ -11,6 +11,8 @@ warning (its judge has not passed on this dataset): pages, exports, ``show`` and
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ..analysis import judges as judge_stats
@@ -68,7 +70,7 @@ def _answers(src: Source, sel: Selection, all_conditions: bool = False) -> pd.Da
                          "language": chosen["language"].astype(str)})
 
 
-def _float(value: object, default: float, name: str) -> float:
+def _float(value: Any, default: float, name: str) -> float:
     if value in (None, ""):
         return float(default)
     try:
@@ -150,6 +152,7 @@ def _severity(src: Source, sel: Selection, criterion: str) -> pd.DataFrame:
     parts = []
     for rubric, group in stored.groupby("rubric"):
         chosen = judgements[judgements["profile"].isin(group["profile"])]
+        criteria: set[str] | None
         if criterion:
             criteria = {criterion}
         else:

@@ -69,7 +69,7 @@ def launch_progress(src: Source, sel: Selection, launch: str | None = None, by: 
         if not states:
             raise UserError(f"no launch {launch!r} next to {src.path}")
     live = [s for s in states if s["status"] in launchfile.LIVE_STATUSES]
-    state = (live or states or [None])[0]
+    state = next(iter(live or states), None)
     if state is None:
         return pd.DataFrame(columns=["launch_id", "model", "provider", "requests", "done", "answered", "failed"]
                             if by == "model" else ["launch_id", "provider", "models", "requests", "done",

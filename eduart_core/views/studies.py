@@ -67,7 +67,7 @@ def study_features(src: Source, dataset: str) -> StudyFeatures:
     flags = dataset_flags(src, dataset)
     ref = study_reference(src, dataset)
     if ref is not None:
-        kinds = [k for k in STUDY_GROUPINGS if k in set(ref[1]["kind"])]
+        kinds = tuple(k for k in STUDY_GROUPINGS if k in set(ref[1]["kind"]))
         return StudyFeatures(dataset, kinds[0] if kinds else None, tuple(kinds), True, False, False, 0, 0, True)
     if flags.aggregate_only or not flags.exists:
         return StudyFeatures(dataset, None, (), False, False, False, 0, 0, flags.aggregate_only)
@@ -382,7 +382,9 @@ def item_picture(src: Source, dataset: str, item_id: str) -> ItemPicture:
         row = store_items.get_item(src.store, dataset, item_id)
     except UserError:
         return ItemPicture(None, False, ())
-    record = row.get("record") if isinstance(row.get("record"), dict) else {}
+    record = row.get("record")
+    if not isinstance(record, dict):
+        record = {}
     path = None
     if row.get("image_hash"):
         try:
