@@ -133,10 +133,11 @@ class MultiPartChoice(AnswerFormat):
     def study_answer(self, record: Mapping[str, Any], p: float, model: Any,
                      rng: random.Random) -> tuple[list[dict], bool] | None:
         """Each part right with probability p ** (1 / parts), so all parts right about p."""
-        gold = {str(a.get("id")): a.get("description") for a in record.get("answers") or [] if isinstance(a, dict)}
+        gold: dict[str, Any] = {str(a.get("id")): a.get("description")
+                                for a in record.get("answers") or [] if isinstance(a, dict)}
         parts = [c for c in record.get("choices") or [] if isinstance(c, dict)]
         p_part = p ** (1.0 / max(1, len(parts)))
-        out = []
+        out: list[dict[str, Any]] = []
         for c in parts:
             ident, options = str(c.get("id")), [str(o) for o in c.get("options") or []]
             if rng.random() < p_part or len(options) < 2:

@@ -331,13 +331,13 @@ def insert_responses_con(con: Connection, run_id: str, fresh: list[dict], items:
     }
     versions = [items[item_id][0] for item_id in item_ids]
     scores: dict[str, list] = {name: [] for name in _SCORE_COLUMNS}
-    for profile, column in ((STRICT_PROFILE, 4), (PAPER_PROFILE, 5)):
-        kept = [i for i, s in enumerate(scored) if s[column] is not None]
-        scores["response_id"] += [ids[i] for i in kept]
+    for profile, rows_of in ((STRICT_PROFILE, [s[4] for s in scored]), (PAPER_PROFILE, [s[5] for s in scored])):
+        kept = [(i, row) for i, row in enumerate(rows_of) if row is not None]
+        scores["response_id"] += [ids[i] for i, _ in kept]
         scores["profile"] += [profile] * len(kept)
-        scores["item_version"] += [versions[i] for i in kept]
+        scores["item_version"] += [versions[i] for i, _ in kept]
         for position, name in enumerate(("score", "correct", "details", "scorer")):
-            scores[name] += [scored[i][column][position] for i in kept]
+            scores[name] += [row[position] for _, row in kept]
     con.insert_columns("responses", {name: responses[name] for name in _RESPONSE_COLUMNS}, _RESPONSE_TYPES,
                        json_columns=("llm_answer", "parsed_answers"))
     con.insert_columns("scores", scores, _SCORE_TYPES, json_columns=("details",))
