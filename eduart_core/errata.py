@@ -6,7 +6,9 @@ the corrections accepted since the last one (who accepted each, why, the old and
 applying it re-scores every stored response of its items through the store's one rescoring path
 (``store.scores.rescore_con``), so runs stored since the correction are scored on the new keys too,
 and keeps the diff: per model, condition, format and profile, how many stored responses the release
-changed and the mean score under the old and the new keys. Applying twice changes nothing.
+changed and the mean score under the old and the new keys. A judge profile's scores of those items
+are withdrawn instead (``store.judges.withdraw_item_scores_con``): the judge's prompt showed the old
+key, so its marks cannot be recomputed without asking it again; the diff counts them as changed. Applying twice changes nothing.
 Reports name the latest applied release of their dataset (``current_release``).
 
 Permissions are checked here (the key-review role); the SQL lives in ``store.errata``.

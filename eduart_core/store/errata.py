@@ -3,7 +3,9 @@
 Why a release: a corrected key changes scores, and a number published before the correction must
 be traceable to the keys it was computed under. A release is a named, dated group of corrections
 (each entry keeps who accepted it, why, the old and new key); applying it re-scores the stored
-responses of its items and keeps the diff per model, condition, format and profile. Rows are
+responses of its items under the built-in profiles, withdraws their judge-profile scores (the judge
+marked them against the old key its prompt showed; asking it again brings them back) and keeps the
+diff per model, condition, format and profile. Rows are
 written once: a release is created whole, applied once (a second apply changes nothing).
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ..errors import UserError
 from ..vocab import PROFILES
 from .connection import Connection
 from .core import Store
+from .judges import withdraw_item_scores_con
 from .scores import rescore_con, score_against_versions_con
 
 RELEASE_COLUMNS = ["release_id", "dataset", "name", "created_at", "created_by", "applied_at", "applied_by", "items",
@@ -114,7 +117,7 @@ def _format_scores_con(con: Connection, dataset: str, types: list[str]) -> pd.Da
 
 def apply_release(store: Store, release_id: int, applied_by: str) -> tuple[bool, int]:
     """Re-score the stored responses of the release's items against their current versions (the release's
-    new keys) and write the diff; (applied now, score rows re-scored). Applied already: (False, 0), nothing
+    new keys), withdraw their judge-profile scores, and write the diff; (applied now, score rows re-scored). Applied already: (False, 0), nothing
     written. Refused (UserError, nothing written) when an item's current version is not the release's."""
     with store.transaction() as con:
         con.lock("errata_apply")
@@ -138,15 +141,31 @@ def apply_release(store: Store, release_id: int, applied_by: str) -> tuple[bool,
                                            "item_id = ANY(?)", [dataset, items])["type"]]
         before = score_against_versions_con(con, dataset, dict(zip(items, entries["old_version"].astype(int))))
         rescored = rescore_con(con, dataset=dataset, item_ids=items)
+        judged = withdraw_item_scores_con(con, dataset, items)  # judge marks against the old key: withdrawn
         after = _format_scores_con(con, dataset, types)
         diff = _diff(after, before, set(items))
+        if judged["withdrawn"].any():
+            diff = pd.concat([diff, _judged_diff(judged)], ignore_index=True)
         for r in diff.itertuples():
             con.execute(f"INSERT INTO errata_diffs ({', '.join(DIFF_COLUMNS)}) VALUES ({', '.join('?' for _ in DIFF_COLUMNS)})",
                         [int(release_id), r.model, r.condition, r.type, r.profile, int(r.responses), int(r.changed),
-                         float(r.score_before), float(r.score_after)])
+                         float(r.score_before), None if pd.isna(r.score_after) else float(r.score_after)])
         con.execute("UPDATE errata_releases SET applied_at = current_timestamp, applied_by = ? WHERE release_id = ?",
                     [applied_by, int(release_id)])
     return True, rescored
+
+
+def _judged_diff(judged: pd.DataFrame) -> pd.DataFrame:
+    """Per model, condition, format and judge profile: the judge-scored responses of the format before the
+    release, how many it withdrew, the mean before and the mean of those left (empty when none is left)."""
+    if judged.empty:
+        return pd.DataFrame(columns=["model", "condition", "type", "profile", "responses", "changed", "score_before",
+                                     "score_after"])
+    frame = judged.assign(score=judged["score"].astype(float), changed=judged["withdrawn"].astype(bool))
+    frame["kept"] = frame["score"].where(~frame["changed"])
+    return frame.groupby(["model", "condition", "type", "profile"], observed=True, sort=True).agg(
+        responses=("score", "size"), changed=("changed", "sum"), score_before=("score", "mean"),
+        score_after=("kept", "mean")).reset_index()
 
 
 def _diff(after: pd.DataFrame, before: pd.DataFrame, items: set[str]) -> pd.DataFrame:
