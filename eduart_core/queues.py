@@ -28,6 +28,8 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+
 from .errors import UserError
 from .store import Store
 from .store import holds as db
@@ -95,9 +97,10 @@ def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list
     if queue is None:
         queue = review_queue(state, round=round, reviewer=person, role=REVIEW_ROLE)
     queue = queue[queue["round"] == int(round)]
-    rows = [(str(p), int(n), k) for k, (p, m, n) in enumerate(zip(queue["page_id"].tolist(), queue["mine"].tolist(),
-                                                                   queue["needed"].tolist())) if int(m) > 0]
-    order = {str(p): k for k, p in enumerate(queue["page_id"].tolist())}
+    pages = [str(p) for p in queue["page_id"].tolist()]
+    needed = queue["needed"].to_numpy()
+    rows = [(pages[k], int(needed[k]), int(k)) for k in np.flatnonzero(queue["mine"].to_numpy() > 0)]
+    order = {p: k for k, p in enumerate(pages)}
     deciders: dict[str, set[str]] = {}
     d = state.decisions
     if not d.empty and any(n > 1 for _, n, _ in rows):  # in single review only holders count
@@ -266,21 +269,21 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
               after: int | None, hold_s: float, now: datetime | None) -> Handed | None:
     """Hold the first candidate with room (``after``: the position in the queue's order of the unit
     the person leaves; without it their own held unit comes first)."""
+    if not candidates:
+        return None
     now = now or now_utc()
     until = now + timedelta(seconds=hold_s)
-    state = db.queue_state(store, queue, actor.key, now)
-    held = state.held
-    mine = {u for u, who in held.items() if actor.key in who}
-    tiers = [[c for c in tier if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
-             for tier in _tiers(candidates, after, state.skipped, mine)]
-    units = [c.unit for tier in tiers for c in tier]
-    if not units:
-        return None
+
+    def tiers(state: db.QueueState) -> list[list[db.Candidate]]:
+        mine = {u for u, who in state.held.items() if actor.key in who}
+        return _tiers(candidates, after, state.skipped, mine)
+
+    units = [c.unit for c in candidates]
     db.ensure_units(store, queue, units)
-    unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
-    if unit is None:  # every row full, or a row this process thought was there is gone: once more
+    unit, wanted = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
+    if unit is None and wanted:  # every row full, or a row this process thought was there is gone: once more
         db.ensure_units(store, queue, units, again=True)
-        unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
+        unit, _ = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
     return Handed(unit, number, until) if unit is not None else None
 
 
