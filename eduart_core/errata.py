@@ -7,7 +7,9 @@ applying it re-scores every stored response of its items through the scoring sta
 path (``scoring.rescore.rescore_con``, called once, in ``_apply``), so runs stored since the
 correction are scored on the new keys too, and keeps the diff: per model, condition, format and
 profile, how many stored responses the release changed and the mean score under the old and the new
-keys. Applying twice changes nothing.
+keys. A judge profile's scores of those items are withdrawn instead
+(``store.judges.withdraw_item_scores_con``): the judge's prompt showed the old key, so its marks cannot
+be recomputed without asking it again; the diff counts them as changed. Applying twice changes nothing.
 Reports name the latest applied release of their dataset (``current_release``).
 
 Permissions are checked here (the key-review role); the SQL lives in ``store.errata``.
@@ -21,6 +23,7 @@ from .scoring.rescore import rescore_con, score_against_versions_con
 from .store import Store
 from .store import errata as db
 from .store.items import current_item_ids
+from .store.judges import withdraw_item_scores_con
 from .team import KEY_REVIEW, Identity, as_identity
 
 
@@ -103,16 +106,17 @@ def apply_release(store: Store, dataset: str, name: str, actor: Identity) -> dic
 
 def _apply(store: Store, release_id: int, applied_by: str) -> tuple[bool, int]:
     """Re-score the stored responses of the release's items against their current versions (the release's
-    new keys) and write the diff, in one transaction; (applied now, score rows re-scored). Applied already:
-    (False, 0), nothing written. Refused (UserError, nothing written) when an item's current version is not
-    the release's."""
+    new keys), withdraw their judge-profile scores and write the diff, in one transaction; (applied now,
+    score rows re-scored). Applied already: (False, 0), nothing written. Refused (UserError, nothing
+    written) when an item's current version is not the release's."""
     with store.transaction() as con:
         release = db.release_to_apply_con(con, release_id)
         if release is None:
             return False, 0
         before = score_against_versions_con(con, release.dataset, release.old_versions)
         rescored = rescore_con(con, dataset=release.dataset, item_ids=release.items)
-        db.record_applied_con(con, release, before, applied_by)
+        judged = withdraw_item_scores_con(con, release.dataset, release.items)  # marked against the old key
+        db.record_applied_con(con, release, before, judged, applied_by)
     return True, rescored
 
 

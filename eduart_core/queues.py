@@ -1,8 +1,9 @@
 """Work queues: "Next" hands a person the next unit that needs them and holds it for them a while.
 
 Why: in team mode two reviewers used to open the same page at the same moment, because the queue
-handed out nothing. A unit is a page of a review round (``review:<round>``) or an answer of a
-grading round (``grading:<dataset>:<rubric>:<round>``). "Needs them": the unit still has work for
+handed out nothing. A unit is a page of a review round (``review:<round>``; for its adjudicators,
+``adjudicate:<round>``: a page with a field waiting for adjudication, one adjudicator at a time) or
+an answer of a grading round (``grading:<dataset>:<rubric>:<round>``). "Needs them": the unit still has work for
 this person (``review_queue``'s ``mine``; an answer they began, or one they have not graded that
 has fewer than k graders) and has room: at most k people work on it, k being the round's
 reviewers per page or graders per answer (1 in single review). Those who already decided on it
@@ -28,10 +29,13 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+
 from .errors import UserError
+from .extraction.consensus import ADJUDICATE_ROLE, REVIEW_ROLE
 from .store import Store
 from .store import holds as db
-from .team import DECIDE, GRADE, Identity, as_identity
+from .team import ADJUDICATE, DECIDE, GRADE, Identity, as_identity
 
 DEFAULT_HOLD_S = 15 * 60.0
 MAX_HOLD_S = 24 * 3600.0
@@ -76,8 +80,20 @@ def now_utc() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def review_queue_name(round: int) -> str:
-    return f"review:{int(round)}"
+def review_queue_name(round: int, role: str = REVIEW_ROLE) -> str:
+    """The review round's queue of reviewers, or of its adjudicators (their own holds: an adjudicator
+    holding a page never keeps a reviewer from it, nor the other way round)."""
+    return f"review:{int(round)}" if role == REVIEW_ROLE else f"adjudicate:{int(round)}"
+
+
+#: What a person must be allowed to do to be handed a page in each review role.
+_REVIEW_ACTIONS = {REVIEW_ROLE: DECIDE, ADJUDICATE_ROLE: ADJUDICATE}
+
+
+def _review_action(role: str) -> str:
+    if role not in _REVIEW_ACTIONS:
+        raise UserError(f"unknown review role {role!r}; use {' or '.join(_REVIEW_ACTIONS)}")
+    return _REVIEW_ACTIONS[role]
 
 
 def grading_queue_name(dataset: str, rubric: str, round: int) -> str:
@@ -86,18 +102,20 @@ def grading_queue_name(dataset: str, rubric: str, round: int) -> str:
 
 # ---------------------------------------------------------------- review rounds
 
-def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list[db.Candidate], dict[str, int]]:
+def _review_candidates(state, round: int, person: str, queue=None,
+                       role: str = REVIEW_ROLE) -> tuple[list[db.Candidate], dict[str, int]]:
     """Pages of the round that need ``person``, in the queue's order, with their places, and every
-    page's position in that order (``queue``: ``review_queue`` of ``state`` for this person as a
-    reviewer, when the caller has it)."""
-    from .extraction.review import REVIEW_ROLE, review_queue
+    page's position in that order (``queue``: ``review_queue`` of ``state`` for this person in
+    ``role``, when the caller has it). An adjudicator's page has one place: one adjudicator settles it."""
+    from .extraction.review import review_queue
 
     if queue is None:
-        queue = review_queue(state, round=round, reviewer=person, role=REVIEW_ROLE)
+        queue = review_queue(state, round=round, reviewer=person, role=role)
     queue = queue[queue["round"] == int(round)]
-    rows = [(str(p), int(n), k) for k, (p, m, n) in enumerate(zip(queue["page_id"].tolist(), queue["mine"].tolist(),
-                                                                   queue["needed"].tolist())) if int(m) > 0]
-    order = {str(p): k for k, p in enumerate(queue["page_id"].tolist())}
+    pages = [str(p) for p in queue["page_id"].tolist()]
+    needed = queue["needed"].to_numpy() if role == REVIEW_ROLE else np.ones(len(pages), dtype=int)
+    rows = [(pages[k], int(needed[k]), int(k)) for k in np.flatnonzero(queue["mine"].to_numpy() > 0)]
+    order = {p: k for k, p in enumerate(pages)}
     deciders: dict[str, set[str]] = {}
     d = state.decisions
     if not d.empty and any(n > 1 for _, n, _ in rows):  # in single review only holders count
@@ -110,41 +128,42 @@ def _review_candidates(state, round: int, person: str, queue=None) -> tuple[list
 
 def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
                      after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
-                     now: datetime | None = None) -> Handed | None:
-    """Hold the next page of review round ``round`` that needs ``who`` and return it (None: nothing has
-    room for them now). ``after``: the page they leave (the search starts after it, wrapping round;
-    without it, a page they hold already is handed back); ``leave``: their hold on ``after`` ends
-    (False: they keep it). ``state``: a ``ReviewState`` already read, and ``queue`` its
-    ``review_queue`` for this person as a reviewer (a page has both at hand)."""
+                     now: datetime | None = None, role: str = REVIEW_ROLE) -> Handed | None:
+    """Hold the next page of review round ``round`` that needs ``who`` in ``role`` (a reviewer, or an
+    adjudicator: a page with a field waiting for adjudication, one adjudicator at a time) and return it
+    (None: nothing has room for them now). ``after``: the page they leave (the search starts after it,
+    wrapping round; without it, a page they hold already is handed back); ``leave``: their hold on
+    ``after`` ends (False: they keep it). ``state``: a ``ReviewState`` already read, and ``queue`` its
+    ``review_queue`` for this person in ``role`` (a page has both at hand)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, DECIDE), _store(store)
+    actor, store = _acting(who, _review_action(role)), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
+    name = review_queue_name(round, role)
     if after is not None and leave:
-        db.release(store, review_queue_name(round), str(after), actor.key, db.LEFT, now)
+        db.release(store, name, str(after), actor.key, db.LEFT, now)
     state = state if state is not None else load_state(store, round)
-    candidates, order = _review_candidates(state, round, actor.key, queue)
-    return _hand_out(store, actor, review_queue_name(round), int(round), candidates, order.get(after), hold_s,
-                     now)
+    candidates, order = _review_candidates(state, round, actor.key, queue, role)
+    return _hand_out(store, actor, name, int(round), candidates, order.get(after), hold_s, now)
 
 
 def review_waiting(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
-                   now: datetime | None = None) -> Waiting:
+                   now: datetime | None = None, role: str = REVIEW_ROLE) -> Waiting:
     """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, DECIDE), _store(store)
+    actor, store = _acting(who, _review_action(role)), _store(store)
     state = state if state is not None else load_state(store, round)
-    return _waiting(store, actor.key, review_queue_name(round),
-                    _review_candidates(state, round, actor.key, queue)[0], now)
+    return _waiting(store, actor.key, review_queue_name(round, role),
+                    _review_candidates(state, round, actor.key, queue, role)[0], now)
 
 
 def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
-                  now: datetime | None = None) -> tuple[str, datetime] | None:
+                  now: datetime | None = None, role: str = REVIEW_ROLE) -> tuple[str, datetime] | None:
     """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
     actor, store = as_identity(who), _store(store)
-    holds = db.load_holds(store, review_queue_name(round), now or now_utc())
+    holds = db.load_holds(store, review_queue_name(round, role), now or now_utc())
     rows = holds[holds["unit"] == str(page_id)]
     if rows.empty:
         return None
@@ -155,21 +174,23 @@ def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
 
 
 def finish_review_page(store: StoreLike, who: Identity, round: int, page_id: str,
-                       now: datetime | None = None) -> bool:
+                       now: datetime | None = None, role: str = REVIEW_ROLE) -> bool:
     """End ``who``'s hold on a page they finished (False when they held none)."""
-    actor, store = _acting(who, DECIDE), _store(store)
-    return db.release(store, review_queue_name(round), str(page_id), actor.key, db.FINISHED, now or now_utc())
+    actor, store = _acting(who, _review_action(role)), _store(store)
+    return db.release(store, review_queue_name(round, role), str(page_id), actor.key, db.FINISHED,
+                      now or now_utc())
 
 
 def skip_review_page(store: StoreLike, who: Identity, round: int, page_id: str, *, state=None, queue=None,
-                     hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None) -> Handed | None:
+                     hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None,
+                     role: str = REVIEW_ROLE) -> Handed | None:
     """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
-    actor, store = _acting(who, DECIDE), _store(store)
+    actor, store = _acting(who, _review_action(role)), _store(store)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
-    _skip(store, review_queue_name(round), str(page_id), actor, now)
+    _skip(store, review_queue_name(round, role), str(page_id), actor, now)
     return next_review_page(store, actor, round, state=state, queue=queue, after=str(page_id), hold_s=hold_s,
-                            now=now)
+                            now=now, role=role)
 
 
 # ---------------------------------------------------------------- grading rounds
@@ -266,21 +287,21 @@ def _hand_out(store: Store, actor: Identity, queue: str, number: int, candidates
               after: int | None, hold_s: float, now: datetime | None) -> Handed | None:
     """Hold the first candidate with room (``after``: the position in the queue's order of the unit
     the person leaves; without it their own held unit comes first)."""
+    if not candidates:
+        return None
     now = now or now_utc()
     until = now + timedelta(seconds=hold_s)
-    state = db.queue_state(store, queue, actor.key, now)
-    held = state.held
-    mine = {u for u, who in held.items() if actor.key in who}
-    tiers = [[c for c in tier if db.has_room(c, held.get(c.unit, frozenset()), actor.key)]
-             for tier in _tiers(candidates, after, state.skipped, mine)]
-    units = [c.unit for tier in tiers for c in tier]
-    if not units:
-        return None
+
+    def tiers(state: db.QueueState) -> list[list[db.Candidate]]:
+        mine = {u for u, who in state.held.items() if actor.key in who}
+        return _tiers(candidates, after, state.skipped, mine)
+
+    units = [c.unit for c in candidates]
     db.ensure_units(store, queue, units)
-    unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
-    if unit is None:  # every row full, or a row this process thought was there is gone: once more
+    unit, wanted = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
+    if unit is None and wanted:  # every row full, or a row this process thought was there is gone: once more
         db.ensure_units(store, queue, units, again=True)
-        unit = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
+        unit, _ = db.claim(store, queue, tiers, actor.key, actor.columns(), now, until)
     return Handed(unit, number, until) if unit is not None else None
 
 

@@ -176,8 +176,10 @@ def extraction_section() -> None:
 
 
 def _queue_on() -> bool:
-    """Whether "Next" hands out held pages here: a named person deciding as a reviewer."""
-    return bool(reviewer) and role == review.REVIEW_ROLE and actor is not None and actor.may(team.DECIDE)
+    """Whether "Next" hands out held pages here: a named person deciding as a reviewer, or settling as an
+    adjudicator (their own queue: two adjudicators never hold one disputed page)."""
+    needs = team.DECIDE if role == review.REVIEW_ROLE else team.ADJUDICATE
+    return bool(reviewer) and actor is not None and actor.may(needs)
 
 
 def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, int] | None:
@@ -185,7 +187,7 @@ def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, i
     if not _queue_on():
         return None
     try:
-        handed = queues.next_review_page(store, actor, round_, state=state, queue=queue, after=after)
+        handed = queues.next_review_page(store, actor, round_, state=state, queue=queue, after=after, role=role)
     except (UserError, StoreError) as exc:
         logger.warning("no page held for %s: %s", reviewer, exc)
         toast(f"No page was held for you: {exc}", icon=":material/block:")
@@ -195,7 +197,7 @@ def _handed(state, queue, round_: int, after: str | None = None) -> tuple[str, i
 
 def _held_words(round_: int) -> str:
     """Why nothing was handed out, in counts only (a blind page's decisions stay hidden)."""
-    waiting = queues.review_waiting(store, actor, round_)
+    waiting = queues.review_waiting(store, actor, round_, role=role)
     if waiting.elsewhere:
         return (f"Nothing else has room for you now: {waiting.elsewhere} page(s) that need you already have their "
                 "reviewers or are held by others (a hold that runs out brings its page back).")
@@ -220,7 +222,8 @@ def _skip(round_: int, page_id: str) -> None:
     state = review.load_state(store, round_)
     try:
         handed = queues.skip_review_page(store, actor, round_, page_id, state=state,
-                                         queue=review.review_queue(state, round=round_, reviewer=reviewer, role=role))
+                                         queue=review.review_queue(state, round=round_, reviewer=reviewer, role=role),
+                                         role=role)
     except (UserError, StoreError) as exc:
         toast(f"Not skipped: {exc}", icon=":material/block:")
         return
@@ -586,13 +589,14 @@ def _attach(page_id: str, round_: int, image_hash: str | None, image_field: dict
 def hold_line(round_: int, page_id: str) -> None:
     """Who holds this page (you, or another reviewer, never named) and the keys of the frequent actions."""
     try:
-        holder = queues.review_holder(store, actor, round_, page_id)
+        holder = queues.review_holder(store, actor, round_, page_id, role=role)
     except StoreError:
         holder = None
     if holder and holder[0] == "you":
         held = f"Held for you until {holder[1]:%H:%M} UTC"
     elif holder:
-        held = f"Another reviewer holds this page until {holder[1]:%H:%M} UTC: press Next for a page of your own"
+        other = "adjudicator" if role == review.ADJUDICATE_ROLE else "reviewer"
+        held = f"Another {other} holds this page until {holder[1]:%H:%M} UTC: press Next for a page of your own"
     else:
         held = "Not held: press Next to have the next page that needs you held for you"
     st.caption(plain(held) + " · Keys: A accept A · B accept B · N next · S skip (not while typing in a field)")
@@ -799,7 +803,7 @@ def _apply(page_id: str, round_: int, path: str, action: str, based_on, order: s
     here = queue[(queue["page_id"] == page_id) & (queue["round"] == round_)]
     if here.empty or int(here["mine"].iloc[0]) == 0:
         if _queue_on():  # the page is done for this person: its hold ends, the next page is held for them
-            queues.finish_review_page(store, actor, round_, page_id)
+            queues.finish_review_page(store, actor, round_, page_id, role=role)
             target = _handed(result.after, queue, round_, after=page_id)
         else:
             target = review.next_page(queue, (page_id, round_))

@@ -47,6 +47,31 @@ def three_runs(store):
     return store
 
 
+JUDGE = "judge:sim-judge/open-rubric"
+
+
+def judge_marks(store) -> None:
+    """A judge profile's scores of every answer (the judge's mark: 1 when the answer is A, as a judge reading
+    the corrected key would say, 0.5 otherwise) and the judgements they come from."""
+    from eduart_core.store.judges import add_judgements_con, register_profile_con, replace_profile_scores_con
+
+    with store.connect(read_only=True) as con:
+        answers = con.execute("SELECT r.response_id, r.item_id, u.model, r.raw_text FROM responses r "
+                              "JOIN runs u USING (run_id) ORDER BY r.response_id").fetchall()
+    with store.transaction() as con:
+        register_profile_con(con, {"profile": JUDGE, "dataset": DATASET, "judge": "sim-judge", "judge_name": "Sim",
+                                   "provider": "offline", "api_model_id": "sim", "rubric": "open-rubric",
+                                   "rubric_hash": "h", "prompt_hash": "p", "temperature": 0.0, "version": "v1",
+                                   "simulated": True, "launch_id": "l1", "created_by": "test"})
+        add_judgements_con(con, [{"request_key": f"l1/{rid}/c/main/r0", "profile": JUDGE, "version": "v1",
+                                  "dataset": DATASET, "item_id": item, "model": model, "condition": "default",
+                                  "response_id": rid, "criterion": "c", "method": "judge", "repetition": 0,
+                                  "probe": "main", "points": 1.0, "max_points": 1.0} for rid, item, model, _ in answers])
+        replace_profile_scores_con(con, JUDGE, [
+            {"response_id": rid, "item_version": 1, "score": 1.0 if '"A"' in raw else 0.5, "correct": '"A"' in raw,
+             "details": [], "scorer": "rubric/open-rubric@h+sim-judge"} for rid, _item, _model, raw in answers])
+
+
 def score_rows(store) -> dict[tuple[int, str], tuple]:
     """Every score row of the store: (response_id, profile) -> (item_id, item_version, score, correct, scorer)."""
     with store.connect(read_only=True) as con:
@@ -57,8 +82,9 @@ def score_rows(store) -> dict[tuple[int, str], tuple]:
 
 def test_a_release_changes_exactly_the_corrected_scores_and_applying_twice_changes_nothing(three_runs):
     store = three_runs
+    judge_marks(store)
     before = score_rows(store)
-    assert len(before) == 3 * 6 * 2  # three runs x six items x (strict, paper)
+    assert len(before) == 3 * 6 * 3  # three runs x six items x (strict, paper, the judge profile)
     ada = local("Ada")
     suspects.correct_key(store, DATASET, "e02", key("A"), ada, ["item_statistics|negative_discrimination"],
                          note="the fresco is the truth")
@@ -73,13 +99,22 @@ def test_a_release_changes_exactly_the_corrected_scores_and_applying_twice_chang
     done = errata.apply_release(store, DATASET, "2026-12", ada)
     assert done["applied"] and done["rescored"] == 3 * 2 * 2
     after = score_rows(store)
-    assert set(after) == set(before)  # no score row appears or disappears
+    # no score row appears; the judge's marks of the corrected items (given against the old key) are withdrawn
+    withdrawn = {row for row, old in before.items() if row[1] == JUDGE and old[0] in {"e02", "e05"}}
+    assert len(withdrawn) == 3 * 2 and set(after) == set(before) - withdrawn
     for row, old in before.items():
+        if row in withdrawn:
+            continue
         new = after[row]
         if old[0] not in {"e02", "e05"}:
             assert new == old, f"score row {row} of item {old[0]} changed"  # every other row, every column
         else:
             assert new[1] == 2  # scored on the corrected version
+    from eduart_core.store.judges import load_judgements
+
+    marks = load_judgements(store, DATASET)
+    stale = marks["item_id"].isin(["e02", "e05"])
+    assert marks.loc[stale, "error"].str.startswith("withdrawn").all() and marks.loc[~stale, "error"].isna().all()
     # the corrected items' scores follow the new key exactly: right when the answer is A
     with store.connect(read_only=True) as con:
         got = {(m, i): float(s) for m, i, s in con.execute(
@@ -98,6 +133,11 @@ def test_a_release_changes_exactly_the_corrected_scores_and_applying_twice_chang
     assert strict.loc["M0", "score_after"] == pytest.approx(4 / 6)
     assert strict.loc["M2", "score_before"] == pytest.approx(3 / 6)
     assert strict.loc["M2", "score_after"] == pytest.approx(5 / 6)
+    judged = diff[diff["profile"] == JUDGE].set_index("model")
+    # m0 answered A, A, A, B, A, C: judge marks 1, 1, 1, .5, 1, .5; e02 and e05 (1 and 1) withdrawn
+    assert judged.loc["M0", "responses"] == 6 and judged.loc["M0", "changed"] == 2
+    assert judged.loc["M0", "score_before"] == pytest.approx(5 / 6)
+    assert judged.loc["M0", "score_after"] == pytest.approx(3 / 4)
 
     again = errata.apply_release(store, DATASET, "2026-12", ada)  # idempotent
     assert not again["applied"] and again["rescored"] == 0

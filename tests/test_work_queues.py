@@ -143,3 +143,50 @@ def test_grading_hands_answers_by_the_rounds_graders_per_answer(tmp_path, monkey
     dan = queues.next_grading_answer(store, DATASET, RUBRIC, DAN)
     assert dan.unit == first.unit  # two places per answer now: cara's and dan's
     assert queues.next_grading_answer(store, DATASET, RUBRIC, team.local("eve")).unit != first.unit
+
+
+def _disputed_round(store_path, pages: int) -> tuple[Store, list[str]]:
+    """A double-review round whose two reviewers disagreed on every field of every page but the last (settled)."""
+    store, ids = _round(store_path, pages=pages, reviewers=2)
+    for k, page in enumerate(ids):
+        _decide_all(store, page, "rev-1", "accept_a")
+        _decide_all(store, page, "rev-2", "accept_b" if k < pages - 1 else "accept_a")
+    return store, ids
+
+
+def test_adjudicators_are_handed_disputed_pages_one_adjudicator_each(store_path):
+    store, pages = _disputed_round(store_path, 4)
+    adjudicate = review.ADJUDICATE_ROLE
+    first = queues.next_review_page(store, ANN, 1, role=adjudicate)
+    second = queues.next_review_page(store, BOB, 1, role=adjudicate)
+    assert (first.unit, second.unit) == (pages[0], pages[1])  # never the same page to two adjudicators
+    assert queues.next_review_page(store, ANN, 1, role=adjudicate).unit == pages[0]  # renewed, not a second page
+    third = queues.next_review_page(store, CARA, 1, role=adjudicate)
+    assert third.unit == pages[2]
+    assert queues.next_review_page(store, DAN, 1, role=adjudicate) is None  # the settled page needs no adjudicator
+    waiting = queues.review_waiting(store, DAN, 1, role=adjudicate)
+    assert (waiting.mine, waiting.elsewhere) == (0, 3)
+    assert queues.review_holder(store, DAN, 1, pages[0], role=adjudicate)[0] == "another"
+    # the adjudicators' holds are their own queue's: reviewers' holds neither block them nor are blocked
+    held = hold_db.load_holds(store, "adjudicate:1")
+    assert sorted(zip(held["unit"], held["holder"])) == [(pages[0], "ann"), (pages[1], "bob"), (pages[2], "cara")]
+    assert hold_db.load_holds(store, "review:1").empty
+    # finishing releases the page to the next adjudicator
+    assert queues.finish_review_page(store, ANN, 1, pages[0], role=adjudicate)
+    assert queues.next_review_page(store, DAN, 1, role=adjudicate).unit == pages[0]
+    # bob skips: every other disputed page is held, so the skipped one comes back to him, last and only
+    assert queues.skip_review_page(store, BOB, 1, pages[1], role=adjudicate).unit == pages[1]
+    assert queues.next_review_page(store, ANN, 1, role=adjudicate) is None
+    assert queues.finish_review_page(store, BOB, 1, pages[1], role=adjudicate)
+    assert queues.next_review_page(store, ANN, 1, role=adjudicate).unit == pages[1]
+
+
+def test_only_adjudicators_are_handed_adjudication_pages(store_path):
+    store, pages = _disputed_round(store_path, 2)
+    rev = team.Identity("rev", "https://idp.test", "Rev Person", "rev@example.org", frozenset({team.REVIEWER}),
+                        signed_in=True)
+    with pytest.raises(team.PermissionDenied):
+        queues.next_review_page(store, rev, 1, role=review.ADJUDICATE_ROLE)
+    with pytest.raises(UserError, match="unknown review role 'judge'"):
+        queues.next_review_page(store, ANN, 1, role="judge")
+    assert hold_db.load_holds(store, "adjudicate:1").empty

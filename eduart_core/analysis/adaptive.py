@@ -14,11 +14,16 @@ The rules (stated in every trajectory, `Engine.rules`):
 - Next item: maximum Fisher information at the current EAP, information precomputed on the grid
   (items x points) and interpolated linearly, so a choice in a 15,000-item bank is one pass over
   one or two columns (`bench adaptive`).
-- Content balancing (``balance="formats"``): the targets are the bank's own shares of each format;
-  the next item comes from the format furthest below its target share (Kingsbury and Zara's
-  constrained CAT), the most informative of that format.
+- Content balancing (``balance="formats"``): the targets are the bank's own shares of each format.
+  When a format falls a whole item (`BALANCE_BEHIND`) behind its share, the next item is of that
+  format (the one furthest behind: Kingsbury and Zara's constrained CAT); otherwise it is the most
+  informative of any format not above its share. Every format stays within about one item of its
+  share, and a bank with many formats (the demo's seven) is not made to ask a weak item merely
+  because its format is a fraction of an item behind.
 - Exposure control: randomesque (Kingsbury and Zara 1989): one of the `RANDOMESQUE_K` most informative
-  eligible items, drawn with a generator seeded by the run (so a resumed run draws the same).
+  eligible items that carry at least `RANDOMESQUE_SHARE` of the best one's information (so spreading
+  exposure never costs more than a tenth of an item's information), drawn with a generator seeded by
+  the run (so a resumed run draws the same).
 - Stop: SE <= target, or the item cap, or no item left.
 - A score level the calibration never saw for an item counts as the highest level it did see below
   it (the lowest seen when none is below): the bank has no step for it.
@@ -39,6 +44,10 @@ MIN_ADAPTIVE_ITEMS = 20
 GRID_POINTS = 241
 GRID_HALF_WIDTH = 6.0
 RANDOMESQUE_K = 3
+#: The randomesque draw takes only items with at least this share of the best item's information.
+RANDOMESQUE_SHARE = 0.9
+#: How far (items) a format may fall behind its target share before the next item must be of it.
+BALANCE_BEHIND = 1.0
 BALANCE_NONE, BALANCE_FORMATS = "none", "formats"
 BALANCES = (BALANCE_NONE, BALANCE_FORMATS)
 STOP_SE, STOP_CAP, STOP_BANK = "target_se", "max_items", "bank_exhausted"
@@ -151,11 +160,13 @@ class Engine:
 
     @property
     def rules(self) -> str:
-        balance = ("content balanced across formats at the bank's shares (the format furthest below its share next)"
-                   if self.balance == BALANCE_FORMATS else "no content balancing")
+        balance = ("content balanced across formats at the bank's shares (a format a whole item behind its share "
+                   "next, else any format not above its share)" if self.balance == BALANCE_FORMATS
+                   else "no content balancing")
         return (f"EAP ability (prior N(0, {self.bank.latent_sd:.3f}^2), {GRID_POINTS}-point grid), SE = posterior SD; "
                 f"next item by maximum Fisher information at the EAP; {balance}; exposure control randomesque "
-                f"(one of the {self.randomesque_k} most informative, seeded by the run)")
+                f"(one of the {self.randomesque_k} most informative with at least {RANDOMESQUE_SHARE:.0%} of the "
+                "best one's information, seeded by the run)")
 
     def log_likelihood(self, index: int, code: int) -> np.ndarray:
         """log P(category ``code`` of item ``index`` | theta) on the grid."""
@@ -179,16 +190,15 @@ class Engine:
         return (1.0 - w) * table[:, j] + w * table[:, j + 1]
 
     def _format_rows(self, available: np.ndarray, counts: dict[str, int], n: int) -> np.ndarray:
-        """The available items of the format furthest below its target share."""
+        """The available items the content balance allows next: of the format furthest below its target
+        share when that format is a whole item behind, else of every format not above its share."""
         formats = self.bank.formats[available]
-        best, gap = None, -np.inf
-        for name, share in sorted(self.targets.items()):
-            if not (formats == name).any():
-                continue
-            deficit = share * (n + 1) - counts.get(name, 0)
-            if deficit > gap:
-                best, gap = name, deficit
-        return available[formats == best]
+        deficits = {name: share * (n + 1) - counts.get(name, 0) for name, share in sorted(self.targets.items())
+                    if (formats == name).any()}
+        worst = max(deficits, key=lambda name: deficits[name])
+        if deficits[worst] >= BALANCE_BEHIND:
+            return available[formats == worst]
+        return available[np.isin(formats, [name for name, d in deficits.items() if d >= 0])]
 
     def choose(self, theta: float, asked: np.ndarray, rng: np.random.Generator | None = None,
                counts: dict[str, int] | None = None) -> int | None:
@@ -203,7 +213,8 @@ class Engine:
         if k <= 1 or rng is None:
             return int(available[int(np.argmax(info))])
         top = np.argpartition(-info, k - 1)[:k]
-        return int(available[top[int(rng.integers(k))]])
+        top = top[info[top] >= RANDOMESQUE_SHARE * float(info[top].max())]  # near the best only
+        return int(available[top[int(rng.integers(len(top)))]])
 
 
 def seeded(seed: str, step: int) -> np.random.Generator:

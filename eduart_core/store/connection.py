@@ -112,6 +112,11 @@ class Connection:
             self.execute(last)
         self.execute("COMMIT")
 
+    def write_at_commit(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """A write whose result nobody reads, sent with the COMMIT (PostgreSQL: in its round trip; an error
+        fails the commit, and the transaction with it). Here it simply runs now."""
+        self.execute(sql, params)
+
     def after_commit(self) -> None:
         """Upkeep once a write transaction has committed (PostgreSQL: statistics after bulk writes)."""
 

@@ -3,9 +3,11 @@
 Why a release: a corrected key changes scores, and a number published before the correction must
 be traceable to the keys it was computed under. A release is a named, dated group of corrections
 (each entry keeps who accepted it, why, the old and new key); applying it (``errata.apply_release``,
-which rescores through the scoring stage between ``release_to_apply_con`` and ``record_applied_con``)
-keeps the diff per model, condition, format and profile. Rows are written once: a release is created
-whole, applied once (a second apply changes nothing).
+which rescores through the scoring stage between ``release_to_apply_con`` and ``record_applied_con``
+and withdraws the items' judge-profile scores: the judge marked them against the old key its prompt
+showed, and asking it again brings them back) keeps the diff per model, condition, format and
+profile. Rows are written once: a release is created whole, applied once (a second apply changes
+nothing).
 """
 from __future__ import annotations
 
@@ -152,18 +154,35 @@ def release_to_apply_con(con: Connection, release_id: int) -> ReleaseToApply | N
                           dict(zip(items, entries["old_version"].astype(int))), types)
 
 
-def record_applied_con(con: Connection, release: ReleaseToApply, before: pd.DataFrame, applied_by: str) -> None:
+def record_applied_con(con: Connection, release: ReleaseToApply, before: pd.DataFrame, judged: pd.DataFrame,
+                       applied_by: str) -> None:
     """Write the diff of a release whose items were just rescored and mark it applied, inside the
     caller's transaction. ``before``: the scores of its items' responses against their old versions
-    (response_id, profile, score)."""
+    (response_id, profile, score); ``judged``: their judge-profile scores as
+    ``judges.withdraw_item_scores_con`` withdrew them."""
     after = _format_scores_con(con, release.dataset, release.types)
     diff = _diff(after, before, set(release.items))
+    if judged["withdrawn"].any():
+        diff = pd.concat([diff, _judged_diff(judged)], ignore_index=True)
     for r in diff.itertuples():
         con.execute(f"INSERT INTO errata_diffs ({', '.join(DIFF_COLUMNS)}) VALUES ({', '.join('?' for _ in DIFF_COLUMNS)})",
                     [release.release_id, r.model, r.condition, r.type, r.profile, int(r.responses), int(r.changed),
-                     float(r.score_before), float(r.score_after)])
+                     float(r.score_before), None if pd.isna(r.score_after) else float(r.score_after)])
     con.execute("UPDATE errata_releases SET applied_at = current_timestamp, applied_by = ? WHERE release_id = ?",
                 [applied_by, release.release_id])
+
+
+def _judged_diff(judged: pd.DataFrame) -> pd.DataFrame:
+    """Per model, condition, format and judge profile: the judge-scored responses of the format before the
+    release, how many it withdrew, the mean before and the mean of those left (empty when none is left)."""
+    if judged.empty:
+        return pd.DataFrame(columns=["model", "condition", "type", "profile", "responses", "changed", "score_before",
+                                     "score_after"])
+    frame = judged.assign(score=judged["score"].astype(float), changed=judged["withdrawn"].astype(bool))
+    frame["kept"] = frame["score"].where(~frame["changed"])
+    return frame.groupby(["model", "condition", "type", "profile"], observed=True, sort=True).agg(
+        responses=("score", "size"), changed=("changed", "sum"), score_before=("score", "mean"),
+        score_after=("kept", "mean")).reset_index()
 
 
 def _diff(after: pd.DataFrame, before: pd.DataFrame, items: set[str]) -> pd.DataFrame:

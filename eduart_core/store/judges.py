@@ -88,6 +88,41 @@ def delete_profile_scores_con(con: Connection, profile: str, dataset: str) -> No
                 [profile, dataset])
 
 
+#: The error of a judgement marked against a key corrected since (it no longer counts).
+WITHDRAWN = "withdrawn: the item's key was corrected after this judgement"
+
+
+def withdraw_item_scores_con(con: Connection, dataset: str, item_ids: list[str]) -> pd.DataFrame:
+    """Remove every judge-profile score of the responses to ``item_ids`` in ``dataset`` (a corrected key:
+    the judge marked those answers against the old key, which its prompt showed, so no arithmetic turns
+    them into marks against the new one; they come back when the judge is asked again, and the old
+    judgements stay stored but no longer count: their error says withdrawn). Returns every
+    judge-profile score of the items' formats as it was (response_id, item_id, model, condition, type,
+    profile, score) with ``withdrawn`` saying which were removed: the errata diff's judge rows."""
+    if not item_ids or not has_table(con, "judge_profiles"):
+        return pd.DataFrame(columns=["response_id", "item_id", "model", "condition", "type", "profile", "score",
+                                     "withdrawn"])
+    frame = con.frame(
+        """SELECT s.response_id, r.item_id, m.display_name AS model, u.condition, i.type, s.profile, s.score
+           FROM scores s JOIN responses r USING (response_id) JOIN runs u USING (run_id)
+           JOIN models m ON m.model = u.model
+           JOIN items i ON i.dataset = u.dataset AND i.item_id = r.item_id AND i.is_current
+           WHERE u.dataset = ? AND s.profile IN (SELECT profile FROM judge_profiles WHERE dataset = ?)
+             AND i.type IN (SELECT type FROM items WHERE dataset = ? AND is_current AND item_id = ANY(?))""",
+        [dataset, dataset, dataset, list(item_ids)])
+    frame["withdrawn"] = frame["item_id"].astype(str).isin({str(i) for i in item_ids})
+    # the old marks stay as history but never count again (scoring reads answered judgements only)
+    con.execute("UPDATE judgements SET error = ? WHERE dataset = ? AND item_id = ANY(?) AND error IS NULL",
+                [WITHDRAWN, dataset, list(item_ids)])
+    doomed = [int(r) for r in frame.loc[frame["withdrawn"], "response_id"]]
+    profiles = sorted(set(frame.loc[frame["withdrawn"], "profile"].astype(str)))
+    for start in range(0, len(doomed), 1000):
+        chunk = doomed[start:start + 1000]
+        con.execute(f"DELETE FROM scores WHERE profile = ANY(?) AND response_id IN ({', '.join('?' for _ in chunk)})",
+                    [profiles, *chunk])
+    return frame
+
+
 # ---------------------------------------------------------------- judgements
 
 def add_judgements_con(con: Connection, rows: list[dict]) -> int:

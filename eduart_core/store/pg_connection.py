@@ -178,9 +178,13 @@ class PgConnection(Connection):
         #: BEGIN and advisory locks not sent yet: they travel with the transaction's first statement
         #: in one pipeline (one round trip instead of three for a single decision's transaction)
         self._deferred: list[tuple[str, list]] = []
+        #: writes that travel with the COMMIT (``write_at_commit``), bound here in the client
+        self._at_commit: list[str] = []
 
     def execute(self, sql: str, params: Sequence[Any] | None = None):
         values = list(params) if params is not None else []
+        if sql == "ROLLBACK":
+            self._at_commit = []  # never sent
         if not self._deferred:
             return self.raw.execute(translate(sql), values)
         deferred, self._deferred = self._deferred, []
@@ -330,11 +334,25 @@ class PgConnection(Connection):
     def begin(self) -> None:
         """BEGIN, sent with the transaction's first statement (see ``execute``)."""
         self._deferred = [("BEGIN", [])]
+        self._at_commit = []
+
+    def write_at_commit(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Bound now (psycopg's client-side binding, as every statement here), sent with the COMMIT."""
+        import psycopg
+
+        if not self._deferred and self.raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            self.execute(sql, params)  # no transaction open: nothing to travel with
+            return
+        bound = self.raw.cursor().mogrify(translate(sql), list(params) if params is not None else [])
+        self._at_commit.append(bound.replace("%", "%%"))  # the COMMIT's text is formatted once more
 
     def commit(self, last: str | None = None) -> None:
-        """``last`` and COMMIT in one round trip (a decision's commit is most of its latency)."""
+        """The writes kept for it, ``last`` and COMMIT in one round trip (a decision's commit is most of its
+        latency)."""
         self._send_deferred()
-        self.raw.execute((translate(last) + "; " if last else "") + "COMMIT", [])
+        head = [*self._at_commit, *([translate(last)] if last else [])]
+        self._at_commit = []
+        self.raw.execute("; ".join([*head, "COMMIT"]), [])
 
     def lock(self, key: str) -> None:
         """The transaction's advisory lock on ``key``; inside a transaction it is sent with the next statement."""
