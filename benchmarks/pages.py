@@ -5,7 +5,7 @@ inspector/failure explorer, runs and review included). The store is simulated at
 (12 models x 871 items x 2 conditions by default) with a simulated extraction round for the
 review page, so the numbers say whether a stakeholder waits on a page. Targets: at
 published scale a first render under 1 s and interactions under 0.3 s (medians); at larger
-scales (e.g. ``--models 50 --items 5000``) a first render under 2 s.
+scales (e.g. ``--models 50 --items 5000``) a first render under 2 s and interactions under 1 s.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from eduart_core.vocab import DEFAULT_DATASET, PAPER_PROFILE
 from .apptest import compiled_once
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Published scale: 12 models x 871 items (above it only the first-render target applies).
+#: Published scale: 12 models x 871 items (above it the larger-scale targets apply).
 PUBLISHED_MODELS, PUBLISHED_ITEMS = 12, 871
-TARGETS = {"published": {"first": 1.0, "interaction": 0.3}, "large": {"first": 2.0, "interaction": None}}
+TARGETS = {"published": {"first": 1.0, "interaction": 0.3}, "large": {"first": 2.0, "interaction": 1.0}}
 
 
 def page_files() -> list[str]:

@@ -40,11 +40,20 @@ def cell_state(score: float | None) -> str:
     return PARTIAL
 
 
+_STATE_NAMES = np.array([PARTIAL, RIGHT, WRONG, MISSING], dtype=object)  # indexed by the codes below
+
+
 def cell_states(scores: pd.Series) -> pd.Series:
-    """Vectorised `cell_state`."""
+    """Vectorised `cell_state`.
+
+    Why integer codes: the matrix states every answer of the list (500,000 at 50 models x 5,000
+    items); choosing among strings with `np.where` builds fixed-width text arrays and then objects."""
     s = pd.to_numeric(scores, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    out = np.where(np.isnan(s), MISSING, np.where(s >= 1 - _EPS, RIGHT, np.where(s <= _EPS, WRONG, PARTIAL)))
-    return pd.Series(out, index=scores.index, dtype=object)
+    code = np.zeros(len(s), dtype=np.intp)  # partial unless full, none or missing
+    code[s >= 1 - _EPS] = 1
+    code[s <= _EPS] = 2
+    code[np.isnan(s)] = 3
+    return pd.Series(_STATE_NAMES[code], index=scores.index, dtype=object)
 
 
 def failure_matrix(df: pd.DataFrame, items: Iterable[str] | None = None) -> pd.DataFrame:

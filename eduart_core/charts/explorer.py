@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ..analysis.explorer import CELL_STATES, MISSING, PARTIAL, RIGHT, WRONG
 from ..vocab import CONDITIONS
-from .results import FONT, named_axes
+from .results import FONT, TEMPLATE, named_axes
 
 #: Marker of each cell state: (plotly symbol, colour, symbol shown in the legend).
 STATE_MARKS: dict[str, tuple[str, str, str]] = {
@@ -62,13 +62,14 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
             continue
         score_line = ("no answer recorded" if state == MISSING else
                       f"score %{{customdata[3]:.2f}}{scored}: {state}")
-        fig.add_scatter(
-            x=sub["column"].tolist(), y=sub["item_id"].tolist(), mode="markers", name=CELL_STATES[state],
+        fig.add_scatter(  # arrays, not lists: plotly validates a list element by element (5,000 points a page)
+            x=sub["column"].to_numpy(dtype=object), y=sub["item_id"].to_numpy(dtype=object), mode="markers",
+            name=CELL_STATES[state],
             marker=dict(symbol=symbol, color=colour, size=13 if state != MISSING else 9,
                         line=dict(width=2 if state in (WRONG, MISSING) else 0, color=colour)),
             selected=dict(marker=dict(size=17)), unselected=dict(marker=dict(opacity=0.7)),
             customdata=np.array(sub[["item_id", "model", "condition", "score"]].astype(object), dtype=object),
-            text=sub["hover"].tolist(),
+            text=sub["hover"].to_numpy(dtype=object),
             hovertemplate="item %{customdata[0]}: %{text}<br>%{customdata[1]}, %{customdata[2]}<br>"
                           + score_line + "<extra></extra>")
     fig.update_yaxes(categoryorder="array", categoryarray=list(items), autorange="reversed", title=None,
@@ -77,7 +78,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
                      side="top",
                      tickangle=-40, title=None, type="category", showgrid=True, gridcolor="#f1f3f5")
     named_axes(fig, x='Model and condition', y='Item')
-    fig.update_layout(title=dict(text=title) if title else None, font=FONT, template="plotly_white",
+    fig.update_layout(title=dict(text=title) if title else None, font=FONT, template=TEMPLATE,
                       height=max(260, ROW_PX * len(items) + 60 + 7 * max((len(c) for c, _ in columns), default=10)),
                       margin=dict(l=10, r=10, t=60 if title else 20, b=10), clickmode="event+select", dragmode=False,
                       legend=dict(orientation="h", yanchor="top", y=-0.01, xanchor="left", x=0))
