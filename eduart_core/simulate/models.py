@@ -56,23 +56,32 @@ def skill_offsets(recognition: float = 0.0, production: float = 0.0) -> dict[str
     return offsets
 
 
-def _offsets(recognition: float = 0.0, production: float = 0.0,
-             per_type: dict[str, float] | None = None) -> dict[str, float]:
-    offsets = skill_offsets(recognition, production)
-    offsets.update(per_type or {})
-    return offsets
+@dataclass(frozen=True)
+class Skills:
+    """An archetype's format offsets in words: one for the recognition formats, one for the production
+    formats, and some formats of its own. Turned into offsets when the models are made (`offsets`),
+    so a format registered later (`formats.register`) gets its skill's offset too."""
+
+    recognition: float = 0.0
+    production: float = 0.0
+    per_type: tuple[tuple[str, float], ...] = ()
+
+    def offsets(self) -> dict[str, float]:
+        offsets = skill_offsets(self.recognition, self.production)
+        offsets.update(dict(self.per_type))
+        return offsets
 
 
-# The eight demo archetypes (label, ability, offsets, image effect, motivation shift, malformed, multi).
-ARCHETYPES: list[tuple[str, float, dict[str, float], float, float, float, float]] = [
-    ("strong recogniser", 1.3, _offsets(0.9, -0.9), 0.0, -0.1, 0.03, 0.0),
-    ("balanced", 1.0, _offsets(), -0.1, 0.0, 0.03, 0.0),
-    ("careful producer", 0.6, _offsets(-0.3, 0.6, {COMPLETION_CLOSED_TYPE: 0.3}), 0.0, 0.2, 0.03, 0.0),
-    ("image-blind", 0.7, _offsets(0.2, -0.2), -1.2, 0.0, 0.04, 0.0),
-    ("talks itself out of it", 0.5, _offsets(0.3, -0.3), 0.0, -0.7, 0.04, 0.0),
-    ("helped by reasoning", 0.0, _offsets(0.2, -0.4), -0.2, 0.35, 0.04, 0.0),
-    ("hedging guesser", -0.4, _offsets(0.4, -0.6), -0.3, -0.1, 0.05, 0.08),
-    ("format-fragile", -1.0, _offsets(0.5, -1.2, {SELECT_ERRORS_TYPE: -1.6}), -0.4, -0.2, 0.06, 0.02),
+# The eight demo archetypes (label, ability, skills, image effect, motivation shift, malformed, multi).
+ARCHETYPES: list[tuple[str, float, Skills, float, float, float, float]] = [
+    ("strong recogniser", 1.3, Skills(0.9, -0.9), 0.0, -0.1, 0.03, 0.0),
+    ("balanced", 1.0, Skills(), -0.1, 0.0, 0.03, 0.0),
+    ("careful producer", 0.6, Skills(-0.3, 0.6, ((COMPLETION_CLOSED_TYPE, 0.3),)), 0.0, 0.2, 0.03, 0.0),
+    ("image-blind", 0.7, Skills(0.2, -0.2), -1.2, 0.0, 0.04, 0.0),
+    ("talks itself out of it", 0.5, Skills(0.3, -0.3), 0.0, -0.7, 0.04, 0.0),
+    ("helped by reasoning", 0.0, Skills(0.2, -0.4), -0.2, 0.35, 0.04, 0.0),
+    ("hedging guesser", -0.4, Skills(0.4, -0.6), -0.3, -0.1, 0.05, 0.08),
+    ("format-fragile", -1.0, Skills(0.5, -1.2, ((SELECT_ERRORS_TYPE, -1.6),)), -0.4, -0.2, 0.06, 0.02),
 ]
 
 
@@ -89,7 +98,8 @@ def make_models(n: int = 8, seed: int = 0) -> list[SimModel]:
     rng = random.Random(f"sim-models|{seed}")
     models: list[SimModel] = []
     for index in range(n):
-        label, ability, offsets, image, motivation, malformed, multi = ARCHETYPES[index % len(ARCHETYPES)]
+        label, ability, skills, image, motivation, malformed, multi = ARCHETYPES[index % len(ARCHETYPES)]
+        offsets = skills.offsets()
         if index >= len(ARCHETYPES):  # vary the copies so a large panel is not eight clones
             ability += rng.gauss(0.0, 0.5)
             offsets = {t: v + rng.gauss(0.0, 0.2) for t, v in offsets.items()}
