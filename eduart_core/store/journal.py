@@ -1,7 +1,7 @@
 """Store side of model runs: reopening runs, wall times, repetition answers, image files.
 
 The journals themselves belong to the runner (``runner.journal``, ``runner.ingestion``): it reads
-them and hands response rows to ``runs.add_responses``. This module holds only the SQL the runner
+them and hands response rows to ``scoring.responses.add_responses``. This module holds only the SQL the runner
 needs, and imports nothing from the runner (arrows point down).
 """
 from __future__ import annotations
