@@ -43,8 +43,8 @@ def test_registering_puts_the_format_in_the_vocabulary_and_the_registry(one_word
 
 
 def test_the_item_validates_and_imports_into_a_store(one_word, tmp_path):
-    from eduart_core.store import Store
     from eduart_core.scoring.item_writes import upsert_items
+    from eduart_core.store import Store
     from eduart_core.store.items import load_items
 
     assert validate_item(record()).type == NAME
@@ -112,9 +112,9 @@ def test_the_answer_quality_analysis_reads_the_format(one_word):
 
 
 def test_the_demo_simulation_answers_the_format(one_word, tmp_path):
+    from eduart_core.scoring.item_writes import upsert_items
     from eduart_core.simulate import make_models, plan_items, simulate_into_store, simulate_run
     from eduart_core.store import Store
-    from eduart_core.scoring.item_writes import upsert_items
     from eduart_core.store.scores import load_scores
 
     models = make_models(8, 1)
