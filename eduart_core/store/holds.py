@@ -178,7 +178,7 @@ def claim(store: Store, queue: str, tiers_of: Callable[[QueueState], list[list[C
             if last:
                 raise
             unit = _BUSY
-        if unit is not _BUSY:
+        if unit is None or isinstance(unit, str):  # not _BUSY
             return unit, True
         time.sleep(random.uniform(0.002, 0.01) * (attempt + 1))  # let the other claims end
     raise AssertionError("unreachable")
