@@ -100,5 +100,8 @@ def build_injection_store(path: Path) -> Path:
          "prompt_hash": "test", "raw_response": json.dumps(rec), "record": rec}
         for side, rec in (("A", record), ("B", other))])
     record_comparisons(store, 1, [(page_id, record, other)])
-    review.decide(store, page_id, 1, "question_text", "flag", local(f"Reviewer {PAYLOAD}"), note=f"Note {PAYLOAD}")
+    # a name is at most 200 characters, so the payload's halves go to the names of the page's two reviewers
+    half = PAYLOAD.index("<script>")
+    for part in (PAYLOAD[:half], PAYLOAD[half:]):
+        review.decide(store, page_id, 1, "question_text", "flag", local(f"Reviewer {part}"), note=f"Note {PAYLOAD}")
     return path

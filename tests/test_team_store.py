@@ -424,13 +424,13 @@ def test_a_database_without_a_store_says_so_and_the_password_never_shows(pg_serv
 def test_every_page_renders_on_the_postgres_demo(pg_demo_url, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from benchmarks.pages import PAGES
+    from benchmarks.pages import page_files
 
     monkeypatch.setenv("EDUART_DB", pg_demo_url)
     views.clear_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
     assert not at.exception, at.exception
-    for page in PAGES[1:]:
+    for page in page_files()[1:]:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert not at.error or all("Cannot read the store" not in str(e.value) for e in at.error), page
