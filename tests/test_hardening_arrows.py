@@ -3,8 +3,8 @@
 - The store imports nothing from the runner (at any level, also inside functions).
 - The store never imports the scoring stage or what scoring needs (answers, formats, embeddings,
   providers, item validation): it keeps the score rows its callers compute.
-- No import cycle anywhere in ``eduart_core`` (function-level imports included); ``runner.launch`` and
-  ``runner.progress`` do not import each other.
+- No import cycle anywhere in ``eduart_core`` (function-level imports included), between modules nor
+  between packages read as one room each; ``runner.launch`` and ``runner.progress`` do not import each other.
 - Extraction validation does not ask for an item id; the inspector can list unanswered items.
 - Missing values are tested with `math.isnan` or `pd.isna`, never by comparing a value with itself.
 """
@@ -77,24 +77,19 @@ def test_store_never_imports_the_scoring_stage_or_what_it_needs():
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
-def test_no_import_cycles_between_modules():
-    """Counting imports inside functions too: a lazy import hides a cycle, it does not remove it."""
-    modules = _modules()
-    graph = {name: _imports(name, path, modules, top_level_only=False) for name, path in modules.items()}
-    assert "eduart_core.runner.launch" not in _imports("eduart_core.runner.progress",
-                                                       modules["eduart_core.runner.progress"], modules,
-                                                       top_level_only=False)
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of nodes that reach each other (Tarjan's strongly connected components, size > 1)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     cycles: list[list[str]] = []
 
-    def visit(node: str) -> None:  # Tarjan's strongly connected components
+    def visit(node: str) -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for target in graph[node]:
+        for target in graph.get(node, ()):
             if target not in index:
                 visit(target)
                 low[node] = min(low[node], low[target])
@@ -114,7 +109,34 @@ def test_no_import_cycles_between_modules():
     for name in graph:
         if name not in index:
             visit(name)
-    assert cycles == []
+    return cycles
+
+
+def _room(module: str) -> str:
+    """The room a module stands in: its top-level package under ``eduart_core``, or itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_import_cycles_between_modules():
+    """Counting imports inside functions too: a lazy import hides a cycle, it does not remove it."""
+    modules = _modules()
+    graph = {name: _imports(name, path, modules, top_level_only=False) for name, path in modules.items()}
+    assert "eduart_core.runner.launch" not in _imports("eduart_core.runner.progress",
+                                                       modules["eduart_core.runner.progress"], modules,
+                                                       top_level_only=False)
+    assert _cycles(graph) == []
+
+
+def test_no_import_cycles_between_the_librarys_rooms():
+    """Read by rooms (a package such as ``team`` or ``views`` is one room), the arrows still run one way:
+    a package low in the house (``team``: who acts) never imports one that uses it (the demo, review,
+    the benchmarks), even through a module of its own that others do not import."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph.setdefault(_room(name), set()).update(
+            _room(t) for t in _imports(name, path, modules, top_level_only=False) if _room(t) != _room(name))
+    assert _cycles(graph) == []
 
 
 def test_extraction_records_validate_without_an_item_id():

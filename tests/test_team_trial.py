@@ -143,7 +143,7 @@ def test_as_root_a_folder_the_postgres_user_cannot_enter_is_named(tmp_path):
 
 
 def test_fresh_empties_a_trial_folder_and_keeps_it_a_trial_folder(tmp_path):
-    from eduart_core.team.trial import MARKER, TeamTrial
+    from eduart_core.team_trial import MARKER, TeamTrial
 
     folder = tmp_path / "trial"
     (folder / "work").mkdir(parents=True)

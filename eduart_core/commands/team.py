@@ -1,5 +1,5 @@
 """`roles grant|revoke|list`: the roles table of team mode from the command line; `team-trial`:
-team mode tried on one machine (`eduart_core.team.trial`).
+team mode tried on one machine (`eduart_core.team_trial`).
 
 The command line acts as the machine's operator (who can open the store file anyway): it may
 change roles, and every change records the OS user as the one who made it.
@@ -66,7 +66,7 @@ def cmd_list(args) -> int:
 def cmd_trial(args) -> int:
     from pathlib import Path
 
-    from ..team import trial
+    from .. import team_trial as trial
 
     if not 1 <= args.port <= 65535:
         raise UserError(f"--port must be between 1 and 65535, not {args.port}")

@@ -17,6 +17,9 @@ app and the provider also end when the trial process itself is killed (the kerne
 signal), and a PostgreSQL left by a killed trial is stopped at the next start. Secrets (the
 database password, the client and cookie secrets) live in files of the folder readable only by
 their owner, never in a printed line, an argv or a log.
+
+It stands beside `team`, not inside it: it builds the demo, reviews a page and starts a PostgreSQL
+cluster, so it sits above those rooms, while `team` (who acts, with which roles) is asked by them.
 """
 from __future__ import annotations
 
@@ -36,12 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UserError
-from ..store.core import DEFAULT_WORK_DIR, PROJECT_ROOT
-from .permissions import ADJUDICATOR, ADMIN, PRESENTER, RESEARCHER, REVIEWER
+from .errors import UserError
+from .store.core import DEFAULT_WORK_DIR, PROJECT_ROOT
+from .team.permissions import ADJUDICATOR, ADMIN, PRESENTER, RESEARCHER, REVIEWER
 
 if TYPE_CHECKING:
-    from ..bench.pgserver import TempPostgres
+    from .bench.pgserver import TempPostgres
 
 HOST = "127.0.0.1"
 DATABASE = USER = "eduart"
@@ -147,7 +150,7 @@ class TeamTrial:
             raise UserError(f"{self.folder} holds files but no trial ({MARKER} is missing): choose an empty or new "
                             "folder with --dir")
         if self.fresh and marker.is_file():
-            from ..bench.pgserver import TempPostgres
+            from .bench.pgserver import TempPostgres
 
             old = TempPostgres(root=self.folder / "pg")
             if old.bin is not None and old.running():
@@ -177,7 +180,7 @@ class TeamTrial:
         """Start the cluster (created on the first start); returns the store URL without its password."""
         from psycopg import sql
 
-        from ..bench.pgserver import TempPostgres, missing_reason
+        from .bench.pgserver import TempPostgres, missing_reason
 
         reason = missing_reason()
         if reason:
@@ -213,10 +216,10 @@ class TeamTrial:
     def prepare_store(self, url: str) -> None:
         """On the first start: the demo, the people's roles and blind review rounds. Later starts keep
         the store as the trial left it (an interrupted first preparation is completed)."""
-        from ..demo import build_demo
-        from ..store import Store, release_readers
-        from . import operator
-        from .roles import grant
+        from .demo import build_demo
+        from .store import Store, release_readers
+        from .team import operator
+        from .team.roles import grant
 
         done = self.folder / "work" / "prepared"
         if done.is_file():
@@ -243,7 +246,7 @@ class TeamTrial:
     def _blind_rounds(store, who) -> list[tuple[str, int]]:
         """Every extraction round nobody has decided on yet needs two reviewers: a team's round, where
         reviewers decide blind and the adjudicator settles what they disagree on."""
-        from ..extraction import review
+        from .extraction import review
 
         state = review.load_state(store)
         if state.outcomes.empty:
@@ -367,7 +370,7 @@ class TeamTrial:
                 stopped.append(name)
         self.children = []
         if self.pg is not None:
-            from ..store import release_readers
+            from .store import release_readers
 
             release_readers(None)
             try:
