@@ -188,7 +188,7 @@ def _composition(spec: PlateSpec) -> Image.Image:
 
 
 def _grid_cells(params: dict[str, Any]) -> list[tuple[float, float, float, float, str]]:
-    return [tuple(cell) for cell in params["cells"]]  # type: ignore[misc]
+    return [tuple(cell) for cell in params["cells"]]
 
 
 def dominant_colour(params: dict[str, Any]) -> str:
@@ -288,8 +288,10 @@ def _light_direction(spec: PlateSpec) -> Image.Image:
     norm = math.sqrt(lx * lx + ly * ly + lz * lz)
     sphere = Image.new("RGB", (2 * r, 2 * r))
     pixels = sphere.load()
+    assert pixels is not None  # a new in-memory image always loads
     mask = Image.new("L", (2 * r, 2 * r), 0)
     mpix = mask.load()
+    assert mpix is not None
     for y in range(2 * r):
         for x in range(2 * r):
             nx, ny = (x + 0.5 - r) / r, (y + 0.5 - r) / r

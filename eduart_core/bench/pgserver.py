@@ -84,6 +84,12 @@ class TempPostgres:
         self.stopped_stale = False  # start() found a server of this cluster still running and stopped it
 
     # ------------------------------------------------------------------ lifecycle
+    def _tool(self, name: str) -> str:
+        """The path of one server binary; without them, the reason in one line rather than a TypeError."""
+        if self.bin is None:
+            raise RuntimeError(missing_reason())
+        return str(self.bin / name)
+
     def _run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
         command = list(argv)
         if self._as_other:
@@ -129,7 +135,7 @@ class TempPostgres:
         pwfile.write_text(self.password + "\n")
         self._own(pwfile)
         try:
-            done = self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", self.user, "--pwfile", str(pwfile),
+            done = self._run(self._tool("initdb"), "-D", str(self.data), "-U", self.user, "--pwfile", str(pwfile),
                              "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8",
                              "--no-sync", check=False)
         finally:
@@ -142,7 +148,7 @@ class TempPostgres:
         """Whether a server runs from this folder's cluster now."""
         if not (self.data / "PG_VERSION").is_file():
             return False
-        return self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "status", check=False).returncode == 0
+        return self._run(self._tool("pg_ctl"), "-D", str(self.data), "status", check=False).returncode == 0
 
     def postmaster_pid(self) -> int | None:
         """The PID of the server running from this cluster (first line of postmaster.pid), if any."""
@@ -152,7 +158,7 @@ class TempPostgres:
             return None
 
     def _pg_ctl(self, action: str, *extra: str) -> None:
-        done = self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+        done = self._run(self._tool("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                          *extra, action, check=False)
         if done.returncode != 0:
             tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""

@@ -32,6 +32,12 @@ def _number(value: Any, where: str, *, whole: bool = False) -> Any:
     return value
 
 
+def _section(card: dict[str, Any], key: str) -> dict[str, Any]:
+    """One object of the card; a missing or malformed one reads as empty (its fields then say so)."""
+    value = card.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _text(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise CardRejected(f"{where}: expected text, found {value!r}")
@@ -102,7 +108,7 @@ def import_card(store: Store, path: Path, actor: dict[str, Any], dataset: str | 
 
     card = read_card(path)
     try:
-        source = card.get("dataset") if isinstance(card.get("dataset"), dict) else {}
+        source = _section(card, "dataset")
         name = dataset or _text(source.get("name"), "dataset.name")
         models = _models(card)
         rows = _rows(card, {m["display_name"]: m["model"] for m in models})
@@ -112,8 +118,8 @@ def import_card(store: Store, path: Path, actor: dict[str, Any], dataset: str | 
     if state is not None and (not state["aggregate_only"] or state["items"] or state["runs"]):
         raise UserError(f"dataset {name!r} already holds items or runs; import the card under another name "
                         "(--dataset NAME)")
-    scoring = card.get("scoring") if isinstance(card.get("scoring"), dict) else {}
-    bank = card.get("item_bank") if isinstance(card.get("item_bank"), dict) else {}
+    scoring = _section(card, "scoring")
+    bank = _section(card, "item_bank")
     description = (f"Imported from an exam card made {card.get('generated_at')} by {card.get('generator')}: "
                    f"dataset {source.get('name')}, profile {scoring.get('profile')}, item bank sha256 "
                    f"{bank.get('sha256')}. Published aggregates: no item-level answers.")

@@ -42,7 +42,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
     among them are labelled as such); ``texts`` gives each item a short hover text. customdata per
     point: [item_id, model, condition, score].
     """
-    baselines = set(baselines)
+    baseline_set = set(baselines)
     texts = texts or {}
     columns = [(m, c) for m in models for c in conditions]
     grid = pd.DataFrame([(i, m, c) for i in items for (m, c) in columns], columns=["item_id", "model", "condition"])
@@ -52,7 +52,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
     else:
         grid["score"], grid["state"] = np.nan, MISSING
     grid["state"] = grid["state"].fillna(MISSING)
-    grid["column"] = [column_label(m, c, m in baselines) for m, c in zip(grid["model"], grid["condition"])]
+    grid["column"] = [column_label(m, c, m in baseline_set) for m, c in zip(grid["model"], grid["condition"])]
     grid["hover"] = [str(texts.get(i, ""))[:90] for i in grid["item_id"]]
     fig = go.Figure()
     scored = f" ({profile})" if profile else ""
@@ -74,7 +74,7 @@ def figure_failure_matrix(matrix: pd.DataFrame, items: Sequence[str], models: Se
                           + score_line + "<extra></extra>")
     fig.update_yaxes(categoryorder="array", categoryarray=list(items), autorange="reversed", title=None,
                      type="category", showgrid=True, gridcolor="#f1f3f5")
-    fig.update_xaxes(categoryorder="array", categoryarray=[column_label(m, c, m in baselines) for m, c in columns],
+    fig.update_xaxes(categoryorder="array", categoryarray=[column_label(m, c, m in baseline_set) for m, c in columns],
                      side="top",
                      tickangle=-40, title=None, type="category", showgrid=True, gridcolor="#f1f3f5")
     named_axes(fig, x='Model and condition', y='Item')

@@ -202,16 +202,14 @@ def _not_proportions(info: SamplesFile, report: HarnessReport) -> set[str]:
     for _, sample in _samples(info.path):
         for metric, value in sample_metrics(sample or {}).items():
             if not 0.0 <= value <= 1.0:
-                outside.setdefault(_profile(metric, sample), value)
+                outside.setdefault(_profile(metric, sample or {}), value)
     for profile, value in sorted(outside.items()):
         report.warnings.append(f"{info.path.name}: {profile} has a value outside [0, 1] ({value:g}): not a "
                                "proportion, not stored as a score")
     return set(outside)
 
 
-def _item_of(sample: dict | None, info: SamplesFile, dataset: str | None, language: str) -> SampleItem:
-    if sample is None:
-        raise SampleProblem("not valid JSON (an object per line)")
+def _item_of(sample: dict, info: SamplesFile, dataset: str | None, language: str) -> SampleItem:
     if sample.get("doc_id") is None or isinstance(sample["doc_id"], (dict, list, bool)):
         raise SampleProblem("no doc_id")
     item_id = f"{info.task}/{sample['doc_id']}" if dataset else str(sample["doc_id"])
@@ -227,6 +225,8 @@ def _read_file(info: SamplesFile, dataset: str | None, language: str, report: Ha
         report.samples += 1
         spot = f"{info.path.name}:{number}"
         try:
+            if sample is None:
+                raise SampleProblem("not valid JSON (an object per line)")
             read = _item_of(sample, info, dataset, language)
             item_id = read.record["item_id"]
             fingerprint = hashlib.sha256(doc_fingerprint(read.record).encode()).hexdigest()

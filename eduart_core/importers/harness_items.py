@@ -204,8 +204,7 @@ def read_sample(sample: dict, item_id: str, task: str, harness: str, language: s
                   "answers": [{"id": LETTERS[gold], "description": options[gold]}]}
         if likelihoods is not None:
             best = max(range(len(likelihoods)), key=likelihoods.__getitem__)
-            raw, answer = choice_answer(LETTERS[best], loglikelihoods=likelihoods)
-            return SampleItem(record, raw, answer)
+            return SampleItem(record, *choice_answer(LETTERS[best], loglikelihoods=likelihoods))
         text = _generated(sample)
         if text is None:
             raise SampleProblem("resps and filtered_resps hold neither likelihoods per option nor a generated text")

@@ -151,9 +151,9 @@ class _LogWriter:
         if self.images:
             stored = add_images(self.store, [(data, f"{self.header.path.name}#{item_id}")
                                              for item_id, data in self.images.items()])
-            for item_id, (image_hash, added) in zip(self.images, stored):
+            for item_id, (image_hash, is_new) in zip(self.images, stored):
                 hashes[item_id] = image_hash
-                self.report.images_added += int(added)
+                self.report.images_added += int(is_new)
         items = ImportReport(dataset=self.dataset)
         with self.store.transaction() as con:
             if self.records:

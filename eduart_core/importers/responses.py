@@ -182,7 +182,7 @@ def parse_line(text: str, max_text: int | None = None) -> dict:
     missing = [name for name in REQUIRED_FIELDS if name not in value]
     if missing:
         raise LineProblem(f"missing field(s) {', '.join(missing)}")
-    line = {name: _key(value[name], name) for name in ("dataset", "item_id", "model")}
+    line: dict[str, Any] = {name: _key(value[name], name) for name in ("dataset", "item_id", "model")}
     condition = value["condition"]
     if condition not in CONDITIONS:
         raise LineProblem(f"condition must be {' or '.join(CONDITIONS)}, got {condition!r}")

@@ -158,6 +158,12 @@ class _Image:
     name: str | None = None
     reference: str | None = None
 
+    def bytes_in_row(self) -> bytes:
+        """The bytes of an image that names no other row (an image is one or the other)."""
+        if self.data is None:
+            raise RowProblem("the image cell holds neither bytes nor a reference")
+        return self.data
+
 
 def _image_of(cell: Any, root: Path, *, references: bool) -> _Image | None:
     """The image of a cell: bytes (Hugging Face struct or raw), base64 text, a path, or a reference.
@@ -377,8 +383,9 @@ def read_table_items(store: Store, path: Path | str, images_root: Path | str | N
                     if image.reference is not None:
                         record["image"] = f"{path.stem}/{image.reference}"  # replaced once resolved
                     else:
-                        ext = verify_image(image.data)
-                        record["image"] = image.name or f"embedded/{hashlib.sha256(image.data).hexdigest()[:16]}.{ext}"
+                        data = image.bytes_in_row()
+                        ext = verify_image(data)
+                        record["image"] = image.name or f"embedded/{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
                 _accept(record)
             except RowProblem as exc:
                 out.skipped.append((where, str(exc)))
@@ -389,7 +396,7 @@ def read_table_items(store: Store, path: Path | str, images_root: Path | str | N
             elif image.reference is not None:
                 waiting[item_id] = (record, image.reference, where)
             else:
-                batch.append((record, image.data, image.name or f"{path.name}#{item_id}", where))
+                batch.append((record, image.bytes_in_row(), image.name or f"{path.name}#{item_id}", where))
         if batch:
             stored = add_images(store, [(data, name) for _, data, name, _ in batch])
             for (record, _, _, where), (image_hash, added) in zip(batch, stored):

@@ -49,8 +49,9 @@ def aws_credentials(_: Adapter | None, source: Secrets) -> dict | None:
         return creds
     if source.get("AWS_PROFILE"):
         return {"region_name": region, "profile_name": source.get("AWS_PROFILE")}
-    if source.get("AWS_BEARER_TOKEN_BEDROCK"):
-        os.environ.setdefault("AWS_BEARER_TOKEN_BEDROCK", source.get("AWS_BEARER_TOKEN_BEDROCK"))
+    token = source.get("AWS_BEARER_TOKEN_BEDROCK")
+    if token:
+        os.environ.setdefault("AWS_BEARER_TOKEN_BEDROCK", token)
         return {"region_name": region}
     return None
 

@@ -55,8 +55,8 @@ def planted_bank(seed: int, n_items: int = 300, n_examinees: int = 12, wrong_sha
     right = chosen == key[None, :]
     ids = [f"s{i:04d}" for i in range(n_items)]
     models = [f"sim-{e:02d}" for e in range(n_examinees)]
-    ex, it = np.meshgrid(np.arange(n_examinees), np.arange(n_items), indexing="ij")
-    ex, it = ex.ravel(), it.ravel()
+    grid_ex, grid_it = np.meshgrid(np.arange(n_examinees), np.arange(n_items), indexing="ij")
+    ex, it = grid_ex.ravel(), grid_it.ravel()
     scores = pd.DataFrame({"model": [models[e] for e in ex], "condition": DEFAULT_CONDITION,
                            "item_id": [ids[i] for i in it], "type": MCQ_TYPE,
                            "score": right.ravel().astype(float), "correct": right.ravel()})

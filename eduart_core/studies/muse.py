@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..text import letter_id
 from ..vocab import MCQ_TYPE, MULTI_PART_TYPE, NUMERIC_TYPE, OPEN_TEXT_TYPE
@@ -68,6 +69,7 @@ def _radio(question: str, right: str, wrong: list[tuple[str, str]], rng: random.
         else:
             gold = entry
         choices.append(entry)
+    assert gold is not None  # every generated question lists its right option
     return {"type": MCQ_TYPE, "question_text": question, "choices": choices,
             "answers": [{"id": gold["id"], "description": gold["text"]}], **extra}
 
@@ -118,25 +120,29 @@ def activity_localization(scene: Scene, rng: random.Random) -> list[Draft]:
         near = [(r, c, "nearby box") for r in range(3) for c in range(3) if abs(r - f.row) + abs(c - f.col) == 1
                 and all((r, c) != (g.row, g.col) for g in scene.figures)]
         pool = others[:1] + things[:1] + near
-        seen, boxes = {(f.row, f.col)}, []
+        seen: set[tuple[int, int]] = {(f.row, f.col)}
+        boxes: list[tuple[int, int, str]] = []
         for r, c, kind in pool:
             if (r, c) not in seen and len(boxes) < 3:
                 seen.add((r, c))
                 boxes.append((r, c, kind))
         if len(boxes) < 3:
             continue
-        options = [((f.row, f.col), None)] + [((r, c), kind) for r, c, kind in boxes]
+        options: list[tuple[tuple[int, int], str | None]] = [((f.row, f.col), None)]
+        options += [((r, c), kind) for r, c, kind in boxes]
         rng.shuffle(options)
-        choices, gold = [], None
-        for index, ((r, c), kind) in enumerate(options):
+        choices: list[dict[str, Any]] = []
+        gold: dict[str, Any] | None = None
+        for index, ((r, c), distractor) in enumerate(options):
             entry = {"id": letter_id(index), "text": f"Box {index + 1}", "bbox": region_bbox(r, c)}
-            if kind:
-                entry["distractor_type"] = kind
+            if distractor:
+                entry["distractor_type"] = distractor
             else:
                 gold = entry
             choices.append(entry)
         choices.append({"id": letter_id(len(choices)), "text": "None of the above",
                         "distractor_type": "none of the above"})
+        assert gold is not None
         out.append(Draft("Activity Localization", {
             "type": MCQ_TYPE, "question_text": f"Which box shows the person holding a {f.holding}?",
             "choices": choices, "answers": [{"id": gold["id"], "description": gold["text"]}]}, scene))
@@ -269,6 +275,7 @@ def jigsaw(scene: Scene, rng: random.Random, others: list[Scene]) -> list[Draft]
             gold = entry
         choices.append(entry)
         crops[ident] = crop
+    assert gold is not None
     return [Draft("Jigsaw Puzzle", {"type": MCQ_TYPE, "question_text": "A square of the picture is missing (grey). "
                                     "Which piece fits the gap exactly?", "choices": choices,
                                     "answers": [{"id": gold["id"], "description": gold["text"]}]},

@@ -164,6 +164,7 @@ def _record(item_id: str, dimension: str, scene: Scene, q: Question, attributes:
         else:
             gold = entry
         choices.append(entry)
+    assert gold is not None  # every generated question lists its right option
     return {"item_id": item_id, "type": MCQ_TYPE, "question_text": q["question_text"],
             "instructions": "Look at the picture and choose the one right option.", "choices": choices,
             "answers": [{"id": gold["id"], "description": gold["text"]}], "language": "en",
@@ -188,7 +189,7 @@ def build_vqa_items(scenes: list[Scene], attributes: dict[str, dict], seed: int,
         by_scene: dict[str, list] = {}
         for scene, q in candidates:
             by_scene.setdefault(scene.scene_id, []).append((scene, q))
-        picked = []
+        picked: list[tuple] = []
         while len(picked) < wanted[dimension] and any(by_scene.values()):
             for key in list(by_scene):
                 if by_scene[key] and len(picked) < wanted[dimension]:
