@@ -221,8 +221,9 @@ def _remove(path: Path) -> None:
 
 def _build_fresh(target: Store, say: Progress, builders: tuple[Builder, ...]) -> dict:
     """Build into a temporary store next to the target, then move it (and its folders) in place."""
-    target.path.parent.mkdir(parents=True, exist_ok=True)
-    tmp_path = target.path.with_name(f".{target.path.stem}.building-{os.getpid()}{target.path.suffix}")
+    path = Path(target.path)  # a file store's path (a database's URL never comes here)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp_path = path.with_name(f".{path.stem}.building-{os.getpid()}{path.suffix}")
     tmp = Store(tmp_path)
     for path in _side_paths(tmp):
         _remove(path)
@@ -254,8 +255,8 @@ def build_demo(store: Store, force: bool = False, progress: Progress | None = No
     say = progress or _quiet
     if not store.is_file:
         return _build_in_database(store, force, say, builders)
-    if force or not store.path.exists():
-        if force and store.path.exists():
+    if force or not Path(store.path).exists():
+        if force and Path(store.path).exists():
             say(f"demo: rebuilding {store.path} from scratch (--force)")
         return _build_fresh(store, say, builders)
     say(f"demo: adding demo content to the existing store {store.path}")

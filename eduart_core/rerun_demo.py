@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from .simulate.models import SIM_FAMILY, SIM_PROVIDER, SimModel
 from .store import Store
@@ -31,7 +32,7 @@ FIRST = SimModel("sim-rerun-atlas", "Sim Atlas (simulated)", 0.6, malformed_rate
 OTHER = SimModel("sim-rerun-borea", "Sim Borea (simulated)", 0.1, malformed_rate=0.03)
 #: The second run: the first run's model with open completion made harder and a share of answers redrawn.
 SECOND_KEY, SECOND_NAME = "sim-rerun-atlas-2", "Sim Atlas run 2 (simulated)"
-SECOND_CHANGE = {"format_offsets": {COMPLETION_OPEN_TYPE: -2.0}, "repeat_noise": 0.2}
+SECOND_CHANGE: dict[str, Any] = {"format_offsets": {COMPLETION_OPEN_TYPE: -2.0}, "repeat_noise": 0.2}
 
 
 def _copy_items(store: Store) -> int:

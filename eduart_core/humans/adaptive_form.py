@@ -34,7 +34,7 @@ def people_setup(store: Store, dataset: str, conf: dict) -> AdaptiveSetup:
                "max_items": None if pd.isna(conf.get("max_items")) else int(conf["max_items"]),
                "balance": str(conf["balance"])}
     profile = (header.get("selection") or {}).get("profile") or DEFAULT_PROFILE
-    return AdaptiveSetup(dataset, int(header["version"]), str(profile), Engine(bank, balance=options["balance"]),
+    return AdaptiveSetup(dataset, int(header["version"]), str(profile), Engine(bank, balance=str(conf["balance"])),
                          options)
 
 

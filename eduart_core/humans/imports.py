@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import duckdb
-
 from ..store import Store
 from ..store import humans as db
+from ..store.connection import Connection
 from ..vocab import HUMAN_KIND
 from .people import new_pseudonym, register_con
 
@@ -31,7 +30,7 @@ def pseudonyms(store: Store, identities: Mapping[str, object]) -> dict[str, str]
     return {key: known.get(key) or new_pseudonym(taken) for key in people}
 
 
-def register_con_all(con: duckdb.DuckDBPyConnection, aliases: Mapping[str, str],
+def register_con_all(con: Connection, aliases: Mapping[str, str],
                      identities: Mapping[str, object]) -> list[str]:
     """Register the people of an import (inside its transaction); returns their pseudonyms."""
     for key, respondent in aliases.items():

@@ -190,7 +190,7 @@ def begin(store: Store | str, session_id: str, who: Identity, now: float | None 
                                  f"{session['seed']}|{respondent}", session["formats"], session["languages"])
     if not form:
         raise UserError(f"exam session {session_id}: the dataset has no item left to sit")
-    identity = {"name": who.name, "name_key": name_key(who.name)} | (
+    identity: dict[str, Any] = {"name": who.name, "name_key": name_key(who.name)} | (
         {"subject": who.subject, "provider": who.provider} if who.signed_in else {})
     with store.transaction() as con:
         register_con(con, respondent, session["human_group"], origin="session", session_id=session_id, **identity)
@@ -277,7 +277,7 @@ def answer(store: Store | str, session_id: str, respondent: str, item_id: str, v
     setup = _adaptive(store, session)
     elapsed = _elapsed(row, now)
     limit = session.get("time_limit_s")
-    timed_out = bool(limit) and elapsed > float(limit) + GRACE_S
+    timed_out = bool(limit) and elapsed > float(limit or 0) + GRACE_S
     with store.transaction() as con:
         items = current_items_con(con, session["dataset"])
         record = {**items[str(item_id)][1], "item_id": str(item_id)}
