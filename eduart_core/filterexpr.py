@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
 
@@ -85,15 +86,14 @@ def _scan(text: str, out: list[Token]) -> None:
             i += 1
         elif ch in "\"'":
             i = _string(text, i, out)
-        elif _NUMBER.match(text, i) and (ch != "-" or _expects_value(out)):
-            m = _NUMBER.match(text, i)
+        elif (m := _NUMBER.match(text, i)) and (ch != "-" or _expects_value(out)):
             raw = m.group()
             if _NAME.match(text, m.end()):  # 12abc: neither a number nor a name
                 raise FilterError(i + 1, f"unexpected {text[i:m.end() + 1]!r}: a number runs into a name")
             out.append(Token("number", float(raw) if any(c in raw for c in ".eE") else int(raw), i + 1, raw))
             i = m.end()
-        elif _NAME.match(text, i):
-            word = _NAME.match(text, i).group()
+        elif name_match := _NAME.match(text, i):
+            word = name_match.group()
             kind = "keyword" if word.lower() in KEYWORDS else "name"
             out.append(Token(kind, word.lower() if kind == "keyword" else word, i + 1, word))
             i += len(word)
@@ -281,13 +281,14 @@ class _Parser:
             found = _found(tok)
             raise FilterError(tok.pos, f"expected a \"quoted\" regular expression after '~', found {found}")
         self.take()
-        if len(tok.value) > MAX_PATTERN:
+        source = str(tok.value)  # a string token's value is its text
+        if len(source) > MAX_PATTERN:
             raise FilterError(tok.pos, f"the regular expression is longer than {MAX_PATTERN} characters")
         try:
-            compiled = re.compile(tok.value)
+            compiled = re.compile(source)
         except re.error as exc:
             raise FilterError(tok.pos, f"invalid regular expression {tok.text}: {exc.msg}") from None
-        if _nested_repeat(tok.value):
+        if _nested_repeat(source):
             raise FilterError(tok.pos, f"the regular expression {tok.text} repeats a group that itself repeats, "
                                        "as in (a+)+: that can take exponential time; write it without the nesting")
         return compiled
@@ -368,7 +369,8 @@ def _resolve(frame: pd.DataFrame, column: Column) -> pd.Series:
 
 def _check(series: pd.Series, column: Column, node: Compare) -> str:
     kind = _kind(series)
-    values = node.value if node.op in ("in", "not in") else (() if node.op == "~" else (node.value,))
+    listed = cast(tuple, node.value)  # `in` and `not in` hold the tuple `values` parsed
+    values = listed if node.op in ("in", "not in") else (() if node.op == "~" else (node.value,))
     if node.op == "~":
         if kind not in ("string", "empty"):
             raise FilterError(node.pos, f"'~' matches text, and {column.name!r} holds {_KIND_WORDS[kind]} values")

@@ -183,7 +183,7 @@ def leader_finding(board: pd.DataFrame, paired: dict | None = None) -> Finding |
     gap = 100 * (top["macro"] - second["macro"])
     usable = (paired is not None and paired.get("model_a") == top["model"]
               and paired.get("model_b") == second["model"])
-    if not usable:
+    if paired is None or not usable:
         return Finding(
             f"{top['model']} has the highest average score, {_p(top['macro'])}, {gap:.1f} points above "
             f"{second['model']}; the published averages cannot show whether that gap is more than chance.",
@@ -218,7 +218,7 @@ def tie_groups_finding(board: pd.DataFrame | None, max_named: int = 12) -> Findi
     aggregates: no item answers to pair) or with fewer than three models. Names are listed up to
     ``max_named`` models; beyond that the groups are given by size.
     """
-    if not _has_groups(board) or len(board) < 3:
+    if board is None or not _has_groups(board) or len(board) < 3:
         return None
     b = board.sort_values(["tie_group", "macro"], ascending=[True, False], kind="stable")
     n_common = int(b["n_common"].max()) if "n_common" in b else int(b["n_items"].max())

@@ -16,8 +16,15 @@ def _known(x: object) -> bool:
     return x is not None and not (isinstance(x, float) and math.isnan(x))
 
 
-def _examinees(n: object) -> str:
-    return f"{int(n)} examinees" if _known(n) else "too few examinees"
+def _examinees(n: int | float | None) -> str:
+    return f"{int(n)} examinees" if n is not None and _known(n) else "too few examinees"
+
+
+def _interval(low: float | None, high: float | None) -> tuple[float, float] | None:
+    """Both ends of an interval, or None when either is missing (None or NaN)."""
+    if low is None or high is None or not (_known(low) and _known(high)):
+        return None
+    return low, high
 
 
 def discrimination_meaning(r: float, low: float | None, high: float | None, n: int | None = None) -> str:
@@ -26,9 +33,11 @@ def discrimination_meaning(r: float, low: float | None, high: float | None, n: i
     A direction is named only when the interval excludes zero; an interval that holds zero, or
     none at all, gives "the data do not tell" with the number of examinees behind it.
     """
-    if not (_known(low) and _known(high)):
+    ends = _interval(low, high)
+    if ends is None:
         return (f"with {_examinees(n)} there is no interval, so the data do not tell whether stronger examinees "
                 "do better or worse on it")
+    low, high = ends
     if low > 0:
         return "examinees that do well overall tend to get it right"
     if high < 0:
@@ -42,7 +51,7 @@ def discrimination_note(r: float, low: float | None, high: float | None, n: int 
     """The inspector's line: 'r_pb = 0.21 (fair; 95% interval -0.58 to 0.80, 8 examinees): ...'."""
     interval = (f"95% interval {low:.2f} to {high:.2f}" if _known(low) and _known(high)
                 else "no interval")
-    size = f", {int(n)} examinees" if _known(n) else ""
+    size = f", {int(n)} examinees" if n is not None and _known(n) else ""
     head = f"{category}; " if category else ""
     return f"r_pb = {r:.2f} ({head}{interval}{size}): {discrimination_meaning(r, low, high, n)}."
 
@@ -51,6 +60,6 @@ def negative_discrimination_reason(r: float, low: float | None, high: float | No
     """The suspect-key queue's detail for r_pb < 0: the number, its interval and what it allows one to say."""
     interval = f"95% CI {low:.2f} to {high:.2f}, " if _known(low) and _known(high) else ""
     head = f"r_pb = {r:.2f} ({interval}{_examinees(n)})"
-    if _known(high) and high < 0:
+    if high is not None and _known(high) and high < 0:
         return f"{head}: stronger examinees do worse"
     return f"{head}: below zero, but {discrimination_meaning(r, low, high, n)}"
