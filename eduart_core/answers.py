@@ -268,14 +268,14 @@ def _slow_path(text: str, repairs: list[str]) -> ParsedAnswer:
         if entries is None:
             continue
         cleaned, dropped = _clean_entries(entries)
-        how = ["truncated"] if end is None else ["recovered_entries"]
+        recovery = ["truncated"] if end is None else ["recovered_entries"]
         if dropped:
-            how.append("dropped_non_object_entries")
+            recovery.append("dropped_non_object_entries")
         if not cleaned and not closed:
             return ParsedAnswer(None, _recover_motivation(text, start),
                                 "response cut off before any complete Answers entry",
-                                tuple(extra + how))
-        return ParsedAnswer(cleaned, _recover_motivation(text, start), None, tuple(extra + how))
+                                tuple(extra + recovery))
+        return ParsedAnswer(cleaned, _recover_motivation(text, start), None, tuple(extra + recovery))
     if "{" not in text:
         return ParsedAnswer(None, None, "no JSON object in the response", tuple(repairs))
     return ParsedAnswer(None, _recover_motivation(text, 0),

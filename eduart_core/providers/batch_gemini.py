@@ -17,6 +17,7 @@ import json
 import logging
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 from google import genai
 from google.genai import errors as genai_errors
@@ -72,8 +73,8 @@ class GeminiBatch(BackendBase):
         super().__init__(model_id, limits)
         # No retry_options: the SDK never retries by itself (a create that timed out may have created
         # the job; the runner looks it up by its display name before trying again).
-        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
-                                    **({"base_url": base_url} if base_url else {}))
+        where: dict[str, Any] = {"base_url": base_url} if base_url else {}  # absent: the SDK's own address
+        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000), **where)
         self.client = genai.Client(api_key=api_key, http_options=options)
 
     # ------------------------------------------------------------ encoding

@@ -8,6 +8,8 @@ are L2-normalised here, whatever the API returns.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import UserError
@@ -77,8 +79,8 @@ class GeminiEmbedder:
         self.api_model = model
         self.model_id = f"gemini:{model}"
         base = base_url or source.get("GOOGLE_GEMINI_BASE_URL")
-        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
-                                    **({"base_url": base} if base else {}))
+        where: dict[str, Any] = {"base_url": base} if base else {}  # absent: the SDK's own address
+        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000), **where)
         self.client = genai.Client(api_key=key, http_options=options)
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -86,7 +88,7 @@ class GeminiEmbedder:
 
         rows: list[list[float]] = []
         for start in range(0, len(texts), BATCH):
-            chunk = list(texts[start:start + BATCH])
+            chunk: list[Any] = list(texts[start:start + BATCH])  # the SDK's contents type is a wide union
             try:
                 reply = self.client.models.embed_content(model=self.api_model, contents=chunk)
             except genai_errors.APIError as exc:
@@ -98,5 +100,5 @@ class GeminiEmbedder:
             vectors = [e.values for e in reply.embeddings or []]
             if len(vectors) != len(chunk) or any(v is None for v in vectors):
                 raise ProviderError(f"{self.model_id} returned {len(vectors)} vectors for {len(chunk)} texts")
-            rows.extend(vectors)
+            rows.extend(v for v in vectors if v is not None)
         return _normalised(rows) if rows else np.zeros((0, 0), dtype=np.float32)

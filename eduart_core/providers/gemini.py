@@ -5,6 +5,8 @@ bytes. The client is kept on the instance (a throw-away client is closed under i
 """
 from __future__ import annotations
 
+from typing import Any
+
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
@@ -16,8 +18,8 @@ from .base import USER_ROLE, ProviderError, ProviderReply, ProviderRequest, clas
 class GeminiProvider:
     def __init__(self, model_id: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0):
         self.model_id = model_id
-        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000),
-                                    **({"base_url": base_url} if base_url else {}))
+        where: dict[str, Any] = {"base_url": base_url} if base_url else {}  # absent: the SDK's own address
+        options = types.HttpOptions(api_version="v1beta", timeout=int(timeout_s * 1000), **where)
         self.client = genai.Client(api_key=api_key, http_options=options)
 
     @staticmethod
