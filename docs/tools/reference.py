@@ -26,7 +26,7 @@ COMMANDS_PAGE = "reference/commands.md"
 FORMATS_PAGE = "reference/formats.md"
 PROVIDERS_PAGE = "reference/providers.md"
 SETTINGS_PAGE = "reference/settings.md"
-#: each view's columns on the demo store, written by tests/test_show.py (EDUART_WRITE_VIEW_COLUMNS=1)
+#: each view's columns on the demo store, written by tests/views/test_show.py (EDUART_WRITE_VIEW_COLUMNS=1)
 VIEW_COLUMNS = Path(__file__).resolve().parent / "view_columns.json"
 
 
@@ -59,7 +59,7 @@ def views_page() -> str:
              f"{len(VIEWS)} views.", ""]
     recorded = json.loads(VIEW_COLUMNS.read_text(encoding="utf-8")) if VIEW_COLUMNS.exists() else {}
     lines += ["The columns are those each view returns on the demo store, recorded by the test that runs",
-              "every view (`tests/test_show.py`), which fails when a view's columns change without them.", ""]
+              "every view (`tests/views/test_show.py`), which fails when a view's columns change without them.", ""]
     rows = []
     for name, spec in VIEWS.items():
         options = ", ".join(code(f"{key}={value!r}") for key, value in spec.options.items()) or "none"

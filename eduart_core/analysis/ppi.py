@@ -22,7 +22,7 @@ direction of the correction is claimed only where that interval excludes 0.
 
 ``ppi-python`` (the authors' package) was not added as a requirement: it pulls numba, llvmlite,
 scikit-learn and gdown (about 260 MB) for a mean; ``ppi_mean`` is checked against the paper's
-estimator form and by simulation in ``tests/test_judges_ppi.py``.
+estimator form and by simulation in ``tests/analysis/test_judges_ppi.py``.
 """
 from __future__ import annotations
 

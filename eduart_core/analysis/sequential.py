@@ -14,7 +14,7 @@ variance it has seen (most item pairs agree, D = 0), so it is narrower than a Ho
 When the expected difference varies with the item's format (items asked in a stratified order),
 the same supermartingale argument makes the CS cover the lambda-weighted running average of the
 asked items' expected differences, close to their plain running mean since lambda changes slowly
-(checked by simulation in tests/test_until_separated.py). The target is therefore the mean
+(checked by simulation in tests/runner/test_until_separated.py). The target is therefore the mean
 difference over the items asked (micro average, every item one weight), not the macro average
 over formats; the stratified order keeps every prefix's format shares those of the selection.
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..vocab import CLOSED_ACCESS, OPEN_ACCESS, format_label
 
-#: The Every Eval Ever schema version these logs follow (the copy kept under tests/data names it).
+#: The Every Eval Ever schema version these logs follow (the copy kept under tests/exports/data names it).
 EEE_SCHEMA_VERSION = "0.3.0"
 METRIC = {"metric_id": "eduart.mean_item_score", "metric_name": "Mean item score", "metric_kind": "accuracy",
           "metric_unit": "proportion", "lower_is_better": False, "score_type": "continuous", "min_score": 0.0,

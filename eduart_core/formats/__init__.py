@@ -3,7 +3,7 @@
 Why an explicit list: a new format is one module plus one line here; items (validation,
 rendering), scoring, prompts, the runner, the offline chance model and the inspector all look
 formats up in `REGISTRY` instead of branching on type names. The names, labels and order come
-from `vocab.FORMATS` (the vocabulary every page uses); `tests/test_formats.py` checks that the
+from `vocab.FORMATS` (the vocabulary every page uses); `tests/formats/test_formats.py` checks that the
 two lists agree.
 """
 from __future__ import annotations
