@@ -25,7 +25,6 @@ fields, grading) before it reads or writes, and every hold records who took it.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -57,13 +56,6 @@ class Waiting:
     mine: int        # units that need this person and have room now
     elsewhere: int   # units that need this person but already have their people (deciding or holding)
     held: str | None = None   # the unit this person holds now, if any
-
-
-StoreLike = Store | str | os.PathLike
-
-
-def _store(store: StoreLike) -> Store:
-    return store if isinstance(store, Store) else Store(store)  # pages pass the store's path or URL
 
 
 def check_hold(hold_s: float) -> float:
@@ -126,7 +118,7 @@ def _review_candidates(state, round: int, person: str, queue=None,
             for page, n, k in rows], order
 
 
-def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
+def next_review_page(store: Store, who: Identity, round: int, *, state=None, queue=None,
                      after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                      now: datetime | None = None, role: str = REVIEW_ROLE) -> Handed | None:
     """Hold the next page of review round ``round`` that needs ``who`` in ``role`` (a reviewer, or an
@@ -137,7 +129,7 @@ def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None,
     ``review_queue`` for this person in ``role`` (a page has both at hand)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     name = review_queue_name(round, role)
@@ -148,21 +140,21 @@ def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None,
     return _hand_out(store, actor, name, int(round), candidates, order.get(after), hold_s, now)
 
 
-def review_waiting(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
+def review_waiting(store: Store, who: Identity, round: int, *, state=None, queue=None,
                    now: datetime | None = None, role: str = REVIEW_ROLE) -> Waiting:
     """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     state = state if state is not None else load_state(store, round)
     return _waiting(store, actor.key, review_queue_name(round, role),
                     _review_candidates(state, round, actor.key, queue, role)[0], now)
 
 
-def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
+def review_holder(store: Store, who: Identity, round: int, page_id: str,
                   now: datetime | None = None, role: str = REVIEW_ROLE) -> tuple[str, datetime] | None:
     """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
-    actor, store = as_identity(who), _store(store)
+    actor = as_identity(who)
     holds = db.load_holds(store, review_queue_name(round, role), now or now_utc())
     rows = holds[holds["unit"] == str(page_id)]
     if rows.empty:
@@ -173,19 +165,19 @@ def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
     return "another", rows["held_until"].min()
 
 
-def finish_review_page(store: StoreLike, who: Identity, round: int, page_id: str,
+def finish_review_page(store: Store, who: Identity, round: int, page_id: str,
                        now: datetime | None = None, role: str = REVIEW_ROLE) -> bool:
     """End ``who``'s hold on a page they finished (False when they held none)."""
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     return db.release(store, review_queue_name(round, role), str(page_id), actor.key, db.FINISHED,
                       now or now_utc())
 
 
-def skip_review_page(store: StoreLike, who: Identity, round: int, page_id: str, *, state=None, queue=None,
+def skip_review_page(store: Store, who: Identity, round: int, page_id: str, *, state=None, queue=None,
                      hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None,
                      role: str = REVIEW_ROLE) -> Handed | None:
     """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     _skip(store, review_queue_name(round, role), str(page_id), actor, now)
@@ -210,13 +202,13 @@ def _began(rows: list[tuple]) -> set[str]:
     return {token for token, _graders, began, _open in rows if began}
 
 
-def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity, *, after: str | None = None,
+def next_grading_answer(store: Store, dataset: str, rubric: str, who: Identity, *, after: str | None = None,
                         leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Hold the next answer of the current grading round that needs ``who`` (answers they began
     first) and return it (its token), or None. ``after``: the answer they leave (``leave``: their hold
     on it ends)."""
-    actor, store = _acting(who, GRADE), _store(store)
+    actor = _acting(who, GRADE)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     number, candidates, order = _grading_candidates(store, dataset, rubric, actor)
@@ -226,24 +218,24 @@ def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identi
                      order.get(after) if after is not None else None, hold_s, now)
 
 
-def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity,
+def grading_waiting(store: Store, dataset: str, rubric: str, who: Identity,
                     now: datetime | None = None) -> Waiting:
-    actor, store = _acting(who, GRADE), _store(store)
+    actor = _acting(who, GRADE)
     number, candidates, _order = _grading_candidates(store, dataset, rubric, actor)
     return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
 
 
-def finish_grading_answer(store: StoreLike, who: Identity, task, now: datetime | None = None) -> bool:
+def finish_grading_answer(store: Store, who: Identity, task, now: datetime | None = None) -> bool:
     """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``) they finished."""
-    actor, store = _acting(who, GRADE), _store(store)
+    actor = _acting(who, GRADE)
     return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor.key,
                       db.FINISHED, now or now_utc())
 
 
-def skip_grading_answer(store: StoreLike, who: Identity, task, *, hold_s: float = DEFAULT_HOLD_S,
+def skip_grading_answer(store: Store, who: Identity, task, *, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
     """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one."""
-    actor, store = _acting(who, GRADE), _store(store)
+    actor = _acting(who, GRADE)
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     _skip(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor, now)
@@ -253,8 +245,6 @@ def skip_grading_answer(store: StoreLike, who: Identity, task, *, hold_s: float 
 # ---------------------------------------------------------------- shared
 
 def _acting(who: Identity, action: str) -> Identity:
-    if isinstance(who, str) and not who.strip():
-        raise UserError("enter your name first: work is handed to a named person")
     actor = as_identity(who)
     actor.require(action)
     return actor

@@ -31,7 +31,7 @@ CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.AD
 st.title("Grade answers")
 st.markdown(PURPOSE)
 sel = sidebar.current_selection()
-path = store_handle.store_path()
+store = store_handle.store()
 signed_in = signin.signin_enabled()
 
 
@@ -65,7 +65,7 @@ def _submit(token: str, criteria: list[str]) -> None:
         return
     marks = _marks(token, criteria)
     try:
-        done = grading.submit_grades(path, token, who, marks, note=st.session_state.get(f"grade_note::{token}"))
+        done = grading.submit_grades(store, token, who, marks, note=st.session_state.get(f"grade_note::{token}"))
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -73,7 +73,7 @@ def _submit(token: str, criteria: list[str]) -> None:
     left = len(criteria) - len(marks)
     if done.complete:  # this answer is done for this person: its hold ends, the next one is held for them
         try:
-            queues.finish_grading_answer(path, who, grading.open_answer(path, token, who))
+            queues.finish_grading_answer(store, who, grading.open_answer(store, token, who))
             _hand(who, after=token)
         except UserError:
             st.session_state.pop("grading_held", None)
@@ -83,7 +83,7 @@ def _submit(token: str, criteria: list[str]) -> None:
 
 def _hand(who, after: str | None = None) -> str | None:
     """Hold the next answer that needs ``who`` (leaving ``after``); remembers its token for this session."""
-    handed = queues.next_grading_answer(path, sel.dataset, st.session_state.get("grading_rubric_now"), who,
+    handed = queues.next_grading_answer(store, sel.dataset, st.session_state.get("grading_rubric_now"), who,
                                         after=after)
     if handed is None:
         st.session_state.pop("grading_held", None)
@@ -106,7 +106,7 @@ def _skip(token: str) -> None:
     """Button callback ("Skip", S): leave this answer (it comes back to you last) and hold the next one."""
     who = signin.identity()
     try:
-        handed = queues.skip_grading_answer(path, who, grading.open_answer(path, token, who))
+        handed = queues.skip_grading_answer(store, who, grading.open_answer(store, token, who))
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -117,7 +117,7 @@ def _skip(token: str) -> None:
 
 def _nothing_words() -> str:
     """Why nothing else was handed out, in counts only (blind answers stay blind)."""
-    waiting = queues.grading_waiting(path, sel.dataset, st.session_state.get("grading_rubric_now"),
+    waiting = queues.grading_waiting(store, sel.dataset, st.session_state.get("grading_rubric_now"),
                                      signin.identity())
     if waiting.elsewhere:
         return (f"Nothing else has room for you now: {waiting.elsewhere} answer(s) already have their graders or "
@@ -131,7 +131,7 @@ def _decide(token: str, criteria: list[str]) -> None:
         _say("warning", "Type your name first: it is stored with every decision.")
         return
     try:
-        grading.adjudicate(path, token, who, _marks(token, criteria),
+        grading.adjudicate(store, token, who, _marks(token, criteria),
                            note=st.session_state.get(f"grade_note::{token}"))
     except UserError as exc:
         _say("warning", str(exc))
@@ -148,7 +148,7 @@ def _graders() -> int:
 
 def _start_round(rubric: str) -> None:
     try:
-        number = grading.start_round(path, sel.dataset, rubric, _graders(),
+        number = grading.start_round(store, sel.dataset, rubric, _graders(),
                                      signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
@@ -159,7 +159,7 @@ def _start_round(rubric: str) -> None:
 
 def _set_k(rubric: str) -> None:
     try:
-        grading.set_graders(path, sel.dataset, rubric, _graders(), signin.identity())
+        grading.set_graders(store, sel.dataset, rubric, _graders(), signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -187,7 +187,7 @@ if message:
     getattr(st, message[0])(plain(message[1]))
 
 with failures.guard():
-    rounds = grading.current_rounds(path, sel.dataset)
+    rounds = grading.current_rounds(store, sel.dataset)
 may_set = who is not None and who.may(team.SET_GRADING_ROUND)
 
 
@@ -230,7 +230,7 @@ else:
     role = capacities[0]
 
 with failures.guard():
-    progress = grading.round_progress(path, sel.dataset, rubric, who).iloc[0]
+    progress = grading.round_progress(store, sel.dataset, rubric, who).iloc[0]
 k = int(progress["graders_per_answer"])
 mine = f" · {int(progress['mine'])} graded by you" if "mine" in progress and who is not None else ""
 st.progress(int(progress["settled"]) / max(int(progress["answers"]), 1),
@@ -248,7 +248,7 @@ def item_panel(task: grading.GradingTask) -> None:
     image = None
     if task.image_hash:
         try:
-            image = grading.task_image(path, task)
+            image = grading.task_image(store, task)
         except UserError as exc:
             st.caption(plain(f"Image unavailable: {exc}"))
     left, right = st.columns([3, 2]) if image else (st.container(), None)
@@ -299,7 +299,7 @@ def grade_section() -> None:
                   help="Leave this answer to others and hold the next one that needs you")
         b3.button("Skip", key="grading_skip", on_click=_skip, args=(task.token,), shortcut="S",
                   help="Leave this answer to others (it comes back to you last) and hold the next one")
-        holder = queues.grading_waiting(path, sel.dataset, rubric, who)
+        holder = queues.grading_waiting(store, sel.dataset, rubric, who)
         st.caption(plain(f"Held for you (a hold runs out after {queues.DEFAULT_HOLD_S / 60:.0f} minutes) · "
                          f"{max(holder.mine - 1, 0)} more answer(s) wait for you · Keys: N next · S skip (not while "
                          "typing in a field)"))
@@ -313,13 +313,13 @@ def held_task() -> grading.GradingTask | None:
     token = st.session_state.get("grading_held")
     if token:
         try:
-            task = grading.open_answer(path, token, who)
+            task = grading.open_answer(store, token, who)
             if task.rubric == rubric and task.dataset == sel.dataset and set(task.mine) != {c.id for c in task.criteria}:
                 return task
         except UserError:
             pass
     token = _hand(who)
-    return grading.open_answer(path, token, who) if token else None
+    return grading.open_answer(store, token, who) if token else None
 
 
 def adjudicate_section() -> None:
@@ -327,7 +327,7 @@ def adjudicate_section() -> None:
         st.info("Type your name above to adjudicate.")
         return
     with failures.guard():
-        queue = grading.adjudication_queue(path, sel.dataset, rubric, who)
+        queue = grading.adjudication_queue(store, sel.dataset, rubric, who)
     if not queue:
         st.success("No disputed answer waits for you (answers you graded go to another adjudicator).")
         return
