@@ -438,14 +438,43 @@ def adjudication_queue(store: Store, dataset: str, rubric: str, adjudicator: Act
     out = []
     for answer in state.answers.to_dict("records"):
         status = _status(state, answer)
-        if not status.disputed or key in status.graders:
-            continue
-        rows = _answer_grades(state, answer)
-        blind = rows[(rows["role"] == GRADE_ROLE) & rows["grader"].isin(status.complete)]
-        marks = {c: tuple(sorted(float(p) for p in blind.loc[blind["criterion"] == c, "points"]))
-                 for c in status.disputed}
-        out.append(_task(store, state, answer, role=ADJUDICATE_ROLE, disputed=status.disputed, marks=marks))
+        if status.disputed and key not in status.graders:
+            out.append(_disputed_task(store, state, answer, status))
     return out
+
+
+def disputed_queue(store: Store, dataset: str, rubric: str, adjudicator: Actor) -> tuple[int, list[tuple[str, bool]]]:
+    """(round, [(token, open)]) of every answer of the current round, in the round's order: ``open`` when
+    it waits for ``adjudicator`` (its graders disagree on a criterion nobody decided yet, and they graded
+    none of it). Tokens only: a work queue hands them out; the marks come with `open_disputed`, to an
+    adjudicator alone."""
+    key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    state = _load_round(store, dataset, rubric)
+    out = []
+    for answer in state.answers.to_dict("records"):
+        status = _status(state, answer)
+        out.append((str(answer["token"]), bool(status.disputed) and key not in status.graders))
+    return state.number, out
+
+
+def open_disputed(store: Store, token: str, adjudicator: Actor) -> GradingTask:
+    """A disputed answer of the current round by its token, for an adjudicator who graded none of it: the
+    disputed criteria and the graders' marks on them (unnamed)."""
+    key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    state, answer = _round_of(store, token)
+    status = _status(state, answer)
+    if key in status.graders:
+        raise BlindGradingError("you graded this answer: another person adjudicates it")
+    if not status.disputed:
+        raise BlindGradingError("this answer has no disputed criterion to adjudicate")
+    return _disputed_task(store, state, answer, status)
+
+
+def _disputed_task(store: Store, state: _Round, answer: dict, status: _Status) -> GradingTask:
+    rows = _answer_grades(state, answer)
+    blind = rows[(rows["role"] == GRADE_ROLE) & rows["grader"].isin(status.complete)]
+    marks = {c: tuple(sorted(float(p) for p in blind.loc[blind["criterion"] == c, "points"])) for c in status.disputed}
+    return _task(store, state, answer, role=ADJUDICATE_ROLE, disputed=status.disputed, marks=marks)
 
 
 def adjudicate(store: Store, token: str, adjudicator: Actor, points: dict[str, int], note: str | None = None,
