@@ -27,9 +27,7 @@ from .store.judges import withdraw_item_scores_con
 from .team import KEY_REVIEW, Identity, as_identity
 
 
-def _actor(who: Identity, doing: str) -> Identity:
-    if isinstance(who, str) and not who.strip():
-        raise UserError(f"{doing} an errata release needs your name")
+def _actor(who: Identity) -> Identity:
     actor = as_identity(who)
     actor.require(KEY_REVIEW)
     return actor
@@ -60,7 +58,7 @@ def create_release(store: Store, dataset: str, name: str, actor: Identity,
     """Group the accepted corrections not released yet (or those of ``items``) into a release named ``name``;
     returns (release id, its entries). One line and nothing written on a bad input: no name, a name the
     dataset has, no correction waiting, an item that is not in the dataset or has no correction waiting."""
-    who = _actor(actor, "creating")
+    who = _actor(actor)
     name = (name or "").strip()
     if not name:
         raise UserError("an errata release needs a name (--name)")
@@ -97,7 +95,7 @@ def find_release(store: Store, dataset: str, name: str) -> pd.Series:
 def apply_release(store: Store, dataset: str, name: str, actor: Identity) -> dict:
     """Apply a release: re-score every stored response of its items and write the diff. Idempotent: a release
     applied already is left as it is (``applied`` False). Returns applied, rescored, and the diff."""
-    who = _actor(actor, "applying")
+    who = _actor(actor)
     release = find_release(store, dataset, name)
     applied, rescored = _apply(store, int(release["release_id"]), who.recorded_name)
     return {"applied": applied, "rescored": rescored, "release_id": int(release["release_id"]),

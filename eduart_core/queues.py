@@ -3,7 +3,9 @@
 Why: in team mode two reviewers used to open the same page at the same moment, because the queue
 handed out nothing. A unit is a page of a review round (``review:<round>``; for its adjudicators,
 ``adjudicate:<round>``: a page with a field waiting for adjudication, one adjudicator at a time) or
-an answer of a grading round (``grading:<dataset>:<rubric>:<round>``). "Needs them": the unit still has work for
+an answer of a grading round (``grading:<dataset>:<rubric>:<round>``; for its adjudicators,
+``grading-adjudicate:<dataset>:<rubric>:<round>``: an answer whose graders disagree on a criterion
+nobody decided yet, one adjudicator at a time, never one who graded it). "Needs them": the unit still has work for
 this person (``review_queue``'s ``mine``; an answer they began, or one they have not graded that
 has fewer than k graders) and has room: at most k people work on it, k being the round's
 reviewers per page or graders per answer (1 in single review). Those who already decided on it
@@ -19,13 +21,14 @@ the one server that writes it).
 
 Blindness: what "Next" returns is the unit's id and the hold's end, nothing of anyone's decision;
 why a unit is not handed out (others decided on it, or hold it) is never said per unit, only as one
-count of both (``Waiting.elsewhere``). Every function checks the person's roles (deciding review
-fields, grading) before it reads or writes, and every hold records who took it.
+count of both (``Waiting.elsewhere``); the graders' marks of a disputed answer reach an adjudicator
+only, through ``judges.grading.open_disputed``. Every function checks the person's roles (deciding or
+adjudicating review fields, grading or adjudicating grades) before it reads or writes, and every hold
+records who took it.
 """
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -35,7 +38,8 @@ from .errors import UserError
 from .extraction.consensus import ADJUDICATE_ROLE, REVIEW_ROLE
 from .store import Store
 from .store import holds as db
-from .team import ADJUDICATE, DECIDE, GRADE, Identity, as_identity
+from .team import ADJUDICATE, ADJUDICATE_GRADES, DECIDE, GRADE, Identity, as_identity
+from .vocab import GRADE_ROLE
 
 DEFAULT_HOLD_S = 15 * 60.0
 MAX_HOLD_S = 24 * 3600.0
@@ -57,13 +61,6 @@ class Waiting:
     mine: int        # units that need this person and have room now
     elsewhere: int   # units that need this person but already have their people (deciding or holding)
     held: str | None = None   # the unit this person holds now, if any
-
-
-StoreLike = Store | str | os.PathLike
-
-
-def _store(store: StoreLike) -> Store:
-    return store if isinstance(store, Store) else Store(store)  # pages pass the store's path or URL
 
 
 def check_hold(hold_s: float) -> float:
@@ -96,8 +93,20 @@ def _review_action(role: str) -> str:
     return _REVIEW_ACTIONS[role]
 
 
-def grading_queue_name(dataset: str, rubric: str, round: int) -> str:
-    return f"grading:{dataset}:{rubric}:{int(round)}"
+def grading_queue_name(dataset: str, rubric: str, round: int, role: str = GRADE_ROLE) -> str:
+    """The grading round's queue of graders, or of its adjudicators (their own holds, as in review)."""
+    kind = "grading" if role == GRADE_ROLE else "grading-adjudicate"
+    return f"{kind}:{dataset}:{rubric}:{int(round)}"
+
+
+#: What a person must be allowed to do to be handed an answer in each grading role.
+_GRADING_ACTIONS = {GRADE_ROLE: GRADE, ADJUDICATE_ROLE: ADJUDICATE_GRADES}
+
+
+def _grading_action(role: str) -> str:
+    if role not in _GRADING_ACTIONS:
+        raise UserError(f"unknown grading role {role!r}; use {' or '.join(_GRADING_ACTIONS)}")
+    return _GRADING_ACTIONS[role]
 
 
 # ---------------------------------------------------------------- review rounds
@@ -126,7 +135,7 @@ def _review_candidates(state, round: int, person: str, queue=None,
             for page, n, k in rows], order
 
 
-def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
+def next_review_page(store: Store, who: Identity, round: int, *, state=None, queue=None,
                      after: str | None = None, leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
                      now: datetime | None = None, role: str = REVIEW_ROLE) -> Handed | None:
     """Hold the next page of review round ``round`` that needs ``who`` in ``role`` (a reviewer, or an
@@ -137,7 +146,7 @@ def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None,
     ``review_queue`` for this person in ``role`` (a page has both at hand)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     name = review_queue_name(round, role)
@@ -148,44 +157,36 @@ def next_review_page(store: StoreLike, who: Identity, round: int, *, state=None,
     return _hand_out(store, actor, name, int(round), candidates, order.get(after), hold_s, now)
 
 
-def review_waiting(store: StoreLike, who: Identity, round: int, *, state=None, queue=None,
+def review_waiting(store: Store, who: Identity, round: int, *, state=None, queue=None,
                    now: datetime | None = None, role: str = REVIEW_ROLE) -> Waiting:
     """Counts of what waits for ``who`` in a review round (no unit named but their own hold)."""
     from .extraction.review import load_state
 
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     state = state if state is not None else load_state(store, round)
     return _waiting(store, actor.key, review_queue_name(round, role),
                     _review_candidates(state, round, actor.key, queue, role)[0], now)
 
 
-def review_holder(store: StoreLike, who: Identity, round: int, page_id: str,
+def review_holder(store: Store, who: Identity, round: int, page_id: str,
                   now: datetime | None = None, role: str = REVIEW_ROLE) -> tuple[str, datetime] | None:
     """("you" | "another", held until) for a page someone holds now, else None (never the other's name)."""
-    actor, store = as_identity(who), _store(store)
-    holds = db.load_holds(store, review_queue_name(round, role), now or now_utc())
-    rows = holds[holds["unit"] == str(page_id)]
-    if rows.empty:
-        return None
-    own = rows[rows["holder"] == actor.key]
-    if not own.empty:
-        return "you", own["held_until"].iloc[0]
-    return "another", rows["held_until"].min()
+    return _holder(store, review_queue_name(round, role), str(page_id), as_identity(who).key, now)
 
 
-def finish_review_page(store: StoreLike, who: Identity, round: int, page_id: str,
+def finish_review_page(store: Store, who: Identity, round: int, page_id: str,
                        now: datetime | None = None, role: str = REVIEW_ROLE) -> bool:
     """End ``who``'s hold on a page they finished (False when they held none)."""
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     return db.release(store, review_queue_name(round, role), str(page_id), actor.key, db.FINISHED,
                       now or now_utc())
 
 
-def skip_review_page(store: StoreLike, who: Identity, round: int, page_id: str, *, state=None, queue=None,
+def skip_review_page(store: Store, who: Identity, round: int, page_id: str, *, state=None, queue=None,
                      hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None,
                      role: str = REVIEW_ROLE) -> Handed | None:
     """Leave a page for others (it comes to ``who`` last) and hold the next one for them."""
-    actor, store = _acting(who, _review_action(role)), _store(store)
+    actor = _acting(who, _review_action(role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
     _skip(store, review_queue_name(round, role), str(page_id), actor, now)
@@ -195,10 +196,19 @@ def skip_review_page(store: StoreLike, who: Identity, round: int, page_id: str, 
 
 # ---------------------------------------------------------------- grading rounds
 
-def _grading_candidates(store: Store, dataset: str, rubric: str,
-                        actor: Identity) -> tuple[int, list[db.Candidate], dict[str, int]]:
-    from .judges.grading import grader_queue
+def _grading_candidates(store: Store, dataset: str, rubric: str, actor: Identity,
+                        role: str = GRADE_ROLE) -> tuple[int, list[db.Candidate], dict[str, int]]:
+    """The answers of the current round that need ``actor`` in ``role``, in the queue's order, with
+    their places, and every answer's position in the round's order. A grader's answer has k places
+    (those who graded it count against them; answers they began come first); a disputed answer has
+    one: one adjudicator settles it."""
+    from .judges.grading import disputed_queue, grader_queue
 
+    if role == ADJUDICATE_ROLE:
+        number, disputed = disputed_queue(store, dataset, rubric, actor)
+        order = {token: position for position, (token, _open) in enumerate(disputed)}
+        return number, [db.Candidate(token, 1, frozenset(), order[token]) for token, is_open in disputed if is_open], \
+            order
     number, k, rows = grader_queue(store, dataset, rubric, actor)
     order = {token: position for position, (token, *_rest) in enumerate(rows)}
     out = [db.Candidate(token, k, frozenset(set(graders) - {actor.key}), order[token])
@@ -210,54 +220,77 @@ def _began(rows: list[tuple]) -> set[str]:
     return {token for token, _graders, began, _open in rows if began}
 
 
-def next_grading_answer(store: StoreLike, dataset: str, rubric: str, who: Identity, *, after: str | None = None,
-                        leave: bool = True, hold_s: float = DEFAULT_HOLD_S,
-                        now: datetime | None = None) -> Handed | None:
-    """Hold the next answer of the current grading round that needs ``who`` (answers they began
-    first) and return it (its token), or None. ``after``: the answer they leave (``leave``: their hold
-    on it ends)."""
-    actor, store = _acting(who, GRADE), _store(store)
+def next_grading_answer(store: Store, dataset: str, rubric: str, who: Identity, *, after: str | None = None,
+                        leave: bool = True, hold_s: float = DEFAULT_HOLD_S, now: datetime | None = None,
+                        role: str = GRADE_ROLE) -> Handed | None:
+    """Hold the next answer of the current grading round that needs ``who`` in ``role`` (a grader: answers
+    they began first; an adjudicator: a disputed answer they graded none of, one adjudicator at a time) and
+    return it (its token), or None. ``after``: the answer they leave (``leave``: their hold on it ends)."""
+    actor = _acting(who, _grading_action(role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
-    number, candidates, order = _grading_candidates(store, dataset, rubric, actor)
+    number, candidates, order = _grading_candidates(store, dataset, rubric, actor, role)
+    name = grading_queue_name(dataset, rubric, number, role)
     if after is not None and leave:
-        db.release(store, grading_queue_name(dataset, rubric, number), str(after), actor.key, db.LEFT, now)
-    return _hand_out(store, actor, grading_queue_name(dataset, rubric, number), number, candidates,
-                     order.get(after) if after is not None else None, hold_s, now)
+        db.release(store, name, str(after), actor.key, db.LEFT, now)
+    return _hand_out(store, actor, name, number, candidates, order.get(after) if after is not None else None,
+                     hold_s, now)
 
 
-def grading_waiting(store: StoreLike, dataset: str, rubric: str, who: Identity,
-                    now: datetime | None = None) -> Waiting:
-    actor, store = _acting(who, GRADE), _store(store)
-    number, candidates, _order = _grading_candidates(store, dataset, rubric, actor)
-    return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number), candidates, now)
+def grading_waiting(store: Store, dataset: str, rubric: str, who: Identity, now: datetime | None = None,
+                    role: str = GRADE_ROLE) -> Waiting:
+    """Counts of what waits for ``who`` in ``role`` in the current grading round (no answer named but
+    their own hold)."""
+    actor = _acting(who, _grading_action(role))
+    number, candidates, _order = _grading_candidates(store, dataset, rubric, actor, role)
+    return _waiting(store, actor.key, grading_queue_name(dataset, rubric, number, role), candidates, now)
 
 
-def finish_grading_answer(store: StoreLike, who: Identity, task, now: datetime | None = None) -> bool:
-    """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``) they finished."""
-    actor, store = _acting(who, GRADE), _store(store)
-    return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor.key,
-                      db.FINISHED, now or now_utc())
+def grading_holder(store: Store, who: Identity, task, now: datetime | None = None) -> tuple[str, datetime] | None:
+    """("you" | "another", held until) for the answer of ``task`` when someone holds it now in the
+    task's role, else None (never the other's name)."""
+    actor = _acting(who, _grading_action(task.role))
+    return _holder(store, grading_queue_name(task.dataset, task.rubric, task.round, task.role), task.token,
+                   actor.key, now)
 
 
-def skip_grading_answer(store: StoreLike, who: Identity, task, *, hold_s: float = DEFAULT_HOLD_S,
+def finish_grading_answer(store: Store, who: Identity, task, now: datetime | None = None) -> bool:
+    """End ``who``'s hold on the answer of ``task`` (a ``GradingTask``: a grader's, or an adjudicator's
+    disputed answer) they finished."""
+    actor = _acting(who, _grading_action(task.role))
+    return db.release(store, grading_queue_name(task.dataset, task.rubric, task.round, task.role), task.token,
+                      actor.key, db.FINISHED, now or now_utc())
+
+
+def skip_grading_answer(store: Store, who: Identity, task, *, hold_s: float = DEFAULT_HOLD_S,
                         now: datetime | None = None) -> Handed | None:
-    """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one."""
-    actor, store = _acting(who, GRADE), _store(store)
+    """Leave the answer of ``task`` for others (it comes to ``who`` last) and hold the next one in the
+    task's role."""
+    actor = _acting(who, _grading_action(task.role))
     hold_s = check_hold(hold_s)
     now = now or now_utc()
-    _skip(store, grading_queue_name(task.dataset, task.rubric, task.round), task.token, actor, now)
-    return next_grading_answer(store, task.dataset, task.rubric, actor, after=task.token, hold_s=hold_s, now=now)
+    _skip(store, grading_queue_name(task.dataset, task.rubric, task.round, task.role), task.token, actor, now)
+    return next_grading_answer(store, task.dataset, task.rubric, actor, after=task.token, hold_s=hold_s, now=now,
+                               role=task.role)
 
 
 # ---------------------------------------------------------------- shared
 
 def _acting(who: Identity, action: str) -> Identity:
-    if isinstance(who, str) and not who.strip():
-        raise UserError("enter your name first: work is handed to a named person")
     actor = as_identity(who)
     actor.require(action)
     return actor
+
+
+def _holder(store: Store, queue: str, unit: str, person: str, now: datetime | None) -> tuple[str, datetime] | None:
+    holds = db.load_holds(store, queue, now or now_utc())
+    rows = holds[holds["unit"] == unit]
+    if rows.empty:
+        return None
+    own = rows[rows["holder"] == person]
+    if not own.empty:
+        return "you", own["held_until"].iloc[0]
+    return "another", rows["held_until"].min()
 
 
 def _skip(store: Store, queue: str, unit: str, actor: Identity, now: datetime) -> None:

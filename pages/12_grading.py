@@ -4,9 +4,10 @@ the criteria graders disagree on; researchers start grading rounds.
 Thin page: the queue, what a grader may see, the marks and the permissions are
 ``eduart_core.judges.grading``. A grader is shown the item, its key, the answer and the rubric's
 criteria, all as plain text, and never the model that wrote the answer, a judge's verdict or another
-grader's marks: the `GradingTask` the library hands out holds none of them. Every write is a button
-callback that passes the acting identity; the library refuses what the roles do not allow and records
-who made each grade.
+grader's marks: the `GradingTask` the library hands out holds none of them. "Next" hands a grader, or an
+adjudicator, the next answer that needs them and holds it for them (``eduart_core.queues``: two
+adjudicators never hold one disputed answer). Every write is a button callback that passes the acting
+identity; the library refuses what the roles do not allow and records who made each grade.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from eduart_core import queues, team
 from eduart_core.errors import UserError
 from eduart_core.judges import grading
 from eduart_core.text import plain
-from eduart_core.vocab import format_label, language_label
+from eduart_core.vocab import ADJUDICATE_ROLE, GRADE_ROLE, format_label, language_label
 from pages.ui import failures, fulltext, my_record, navigate, sidebar, signin, store_handle
 
 navigate.through_app()  # a server's first run serves this file alone: app.py draws it
@@ -31,7 +32,7 @@ CAPACITIES = {GRADE: ("Grader", team.GRADE), ADJUDICATE: ("Adjudicator", team.AD
 st.title("Grade answers")
 st.markdown(PURPOSE)
 sel = sidebar.current_selection()
-path = store_handle.store_path()
+store = store_handle.store()
 signed_in = signin.signin_enabled()
 
 
@@ -65,7 +66,7 @@ def _submit(token: str, criteria: list[str]) -> None:
         return
     marks = _marks(token, criteria)
     try:
-        done = grading.submit_grades(path, token, who, marks, note=st.session_state.get(f"grade_note::{token}"))
+        done = grading.submit_grades(store, token, who, marks, note=st.session_state.get(f"grade_note::{token}"))
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -73,7 +74,7 @@ def _submit(token: str, criteria: list[str]) -> None:
     left = len(criteria) - len(marks)
     if done.complete:  # this answer is done for this person: its hold ends, the next one is held for them
         try:
-            queues.finish_grading_answer(path, who, grading.open_answer(path, token, who))
+            queues.finish_grading_answer(store, who, grading.open_answer(store, token, who))
             _hand(who, after=token)
         except UserError:
             st.session_state.pop("grading_held", None)
@@ -83,7 +84,7 @@ def _submit(token: str, criteria: list[str]) -> None:
 
 def _hand(who, after: str | None = None) -> str | None:
     """Hold the next answer that needs ``who`` (leaving ``after``); remembers its token for this session."""
-    handed = queues.next_grading_answer(path, sel.dataset, st.session_state.get("grading_rubric_now"), who,
+    handed = queues.next_grading_answer(store, sel.dataset, st.session_state.get("grading_rubric_now"), who,
                                         after=after)
     if handed is None:
         st.session_state.pop("grading_held", None)
@@ -106,7 +107,7 @@ def _skip(token: str) -> None:
     """Button callback ("Skip", S): leave this answer (it comes back to you last) and hold the next one."""
     who = signin.identity()
     try:
-        handed = queues.skip_grading_answer(path, who, grading.open_answer(path, token, who))
+        handed = queues.skip_grading_answer(store, who, grading.open_answer(store, token, who))
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -115,10 +116,13 @@ def _skip(token: str) -> None:
          else "Skipped. " + _nothing_words())
 
 
-def _nothing_words() -> str:
+def _nothing_words(role: str = GRADE_ROLE) -> str:
     """Why nothing else was handed out, in counts only (blind answers stay blind)."""
-    waiting = queues.grading_waiting(path, sel.dataset, st.session_state.get("grading_rubric_now"),
-                                     signin.identity())
+    waiting = queues.grading_waiting(store, sel.dataset, st.session_state.get("grading_rubric_now"),
+                                     signin.identity(), role=role)
+    if waiting.elsewhere and role == ADJUDICATE_ROLE:
+        return (f"Nothing else has room for you now: {waiting.elsewhere} disputed answer(s) are held by other "
+                "adjudicators (a hold that runs out brings its answer back).")
     if waiting.elsewhere:
         return (f"Nothing else has room for you now: {waiting.elsewhere} answer(s) already have their graders or "
                 "are held by others (a hold that runs out brings its answer back).")
@@ -126,18 +130,59 @@ def _nothing_words() -> str:
 
 
 def _decide(token: str, criteria: list[str]) -> None:
+    """Button callback ("Save decision"): settle the disputed criteria; once none is left, the hold ends
+    and the next disputed answer is held for this adjudicator."""
     who = signin.identity()
     if who is None:
         _say("warning", "Type your name first: it is stored with every decision.")
         return
     try:
-        grading.adjudicate(path, token, who, _marks(token, criteria),
-                           note=st.session_state.get(f"grade_note::{token}"))
+        task = grading.open_disputed(store, token, who)
+        done = grading.adjudicate(store, token, who, _marks(token, criteria),
+                                  note=st.session_state.get(f"grade_note::{token}"))
     except UserError as exc:
         _say("warning", str(exc))
         return
     store_handle.data_changed()
-    _say("success", "Decision saved.")
+    if done.disputed:
+        _say("success", f"Decision saved; {len(done.disputed)} disputed criterion(s) of this answer still to decide.")
+        return
+    queues.finish_grading_answer(store, who, task)
+    got = _hand_disputed(who, after=token)
+    _say("success", "Decision saved; the next disputed answer is held for you." if got else
+         "Decision saved. " + _nothing_words(ADJUDICATE_ROLE))
+
+
+def _hand_disputed(who, after: str | None = None) -> str | None:
+    """Hold the next disputed answer for adjudicator ``who`` (leaving ``after``); remembers its token."""
+    handed = queues.next_grading_answer(store, sel.dataset, st.session_state.get("grading_rubric_now"), who,
+                                        after=after, role=ADJUDICATE_ROLE)
+    st.session_state["grading_adj_held"] = handed.unit if handed else None
+    return handed.unit if handed else None
+
+
+def _adjudicate_next(token: str) -> None:
+    """Button callback ("Next", N): leave this disputed answer to other adjudicators and hold the next one."""
+    try:
+        got = _hand_disputed(signin.identity(), after=token)
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    _say("info", "The next disputed answer is held for you." if got and got != token
+         else _nothing_words(ADJUDICATE_ROLE))
+
+
+def _adjudicate_skip(token: str) -> None:
+    """Button callback ("Skip", S): leave this disputed answer (it comes back to you last), hold the next."""
+    who = signin.identity()
+    try:
+        handed = queues.skip_grading_answer(store, who, grading.open_disputed(store, token, who))
+    except UserError as exc:
+        _say("warning", str(exc))
+        return
+    st.session_state["grading_adj_held"] = handed.unit if handed else None
+    _say("info", "Skipped; the next disputed answer is held for you." if handed and handed.unit != token
+         else "Skipped. " + _nothing_words(ADJUDICATE_ROLE))
 
 
 def _graders() -> int:
@@ -148,7 +193,7 @@ def _graders() -> int:
 
 def _start_round(rubric: str) -> None:
     try:
-        number = grading.start_round(path, sel.dataset, rubric, _graders(),
+        number = grading.start_round(store, sel.dataset, rubric, _graders(),
                                      signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
@@ -159,7 +204,7 @@ def _start_round(rubric: str) -> None:
 
 def _set_k(rubric: str) -> None:
     try:
-        grading.set_graders(path, sel.dataset, rubric, _graders(), signin.identity())
+        grading.set_graders(store, sel.dataset, rubric, _graders(), signin.identity())
     except UserError as exc:
         _say("warning", str(exc))
         return
@@ -187,7 +232,7 @@ if message:
     getattr(st, message[0])(plain(message[1]))
 
 with failures.guard():
-    rounds = grading.current_rounds(path, sel.dataset)
+    rounds = grading.current_rounds(store, sel.dataset)
 may_set = who is not None and who.may(team.SET_GRADING_ROUND)
 
 
@@ -230,7 +275,7 @@ else:
     role = capacities[0]
 
 with failures.guard():
-    progress = grading.round_progress(path, sel.dataset, rubric, who).iloc[0]
+    progress = grading.round_progress(store, sel.dataset, rubric, who).iloc[0]
 k = int(progress["graders_per_answer"])
 mine = f" · {int(progress['mine'])} graded by you" if "mine" in progress and who is not None else ""
 st.progress(int(progress["settled"]) / max(int(progress["answers"]), 1),
@@ -248,7 +293,7 @@ def item_panel(task: grading.GradingTask) -> None:
     image = None
     if task.image_hash:
         try:
-            image = grading.task_image(path, task)
+            image = grading.task_image(store, task)
         except UserError as exc:
             st.caption(plain(f"Image unavailable: {exc}"))
     left, right = st.columns([3, 2]) if image else (st.container(), None)
@@ -299,7 +344,7 @@ def grade_section() -> None:
                   help="Leave this answer to others and hold the next one that needs you")
         b3.button("Skip", key="grading_skip", on_click=_skip, args=(task.token,), shortcut="S",
                   help="Leave this answer to others (it comes back to you last) and hold the next one")
-        holder = queues.grading_waiting(path, sel.dataset, rubric, who)
+        holder = queues.grading_waiting(store, sel.dataset, rubric, who)
         st.caption(plain(f"Held for you (a hold runs out after {queues.DEFAULT_HOLD_S / 60:.0f} minutes) · "
                          f"{max(holder.mine - 1, 0)} more answer(s) wait for you · Keys: N next · S skip (not while "
                          "typing in a field)"))
@@ -309,17 +354,16 @@ def grade_section() -> None:
 
 def held_task() -> grading.GradingTask | None:
     """The answer held for this person in this session, or the next one the queue holds for them."""
-    st.session_state["grading_rubric_now"] = rubric
     token = st.session_state.get("grading_held")
     if token:
         try:
-            task = grading.open_answer(path, token, who)
+            task = grading.open_answer(store, token, who)
             if task.rubric == rubric and task.dataset == sel.dataset and set(task.mine) != {c.id for c in task.criteria}:
                 return task
         except UserError:
             pass
     token = _hand(who)
-    return grading.open_answer(path, token, who) if token else None
+    return grading.open_answer(store, token, who) if token else None
 
 
 def adjudicate_section() -> None:
@@ -327,12 +371,14 @@ def adjudicate_section() -> None:
         st.info("Type your name above to adjudicate.")
         return
     with failures.guard():
-        queue = grading.adjudication_queue(path, sel.dataset, rubric, who)
-    if not queue:
-        st.success("No disputed answer waits for you (answers you graded go to another adjudicator).")
+        task = held_disputed()
+        waiting = queues.grading_waiting(store, sel.dataset, rubric, who, role=ADJUDICATE_ROLE)
+    if task is None:
+        st.success("No disputed answer waits for you (answers you graded go to another adjudicator)."
+                   if not waiting.elsewhere else
+                   f"No disputed answer has room for you now: {waiting.elsewhere} are held by other adjudicators "
+                   "(a hold that runs out brings its answer back).")
         return
-    st.caption(f"{len(queue)} disputed answer(s) wait for an adjudicator.")
-    task = queue[0]
     st.subheader("Disputed answer")
     item_panel(task)
     with st.container(key="grading_disputed", border=True):
@@ -343,10 +389,38 @@ def adjudicate_section() -> None:
             marks = ", ".join(f"{m:g}" for m in task.marks.get(c.id, ()))
             st.caption(plain(f"The graders gave: {marks} (unnamed)"))
     st.text_area("Note (optional)", key=f"grade_note::{task.token}", max_chars=2000)
-    st.button("Save decision", key="grading_decide", type="primary", on_click=_decide,
+    b1, b2, b3 = st.columns([2, 1, 1])
+    b1.button("Save decision", key="grading_decide", type="primary", on_click=_decide,
               args=(task.token, list(task.disputed)))
+    b2.button("Next", key="grading_adjudicate_next", on_click=_adjudicate_next, args=(task.token,), shortcut="N",
+              help="Leave this answer to other adjudicators and hold the next disputed one")
+    b3.button("Skip", key="grading_adjudicate_skip", on_click=_adjudicate_skip, args=(task.token,), shortcut="S",
+              help="Leave this answer to other adjudicators (it comes back to you last) and hold the next one")
+    holder = queues.grading_holder(store, who, task)
+    held = (f"Held for you until {holder[1]:%H:%M} UTC" if holder and holder[0] == "you" else
+            f"Another adjudicator holds this answer until {holder[1]:%H:%M} UTC: press Next for one of your own"
+            if holder else "Not held: press Next to have the next disputed answer held for you")
+    st.caption(plain(f"{held} · {waiting.mine - (waiting.held is not None)} more disputed answer(s) wait for you · "
+                     "Keys: N next · S skip (not while typing in a field)"))
 
 
+def held_disputed() -> grading.GradingTask | None:
+    """The disputed answer held for this adjudicator in this session, or the next one the adjudicators'
+    queue holds for them (one adjudicator per answer: another's held answer is never shown)."""
+    token = st.session_state.get("grading_adj_held")
+    if token:
+        try:
+            task = grading.open_disputed(store, token, who)
+            if task.rubric == rubric and task.dataset == sel.dataset and \
+                    (queues.grading_holder(store, who, task) or ("",))[0] == "you":
+                return task
+        except UserError:
+            pass
+    token = _hand_disputed(who)
+    return grading.open_disputed(store, token, who) if token else None
+
+
+st.session_state["grading_rubric_now"] = rubric  # what the buttons' callbacks work on
 if role == GRADE:
     grade_section()
 elif role == ADJUDICATE:

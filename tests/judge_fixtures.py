@@ -114,3 +114,24 @@ def written_store(folder: Path, monkeypatch):
     store = Store(folder / "store" / "eduart.duckdb")
     build_written_store(store)
     return store
+
+
+#: The two graders of ``disputed_round`` (single-machine names).
+DISPUTING = ("gia", "gus")
+
+
+def disputed_round(store, disputed: int = 4, agreed: int = 1) -> list[str]:
+    """A grading round of two graders on ``store`` (built by ``build_written_store``) whose first
+    ``disputed`` answers they dispute (on the evidence) and whose next ``agreed`` ones they agree on;
+    returns the tokens in that order (the disputed ones first). The rest stay ungraded."""
+    from eduart_core import team
+    from eduart_core.judges import grading
+
+    gia, gus = (team.local(n) for n in DISPUTING)
+    grading.start_round(store, DATASET, RUBRIC, graders=2, set_by=team.operator(), seed=7)
+    tokens: list[str] = []
+    while len(tokens) < disputed + agreed and (task := grading.next_answer(store, DATASET, RUBRIC, gia)) is not None:
+        grading.submit_grades(store, task.token, gia, {"artist": 1, "date": 1, "evidence": 0})
+        grading.submit_grades(store, task.token, gus, {"artist": 1, "date": 1, "evidence": int(len(tokens) < disputed)})
+        tokens.append(task.token)
+    return tokens

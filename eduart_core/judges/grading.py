@@ -18,13 +18,12 @@ mode; a plain name is refused) and checks the roles here, not on a page: grading
 adjudicating `team.ADJUDICATE_GRADES` (adjudicator), starting a round or changing its k
 `team.SET_GRADING_ROUND` (researcher, admin). A grader is known by the identity's subject, and every
 grade row records who wrote it (``recorded_by`` and the identity columns). The functions take a
-`Store` or the store's path (pages pass the path).
+`Store`: a page or a command makes it once and passes it to every call.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import secrets
 import time
@@ -98,11 +97,6 @@ class Submitted:
 
 
 Actor = Identity
-StoreLike = Store | str | os.PathLike
-
-
-def _store(store: StoreLike) -> Store:
-    return store if isinstance(store, Store) else Store(store)  # a file path or a postgresql:// URL
 
 
 def _acting(who: Actor, action: str, what: str) -> Identity:
@@ -117,7 +111,7 @@ def _acting(who: Actor, action: str, what: str) -> Identity:
 
 # ---------------------------------------------------------------- rounds
 
-def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor,
+def start_round(store: Store, dataset: str, rubric: str, graders: int, set_by: Actor,
                 models: list[str] | tuple[str, ...] = (), conditions: list[str] | tuple[str, ...] = (),
                 seed: int | None = None, seed_gold: float = 0.0, gold: list[str] | tuple[str, ...] | None = None) -> int:
     """A new grading round over the latest answers the rubric applies to; returns its number.
@@ -132,7 +126,6 @@ def start_round(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
     from .launch import judged_answers
 
     actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
-    store = _store(store)
     _check_graders(graders)
     rate = check_rate(seed_gold)
     rules = load_rubric(rubric)
@@ -180,12 +173,11 @@ def _check_graders(graders: int) -> None:
         raise UserError(f"graders per answer must be a whole number from 1 to {MAX_GRADERS}, not {graders!r}")
 
 
-def set_graders(store: StoreLike, dataset: str, rubric: str, graders: int, set_by: Actor) -> None:
+def set_graders(store: Store, dataset: str, rubric: str, graders: int, set_by: Actor) -> None:
     """Change k (independent graders per answer) of the current round."""
     from ..store.grades import latest_round_con, set_round_graders_con
 
     actor = _acting(set_by, SET_GRADING_ROUND, "who sets the round")
-    store = _store(store)
     _check_graders(graders)
     with store.transaction() as con:
         current = latest_round_con(con, dataset, rubric)
@@ -194,12 +186,12 @@ def set_graders(store: StoreLike, dataset: str, rubric: str, graders: int, set_b
         set_round_graders_con(con, dataset, rubric, current[0], int(graders), actor.columns())
 
 
-def current_rounds(store: StoreLike, dataset: str) -> pd.DataFrame:
+def current_rounds(store: Store, dataset: str) -> pd.DataFrame:
     """The newest grading round of every rubric of ``dataset`` (rubric, round, graders, set_by, set_at):
     what a grading page offers to work on. Counts only, no answers."""
     from ..store.grades import current_rounds_con
 
-    with _store(store).connect(read_only=True) as con:
+    with store.connect(read_only=True) as con:
         return current_rounds_con(con, dataset)
 
 
@@ -323,12 +315,11 @@ def _mine(state: _Round, answer: dict, grader: str, role: str = GRADE_ROLE) -> d
 
 # ---------------------------------------------------------------- the queue
 
-def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> GradingTask | None:
+def next_answer(store: Store, dataset: str, rubric: str, grader: Actor) -> GradingTask | None:
     """The next answer for ``grader``: one they began and did not finish, else the first (in the
     round's shuffled order) that still needs a grader and that they have not graded. None when
     there is nothing left for them."""
     key = _acting(grader, GRADE, "the grader").key
-    store = _store(store)
     state = _load_round(store, dataset, rubric)
     waiting = None
     for answer in state.answers.to_dict("records"):
@@ -341,13 +332,13 @@ def next_answer(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> G
     return _task(store, state, waiting) if waiting is not None else None
 
 
-def grader_queue(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> tuple[int, int, list[tuple]]:
+def grader_queue(store: Store, dataset: str, rubric: str, grader: Actor) -> tuple[int, int, list[tuple]]:
     """(round, k, [(token, graders, began, open)]) of every answer of the current round, in the round's
     order: ``open`` when it is still open to ``grader`` (they began it and did not finish: ``began``;
     or they have not graded it and it has fewer than k graders). ``graders``: who graded any
     criterion of it (a work queue counts them against the k places; it never shows them)."""
     key = _acting(grader, GRADE, "the grader").key
-    state = _load_round(_store(store), dataset, rubric)
+    state = _load_round(store, dataset, rubric)
     out = []
     for answer in state.answers.to_dict("records"):
         status = _status(state, answer)
@@ -357,10 +348,9 @@ def grader_queue(store: StoreLike, dataset: str, rubric: str, grader: Actor) -> 
     return state.number, state.k, out
 
 
-def open_answer(store: StoreLike, token: str, grader: Actor) -> GradingTask:
+def open_answer(store: Store, token: str, grader: Actor) -> GradingTask:
     """An answer of the current round by its token, for a grader who graded it or may still."""
     key = _acting(grader, GRADE, "the grader").key
-    store = _store(store)
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if key not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, key)):
@@ -414,7 +404,7 @@ def _row(state: _Round, answer: dict, actor: Identity, role: str, criterion: Cri
             "note": note, "recorded_by": person, **actor.columns()}
 
 
-def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str, int], note: str | None = None,
+def submit_grades(store: Store, token: str, grader: Actor, points: dict[str, int], note: str | None = None,
                   source: str = "page") -> Submitted:
     """Record a grader's blind marks on some or all criteria of one answer (latest mark counts).
 
@@ -423,7 +413,7 @@ def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str,
     from ..store.grades import add_grades_con
 
     actor = _acting(grader, GRADE, "the grader")
-    key, store = actor.key, _store(store)
+    key = actor.key
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if key not in status.graders and (len(status.graders) >= state.k or _gold_maker(state, answer, key)):
@@ -440,32 +430,60 @@ def submit_grades(store: StoreLike, token: str, grader: Actor, points: dict[str,
     return Submitted(str(token), added, key in new.complete, new.settled, new.disputed)
 
 
-def adjudication_queue(store: StoreLike, dataset: str, rubric: str, adjudicator: Actor) -> list[GradingTask]:
+def adjudication_queue(store: Store, dataset: str, rubric: str, adjudicator: Actor) -> list[GradingTask]:
     """Answers whose k graders disagree on a criterion no adjudicator has decided, for someone who
     graded none of them. Each task names the disputed criteria and the graders' marks (unnamed)."""
     key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
-    store = _store(store)
     state = _load_round(store, dataset, rubric)
     out = []
     for answer in state.answers.to_dict("records"):
         status = _status(state, answer)
-        if not status.disputed or key in status.graders:
-            continue
-        rows = _answer_grades(state, answer)
-        blind = rows[(rows["role"] == GRADE_ROLE) & rows["grader"].isin(status.complete)]
-        marks = {c: tuple(sorted(float(p) for p in blind.loc[blind["criterion"] == c, "points"]))
-                 for c in status.disputed}
-        out.append(_task(store, state, answer, role=ADJUDICATE_ROLE, disputed=status.disputed, marks=marks))
+        if status.disputed and key not in status.graders:
+            out.append(_disputed_task(store, state, answer, status))
     return out
 
 
-def adjudicate(store: StoreLike, token: str, adjudicator: Actor, points: dict[str, int], note: str | None = None,
+def disputed_queue(store: Store, dataset: str, rubric: str, adjudicator: Actor) -> tuple[int, list[tuple[str, bool]]]:
+    """(round, [(token, open)]) of every answer of the current round, in the round's order: ``open`` when
+    it waits for ``adjudicator`` (its graders disagree on a criterion nobody decided yet, and they graded
+    none of it). Tokens only: a work queue hands them out; the marks come with `open_disputed`, to an
+    adjudicator alone."""
+    key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    state = _load_round(store, dataset, rubric)
+    out = []
+    for answer in state.answers.to_dict("records"):
+        status = _status(state, answer)
+        out.append((str(answer["token"]), bool(status.disputed) and key not in status.graders))
+    return state.number, out
+
+
+def open_disputed(store: Store, token: str, adjudicator: Actor) -> GradingTask:
+    """A disputed answer of the current round by its token, for an adjudicator who graded none of it: the
+    disputed criteria and the graders' marks on them (unnamed)."""
+    key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    state, answer = _round_of(store, token)
+    status = _status(state, answer)
+    if key in status.graders:
+        raise BlindGradingError("you graded this answer: another person adjudicates it")
+    if not status.disputed:
+        raise BlindGradingError("this answer has no disputed criterion to adjudicate")
+    return _disputed_task(store, state, answer, status)
+
+
+def _disputed_task(store: Store, state: _Round, answer: dict, status: _Status) -> GradingTask:
+    rows = _answer_grades(state, answer)
+    blind = rows[(rows["role"] == GRADE_ROLE) & rows["grader"].isin(status.complete)]
+    marks = {c: tuple(sorted(float(p) for p in blind.loc[blind["criterion"] == c, "points"])) for c in status.disputed}
+    return _task(store, state, answer, role=ADJUDICATE_ROLE, disputed=status.disputed, marks=marks)
+
+
+def adjudicate(store: Store, token: str, adjudicator: Actor, points: dict[str, int], note: str | None = None,
                source: str = "page") -> Submitted:
     """Decide the disputed criteria of an answer (an adjudicator who graded it may not)."""
     from ..store.grades import add_grades_con
 
     actor = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator")
-    key, store = actor.key, _store(store)
+    key = actor.key
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if key in status.graders:
@@ -480,12 +498,12 @@ def adjudicate(store: StoreLike, token: str, adjudicator: Actor, points: dict[st
     return Submitted(str(token), added, True, new.settled, new.disputed)
 
 
-def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
+def answer_grades(store: Store, token: str, viewer: Actor) -> pd.DataFrame:
     """The marks on an answer a person may see: everyone's once it is settled, before that only
     the viewer's own (the blindness rule in one place, whatever the viewer's roles).
     ``attrs["settled"]`` says which."""
     key = as_identity(viewer).key
-    state, answer = _round_of(_store(store), token)
+    state, answer = _round_of(store, token)
     status = _status(state, answer)
     rows = _answer_grades(state, answer)
     columns = ["criterion", "grader", "role", "points", "graded_at"]
@@ -495,7 +513,7 @@ def answer_grades(store: StoreLike, token: str, viewer: Actor) -> pd.DataFrame:
     return out
 
 
-def settled_grades(store: StoreLike) -> pd.DataFrame:
+def settled_grades(store: Store) -> pd.DataFrame:
     """The latest grades (graders' and adjudicators') of every answer that is settled in the current
     round of its dataset and rubric, with the answer's round ``token``, its serving ``position`` in
     the round (``round_number``) and the criterion's ``max_points``: the only marks a rater's record
@@ -503,7 +521,6 @@ def settled_grades(store: StoreLike) -> pd.DataFrame:
     file is gone are left out: their marks have no scale."""
     from ..store.grades import load_grades
 
-    store = _store(store)
     grades = load_grades(store)
     columns = [*grades.columns, "token", "position", "round_number", "max_points"]
     parts = []
@@ -523,10 +540,10 @@ def settled_grades(store: StoreLike) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def round_progress(store: StoreLike, dataset: str, rubric: str, grader: Actor | None = None) -> pd.DataFrame:
+def round_progress(store: Store, dataset: str, rubric: str, grader: Actor | None = None) -> pd.DataFrame:
     """Counts of the current round (no model, no marks): answers, graded by k, disputed, settled;
     with ``grader``, also how many answers that person has graded in full (``mine``)."""
-    state = _load_round(_store(store), dataset, rubric)
+    state = _load_round(store, dataset, rubric)
     statuses = [_status(state, a) for a in state.answers.to_dict("records")]
     return pd.DataFrame([{
         "dataset": dataset, "rubric": state.rubric.name, "round": state.number, "graders_per_answer": state.k,
@@ -543,11 +560,11 @@ def rubric_names() -> list[str]:
     return [r.name for r in load_rubrics()]
 
 
-def task_image(store: StoreLike, task: GradingTask) -> Path | None:
+def task_image(store: Store, task: GradingTask) -> Path | None:
     """The file of the item's image (None when the item has none)."""
     from ..store.items import image_path
 
-    return image_path(_store(store), task.image_hash) if task.image_hash else None
+    return image_path(store, task.image_hash) if task.image_hash else None
 
 
 def _note(note: str | None) -> str | None:

@@ -169,3 +169,41 @@ def test_roles_without_permission_are_refused_by_the_library_and_the_page(writte
     lead.number_input(key="grading_k").set_value(3)
     lead.button(key="grading_set_k").click().run()
     assert grading.round_progress(written, DATASET, RUBRIC).iloc[0]["graders_per_answer"] == 3
+
+
+@pytest.fixture
+def disputes(tmp_path, monkeypatch):
+    """A round whose two graders dispute two answers (and graded nothing else)."""
+    from tests.judge_fixtures import disputed_round
+
+    store = written_store(tmp_path, monkeypatch)
+    tokens = disputed_round(store, disputed=2, agreed=0)
+    monkeypatch.setenv("EDUART_DB", str(store.path))
+    return store, tokens
+
+
+def test_two_adjudicators_are_shown_different_disputed_answers_each_held_for_them(disputes):
+    from eduart_core import queues
+    from eduart_core.store import holds
+
+    store, tokens = disputes
+    ada, abe = app(person(team.ADJUDICATOR, subject="ada")), app(person(team.ADJUDICATOR, subject="abe"))
+    shown = {name: marks(at)["evidence"].key.split("::")[1] for name, at in (("ada", ada), ("abe", abe))}
+    assert set(shown.values()) == set(tokens)  # one disputed answer each, never the same one
+    assert "Held for you until" in page_text(ada) and "Keys: N next · S skip" in page_text(ada)
+    cal = app(person(team.ADJUDICATOR, subject="cal"))
+    assert not marks(cal) and "2 are held by other adjudicators" in page_text(cal)
+
+    ada.radio(key=f"grade::{shown['ada']}::evidence").set_value(1)
+    ada.button(key="grading_decide").click().run()
+    assert not ada.exception, ada.exception
+    assert "Decision saved." in page_text(ada) and "1 disputed answer(s) are held by other adjudicators" in page_text(ada)
+    queue = queues.grading_queue_name(DATASET, RUBRIC, 1, "adjudicate")
+    held = holds.load_holds(store, queue)
+    assert list(zip(held["unit"], held["holder"])) == [(shown["abe"], "abe")]  # ada's hold ended with her decision
+
+    abe.button(key="grading_adjudicate_skip").click().run()  # nothing else is disputed: his answer comes back
+    assert not abe.exception, abe.exception
+    assert marks(abe)["evidence"].key == f"grade::{shown['abe']}::evidence" and "Skipped." in page_text(abe)
+    abe.button(key="grading_adjudicate_next").click().run()
+    assert "Nothing else waits for you in this round." in page_text(abe)

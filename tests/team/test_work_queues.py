@@ -16,6 +16,7 @@ from eduart_core.store import Store
 from eduart_core.store import extraction as db
 from eduart_core.store import holds as hold_db
 from eduart_core.team.identity import local
+from eduart_core.vocab import ADJUDICATE_ROLE as ADJUDICATE_GRADES_ROLE
 
 ANN, BOB, CARA, DAN = (team.local(n) for n in ("ann", "bob", "cara", "dan"))
 
@@ -190,3 +191,131 @@ def test_only_adjudicators_are_handed_adjudication_pages(store_path):
     with pytest.raises(UserError, match="unknown review role 'judge'"):
         queues.next_review_page(store, ANN, 1, role="judge")
     assert hold_db.load_holds(store, "adjudicate:1").empty
+
+
+# ---------------------------------------------------------------- adjudicating grades
+
+@pytest.fixture
+def disputed(tmp_path, monkeypatch):
+    """A grading round whose two graders dispute its first four answers and agree on the fifth."""
+    from tests.judge_fixtures import disputed_round, written_store
+
+    store = written_store(tmp_path, monkeypatch)
+    return store, disputed_round(store, disputed=4, agreed=1)
+
+
+def _adjudicate_next(store, who, **kw):
+    from tests.judge_fixtures import DATASET, RUBRIC
+
+    return queues.next_grading_answer(store, DATASET, RUBRIC, who, role=ADJUDICATE_GRADES_ROLE, **kw)
+
+
+GRADING_ADJUDICATORS = queues.grading_queue_name("written", "test-v1", 1, ADJUDICATE_GRADES_ROLE)
+
+
+def test_adjudicators_are_handed_disputed_answers_one_adjudicator_each(disputed):
+    from eduart_core.judges import grading
+    from tests.judge_fixtures import DATASET, RUBRIC
+
+    store, tokens = disputed
+    handed = [_adjudicate_next(store, p) for p in (ANN, BOB, CARA, DAN)]
+    assert [h.unit for h in handed] == tokens[:4]  # four disputed answers, four adjudicators, none shared
+    assert _adjudicate_next(store, ANN).unit == tokens[0]  # her own hold renewed, not a second answer
+    eve = team.local("eve")
+    assert _adjudicate_next(store, eve) is None  # the agreed answer and the ungraded ones need no adjudicator
+    waiting = queues.grading_waiting(store, DATASET, RUBRIC, eve, role=ADJUDICATE_GRADES_ROLE)
+    assert (waiting.mine, waiting.elsewhere, waiting.held) == (0, 4, None)
+    held = hold_db.load_holds(store, GRADING_ADJUDICATORS)
+    assert sorted(zip(held["unit"], held["holder"])) == sorted(zip(tokens[:4], ["ann", "bob", "cara", "dan"]))
+    assert set(held["actor_provider"]) == {"single-machine"}  # who took each is recorded
+    task = grading.open_disputed(store, tokens[0], eve)
+    anns = held.loc[held["holder"] == "ann", "held_until"].iloc[0]
+    assert queues.grading_holder(store, eve, task) == ("another", anns)  # never the other's name
+    assert queues.grading_holder(store, ANN, task)[0] == "you"
+    # the graders' own queue is another: an adjudicator's hold keeps no grader from an answer
+    assert hold_db.load_holds(store, queues.grading_queue_name(DATASET, RUBRIC, 1)).empty
+    assert _adjudicate_next(store, team.local("gia")) is None  # a grader of every disputed answer adjudicates none
+
+
+def test_finishing_skipping_and_running_out_release_a_disputed_answer(disputed):
+    from eduart_core.judges import grading
+
+    store, tokens = disputed
+    now = queues.now_utc()
+    assert _adjudicate_next(store, ANN, hold_s=60, now=now).unit == tokens[0]  # ann's browser closes
+    assert _adjudicate_next(store, BOB, now=now + timedelta(seconds=30)).unit == tokens[1]
+    later = now + timedelta(seconds=61)
+    assert _adjudicate_next(store, CARA, now=later).unit == tokens[0]  # ann's hold ran out
+    assert queues.finish_grading_answer(store, CARA, grading.open_disputed(store, tokens[0], CARA), now=later)
+    assert _adjudicate_next(store, DAN, now=later).unit == tokens[0]  # finished (undecided): free for the next one
+    skipped = queues.skip_grading_answer(store, BOB, grading.open_disputed(store, tokens[1], BOB), now=later)
+    assert skipped.unit == tokens[2]
+    assert _adjudicate_next(store, CARA, now=later).unit == tokens[1]  # the skipped answer is free for others
+    assert _adjudicate_next(store, ANN, now=later).unit == tokens[3]
+    assert _adjudicate_next(store, team.local("eve"), now=later) is None
+    held = hold_db.load_holds(store, GRADING_ADJUDICATORS, later)
+    assert sorted(zip(held["unit"], held["holder"])) == sorted(
+        [(tokens[0], "dan"), (tokens[2], "bob"), (tokens[1], "cara"), (tokens[3], "ann")])
+
+
+def test_settling_a_disputed_answer_takes_it_out_of_the_queue(disputed):
+    from eduart_core.judges import grading
+    from eduart_core.store.grades import load_grades
+    from tests.judge_fixtures import DATASET, RUBRIC
+
+    store, tokens = disputed
+    assert _adjudicate_next(store, ANN).unit == tokens[0]
+    task = grading.open_disputed(store, tokens[0], ANN)
+    assert task.disputed == ("evidence",) and task.marks == {"evidence": (0.0, 1.0)}
+    assert grading.adjudicate(store, tokens[0], ANN, {"evidence": 1}).settled
+    assert queues.finish_grading_answer(store, ANN, task)
+    decided = load_grades(store, DATASET).iloc[-1]
+    assert (decided["grader"], decided["role"], decided["recorded_by"]) == ("ann", "adjudicate", "ann")
+    handed = {_adjudicate_next(store, p).unit for p in (BOB, CARA, DAN)}
+    assert handed == set(tokens[1:4])  # the settled answer goes to nobody
+    assert _adjudicate_next(store, team.local("eve")) is None
+    with pytest.raises(grading.BlindGradingError, match="no disputed criterion"):
+        grading.open_disputed(store, tokens[0], team.local("eve"))
+    assert queues.grading_waiting(store, DATASET, RUBRIC, ANN, role=ADJUDICATE_GRADES_ROLE).elsewhere == 3
+
+
+def test_a_reviewer_or_a_grader_is_refused_the_adjudicators_queue_with_one_line_and_nothing_written(disputed):
+    from eduart_core.judges import grading
+    from tests.judge_fixtures import DATASET, RUBRIC
+
+    store, tokens = disputed
+    task = grading.open_disputed(store, tokens[0], ANN)
+    before = store.data_version()
+    rev = team.Identity("rev", "https://idp.test", "Rev Person", "rev@example.org", frozenset({team.REVIEWER}),
+                        signed_in=True)
+    for call in (lambda: _adjudicate_next(store, rev),
+                 lambda: queues.grading_waiting(store, DATASET, RUBRIC, rev, role=ADJUDICATE_GRADES_ROLE),
+                 lambda: queues.skip_grading_answer(store, rev, task),
+                 lambda: queues.finish_grading_answer(store, rev, task),
+                 lambda: queues.grading_holder(store, rev, task),
+                 lambda: grading.open_disputed(store, tokens[0], rev)):
+        with pytest.raises(team.PermissionDenied, match="adjudicate the grades") as refused:
+            call()
+        assert "\n" not in str(refused.value)
+    with pytest.raises(UserError, match="unknown grading role 'judge'"):
+        queues.next_grading_answer(store, DATASET, RUBRIC, ANN, role="judge")
+    with pytest.raises(TypeError, match="must be an Identity"):
+        _adjudicate_next(store, "ann")  # a plain name holds no role
+    assert hold_db.load_holds(store, GRADING_ADJUDICATORS).empty and store.data_version() == before
+
+
+def test_the_adjudicators_queue_tells_nobody_the_graders_marks(disputed):
+    from eduart_core.judges import grading
+    from tests.judge_fixtures import DATASET, RUBRIC
+
+    store, tokens = disputed
+    handed = _adjudicate_next(store, ANN)
+    assert set(vars(handed)) == {"unit", "round", "held_until"}
+    waiting = queues.grading_waiting(store, DATASET, RUBRIC, ANN, role=ADJUDICATE_GRADES_ROLE)
+    assert set(vars(waiting)) == {"mine", "elsewhere", "held"}
+    task = grading.open_disputed(store, handed.unit, ANN)  # an adjudicator: the marks, unnamed
+    assert "gia" not in repr(task) and "gus" not in repr(task)
+    with pytest.raises(grading.BlindGradingError, match="you graded this answer"):
+        grading.open_disputed(store, handed.unit, team.local("gia"))  # a grader of it: never the other's marks
+    theirs = grading.answer_grades(store, handed.unit, team.local("gia"))
+    assert set(theirs["grader"]) == {"gia"} and not theirs.attrs["settled"]

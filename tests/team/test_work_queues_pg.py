@@ -116,3 +116,49 @@ def test_a_page_whose_holder_vanished_comes_back_when_the_hold_runs_out(pg_url):
     time.sleep(HOLD_S + 0.5)
     back = {queues.next_review_page(store, team.local(n), 1).unit for n in ("bob", "cara")}
     assert back == taken
+
+
+#: One adjudicator process of a grading round: as ``_ASKER``, for the disputed answers of the written dataset.
+_ADJUDICATOR = """
+import json, sys, time
+from eduart_core.queues import next_grading_answer
+from eduart_core.store import Store
+from eduart_core.team import local
+url, name, asks, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+store = Store(url)
+with store.connect(read_only=True) as con:
+    con.execute("SELECT 1").fetchall()
+while time.time() < start:
+    time.sleep(0.005)
+got, after = [], None
+for _ in range(asks):
+    handed = next_grading_answer(store, "written", "test-v1", local(name), after=after, leave=False, hold_s=3600.0,
+                                 role="adjudicate")
+    got.append(handed.unit if handed else None)
+    after = handed.unit if handed else after
+print(json.dumps(got))
+"""
+
+
+def test_grading_adjudicators_across_processes_never_share_a_disputed_answer(pg_url, tmp_path, monkeypatch):
+    from tests.judge_fixtures import DATASET, RUBRIC, build_written_store, disputed_round, write_rubric
+
+    monkeypatch.setenv("EDUART_RUBRICS", str(write_rubric(tmp_path / "rubrics")))  # the processes inherit it
+    store = Store(pg_url)
+    build_written_store(store)
+    tokens = disputed_round(store, disputed=10, agreed=2)
+    start = time.time() + 8.0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", _ADJUDICATOR, pg_url, f"adj{k}", "3", str(start)], cwd=ROOT,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(4)]
+    got = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=240)
+        assert proc.returncode == 0, stderr[-2000:]
+        got.append(json.loads(stdout.strip().splitlines()[-1]))
+    # 12 asks for 10 disputed answers: someone is handed their own answer back; none goes to two adjudicators
+    handed = [u for units in got for u in set(units) - {None}]
+    assert len(handed) == 10 and set(handed) == set(tokens[:10])
+    held = hold_db.load_holds(store, queues.grading_queue_name(DATASET, RUBRIC, 1, "adjudicate"))
+    assert len(held) == 10 and held["unit"].is_unique
+    assert hold_db.load_holds(store, queues.grading_queue_name(DATASET, RUBRIC, 1)).empty
