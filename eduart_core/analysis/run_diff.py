@@ -70,6 +70,19 @@ def _resampled_means(diff: np.ndarray, n_boot: int, rng: np.random.Generator) ->
     return draws @ values / len(diff)
 
 
+def _group_draws(groups: list[np.ndarray], n_boot: int, seed: int) -> list[np.ndarray]:
+    """Each group's bootstrap means, drawn in order from one generator seeded with ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [_resampled_means(g, n_boot, rng) for g in groups]
+
+
+def _interval_of(draws: list[np.ndarray], level: float) -> tuple[float, float]:
+    """Percentile interval of the mean of the groups' bootstrap means."""
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(np.mean(draws, axis=0), [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
 def paired_interval(groups: list[np.ndarray], *, n_boot: int = N_BOOT, seed: int = SEED,
                     level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of the mean of the group means of paired differences, items resampled within
@@ -79,11 +92,7 @@ def paired_interval(groups: list[np.ndarray], *, n_boot: int = N_BOOT, seed: int
     groups = [np.asarray(g, dtype=float) for g in groups if len(g)]
     if sum(len(g) for g in groups) < 2:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    draws = np.mean([_resampled_means(g, n_boot, rng) for g in groups], axis=0)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(draws, [tail, 1.0 - tail])
-    return float(low), float(high)
+    return _interval_of(_group_draws(groups, n_boot, seed), level)
 
 
 def change_words(delta: float, low: float, high: float, n_changed: int) -> str:
@@ -101,8 +110,9 @@ def change_words(delta: float, low: float, high: float, n_changed: int) -> str:
 
 def _row(run: str, baseline: str, scope: str, fmt: str | None, pairs: pd.DataFrame, delta: float,
          low: float, high: float) -> dict:
-    up = int((pairs["change"] > _EPS).sum())
-    down = int((pairs["change"] < -_EPS).sum())
+    change = pairs["change"].to_numpy(dtype=float)  # plain arrays: this runs once per run and format
+    up = int((change > _EPS).sum())
+    down = int((change < -_EPS).sum())
     return {"run": run, "baseline": baseline, "scope": scope, "type": fmt, "n_items": int(len(pairs)),
             "baseline_mean": float(pairs["baseline_score"].mean()), "run_mean": float(pairs["run_score"].mean()),
             "delta": float(delta), "ci_low": low, "ci_high": high, "n_improved": up, "n_regressed": down,
@@ -113,29 +123,43 @@ RUN_DELTA_COLUMNS = ["run", "baseline", "scope", "type", "n_items", "baseline_me
                      "ci_high", "n_improved", "n_regressed", "change"]
 
 
+def paired_runs(df: pd.DataFrame, baseline: str, runs: list[str]) -> dict[str, pd.DataFrame]:
+    """Each run's pairs with ``baseline`` (`paired_pairs`), the baseline itself left out: what
+    `run_deltas` and `run_item_changes` read, so a caller asking both pairs the runs once."""
+    d = _by_model(df)
+    return {run: _pairs(d, baseline, run) for run in dict.fromkeys(runs) if run != baseline}
+
+
 def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int = N_BOOT, seed: int = SEED,
-               level: float = 0.95) -> pd.DataFrame:
+               level: float = 0.95, pairs: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Per run: the overall (macro) delta against ``baseline`` and the delta per format, each with its
     paired interval (`INTERVAL`). Rows of a run that shares no item with the baseline are left out.
+    ``pairs``: `paired_runs` of the same frame, when already known.
 
     ``baseline_mean`` and ``run_mean`` are over the paired items only (micro within the row; the
     overall row's ``delta`` is the difference of macro averages, its means are micro)."""
     rows: list[dict] = []
-    d = _by_model(df)
+    paired = pairs if pairs is not None else paired_runs(df, baseline, runs)
     for run in runs:
-        if run == baseline:
+        if run == baseline or run not in paired:
             continue
-        pairs = _pairs(d, baseline, run)
-        if pairs.empty:
+        both = paired[run]
+        if both.empty:
             continue
-        grouped = dict(tuple(pairs.groupby("type", sort=False)))
+        grouped = dict(tuple(both.groupby("type", sort=False)))
         parts = {fmt: grouped[fmt] for fmt in sorted(grouped, key=format_rank)}
+        changes = [p["change"].to_numpy(dtype=float) for p in parts.values()]
         macro = float(np.mean([p["change"].mean() for p in parts.values()]))
-        low, high = paired_interval([p["change"].to_numpy() for p in parts.values()], n_boot=n_boot, seed=seed,
-                                    level=level)
-        rows.append(_row(run, baseline, OVERALL, None, pairs, macro, low, high))
-        for fmt, part in parts.items():
-            low, high = paired_interval([part["change"].to_numpy()], n_boot=n_boot, seed=seed, level=level)
+        # the overall interval draws each format in turn from one fresh generator, and each format's
+        # own interval draws from a fresh generator too: the first format's draws are the same numbers
+        draws = _group_draws(changes, n_boot, seed) if sum(len(c) for c in changes) >= 2 else None
+        low, high = _interval_of(draws, level) if draws is not None else (float("nan"), float("nan"))
+        rows.append(_row(run, baseline, OVERALL, None, both, macro, low, high))
+        for k, (fmt, part) in enumerate(parts.items()):
+            if k == 0 and draws is not None and len(changes[0]) >= 2:
+                low, high = _interval_of(draws[:1], level)
+            else:
+                low, high = paired_interval([changes[k]], n_boot=n_boot, seed=seed, level=level)
             rows.append(_row(run, baseline, "format", str(fmt), part, float(part["change"].mean()), low, high))
     return pd.DataFrame(rows, columns=RUN_DELTA_COLUMNS)
 
@@ -143,20 +167,22 @@ def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int 
 RUN_ITEM_COLUMNS = ["run", "baseline", "item_id", "type", "baseline_score", "run_score", "change", "direction"]
 
 
-def run_item_changes(df: pd.DataFrame, baseline: str, runs: list[str], only: str = "changed") -> pd.DataFrame:
+def run_item_changes(df: pd.DataFrame, baseline: str, runs: list[str], only: str = "changed",
+                     pairs: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The items whose score changed between ``baseline`` and each run (both answered), largest drop first.
 
     ``direction`` is "regression" (the run scored lower) or "improvement"; ``only`` is one of
-    `ITEM_FILTERS` (changed, regressions, improvements)."""
+    `ITEM_FILTERS` (changed, regressions, improvements). ``pairs``: `paired_runs` of the same frame,
+    when already known."""
     if only not in ITEM_FILTERS:
         raise UserError(f"unknown item filter {only!r}; use one of {', '.join(ITEM_FILTERS)}")
     parts = []
-    d = _by_model(df)
+    paired = pairs if pairs is not None else paired_runs(df, baseline, runs)
     for run in runs:
-        if run == baseline:
+        if run == baseline or run not in paired:
             continue
-        pairs = _pairs(d, baseline, run)
-        changed = pairs[pairs["change"].abs() > _EPS]
+        both = paired[run]
+        changed = both[both["change"].abs() > _EPS]
         parts.append(changed.assign(run=run, baseline=baseline))
     frame = pd.concat(parts) if parts else pd.DataFrame(columns=RUN_ITEM_COLUMNS)
     if frame.empty:

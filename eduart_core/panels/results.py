@@ -77,8 +77,8 @@ def leaderboard_figure(shown: Shown) -> go.Figure:
 
 
 def _load_heatmap(src: views.Source, sel: Selection, frame: pd.DataFrame, options: Mapping[str, Any]) -> dict:
-    """The leaderboard (models sorted by macro average) and the baselines' format means (marks above the grid)."""
-    return {"board": views.leaderboard(src, sel),
+    """The leaderboard's macro averages (models sorted by them) and the baselines' format means (marks above the grid)."""
+    return {"board": views.point_board(src, sel),
             "baselines": views.baseline_type_scores(src, sel) if not sel.baselines else None}
 
 

@@ -81,7 +81,9 @@ def stratified_sample(items: pd.DataFrame, n: int, seed: int = 2026) -> pd.DataF
     if n >= len(items):
         return items
     rng = random.Random(seed)
-    groups = {key: sorted(frame["item_id"]) for key, frame in items.groupby(["type", "language", "has_image"])}
+    strata = ["type", "language", "has_image"]
+    # only the ids are split: splitting every column (item records included) costs more than the sample
+    groups = {key: sorted(frame["item_id"]) for key, frame in items[[*strata, "item_id"]].groupby(strata)}
     keys = sorted(groups, key=str)
     quota = {k: 0 for k in keys}
     for k in sorted(keys, key=lambda k: -len(groups[k]))[:n]:

@@ -75,7 +75,7 @@ from .labels import data_label
 from .papers import marked_page_image, paper_notes, paper_question
 from .psychometrics import examinee_setting, published_setting, setting_words
 from .report import scorer_fingerprint
-from .results import key_findings, regression_choices, type_means
+from .results import key_findings, point_board, regression_choices, type_means
 from .review import image_file, page_extractions
 from .robustness import robustness_finding_list
 from .runs import batch_jobs, launch_items, repeat_scores, runnable_datasets, unstable_model
@@ -277,7 +277,7 @@ __all__ = [
     "StoreLockedError", "StoreUnavailableError", "baseline_models", "clear_caches", "dataset_flags", "datasets", "family_map", "human_models",
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
-    "setting_words", "scorer_fingerprint", "key_findings", "regression_choices", "type_means", "image_file",
+    "setting_words", "scorer_fingerprint", "key_findings", "point_board", "regression_choices", "type_means", "image_file",
     "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "tasks_rule", "formats_rule", "motivation_rule", "images_rule",
     "robustness_rule", "item_level_rule", "why_not", "ItemPicture", "StudyFeatures", "access_map",

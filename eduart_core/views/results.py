@@ -155,10 +155,34 @@ def baseline_type_scores(src: Source, sel: Selection) -> pd.DataFrame:
     return analysis.type_scores(frame)
 
 
+#: The leaderboard's columns that need no ranking: the point estimates and the rank they give.
+POINT_COLUMNS = ["model", "condition", "rank", "macro", "micro", "mcq", "mcq_ci_low", "mcq_ci_high"]
+
+
+@cached()
+def point_board(src: Source, sel: Selection) -> pd.DataFrame:
+    """The leaderboard's point columns (`POINT_COLUMNS`), in its order (rank, then model).
+
+    Why: the Formats page orders its heatmap by the macro average and sets multiple choice against
+    it; neither reads the rank intervals and tie groups, whose paired tests over every pair of
+    models cost most of the leaderboard. Outside a judge profile the macro average and its rank are
+    the leaderboard's own numbers without them (`analysis.leaderboard`); under a judge profile the
+    macro carries the judge's correction, and a published aggregate has its own reading, so those
+    take the leaderboard itself."""
+    if dataset_flags(src, sel.dataset).aggregate_only or is_judge_profile(sel.profile):
+        return leaderboard(src, sel)[POINT_COLUMNS]
+    macro = analysis.macro_scores(selected_scores(src, sel))
+    if macro.empty:
+        raise EmptySelection(f"No scores in condition '{sel.condition}' for the current selection.")
+    macro["rank"] = (macro.groupby("condition", sort=False)["macro"]
+                     .rank(ascending=False, method="min").astype("Int64"))
+    return macro.sort_values(["rank", "model"]).reset_index(drop=True)[POINT_COLUMNS]
+
+
 @cached()
 def mcq_vs_macro(src: Source, sel: Selection) -> pd.DataFrame:
     """Multiple-choice accuracy against the macro average per model (published Table 5)."""
-    return analysis.mcq_vs_macro(leaderboard(src, sel))
+    return analysis.mcq_vs_macro(point_board(src, sel))
 
 
 @cached()

@@ -60,13 +60,18 @@ def compared_runs(src: Source, sel: Selection, baseline: str) -> list[str]:
     return [n for n in names if n != baseline]
 
 
-def _frame(src: Source, sel: Selection, baseline: str) -> tuple[str, list[str], pd.DataFrame]:
+@cached(maxsize=8)
+def _paired(src: Source, sel: Selection, baseline: str) -> tuple[str, list[str], pd.DataFrame, dict[str, pd.DataFrame]]:
+    """(baseline's display name, runs compared, their score frame, each run's pairs with the baseline).
+
+    Why cached: the deltas and the per-item changes read the same pairs, and the Runs page asks for
+    both on every rerun; the runs are paired once per selection and data version."""
     chosen = resolve_baseline(src, sel, baseline)
     runs = compared_runs(src, sel, chosen)
     if not runs:
         raise UserError(f"nothing to compare with {chosen}: choose at least one other model (--models)")
     frame = selected_scores(src, sel.with_(models=(*runs, chosen), baselines=True, humans=True))
-    return chosen, runs, frame
+    return chosen, runs, frame, stats.paired_runs(frame, chosen, runs)
 
 
 @cached()
@@ -78,8 +83,8 @@ def run_diff(src: Source, sel: Selection, baseline: str = "") -> pd.DataFrame:
     ci_high (`analysis.run_diff.INTERVAL`), items improved and regressed, and ``change`` in words
     (a direction only when the interval excludes 0). Selected condition and profile.
     """
-    chosen, runs, frame = _frame(src, sel, baseline)
-    out = stats.run_deltas(frame, chosen, runs)
+    chosen, runs, frame, pairs = _paired(src, sel, baseline)
+    out = stats.run_deltas(frame, chosen, runs, pairs=pairs)
     if out.empty:
         raise UserError(f"no run shares an answered item with {chosen} in this selection")
     out.attrs["caption"] = (f"{len(runs)} run(s) against the baseline {chosen} (condition {sel.condition}, profile "
@@ -97,8 +102,8 @@ def run_diff_items(src: Source, sel: Selection, baseline: str = "", only: str = 
     One row per run and item whose score changed (both answered): baseline_score, run_score, change
     (run minus baseline) and direction (regression or improvement), the largest drop first.
     """
-    chosen, runs, frame = _frame(src, sel, baseline)
-    out = stats.run_item_changes(frame, chosen, runs, only=only)
+    chosen, runs, frame, pairs = _paired(src, sel, baseline)
+    out = stats.run_item_changes(frame, chosen, runs, only=only, pairs=pairs)
     out.attrs["caption"] = (f"{len(out)} item(s), {stats.ITEM_FILTERS[only]}: {len(runs)} run(s) against the "
                             f"baseline {chosen} (condition {sel.condition}, profile {sel.profile}; change = run "
                             "minus baseline on the items both answered).")
