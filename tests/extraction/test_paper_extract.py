@@ -243,7 +243,7 @@ def test_review_page_shows_the_paper_page_and_attaches_an_image(tmp_path, store_
 
     _paper_with_image_in_question(tmp_path, store_path, stub, capsys)
     monkeypatch.setenv("EDUART_DB", str(store_path))
-    at = AppTest.from_file("../pages/11_review.py", default_timeout=90)
+    at = AppTest.from_file("../../pages/11_review.py", default_timeout=90)
     at.run()
     at.text_input(key="review_name").input("Anna").run()
     at.session_state["review_round"] = 1

@@ -38,7 +38,7 @@ def session(name: str | None = "Anna", role: str | None = None):
     from streamlit.testing.v1 import AppTest
 
     st.cache_data.clear()
-    at = AppTest.from_file(f"../{PAGE}", default_timeout=90)
+    at = AppTest.from_file(f"../../{PAGE}", default_timeout=90)
     at.run()
     assert not at.exception, at.exception
     if name:
@@ -217,7 +217,7 @@ def test_reading_never_writes_a_store_without_pages_gets_no_demo(tmp_path, monke
     ensure_dataset(store, "demo", "Demo", "demo", simulated=True)
     monkeypatch.setenv("EDUART_DB", str(store.path))
     version = store.data_version()
-    at = AppTest.from_file(f"../{PAGE}", default_timeout=90)
+    at = AppTest.from_file(f"../../{PAGE}", default_timeout=90)
     at.run()
     assert not at.exception, at.exception
     assert any("No extracted pages yet" in i.value for i in at.info)
@@ -263,7 +263,7 @@ def test_inspector_links_to_the_queue_and_records_an_override(keyed_store, monke
 
     monkeypatch.setenv("EDUART_DB", str(keyed_store.path))
     st.cache_data.clear()
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     at.run()
     at.query_params["item"] = "k07"
     at.session_state["insp_review"] = True  # the key checks run when their section is opened

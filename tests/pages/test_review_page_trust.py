@@ -39,7 +39,7 @@ def session(name: str = "Anna"):
     from streamlit.testing.v1 import AppTest
 
     st.cache_data.clear()
-    at = AppTest.from_file(f"../{PAGE}", default_timeout=90)
+    at = AppTest.from_file(f"../../{PAGE}", default_timeout=90)
     at.run()
     at.text_input(key="review_name").input(name).run()
     assert not at.exception, at.exception
