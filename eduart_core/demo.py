@@ -228,7 +228,8 @@ def _build_fresh(target: Store, say: Progress, builders: tuple[Builder, ...]) ->
     for path in _side_paths(tmp):
         _remove(path)
     try:
-        summary = _populate(tmp, say, builders)
+        with tmp.held():  # the temporary file is this build's alone: no open and checkpoint per write
+            summary = _populate(tmp, say, builders)
     except BaseException:
         logger.warning("demo build into %s failed; the temporary store is removed", tmp.path)
         for path in _side_paths(tmp):

@@ -19,6 +19,10 @@ database instance; the anchor closes after a short idle time, so a writer in ano
 (a run's ingest, the CLI) waits at most that long for the lock. A write in this process closes
 the anchor first. ``data_version`` is answered from the files' stat signature when nothing has
 changed on disk, so checking for new data costs no connection at all.
+
+A job that owns its file (a fresh demo build into its temporary file) holds it instead
+(``DuckDBStore.held``): one read-write connection for the whole job, each transaction a cursor of
+it, so a build of a few hundred transactions pays one open and one checkpoint.
 """
 from __future__ import annotations
 
@@ -414,6 +418,12 @@ _VERSIONS: dict[str, tuple[tuple, int]] = {}
 _VERSIONS_LOCK = threading.Lock()
 
 
+#: Write connections held open by `DuckDBStore.held`, per store file: every connection of this process
+#: to that file is then a cursor of it (no open, no checkpoint per transaction).
+_HELD: dict[str, duckdb.DuckDBPyConnection] = {}
+_HELD_LOCK = threading.Lock()
+
+
 def release_readers(path: Path | str | None = None) -> None:
     """Close the pooled read connection(s) now (tests and tools that open the file themselves)."""
     if path is None:
@@ -480,6 +490,14 @@ class DuckDBStore(Store):
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an import first")
         key = str(self.path)
+        held = _HELD.get(key)
+        if held is not None:  # a build holds the file: a cursor of its connection, read or write
+            cursor = held.cursor()
+            try:
+                yield DuckConnection(cursor)
+            finally:
+                cursor.close()
+            return
         if read_only:
             con, pooled = _POOL.lease(key, self._open_reader)
             try:
@@ -502,6 +520,39 @@ class DuckDBStore(Store):
                 raise _one_line_error(self.path, exc) from None
             yield DuckConnection(con)
         finally:
+            con.close()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold one read-write connection to the file while the block runs; every connection of this
+        process to the file is a cursor of it meanwhile, and it closes (one checkpoint) at the end.
+
+        Only for a job that owns the file (a fresh demo build into its temporary file): another process
+        cannot open it meanwhile (it waits, then fails with one line), unlike between short
+        transactions. Nested holds of one file are one hold."""
+        key = str(self.path)
+        with _HELD_LOCK:
+            if key in _HELD:
+                nested = True
+            else:
+                nested = False
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                _POOL.close(key, wait_s=self.lock_timeout_s)
+                con = self._open(False)
+                try:
+                    migrate(con, self.path)
+                except duckdb.Error as exc:
+                    con.close()
+                    raise _one_line_error(self.path, exc) from None
+                _HELD[key] = con
+        if nested:
+            yield
+            return
+        try:
+            yield
+        finally:
+            with _HELD_LOCK:
+                _HELD.pop(key, None)
             con.close()
 
     def _open_reader(self) -> duckdb.DuckDBPyConnection:
