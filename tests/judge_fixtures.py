@@ -112,7 +112,8 @@ def written_store(folder: Path, monkeypatch):
 
     monkeypatch.setenv("EDUART_RUBRICS", str(write_rubric(folder / "rubrics")))
     store = Store(folder / "store" / "eduart.duckdb")
-    build_written_store(store)
+    with store.held():  # a fixture's build: one open of the file, not one per write
+        build_written_store(store)
     return store
 
 

@@ -162,7 +162,9 @@ def build_once(request, tmp_path_factory, backend: str, build, label: str) -> Bu
     folder = tmp_path_factory.mktemp(f"{label}-{backend}")
     if backend == DUCKDB:
         path = folder / "eduart.duckdb"
-        build(Store(path))
+        store = Store(path)
+        with store.held():  # a fixture's build: one open of the file, not one per write
+            build(store)
         return Built(DUCKDB, str(path))
     server = request.getfixturevalue("pg_server")
     name, url = new_database(server)

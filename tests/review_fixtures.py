@@ -11,7 +11,9 @@ def build_template(folder: Path) -> Path:
     from eduart_core.store import Store
 
     path = folder / "eduart.duckdb"
-    build_extraction_demo(Store(path))
+    store = Store(path)
+    with store.held():  # a fixture's build: one open of the file, not one per write
+        build_extraction_demo(store)
     return path
 
 

@@ -41,7 +41,8 @@ def answer(ident: str) -> str:
 def keyed_store(store):
     """12 items keyed A; item k07 is miskeyed B (the truth is A): strong models answer A there
     and are marked wrong, weak ones guess B. Item k12 is one nobody gets right."""
-    return plant_keys(store)
+    with store.held():  # a fixture's build: one open of the file, not one per write (DuckDB)
+        return plant_keys(store)
 
 
 def plant_keys(store):

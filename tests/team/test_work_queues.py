@@ -4,9 +4,11 @@ many, never one person twice); a blind unit's decisions never come out of the qu
 """
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 
 import pytest
+from demo_kit import copy_store
 
 from benchmarks.team import build_queue_round
 from eduart_core import queues, team
@@ -195,13 +197,27 @@ def test_only_adjudicators_are_handed_adjudication_pages(store_path):
 
 # ---------------------------------------------------------------- adjudicating grades
 
-@pytest.fixture
-def disputed(tmp_path, monkeypatch):
-    """A grading round whose two graders dispute its first four answers and agree on the fifth."""
+@pytest.fixture(scope="module")
+def _disputed_template(tmp_path_factory):
+    """The disputed round built once for the module (a store file and its rubric folder): each test
+    takes a copy, so a test's holds and decisions never reach another test."""
     from tests.judge_fixtures import disputed_round, written_store
 
-    store = written_store(tmp_path, monkeypatch)
-    return store, disputed_round(store, disputed=4, agreed=1)
+    with pytest.MonkeyPatch.context() as patch:
+        store = written_store(tmp_path_factory.mktemp("disputed"), patch)
+        rubrics = os.environ["EDUART_RUBRICS"]
+        with store.held():  # a fixture's build: one open of the file, not one per write
+            tokens = disputed_round(store, disputed=4, agreed=1)
+    return store.path, rubrics, tokens
+
+
+@pytest.fixture
+def disputed(_disputed_template, tmp_path, monkeypatch):
+    """A grading round whose two graders dispute its first four answers and agree on the fifth
+    (a copy of the module's template)."""
+    path, rubrics, tokens = _disputed_template
+    monkeypatch.setenv("EDUART_RUBRICS", rubrics)
+    return Store(copy_store(path, tmp_path / "store" / "eduart.duckdb")), list(tokens)
 
 
 def _adjudicate_next(store, who, **kw):
