@@ -38,6 +38,7 @@ def shipped(demo_db) -> list[str]:
     return views.analysable_datasets(views.Source.of(Store(demo_db)))
 
 
+@pytest.mark.slow
 def test_findings_on_every_shipped_dataset(demo_db):
     names = shipped(demo_db)
     assert {ref.dataset for ref in STUDY_REFERENCES} <= set(names)  # the published tables are among them

@@ -85,6 +85,7 @@ def test_imported_rasch_data_give_the_true_difficulties_and_abilities(rasch_stor
     assert two["discrimination"].dropna().median() == pytest.approx(1.0, abs=0.3)
 
 
+@pytest.mark.slow
 def test_rasch_difficulties_agree_with_conditional_logit():
     """Validation against an independent estimator: statsmodels' conditional (CML) logit."""
     from statsmodels.discrete.conditional_models import ConditionalLogit
@@ -106,6 +107,7 @@ def test_rasch_difficulties_agree_with_conditional_logit():
     assert np.abs((ours - ours.mean()) - (cml_b - cml_b.mean())).max() < 0.2
 
 
+@pytest.mark.slow
 def test_eap_matches_a_brute_force_integral():
     x, _, b = rasch_matrix(6, 400, seed=5)
     x[0, :390] = np.nan  # a short test too: a wide posterior

@@ -11,6 +11,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from eduart_core import views
 from eduart_core.selection import Selection
 from eduart_core.views.irt import mostly_invalid
@@ -47,6 +49,7 @@ def test_conditions_as_examinees_only_when_asked_for_and_then_said(demo_db):
     assert len(ratio) > 50 and 0.6 < ratio.median() < 0.85
 
 
+@pytest.mark.slow
 def test_show_defaults_to_one_examinee_per_model(demo_db):
     out = subprocess.run([sys.executable, "-m", "eduart_core", "show", "irt_item_fit", "--db", str(demo_db)],
                          capture_output=True, text=True, check=True).stdout

@@ -256,6 +256,7 @@ def _marginal_loglik(codes: np.ndarray, slope: np.ndarray, steps: np.ndarray, sd
     return float((top[:, 0] + np.log(np.exp(loglik - top) @ weights)).sum())
 
 
+@pytest.mark.slow
 def test_a_long_test_on_a_small_panel_reaches_the_maximum():
     """Few examinees and many items: plain EM stops short along the latent mean (here 0.85 logits off,
     1.95 log-likelihood units below the maximum); the two-stage fit must sit at the maximum."""
@@ -273,6 +274,7 @@ def test_a_long_test_on_a_small_panel_reaches_the_maximum():
     assert abs(best.x) < 0.3 and -best.fun - at_fit < 0.5
 
 
+@pytest.mark.slow
 def test_polytomous_eap_matches_a_brute_force_integral():
     rng = np.random.default_rng(6)
     k = 300
@@ -297,6 +299,7 @@ def test_polytomous_eap_matches_a_brute_force_integral():
     assert se[0] > 3 * se[1:].max()
 
 
+@pytest.mark.slow
 def test_long_test_standard_errors_match_the_full_information_ones():
     """Above 1,000 items each PCM item's SEs come from its own information: close to the full ones."""
     rng = np.random.default_rng(12)

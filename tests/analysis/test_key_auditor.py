@@ -54,6 +54,7 @@ def test_the_planted_bank_plants_what_it_says():
     assert set(row["score"]) <= {0.0, 1.0} and all(len(v) == 1 for v in keyed.values())
 
 
+@pytest.mark.slow
 def test_the_auditor_finds_planted_wrong_keys_far_above_chance():
     """Small everyday check (3 seeds): chance would find 10% of the planted keys in the top 10%."""
     result = measure(seeds=3)

@@ -126,6 +126,7 @@ def test_every_finding_on_every_demo_dataset_names_only_what_its_test_carries(de
                 assert "any format" not in " ".join(f.headline + f.detail for f in found), dataset
 
 
+@pytest.mark.slow
 def test_item_notes_and_suspect_reasons_say_the_data_do_not_tell_inside_the_interval(demo_db):
     from eduart_core.suspects import suspect_queue
 
@@ -284,6 +285,7 @@ def test_odds_ratios_read_in_words():
 
 # ---------------------------------------------------------------- 3. plain headlines, statistics one click away
 
+@pytest.mark.slow
 def test_no_headline_uses_a_statisticians_word(demo_db):
     src = source(demo_db)
     for dataset in datasets(demo_db):
@@ -314,6 +316,7 @@ def _show(*args: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_every_caption_on_a_simulated_dataset_says_simulated(demo_db):
     src = source(demo_db)
     shown = 0

@@ -146,6 +146,7 @@ def test_study_views_refuse_what_does_not_apply(study_db):
         views.dimension_scores(src, Selection(dataset="demo-vqa"), aggregation="median")
 
 
+@pytest.mark.slow
 def test_import_external_names_bad_rows_keeps_good_ones_and_correlates(study_db, tmp_path):
     csv = tmp_path / "external.csv"
     csv.write_text("model,benchmark,score\nSim Aurora Pro,Bench A,61.5\nsim-basalt-72b,Bench A,58\n"

@@ -150,6 +150,7 @@ def test_a_url_list_with_only_bad_lines_names_them_without_starting_a_browser(tm
     assert "--urls line 1: 'not-a-url' is not an http(s) URL" in out and "1 could not be captured" in out
 
 
+@pytest.mark.slow
 def test_exercise_site_command_serves_the_pages_it_lists(tmp_path):
     """`exercise-site --write-urls FILE` in its own process: the listed pages answer; ended by its PID."""
     import os

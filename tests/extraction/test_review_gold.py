@@ -93,6 +93,7 @@ def _decide_page(store: Store, who, page: str, rnd: int, careless: random.Random
         decide(store, page, rnd, row["path"], ACCEPT_A if side == "A" else ACCEPT_B, who, based_on=LATEST)
 
 
+@pytest.mark.slow
 def test_seeding_serves_pages_alike_and_never_changes_the_gold(store):
     before = _items(store)
     status_before = _status(store)
@@ -167,6 +168,7 @@ def test_the_queue_hands_seeded_pages_out_like_others_but_not_to_who_adjudicated
     assert (lead_queue.set_index("page_id").loc[sorted(seeded), "mine"] == 0).all()
 
 
+@pytest.mark.slow
 def test_a_careless_reviewer_is_flagged_and_careful_ones_are_not(store):
     rng = random.Random(7)
     for rnd in (5, 6):
@@ -217,6 +219,7 @@ def test_no_adjudicated_page_to_seed_is_one_line_and_changes_nothing(tmp_path):
     assert not load_state(store).seeded
 
 
+@pytest.mark.slow
 def test_cli_review_round_seed_gold(store):
     def run(*args):
         return subprocess.run([sys.executable, "-m", "eduart_core", "review-round", "--dataset", DEMO_DATASET,

@@ -121,6 +121,7 @@ def both(request, tmp_path_factory):
     return build_once(request, tmp_path_factory, request.param, build_extraction_demo, "one-decision")
 
 
+@pytest.mark.slow
 def test_two_processes_deciding_one_field_at_once_keep_one_row(request, both, tmp_path):
     location = both.copy(request, tmp_path / "race")
     start = str(time.time() + 8)

@@ -28,6 +28,7 @@ def _right(record: dict) -> dict:
                       widget=spec.get("widget")).initial()
 
 
+@pytest.mark.slow
 def test_an_adaptive_form_grows_item_by_item_resumes_and_ends_on_the_models_scale(demo_copy):
     store = Store(demo_copy)
     assert main(["bank", "--db", str(demo_copy), "--dataset", "demo"]) == 0

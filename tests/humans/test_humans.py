@@ -345,6 +345,7 @@ def test_the_comparison_says_its_numbers_with_n_and_intervals(pair):
     assert set(wright.loc[wright["kind"] == "examinee", "group"]) == {"student", "expert", "models"}
 
 
+@pytest.mark.slow
 def test_report_has_models_and_people(pair, tmp_path):
     out = tmp_path / "report.html"
     assert main(["report", "--db", str(pair[1]), "--out", str(out)]) == 0

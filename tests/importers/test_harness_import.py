@@ -110,6 +110,7 @@ def test_a_metric_that_is_no_proportion_is_said_and_left_out(store, tmp_path, ca
     assert load_scores(store, profile="harness:bleu,strict-match").empty
 
 
+@pytest.mark.slow
 def test_the_import_needs_neither_torch_nor_a_harness(tmp_path):
     files = [*lm_eval_text(tmp_path / "lm"), lmms_eval_multimodal(tmp_path / "lmms")]
     code = ("import sys; from eduart_core.cli import main; "

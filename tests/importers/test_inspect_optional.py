@@ -23,6 +23,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_the_library_and_its_cli_import_without_inspect():
     done = _python("import eduart_core.cli as cli, eduart_core.api, eduart_core.views\n"
                    "cli.build_parser()\n"

@@ -57,6 +57,7 @@ def _show(store: Store, *args: str) -> tuple[list[dict], str]:
     return json.loads(out.getvalue()), err.getvalue()
 
 
+@pytest.mark.slow
 def test_a_judge_run_makes_a_profile_the_dashboard_uses_with_a_warning_until_calibrated(written, tmp_path):
     with StubServer(answer=_verdict) as stub:
         code, out, _ = _judge(written, stub.url, "--dry-run")

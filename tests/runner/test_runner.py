@@ -285,6 +285,7 @@ def test_kill_9_then_resume_never_asks_an_answered_item_again(store):
     assert list(_runs(store).values())[0]["status"] == "completed"
 
 
+@pytest.mark.slow
 def test_dashboard_reads_while_a_run_writes(store):
     from eduart_core.store.runs import list_runs
 

@@ -55,6 +55,7 @@ def _cut(real_store: bytes, tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["first_1000_bytes", "inside_the_first_block", "after_the_first_block",
                                   "garbage"])
+@pytest.mark.slow
 def test_cli_says_one_line_with_the_path_and_keeps_the_file(real_store, tmp_path, kind, capfd):
     path = _cut(real_store, tmp_path, kind)
     before = _digest(path)
