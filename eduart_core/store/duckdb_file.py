@@ -424,6 +424,14 @@ _HELD: dict[str, duckdb.DuckDBPyConnection] = {}
 _HELD_LOCK = threading.Lock()
 
 
+def _held_cursor(key: str) -> duckdb.DuckDBPyConnection | None:
+    """A new cursor of the connection `DuckDBStore.held` keeps for ``key`` (None: the file is not held).
+    Made under the lock, as the read pool makes its cursors: the connection is shared by threads."""
+    with _HELD_LOCK:
+        held = _HELD.get(key)
+        return held.cursor() if held is not None else None
+
+
 def release_readers(path: Path | str | None = None) -> None:
     """Close the pooled read connection(s) now (tests and tools that open the file themselves)."""
     if path is None:
@@ -490,9 +498,8 @@ class DuckDBStore(Store):
         if read_only and not self.path.exists():
             raise StoreError(f"no store at {self.path}; run 'python -m eduart_core demo' or an import first")
         key = str(self.path)
-        held = _HELD.get(key)
-        if held is not None:  # a build holds the file: a cursor of its connection, read or write
-            cursor = held.cursor()
+        cursor = _held_cursor(key)
+        if cursor is not None:  # a build holds the file: a cursor of its connection, read or write
             try:
                 yield DuckConnection(cursor)
             finally:
