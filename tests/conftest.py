@@ -18,7 +18,8 @@ Fixture rules (read before adding a fixture or a test that needs a store):
 - With pytest-xdist (the default command runs one worker per core, ``-n auto --dist loadfile``),
   a session fixture is built once per worker and a whole test file runs in one worker, so module
   fixtures are never built twice. Nothing may depend on another test having run first.
-- Markers: ``slow`` (a few seconds or more each: AppTest pages, subprocess CLIs, real kills),
+- Markers: ``slow`` (a few seconds or more each: AppTest pages, subprocess CLIs, real kills, reference
+  integrals and walks over every demo dataset; a fixture's one-off build does not count),
   ``browser`` (real Chromium) and ``postgres`` (a real PostgreSQL server) are left out of the
   everyday command and run by CI's second stage; see the README.
 - No benchmark runs inside a test (benchmarks are `python -m eduart_core bench ...`), and test
