@@ -154,7 +154,8 @@ def next_review_page(store: Store, who: Identity, round: int, *, state=None, que
         db.release(store, name, str(after), actor.key, db.LEFT, now)
     state = state if state is not None else load_state(store, round)
     candidates, order = _review_candidates(state, round, actor.key, queue, role)
-    return _hand_out(store, actor, name, int(round), candidates, order.get(after), hold_s, now)
+    return _hand_out(store, actor, name, int(round), candidates, None if after is None else order.get(after),
+                     hold_s, now)
 
 
 def review_waiting(store: Store, who: Identity, round: int, *, state=None, queue=None,

@@ -108,7 +108,8 @@ def _choice_status(sub: pd.DataFrame, options: pd.DataFrame) -> tuple[pd.Series,
     known[option_item[mine], [label_index[o] for o in options["option"].to_numpy()[mine]]] = True
     ok = (first >= 0) & known[item_codes, np.maximum(first, 0)]
     names = np.array(labels + [None], dtype=object)
-    chosen = np.where(ok, names[np.where(first >= 0, first, len(labels))], None)
+    chosen = names[np.where(first >= 0, first, len(labels))]  # fancy indexing: a new array
+    chosen[~ok] = None
     # rare: the first id is no option but a later one is ("E, B"): the first option named counts
     several = ~ok & np.array([len(v) > 1 for v in ids] + [False])[text_codes]
     for row in np.flatnonzero(several):

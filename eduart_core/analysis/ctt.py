@@ -36,19 +36,26 @@ def score_matrix(df: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame, pd.DataFra
     return matrix, e_index, items
 
 
-def _difficulty(p: np.ndarray) -> np.ndarray:
+def _difficulty(p: np.ndarray) -> pd.Series:
     """Published cut-offs: very easy >= .90, easy >= .70, medium >= .30, hard >= .10."""
     r = np.round(p, 10)  # 0.9 computed as 0.8999999999 is still very easy
     cats = np.select([r >= 0.9, r >= 0.7, r >= 0.3, r >= 0.1, r >= 0],
                      list(DIFFICULTY_CATEGORIES), default="")
-    return pd.Series(np.where(np.isnan(p), None, cats), dtype=object)
+    return _none_where_nan(cats, p)
 
 
-def _discrimination(r: np.ndarray) -> np.ndarray:
+def _discrimination(r: np.ndarray) -> pd.Series:
     """Published cut-offs: good >= .30, fair >= .10, poor below (negatives are poor)."""
     rr = np.round(r, 10)
     cats = np.select([rr >= 0.3, rr >= 0.1], ["good", "fair"], default="poor")
-    return pd.Series(np.where(np.isnan(r), None, cats), dtype=object)
+    return _none_where_nan(cats, r)
+
+
+def _none_where_nan(cats: np.ndarray, values: np.ndarray) -> pd.Series:
+    """The categories as objects, None where the statistic is NaN (no category without a value)."""
+    out = cats.astype(object)
+    out[np.isnan(values)] = None
+    return pd.Series(out, dtype=object)
 
 
 def _point_biserial(matrix: np.ndarray, corrected: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +123,14 @@ def item_statistics(df: pd.DataFrame, conditions: str | Iterable[str] | None = N
                        r_pb_ci_low=r_low, r_pb_ci_high=r_high)
     return finish(sort_frame(out, ["type"]), dropped, n_examinees=len(examinees),
                   corrected=corrected,
-                  conditions=None if conditions is None else list(np.atleast_1d(conditions)))
+                  conditions=_condition_list(conditions))
+
+
+def _condition_list(conditions: str | Iterable[str] | None) -> list[str] | None:
+    """The conditions asked for, as a list (for the attrs); None: every condition."""
+    if conditions is None:
+        return None
+    return [conditions] if isinstance(conditions, str) else [str(c) for c in conditions]
 
 
 def reliability(df: pd.DataFrame, conditions: str | Iterable[str] | None = None,

@@ -93,7 +93,8 @@ class Separation:
             return None
         key = job.request_key
         if key not in self._scores:
-            self._scores[key] = float(self.score(job.payload["request"].item, record.get("raw_text") or ""))
+            scorer = self.score or _default_score  # set in __post_init__; the fallback names it for the checker
+            self._scores[key] = float(scorer(job.payload["request"].item, record.get("raw_text") or ""))
         return self._scores[key]
 
     def decision(self, latest: dict[str, dict], asked_units: int) -> StopDecision | None:
