@@ -20,8 +20,10 @@ RED, GREEN = "background-color: #fde0dc; color: #a50e0e", "background-color: #e3
 PERCENT_DELTAS = ("baseline_mean", "run_mean", "delta", "ci_low", "ci_high")
 #: Rows of the per-item table drawn on the page (the largest drops first); the download holds every row.
 #: Why: 50 runs x 5,000 items change on ~90,000 rows, more than a styled table can draw (and a link
-#: per row costs ~0.5 ms), and nobody reads that many on a page.
-SHOWN_ROWS = 1000
+#: per row costs ~0.5 ms), and nobody reads that many on a page. The table is drawn again on every
+#: rerun of the Runs page: at 1,000 rows that was about half of a model-filter change at published
+#: scale (0.35 s); 200 rows are the worst drops a reader goes through.
+SHOWN_ROWS = 200
 #: Runs set against a new baseline until the user picks others: the first few in the menu's order.
 #: Why: each run costs a paired bootstrap per format (at 50 models x 5,000 items all 49 runs took
 #: about 2.5 s of a first render and of every profile switch), and a comparison is read a few runs at
