@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from eduart_core import links, panels, views, vocab
+from eduart_core import gcpause, links, panels, views, vocab
 from eduart_core.analysis import humans as people_analysis
 from eduart_core.charts import humans as people_charts
 from eduart_core.errors import UserError
@@ -254,6 +254,7 @@ def unknown_page(asked: str):
 
 
 def main() -> None:
+    gcpause.settle_imports()  # the code's objects out of the cycle collector's full passes (see gcpause)
     st.set_page_config(page_title="EduArt Studio", page_icon=icon.page_icon(), layout="wide")  # a local icon
     nav = navigation()
     signin.warn_if_exposed()

@@ -16,6 +16,7 @@ comes back when the last pause ends, and only if it was running when the first o
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,3 +51,33 @@ def batch_done() -> None:
     aside until the pause ends (no later collection of this pause walks them again)."""
     gc.collect()
     gc.freeze()
+
+
+_SETTLED_AT = 0  # len(sys.modules) at the last `settle_imports` freeze
+
+
+def settle_imports() -> bool:
+    """Set aside (``gc.freeze``) what is alive once new modules were imported: True when it froze.
+
+    Why: the app's imports (Streamlit, pandas, pyarrow, scipy, the views) leave about 250,000
+    long-lived objects the cycle collector can reach, and each of its full passes walks them all:
+    on the Runs page at published scale one such pass took about 0.2 s of a 1 s profile switch,
+    finding nothing (modules, classes and functions live as long as the process). Frozen, they are
+    never walked again; the data the pages compute stay with the collector. The app calls this at
+    the start of every run; it freezes only when the number of loaded modules grew since the last
+    freeze (the first run, a page's first imports), a handful of times per process. What is frozen
+    also holds whatever data is alive at that moment: reference counting still frees it, only a
+    reference cycle among it waits for an unfreeze (the frozen set is not a pile of every rerun's
+    data). A pause ending (`collector_paused`) unfreezes everything; the next new
+    import freezes again.
+    """
+    global _SETTLED_AT
+    loaded = len(sys.modules)
+    if loaded == _SETTLED_AT:
+        return False
+    with _LOCK:
+        if _PAUSES:  # an import's pause owns the frozen set until it ends
+            return False
+        gc.freeze()
+        _SETTLED_AT = loaded
+    return True

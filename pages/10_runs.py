@@ -235,8 +235,9 @@ if plan is not None:
 
 # ---------------------------------------------------------------- power before spending
 def power_plan() -> None:
-    """How many items tell two stored models apart (or give a new model a narrow interval), and what
-    asking that many items of the launch above would cost, from the runner's own estimate."""
+    """How many items tell two stored models apart (or give a new model a narrow interval), and, when
+    asked (`price_sizes`), what asking that many items of the launch above would cost, from the
+    runner's own estimate."""
     st.subheader("Power before spending")
     sel = sidebar.current_selection()
     try:
@@ -263,6 +264,17 @@ def power_plan() -> None:
     if plan is None:
         st.caption("Choose models for a new launch above to see what that plan would cost.")
         return
+    # why asked for: each size is a plan of its own (prompts, cache keys and tokens of every request,
+    # about 0.2 s per size at 50 models x 5,000 items), redone whenever the pilot's numbers change
+    if st.toggle("Price these sample sizes with the launch above", key="runs_power_price"):
+        price_sizes(table)
+    else:
+        st.caption("Turn on 'Price these sample sizes' to see what asking that many items of the launch above "
+                   "would cost, by the runner's estimate.")
+
+
+def price_sizes(table: pd.DataFrame) -> None:
+    """One line per question of the power table: what asking its sample size of the launch above costs."""
     for row in table.itertuples(index=False):
         if pd.isna(row.items_needed):
             continue

@@ -148,15 +148,17 @@ def read_external_scores(store: Store) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- answers behind the study analyses
 
-def _latest(con: Connection, extra: str = "") -> str:
+def _latest(con: Connection, extra: str = "", one_condition: bool = False) -> str:
     """The response a statistic uses, as in `scores.load_scores`: per model x condition x item the
     latest response of repetition 0 that arrived (`runs.latest_clause`: the marker written with the
-    response; a transport error is no answer and leaves the item out)."""
+    response; a transport error is no answer and leaves the item out). ``one_condition``: a second
+    parameter after the dataset names the one prompt condition read (the latest is chosen within a
+    condition, so the rows are those of every condition with the others left out)."""
     return f"""
     WITH latest AS (
         SELECT r.response_id, u.model AS model_key, u.condition, r.item_id{extra}
         FROM responses r JOIN runs u USING (run_id)
-        WHERE u.dataset = ? AND {latest_clause(con)}
+        WHERE u.dataset = ? {"AND u.condition = ?" if one_condition else ""} AND {latest_clause(con)}
           AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) = 0
     )"""
 
@@ -182,7 +184,8 @@ def load_item_scores(store: Store, dataset: str, profile: str, overrides: bool =
     return frame
 
 
-def load_answer_rows(store: Store, dataset: str, profile: str | None, ordered: bool = True) -> pd.DataFrame:
+def load_answer_rows(store: Store, dataset: str, profile: str | None, ordered: bool = True,
+                     condition: str | None = None) -> pd.DataFrame:
     """One row per model x condition x item (the responses of `load_item_scores`; computed scores) with what was answered.
 
     Columns: model (display name), condition, item_id, parsed_answers (JSON text), parse_error,
@@ -191,18 +194,21 @@ def load_answer_rows(store: Store, dataset: str, profile: str | None, ordered: b
     ``profile=None``: the same rows without the score column (an answer's status reads no score,
     and the join with the scores costs about as much as the rest of a 500,000-row read).
     ``ordered=False``: in the database's order (for counts that do not depend on it: the sort of
-    500,000 rows is a quarter of the read).
+    500,000 rows is a quarter of the read). ``condition``: that prompt condition's rows only (None:
+    every condition); why: a page shows one condition, and reading the other doubles the read.
     """
     with store.connect(read_only=True) as con:
         scored = profile is not None
-        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") \
+        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers",
+                      one_condition=condition is not None) \
             + f"""
             SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, l.parsed_answers,
                    l.parse_error, l.raw_text{", s.score" if scored else ""}
             FROM latest l JOIN models m ON m.model = l.model_key
             {"LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?" if scored else ""}
             {"ORDER BY m.display_name, l.condition, l.item_id" if ordered else ""}"""
-        frame = con.frame(sql, [dataset, profile] if scored else [dataset], large=True)
+        params = [dataset] + ([condition] if condition is not None else []) + ([profile] if scored else [])
+        frame = con.frame(sql, params, large=True)
     if scored:
         frame["score"] = frame["score"].astype(float)
     return frame

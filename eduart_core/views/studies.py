@@ -199,11 +199,13 @@ def _answers(src: Source, dataset: str, profile: str | None) -> pd.DataFrame:
 
 
 @cached(maxsize=4)
-def _unsorted_answers(src: Source, dataset: str) -> pd.DataFrame:
-    """Every answer row without scores, in the database's order (what the statuses read)."""
+def _unsorted_answers(src: Source, dataset: str, condition: str | None = None) -> pd.DataFrame:
+    """Every answer row without scores, in the database's order (what the statuses read), of one
+    prompt condition (None: every one). Why the condition is read in the database: a page shows
+    one condition, and reading and then dropping the other doubled the work of a first render."""
     from ..store import studies as store_studies
 
-    return store_studies.load_answer_rows(src.store, dataset, None, ordered=False)
+    return store_studies.load_answer_rows(src.store, dataset, None, ordered=False, condition=condition)
 
 
 def _answer_rows(src: Source, sel: Selection) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -270,9 +272,7 @@ def _every_status(src: Source, dataset: str, condition: str | None) -> pd.DataFr
     """
     # a status reads no score: the rows without the scores' join; `invalid_by_model`'s counts and
     # order do not depend on the rows' order, so the database need not sort them
-    answers = _unsorted_answers(src, dataset)
-    if condition is not None:
-        answers = answers[answers["condition"] == condition]
+    answers = _unsorted_answers(src, dataset, condition)
     catalogue = items(src, dataset)
     position = pd.Index(catalogue["item_id"]).get_indexer(answers["item_id"])
     known = answers[position >= 0].reset_index(drop=True)

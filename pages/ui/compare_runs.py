@@ -20,8 +20,15 @@ RED, GREEN = "background-color: #fde0dc; color: #a50e0e", "background-color: #e3
 PERCENT_DELTAS = ("baseline_mean", "run_mean", "delta", "ci_low", "ci_high")
 #: Rows of the per-item table drawn on the page (the largest drops first); the download holds every row.
 #: Why: 50 runs x 5,000 items change on ~90,000 rows, more than a styled table can draw (and a link
-#: per row costs ~0.5 ms), and nobody reads that many on a page.
-SHOWN_ROWS = 1000
+#: per row costs ~0.5 ms), and nobody reads that many on a page. The table is drawn again on every
+#: rerun of the Runs page: at 1,000 rows that was about half of a model-filter change at published
+#: scale (0.35 s); 200 rows are the worst drops a reader goes through.
+SHOWN_ROWS = 200
+#: Runs set against a new baseline until the user picks others: the first few in the menu's order.
+#: Why: each run costs a paired bootstrap per format (at 50 models x 5,000 items all 49 runs took
+#: about 2.5 s of a first render and of every profile switch), and a comparison is read a few runs at
+#: a time; `show run_diff` (no --models) still sets every run against the baseline.
+DEFAULT_RUNS = 5
 
 
 def _colour(value) -> str:
@@ -42,10 +49,13 @@ def _pickers(src: views.Source, sel: Selection) -> tuple[str, list[str]] | None:
     others = [n for n in names if n != baseline]
     kept = [n for n in st.session_state.get("rundiff_runs") or [] if n in others]
     if st.session_state.get("_rundiff_for") != (sel.dataset, baseline) or "rundiff_runs" not in st.session_state:
-        kept = others  # a new baseline (or dataset) sets every other run against it
+        kept = others[:DEFAULT_RUNS]  # a new baseline (or dataset) sets the first few runs against it
     st.session_state["_rundiff_for"] = (sel.dataset, baseline)
     st.session_state["rundiff_runs"] = kept
     runs = right.multiselect("Runs compared", others, key="rundiff_runs")
+    if len(others) > DEFAULT_RUNS:
+        st.caption(f"A new baseline is set against the first {DEFAULT_RUNS} of the {len(others)} other runs; add "
+                   "more under 'Runs compared' (`show run_diff` without --models compares every run).")
     return baseline, runs
 
 

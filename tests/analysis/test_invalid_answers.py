@@ -60,8 +60,10 @@ def test_the_view_counts_answers_that_name_no_option_per_model(free_db):
 
 def test_a_change_of_filter_or_profile_reads_and_classifies_no_answer_again(free_db, monkeypatch):
     """The Overview and the inspector ask for the warnings on every rerun: after the first read a
-    change of models, condition or profile picks rows of the statuses already known (same counts as
-    classifying the selected answers afresh), and a write to the store reads them again."""
+    change of models or profile picks rows of the statuses already known (same counts as
+    classifying the selected answers afresh); the first switch to the other condition reads that
+    condition alone (a first render reads only the condition it shows), and a write to the store
+    reads them again."""
     from eduart_core import analysis
     from eduart_core.store import studies as store_studies
 
@@ -69,12 +71,14 @@ def test_a_change_of_filter_or_profile_reads_and_classifies_no_answer_again(free
     views.invalid_answers(src, sel)
     reads = []
     real = store_studies.load_answer_rows
-    monkeypatch.setattr(store_studies, "load_answer_rows", lambda *a, **k: reads.append(a[1:]) or real(*a, **k))
+    monkeypatch.setattr(store_studies, "load_answer_rows", lambda *a, **k: reads.append((a[1:], k)) or real(*a, **k))
     fewer = tuple(sorted(views.models_with_data(src, DATASET))[1:])
     changed = [sel.with_(models=fewer), sel.with_(profile="paper"), sel.with_(condition="motivation"),
                sel.with_(models=fewer, profile="paper")]
     got = [views.invalid_answers(src, s) for s in changed]
-    assert reads == []
+    assert [(r, k) for r, k in reads] == [((DATASET, None), {"ordered": False, "condition": "motivation"})]
+    reads.clear()
+    assert [views.invalid_answers(src, s) for s in changed] and reads == []
     for s, table in zip(changed, got):
         answers = s.apply(real(Store(free_db), DATASET, s.profile).merge(
             views._base.items(src, DATASET)[["item_id", "type", "language", "has_image"]], on="item_id", how="left"))

@@ -95,4 +95,9 @@ def test_the_runs_page_plans_from_the_pilot_and_prices_the_plan(demo_copy, monke
     assert len(table) == 2 and table["model_a"].iloc[0] == at.selectbox(key="runs_power_a").value
     captions = "\n".join(c.value for c in at.caption)
     assert "pilot of 88 items" in captions
-    assert "by the runner's estimate" in captions or "more than the" in captions
+    assert "Turn on 'Price these sample sizes'" in captions and "cost about" not in captions  # priced when asked
+    at.toggle(key="runs_power_price").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = "\n".join(c.value for c in at.caption)
+    assert "cost about" in captions or "more than the" in captions
+    assert "Turn on 'Price these sample sizes'" not in captions

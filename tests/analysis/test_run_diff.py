@@ -21,6 +21,7 @@ import pytest
 from eduart_core.analysis import run_diff as stats
 from eduart_core.cli import main
 from eduart_core.rerun_demo import DEMO_RERUN_DATASET, FIRST, OTHER, SECOND_NAME
+from eduart_core.selection import Selection
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = FIRST.display_name
@@ -195,3 +196,56 @@ def test_runs_page_regressions_toggle_shows_the_same_count(demo_db, direct, monk
     query = parse_qs(link.query)
     assert link.path == "/inspector" and set(query["models"]) == {BASE, SECOND_NAME}
     assert query["open"] == [f"default:{SECOND_NAME}"] and query["item"][0] in set(direct.index)
+
+
+@pytest.mark.slow
+def test_runs_page_sets_the_first_few_runs_against_a_new_baseline_and_says_so(demo_db, monkeypatch):
+    """Each run compared costs a paired bootstrap per format: a new baseline is set against the first
+    `DEFAULT_RUNS` other runs (a caption says how to add more), while `show run_diff` compares every run."""
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
+    from pages.ui import compare_runs
+
+    monkeypatch.setenv("EDUART_DB", str(demo_db))
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page("pages/10_runs.py").run()
+    assert not at.exception, at.exception[0].value
+    baseline = at.selectbox(key="rundiff_baseline").value
+    others = [o for o in at.selectbox(key="rundiff_baseline").options if o != baseline]
+    assert len(others) > compare_runs.DEFAULT_RUNS
+    picked = list(at.multiselect(key="rundiff_runs").value)
+    assert picked == others[:compare_runs.DEFAULT_RUNS]
+    assert any(f"first {compare_runs.DEFAULT_RUNS} of the {len(others)} other runs" in c.value for c in at.caption)
+    table = next(d for d in at.dataframe if "scope" in d.value.columns)
+    assert list(dict.fromkeys(table.value["run"])) == picked
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        assert main(["show", "run_diff", "--db", str(demo_db), "--option", f"baseline={baseline}"]) == 0
+    assert {row["run"] for row in json.loads(buffer.getvalue())} == set(others)
+
+
+@pytest.mark.slow
+def test_runs_page_draws_the_largest_drops_first_up_to_its_row_limit_and_says_so(demo_db, monkeypatch):
+    """The per-item table is drawn again on every rerun: the page shows the first `SHOWN_ROWS` rows
+    (the largest drops first) with a caption, and the download keeps every row."""
+    from streamlit.testing.v1 import AppTest
+
+    from eduart_core import views
+    from pages.ui import compare_runs
+
+    monkeypatch.setenv("EDUART_DB", str(demo_db))
+    monkeypatch.setattr(compare_runs, "SHOWN_ROWS", 3)
+    views.clear_caches()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page("pages/10_runs.py").run()
+    assert not at.exception, at.exception[0].value
+    table = next(d.value for d in at.dataframe if "open" in d.value.columns and "direction" in d.value.columns)
+    everything = views.run_diff_items(views.Source.of(str(demo_db)), Selection(
+        models=tuple(at.multiselect(key="rundiff_runs").value)), baseline=at.selectbox(key="rundiff_baseline").value)
+    assert len(everything) > 3 and len(table) == 3
+    assert table["change"].tolist() == everything["change"].head(3).tolist()
+    assert any(c.value.startswith(f"Showing the first 3 of {len(everything)} rows") for c in at.caption)

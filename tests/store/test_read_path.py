@@ -273,3 +273,28 @@ def test_the_inspectors_item_reads_happen_once_per_data_version(filled, monkeypa
     add_responses(filled, "m2-default", [{"item_id": "r1", "raw_text": _answer("A")}])
     after = rerun(views.Source.of(filled), Selection(dataset="ds"))
     assert len(after[2]) == 2 and len(reads) == 2 * once
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple]:
+    """Rows sorted by model and item, a missing value as None (an all-empty column reads as None, not NaN)."""
+    frame = frame.sort_values(["model", "item_id"]).astype(object)
+    return [tuple(None if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False)]
+
+
+def test_one_conditions_answer_rows_are_the_rows_of_every_condition_with_the_other_left_out(filled):
+    """The invalid-answer warnings read only the condition a page shows: the same rows (the latest
+    answer is chosen within a condition), with or without the scores' join."""
+    from eduart_core.store.studies import load_answer_rows
+
+    add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("A")}])
+    add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("B")}])
+    add_responses(filled, "m1-motivation", [{"item_id": "r1", "raw_text": _answer("A")},
+                                            {"item_id": "r2", "raw_text": "I cannot tell"}])
+    add_responses(filled, "m2-motivation", [{"item_id": "r2", "raw_text": _answer("B")}])
+    for profile in (None, "strict"):
+        every = load_answer_rows(filled, "ds", profile)
+        for condition in ("default", "motivation"):
+            one = load_answer_rows(filled, "ds", profile, ordered=False, condition=condition)
+            assert set(one["condition"]) == {condition}
+            want = every[every["condition"] == condition]
+            assert list(one.columns) == list(want.columns) and _rows(one) == _rows(want) and len(one)
