@@ -152,6 +152,7 @@ def _args(db: Path, stub, *extra: str) -> list[str]:
             "--content-balance", "formats", "--run-id", "ad", *extra]
 
 
+@pytest.mark.slow
 def test_adaptive_run_stores_what_the_stub_was_asked(demo_copy, capsys):
     _freeze(demo_copy)
     capsys.readouterr()

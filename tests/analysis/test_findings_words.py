@@ -77,6 +77,7 @@ def test_published_tables_speak_from_their_printed_numbers(demo_db):
         assert hardest["headline"].startswith(f"In {best.idxmin()} ") and f"{100 * best.min():.1f}%" in hardest["headline"]
 
 
+@pytest.mark.slow
 def test_the_groups_sentence_follows_the_leaderboards_tie_groups(demo_db):
     """The paired (Holm) tie groups replace the unpaired multiple-choice overlap sentence."""
     checked = 0

@@ -153,6 +153,7 @@ def test_scores_follow_the_abilities_given(store):
     assert all(b - a > 0.04 for a, b in zip(ordered, ordered[1:])), ordered
 
 
+@pytest.mark.slow
 def test_archetypes_show_their_patterns_after_real_scoring(store):
     from eduart_core.simulate import add_synthetic_items
     from eduart_core.store.scores import load_scores

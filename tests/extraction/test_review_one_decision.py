@@ -254,6 +254,7 @@ def test_the_demo_shows_agreement_of_a_settled_blind_round_and_withholds_the_one
     assert "all reviewers made the same choice" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_simulated_reviewers_decide_once_on_either_backend(request, both, tmp_path):
     from eduart_core.extraction.simulated import BLIND_ROUND, simulate_review
 

@@ -108,6 +108,7 @@ def _adhoc(stub: StubServer, store: Store, *extra: str) -> int:
                  f"{stub.url}/v1", "--model-id", "stub-model", "--quiet", "--backoff", "0.05", *extra])
 
 
+@pytest.mark.slow
 def test_each_repeat_is_asked_and_cached_under_its_own_key(store):
     from eduart_core.runner.launch import LaunchOptions, plan_launch
 
