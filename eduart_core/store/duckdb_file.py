@@ -539,22 +539,22 @@ class DuckDBStore(Store):
         transactions. Nested holds of one file are one hold."""
         key = str(self.path)
         with _HELD_LOCK:
-            if key in _HELD:
-                nested = True
-            else:
-                nested = False
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                _POOL.close(key, wait_s=self.lock_timeout_s)
-                con = self._open(False)
-                try:
-                    migrate(con, self.path)
-                except duckdb.Error as exc:
-                    con.close()
-                    raise _one_line_error(self.path, exc) from None
-                _HELD[key] = con
+            nested = key in _HELD
         if nested:
             yield
             return
+        # opened outside the lock: closing this file's readers may wait, and other files' connections
+        # ask the lock whether they are held
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _POOL.close(key, wait_s=self.lock_timeout_s)
+        con = self._open(False)
+        try:
+            migrate(con, self.path)
+        except duckdb.Error as exc:
+            con.close()
+            raise _one_line_error(self.path, exc) from None
+        with _HELD_LOCK:
+            _HELD[key] = con
         try:
             yield
         finally:
