@@ -11,6 +11,9 @@ identity; the library refuses what the roles do not allow and records who made e
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import streamlit as st
 
 from eduart_core import queues, team
@@ -82,38 +85,49 @@ def _submit(token: str, criteria: list[str]) -> None:
          f"Grades saved; {left} criterion(s) of this answer still to mark.")
 
 
-def _hand(who, after: str | None = None) -> str | None:
-    """Hold the next answer that needs ``who`` (leaving ``after``); remembers its token for this session."""
+@dataclass(frozen=True)
+class _Lane:
+    """One queue of the round on this page: graders' answers or adjudicators' disputed answers."""
+
+    role: str
+    held_key: str  # the session key remembering the unit held for this person
+    noun: str
+    open: Callable  # the library call that opens a unit for this role (checks the role and blindness)
+
+
+GRADER = _Lane(GRADE_ROLE, "grading_held", "answer", grading.open_answer)
+ADJUDICATOR = _Lane(ADJUDICATE_ROLE, "grading_adj_held", "disputed answer", grading.open_disputed)
+
+
+def _hand(who, after: str | None = None, lane: _Lane = GRADER) -> str | None:
+    """Hold the next unit of ``lane`` that needs ``who`` (leaving ``after``); remembers its token for this session."""
     handed = queues.next_grading_answer(store, sel.dataset, st.session_state.get("grading_rubric_now"), who,
-                                        after=after)
-    if handed is None:
-        st.session_state.pop("grading_held", None)
-        return None
-    st.session_state["grading_held"] = handed.unit
-    return handed.unit
+                                        after=after, role=lane.role)
+    st.session_state[lane.held_key] = handed.unit if handed else None
+    return handed.unit if handed else None
 
 
-def _next(token: str) -> None:
-    """Button callback ("Next", N): leave this answer to others and hold the next one."""
+def _next(token: str, lane: _Lane = GRADER) -> None:
+    """Button callback ("Next", N): leave this unit to others and hold the next one."""
     try:
-        got = _hand(signin.identity(), after=token)
+        got = _hand(signin.identity(), after=token, lane=lane)
     except UserError as exc:
         _say("warning", str(exc))
         return
-    _say("info", "The next answer is held for you." if got and got != token else _nothing_words())
+    _say("info", f"The next {lane.noun} is held for you." if got and got != token else _nothing_words(lane.role))
 
 
-def _skip(token: str) -> None:
-    """Button callback ("Skip", S): leave this answer (it comes back to you last) and hold the next one."""
+def _skip(token: str, lane: _Lane = GRADER) -> None:
+    """Button callback ("Skip", S): leave this unit (it comes back to you last) and hold the next one."""
     who = signin.identity()
     try:
-        handed = queues.skip_grading_answer(store, who, grading.open_answer(store, token, who))
+        handed = queues.skip_grading_answer(store, who, lane.open(store, token, who))
     except UserError as exc:
         _say("warning", str(exc))
         return
-    st.session_state["grading_held"] = handed.unit if handed else None
-    _say("info", "Skipped; the next answer is held for you." if handed and handed.unit != token
-         else "Skipped. " + _nothing_words())
+    st.session_state[lane.held_key] = handed.unit if handed else None
+    _say("info", f"Skipped; the next {lane.noun} is held for you." if handed and handed.unit != token
+         else "Skipped. " + _nothing_words(lane.role))
 
 
 def _nothing_words(role: str = GRADE_ROLE) -> str:
@@ -148,41 +162,9 @@ def _decide(token: str, criteria: list[str]) -> None:
         _say("success", f"Decision saved; {len(done.disputed)} disputed criterion(s) of this answer still to decide.")
         return
     queues.finish_grading_answer(store, who, task)
-    got = _hand_disputed(who, after=token)
+    got = _hand(who, after=token, lane=ADJUDICATOR)
     _say("success", "Decision saved; the next disputed answer is held for you." if got else
          "Decision saved. " + _nothing_words(ADJUDICATE_ROLE))
-
-
-def _hand_disputed(who, after: str | None = None) -> str | None:
-    """Hold the next disputed answer for adjudicator ``who`` (leaving ``after``); remembers its token."""
-    handed = queues.next_grading_answer(store, sel.dataset, st.session_state.get("grading_rubric_now"), who,
-                                        after=after, role=ADJUDICATE_ROLE)
-    st.session_state["grading_adj_held"] = handed.unit if handed else None
-    return handed.unit if handed else None
-
-
-def _adjudicate_next(token: str) -> None:
-    """Button callback ("Next", N): leave this disputed answer to other adjudicators and hold the next one."""
-    try:
-        got = _hand_disputed(signin.identity(), after=token)
-    except UserError as exc:
-        _say("warning", str(exc))
-        return
-    _say("info", "The next disputed answer is held for you." if got and got != token
-         else _nothing_words(ADJUDICATE_ROLE))
-
-
-def _adjudicate_skip(token: str) -> None:
-    """Button callback ("Skip", S): leave this disputed answer (it comes back to you last), hold the next."""
-    who = signin.identity()
-    try:
-        handed = queues.skip_grading_answer(store, who, grading.open_disputed(store, token, who))
-    except UserError as exc:
-        _say("warning", str(exc))
-        return
-    st.session_state["grading_adj_held"] = handed.unit if handed else None
-    _say("info", "Skipped; the next disputed answer is held for you." if handed and handed.unit != token
-         else "Skipped. " + _nothing_words(ADJUDICATE_ROLE))
 
 
 def _graders() -> int:
@@ -392,9 +374,9 @@ def adjudicate_section() -> None:
     b1, b2, b3 = st.columns([2, 1, 1])
     b1.button("Save decision", key="grading_decide", type="primary", on_click=_decide,
               args=(task.token, list(task.disputed)))
-    b2.button("Next", key="grading_adjudicate_next", on_click=_adjudicate_next, args=(task.token,), shortcut="N",
+    b2.button("Next", key="grading_adjudicate_next", on_click=_next, args=(task.token, ADJUDICATOR), shortcut="N",
               help="Leave this answer to other adjudicators and hold the next disputed one")
-    b3.button("Skip", key="grading_adjudicate_skip", on_click=_adjudicate_skip, args=(task.token,), shortcut="S",
+    b3.button("Skip", key="grading_adjudicate_skip", on_click=_skip, args=(task.token, ADJUDICATOR), shortcut="S",
               help="Leave this answer to other adjudicators (it comes back to you last) and hold the next one")
     holder = queues.grading_holder(store, who, task)
     held = (f"Held for you until {holder[1]:%H:%M} UTC" if holder and holder[0] == "you" else
@@ -416,7 +398,7 @@ def held_disputed() -> grading.GradingTask | None:
                 return task
         except UserError:
             pass
-    token = _hand_disputed(who)
+    token = _hand(who, lane=ADJUDICATOR)
     return grading.open_disputed(store, token, who) if token else None
 
 

@@ -461,13 +461,20 @@ def open_disputed(store: Store, token: str, adjudicator: Actor) -> GradingTask:
     """A disputed answer of the current round by its token, for an adjudicator who graded none of it: the
     disputed criteria and the graders' marks on them (unnamed)."""
     key = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator").key
+    state, answer, status = _disputed_for(store, token, key)
+    return _disputed_task(store, state, answer, status)
+
+
+def _disputed_for(store: Store, token: str, key: str) -> tuple[_Round, dict, _Status]:
+    """The answer behind ``token`` with its status, when the adjudicator ``key`` may decide it: refused
+    when they graded it (blindness) or when nothing of it is disputed."""
     state, answer = _round_of(store, token)
     status = _status(state, answer)
     if key in status.graders:
         raise BlindGradingError("you graded this answer: another person adjudicates it")
     if not status.disputed:
         raise BlindGradingError("this answer has no disputed criterion to adjudicate")
-    return _disputed_task(store, state, answer, status)
+    return state, answer, status
 
 
 def _disputed_task(store: Store, state: _Round, answer: dict, status: _Status) -> GradingTask:
@@ -483,13 +490,7 @@ def adjudicate(store: Store, token: str, adjudicator: Actor, points: dict[str, i
     from ..store.grades import add_grades_con
 
     actor = _acting(adjudicator, ADJUDICATE_GRADES, "the adjudicator")
-    key = actor.key
-    state, answer = _round_of(store, token)
-    status = _status(state, answer)
-    if key in status.graders:
-        raise BlindGradingError("you graded this answer: another person adjudicates it")
-    if not status.disputed:
-        raise BlindGradingError("this answer has no disputed criterion to adjudicate")
+    state, answer, status = _disputed_for(store, token, actor.key)
     marks = _validated(state, answer, points, only=status.disputed)
     rows = [_row(state, answer, actor, ADJUDICATE_ROLE, c, v, _note(note), source) for c, v in marks]
     with store.transaction() as con:
