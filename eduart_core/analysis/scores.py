@@ -132,10 +132,15 @@ def leaderboard(df: pd.DataFrame, *, extra_variance: pd.DataFrame | None = None)
         keep.append("macro")
         macro = macro.drop(columns="macro")
     macro = macro.merge(ranks[keep], on=KEYS, how="left")
-    macro["rank"] = (macro.groupby("condition", sort=False)["macro"]
-                     .rank(ascending=False, method="min").astype("Int64"))
+    macro["rank"] = point_ranks(macro)
     out = sort_frame(macro, ["condition", "rank", "model"])[LEADERBOARD_COLUMNS]
     return finish(out, dropped)
+
+
+def point_ranks(macro: pd.DataFrame) -> pd.Series:
+    """The leaderboard's `rank`: the order of the macro averages within each condition, highest first,
+    ties sharing the lower rank (what the data can carry is in the ranking's intervals, not here)."""
+    return macro.groupby("condition", sort=False)["macro"].rank(ascending=False, method="min").astype("Int64")
 
 
 def _type_means_frame(frame: pd.DataFrame) -> pd.DataFrame:

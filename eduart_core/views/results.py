@@ -174,8 +174,7 @@ def point_board(src: Source, sel: Selection) -> pd.DataFrame:
     macro = analysis.macro_scores(selected_scores(src, sel))
     if macro.empty:
         raise EmptySelection(f"No scores in condition '{sel.condition}' for the current selection.")
-    macro["rank"] = (macro.groupby("condition", sort=False)["macro"]
-                     .rank(ascending=False, method="min").astype("Int64"))
+    macro["rank"] = analysis.point_ranks(macro)
     return macro.sort_values(["rank", "model"]).reset_index(drop=True)[POINT_COLUMNS]
 
 
