@@ -321,8 +321,9 @@ def invalid_rates(answers: pd.DataFrame, items: pd.DataFrame, *, by: str = TASK_
 def invalid_by_model(statuses: pd.DataFrame) -> pd.DataFrame:
     """Invalid answers per model: the counts behind the warnings and the IRT fit's leave-out rule.
 
-    ``statuses``: `answer_statuses` rows. Columns: model, n_answers, n_refused, n_unparseable,
-    n_not_an_option, n_invalid, invalid_rate, warning (above `INVALID_WARN_ABOVE`), irt_left_out
+    ``statuses``: `answer_statuses` rows, or counts of them (a column ``n``: how many answers a row
+    stands for; `views.invalid_answers` classifies each distinct answer once). Columns: model,
+    n_answers, n_refused, n_unparseable, n_not_an_option, n_invalid, invalid_rate, warning (above `INVALID_WARN_ABOVE`), irt_left_out
     (above `IRT_LEAVE_OUT_ABOVE`), sentence ("n of N answers name no option or do not parse").
     Models with a warning come first, the worst first.
     """
@@ -330,10 +331,11 @@ def invalid_by_model(statuses: pd.DataFrame) -> pd.DataFrame:
                "warning", "irt_left_out", "sentence"]
     if statuses.empty:
         return finish(pd.DataFrame(columns=columns), 0, rule=INVALID_RULE, words=INVALID_WORDS)
-    flags = {name: statuses["status"] == status for name, status in
+    weight = statuses["n"].to_numpy(dtype=np.int64) if "n" in statuses else np.ones(len(statuses), dtype=np.int64)
+    flags = {name: np.where(statuses["status"] == status, weight, 0) for name, status in
              (("n_refused", REFUSED), ("n_unparseable", UNPARSEABLE), ("n_not_an_option", NOT_AN_OPTION))}
-    out = statuses.assign(**flags).groupby("model", sort=False).agg(
-        n_answers=("status", "size"), n_refused=("n_refused", "sum"), n_unparseable=("n_unparseable", "sum"),
+    out = statuses[["model"]].assign(n_answers=weight, **flags).groupby("model", sort=False).agg(
+        n_answers=("n_answers", "sum"), n_refused=("n_refused", "sum"), n_unparseable=("n_unparseable", "sum"),
         n_not_an_option=("n_not_an_option", "sum")).reset_index()
     out["n_invalid"] = out["n_refused"] + out["n_unparseable"] + out["n_not_an_option"]
     out["invalid_rate"] = out["n_invalid"] / out["n_answers"]

@@ -10,7 +10,9 @@ level, a claimed leader) are stored beside them so that the checks can test them
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..errors import UserError
@@ -184,31 +186,65 @@ def load_item_scores(store: Store, dataset: str, profile: str, overrides: bool =
     return frame
 
 
-def load_answer_rows(store: Store, dataset: str, profile: str | None, ordered: bool = True,
-                     condition: str | None = None) -> pd.DataFrame:
+@dataclass(frozen=True)
+class DistinctAnswers:
+    """The answers of `load_answer_rows` grouped by what an answer's status reads, with who gave each.
+
+    Why: a status depends on the answer and its item only, and a large panel repeats most answers
+    (50 simulated models x 5,000 items: 94,000 distinct of 250,000), so the database groups them
+    and each distinct answer is classified once; the examinees of a group are small integers.
+    """
+
+    examinees: pd.DataFrame  #: model (display name), kind, condition: one row per model x condition
+    answers: pd.DataFrame    #: item_id, parsed_answers (JSON text), parse_error, raw_text: one row per group
+    counts: np.ndarray       #: how many answers each group holds
+    given_by: np.ndarray     #: the examinee row of every answer, group after group (``counts`` long each)
+
+
+def load_distinct_answers(store: Store, dataset: str, condition: str | None = None) -> DistinctAnswers:
+    """The responses of `load_answer_rows` (no score), one row per distinct (item, parsed answer,
+    parse error, raw text) with the examinees (model x condition) that gave it. ``condition``:
+    that prompt condition only (None: every one)."""
+    one = condition is not None
+    pairs = ("SELECT model_key, condition, CAST(row_number() OVER (ORDER BY model_key, condition) - 1 AS INTEGER) AS e "
+             "FROM (SELECT DISTINCT u.model AS model_key, u.condition FROM runs u "
+             f"WHERE u.dataset = ? {'AND u.condition = ?' if one else ''}) pairs")
+    params = [dataset] + ([condition] if one else [])
+    with store.connect(read_only=True) as con:
+        examinees = con.frame(f"WITH ex AS ({pairs}) SELECT ex.e, m.display_name AS model, {model_kind_sql(con)} "
+                              "AS kind, ex.condition FROM ex LEFT JOIN models m ON m.model = ex.model_key ORDER BY ex.e",
+                              params)
+        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers",
+                      one_condition=one) + f""", ex AS ({pairs})
+            SELECT l.item_id, l.parsed_answers, l.parse_error, l.raw_text, array_agg(ex.e) AS given_by
+            FROM latest l JOIN ex ON ex.model_key = l.model_key AND ex.condition = l.condition
+            GROUP BY l.item_id, l.parsed_answers, l.parse_error, l.raw_text"""
+        grouped = con.frame(sql, params + params, large=True)
+    lists = grouped.pop("given_by").to_numpy(dtype=object)
+    counts = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    given_by = np.concatenate(list(lists)).astype(np.int64) if len(lists) else np.empty(0, dtype=np.int64)
+    # e runs 0..n-1 and every pair has its row (a left join), so the lists index the frame's rows
+    return DistinctAnswers(examinees.drop(columns="e").reset_index(drop=True), grouped, counts, given_by)
+
+
+def load_answer_rows(store: Store, dataset: str, profile: str | None) -> pd.DataFrame:
     """One row per model x condition x item (the responses of `load_item_scores`; computed scores) with what was answered.
 
-    Columns: model (display name), condition, item_id, parsed_answers (JSON text), parse_error,
+    Columns: model (display name), kind, condition, item_id, parsed_answers (JSON text), parse_error,
     raw_text, score (under ``profile``; NaN when the response has no score). What the distractor and
     invalid-answer analyses read: which option a model chose and whether its answer could be read.
     ``profile=None``: the same rows without the score column (an answer's status reads no score,
     and the join with the scores costs about as much as the rest of a 500,000-row read).
-    ``ordered=False``: in the database's order (for counts that do not depend on it: the sort of
-    500,000 rows is a quarter of the read). ``condition``: that prompt condition's rows only (None:
-    every condition); why: a page shows one condition, and reading the other doubles the read.
     """
     with store.connect(read_only=True) as con:
         scored = profile is not None
-        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers",
-                      one_condition=condition is not None) \
-            + f"""
+        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers") + f"""
             SELECT m.display_name AS model, {model_kind_sql(con)} AS kind, l.condition, l.item_id, l.parsed_answers,
                    l.parse_error, l.raw_text{", s.score" if scored else ""}
             FROM latest l JOIN models m ON m.model = l.model_key
             {"LEFT JOIN scores s ON s.response_id = l.response_id AND s.profile = ?" if scored else ""}
-            {"ORDER BY m.display_name, l.condition, l.item_id" if ordered else ""}"""
-        params = [dataset] + ([condition] if condition is not None else []) + ([profile] if scored else [])
-        frame = con.frame(sql, params, large=True)
+            ORDER BY m.display_name, l.condition, l.item_id"""
+        frame = con.frame(sql, [dataset] + ([profile] if scored else []), large=True)
     if scored:
         frame["score"] = frame["score"].astype(float)
     return frame

@@ -70,17 +70,18 @@ def test_a_change_of_filter_or_profile_reads_and_classifies_no_answer_again(free
     src, sel = _src_sel(free_db)
     views.invalid_answers(src, sel)
     reads = []
-    real = store_studies.load_answer_rows
-    monkeypatch.setattr(store_studies, "load_answer_rows", lambda *a, **k: reads.append((a[1:], k)) or real(*a, **k))
+    real = store_studies.load_distinct_answers
+    monkeypatch.setattr(store_studies, "load_distinct_answers",
+                        lambda *a, **k: reads.append((a[1:], k)) or real(*a, **k))
     fewer = tuple(sorted(views.models_with_data(src, DATASET))[1:])
     changed = [sel.with_(models=fewer), sel.with_(profile="paper"), sel.with_(condition="motivation"),
                sel.with_(models=fewer, profile="paper")]
     got = [views.invalid_answers(src, s) for s in changed]
-    assert [(r, k) for r, k in reads] == [((DATASET, None), {"ordered": False, "condition": "motivation"})]
+    assert [(r, k) for r, k in reads] == [((DATASET, "motivation"), {})]
     reads.clear()
     assert [views.invalid_answers(src, s) for s in changed] and reads == []
     for s, table in zip(changed, got):
-        answers = s.apply(real(Store(free_db), DATASET, s.profile).merge(
+        answers = s.apply(store_studies.load_answer_rows(Store(free_db), DATASET, s.profile).merge(
             views._base.items(src, DATASET)[["item_id", "type", "language", "has_image"]], on="item_id", how="left"))
         fresh = analysis.invalid_by_model(analysis.answer_statuses(answers, views._base.items(src, DATASET)))
         pd.testing.assert_frame_equal(table, fresh)

@@ -12,7 +12,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pg_kit
 import pytest
+from pg_kit import pg_server, pg_url  # noqa: F401 (the PostgreSQL twin of the distinct answers' test)
 from scipy import stats
 
 from eduart_core import exports, rounding, views
@@ -36,6 +38,10 @@ def _answer(*ids: str) -> str:
 
 @pytest.fixture
 def filled(store):
+    return _fill(store)
+
+
+def _fill(store: Store) -> Store:
     upsert_items(store, [RADIO, RADIO2], "ds", origin="test")
     ensure_model(store, "m1", "Model One", "Acme", "offline", "m1-api")
     ensure_model(store, "m2", "Model Two", "Acme", "offline", "m2-api")
@@ -281,20 +287,40 @@ def _rows(frame: pd.DataFrame) -> list[tuple]:
     return [tuple(None if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False)]
 
 
-def test_one_conditions_answer_rows_are_the_rows_of_every_condition_with_the_other_left_out(filled):
-    """The invalid-answer warnings read only the condition a page shows: the same rows (the latest
-    answer is chosen within a condition), with or without the scores' join."""
-    from eduart_core.store.studies import load_answer_rows
+def _given(got) -> pd.DataFrame:
+    """The answer rows a `DistinctAnswers` stands for: each distinct answer once per examinee that gave it."""
+    rows = got.answers.loc[got.answers.index.repeat(got.counts)].reset_index(drop=True)
+    who = got.examinees.iloc[got.given_by].reset_index(drop=True)
+    return pd.concat([who, rows], axis=1)
+
+
+@pytest.fixture(params=pg_kit.BACKENDS)
+def filled_on_both(request, store_path) -> Store:
+    """``filled`` on DuckDB and on PostgreSQL (the grouping is SQL of both dialects)."""
+    return _fill(Store(request.getfixturevalue("pg_url")) if request.param == pg_kit.POSTGRES else Store(store_path))
+
+
+def test_distinct_answers_stand_for_every_answer_row_once_and_one_condition_is_that_conditions_rows(filled_on_both):
+    """The invalid-answer warnings classify each distinct answer once: the groups, expanded by who
+    gave them, are exactly the answer rows (the latest answer chosen within a condition), and one
+    condition's groups are that condition's rows with the other left out."""
+    from eduart_core.store.studies import load_answer_rows, load_distinct_answers
+
+    filled = filled_on_both
 
     add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("A")}])
     add_responses(filled, "m1-default", [{"item_id": "r1", "raw_text": _answer("B")}])
+    add_responses(filled, "m2-default", [{"item_id": "r1", "raw_text": _answer("B")}])  # the same answer as m1's
     add_responses(filled, "m1-motivation", [{"item_id": "r1", "raw_text": _answer("A")},
                                             {"item_id": "r2", "raw_text": "I cannot tell"}])
     add_responses(filled, "m2-motivation", [{"item_id": "r2", "raw_text": _answer("B")}])
-    for profile in (None, "strict"):
-        every = load_answer_rows(filled, "ds", profile)
-        for condition in ("default", "motivation"):
-            one = load_answer_rows(filled, "ds", profile, ordered=False, condition=condition)
-            assert set(one["condition"]) == {condition}
-            want = every[every["condition"] == condition]
-            assert list(one.columns) == list(want.columns) and _rows(one) == _rows(want) and len(one)
+    every = load_answer_rows(filled, "ds", None)
+    columns = list(every.columns)
+    grouped = load_distinct_answers(filled, "ds")
+    assert len(grouped.answers) < len(every)  # a repeated answer is one group
+    assert sorted(_rows(_given(grouped)[columns]), key=repr) == sorted(_rows(every), key=repr)
+    for condition in ("default", "motivation"):
+        one = _given(load_distinct_answers(filled, "ds", condition))[columns]
+        assert set(one["condition"]) == {condition}
+        assert sorted(_rows(one), key=repr) == sorted(_rows(every[every["condition"] == condition]), key=repr)
+        assert len(one)
