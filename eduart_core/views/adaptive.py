@@ -15,14 +15,21 @@ import pandas as pd
 from ..analysis.intervals import Z95
 from ..errors import UserError
 from ..selection import Selection
-from ._base import EmptySelection, Source
+from ._base import EmptySelection, Source, cached
+
+
+@cached(maxsize=8)
+def _stored_runs(src: Source, dataset: str | None) -> pd.DataFrame:
+    """The stored adaptive runs of a dataset (None: of every dataset), read once per data version:
+    the Runs page lists them on every rerun, and no filter or profile changes them."""
+    from ..store.adaptive import load_adaptive_runs
+
+    return load_adaptive_runs(src.store, dataset)
 
 
 def adaptive_runs(src: Source, sel: Selection) -> pd.DataFrame:
     """The adaptive runs of the dataset: bank version, rules, items asked, final ability and SE on the bank's scale, why it stopped."""
-    from ..store.adaptive import load_adaptive_runs
-
-    frame = load_adaptive_runs(src.store, sel.dataset)
+    frame = _stored_runs(src, sel.dataset)
     frame.attrs["caption"] = (f"{len(frame)} adaptive run(s) of {sel.dataset}; abilities in logits on the named bank "
                               "version's scale (EAP, SE = posterior SD).")
     return frame
@@ -30,9 +37,9 @@ def adaptive_runs(src: Source, sel: Selection) -> pd.DataFrame:
 
 def adaptive_trajectory(src: Source, sel: Selection, run: str = "") -> pd.DataFrame:
     """One adaptive run's trajectory (option run=ID): each item chosen (format, difficulty), the answer's level, the ability and its 95% interval after it, the stopping point."""
-    from ..store.adaptive import load_adaptive_runs, load_trajectory
+    from ..store.adaptive import load_trajectory
 
-    runs = load_adaptive_runs(src.store)
+    runs = _stored_runs(src, None)
     if not run:
         known = ", ".join(runs["run_id"].astype(str)) or "none yet"
         raise UserError(f"name the adaptive run: --option run=ID (adaptive runs: {known})")
@@ -93,7 +100,6 @@ def adaptive_ranking(src: Source, sel: Selection, version: int = 0) -> pd.DataFr
     """Adaptive runs beside the models that answered every bank item, on one bank version's scale (option version=N; 0: the latest): ability, 95% interval, ranks and ties, each row marked "adaptive, n items" or "full, n items"."""
     from ..analysis.irt_curves import ability_ranking
     from ..runner.adaptive import prepare
-    from ..store.adaptive import load_adaptive_runs
     from ..store.banks import load_bank_versions
 
     versions = load_bank_versions(src.store, sel.dataset)
@@ -103,7 +109,7 @@ def adaptive_ranking(src: Source, sel: Selection, version: int = 0) -> pd.DataFr
     setup = prepare(src.store, sel.dataset, {"bank": number, "target_se": 0.30})
     head = versions[versions["version"].astype(int) == number].iloc[0]
     full = _full_abilities(src, sel, setup, (list(head["conditions"] or []) or [sel.condition])[0])
-    runs = load_adaptive_runs(src.store, sel.dataset)
+    runs = _stored_runs(src, sel.dataset)
     runs = runs[runs["bank_version"].astype(int) == number]
     adaptive = pd.DataFrame({"examinee": runs["run_id"].astype(str),
                              "kind": [f"adaptive, {int(n)} items" for n in runs["n_items"]],

@@ -161,6 +161,12 @@ def launch_items(src: Source, dataset: str) -> pd.DataFrame:
 
 def runnable_datasets(src: Source) -> list[str]:
     """Datasets that hold items (the ones a run can ask), sorted."""
+    return list(_runnable(src))
+
+
+@cached(maxsize=4)
+def _runnable(src: Source) -> tuple[str, ...]:
+    """`runnable_datasets`, read once per data version (the Runs page asks on every rerun)."""
     from ..store import journal
 
-    return journal.dataset_names(src.store)
+    return tuple(journal.dataset_names(src.store))
