@@ -19,6 +19,7 @@ from ..errors import UserError
 from ..vocab import REFERENCE_KIND, access_level
 from .connection import Connection
 from .core import Store
+from .errors import StoreError
 from .overrides import LATEST_OVERRIDES_SQL, has_overrides_table
 from .runs import latest_clause
 from .scores import model_access_sql, model_kind_sql
@@ -201,25 +202,39 @@ class DistinctAnswers:
     given_by: np.ndarray     #: the examinee row of every answer, group after group (``counts`` long each)
 
 
+#: Reads of `load_distinct_answers` before it says the store keeps changing under it.
+DISTINCT_READ_ATTEMPTS = 3
+
+
 def load_distinct_answers(store: Store, dataset: str, condition: str | None = None) -> DistinctAnswers:
     """The responses of `load_answer_rows` (no score), one row per distinct (item, parsed answer,
     parse error, raw text) with the examinees (model x condition) that gave it. ``condition``:
-    that prompt condition only (None: every one)."""
+    that prompt condition only (None: every one).
+
+    The examinees are numbered in one statement and named in another; on PostgreSQL a run written
+    between the two would shift the numbers, so they are named before and after the grouped read
+    and the read is repeated when the two differ (a DuckDB file cannot change while it is read).
+    """
     one = condition is not None
     pairs = ("SELECT model_key, condition, CAST(row_number() OVER (ORDER BY model_key, condition) - 1 AS INTEGER) AS e "
              "FROM (SELECT DISTINCT u.model AS model_key, u.condition FROM runs u "
              f"WHERE u.dataset = ? {'AND u.condition = ?' if one else ''}) pairs")
     params = [dataset] + ([condition] if one else [])
     with store.connect(read_only=True) as con:
-        examinees = con.frame(f"WITH ex AS ({pairs}) SELECT ex.e, m.display_name AS model, {model_kind_sql(con)} "
-                              "AS kind, ex.condition FROM ex LEFT JOIN models m ON m.model = ex.model_key ORDER BY ex.e",
-                              params)
-        sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers",
-                      one_condition=one) + f""", ex AS ({pairs})
+        named = (f"WITH ex AS ({pairs}) SELECT ex.e, m.display_name AS model, {model_kind_sql(con)} AS kind, "
+                 "ex.condition FROM ex LEFT JOIN models m ON m.model = ex.model_key ORDER BY ex.e")
+        grouped_sql = _latest(con, ", r.raw_text, r.parse_error, CAST(r.parsed_answers AS TEXT) AS parsed_answers",
+                              one_condition=one) + f""", ex AS ({pairs})
             SELECT l.item_id, l.parsed_answers, l.parse_error, l.raw_text, array_agg(ex.e) AS given_by
             FROM latest l JOIN ex ON ex.model_key = l.model_key AND ex.condition = l.condition
             GROUP BY l.item_id, l.parsed_answers, l.parse_error, l.raw_text"""
-        grouped = con.frame(sql, params + params, large=True)
+        for _ in range(DISTINCT_READ_ATTEMPTS):
+            examinees = con.frame(named, params)
+            grouped = con.frame(grouped_sql, params + params, large=True)
+            if examinees.equals(con.frame(named, params)):
+                break
+        else:
+            raise StoreError(f"the runs of {dataset} kept changing while their answers were read; try again")
     lists = grouped.pop("given_by").to_numpy(dtype=object)
     counts = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
     given_by = np.concatenate(list(lists)).astype(np.int64) if len(lists) else np.empty(0, dtype=np.int64)
