@@ -432,7 +432,7 @@ if ended:
 # ---------------------------------------------------------------- history
 st.subheader("History")
 try:
-    history = runner.run_history(store)
+    history = views.run_history(store_handle.source())
 except views.StoreError as exc:
     st.warning(f"The store is busy, history not shown: {plain(exc)}")
     history = pd.DataFrame()

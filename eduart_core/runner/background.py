@@ -195,16 +195,18 @@ def cancel_launch(store: Store, launch_id: str, actor: Identity) -> bool:
     return True
 
 
-def run_history(store: Store) -> pd.DataFrame:
+def run_history(store: Store, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Runs started from this tool (origin 'live') with the status a user should see.
 
     Derived at read time, never written: a run the store calls running whose launch process is
     gone shows as interrupted; a run of a launch waiting for ingest shows as waiting_ingest
-    (its answers are safe in the journal; recovery stores them).
+    (its answers are safe in the journal; recovery stores them). ``runs``: `store.runs.list_runs`
+    of the store when already read (the page's copy of this data version); the launches' states
+    are read here every time, because a launch process can end without a write.
     """
     if not store.exists():
         return pd.DataFrame()
-    runs = list_runs(store)
+    runs = list_runs(store) if runs is None else runs
     if runs.empty:
         return runs
     runs = runs[runs["origin"] == "live"].copy()

@@ -78,7 +78,7 @@ from .report import scorer_fingerprint
 from .results import key_findings, point_board, regression_choices, type_means
 from .review import image_file, page_extractions
 from .robustness import robustness_finding_list
-from .runs import batch_jobs, launch_items, repeat_scores, runnable_datasets, unstable_model
+from .runs import batch_jobs, launch_items, repeat_scores, run_history, runnable_datasets, unstable_model
 from .scope import (
     FilterState,
     analysable_datasets,
@@ -278,7 +278,7 @@ __all__ = [
     "languages", "models", "models_with_data", "open_store", "selected_scores", "store_name", "store_path", "latest_responses",
     "irt_fit", "dataset_glance", "item_detail", "item_responses", "item_texts", "examinee_setting", "published_setting",
     "setting_words", "scorer_fingerprint", "key_findings", "point_board", "regression_choices", "type_means", "image_file",
-    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "runnable_datasets", "unstable_model", "launch_items", "FilterState", "analysable_datasets",
+    "page_extractions", "robustness_finding_list", "batch_jobs", "repeat_scores", "run_history", "runnable_datasets", "unstable_model", "launch_items", "FilterState", "analysable_datasets",
     "dataset_filters", "item_level", "tasks_rule", "formats_rule", "motivation_rule", "images_rule",
     "robustness_rule", "item_level_rule", "why_not", "ItemPicture", "StudyFeatures", "access_map",
     "item_picture", "study_features", "comparison_selection", "data_label", "invalid_warnings",

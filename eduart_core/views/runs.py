@@ -106,13 +106,20 @@ def repeat_scores(src: Source, sel: Selection) -> pd.DataFrame:
     Every other view reads the frame averaged over repeats (`selected_scores`); this one keeps each
     repeat so that stability can compare them. Empty when no examinee has repeats.
     """
-    from ..store import scores as store_scores
-
     if dataset_flags(src, sel.dataset).aggregate_only:
         raise ItemLevelUnavailable(f"Dataset '{sel.dataset}' holds only the published aggregates: "
                                    "item-level data (and repeats) are not available for it.")
-    frame = store_scores.load_repeat_scores(src.store, sel.profile, sel.dataset, overrides=sel.reviewed)
+    frame = _repeat_rows(src, sel.profile, sel.dataset, sel.reviewed)
     return sel.apply(frame, all_conditions=True).reset_index(drop=True)
+
+
+@cached(maxsize=8)
+def _repeat_rows(src: Source, profile: str, dataset: str, reviewed: bool) -> pd.DataFrame:
+    """Every repeat's score row of a dataset under a profile, read once per data version: the
+    Overview's findings ask on every filter change, and a filter only picks rows."""
+    from ..store import scores as store_scores
+
+    return store_scores.load_repeat_scores(src.store, profile, dataset, overrides=reviewed)
 
 
 @cached()
@@ -151,6 +158,24 @@ def unstable_model(src: Source, sel: Selection) -> dict | None:
 
     frame = repeat_scores(src, sel)
     return test(frame, sel.condition) if not frame.empty else None
+
+
+def run_history(src: Source) -> pd.DataFrame:
+    """The runs launched from this tool with the status a user should see (`runner.background.run_history`).
+
+    The store's run list is read once per data version (it counts every run's responses: on a
+    large store the Runs page's heaviest read, asked on every rerun); whether a launch process is
+    still alive is checked on every call."""
+    from ..runner import background
+
+    return background.run_history(src.store, runs=_run_list(src))
+
+
+@cached(maxsize=4)
+def _run_list(src: Source) -> pd.DataFrame:
+    from ..store.runs import list_runs
+
+    return list_runs(src.store)
 
 
 def launch_items(src: Source, dataset: str) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import pytest
 from runner_items import fill_store
 from stubs import StubServer
 
+from eduart_core import views
 from eduart_core.cli import main
 from eduart_core.providers.base import ProviderError
 from eduart_core.runner import background, recovery
@@ -221,6 +222,8 @@ def test_killed_run_reads_as_interrupted_without_a_write_and_recovery_stores_it(
     version = store.data_version()
     history = background.run_history(store)
     assert list(history["status"]) == ["interrupted"]
+    # the Runs page's history (its run list cached per data version) says the same
+    assert list(views.run_history(views.Source.of(store))["status"]) == ["interrupted"]
     assert _rows(store, "SELECT status FROM runs") == [("running",)]  # the store was not touched by reading
     assert store.data_version() == version
     done = recovery.recover(store)

@@ -236,6 +236,7 @@ def test_pages_only_call_registered_views():
         "StoreError", "StoreLockedError", "StoreConflictError",  # the store's one-line errors
         "image_file", "page_extractions",  # the review workbench's screenshot and both extractions
         "runnable_datasets",  # the datasets a launch can ask
+        "run_history",  # the runner's live statuses over the run list (drawn from the runner before it was cached)
         "launch_items",  # the items a launch plans from (the Runs page's cached read)
         "errata_label",  # the errata release the scores are computed under, in words (a caption)
         "paper_question", "marked_page_image", "paper_notes",  # the review workbench's exam paper page and notes
