@@ -83,7 +83,8 @@ def _items(src: views.Source, sel: Selection, baseline: str) -> None:
     if len(every) > len(shown):
         st.caption(f"Showing the first {len(shown)} of {len(every)} rows (the largest drops first); the download "
                    "below holds every row.")
-    frame = shown.assign(open=[navigate.inspector_link(i, sel.with_(models=(run, baseline)), model=run)
+    pair = {run: sel.with_(models=(run, baseline)) for run in set(shown["run"])}  # a few runs, many rows
+    frame = shown.assign(open=[navigate.inspector_link(i, pair[run], model=run)
                                for i, run in zip(shown["item_id"], shown["run"])])
     styled = frame.style.map(_colour, subset=["change"]).format(
         {c: "{:+.2f}" if c == "change" else "{:.2f}" for c in ("baseline_score", "run_score", "change")})
