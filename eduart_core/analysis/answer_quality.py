@@ -323,8 +323,9 @@ def invalid_by_model(statuses: pd.DataFrame) -> pd.DataFrame:
 
     ``statuses``: `answer_statuses` rows, or counts of them (a column ``n``: how many answers a row
     stands for; `views.invalid_answers` classifies each distinct answer once). Columns: model,
-    n_answers, n_refused, n_unparseable, n_not_an_option, n_invalid, invalid_rate, warning (above `INVALID_WARN_ABOVE`), irt_left_out
-    (above `IRT_LEAVE_OUT_ABOVE`), sentence ("n of N answers name no option or do not parse").
+    n_answers, n_refused, n_unparseable, n_not_an_option, n_invalid, invalid_rate, warning (above
+    `INVALID_WARN_ABOVE`), irt_left_out (above `IRT_LEAVE_OUT_ABOVE`), sentence ("n of N answers
+    name no option or do not parse").
     Models with a warning come first, the worst first.
     """
     columns = ["model", "n_answers", "n_refused", "n_unparseable", "n_not_an_option", "n_invalid", "invalid_rate",
