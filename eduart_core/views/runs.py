@@ -87,15 +87,21 @@ def launch_progress(src: Source, sel: Selection, launch: str | None = None, by: 
                         columns=["launch_id", "provider", "models", "requests", "done", "per_minute", "limits"])
 
 
-@cached()
 def reproducibility(src: Source, sel: Selection, all_datasets: bool = True) -> pd.DataFrame:
     """Repeated runs per model and condition: identical answers, per-item score spread, run-mean range.
 
     ``all_datasets`` (the Runs page): the repeated runs of every dataset; off: the selection's dataset."""
+    return _reproducibility(src, None if all_datasets else sel.dataset)
+
+
+@cached(maxsize=8)
+def _reproducibility(src: Source, dataset: str | None) -> pd.DataFrame:
+    """`reproducibility` of one dataset (None: every one), once per data version: it reads the strict
+    profile's scores whatever the selection, so no filter or profile change computes it again."""
     from ..runner.repro import reproducibility as summarise
     from ..store import journal
 
-    return summarise(journal.load_repetition_answers(src.store, None if all_datasets else sel.dataset))
+    return summarise(journal.load_repetition_answers(src.store, dataset))
 
 
 @cached()
