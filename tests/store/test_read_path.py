@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pg_kit
 import pytest
-from pg_kit import pg_server, pg_url  # noqa: F401 (the PostgreSQL twin of the distinct answers' test)
 from scipy import stats
 
 from eduart_core import exports, rounding, views
