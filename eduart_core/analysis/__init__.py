@@ -8,6 +8,7 @@ Aggregate-only data (published type means) go through `published`, with the same
 """
 from __future__ import annotations
 
+from ._frame import group_codes
 from .answer_quality import answer_status, answer_statuses, distractor_choices, invalid_by_model, invalid_rates
 from .consistency import consistency_checks
 from .correlations import external_correlations, task_correlations
@@ -75,6 +76,7 @@ from .study_scores import dimension_scores, family_best, published_dimension_sco
 from .variance import format_model_variance
 
 __all__ = [
+    "group_codes",
     "answer_status", "answer_statuses", "attribute_scores", "consistency_checks", "dimension_scores",
     "distractor_choices", "external_correlations", "family_best", "invalid_by_model", "invalid_rates", "published_dimension_scores",
     "score_grid", "task_correlations",

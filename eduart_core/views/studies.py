@@ -272,10 +272,7 @@ def _status_counts(src: Source, dataset: str, condition: str | None) -> pd.DataF
     status_code, status_names = pd.factorize(status)
     # the item columns a selection filters on, one code per distinct combination of the items' values
     filtered = [c for c in ("type", "language", "has_image") if c in catalogue]
-    combos: dict[tuple, int] = {}
-    values = zip(*(catalogue[c].astype(object).where(catalogue[c].notna(), None).tolist() for c in filtered)) \
-        if filtered else iter([()] * len(catalogue))
-    item_combo = np.array([combos.setdefault(v, len(combos)) for v in values], dtype=np.int64)
+    item_combo, combos = analysis.group_codes(catalogue, filtered)
     # every answer given: its examinee, its items' combination, its status
     counts = got.counts[known]
     examinee = got.given_by[np.repeat(known, got.counts)]
@@ -286,9 +283,8 @@ def _status_counts(src: Source, dataset: str, condition: str | None) -> pd.DataF
     who, rest = np.divmod(keys, n_combos * n_status)
     which, state = np.divmod(rest, n_status)
     out = got.examinees.iloc[who].reset_index(drop=True)
-    combo_values = list(combos)
-    for k, column in enumerate(filtered):
-        out[column] = [combo_values[c][k] for c in which.tolist()]
+    for column in filtered:
+        out[column] = combos[column].to_numpy(dtype=object)[which]
     out["status"] = np.asarray(status_names, dtype=object)[state] if len(keys) else np.empty(0, dtype=object)
     out["n"] = n
     return out
