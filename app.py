@@ -21,6 +21,7 @@ from eduart_core import gcpause, links, panels, views, vocab
 from eduart_core.analysis import humans as people_analysis
 from eduart_core.charts import humans as people_charts
 from eduart_core.errors import UserError
+from eduart_core.pandas_mode import use_python_strings
 from eduart_core.runner.recovery import recover_at_start
 from eduart_core.text import plain
 from pages.ui import (
@@ -254,6 +255,7 @@ def unknown_page(asked: str):
 
 
 def main() -> None:
+    use_python_strings()  # text columns as Python strings: most page changes are many small steps (pandas_mode)
     gcpause.settle_imports()  # the code's objects out of the cycle collector's full passes (see gcpause)
     st.set_page_config(page_title="EduArt Studio", page_icon=icon.page_icon(), layout="wide")  # a local icon
     nav = navigation()

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
+from .pandas_mode import use_python_strings
 from .store import StoreError, default_db_path, store_location
 
 # Command modules in the order their commands appear in --help.
@@ -129,6 +130,7 @@ def print_start_notices(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    use_python_strings()  # every table as the app computes it (eduart_core.pandas_mode)
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.debug)

@@ -40,6 +40,14 @@ __all__ = ["build_dashboard_store", "copy_store"]
 EVERYDAY_LEAVES_OUT = ("slow", "browser", "postgres")
 
 
+def pytest_configure(config):
+    """Text columns held as the app and the CLI hold them (`eduart_core.pandas_mode`): the suite
+    checks the numbers those entry points compute."""
+    from eduart_core.pandas_mode import use_python_strings
+
+    use_python_strings()
+
+
 def pytest_addoption(parser):
     parser.addoption("--full", action="store_true",
                      help="run every test, slow, browser and postgres ones included (what CI runs, in two stages)")
