@@ -211,16 +211,12 @@ REPEAT_FRAME_COLUMNS = ["model", "condition", "item_id", "type", "language", "ha
                         "dimension", "kind", "scorer", "n_repeats"]
 
 
-def load_repeat_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
-                       overrides: bool = True) -> pd.DataFrame:
-    """The per-repeat long frame of the examinees that have repeats: one row per model x condition x
-    item x repetition (``load_scores(..., include_repetitions=True)``), only for the model x condition
-    pairs with an answer at a repetition other than 0; empty (same columns) when none has repeats.
+def repeat_examinees(store: Store, dataset: str | None = None) -> list[tuple[str, str]]:
+    """(model key, condition) of every examinee with an answer at a repetition other than 0 (sorted).
 
-    Why a loader of its own: stability needs every repeat, while every other statistic reads the
-    averaged frame; a store without repeats answers from one small query instead of a full read.
+    Why on its own: whether there are repeats does not depend on the scoring profile, so a caller
+    can ask it once per data version and skip the read of every profile's repeats when there are none.
     """
-    _check_readable(profile)
     if dataset is not None:
         require_dataset(store, dataset)
     with store.connect(read_only=True) as con:
@@ -229,11 +225,26 @@ def load_repeat_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: st
                WHERE (? IS NULL OR u.dataset = ?) AND r.error IS NULL
                  AND (CASE WHEN u.repetition <> 0 THEN u.repetition ELSE r.repetition END) <> 0""",
             [dataset, dataset]).fetchall()
+    return sorted((str(m), str(c)) for m, c in pairs)
+
+
+def load_repeat_scores(store: Store, profile: str = DEFAULT_PROFILE, dataset: str | None = None,
+                       overrides: bool = True, examinees: Iterable[tuple[str, str]] | None = None) -> pd.DataFrame:
+    """The per-repeat long frame of the examinees that have repeats: one row per model x condition x
+    item x repetition (``load_scores(..., include_repetitions=True)``), only for the model x condition
+    pairs with an answer at a repetition other than 0; empty (same columns) when none has repeats.
+    ``examinees``: those pairs (`repeat_examinees`), when already known.
+
+    Why a loader of its own: stability needs every repeat, while every other statistic reads the
+    averaged frame; a store without repeats answers from one small query instead of a full read.
+    """
+    _check_readable(profile)
+    pairs = repeat_examinees(store, dataset) if examinees is None else list(examinees)
     if not pairs:
         return pd.DataFrame(columns=REPEAT_FRAME_COLUMNS)
     frame = load_scores(store, profile, dataset, include_repetitions=True, overrides=overrides)
     keep = pd.MultiIndex.from_frame(frame[["model_key", "condition"]].astype(str)).isin(
-        pd.MultiIndex.from_tuples([(str(m), str(c)) for m, c in pairs]))
+        pd.MultiIndex.from_tuples(pairs))
     return frame[keep].reset_index(drop=True)
 
 

@@ -120,12 +120,22 @@ def repeat_scores(src: Source, sel: Selection) -> pd.DataFrame:
 
 
 @cached(maxsize=8)
+def _repeat_examinees(src: Source, dataset: str) -> tuple[tuple[str, str], ...]:
+    """The examinees with repeats (model key, condition), read once per data version: they are the
+    same under every profile, so a profile switch on a store without repeats reads nothing."""
+    from ..store import scores as store_scores
+
+    return tuple(store_scores.repeat_examinees(src.store, dataset))
+
+
+@cached(maxsize=8)
 def _repeat_rows(src: Source, profile: str, dataset: str, reviewed: bool) -> pd.DataFrame:
     """Every repeat's score row of a dataset under a profile, read once per data version: the
     Overview's findings ask on every filter change, and a filter only picks rows."""
     from ..store import scores as store_scores
 
-    return store_scores.load_repeat_scores(src.store, profile, dataset, overrides=reviewed)
+    return store_scores.load_repeat_scores(src.store, profile, dataset, overrides=reviewed,
+                                           examinees=_repeat_examinees(src, dataset))
 
 
 @cached()

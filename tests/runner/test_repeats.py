@@ -249,3 +249,23 @@ def test_a_dataset_without_repeats_says_so_in_one_line(store, capsys):
     assert len(caption.strip().splitlines()) == 1
     code, out, _ = _show("stability", "--baselines", "--db", str(store.path))
     assert code == 0 and json.loads(out) == []
+
+
+def test_a_profile_switch_reads_no_repeats_from_a_store_without_them(store, monkeypatch):
+    """Whether examinees have repeats is read once per data version: the Overview's findings and the
+    Runs page ask for the repeats of each profile, and a store without any needs no second read."""
+    from eduart_core.store import scores as store_scores
+
+    fill_store(store)
+    assert main(["run", "--db", str(store.path), "--model", "chance", "--quiet"]) == 0
+    asked, read = [], []
+    real_examinees, real_scores = store_scores.repeat_examinees, store_scores.load_scores
+    monkeypatch.setattr(store_scores, "repeat_examinees", lambda *a, **k: asked.append(a) or real_examinees(*a, **k))
+    monkeypatch.setattr(store_scores, "load_scores", lambda *a, **k: read.append(a) or real_scores(*a, **k))
+    views.clear_caches()
+    src = views.Source.of(store)
+    for profile in ("strict", "paper", "strict"):
+        frame = views.repeat_scores(src, Selection(dataset="demo", profile=profile, baselines=True))
+        assert frame.empty
+    assert len(asked) == 1 and read == []
+    views.clear_caches()
