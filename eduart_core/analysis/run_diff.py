@@ -16,6 +16,8 @@ for the number of rows compared).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
@@ -36,23 +38,41 @@ REGRESSION, IMPROVEMENT = "regression", "improvement"
 _EPS = 1e-9
 
 
-def _by_model(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Each model's checked rows (item_id, type, score; the last answer of an item), split once per
-    call however many runs are compared."""
+class _Answers(NamedTuple):
+    """One model's checked answers, one per item (its last), sorted by item id."""
+
+    item_id: np.ndarray
+    type: np.ndarray
+    score: np.ndarray
+
+
+def _by_model(df: pd.DataFrame) -> dict[str, _Answers]:
+    """Each model's checked rows (the last answer of an item), split once per call however many runs
+    are compared. Plain arrays: pairing a run is then an intersection of sorted ids, not a join."""
     d, _ = prepare(df, ["model", "item_id", "type", "score"])
-    d = d.assign(model=d["model"].astype(str), item_id=d["item_id"].astype(str), type=d["type"].astype(str))
-    return {str(m): g.drop_duplicates("item_id", keep="last").set_index("item_id")[["type", "score"]]
-            for m, g in d.groupby("model", sort=False)}
+    models = d["model"].astype(str).to_numpy(dtype=object)
+    items = d["item_id"].astype(str).to_numpy(dtype=object)
+    types = d["type"].astype(str).to_numpy(dtype=object)
+    scores = d["score"].to_numpy(dtype=float)
+    out = {}
+    for model in pd.unique(models):
+        rows = np.flatnonzero(models == model)
+        # the last answer of each item: the first of it in reverse order, then sorted by item id
+        ids, first = np.unique(items[rows][::-1], return_index=True)
+        last = rows[::-1][first]
+        out[str(model)] = _Answers(ids, types[last], scores[last])
+    return out
 
 
-def _pairs(models: dict[str, pd.DataFrame], baseline: str, run: str) -> pd.DataFrame:
-    empty = pd.DataFrame(columns=["type", "score"], index=pd.Index([], name="item_id"))
-    a, b = models.get(baseline, empty), models.get(run, empty)
-    pairs = a.rename(columns={"score": "baseline_score"}).join(b[["score"]].rename(columns={"score": "run_score"}),
-                                                               how="inner")
-    pairs = pairs.dropna(subset=["baseline_score", "run_score"]).reset_index().sort_values("item_id")
-    pairs["change"] = pairs["run_score"].astype(float) - pairs["baseline_score"].astype(float)
-    return pairs.reset_index(drop=True)
+_NO_ANSWERS = _Answers(np.array([], dtype=object), np.array([], dtype=object), np.array([], dtype=float))
+
+
+def _pairs(models: dict[str, _Answers], baseline: str, run: str) -> pd.DataFrame:
+    a, b = models.get(baseline, _NO_ANSWERS), models.get(run, _NO_ANSWERS)
+    ids, at_a, at_b = np.intersect1d(a.item_id, b.item_id, assume_unique=True, return_indices=True)
+    base, other = a.score[at_a], b.score[at_b]
+    return pd.DataFrame({"item_id": ids, "type": a.type[at_a], "baseline_score": base, "run_score": other,
+                         "change": other - base})
 
 
 def paired_pairs(df: pd.DataFrame, baseline: str, run: str) -> pd.DataFrame:
@@ -108,13 +128,12 @@ def change_words(delta: float, low: float, high: float, n_changed: int) -> str:
     return "interval includes 0"
 
 
-def _row(run: str, baseline: str, scope: str, fmt: str | None, pairs: pd.DataFrame, delta: float,
-         low: float, high: float) -> dict:
-    change = pairs["change"].to_numpy(dtype=float)  # plain arrays: this runs once per run and format
+def _row(run: str, baseline: str, scope: str, fmt: str | None, base: np.ndarray, other: np.ndarray,
+         change: np.ndarray, delta: float, low: float, high: float) -> dict:
     up = int((change > _EPS).sum())
     down = int((change < -_EPS).sum())
-    return {"run": run, "baseline": baseline, "scope": scope, "type": fmt, "n_items": int(len(pairs)),
-            "baseline_mean": float(pairs["baseline_score"].mean()), "run_mean": float(pairs["run_score"].mean()),
+    return {"run": run, "baseline": baseline, "scope": scope, "type": fmt, "n_items": int(len(change)),
+            "baseline_mean": float(base.mean()), "run_mean": float(other.mean()),
             "delta": float(delta), "ci_low": low, "ci_high": high, "n_improved": up, "n_regressed": down,
             "change": change_words(delta, low, high, up + down)}
 
@@ -146,21 +165,26 @@ def run_deltas(df: pd.DataFrame, baseline: str, runs: list[str], *, n_boot: int 
         both = paired[run]
         if both.empty:
             continue
-        grouped = dict(tuple(both.groupby("type", sort=False)))
-        parts = {fmt: grouped[fmt] for fmt in sorted(grouped, key=format_rank)}
-        changes = [p["change"].to_numpy(dtype=float) for p in parts.values()]
-        macro = float(np.mean([p["change"].mean() for p in parts.values()]))
+        # plain arrays: this runs once per run and format, on every profile switch of the Runs page
+        types = both["type"].to_numpy(dtype=object)
+        base, other = both["baseline_score"].to_numpy(dtype=float), both["run_score"].to_numpy(dtype=float)
+        change = both["change"].to_numpy(dtype=float)
+        formats = sorted({t for t in types if isinstance(t, str)}, key=format_rank)
+        parts = [types == fmt for fmt in formats]
+        changes = [change[part] for part in parts]
+        macro = float(np.mean([c.mean() for c in changes]))
         # the overall interval draws each format in turn from one fresh generator, and each format's
         # own interval draws from a fresh generator too: the first format's draws are the same numbers
         draws = _group_draws(changes, n_boot, seed) if sum(len(c) for c in changes) >= 2 else None
         low, high = _interval_of(draws, level) if draws is not None else (float("nan"), float("nan"))
-        rows.append(_row(run, baseline, OVERALL, None, both, macro, low, high))
-        for k, (fmt, part) in enumerate(parts.items()):
+        rows.append(_row(run, baseline, OVERALL, None, base, other, change, macro, low, high))
+        for k, (fmt, part) in enumerate(zip(formats, parts)):
             if k == 0 and draws is not None and len(changes[0]) >= 2:
                 low, high = _interval_of(draws[:1], level)
             else:
                 low, high = paired_interval([changes[k]], n_boot=n_boot, seed=seed, level=level)
-            rows.append(_row(run, baseline, "format", str(fmt), part, float(part["change"].mean()), low, high))
+            rows.append(_row(run, baseline, "format", fmt, base[part], other[part], changes[k],
+                             float(changes[k].mean()), low, high))
     return pd.DataFrame(rows, columns=RUN_DELTA_COLUMNS)
 
 
