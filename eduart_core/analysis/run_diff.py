@@ -50,13 +50,13 @@ def _by_model(df: pd.DataFrame) -> dict[str, _Answers]:
     """Each model's checked rows (the last answer of an item), split once per call however many runs
     are compared. Plain arrays: pairing a run is then an intersection of sorted ids, not a join."""
     d, _ = prepare(df, ["model", "item_id", "type", "score"])
-    models = d["model"].astype(str).to_numpy(dtype=object)
+    codes, models = pd.factorize(d["model"].astype(str))  # models in order of first appearance
     items = d["item_id"].astype(str).to_numpy(dtype=object)
     types = d["type"].astype(str).to_numpy(dtype=object)
     scores = d["score"].to_numpy(dtype=float)
+    order = np.argsort(codes, kind="stable")  # each model's rows together, in their own order
     out = {}
-    for model in pd.unique(models):
-        rows = np.flatnonzero(models == model)
+    for model, rows in zip(models, np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)):
         # the last answer of each item: the first of it in reverse order, then sorted by item id
         ids, first = np.unique(items[rows][::-1], return_index=True)
         last = rows[::-1][first]
